@@ -1,0 +1,57 @@
+# ume: `make run` starts the demo, `make test` runs the suite. Both set up everything first.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+HOST ?= 127.0.0.1
+PORT ?= 8000
+export UME_INSECURE_DEV_KEY ?= 1
+
+.PHONY: install run serve test test-fast lint format bench loadtest browser-deps clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+install: $(STAMP)
+
+run: install
+	$(BIN)/python manage.py migrate --noinput
+	$(BIN)/python manage.py seed_demo
+	$(BIN)/python manage.py collectstatic --noinput --verbosity 0
+	DEBUG=$${DEBUG:-1} $(BIN)/python manage.py runserver $(HOST):$(PORT)
+
+serve: install
+	$(BIN)/python manage.py migrate --noinput
+	$(BIN)/python manage.py collectstatic --noinput --verbosity 0
+	$(BIN)/gunicorn ume.asgi:application -k uvicorn.workers.UvicornWorker -b $(HOST):$(PORT)
+
+browser-deps:
+	@command -v chromium >/dev/null 2>&1 || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) || echo "could not install chromium: browser tests will say so"
+
+test: install browser-deps
+	$(BIN)/python manage.py makemigrations --check --dry-run >/dev/null
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+test-fast: install
+	$(BIN)/python -m pytest -x -q -m "not browser" $(PYTEST_ARGS)
+
+lint: install
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy .
+
+format: install
+	$(BIN)/ruff format .
+	$(BIN)/ruff check --fix .
+
+bench: install
+	$(BIN)/python -m eval.bench
+
+loadtest: install
+	$(BIN)/python -m eval.loadtest
+
+clean:
+	rm -rf $(VENV) staticfiles db.sqlite3

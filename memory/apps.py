@@ -1,0 +1,9 @@
+from __future__ import annotations
+
+from django.apps import AppConfig
+
+
+class MemoryConfig(AppConfig):
+    name = "memory"
+    verbose_name = "Memory"
+    default_auto_field = "django.db.models.BigAutoField"

@@ -1,0 +1,49 @@
+"""The one definition of a canonical key. The gate, aliases, suppressions, recall and the evals
+all call :func:`canonical_key`; nothing else normalises labels."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+# Letters that NFKD does not decompose into a base letter plus marks.
+_FOLD = str.maketrans(
+    {
+        "ø": "o",
+        "Ø": "o",
+        "đ": "d",
+        "Đ": "d",
+        "ł": "l",
+        "Ł": "l",
+        "ħ": "h",
+        "ı": "i",
+        "æ": "ae",
+        "Æ": "ae",
+        "œ": "oe",
+        "Œ": "oe",
+        "þ": "th",
+        "ð": "d",
+    }
+)
+_NON_WORD = re.compile(r"[\W_]+", re.UNICODE)
+
+
+def canonical_key(text: str) -> str:
+    """Fold ``text`` to the key two labels share when they name the same thing.
+
+    Unicode-aware: compatibility-decomposed (NFKD), combining marks dropped, case-folded,
+    every run of punctuation, symbols or whitespace collapsed to one space. So "Zoë" and "Zoe"
+    share a key, "Dr. Kowalski" becomes "dr kowalski", and letters of any script survive.
+    """
+    if not text:
+        return ""
+    decomposed = unicodedata.normalize("NFKD", text.translate(_FOLD))
+    stripped = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+    folded = stripped.casefold().translate(_FOLD)
+    return _NON_WORD.sub(" ", folded).strip()
+
+
+def key_tokens(text: str) -> list[str]:
+    """The words of the canonical key, in order."""
+    key = canonical_key(text)
+    return key.split() if key else []

@@ -1,0 +1,423 @@
+"""The memory graph: data and integrity only.
+
+Every row has an ``owner``; every selector filters on it. Constraints live in ``Meta`` so two
+concurrent writers cannot create twins (see ``memory.services.apply``).
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+from django.utils import timezone
+
+from memory.vocab import (
+    SCOPE_READ,
+    SCOPE_WRITE,
+    CandidateStatus,
+    CaptureDefault,
+    Category,
+    EdgeType,
+    EventAction,
+    Importance,
+    NodeOrigin,
+    NodeState,
+    SliceKind,
+    SuppressionKind,
+    SuppressionReason,
+    TimePrecision,
+    TimeSource,
+    TranscriptStatus,
+)
+
+Owner = settings.AUTH_USER_MODEL
+
+
+class Node(models.Model):
+    owner = models.ForeignKey(Owner, on_delete=models.CASCADE, related_name="memory_nodes")
+    label = models.CharField(max_length=200)
+    canonical_key = models.CharField(max_length=200, help_text="canonical_key(label)")
+    category = models.CharField(max_length=32, choices=Category.choices, default=Category.OTHER)
+    state = models.CharField(max_length=16, choices=NodeState.choices, default=NodeState.ACTIVE)
+    summary = models.TextField(blank=True, default="")
+    origin = models.CharField(max_length=16, choices=NodeOrigin.choices, default=NodeOrigin.EXTRACTED)
+    mention_count = models.PositiveIntegerField(default=1)
+    session_count = models.PositiveIntegerField(default=1)
+    last_seen_at = models.DateTimeField(default=timezone.now)
+    created_receipt = models.ForeignKey(
+        "receipts.Receipt", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(default=timezone.now)
+    updated_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["owner", "category", "canonical_key"], name="memory_node_unique_key"
+            ),
+            models.CheckConstraint(condition=~Q(canonical_key=""), name="memory_node_key_not_empty"),
+        ]
+        indexes = [
+            models.Index(fields=["owner", "canonical_key"], name="memory_node_owner_key"),
+            models.Index(fields=["owner", "category", "state"], name="memory_node_owner_cat"),
+            models.Index(fields=["owner", "-updated_at"], name="memory_node_owner_upd"),
+        ]
+        ordering = ["label"]
+
+    def __str__(self) -> str:
+        return self.label
+
+
+class Alias(models.Model):
+    owner = models.ForeignKey(Owner, on_delete=models.CASCADE, related_name="memory_aliases")
+    node = models.ForeignKey(Node, on_delete=models.CASCADE, related_name="aliases")
+    alias = models.CharField(max_length=200)
+    canonical_key = models.CharField(max_length=200)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        verbose_name_plural = "aliases"
+        constraints = [
+            # An alias names exactly one node of its owner: otherwise recall could not tell
+            # two identities apart by it.
+            models.UniqueConstraint(fields=["owner", "canonical_key"], name="memory_alias_unique_key"),
+            models.CheckConstraint(condition=~Q(canonical_key=""), name="memory_alias_key_not_empty"),
+        ]
+        ordering = ["alias"]
+
+    def __str__(self) -> str:
+        return self.alias
+
+
+class Slice(models.Model):
+    owner = models.ForeignKey(Owner, on_delete=models.CASCADE, related_name="memory_slices")
+    node = models.ForeignKey(Node, on_delete=models.CASCADE, related_name="slices")
+    text = models.TextField()
+    kind = models.CharField(max_length=32, choices=SliceKind.choices, default=SliceKind.OTHER)
+    is_current = models.BooleanField(default=True)
+    superseded_at = models.DateTimeField(null=True, blank=True)
+    created_receipt = models.ForeignKey(
+        "receipts.Receipt", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        indexes = [models.Index(fields=["node", "kind", "is_current"], name="memory_slice_node_kind")]
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return self.text[:80]
+
+
+class Event(models.Model):
+    owner = models.ForeignKey(Owner, on_delete=models.CASCADE, related_name="memory_events")
+    node = models.ForeignKey(Node, on_delete=models.CASCADE, related_name="events")
+    action = models.CharField(max_length=32, choices=EventAction.choices, default=EventAction.OTHER)
+    text = models.TextField()
+    importance = models.CharField(
+        max_length=32, choices=Importance.choices, default=Importance.ORDINARY
+    )
+    happened_at = models.DateTimeField(
+        null=True, blank=True, help_text="When it happened; NULL when unknown, never 'now'."
+    )
+    happened_at_precision = models.CharField(
+        max_length=8, choices=TimePrecision.choices, blank=True, default=""
+    )
+    happened_at_source = models.CharField(
+        max_length=16, choices=TimeSource.choices, default=TimeSource.UNKNOWN
+    )
+    created_receipt = models.ForeignKey(
+        "receipts.Receipt", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(default=timezone.now, help_text="When ume learned it.")
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(happened_at__isnull=True, happened_at_precision="")
+                | Q(happened_at__isnull=False) & ~Q(happened_at_precision=""),
+                name="memory_event_precision_with_date",
+            ),
+        ]
+        indexes = [models.Index(fields=["node", "-created_at"], name="memory_event_node_created")]
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return self.text[:80]
+
+
+class Edge(models.Model):
+    owner = models.ForeignKey(Owner, on_delete=models.CASCADE, related_name="memory_edges")
+    from_node = models.ForeignKey(Node, on_delete=models.CASCADE, related_name="edges_out")
+    to_node = models.ForeignKey(Node, on_delete=models.CASCADE, related_name="edges_in")
+    type = models.CharField(max_length=32, choices=EdgeType.choices)
+    created_receipt = models.ForeignKey(
+        "receipts.Receipt", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["owner", "from_node", "to_node", "type"], name="memory_edge_unique"
+            ),
+            models.CheckConstraint(
+                condition=~Q(from_node=models.F("to_node")), name="memory_edge_no_self_loop"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.from_node_id} {self.type} {self.to_node_id}"
+
+
+class Candidate(models.Model):
+    owner = models.ForeignKey(Owner, on_delete=models.CASCADE, related_name="memory_candidates")
+    label_guess = models.CharField(max_length=200)
+    canonical_key = models.CharField(max_length=200)
+    category_guess = models.CharField(
+        max_length=32, choices=Category.choices, default=Category.OTHER
+    )
+    confidence = models.FloatField(default=0.5)
+    status = models.CharField(
+        max_length=16, choices=CandidateStatus.choices, default=CandidateStatus.PENDING
+    )
+    reason = models.CharField(max_length=64, blank=True, default="")
+    first_seen_at = models.DateTimeField(default=timezone.now)
+    last_seen_at = models.DateTimeField(default=timezone.now)
+    mention_count = models.PositiveIntegerField(default=1)
+    session_count = models.PositiveIntegerField(default=1)
+    held_objects = models.JSONField(
+        default=list,
+        blank=True,
+        help_text="Slices and events proposed on this label, written when it is promoted.",
+    )
+    possible_existing_node = models.ForeignKey(
+        Node, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    expires_at = models.DateTimeField(null=True, blank=True)
+    reviewed_at = models.DateTimeField(null=True, blank=True)
+    reviewed_by = models.ForeignKey(
+        Owner, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    promoted_node = models.ForeignKey(
+        Node, null=True, blank=True, on_delete=models.SET_NULL, related_name="promoted_from"
+    )
+    created_receipt = models.ForeignKey(
+        "receipts.Receipt", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [
+            # One pending candidate per label: concurrent ingests bump it, never twin it.
+            models.UniqueConstraint(
+                fields=["owner", "canonical_key"],
+                condition=Q(status="pending"),
+                name="memory_candidate_one_pending",
+            ),
+            models.CheckConstraint(
+                condition=~Q(canonical_key=""), name="memory_candidate_key_not_empty"
+            ),
+            models.CheckConstraint(
+                condition=Q(confidence__gte=0) & Q(confidence__lte=1),
+                name="memory_candidate_confidence_range",
+            ),
+        ]
+        indexes = [
+            models.Index(fields=["owner", "status", "-last_seen_at"], name="memory_cand_queue"),
+            models.Index(fields=["owner", "canonical_key"], name="memory_cand_owner_key"),
+        ]
+        ordering = ["-last_seen_at", "-id"]
+
+    def __str__(self) -> str:
+        return self.label_guess
+
+
+class Suppression(models.Model):
+    """A durable tombstone on a canonical key: the gate never lets that label in again."""
+
+    owner = models.ForeignKey(Owner, on_delete=models.CASCADE, related_name="memory_suppressions")
+    kind = models.CharField(max_length=16, choices=SuppressionKind.choices)
+    canonical_key = models.CharField(max_length=200)
+    label = models.CharField(max_length=200)
+    reason = models.CharField(max_length=16, choices=SuppressionReason.choices)
+    source = models.CharField(max_length=64, blank=True, default="")
+    created_at = models.DateTimeField(default=timezone.now)
+    suppressed_until = models.DateTimeField(
+        null=True, blank=True, help_text="NULL means permanent."
+    )
+    lifted_at = models.DateTimeField(null=True, blank=True)
+    hit_count = models.PositiveIntegerField(default=0)
+    last_hit_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(
+                condition=~Q(canonical_key=""), name="memory_suppression_key_not_empty"
+            ),
+        ]
+        indexes = [
+            models.Index(fields=["owner", "kind", "canonical_key"], name="memory_supp_lookup"),
+            models.Index(fields=["owner", "canonical_key"], name="memory_supp_owner_key"),
+        ]
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.kind}:{self.canonical_key}"
+
+    def is_active_at(self, when) -> bool:  # type: ignore[no-untyped-def]
+        if self.lifted_at is not None:
+            return False
+        return self.suppressed_until is None or self.suppressed_until > when
+
+
+class Transcript(models.Model):
+    """An uploaded or ingested source. Identical content is stored once per owner."""
+
+    owner = models.ForeignKey(Owner, on_delete=models.CASCADE, related_name="memory_transcripts")
+    name = models.CharField(max_length=255)
+    text = models.TextField()
+    sha256 = models.CharField(max_length=64)
+    source = models.CharField(max_length=16, default="upload")
+    source_time = models.DateTimeField(null=True, blank=True)
+    status = models.CharField(
+        max_length=16, choices=TranscriptStatus.choices, default=TranscriptStatus.PENDING
+    )
+    error = models.TextField(blank=True, default="")
+    size_bytes = models.PositiveIntegerField(default=0)
+    attempts = models.PositiveIntegerField(default=0)
+    receipt = models.ForeignKey(
+        "receipts.Receipt", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(default=timezone.now)
+    claimed_at = models.DateTimeField(null=True, blank=True)
+    processed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["owner", "sha256"], name="memory_transcript_unique_sha"),
+        ]
+        indexes = [models.Index(fields=["status", "created_at"], name="memory_transcript_queue")]
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Evidence(models.Model):
+    """Why a memory exists: the source message and the quoted span that justified it."""
+
+    owner = models.ForeignKey(Owner, on_delete=models.CASCADE, related_name="memory_evidence")
+    transcript = models.ForeignKey(
+        Transcript, null=True, blank=True, on_delete=models.SET_NULL, related_name="evidence"
+    )
+    receipt = models.ForeignKey(
+        "receipts.Receipt", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    source = models.CharField(max_length=16, default="command")
+    message_id = models.CharField(max_length=64, blank=True, default="")
+    message_ts = models.DateTimeField(null=True, blank=True)
+    quote = models.TextField()
+    node = models.ForeignKey(
+        Node, null=True, blank=True, on_delete=models.SET_NULL, related_name="evidence"
+    )
+    slice = models.ForeignKey(
+        Slice, null=True, blank=True, on_delete=models.SET_NULL, related_name="evidence"
+    )
+    event = models.ForeignKey(
+        Event, null=True, blank=True, on_delete=models.SET_NULL, related_name="evidence"
+    )
+    edge = models.ForeignKey(
+        Edge, null=True, blank=True, on_delete=models.SET_NULL, related_name="evidence"
+    )
+    candidate = models.ForeignKey(
+        Candidate, null=True, blank=True, on_delete=models.SET_NULL, related_name="evidence"
+    )
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        verbose_name_plural = "evidence"
+        ordering = ["created_at", "id"]
+
+    def __str__(self) -> str:
+        return self.quote[:80]
+
+
+class Page(models.Model):
+    """A note page: a longer piece of memory (a conversation summary, a design note)."""
+
+    owner = models.ForeignKey(Owner, on_delete=models.CASCADE, related_name="memory_pages")
+    title = models.CharField(max_length=200)
+    canonical_key = models.CharField(max_length=200)
+    topic = models.CharField(max_length=200, blank=True, default="")
+    summary = models.TextField(blank=True, default="")
+    body = models.TextField(blank=True, default="")
+    node = models.ForeignKey(
+        Node, null=True, blank=True, on_delete=models.SET_NULL, related_name="pages"
+    )
+    created_receipt = models.ForeignKey(
+        "receipts.Receipt", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(default=timezone.now)
+    updated_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["owner", "canonical_key"], name="memory_page_unique_key"),
+        ]
+        ordering = ["title"]
+
+    def __str__(self) -> str:
+        return self.title
+
+
+class MemoryRule(models.Model):
+    owner = models.OneToOneField(Owner, on_delete=models.CASCADE, related_name="memory_rule")
+    custom_instructions = models.TextField(blank=True, default="")
+    includes = models.JSONField(default=list, blank=True, help_text="Terms; if any, only matching memories are kept.")
+    excludes = models.JSONField(default=list, blank=True, help_text="Terms; matching memories are never kept (wins over includes).")
+    custom_categories = models.JSONField(default=list, blank=True)
+    capture_default = models.CharField(
+        max_length=16, choices=CaptureDefault.choices, default=CaptureDefault.REVIEW
+    )
+    auto_collect = models.BooleanField(default=True)
+    retention_days = models.PositiveIntegerField(null=True, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+    updated_at = models.DateTimeField(default=timezone.now)
+
+    def __str__(self) -> str:
+        return f"rules for {self.owner_id}"
+
+
+def default_scopes() -> list[str]:
+    return [SCOPE_READ, SCOPE_WRITE]
+
+
+class AccessToken(models.Model):
+    """A per-tool bearer token. Only the SHA-256 of the secret is stored."""
+
+    owner = models.ForeignKey(Owner, on_delete=models.CASCADE, related_name="memory_tokens")
+    name = models.CharField(max_length=100, help_text="The tool this token is for.")
+    prefix = models.CharField(max_length=24, unique=True)
+    secret_sha256 = models.CharField(max_length=64, unique=True)
+    scopes = models.JSONField(default=default_scopes)
+    created_at = models.DateTimeField(default=timezone.now)
+    last_used_at = models.DateTimeField(null=True, blank=True)
+    expires_at = models.DateTimeField(null=True, blank=True)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.prefix}…)"
+
+
+class DeletionBarrier(models.Model):
+    """The last time anything of this owner was deleted; in-flight writes older than it abort."""
+
+    owner = models.OneToOneField(Owner, on_delete=models.CASCADE, related_name="memory_barrier")
+    barrier_at = models.DateTimeField(default=timezone.now)
+
+    def __str__(self) -> str:
+        return f"{self.owner_id} @ {self.barrier_at:%Y-%m-%d %H:%M:%S}"
