@@ -40,7 +40,9 @@ class Node(models.Model):
     category = models.CharField(max_length=32, choices=Category.choices, default=Category.OTHER)
     state = models.CharField(max_length=16, choices=NodeState.choices, default=NodeState.ACTIVE)
     summary = models.TextField(blank=True, default="")
-    origin = models.CharField(max_length=16, choices=NodeOrigin.choices, default=NodeOrigin.EXTRACTED)
+    origin = models.CharField(
+        max_length=16, choices=NodeOrigin.choices, default=NodeOrigin.EXTRACTED
+    )
     mention_count = models.PositiveIntegerField(default=1)
     session_count = models.PositiveIntegerField(default=1)
     last_seen_at = models.DateTimeField(default=timezone.now)
@@ -55,7 +57,9 @@ class Node(models.Model):
             models.UniqueConstraint(
                 fields=["owner", "category", "canonical_key"], name="memory_node_unique_key"
             ),
-            models.CheckConstraint(condition=~Q(canonical_key=""), name="memory_node_key_not_empty"),
+            models.CheckConstraint(
+                condition=~Q(canonical_key=""), name="memory_node_key_not_empty"
+            ),
         ]
         indexes = [
             models.Index(fields=["owner", "canonical_key"], name="memory_node_owner_key"),
@@ -80,8 +84,12 @@ class Alias(models.Model):
         constraints = [
             # An alias names exactly one node of its owner: otherwise recall could not tell
             # two identities apart by it.
-            models.UniqueConstraint(fields=["owner", "canonical_key"], name="memory_alias_unique_key"),
-            models.CheckConstraint(condition=~Q(canonical_key=""), name="memory_alias_key_not_empty"),
+            models.UniqueConstraint(
+                fields=["owner", "canonical_key"], name="memory_alias_unique_key"
+            ),
+            models.CheckConstraint(
+                condition=~Q(canonical_key=""), name="memory_alias_key_not_empty"
+            ),
         ]
         ordering = ["alias"]
 
@@ -102,7 +110,9 @@ class Slice(models.Model):
     created_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
-        indexes = [models.Index(fields=["node", "kind", "is_current"], name="memory_slice_node_kind")]
+        indexes = [
+            models.Index(fields=["node", "kind", "is_current"], name="memory_slice_node_kind")
+        ]
         ordering = ["-created_at", "-id"]
 
     def __str__(self) -> str:
@@ -295,7 +305,9 @@ class Transcript(models.Model):
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(fields=["owner", "sha256"], name="memory_transcript_unique_sha"),
+            models.UniqueConstraint(
+                fields=["owner", "sha256"], name="memory_transcript_unique_sha"
+            ),
         ]
         indexes = [models.Index(fields=["status", "created_at"], name="memory_transcript_queue")]
         ordering = ["-created_at", "-id"]
@@ -363,7 +375,9 @@ class Page(models.Model):
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(fields=["owner", "canonical_key"], name="memory_page_unique_key"),
+            models.UniqueConstraint(
+                fields=["owner", "canonical_key"], name="memory_page_unique_key"
+            ),
         ]
         ordering = ["title"]
 
@@ -374,8 +388,14 @@ class Page(models.Model):
 class MemoryRule(models.Model):
     owner = models.OneToOneField(Owner, on_delete=models.CASCADE, related_name="memory_rule")
     custom_instructions = models.TextField(blank=True, default="")
-    includes = models.JSONField(default=list, blank=True, help_text="Terms; if any, only matching memories are kept.")
-    excludes = models.JSONField(default=list, blank=True, help_text="Terms; matching memories are never kept (wins over includes).")
+    includes = models.JSONField(
+        default=list, blank=True, help_text="Terms; if any, only matching memories are kept."
+    )
+    excludes = models.JSONField(
+        default=list,
+        blank=True,
+        help_text="Terms; matching memories are never kept (wins over includes).",
+    )
     custom_categories = models.JSONField(default=list, blank=True)
     capture_default = models.CharField(
         max_length=16, choices=CaptureDefault.choices, default=CaptureDefault.REVIEW

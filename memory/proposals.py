@@ -21,7 +21,15 @@ from pydantic import (
     model_validator,
 )
 
-from memory.vocab import Category, EventAction, Importance, NodeState, SliceKind, TimePrecision, TimeSource
+from memory.vocab import (
+    Category,
+    EventAction,
+    Importance,
+    NodeState,
+    SliceKind,
+    TimePrecision,
+    TimeSource,
+)
 
 MAX_LABEL = 200
 MAX_TEXT = 4000
@@ -162,7 +170,9 @@ class EventProposal(_Object):
 
 
 class EdgeProposal(_Object):
-    model_config = ConfigDict(frozen=True, extra="ignore", str_strip_whitespace=True, populate_by_name=True)
+    model_config = ConfigDict(
+        frozen=True, extra="ignore", str_strip_whitespace=True, populate_by_name=True
+    )
 
     object: Literal["edge"] = "edge"
     from_label: str = Field(alias="from", max_length=MAX_LABEL)

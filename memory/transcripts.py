@@ -97,7 +97,9 @@ def messages_from_json(data: Any) -> list[Message]:
     """``[{role, content, ts?, id?}]`` or ``{"messages": [...]}`` -> messages."""
     if isinstance(data, dict):
         if "messages" not in data:
-            raise TranscriptError('JSON transcript must be a list of messages or {"messages": [...]}')
+            raise TranscriptError(
+                'JSON transcript must be a list of messages or {"messages": [...]}'
+            )
         data = data["messages"]
     if not isinstance(data, list):
         raise TranscriptError('JSON transcript must be a list of messages or {"messages": [...]}')
@@ -119,7 +121,9 @@ def messages_from_json(data: Any) -> list[Message]:
         if not isinstance(content, str):
             raise TranscriptError(f"{where}: content must be text")
         message_id = str(item.get("id") or f"M{index}")[:64]
-        messages.append(Message(message_id, role, content.strip(), _parse_ts(item.get("ts"), where)))
+        messages.append(
+            Message(message_id, role, content.strip(), _parse_ts(item.get("ts"), where))
+        )
     return messages
 
 

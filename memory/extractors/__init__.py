@@ -8,6 +8,7 @@ service turns that into an ``llm_failed`` receipt and keeps the transcript retry
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+
 from memory.proposals import AnyProposal
 from memory.transcripts import Message
 
@@ -35,5 +36,3 @@ def get_extractor(name: str) -> Extractor:
 def user_messages(messages: Sequence[Message]) -> list[Message]:
     """Only the person's own turns are ever a source of memories."""
     return [m for m in messages if m.role == "user" and m.content.strip()]
-
-

@@ -1,0 +1,291 @@
+"""Applying a :class:`~memory.gate.WritePlan`: one transaction, guarded by unique constraints.
+
+The caller (``memory.services.ingest``) owns the transaction and the retry: a unique-key
+collision with a concurrent writer raises ``IntegrityError`` out of :func:`plan_apply`, the
+transaction rolls back, and the caller re-reads the snapshot and plans again.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.conf import settings
+from django.db.models import F
+
+from memory.gate import PlannedCandidate, Target, WritePlan
+from memory.keys import canonical_key
+from memory.models import (
+    Alias,
+    Candidate,
+    Edge,
+    Event,
+    Evidence,
+    Node,
+    Slice,
+    Suppression,
+    Transcript,
+)
+from memory.proposals import EvidenceSpan, dump_proposal
+from memory.vocab import CandidateStatus, NodeOrigin
+from receipts.models import Receipt
+
+
+@dataclass
+class ApplyResult:
+    """What was written, for the receipt's counts and its plan detail."""
+
+    nodes: list[dict[str, Any]] = field(default_factory=list)
+    updated_nodes: list[dict[str, Any]] = field(default_factory=list)
+    slices: list[int] = field(default_factory=list)
+    superseded: int = 0
+    events: list[int] = field(default_factory=list)
+    edges: list[int] = field(default_factory=list)
+    candidates: list[dict[str, Any]] = field(default_factory=list)
+    bumped: list[dict[str, Any]] = field(default_factory=list)
+    aliases: list[int] = field(default_factory=list)
+    state_changes: list[dict[str, Any]] = field(default_factory=list)
+
+    def counts(self, plan: WritePlan) -> dict[str, int]:
+        return {
+            "nodes": len(self.nodes),
+            "nodes_updated": len(self.updated_nodes),
+            "slices": len(self.slices),
+            "superseded": self.superseded,
+            "events": len(self.events),
+            "edges": len(self.edges),
+            "candidates": len(self.candidates),
+            "candidate_bumps": len(self.bumped),
+            "held": plan.held_count,
+            "rejected": len(plan.rejected),
+        }
+
+    def detail(self) -> dict[str, Any]:
+        return {
+            "created": {
+                "nodes": self.nodes,
+                "slices": self.slices,
+                "events": self.events,
+                "edges": self.edges,
+                "candidates": self.candidates,
+                "aliases": self.aliases,
+            },
+            "updated": {
+                "nodes": self.updated_nodes,
+                "candidates": self.bumped,
+                "superseded_slices": self.superseded,
+                "state_changes": self.state_changes,
+            },
+        }
+
+
+def _evidence_rows(
+    spans: tuple[EvidenceSpan, ...],
+    *,
+    owner: Any,
+    receipt: Receipt,
+    transcript: Transcript | None,
+    source: str,
+    **target: Any,
+) -> list[Evidence]:
+    rows = []
+    for span in spans:
+        if not span.quote:
+            continue
+        rows.append(
+            Evidence(
+                owner=owner,
+                receipt=receipt,
+                transcript=transcript,
+                source=source,
+                message_id=span.message_id,
+                message_ts=span.ts,
+                quote=span.quote,
+                **target,
+            )
+        )
+    return rows
+
+
+def plan_apply(
+    *,
+    owner: Any,
+    plan: WritePlan,
+    receipt: Receipt,
+    now: datetime,
+    transcript: Transcript | None = None,
+    source: str = "command",
+) -> ApplyResult:
+    """Write ``plan`` for ``owner``. Must run inside ``transaction.atomic()``."""
+    result = ApplyResult()
+    evidence: list[Evidence] = []
+    ev = {"owner": owner, "receipt": receipt, "transcript": transcript, "source": source}
+    node_by_key: dict[str, Node] = {}
+
+    for planned in plan.new_nodes:
+        node = Node.objects.create(
+            owner=owner,
+            label=planned.label,
+            canonical_key=planned.key,
+            category=planned.category,
+            state=planned.state or "active",
+            origin=NodeOrigin.EXTRACTED,
+            mention_count=max(1, len(planned.evidence)),
+            last_seen_at=now,
+            created_receipt=receipt,
+            created_at=now,
+            updated_at=now,
+        )
+        node_by_key[planned.key] = node
+        for alias in planned.aliases:
+            alias_key = canonical_key(alias)
+            if alias_key and alias_key != planned.key:
+                result.aliases.append(
+                    Alias.objects.create(
+                        owner=owner, node=node, alias=alias, canonical_key=alias_key
+                    ).pk
+                )
+        result.nodes.append({"id": node.pk, "label": node.label, "on_behalf": planned.on_behalf})
+        evidence += _evidence_rows(planned.evidence, node=node, **ev)
+
+    for update in plan.node_updates:
+        Node.objects.filter(owner=owner, pk=update.node_id).update(
+            mention_count=F("mention_count") + update.mentions,
+            session_count=F("session_count") + 1,
+            last_seen_at=now,
+            updated_at=now,
+        )
+        for alias in update.new_aliases:
+            result.aliases.append(
+                Alias.objects.create(
+                    owner=owner,
+                    node_id=update.node_id,
+                    alias=alias,
+                    canonical_key=canonical_key(alias),
+                ).pk
+            )
+        result.updated_nodes.append({"id": update.node_id, "label": update.label})
+        evidence += _evidence_rows(update.evidence, node_id=update.node_id, **ev)
+
+    def node_id(target: Target) -> int:
+        if target.node_id is not None:
+            return target.node_id
+        return node_by_key[target.key].pk
+
+    for planned_slice in plan.new_slices:
+        target_id = node_id(planned_slice.target)
+        if planned_slice.supersede:
+            result.superseded += Slice.objects.filter(
+                owner=owner, node_id=target_id, kind=planned_slice.kind, is_current=True
+            ).update(is_current=False, superseded_at=now)
+        slice_row = Slice.objects.create(
+            owner=owner,
+            node_id=target_id,
+            text=planned_slice.text,
+            kind=planned_slice.kind,
+            created_receipt=receipt,
+            created_at=now,
+        )
+        result.slices.append(slice_row.pk)
+        evidence += _evidence_rows(planned_slice.evidence, slice=slice_row, node_id=target_id, **ev)
+
+    for planned_event in plan.new_events:
+        target_id = node_id(planned_event.target)
+        event = Event.objects.create(
+            owner=owner,
+            node_id=target_id,
+            action=planned_event.action,
+            text=planned_event.text,
+            importance=planned_event.importance,
+            happened_at=planned_event.happened_at,
+            happened_at_precision=planned_event.happened_at_precision,
+            happened_at_source=planned_event.happened_at_source,
+            created_receipt=receipt,
+            created_at=now,
+        )
+        result.events.append(event.pk)
+        if planned_event.new_state:
+            before = Node.objects.filter(pk=target_id).values_list("state", flat=True).first()
+            if before != planned_event.new_state:
+                Node.objects.filter(owner=owner, pk=target_id).update(
+                    state=planned_event.new_state, updated_at=now
+                )
+                result.state_changes.append(
+                    {"node": target_id, "from": before, "to": planned_event.new_state}
+                )
+        evidence += _evidence_rows(planned_event.evidence, event=event, node_id=target_id, **ev)
+
+    for planned_edge in plan.new_edges:
+        edge = Edge.objects.create(
+            owner=owner,
+            from_node_id=node_id(planned_edge.source),
+            to_node_id=node_id(planned_edge.dest),
+            type=planned_edge.type,
+            created_receipt=receipt,
+            created_at=now,
+        )
+        result.edges.append(edge.pk)
+        evidence += _evidence_rows(planned_edge.evidence, edge=edge, **ev)
+
+    ttl = timedelta(days=settings.UME_CANDIDATE_TTL_DAYS)
+    for planned_candidate in plan.new_candidates:
+        candidate = _create_candidate(owner, planned_candidate, receipt=receipt, now=now, ttl=ttl)
+        result.candidates.append({"id": candidate.pk, "label": candidate.label_guess})
+        evidence += _evidence_rows(planned_candidate.evidence, candidate=candidate, **ev)
+
+    for bump in plan.candidate_bumps:
+        candidate = Candidate.objects.select_for_update().get(owner=owner, pk=bump.candidate_id)
+        if candidate.status != CandidateStatus.PENDING:
+            # Decided by a person between snapshot and apply: plan again on fresh state.
+            raise CandidateDecided(candidate.pk)
+        candidate.mention_count += bump.mentions
+        candidate.session_count += 1
+        candidate.last_seen_at = now
+        candidate.expires_at = now + ttl
+        candidate.held_objects = list(candidate.held_objects) + [
+            dump_proposal(p) for p in bump.held
+        ]
+        candidate.save(
+            update_fields=[
+                "mention_count",
+                "session_count",
+                "last_seen_at",
+                "expires_at",
+                "held_objects",
+            ]
+        )
+        result.bumped.append({"id": candidate.pk, "label": candidate.label_guess})
+        evidence += _evidence_rows(bump.evidence, candidate=candidate, **ev)
+
+    if plan.suppression_hits:
+        Suppression.objects.filter(owner=owner, pk__in=plan.suppression_hits).update(
+            hit_count=F("hit_count") + 1, last_hit_at=now
+        )
+    Evidence.objects.bulk_create(evidence)
+    return result
+
+
+class CandidateDecided(RuntimeError):
+    """A candidate the plan would bump was decided meanwhile; the caller plans again."""
+
+
+def _create_candidate(
+    owner: Any, planned: PlannedCandidate, *, receipt: Receipt, now: datetime, ttl: timedelta
+) -> Candidate:
+    return Candidate.objects.create(
+        owner=owner,
+        label_guess=planned.label,
+        canonical_key=planned.key,
+        category_guess=planned.category,
+        confidence=planned.confidence,
+        reason=planned.reason,
+        first_seen_at=now,
+        last_seen_at=now,
+        mention_count=planned.mentions,
+        held_objects=[dump_proposal(p) for p in planned.held],
+        possible_existing_node_id=planned.possible_node_id,
+        expires_at=now + ttl,
+        created_receipt=receipt,
+        created_at=now,
+    )

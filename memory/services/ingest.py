@@ -1,0 +1,575 @@
+"""Ingest: a transcript (or an assistant's save) through extractor, gate and apply, to a receipt.
+
+Every attempt leaves exactly one receipt, whatever happens:
+
+- ``rejected_input``: too large, binary, not UTF-8, malformed JSON, invalid proposals;
+- ``meaningful_no_write``: read fine, nothing worth keeping (or everything was rejected);
+- ``duplicate``: identical content was already ingested for this owner; nothing is written;
+- ``llm_failed``: the extractor failed; nothing is written and the transcript stays retryable;
+- ``db_write_failed``: the apply transaction failed and rolled back; recorded afterwards in a
+  transaction of its own;
+- ``deletion_conflict``: the owner deleted something while this write was in flight;
+- ``wrote``: something was written, bumped or queued for review.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.conf import settings
+from django.db import DatabaseError, IntegrityError, transaction
+from django.utils import timezone
+
+from memory.extractors import ExtractorFailed, get_extractor
+from memory.gate import WritePlan, plan_writes
+from memory.models import Transcript
+from memory.proposals import AnyProposal, ProposalError, parse_proposals
+from memory.selectors import gate_snapshot
+from memory.services.apply import ApplyResult, CandidateDecided, plan_apply
+from memory.services.barrier import DeletionConflict, barrier_check
+from memory.transcripts import (
+    Message,
+    TranscriptError,
+    content_sha256,
+    decode_bytes,
+    messages_from_json,
+    parse_transcript,
+)
+from memory.vocab import TranscriptStatus
+from receipts.models import Outcome, Receipt
+from receipts.summary import summarise
+
+log = logging.getLogger(__name__)
+
+APPLY_ATTEMPTS = 4
+STALE_CLAIM = timedelta(minutes=15)
+MAX_ATTEMPTS = 5
+
+# Test and demo hook: a callable run inside the apply transaction, after the writes.
+# Raising from it exercises the rollback path exactly as a real database failure would.
+_fault_injector: Callable[[], None] | None = None
+
+
+@dataclass(frozen=True)
+class Source:
+    """Who is saving: the owner, through which door, with which token."""
+
+    owner: Any
+    source: str = "command"
+    token: Any = None
+
+
+def _receipt(
+    src: Source,
+    *,
+    outcome: str,
+    subject: str,
+    started: float,
+    extractor: str = "",
+    error: str = "",
+    counts: dict[str, int] | None = None,
+    detail: dict[str, Any] | None = None,
+) -> Receipt:
+    """Record a receipt with nothing written, in a transaction of its own."""
+    detail = detail or {}
+    summary = error.splitlines()[0][:300] if error else summarise({}, detail, {})
+    with transaction.atomic():
+        return Receipt.objects.create(
+            owner=src.owner,
+            source=src.source,
+            token=src.token,
+            outcome=outcome,
+            extractor=extractor,
+            subject=subject[:255],
+            counts=counts or {},
+            detail=detail,
+            summary=summary,
+            error=error,
+            duration_ms=_ms(started),
+        )
+
+
+def _ms(started: float) -> int:
+    return max(0, int((time.perf_counter() - started) * 1000))
+
+
+# --- entry points ---------------------------------------------------------------------------
+
+
+def ingest_bytes(
+    *,
+    owner: Any,
+    data: bytes,
+    name: str,
+    source: str = "command",
+    extractor: str | None = None,
+    source_time: datetime | None = None,
+    token: Any = None,
+) -> Receipt:
+    """A file's bytes: decoded and size-checked here, so bad files still get a receipt."""
+    started = time.perf_counter()
+    src = Source(owner, source, token)
+    try:
+        text = decode_bytes(data, name=name, max_bytes=settings.UME_MAX_TRANSCRIPT_BYTES)
+    except TranscriptError as exc:
+        return _receipt(
+            src, outcome=Outcome.REJECTED_INPUT, subject=name, started=started, error=str(exc)
+        )
+    return ingest_text(
+        owner=owner,
+        text=text,
+        name=name,
+        source=source,
+        extractor=extractor,
+        source_time=source_time,
+        token=token,
+    )
+
+
+def ingest_text(
+    *,
+    owner: Any,
+    text: str,
+    name: str,
+    source: str = "command",
+    extractor: str | None = None,
+    source_time: datetime | None = None,
+    token: Any = None,
+    dedupe_key: str = "",
+) -> Receipt:
+    """A transcript's text: stored once per owner (by content hash), then processed."""
+    started = time.perf_counter()
+    src = Source(owner, source, token)
+    extractor = extractor or settings.UME_DEFAULT_EXTRACTOR
+    size = len(text.encode("utf-8"))
+    if size > settings.UME_MAX_TRANSCRIPT_BYTES:
+        return _receipt(
+            src,
+            outcome=Outcome.REJECTED_INPUT,
+            subject=name,
+            started=started,
+            extractor=extractor,
+            error=f"{name}: {size:,} bytes is over the limit of {settings.UME_MAX_TRANSCRIPT_BYTES:,} bytes",
+        )
+    if not text.strip():
+        return _receipt(
+            src,
+            outcome=Outcome.MEANINGFUL_NO_WRITE,
+            subject=name,
+            started=started,
+            extractor=extractor,
+            detail={"reason": "empty transcript"},
+        )
+    transcript, _created = transcript_store(
+        owner=owner,
+        text=text,
+        name=name,
+        source=source,
+        source_time=source_time,
+        dedupe_key=dedupe_key,
+    )
+    return ingest_transcript(
+        transcript=transcript, extractor=extractor, token=token, started=started, source=source
+    )
+
+
+def ingest_messages(
+    *,
+    owner: Any,
+    messages: Sequence[dict[str, Any]],
+    name: str,
+    source: str,
+    token: Any = None,
+    extractor: str | None = None,
+    source_time: datetime | None = None,
+) -> Receipt:
+    """A conversation sent by an assistant (API or MCP): stored as a JSON transcript."""
+    started = time.perf_counter()
+    src = Source(owner, source, token)
+    try:
+        parsed = messages_from_json(list(messages))
+    except TranscriptError as exc:
+        return _receipt(
+            src, outcome=Outcome.REJECTED_INPUT, subject=name, started=started, error=str(exc)
+        )
+    payload = [
+        {
+            "id": m.id,
+            "role": m.role,
+            "content": m.content,
+            **({"ts": m.ts.isoformat()} if m.ts else {}),
+        }
+        for m in parsed
+    ]
+    text = json.dumps({"messages": payload}, ensure_ascii=False)
+    day = (source_time or timezone.now()).date().isoformat()
+    return ingest_text(
+        owner=owner,
+        text=text,
+        name=name,
+        source=source,
+        extractor=extractor,
+        source_time=source_time or timezone.now(),
+        token=token,
+        dedupe_key=day,
+    )
+
+
+def ingest_memory(*, owner: Any, text: str, source: str, token: Any = None) -> Receipt:
+    """One memory in the person's words ("I started boxing last week")."""
+    now = timezone.now()
+    return ingest_messages(
+        owner=owner,
+        messages=[{"role": "user", "content": text, "ts": now.isoformat()}],
+        name="memory: " + " ".join(text.split())[:80],
+        source=source,
+        token=token,
+        source_time=now,
+    )
+
+
+def ingest_proposals(
+    *, owner: Any, objects: Any, name: str, source: str, token: Any = None
+) -> Receipt:
+    """Already-extracted objects (an assistant's JSON), straight to the gate."""
+    text = json.dumps({"objects": objects}, ensure_ascii=False, default=str)
+    return ingest_text(
+        owner=owner,
+        text=text,
+        name=name,
+        source=source,
+        extractor="proposals",
+        token=token,
+        dedupe_key=timezone.now().isoformat(),
+    )
+
+
+# --- storing and claiming transcripts -------------------------------------------------------
+
+
+def transcript_store(
+    *,
+    owner: Any,
+    text: str,
+    name: str,
+    source: str,
+    source_time: datetime | None,
+    dedupe_key: str = "",
+) -> tuple[Transcript, bool]:
+    """Store ``text`` once per owner. Returns the row and whether it is new."""
+    sha = content_sha256(f"{dedupe_key}\n{text}" if dedupe_key else text)
+    existing = Transcript.objects.filter(owner=owner, sha256=sha).first()
+    if existing is not None:
+        return existing, False
+    try:
+        with transaction.atomic():
+            row = Transcript.objects.create(
+                owner=owner,
+                name=name[:255],
+                text=text,
+                sha256=sha,
+                source=source,
+                source_time=source_time,
+                size_bytes=len(text.encode("utf-8")),
+            )
+            return row, True
+    except IntegrityError:
+        # A concurrent writer stored the same content a moment ago.
+        return Transcript.objects.get(owner=owner, sha256=sha), False
+
+
+def transcript_claim(transcript: Transcript, *, now: datetime) -> bool:
+    """Atomically move a transcript to ``processing``; False if another worker has it or it is done."""
+    claimable = Transcript.objects.filter(
+        pk=transcript.pk, status__in=[TranscriptStatus.PENDING, TranscriptStatus.FAILED]
+    )
+    stale = Transcript.objects.filter(
+        pk=transcript.pk, status=TranscriptStatus.PROCESSING, claimed_at__lt=now - STALE_CLAIM
+    )
+    claimed = claimable.update(status=TranscriptStatus.PROCESSING, claimed_at=now) or stale.update(
+        claimed_at=now
+    )
+    if claimed:
+        transcript.status = TranscriptStatus.PROCESSING
+        transcript.claimed_at = now
+    return bool(claimed)
+
+
+def _finish(transcript: Transcript, *, status: str, receipt: Receipt, error: str = "") -> None:
+    Transcript.objects.filter(pk=transcript.pk).update(
+        status=status,
+        receipt=receipt,
+        error=error,
+        processed_at=timezone.now(),
+        attempts=transcript.attempts + 1,
+    )
+    transcript.status = status
+    transcript.receipt = receipt
+    transcript.error = error
+
+
+# --- the pipeline ---------------------------------------------------------------------------
+
+
+def _read(transcript: Transcript, extractor: str) -> tuple[list[Message], list[AnyProposal]]:
+    """Messages and proposals of a stored transcript. Raises TranscriptError, ProposalError,
+    ExtractorFailed."""
+    if extractor == "proposals":
+        try:
+            data = json.loads(transcript.text)
+        except json.JSONDecodeError as exc:
+            raise ProposalError(
+                f"{transcript.name}: malformed JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
+            ) from exc
+        messages = (
+            messages_from_json(data["messages"])
+            if isinstance(data, dict) and "messages" in data
+            else []
+        )
+        return messages, parse_proposals(data)
+    messages = parse_transcript(transcript.text, name=transcript.name)
+    extract = get_extractor(extractor)
+    return messages, extract(messages, source_time=transcript.source_time)
+
+
+def ingest_transcript(
+    *,
+    transcript: Transcript,
+    extractor: str | None = None,
+    token: Any = None,
+    started: float | None = None,
+    source: str | None = None,
+    claimed: bool = False,
+) -> Receipt:
+    """Run one stored transcript through extractor, gate and apply. One receipt, always."""
+    started = started if started is not None else time.perf_counter()
+    extractor = extractor or settings.UME_DEFAULT_EXTRACTOR
+    src = Source(transcript.owner, source or transcript.source, token)
+    began = timezone.now()
+    if not claimed and not transcript_claim(transcript, now=began):
+        transcript.refresh_from_db()
+        return _receipt(
+            src,
+            outcome=Outcome.DUPLICATE,
+            subject=transcript.name,
+            started=started,
+            extractor=extractor,
+            detail={
+                "transcript": transcript.pk,
+                "original_receipt": transcript.receipt_id,
+                "reason": f"identical content already {transcript.status}",
+            },
+        )
+    try:
+        messages, proposals = _read(transcript, extractor)
+    except (TranscriptError, ProposalError) as exc:
+        receipt = _receipt(
+            src,
+            outcome=Outcome.REJECTED_INPUT,
+            subject=transcript.name,
+            started=started,
+            extractor=extractor,
+            error=str(exc),
+            detail={"transcript": transcript.pk},
+        )
+        _finish(transcript, status=TranscriptStatus.FAILED, receipt=receipt, error=str(exc))
+        return receipt
+    except ExtractorFailed as exc:
+        receipt = _receipt(
+            src,
+            outcome=Outcome.LLM_FAILED,
+            subject=transcript.name,
+            started=started,
+            extractor=extractor,
+            error=str(exc),
+            detail={"transcript": transcript.pk, "retryable": True},
+        )
+        _finish(transcript, status=TranscriptStatus.FAILED, receipt=receipt, error=str(exc))
+        return receipt
+    receipt = apply_proposals(
+        src=src,
+        proposals=proposals,
+        subject=transcript.name,
+        started=started,
+        began=began,
+        extractor=extractor,
+        transcript=transcript,
+        extra={
+            "messages": len(messages),
+            "user_messages": sum(1 for m in messages if m.role == "user"),
+        },
+    )
+    failed = receipt.outcome in {Outcome.DB_WRITE_FAILED, Outcome.DELETION_CONFLICT}
+    _finish(
+        transcript,
+        status=TranscriptStatus.FAILED if failed else TranscriptStatus.DONE,
+        receipt=receipt,
+        error=receipt.error if failed else "",
+    )
+    return receipt
+
+
+def apply_proposals(
+    *,
+    src: Source,
+    proposals: Sequence[AnyProposal],
+    subject: str,
+    started: float,
+    began: datetime,
+    extractor: str = "",
+    transcript: Transcript | None = None,
+    extra: dict[str, Any] | None = None,
+) -> Receipt:
+    """Gate ``proposals`` against fresh state and apply the plan; retry on unique-key races."""
+    last_error: Exception | None = None
+    for _attempt in range(APPLY_ATTEMPTS):
+        now = timezone.now()
+        snapshot = gate_snapshot(src.owner, proposals, now=now)
+        plan = plan_writes(proposals, snapshot)
+        try:
+            with transaction.atomic():
+                barrier_check(src.owner, started_at=began)
+                receipt = Receipt.objects.create(
+                    owner=src.owner,
+                    source=src.source,
+                    token=src.token,
+                    outcome=Outcome.WROTE,
+                    extractor=extractor,
+                    subject=subject[:255],
+                )
+                result = plan_apply(
+                    owner=src.owner,
+                    plan=plan,
+                    receipt=receipt,
+                    now=now,
+                    transcript=transcript,
+                    source=src.source,
+                )
+                if _fault_injector is not None:
+                    _fault_injector()
+                _complete(
+                    receipt,
+                    plan=plan,
+                    result=result,
+                    started=started,
+                    extra=extra or {},
+                    proposals=len(proposals),
+                    transcript=transcript,
+                )
+                return receipt
+        except (IntegrityError, CandidateDecided) as exc:
+            # A concurrent writer created the same key (or a person decided a candidate):
+            # the transaction rolled back; plan again against what is there now.
+            last_error = exc
+            continue
+        except DeletionConflict as exc:
+            return _receipt(
+                src,
+                outcome=Outcome.DELETION_CONFLICT,
+                subject=subject,
+                started=started,
+                extractor=extractor,
+                error=str(exc),
+                detail={"transcript": transcript.pk if transcript else None},
+            )
+        except DatabaseError as exc:
+            log.exception("apply failed for %s", subject)
+            return _receipt(
+                src,
+                outcome=Outcome.DB_WRITE_FAILED,
+                subject=subject,
+                started=started,
+                extractor=extractor,
+                error=f"database write failed: {exc}",
+                detail={"transcript": transcript.pk if transcript else None, "retryable": True},
+            )
+    return _receipt(
+        src,
+        outcome=Outcome.DB_WRITE_FAILED,
+        subject=subject,
+        started=started,
+        extractor=extractor,
+        error=f"database write failed after {APPLY_ATTEMPTS} attempts: {last_error}",
+        detail={"transcript": transcript.pk if transcript else None, "retryable": True},
+    )
+
+
+def _complete(
+    receipt: Receipt,
+    *,
+    plan: WritePlan,
+    result: ApplyResult,
+    started: float,
+    extra: dict[str, Any],
+    proposals: int,
+    transcript: Transcript | None,
+) -> None:
+    counts = result.counts(plan)
+    reasons = plan.reason_counts()
+    detail = result.detail()
+    detail.update(extra)
+    detail["proposed"] = proposals
+    detail["transcript"] = transcript.pk if transcript else None
+    receipt.outcome = Outcome.WROTE if plan.has_writes else Outcome.MEANINGFUL_NO_WRITE
+    receipt.counts = counts
+    receipt.rejected = [r.as_json() for r in plan.rejected]
+    receipt.reasons = reasons
+    receipt.detail = detail
+    receipt.summary = summarise(counts, detail, reasons)
+    receipt.duration_ms = _ms(started)
+    receipt.save(
+        update_fields=[
+            "outcome",
+            "counts",
+            "rejected",
+            "reasons",
+            "detail",
+            "summary",
+            "duration_ms",
+        ]
+    )
+
+
+def ingest_pending(*, limit: int = 50, extractor: str | None = None) -> list[Receipt]:
+    """Process uploaded transcripts waiting in the database, oldest first.
+
+    Safe with several workers at once: rows are claimed with ``SELECT ... FOR UPDATE SKIP
+    LOCKED`` on PostgreSQL, and every claim is also a conditional UPDATE, so a row is processed
+    by exactly one worker on any backend.
+    """
+    receipts: list[Receipt] = []
+    while len(receipts) < limit:
+        now = timezone.now()
+        with transaction.atomic():
+            row = (
+                Transcript.objects.select_for_update(skip_locked=True)
+                .filter(status=TranscriptStatus.PENDING)
+                .order_by("created_at", "id")
+                .select_related("owner")
+                .first()
+            )
+            if row is None:
+                retry = (
+                    Transcript.objects.select_for_update(skip_locked=True)
+                    .filter(
+                        status=TranscriptStatus.FAILED,
+                        attempts__lt=MAX_ATTEMPTS,
+                        receipt__detail__retryable=True,
+                    )
+                    .order_by("processed_at", "id")
+                    .select_related("owner")
+                    .first()
+                )
+                row = retry
+            if row is None:
+                break
+            if not transcript_claim(row, now=now):
+                continue
+        receipts.append(ingest_transcript(transcript=row, extractor=extractor, claimed=True))
+    return receipts

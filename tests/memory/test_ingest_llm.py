@@ -1,0 +1,161 @@
+"""The llm extractor through the ingest service, against a real local chat-completions server.
+
+A good reply writes; a malformed, failed or timed-out call gives ``llm_failed``, writes nothing
+and leaves the transcript retryable, and the retry writes once the endpoint recovers.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from memory.models import Candidate, Edge, Event, Evidence, MemoryRule, Node, Slice, Transcript
+from memory.services.ingest import ingest_text
+from tests.llm_stub import StubLLMServer, llm_server  # noqa: F401
+
+pytestmark = pytest.mark.django_db
+
+TEXT = (
+    "User: Hi!\n"
+    "Assistant: Hello, how can I help?\n"
+    "User: I moved to Berlin in March 2021. I might try tennis.\n"
+)
+BERLIN = {
+    "object": "node",
+    "label": "Berlin",
+    "category": "place",
+    "confidence": 0.95,
+    "evidence": [{"message_id": "M2", "quote": "I moved to Berlin in March 2021"}],
+}
+MOVED = {
+    "object": "event",
+    "on": "Berlin",
+    "action": "moved",
+    "text": "moved to Berlin",
+    "importance": "important",
+    "category": "place",
+    "happened_at": "2021-03",
+    "confidence": 0.95,
+    "evidence": [{"message_id": "M2", "quote": "I moved to Berlin in March 2021"}],
+}
+TENNIS = {
+    "object": "candidate",
+    "label": "Tennis",
+    "category": "interest",
+    "confidence": 0.5,
+    "evidence": [{"message_id": "M2", "quote": "I might try tennis"}],
+}
+
+
+@pytest.fixture
+def llm(llm_server, settings):  # noqa: F811
+    settings.UME_LLM_BASE_URL = llm_server.base_url
+    settings.UME_LLM_MODEL = "stub-model"
+    settings.UME_LLM_API_KEY = "sk-ingest-test"
+    settings.UME_LLM_TIMEOUT = 0.5
+    return llm_server
+
+
+def stored(owner) -> dict[str, int]:
+    models = {
+        "nodes": Node,
+        "candidates": Candidate,
+        "slices": Slice,
+        "events": Event,
+        "edges": Edge,
+        "evidence": Evidence,
+    }
+    return {name: model.objects.filter(owner=owner).count() for name, model in models.items()}
+
+
+def ingest(owner, text: str = TEXT):
+    return ingest_text(owner=owner, text=text, name="chat.txt", extractor="llm")
+
+
+def test_a_good_reply_writes_candidates_with_evidence(owner, llm: StubLLMServer):
+    llm.reply_objects([BERLIN, MOVED, TENNIS])
+
+    receipt = ingest(owner)
+
+    assert receipt.outcome == "wrote", receipt.error
+    assert receipt.extractor == "llm"
+    assert receipt.counts["candidates"] >= 2
+    labels = set(Candidate.objects.filter(owner=owner).values_list("label_guess", flat=True))
+    assert {"Berlin", "Tennis"} <= labels
+    assert Evidence.objects.filter(owner=owner).exists()
+    assert Transcript.objects.get(owner=owner).status == "done"
+
+    request = llm.last_request
+    assert request.body["model"] == "stub-model"
+    assert request.headers["authorization"] == "Bearer sk-ingest-test"
+    sent = [(m["id"], m["role"]) for m in request.user_payload["messages"]]
+    assert sent == [("M0", "user"), ("M1", "assistant"), ("M2", "user")]
+
+
+def test_auto_capture_writes_the_node_and_its_dated_event(owner, llm: StubLLMServer):
+    MemoryRule.objects.update_or_create(owner=owner, defaults={"capture_default": "auto"})
+    llm.reply_objects([BERLIN, MOVED])
+
+    receipt = ingest(owner)
+
+    assert receipt.outcome == "wrote", receipt.error
+    node = Node.objects.get(owner=owner, label="Berlin")
+    event = Event.objects.get(node=node)
+    assert event.action == "moved"
+    assert (event.happened_at.year, event.happened_at.month) == (2021, 3)
+    assert (event.happened_at_precision, event.happened_at_source) == ("month", "stated")
+
+
+def test_a_valid_empty_reply_is_a_meaningful_no_write(owner, llm: StubLLMServer):
+    llm.reply_objects([])
+    before = stored(owner)
+
+    receipt = ingest(owner)
+
+    assert receipt.outcome == "meaningful_no_write", receipt.error
+    assert stored(owner) == before
+
+
+@pytest.mark.parametrize(
+    ("script", "error"),
+    [
+        (lambda s: s.reply_content('{"objects": [{"object": "node", "label": '), "no JSON"),
+        (lambda s: s.reply_status(500, "upstream exploded"), "HTTP 500"),
+        (lambda s: s.reply_delay(30, [BERLIN]), "timed out"),
+        (lambda s: s.reply_refusal(), "refused"),
+        (lambda s: s.reply_objects([{"object": "node", "category": "place"}]), "schema"),
+    ],
+    ids=["malformed-json", "http-500", "timeout", "refusal", "schema-violation"],
+)
+def test_a_failed_call_writes_nothing_and_a_retry_writes(owner, llm: StubLLMServer, script, error):
+    before = stored(owner)
+    script(llm)
+
+    failed = ingest(owner)
+
+    assert failed.outcome == "llm_failed"
+    assert error in failed.error
+    assert "sk-ingest-test" not in failed.error
+    assert stored(owner) == before
+    transcript = Transcript.objects.get(owner=owner)
+    assert transcript.status in ("failed", "pending")
+
+    llm.reply_objects([BERLIN, TENNIS])
+    retried = ingest(owner)
+
+    assert retried.outcome == "wrote", retried.error
+    assert retried.pk != failed.pk
+    assert stored(owner)["candidates"] == before["candidates"] + 2
+    assert Transcript.objects.filter(owner=owner).count() == 1
+    assert Transcript.objects.get(owner=owner).status == "done"
+
+
+def test_an_unconfigured_llm_is_llm_failed(owner, settings):
+    settings.UME_LLM_BASE_URL = ""
+    settings.UME_LLM_MODEL = ""
+    before = stored(owner)
+
+    receipt = ingest(owner)
+
+    assert receipt.outcome == "llm_failed"
+    assert "not configured" in receipt.error
+    assert stored(owner) == before
