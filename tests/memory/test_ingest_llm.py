@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from memory.models import Candidate, Edge, Event, Evidence, MemoryRule, Node, Slice, Transcript
-from memory.services.ingest import ingest_text
+from memory.services.ingest import ingest_pending, ingest_text
 from tests.llm_stub import StubLLMServer, llm_server  # noqa: F401
 
 pytestmark = pytest.mark.django_db
@@ -159,3 +159,17 @@ def test_an_unconfigured_llm_is_llm_failed(owner, settings):
     assert receipt.outcome == "llm_failed"
     assert "not configured" in receipt.error
     assert stored(owner) == before
+
+
+def test_the_pending_worker_retries_a_failed_llm_transcript(owner, llm: StubLLMServer):
+    llm.reply_status(503, "model loading")
+    failed = ingest(owner)
+    assert failed.outcome == "llm_failed"
+
+    llm.reply_objects([TENNIS])
+    receipts = ingest_pending(extractor="llm")
+
+    assert [r.outcome for r in receipts] == ["wrote"]
+    assert Candidate.objects.filter(owner=owner, label_guess="Tennis").count() == 1
+    assert Transcript.objects.get(owner=owner).status == "done"
+    assert ingest_pending(extractor="llm") == []  # nothing left to retry
