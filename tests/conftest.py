@@ -28,3 +28,7 @@ def is_postgres() -> bool:
 @pytest.fixture
 def User():
     return get_user_model()
+
+
+# The stub LLM server fixture, available to every test module.
+from tests.llm_stub import llm_server  # noqa: E402,F401

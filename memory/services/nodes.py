@@ -1,0 +1,170 @@
+"""A person's edits to the graph: rename, recategorise, aliases, delete (with make-it-stick),
+and suppressions (lift, add)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from memory.keys import canonical_key
+from memory.models import Alias, Candidate, Node, Suppression
+from memory.policy import label_rejection
+from memory.services.barrier import barrier_raise
+from memory.vocab import CandidateStatus, Category, NodeState, SuppressionKind, SuppressionReason
+
+
+class NodeEditError(ValueError):
+    """An edit that cannot be made; the message is fit to show the person."""
+
+
+def _clean_label(label: str) -> str:
+    label = " ".join(label.split())
+    if not label or label_rejection(label):
+        raise NodeEditError(f"“{label}” is not a usable label")
+    if len(label) > 200:
+        raise NodeEditError("a label is at most 200 characters")
+    return label
+
+
+def node_update(
+    *,
+    node: Node,
+    label: str | None = None,
+    category: str | None = None,
+    state: str | None = None,
+    summary: str | None = None,
+) -> Node:
+    """Edit a node's label, category, state or summary. The old label stays as an alias."""
+    fields: list[str] = []
+    old_label, old_key = node.label, node.canonical_key
+    if label is not None and label != node.label:
+        node.label = _clean_label(label)
+        node.canonical_key = canonical_key(node.label)
+        fields += ["label", "canonical_key"]
+    if category is not None and category != node.category:
+        if category not in Category.values:
+            raise NodeEditError(f"unknown category {category!r}")
+        node.category = category
+        fields.append("category")
+    if state is not None and state != node.state:
+        if state not in NodeState.values:
+            raise NodeEditError(f"unknown state {state!r}")
+        node.state = state
+        fields.append("state")
+    if summary is not None and summary != node.summary:
+        if len(summary) > 4000:
+            raise NodeEditError("a summary is at most 4000 characters")
+        node.summary = summary.strip()
+        fields.append("summary")
+    if not fields:
+        return node
+    node.updated_at = timezone.now()
+    try:
+        with transaction.atomic():
+            if "canonical_key" in fields:
+                if (
+                    Alias.objects.filter(owner=node.owner_id, canonical_key=node.canonical_key)
+                    .exclude(node=node)
+                    .exists()
+                ):
+                    raise NodeEditError(f"“{node.label}” is already an alias of another memory")
+                Alias.objects.filter(node=node, canonical_key=node.canonical_key).delete()
+                if (
+                    old_key != node.canonical_key
+                    and not Alias.objects.filter(
+                        owner=node.owner_id, canonical_key=old_key
+                    ).exists()
+                ):
+                    Alias.objects.create(
+                        owner_id=node.owner_id, node=node, alias=old_label, canonical_key=old_key
+                    )
+            node.save(update_fields=[*fields, "updated_at"])
+    except IntegrityError as exc:
+        raise NodeEditError(f"a {node.category} called “{node.label}” already exists") from exc
+    return node
+
+
+def alias_add(*, node: Node, alias: str) -> Alias:
+    text = _clean_label(alias)
+    key = canonical_key(text)
+    if key == node.canonical_key:
+        raise NodeEditError(f"“{text}” is already this memory's label")
+    other = Node.objects.filter(owner=node.owner_id, canonical_key=key).exclude(pk=node.pk).first()
+    if other is not None:
+        raise NodeEditError(
+            f"“{text}” is the label of another memory ({other.label}); merge them instead"
+        )
+    try:
+        with transaction.atomic():
+            return Alias.objects.create(
+                owner_id=node.owner_id, node=node, alias=text, canonical_key=key
+            )
+    except IntegrityError as exc:
+        raise NodeEditError(f"“{text}” is already an alias") from exc
+
+
+def alias_remove(*, alias: Alias) -> None:
+    alias.delete()
+
+
+def node_delete(*, node: Node, stick: bool = True, source: str = "dashboard") -> list[Suppression]:
+    """Delete a node with its slices, events, edges and aliases.
+
+    With ``stick`` (the default) its label and aliases are suppressed, so extraction cannot
+    recreate it, and pending candidates with those labels are closed. Raises the owner's
+    deletion barrier, so a write already in flight cannot bring it back.
+    """
+    now = timezone.now()
+    keys = {node.canonical_key: node.label}
+    for alias in node.aliases.all():
+        keys.setdefault(alias.canonical_key, alias.alias)
+    suppressions: list[Suppression] = []
+    with transaction.atomic():
+        barrier_raise(node.owner, at=now)
+        if stick:
+            for key, label in keys.items():
+                suppressions.append(
+                    Suppression.objects.create(
+                        owner_id=node.owner_id,
+                        kind=SuppressionKind.NODE,
+                        canonical_key=key,
+                        label=label,
+                        reason=SuppressionReason.DELETED,
+                        source=f"{source}:node:{node.pk}",
+                        created_at=now,
+                    )
+                )
+            Candidate.objects.filter(
+                owner=node.owner_id, canonical_key__in=list(keys), status=CandidateStatus.PENDING
+            ).update(status=CandidateStatus.SUPPRESSED, reviewed_at=now)
+        node.delete()
+    return suppressions
+
+
+def suppression_lift(*, suppression: Suppression) -> Suppression:
+    if suppression.lifted_at is None:
+        suppression.lifted_at = timezone.now()
+        suppression.save(update_fields=["lifted_at"])
+    return suppression
+
+
+def suppression_add(
+    *, owner: Any, label: str, until: datetime | None = None, source: str = "manual"
+) -> Suppression:
+    """A person's own "never remember this"."""
+    text = " ".join(label.split())
+    key = canonical_key(text)
+    if not key:
+        raise NodeEditError("give a label to suppress")
+    return Suppression.objects.create(
+        owner=owner,
+        kind=SuppressionKind.NODE,
+        canonical_key=key,
+        label=text[:200],
+        reason=SuppressionReason.MANUAL,
+        source=source,
+        suppressed_until=until,
+    )

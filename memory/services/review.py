@@ -1,0 +1,509 @@
+"""A person's decisions on candidates: promote, reject, reject and suppress similar, merge, undo.
+
+"This guess was wrong" (:func:`candidate_reject`) and "stop proposing this"
+(:func:`candidate_reject` with ``suppress=True``) are different verbs: only the second writes
+a suppression, which the gate then checks at every entry point.
+
+Each decision is taken under a row lock on the candidate and only from ``pending``, so a
+double click or a second tab gets :class:`CandidateAlreadyDecided`, never a second write.
+Each leaves a receipt (source ``review``) whose detail is what :func:`candidate_undo` reverts.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.db.models import F
+from django.utils import timezone
+
+from memory.keys import canonical_key
+from memory.models import Alias, Candidate, Edge, Event, Evidence, Node, Slice, Suppression
+from memory.policy import label_rejection
+from memory.proposals import (
+    AnyProposal,
+    EdgeProposal,
+    EventProposal,
+    ProposalError,
+    SliceProposal,
+    parse_proposals,
+)
+from memory.selectors import active_suppressions
+from memory.vocab import (
+    ACTION_STATE,
+    SUPERSEDING_SLICE_KINDS,
+    CandidateStatus,
+    Category,
+    NodeOrigin,
+    NodeState,
+    SuppressionKind,
+    SuppressionReason,
+)
+from receipts.models import Outcome, Receipt, Source
+
+UNDO_WINDOW = timedelta(seconds=getattr(settings, "UME_UNDO_SECONDS", 300))
+
+
+class ReviewError(ValueError):
+    """A decision that cannot be taken; the message is fit to show the person."""
+
+
+class CandidateAlreadyDecided(ReviewError):
+    def __init__(self, candidate: Candidate) -> None:
+        super().__init__(
+            f"“{candidate.label_guess}” was already {candidate.get_status_display().lower()}; "
+            "nothing was changed"
+        )
+        self.candidate = candidate
+
+
+@dataclass
+class _Written:
+    node: int | None = None
+    node_created: bool = False
+    slices: list[int] = field(default_factory=list)
+    superseded: list[int] = field(default_factory=list)
+    events: list[int] = field(default_factory=list)
+    edges: list[int] = field(default_factory=list)
+    aliases: list[int] = field(default_factory=list)
+    state_before: str | None = None
+
+
+def _lock_pending(candidate: Candidate) -> Candidate:
+    locked = Candidate.objects.select_for_update().get(pk=candidate.pk, owner=candidate.owner_id)
+    if locked.status != CandidateStatus.PENDING:
+        raise CandidateAlreadyDecided(locked)
+    return locked
+
+
+def _review_receipt(
+    owner: Any,
+    *,
+    outcome: str,
+    subject: str,
+    summary: str,
+    detail: dict[str, Any],
+    started: float,
+    counts: dict[str, int],
+) -> Receipt:
+    return Receipt.objects.create(
+        owner=owner,
+        source=Source.REVIEW,
+        outcome=outcome,
+        subject=subject[:255],
+        summary=summary[:500],
+        detail=detail,
+        counts=counts,
+        duration_ms=max(0, int((time.perf_counter() - started) * 1000)),
+    )
+
+
+def _held(candidate: Candidate) -> list[AnyProposal]:
+    try:
+        return parse_proposals(list(candidate.held_objects or []))
+    except ProposalError:
+        return []  # held objects are written by our own gate; unreadable ones are dropped
+
+
+def _materialize(candidate: Candidate, node: Node, written: _Written, now: datetime) -> None:
+    """Write the slices, events and edges that waited on this candidate onto ``node``."""
+    owner = candidate.owner
+    evidence: list[Evidence] = []
+    for proposal in _held(candidate):
+        quotes = [span for span in proposal.evidence if span.quote]
+        target: dict[str, Any] = {}
+        if isinstance(proposal, SliceProposal):
+            if proposal.kind in SUPERSEDING_SLICE_KINDS:
+                current = list(
+                    Slice.objects.filter(
+                        node=node, kind=proposal.kind, is_current=True
+                    ).values_list("pk", flat=True)
+                )
+                Slice.objects.filter(pk__in=current).update(is_current=False, superseded_at=now)
+                written.superseded += current
+            row = Slice.objects.create(
+                owner=owner, node=node, text=proposal.text, kind=proposal.kind, created_at=now
+            )
+            written.slices.append(row.pk)
+            target = {"slice": row, "node": node}
+        elif isinstance(proposal, EventProposal):
+            row_event = Event.objects.create(
+                owner=owner,
+                node=node,
+                action=proposal.action,
+                text=proposal.text,
+                importance=proposal.importance,
+                happened_at=proposal.happened_at,
+                happened_at_precision=proposal.happened_at_precision,
+                happened_at_source=proposal.happened_at_source,
+                created_at=now,
+            )
+            written.events.append(row_event.pk)
+            new_state = ACTION_STATE.get(proposal.action)
+            if new_state and new_state != node.state:
+                node.state = new_state
+                node.save(update_fields=["state"])
+            target = {"event": row_event, "node": node}
+        elif isinstance(proposal, EdgeProposal):
+            edge = _materialize_edge(candidate, node, proposal, now)
+            if edge is None:
+                continue
+            written.edges.append(edge.pk)
+            target = {"edge": edge}
+        evidence += [
+            Evidence(
+                owner=owner,
+                source="review",
+                message_id=s.message_id,
+                message_ts=s.ts,
+                quote=s.quote,
+                **target,
+            )
+            for s in quotes
+        ]
+    Evidence.objects.bulk_create(evidence)
+
+
+def _materialize_edge(
+    candidate: Candidate, node: Node, proposal: EdgeProposal, now: datetime
+) -> Edge | None:
+    own_keys = {candidate.canonical_key, node.canonical_key}
+    from_key, to_key = canonical_key(proposal.from_label), canonical_key(proposal.to_label)
+    other_key = to_key if from_key in own_keys else from_key
+    other = _node_by_key(candidate.owner, other_key)
+    if other is None or other.pk == node.pk:
+        return None
+    source, dest = (node, other) if from_key in own_keys else (other, node)
+    if Edge.objects.filter(
+        owner=candidate.owner, from_node=source, to_node=dest, type=proposal.type
+    ).exists():
+        return None
+    return Edge.objects.create(
+        owner=candidate.owner, from_node=source, to_node=dest, type=proposal.type, created_at=now
+    )
+
+
+def _node_by_key(owner: Any, key: str) -> Node | None:
+    node = Node.objects.filter(owner=owner, canonical_key=key).order_by("id").first()
+    if node is None:
+        alias = Alias.objects.filter(owner=owner, canonical_key=key).select_related("node").first()
+        node = alias.node if alias else None
+    return node
+
+
+def _assert_not_suppressed(owner: Any, key: str, label: str, now: datetime) -> None:
+    if active_suppressions(owner, now=now).filter(canonical_key=key).exists():
+        raise ReviewError(
+            f"“{label}” is suppressed; lift its suppression first to keep it as a memory"
+        )
+
+
+def _adopt(
+    candidate: Candidate, node: Node, written: _Written, by: Any, status: str, now: datetime
+) -> None:
+    Evidence.objects.filter(owner=candidate.owner, candidate=candidate).update(node=node)
+    _materialize(candidate, node, written, now)
+    candidate.status = status
+    candidate.reviewed_at = now
+    candidate.reviewed_by = by
+    candidate.promoted_node = node
+    candidate.save(update_fields=["status", "reviewed_at", "reviewed_by", "promoted_node"])
+
+
+def _detail(action: str, candidate: Candidate, written: _Written, **extra: Any) -> dict[str, Any]:
+    return {
+        "action": action,
+        "candidate": candidate.pk,
+        "node": written.node,
+        "node_created": written.node_created,
+        "state_before": written.state_before,
+        "created": {
+            "slices": written.slices,
+            "events": written.events,
+            "edges": written.edges,
+            "aliases": written.aliases,
+        },
+        "superseded": written.superseded,
+        **extra,
+    }
+
+
+def candidate_promote(
+    *,
+    candidate: Candidate,
+    by: Any,
+    label: str | None = None,
+    category: str | None = None,
+    state: str | None = None,
+) -> Node:
+    """Make the candidate a node (label, category and state as the person edited them).
+
+    Its evidence becomes the node's provenance and its held details are written. If the
+    label names an existing node exactly, the candidate is merged into that node instead.
+    """
+    started = time.perf_counter()
+    label = " ".join((label if label is not None else candidate.label_guess).split())
+    if label_rejection(label):
+        raise ReviewError(f"“{label}” is not a usable label")
+    if len(label) > 200:
+        raise ReviewError("a label is at most 200 characters")
+    category = category or candidate.category_guess
+    if category not in Category.values:
+        raise ReviewError(f"unknown category {category!r}")
+    if state and state not in NodeState.values:
+        raise ReviewError(f"unknown state {state!r}")
+    key = canonical_key(label)
+    now = timezone.now()
+    with transaction.atomic():
+        locked = _lock_pending(candidate)
+        existing = _node_by_key(locked.owner, key)
+        if existing is not None:
+            node = _merge_locked(
+                locked,
+                existing,
+                by=by,
+                add_alias=key != existing.canonical_key and key != locked.canonical_key,
+                now=now,
+                started=started,
+                action="promote",
+            )
+            candidate.refresh_from_db()
+            return node
+        _assert_not_suppressed(locked.owner, key, label, now)
+        written = _Written(node_created=True)
+        try:
+            with transaction.atomic():
+                node = Node.objects.create(
+                    owner=locked.owner,
+                    label=label,
+                    canonical_key=key,
+                    category=category,
+                    state=state or NodeState.ACTIVE,
+                    origin=NodeOrigin.PROMOTED,
+                    mention_count=locked.mention_count,
+                    session_count=locked.session_count,
+                    last_seen_at=locked.last_seen_at,
+                    created_at=now,
+                    updated_at=now,
+                )
+        except IntegrityError as exc:
+            raise ReviewError(f"a {category} called “{label}” already exists") from exc
+        written.node = node.pk
+        if (
+            key != locked.canonical_key
+            and not Alias.objects.filter(
+                owner=locked.owner, canonical_key=locked.canonical_key
+            ).exists()
+        ):
+            written.aliases.append(
+                Alias.objects.create(
+                    owner=locked.owner,
+                    node=node,
+                    alias=locked.label_guess,
+                    canonical_key=locked.canonical_key,
+                ).pk
+            )
+        _adopt(locked, node, written, by, CandidateStatus.PROMOTED, now)
+        if state:  # the person's choice wins over what the held events implied
+            Node.objects.filter(pk=node.pk).update(state=state)
+        _review_receipt(
+            locked.owner,
+            outcome=Outcome.WROTE,
+            subject=f"promote: {label}",
+            summary=f"promoted “{label}” ({category}); {len(written.slices)} slices, {len(written.events)} events",
+            detail=_detail("promote", locked, written),
+            started=started,
+            counts={
+                "nodes": 1,
+                "slices": len(written.slices),
+                "events": len(written.events),
+                "edges": len(written.edges),
+            },
+        )
+    candidate.refresh_from_db()
+    node.refresh_from_db()
+    return node
+
+
+def _merge_locked(
+    locked: Candidate,
+    node: Node,
+    *,
+    by: Any,
+    add_alias: bool,
+    now: datetime,
+    started: float,
+    action: str = "merge",
+) -> Node:
+    written = _Written(node=node.pk, state_before=node.state)
+    if add_alias and locked.canonical_key not in {node.canonical_key}:
+        taken = Alias.objects.filter(
+            owner=locked.owner, canonical_key=locked.canonical_key
+        ).exists()
+        if not taken:
+            written.aliases.append(
+                Alias.objects.create(
+                    owner=locked.owner,
+                    node=node,
+                    alias=locked.label_guess,
+                    canonical_key=locked.canonical_key,
+                ).pk
+            )
+    Node.objects.filter(pk=node.pk).update(
+        mention_count=F("mention_count") + locked.mention_count,
+        session_count=F("session_count") + locked.session_count,
+        last_seen_at=max(node.last_seen_at, locked.last_seen_at),
+        updated_at=now,
+    )
+    _adopt(locked, node, written, by, CandidateStatus.MERGED, now)
+    _review_receipt(
+        locked.owner,
+        outcome=Outcome.WROTE,
+        subject=f"{action}: {locked.label_guess} → {node.label}",
+        summary=f"merged “{locked.label_guess}” into “{node.label}”"
+        + (" as an alias" if written.aliases else ""),
+        detail=_detail(
+            "merge", locked, written, mentions=locked.mention_count, sessions=locked.session_count
+        ),
+        started=started,
+        counts={
+            "nodes_updated": 1,
+            "slices": len(written.slices),
+            "events": len(written.events),
+            "edges": len(written.edges),
+        },
+    )
+    node.refresh_from_db()
+    return node
+
+
+def candidate_merge(*, candidate: Candidate, node: Node, by: Any, add_alias: bool = True) -> Node:
+    """Fold the candidate into an existing node of the same owner; its label becomes an alias."""
+    if node.owner_id != candidate.owner_id:
+        raise ReviewError("that node does not exist")
+    started = time.perf_counter()
+    with transaction.atomic():
+        locked = _lock_pending(candidate)
+        result = _merge_locked(
+            locked, node, by=by, add_alias=add_alias, now=timezone.now(), started=started
+        )
+    candidate.refresh_from_db()
+    return result
+
+
+def candidate_reject(
+    *, candidate: Candidate, by: Any, suppress: bool = False, until: datetime | None = None
+) -> Suppression | None:
+    """ "This guess was wrong" -- or, with ``suppress``, "stop proposing this" (a tombstone on
+    the label that the gate checks as node and as candidate, until ``until`` or for ever)."""
+    started = time.perf_counter()
+    now = timezone.now()
+    if until is not None and until <= now:
+        raise ReviewError("a suppression must end in the future")
+    with transaction.atomic():
+        locked = _lock_pending(candidate)
+        suppression = None
+        if suppress:
+            suppression = Suppression.objects.create(
+                owner=locked.owner,
+                kind=SuppressionKind.CANDIDATE,
+                canonical_key=locked.canonical_key,
+                label=locked.label_guess,
+                reason=SuppressionReason.REJECTED,
+                source=f"review:candidate:{locked.pk}",
+                suppressed_until=until,
+                created_at=now,
+            )
+        locked.status = CandidateStatus.SUPPRESSED if suppress else CandidateStatus.REJECTED
+        locked.reviewed_at = now
+        locked.reviewed_by = by
+        locked.save(update_fields=["status", "reviewed_at", "reviewed_by"])
+        _review_receipt(
+            locked.owner,
+            outcome=Outcome.WROTE if suppress else Outcome.MEANINGFUL_NO_WRITE,
+            subject=f"{'suppress' if suppress else 'reject'}: {locked.label_guess}",
+            summary=(
+                f"rejected “{locked.label_guess}” and suppressed similar"
+                + (f" until {until:%Y-%m-%d}" if until else "")
+            )
+            if suppress
+            else f"rejected “{locked.label_guess}”",
+            detail={
+                "action": "suppress" if suppress else "reject",
+                "candidate": locked.pk,
+                "suppression": suppression.pk if suppression else None,
+            },
+            started=started,
+            counts={"suppressions": 1 if suppress else 0},
+        )
+    candidate.refresh_from_db()
+    return suppression
+
+
+def candidate_undo(*, candidate: Candidate, by: Any) -> Candidate:
+    """Take back the last decision on ``candidate`` if it is recent and nothing built on it."""
+    now = timezone.now()
+    with transaction.atomic():
+        locked = Candidate.objects.select_for_update().get(
+            pk=candidate.pk, owner=candidate.owner_id
+        )
+        if locked.status == CandidateStatus.PENDING:
+            raise ReviewError(f"“{locked.label_guess}” has no decision to undo")
+        receipt = (
+            Receipt.objects.select_for_update()
+            .filter(
+                owner=locked.owner,
+                source=Source.REVIEW,
+                detail__candidate=locked.pk,
+                undone_at__isnull=True,
+            )
+            .order_by("-created_at", "-id")
+            .first()
+        )
+        if receipt is None or receipt.created_at < now - UNDO_WINDOW:
+            raise ReviewError("that decision is too old to undo")
+        detail = receipt.detail
+        created = detail.get("created", {})
+        if detail.get("suppression"):
+            Suppression.objects.filter(owner=locked.owner, pk=detail["suppression"]).delete()
+        Slice.objects.filter(owner=locked.owner, pk__in=created.get("slices", [])).delete()
+        Slice.objects.filter(owner=locked.owner, pk__in=detail.get("superseded", [])).update(
+            is_current=True, superseded_at=None
+        )
+        Event.objects.filter(owner=locked.owner, pk__in=created.get("events", [])).delete()
+        Edge.objects.filter(owner=locked.owner, pk__in=created.get("edges", [])).delete()
+        Alias.objects.filter(owner=locked.owner, pk__in=created.get("aliases", [])).delete()
+        Evidence.objects.filter(owner=locked.owner, candidate=locked).update(node=None)
+        node_id = detail.get("node")
+        if node_id and detail.get("node_created"):
+            Node.objects.filter(owner=locked.owner, pk=node_id).delete()
+        elif node_id:
+            updates: dict[str, Any] = {
+                "mention_count": F("mention_count") - detail.get("mentions", 0),
+                "session_count": F("session_count") - detail.get("sessions", 0),
+            }
+            if detail.get("state_before"):
+                updates["state"] = detail["state_before"]
+            Node.objects.filter(
+                owner=locked.owner, pk=node_id, mention_count__gte=detail.get("mentions", 0)
+            ).update(**updates)
+        clash = Candidate.objects.filter(
+            owner=locked.owner, canonical_key=locked.canonical_key, status=CandidateStatus.PENDING
+        ).exclude(pk=locked.pk)
+        if clash.exists():
+            raise ReviewError(
+                f"“{locked.label_guess}” was proposed again meanwhile; review the new card instead"
+            )
+        locked.status = CandidateStatus.PENDING
+        locked.reviewed_at = None
+        locked.reviewed_by = None
+        locked.promoted_node = None
+        locked.save(update_fields=["status", "reviewed_at", "reviewed_by", "promoted_node"])
+        receipt.undone_at = now
+        receipt.save(update_fields=["undone_at"])
+    candidate.refresh_from_db()
+    return candidate
