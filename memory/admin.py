@@ -1,0 +1,255 @@
+"""Django admin for every model. Tokens show their secret once; suppressions can be lifted."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.contrib import admin, messages
+from django.db.models import QuerySet
+from django.http import HttpRequest
+from django.utils import timezone
+
+from memory.models import (
+    AccessToken,
+    Alias,
+    Candidate,
+    DeletionBarrier,
+    Edge,
+    Event,
+    Evidence,
+    MemoryRule,
+    Node,
+    Page,
+    Slice,
+    Suppression,
+    Transcript,
+)
+from memory.services.tokens import TokenError, normalise_scopes, token_create
+from memory.vocab import SCOPES
+
+
+class AliasInline(admin.TabularInline):
+    model = Alias
+    extra = 0
+    fields = ("alias", "canonical_key")
+    readonly_fields = ("canonical_key",)
+
+
+@admin.register(Node)
+class NodeAdmin(admin.ModelAdmin):
+    list_display = ("label", "category", "state", "owner", "origin", "mention_count", "updated_at")
+    list_filter = ("category", "state", "origin")
+    search_fields = ("label", "canonical_key", "aliases__alias")
+    readonly_fields = ("canonical_key", "created_receipt", "created_at", "updated_at")
+    raw_id_fields = ("owner",)
+    inlines = [AliasInline]
+
+
+@admin.register(Slice)
+class SliceAdmin(admin.ModelAdmin):
+    list_display = ("text", "node", "kind", "is_current", "created_at")
+    list_filter = ("kind", "is_current")
+    search_fields = ("text", "node__label")
+    raw_id_fields = ("owner", "node", "created_receipt")
+
+
+@admin.register(Event)
+class EventAdmin(admin.ModelAdmin):
+    list_display = ("text", "node", "action", "happened_at", "happened_at_precision", "created_at")
+    list_filter = ("action", "importance", "happened_at_source")
+    search_fields = ("text", "node__label")
+    raw_id_fields = ("owner", "node", "created_receipt")
+
+
+@admin.register(Edge)
+class EdgeAdmin(admin.ModelAdmin):
+    list_display = ("from_node", "type", "to_node", "owner", "created_at")
+    list_filter = ("type",)
+    raw_id_fields = ("owner", "from_node", "to_node", "created_receipt")
+
+
+@admin.register(Candidate)
+class CandidateAdmin(admin.ModelAdmin):
+    list_display = (
+        "label_guess",
+        "category_guess",
+        "status",
+        "confidence",
+        "mention_count",
+        "last_seen_at",
+    )
+    list_filter = ("status", "category_guess")
+    search_fields = ("label_guess", "canonical_key")
+    raw_id_fields = (
+        "owner",
+        "possible_existing_node",
+        "promoted_node",
+        "reviewed_by",
+        "created_receipt",
+    )
+
+
+@admin.register(Suppression)
+class SuppressionAdmin(admin.ModelAdmin):
+    list_display = (
+        "label",
+        "kind",
+        "reason",
+        "owner",
+        "active",
+        "suppressed_until",
+        "hit_count",
+        "last_hit_at",
+        "created_at",
+    )
+    list_filter = ("kind", "reason")
+    search_fields = ("label", "canonical_key")
+    readonly_fields = ("canonical_key", "hit_count", "last_hit_at", "lifted_at")
+    raw_id_fields = ("owner",)
+    actions = ["lift"]
+
+    @admin.display(boolean=True)
+    def active(self, obj: Suppression) -> bool:
+        return obj.is_active_at(timezone.now())
+
+    @admin.action(description="Lift the selected suppressions")
+    def lift(self, request: HttpRequest, queryset: QuerySet[Suppression]) -> None:
+        count = queryset.filter(lifted_at__isnull=True).update(lifted_at=timezone.now())
+        self.message_user(request, f"Lifted {count} suppression(s).")
+
+    def save_model(self, request: HttpRequest, obj: Suppression, form: Any, change: bool) -> None:
+        from memory.keys import canonical_key
+
+        obj.canonical_key = canonical_key(obj.label)
+        super().save_model(request, obj, form, change)
+
+
+@admin.register(Transcript)
+class TranscriptAdmin(admin.ModelAdmin):
+    list_display = ("name", "owner", "status", "source", "size_bytes", "created_at", "processed_at")
+    list_filter = ("status", "source")
+    search_fields = ("name",)
+    readonly_fields = ("sha256", "size_bytes", "receipt", "claimed_at", "processed_at", "attempts")
+    raw_id_fields = ("owner",)
+
+
+@admin.register(Evidence)
+class EvidenceAdmin(admin.ModelAdmin):
+    list_display = ("quote", "source", "message_id", "created_at")
+    list_filter = ("source",)
+    search_fields = ("quote",)
+    raw_id_fields = (
+        "owner",
+        "transcript",
+        "receipt",
+        "node",
+        "slice",
+        "event",
+        "edge",
+        "candidate",
+    )
+
+
+@admin.register(Page)
+class PageAdmin(admin.ModelAdmin):
+    list_display = ("title", "owner", "topic", "updated_at")
+    search_fields = ("title", "summary")
+    raw_id_fields = ("owner", "node", "created_receipt")
+
+
+@admin.register(MemoryRule)
+class MemoryRuleAdmin(admin.ModelAdmin):
+    list_display = ("owner", "capture_default", "auto_collect", "retention_days", "updated_at")
+    list_filter = ("capture_default",)
+    raw_id_fields = ("owner",)
+
+
+@admin.register(DeletionBarrier)
+class DeletionBarrierAdmin(admin.ModelAdmin):
+    list_display = ("owner", "barrier_at")
+    readonly_fields = ("owner", "barrier_at")
+
+
+class AccessTokenForm(forms.ModelForm):
+    scopes = forms.MultipleChoiceField(
+        choices=[(s, s) for s in SCOPES],
+        initial=list(SCOPES),
+        widget=forms.CheckboxSelectMultiple,
+        help_text="memory:write implies memory:read.",
+    )
+
+    class Meta:
+        model = AccessToken
+        fields = ("owner", "name", "scopes", "expires_at")
+
+    def clean_scopes(self) -> list[str]:
+        try:
+            return normalise_scopes(self.cleaned_data["scopes"])
+        except TokenError as exc:
+            raise forms.ValidationError(str(exc)) from exc
+
+
+@admin.register(AccessToken)
+class AccessTokenAdmin(admin.ModelAdmin):
+    """Create a token here: its secret is shown once, in the success message, never again."""
+
+    list_display = (
+        "name",
+        "owner",
+        "prefix",
+        "scopes",
+        "created_at",
+        "last_used_at",
+        "expires_at",
+        "revoked_at",
+    )
+    list_filter = ("revoked_at",)
+    search_fields = ("name", "prefix", "owner__username")
+    fields = (
+        "owner",
+        "name",
+        "scopes",
+        "expires_at",
+        "prefix",
+        "created_at",
+        "last_used_at",
+        "revoked_at",
+    )
+    readonly_fields = ("prefix", "created_at", "last_used_at", "revoked_at")
+    raw_id_fields = ("owner",)
+    actions = ["revoke"]
+    form = AccessTokenForm
+
+    def get_readonly_fields(self, request: HttpRequest, obj: AccessToken | None = None) -> Any:
+        if obj is not None:  # a token's owner and scopes never change after it is issued
+            return (*self.readonly_fields, "owner", "scopes")
+        return self.readonly_fields
+
+    def save_model(self, request: HttpRequest, obj: AccessToken, form: Any, change: bool) -> None:
+        if change:
+            super().save_model(request, obj, form, change)
+            return
+        try:
+            scopes = normalise_scopes(obj.scopes or [])
+        except TokenError as exc:
+            raise ValueError(str(exc)) from exc
+        token, secret = token_create(
+            owner=obj.owner, name=obj.name, scopes=scopes, expires_at=obj.expires_at
+        )
+        obj.pk = token.pk
+        obj.prefix, obj.secret_sha256, obj.scopes, obj.created_at = (
+            token.prefix,
+            token.secret_sha256,
+            token.scopes,
+            token.created_at,
+        )
+        obj._state.adding = False
+        messages.warning(
+            request, f"Token created. Copy the secret now, it will not be shown again: {secret}"
+        )
+
+    @admin.action(description="Revoke the selected tokens")
+    def revoke(self, request: HttpRequest, queryset: QuerySet[AccessToken]) -> None:
+        count = queryset.filter(revoked_at__isnull=True).update(revoked_at=timezone.now())
+        self.message_user(request, f"Revoked {count} token(s).")
