@@ -322,15 +322,16 @@ class _Gate:
 
     def hint_for(self, key: str) -> int | None:
         """An existing node that shares words with ``key``: shown to the reviewer, never merged."""
-        words = set(key.split())
+        words = {w for w in key.split() if len(w) > 1}
         best: tuple[float, int] | None = None
         for node in self.snap.nodes:
-            other = set(node.key.split())
+            other = {w for w in node.key.split() if len(w) > 1}
             if not words or not other or node.key == key:
                 continue
-            overlap = len(words & other) / len(words | other)
-            if overlap >= 0.34 and (best is None or overlap > best[0]):
-                best = (overlap, node.id)
+            shared = len(words & other)
+            score = shared / min(len(words), len(other)) + shared / len(words | other)
+            if shared and (best is None or score > best[0]):
+                best = (score, node.id)
         return best[1] if best else None
 
     # -- identities
