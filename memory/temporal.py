@@ -20,7 +20,7 @@ time, else the transcript's):
 
 - ``today``, ``this morning/afternoon/evening``, ``tonight`` (day); ``yesterday``,
   ``last night`` (day); ``the day before yesterday`` (day);
-- ``last week`` (anchor minus 7 days, week), ``last weekend`` (the Saturday before, week),
+- ``last week`` (anchor minus 7 days, week), ``last weekend`` (its Saturday, week),
   ``last month`` (month), ``last year`` (year), ``last Monday`` (day);
 - ``last March`` (the most recent March before the anchor's month), ``in June`` / ``in early
   June`` without a year (the most recent June up to and including the anchor's month);
@@ -249,15 +249,16 @@ def _relative(text: str, anchor: datetime) -> When | None:
             moment = _midnight(anchor - timedelta(days=days))
             return When(moment, precision, RESOLVED, match.group(0))
     if match := _LAST_WEEKEND.search(text):
-        back = (anchor.weekday() - 5) % 7 or 7  # the Saturday before the anchor day
+        # The Saturday of the previous weekend (on a weekend day, not the current one).
+        back = (anchor.weekday() - 5) % 7 + (7 if anchor.weekday() >= 5 else 0)
         return When(_midnight(anchor - timedelta(days=back)), WEEK, RESOLVED, match.group(0))
     if match := _AGO.search(text):
         return _ago(match, anchor)
     if match := _LAST_MONTH.search(text):
         return When(_months_back(anchor, 1), MONTH, RESOLVED, match.group(0))
     if match := _LAST_YEAR.search(text):
-        moment = _utc(anchor.year - 1)
-        return When(moment, YEAR, RESOLVED, match.group(0)) if moment else None
+        last_year = _utc(anchor.year - 1)
+        return When(last_year, YEAR, RESOLVED, match.group(0)) if last_year else None
     if match := _LAST_MONTH_NAME.search(text):
         month = _most_recent_month(
             anchor, MONTHS[match.group("month").lower()], strictly_before=True

@@ -1,0 +1,277 @@
+"""Text helpers for the rules extractor: splitting, what is never a memory, and labels.
+
+Everything here is pure string work. :mod:`memory.extractors.rules` decides what a clause
+means; this module decides where clauses start and end, which sentences are talk to the
+assistant rather than facts about a life, and how a phrase becomes a label.
+
+Label rule (documented because the gate converges on it): articles, possessives and "new" are
+trimmed ("my new bike" -> "Bike"); "X called Y" and "<descriptor> <Name>" ("my side project
+Atlas") keep the name; words already carrying a capital ("UML", "iPhone", "Zoë") are kept as
+written, other words are capitalised except short joiners ("Strange Day at Work"). A label of
+pronouns or fillers, a request phrase, or longer than :data:`MAX_LABEL_WORDS` words is refused.
+"""
+
+from __future__ import annotations
+
+import re
+
+from memory.policy import label_rejection
+
+MAX_LABEL_WORDS = 6
+
+# --- splitting ----------------------------------------------------------------------------
+
+_FENCED_CODE = re.compile(r"```.*?(?:```|$)", re.DOTALL)
+_ABBREVIATIONS = frozenset(
+    "dr mr mrs ms prof st jr sr vs etc eg ie e.g i.e a.m p.m approx dept mt no".split()
+)
+_SENTENCE_END = re.compile(r"(?<=[.!?…])[\"'”’)\]]*\s+|\n+")
+_BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
+# A new clause starts where a new first-person (or "my ...") subject takes over.
+_CLAUSE_BREAK = re.compile(
+    r"\s*;\s*|,?\s+(?:and|but|so|then|and then|plus|while|whereas)\s+(?=(?:I|i|we|We|my|My)\b)"
+)
+
+
+def split_sentences(text: str) -> list[str]:
+    """Sentences of a message, code blocks dropped, abbreviations ("Dr.") kept whole."""
+    text = _FENCED_CODE.sub(" ", text)
+    pieces: list[str] = []
+    for raw in _SENTENCE_END.split(text):
+        piece = _BULLET.sub("", raw).strip()
+        if not piece:
+            continue
+        previous = pieces[-1] if pieces else ""
+        last_word = previous.rsplit(" ", 1)[-1].rstrip(".").lower() if previous else ""
+        if previous.endswith(".") and (last_word in _ABBREVIATIONS or len(last_word) == 1):
+            pieces[-1] = f"{previous} {piece}"
+        else:
+            pieces.append(piece)
+    return pieces
+
+
+def split_clauses(sentence: str) -> list[str]:
+    return [c.strip(" ,") for c in _CLAUSE_BREAK.split(sentence) if c and c.strip(" ,")]
+
+
+# --- what is never a memory ---------------------------------------------------------------
+
+SMALLTALK = frozenset(
+    """hi hello hey heya hiya yo sup morning evening afternoon night good gn gm thanks thank
+    you thx ty tysm cheers ok okay k kk okey alright right cool nice great awesome amazing
+    perfect sweet lovely sure yes yeah yep yup yea no nope nah lol lmao haha hahaha hehe wow
+    oh ah hmm hm um uh got it sounds makes sense fair enough understood bye goodbye see ya later
+    cya much so a lot very really that's thats this is that it was all for now np welcome
+    appreciate appreciated brilliant fantastic excellent indeed true exactly agreed absolutely
+    totally fine neat interesting please the there ok. done noted""".split()
+)
+_WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?", re.UNICODE)
+_CONTROL = re.compile(
+    r"^(?:please\s+)?(?:"
+    r"save\s+(?:this|that|it|the)\b(?!.*\bfor\s+later\b)|"
+    r"(?:re-?try|try\s+again|continue|go\s+on|keep\s+going|carry\s+on|proceed|start\s+over|"
+    r"regenerate|redo|undo|never\s*mind|nvm|forget\s+(?:it|that|this)|stop|cancel|again)\b|"
+    r"(?:send|give|show)\s+(?:me\s+)?(?:the|that|this|your)\s+"
+    r"(?:prompt|code|answer|output|result|file|link|text|summary)\b|"
+    r"summari[sz]e\s+(?:this|that|it|the)\b|"
+    r"(?:don'?t|do\s+not)\s+(?:save|remember|store|keep)\b"
+    r")",
+    re.IGNORECASE,
+)
+_QUESTION_START = re.compile(
+    r"^(?:(?:can|could|would|will|should|shall|do|does|did|is|are|was|were|have|has|may|might)"
+    r"\s+(?:you|u|it|we|i|there|this|that|they|he|she)\b|"
+    r"(?:what|how|why|where|who|whom|which|whose|when)(?:'s|'re|\s+(?:is|are|was|were|do|does|"
+    r"did|can|could|would|should|will|about|if|to|kind|type|should)\b)|"
+    r"any\s+(?:idea|ideas|thoughts|suggestions|tips)\b|i\s+wonder\b)",
+    re.IGNORECASE,
+)
+_IMPERATIVE = re.compile(
+    r"^(?:please\s+|pls\s+|now\s+|ok\s+|okay\s+|so\s+|and\s+)?(?:give|send|show|write|make|create|"
+    r"generate|explain|summari[sz]e|translate|fix|help|tell|list|draft|rewrite|check|find|"
+    r"search|look|continue|retry|try|repeat|redo|regenerate|save|stop|go|do|compare|convert|"
+    r"run|print|copy|paste|format|add|remove|delete|update|change|use|read|open|describe|"
+    r"suggest|recommend|proceed|undo|cancel|answer|respond|reply|calculate|define|implement|"
+    r"refactor|review|debug|test|draw|code|build|paraphrase|expand|shorten|simplify|outline|"
+    r"brainstorm|analy[sz]e|edit|improve|correct|proofread|share|export|store|keep|"
+    r"don'?t|do\s+not|let\s+me\s+know)\b",
+    re.IGNORECASE,
+)
+
+
+def words(text: str) -> list[str]:
+    return [w.lower() for w in _WORD.findall(text)]
+
+
+def is_smalltalk(sentence: str) -> bool:
+    """Greetings, thanks, acknowledgements: every word is small talk (or there are none)."""
+    tokens = words(sentence.replace("’", "'"))
+    return all(token in SMALLTALK for token in tokens)
+
+
+def is_request(sentence: str) -> bool:
+    """A question, request or control message addressed to the assistant."""
+    text = sentence.strip().replace("’", "'")
+    if text.endswith("?"):
+        return True
+    return bool(_CONTROL.match(text) or _QUESTION_START.match(text) or _IMPERATIVE.match(text))
+
+
+_QUESTION_WORD = re.compile(
+    r"^(?:should|shall|would|could|can|is|are|was|were|do|does|did|will|what|how|why|where|who|"
+    r"which|when|whether)\b",
+    re.IGNORECASE,
+)
+
+
+def is_question(text: str) -> bool:
+    """Phrased as a question (whatever its punctuation)."""
+    text = text.strip()
+    return bool(_QUESTION_WORD.match(text) or _QUESTION_START.match(text))
+
+
+# "Remember that ...", "Note: ...", "Don't forget that ...", "Save this for later: ...".
+_REMEMBER = re.compile(
+    r"^(?:(?:please|pls|ok|okay|also|and|hey|oh|btw|so)[,\s]+)*(?:can\s+you\s+|could\s+you\s+)?"
+    r"(?:(?:always\s+)?remember|note|keep\s+in\s+mind|don'?t\s+forget|do\s+not\s+forget|"
+    r"make\s+a\s+note|for\s+(?:the\s+)?record|fyi|save\s+this(?:\s+\w+)?\s+for\s+later|"
+    r"note\s+to\s+self|memo|important)"
+    r"(?:\s+(?:that|this|of\s+this|the\s+following))?\s*(?::|-|–|,|\s)\s*",
+    re.IGNORECASE,
+)
+
+
+def unwrap_remember(sentence: str) -> tuple[str, bool]:
+    """Drop a "remember that" wrapper: (the rest, True), or (the sentence, False)."""
+    text = sentence.replace("’", "'").strip()
+    match = _REMEMBER.match(text)
+    if not match or match.end() >= len(text):
+        return sentence, False
+    rest = text[match.end() :].strip()
+    if rest.lower() in {"this", "that", "it"} or rest.lower().startswith(("to ", "me ")):
+        # "remember this" has no content; "remember to ..." is a to-do, not a fact.
+        return sentence, False
+    return rest, True
+
+
+_LEAD_FILLER = re.compile(
+    r"^(?:(?:also|and|so|oh|ok|okay|well|yes|yeah|yep|no|actually|anyway|anyways|btw|by\s+the\s+way|"
+    r"fyi|update|quick\s+update|just\s+so\s+you\s+know|for\s+context|for\s+now|"
+    r"honestly|basically|fun\s+fact|news|big\s+news|guess\s+what|oh\s+and|also\s+fyi)"
+    r"\s*[,:!\-–—]?\s+)+",
+    re.IGNORECASE,
+)
+# A subjectless report ("Started boxing last week.") is the speaker's own.
+_SUBJECTLESS = re.compile(
+    r"^(?:started|began|stopped|quit|gave\s+up|paused|resumed|finished|completed|launched|"
+    r"shipped|moved|relocated|got|took\s+up|picked\s+up|broke|injured|sprained|tore|hurt|"
+    r"recovered|joined|left|switched|been)\b",
+    re.IGNORECASE,
+)
+
+
+def strip_fillers(clause: str) -> str:
+    """Drop discourse fillers ("Also,", "Actually no,") and give subjectless reports an "I"."""
+    text = _LEAD_FILLER.sub("", clause.strip().replace("’", "'")).strip()
+    text = text.rstrip(" .!;:?")
+    if _SUBJECTLESS.match(text):
+        text = f"I {text[0].lower()}{text[1:]}"
+    return text
+
+
+HEDGE = re.compile(
+    r"\b(?:might|maybe|perhaps|possibly|probably|thinking\s+(?:about|of)|considering|"
+    r"not\s+sure|i\s+guess|i\s+wonder|want\s+to|wants\s+to|wanna|would\s+like\s+to|'d\s+like\s+to|"
+    r"hoping\s+to|hope\s+to|planning\s+to|plan\s+to|may\s+(?:try|start|take|learn|join|move|"
+    r"switch|quit|stop|give|pick|get))\b",
+    re.IGNORECASE,
+)
+FUTURE = re.compile(
+    r"\b(?:will|won't|'ll|going\s+to|gonna|next\s+(?:week|month|year|time)|tomorrow|tonight|"
+    r"soon|later\s+(?:today|this)|this\s+(?:weekend|coming)|is\s+(?:visiting|coming)|"
+    r"are\s+(?:visiting|coming))\b",
+    re.IGNORECASE,
+)
+
+# --- labels -------------------------------------------------------------------------------
+
+_DETERMINERS = frozenset(
+    "a an the my our your his her their its this that these those some new own".split()
+)
+# Words after which a capitalised name is the real label: "my side project Atlas".
+DESCRIPTORS = frozenset(
+    """project app application site website tool product startup company business service
+    library package plugin bot game book blog podcast channel newsletter repo repository
+    system platform api extension framework band team club brand shop store""".split()
+)
+_SMALL_WORDS = frozenset("of and in on for to at with the a an or by from vs".split())
+_QUOTES = "\"'“”‘’`«»()[]{}"
+_CALLED = re.compile(r"\b(?:called|named|titled)\s+(.+)$", re.IGNORECASE)
+
+
+def _capitalised(word: str) -> bool:
+    return bool(word) and word[0].isupper()
+
+
+def title_word(word: str, first: bool) -> str:
+    if any(ch.isupper() or ch.isdigit() for ch in word):
+        return word
+    if not first and word in _SMALL_WORDS:
+        return word
+    return word[:1].upper() + word[1:]
+
+
+def title_case(phrase: str) -> str:
+    parts = phrase.split()
+    return " ".join(title_word(w, i == 0) for i, w in enumerate(parts))
+
+
+def make_label(phrase: str) -> str | None:
+    """A phrase -> a label by the module's label rule, or ``None`` if it is not a name."""
+    text = phrase.strip().strip(_QUOTES + " .,;:!?-–—").strip()
+    called = _CALLED.search(text)
+    if called:
+        text = called.group(1).strip(_QUOTES + " .,;:!?")
+    parts = text.replace("'s ", " ").split()
+    while parts and parts[0].lower() in _DETERMINERS and parts[0] != "New":
+        parts = parts[1:]  # "New York" keeps its "New"; "my new bike" does not
+    parts = [p.strip(_QUOTES) for p in parts if p.strip(_QUOTES)]
+    for index in range(len(parts) - 1):
+        if parts[index].lower() in DESCRIPTORS and all(_capitalised(p) for p in parts[index + 1 :]):
+            parts = parts[index + 1 :]
+            break
+    if not parts or len(parts) > MAX_LABEL_WORDS:
+        return None
+    label = title_case(" ".join(parts))
+    return None if label_rejection(label) else label
+
+
+def is_name(phrase: str) -> bool:
+    """A proper name as written: every word capitalised (or a quoted phrase)."""
+    stripped = phrase.strip()
+    if stripped[:1] in "\"“'" and stripped[-1:] in "\"”'":
+        return True
+    parts = stripped.split()
+    return (
+        bool(parts)
+        and all(_capitalised(p) or p.lower() in _SMALL_WORDS for p in parts)
+        and (_capitalised(parts[0]))
+    )
+
+
+def gerund(verb: str) -> str:
+    """English -ing form, for labels such as "to run" -> "Running"."""
+    verb = verb.lower()
+    if verb.endswith("ie"):
+        return verb[:-2] + "ying"
+    if verb.endswith("e") and not verb.endswith(("ee", "ye", "oe")):
+        return verb[:-1] + "ing"
+    vowels = "aeiou"
+    short = (
+        len(verb) >= 3
+        and verb[-1] not in vowels + "wxy"
+        and verb[-2] in vowels
+        and verb[-3] not in vowels
+        and len(verb) <= 4
+    )
+    return verb + verb[-1] + "ing" if short else verb + "ing"
