@@ -377,7 +377,8 @@ class _Gate:
                 confidence=max(planned.confidence, confidence),
                 held=planned.held + held,
                 evidence=planned.evidence + evidence,
-                mentions=planned.mentions + 1,
+                # a detail held on the label is not another mention of it
+                mentions=planned.mentions + (0 if held else 1),
             )
             return True
         if self.suppressed(key):
@@ -390,7 +391,7 @@ class _Gate:
                 candidate_id=existing.id,
                 key=key,
                 label=existing.label,
-                mentions=(bump.mentions + 1) if bump else 1,
+                mentions=(bump.mentions + (0 if held else 1)) if bump else 1,
                 held=(bump.held if bump else ()) + held,
                 evidence=(bump.evidence if bump else ()) + evidence,
             )

@@ -391,7 +391,7 @@ def test_a_pending_candidate_is_bumped_not_twinned():
     )
     assert not plan.new_candidates
     (bump,) = plan.candidate_bumps
-    assert bump.candidate_id == 5 and bump.mentions == 2 and len(bump.held) == 1
+    assert bump.candidate_id == 5 and bump.mentions == 1 and len(bump.held) == 1
 
 
 def test_auto_mode_writes_confident_identities_and_queues_unsure_ones():
