@@ -631,24 +631,27 @@ class _Gate:
     def hold_edge(
         self, p: EdgeProposal, label: str, source: Target | None, dest: Target | None
     ) -> None:
-        """One end is only a candidate (and the other resolves): hold the edge on it."""
+        """An end that exists only as a candidate holds the edge until a person promotes it.
+
+        When both ends are candidates the edge waits on the first; promoting it passes the
+        edge on to the other (see ``memory.services.review``).
+        """
         missing = [end for end, t in ((p.from_label, source), (p.to_label, dest)) if t is None]
-        if len(missing) == 1:
-            key = canonical_key(missing[0])
-            if key in self.out.candidates or key in self.pending:
-                self.add_candidate(
-                    kind="edge",
-                    label=missing[0],
-                    key=key,
-                    category=self.out.candidates[key].category
-                    if key in self.out.candidates
-                    else self.pending[key].category,
-                    confidence=p.confidence,
-                    reason="new_identity",
-                    evidence=p.evidence,
-                    held=(p,),
-                )
-                return
+        keys = [canonical_key(end) for end in missing]
+        if all(k in self.out.candidates or k in self.pending for k in keys):
+            key = keys[0]
+            planned = self.out.candidates.get(key)
+            self.add_candidate(
+                kind="edge",
+                label=missing[0],
+                key=key,
+                category=planned.category if planned else self.pending[key].category,
+                confidence=p.confidence,
+                reason="new_identity",
+                evidence=p.evidence,
+                held=(p,),
+            )
+            return
         self.reject("edge", label, RejectReason.EDGE_ENDPOINT_MISSING.value)
 
     def freeze(self) -> WritePlan:

@@ -479,7 +479,7 @@ def apply_proposals(
                 detail={"transcript": transcript.pk if transcript else None},
             )
         except DatabaseError as exc:
-            log.exception("apply failed for %s", subject)
+            log.error("apply failed for %s: %s", subject, exc)
             return _receipt(
                 src,
                 outcome=Outcome.DB_WRITE_FAILED,

@@ -30,6 +30,7 @@ from memory.proposals import (
     EventProposal,
     ProposalError,
     SliceProposal,
+    dump_proposal,
     parse_proposals,
 )
 from memory.selectors import active_suppressions
@@ -175,7 +176,18 @@ def _materialize_edge(
     from_key, to_key = canonical_key(proposal.from_label), canonical_key(proposal.to_label)
     other_key = to_key if from_key in own_keys else from_key
     other = _node_by_key(candidate.owner, other_key)
-    if other is None or other.pk == node.pk:
+    if other is None:
+        # The other end is still waiting for review: pass the edge on to its candidate.
+        waiting = (
+            Candidate.objects.select_for_update()
+            .filter(owner=candidate.owner, canonical_key=other_key, status=CandidateStatus.PENDING)
+            .first()
+        )
+        if waiting is not None and waiting.pk != candidate.pk:
+            waiting.held_objects = [*waiting.held_objects, dump_proposal(proposal)]
+            waiting.save(update_fields=["held_objects"])
+        return None
+    if other.pk == node.pk:
         return None
     source, dest = (node, other) if from_key in own_keys else (other, node)
     if Edge.objects.filter(

@@ -509,3 +509,12 @@ def test_events_keep_their_time_and_unknown_stays_unknown():
 def test_the_gate_is_deterministic():
     proposals = [node("Atlas"), node("Boxing"), event("Atlas"), edge("Atlas", "Boxing")]
     assert plan_writes(proposals, snap(rules=AUTO)) == plan_writes(proposals, snap(rules=AUTO))
+
+
+def test_an_edge_between_two_candidates_waits_on_the_first():
+    plan = plan_writes(
+        [node("Atlas"), node("Postgres", category="tool"), edge("Atlas", "Postgres")], snap()
+    )
+    held = {c.label: [p.object for p in c.held] for c in plan.new_candidates}
+    assert held == {"Atlas": ["edge"], "Postgres": []}
+    assert not plan.rejected

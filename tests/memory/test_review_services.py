@@ -1,0 +1,240 @@
+"""A person's decisions on candidates, through the real services and database."""
+
+from __future__ import annotations
+
+import json
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from memory.models import Alias, Candidate, Edge, Evidence, Node, Slice, Suppression
+from memory.services.ingest import ingest_text
+from memory.services.review import (
+    CandidateAlreadyDecided,
+    ReviewError,
+    candidate_merge,
+    candidate_promote,
+    candidate_reject,
+    candidate_undo,
+)
+from receipts.models import Receipt
+from tests.factories import make_candidate, make_node, make_slice, make_suppression
+
+
+def ingest(owner, *objects, name="t.json"):
+    return ingest_text(
+        owner=owner, text=json.dumps({"objects": list(objects)}), name=name, extractor="proposals"
+    )
+
+
+def ev(quote):
+    return [{"message_id": "M0", "quote": quote}]
+
+
+def test_promote_uses_the_edited_label_category_and_state(owner):
+    candidate = make_candidate(owner=owner, label="boxing clas", category_guess="other")
+    node = candidate_promote(
+        candidate=candidate, by=owner, label="Boxing Class", category="habit", state="paused"
+    )
+    assert (node.label, node.category, node.state, node.origin) == (
+        "Boxing Class",
+        "habit",
+        "paused",
+        "promoted",
+    )
+    assert (
+        candidate.status == "promoted"
+        and candidate.promoted_node == node
+        and candidate.reviewed_by == owner
+    )
+    assert list(node.aliases.values_list("alias", flat=True)) == ["boxing clas"]
+    receipt = Receipt.objects.get(source="review")
+    assert receipt.outcome == "wrote" and receipt.detail["node"] == node.pk
+
+
+def test_promote_moves_the_evidence_onto_the_node(owner):
+    ingest(
+        owner,
+        {
+            "object": "node",
+            "label": "Atlas",
+            "category": "project",
+            "evidence": ev("Atlas is my app"),
+        },
+    )
+    node = candidate_promote(candidate=Candidate.objects.get(), by=owner)
+    assert list(node.evidence.values_list("quote", flat=True)) == ["Atlas is my app"]
+
+
+def test_promoting_onto_an_existing_label_merges(owner):
+    existing = make_node(owner=owner, label="Atlas", category="project")
+    candidate = make_candidate(owner=owner, label="Atlas App")
+    node = candidate_promote(candidate=candidate, by=owner, label="atlas")
+    assert node.pk == existing.pk and Node.objects.count() == 1
+    assert candidate.status == "merged"
+
+
+def test_promoting_a_suppressed_label_is_refused(owner):
+    make_suppression(owner=owner, label="Piano")
+    candidate = make_candidate(owner=owner, label="Keys")
+    with pytest.raises(ReviewError, match="suppressed"):
+        candidate_promote(candidate=candidate, by=owner, label="Piano")
+    assert Candidate.objects.get().status == "pending" and not Node.objects.exists()
+
+
+@pytest.mark.parametrize(
+    ("label", "message"),
+    [("", "not a usable label"), ("they", "not a usable label"), ("x" * 201, "at most 200")],
+)
+def test_promote_refuses_bad_labels(owner, label, message):
+    with pytest.raises(ReviewError, match=message):
+        candidate_promote(candidate=make_candidate(owner=owner), by=owner, label=label)
+
+
+def test_a_second_decision_is_refused_and_writes_nothing(owner):
+    candidate = make_candidate(owner=owner)
+    candidate_promote(candidate=candidate, by=owner)
+    stale = Candidate.objects.get(pk=candidate.pk)
+    stale.status = "pending"  # another tab still shows it as pending
+    for act in (
+        lambda: candidate_promote(candidate=stale, by=owner),
+        lambda: candidate_reject(candidate=stale, by=owner, suppress=True),
+        lambda: candidate_merge(candidate=stale, node=Node.objects.get(), by=owner),
+    ):
+        with pytest.raises(CandidateAlreadyDecided, match="already promoted"):
+            act()
+    assert Node.objects.count() == 1 and not Suppression.objects.exists()
+    assert Receipt.objects.filter(source="review").count() == 1
+
+
+def test_reject_and_reject_with_suppress_are_different_verbs(owner):
+    wrong = make_candidate(owner=owner, label="Tennis")
+    stop = make_candidate(owner=owner, label="Piano")
+    assert candidate_reject(candidate=wrong, by=owner) is None
+    until = timezone.now() + timedelta(days=7)
+    suppression = candidate_reject(candidate=stop, by=owner, suppress=True, until=until)
+    assert (wrong.status, stop.status) == ("rejected", "suppressed")
+    assert suppression is not None
+    assert (suppression.canonical_key, suppression.reason, suppression.suppressed_until) == (
+        "piano",
+        "rejected",
+        until,
+    )
+    assert Suppression.objects.count() == 1
+
+
+def test_a_suppression_must_end_in_the_future(owner):
+    with pytest.raises(ReviewError, match="future"):
+        candidate_reject(
+            candidate=make_candidate(owner=owner), by=owner, suppress=True, until=timezone.now()
+        )
+
+
+def test_merge_adds_the_alias_and_counts_and_writes_held_details(owner):
+    node = make_node(owner=owner, label="Universal Memory Engine", category="project")
+    make_slice(node=node, text="two sessions a week", kind="progress")
+    ingest(
+        owner,
+        {"object": "node", "label": "UME", "evidence": ev("UME is coming along")},
+        {
+            "object": "slice",
+            "on": "UME",
+            "kind": "progress",
+            "text": "daily sessions now",
+            "evidence": ev("daily sessions now"),
+        },
+    )
+    candidate = Candidate.objects.get()
+    merged = candidate_merge(candidate=candidate, node=node, by=owner)
+    assert candidate.status == "merged" and merged.mention_count == 2
+    assert Alias.objects.get().alias == "UME"
+    assert list(node.slices.filter(is_current=True).values_list("text", flat=True)) == [
+        "daily sessions now"
+    ]
+    assert node.slices.filter(is_current=False).count() == 1
+
+
+def test_merge_without_alias(owner):
+    node = make_node(owner=owner, label="Atlas", category="project")
+    candidate_merge(
+        candidate=make_candidate(owner=owner, label="Atlas Invoicing"),
+        node=node,
+        by=owner,
+        add_alias=False,
+    )
+    assert not Alias.objects.exists()
+
+
+def test_merge_into_another_owners_node_is_refused(owner, other_user):
+    with pytest.raises(ReviewError, match="does not exist"):
+        candidate_merge(
+            candidate=make_candidate(owner=owner), node=make_node(owner=other_user), by=owner
+        )
+
+
+def test_an_edge_between_two_candidates_lands_when_both_are_promoted(owner):
+    ingest(
+        owner,
+        {"object": "node", "label": "Atlas", "category": "project", "evidence": ev("Atlas")},
+        {"object": "node", "label": "Postgres", "category": "tool", "evidence": ev("Postgres")},
+        {
+            "object": "edge",
+            "from": "Atlas",
+            "to": "Postgres",
+            "type": "uses",
+            "evidence": ev("Atlas uses Postgres"),
+        },
+    )
+    atlas = candidate_promote(candidate=Candidate.objects.get(label_guess="Atlas"), by=owner)
+    assert not Edge.objects.exists()
+    postgres = candidate_promote(candidate=Candidate.objects.get(label_guess="Postgres"), by=owner)
+    edge = Edge.objects.get()
+    assert (edge.from_node, edge.to_node, edge.type) == (atlas, postgres, "uses")
+    assert edge.evidence.get().quote == "Atlas uses Postgres"
+
+
+def test_undo_a_promotion_restores_the_candidate(owner):
+    ingest(
+        owner,
+        {"object": "node", "label": "Atlas", "category": "project", "evidence": ev("Atlas")},
+        {
+            "object": "slice",
+            "on": "Atlas",
+            "text": "invoicing for freelancers",
+            "evidence": ev("Atlas is invoicing"),
+        },
+    )
+    candidate = Candidate.objects.get()
+    candidate_promote(candidate=candidate, by=owner)
+    candidate_undo(candidate=candidate, by=owner)
+    assert candidate.status == "pending" and candidate.promoted_node is None
+    assert not Node.objects.exists() and not Slice.objects.exists()
+    assert Evidence.objects.filter(candidate=candidate).count() == 2
+    assert Receipt.objects.get(source="review").undone_at is not None
+    with pytest.raises(ReviewError, match="no decision to undo"):
+        candidate_undo(candidate=candidate, by=owner)
+
+
+def test_undo_a_suppression_removes_it(owner):
+    candidate = make_candidate(owner=owner)
+    candidate_reject(candidate=candidate, by=owner, suppress=True)
+    candidate_undo(candidate=candidate, by=owner)
+    assert candidate.status == "pending" and not Suppression.objects.exists()
+
+
+def test_undo_a_merge_restores_the_node(owner):
+    node = make_node(owner=owner, label="Atlas", category="project", state="active")
+    candidate = make_candidate(owner=owner, label="Atlas App")
+    candidate_merge(candidate=candidate, node=node, by=owner)
+    candidate_undo(candidate=candidate, by=owner)
+    node.refresh_from_db()
+    assert node.mention_count == 1 and not Alias.objects.exists()
+
+
+def test_undo_is_refused_after_the_window(owner):
+    candidate = make_candidate(owner=owner)
+    candidate_reject(candidate=candidate, by=owner)
+    Receipt.objects.update(created_at=timezone.now() - timedelta(hours=1))
+    with pytest.raises(ReviewError, match="too old"):
+        candidate_undo(candidate=candidate, by=owner)
