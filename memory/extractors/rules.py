@@ -180,7 +180,8 @@ _STOP = re.compile(
     r"till|when|while|as|at|with|for|from|on|in|into|to|last|this|next|yesterday|today|tonight|"
     r"ago|again|now|anymore|any\s+more|recently|finally|every|each|already|yet|which|who|where|"
     r"rather|instead|than|over|during|by|due|thanks|if|about|like|though|although|cause|or|"
-    r"for\s+good|these|those|back|earlier|this|once|twice|whenever)\b",
+    r"for\s+good|these|those|back|earlier|this|once|twice|whenever|properly|seriously|"
+    r"regularly|full-time|part-time)\b",
     re.IGNORECASE,
 )
 _PRONOUN_START = re.compile(
@@ -379,7 +380,8 @@ def _leading_name(rest: str) -> tuple[str, str]:
             break
         name.append(token)
     remainder = " ".join(tokens[len(name) :]).lstrip(", ").replace(" , ", ", ")
-    return " ".join(name).rstrip("'’s"), remainder
+    label = " ".join(name)
+    return re.sub(r"['’]s$", "", label), remainder
 
 
 def _about_person(c: Clause, label: str, category: str, predicate: str) -> Found:
