@@ -1,0 +1,84 @@
+"""``manage.py eval_extraction FIXTURE [--json] [--min-pass-rate R]``: score the rules extractor.
+
+A report: the exit status is 0 unless ``--min-pass-rate`` is given and the pass rate is below
+it. The scoring rules are in :mod:`eval.extraction`.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from eval.extraction import FixtureError, score_extraction
+
+
+def _flag(value: bool | None) -> str:
+    return "-" if value is None else ("yes" if value else "no")
+
+
+class Command(BaseCommand):
+    help = "Run the rules extractor and the gate on a golden extraction set and score it."
+    # Pure scoring: it touches no database, URLs or templates, so it needs no system checks.
+    requires_system_checks: list[str] = []
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("fixture", help="path to a golden extraction JSON file")
+        parser.add_argument("--json", action="store_true", help="print one JSON object only")
+        parser.add_argument(
+            "--min-pass-rate",
+            type=float,
+            default=None,
+            help="exit 1 when the pass rate is below this floor (0..1)",
+        )
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        path = Path(options["fixture"])
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError as exc:
+            raise CommandError(f"{path}: no such fixture file") from exc
+        except (OSError, UnicodeDecodeError) as exc:
+            raise CommandError(f"{path}: cannot read the fixture file ({exc})") from exc
+        except json.JSONDecodeError as exc:
+            raise CommandError(
+                f"{path}: malformed JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
+            ) from exc
+        try:
+            report = score_extraction(data)
+        except FixtureError as exc:
+            raise CommandError(f"{path}: {exc}") from exc
+        if options["json"]:
+            self.stdout.write(json.dumps(report, ensure_ascii=False))
+        else:
+            self._table(report)
+        floor = options["min_pass_rate"]
+        if floor is not None and (report["pass_rate"] or 0.0) < floor:
+            raise CommandError(f"pass rate {report['pass_rate']} is below the floor {floor}")
+
+    def _table(self, report: dict[str, Any]) -> None:
+        head = (
+            f"{'fixture':<40} {'save':>5} {'exact':>6} {'cont.':>6} {'ctrl':>5} {'forb':>5}  pass"
+        )
+        self.stdout.write(head)
+        for row in report["per_fixture"]:
+            self.stdout.write(
+                f"{row['id'][:40]:<40} {_flag(row['saved_ok']):>5} "
+                f"{_flag(row['subject_exact']):>6} {_flag(row['subject_contained']):>6} "
+                f"{_flag(row['control_leak']):>5} {_flag(row['forbidden_leak']):>5}  "
+                f"{'PASS' if row['passed'] else 'fail'}"
+            )
+        self.stdout.write("")
+        for key in (
+            "fixtures",
+            "must_save_recall",
+            "no_save_precision",
+            "subject_exact_rate",
+            "subject_contained_rate",
+            "control_leaks",
+            "forbidden_leaks",
+            "pass_rate",
+        ):
+            self.stdout.write(f"{key:<24} {report[key]}")
