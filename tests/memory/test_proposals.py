@@ -1,0 +1,101 @@
+"""The proposal schema: strict about shape, lenient about vocabulary."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from memory.proposals import ProposalError, dump_proposal, parse_proposals
+
+
+def test_unknown_vocabulary_becomes_other_and_unknown_edge_types_are_kept():
+    node, event, slice_, edge = parse_proposals(
+        [
+            {"object": "node", "label": "Boxing", "category": "Sport", "state": "dormant"},
+            {
+                "object": "event",
+                "on": "Boxing",
+                "action": "Teleported",
+                "text": "x",
+                "importance": "huge",
+            },
+            {"object": "slice", "on": "Boxing", "text": "x", "kind": "vibe"},
+            {"object": "edge", "from": "A", "to": "B", "type": "adores"},
+        ]
+    )
+    assert (node.category, node.state) == ("other", None)
+    assert (event.action, event.importance) == ("other", "ordinary")
+    assert slice_.kind == "other"
+    assert edge.type == "adores"
+
+
+@pytest.mark.parametrize(
+    ("value", "when", "precision"),
+    [
+        ("2021", datetime(2021, 1, 1, tzinfo=UTC), "year"),
+        ("2021-03", datetime(2021, 3, 1, tzinfo=UTC), "month"),
+        ("2021-03-05", datetime(2021, 3, 5, tzinfo=UTC), "day"),
+        ("2021-03-05T10:30:00+02:00", datetime(2021, 3, 5, 8, 30, tzinfo=UTC), "day"),
+    ],
+)
+def test_partial_dates(value, when, precision):
+    (event,) = parse_proposals([{"object": "event", "on": "X", "text": "t", "happened_at": value}])
+    assert (event.happened_at, event.happened_at_precision, event.happened_at_source) == (
+        when,
+        precision,
+        "stated",
+    )
+
+
+def test_no_date_means_unknown():
+    (event,) = parse_proposals(
+        [{"object": "event", "on": "X", "text": "t", "happened_at_source": "stated"}]
+    )
+    assert (event.happened_at, event.happened_at_precision, event.happened_at_source) == (
+        None,
+        "",
+        "unknown",
+    )
+
+
+@pytest.mark.parametrize(
+    ("data", "error"),
+    [
+        ("nope", "expected a list"),
+        ([{"object": "node"}], "0.node.label"),
+        ([{"object": "robot", "label": "x"}], "does not match any of the expected tags"),
+        ([{"object": "node", "label": "x", "confidence": 7}], "less than or equal to 1"),
+        ([{"object": "event", "on": "x", "text": "y", "happened_at": "March"}], "not an ISO date"),
+        ([{"object": "node", "label": "x" * 201}], "at most 200 characters"),
+        ([{"object": "node", "label": "x"}] * 501, "too many proposed objects"),
+    ],
+)
+def test_bad_proposals_say_where(data, error):
+    with pytest.raises(ProposalError) as info:
+        parse_proposals(data)
+    assert error in str(info.value)
+
+
+def test_dump_round_trips():
+    proposals = parse_proposals(
+        {
+            "objects": [
+                {
+                    "object": "edge",
+                    "from": "Atlas",
+                    "to": "Postgres",
+                    "type": "uses",
+                    "evidence": [{"message_id": "M1", "quote": "q"}],
+                },
+                {
+                    "object": "event",
+                    "on": "Berlin",
+                    "action": "moved",
+                    "text": "moved",
+                    "happened_at": "2021-03",
+                },
+            ]
+        }
+    )
+    assert parse_proposals([dump_proposal(p) for p in proposals]) == proposals
