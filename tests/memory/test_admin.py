@@ -1,0 +1,113 @@
+"""Django admin: tokens shown once and never listed, revoke and lift actions, read-only receipts."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.urls import reverse
+
+from memory.models import AccessToken, Suppression
+from memory.services.tokens import token_authenticate, token_create
+from receipts.models import Receipt
+from tests.factories import make_node, make_suppression
+
+
+@pytest.fixture
+def admin_client(client, db):
+    admin = get_user_model().objects.create_superuser("root", "root@example.com", "pw-for-tests-1")
+    client.force_login(admin)
+    return client
+
+
+def test_every_model_has_an_admin(admin_client):
+    for name in (
+        "node",
+        "slice",
+        "event",
+        "edge",
+        "candidate",
+        "suppression",
+        "transcript",
+        "evidence",
+        "page",
+        "memoryrule",
+        "accesstoken",
+        "deletionbarrier",
+    ):
+        assert admin_client.get(reverse(f"admin:memory_{name}_changelist")).status_code == 200
+    assert admin_client.get(reverse("admin:receipts_receipt_changelist")).status_code == 200
+
+
+def test_creating_a_token_shows_the_secret_once(admin_client, owner):
+    response = admin_client.post(
+        reverse("admin:memory_accesstoken_add"),
+        {"owner": owner.pk, "name": "Claude Desktop", "scopes": ["memory:write"]},
+        follow=True,
+    )
+    assert response.status_code == 200
+    secret = re.search(r"(ume_[A-Za-z0-9_\-]{20,})", response.content.decode()).group(1)
+    token = AccessToken.objects.get()
+    assert token.scopes == ["memory:read", "memory:write"]  # write implies read
+    assert token_authenticate(secret) == token
+    assert secret not in token.secret_sha256
+    listing = admin_client.get(reverse("admin:memory_accesstoken_changelist")).content.decode()
+    assert token.prefix in listing and secret not in listing
+    change = admin_client.get(
+        reverse("admin:memory_accesstoken_change", args=[token.pk])
+    ).content.decode()
+    assert secret not in change and token.secret_sha256 not in change
+
+
+def test_a_token_needs_a_scope(admin_client, owner):
+    response = admin_client.post(
+        reverse("admin:memory_accesstoken_add"), {"owner": owner.pk, "name": "x", "scopes": []}
+    )
+    assert response.status_code == 200 and not AccessToken.objects.exists()
+
+
+def test_revoke_action(admin_client, owner):
+    token, secret = token_create(owner=owner, name="bot")
+    admin_client.post(
+        reverse("admin:memory_accesstoken_changelist"),
+        {"action": "revoke", "_selected_action": [token.pk]},
+    )
+    token.refresh_from_db()
+    assert token.revoked_at is not None and token_authenticate(secret) is None
+
+
+def test_lift_action_and_filters(admin_client, owner):
+    suppression = make_suppression(owner=owner, label="Piano")
+    listing = admin_client.get(
+        reverse("admin:memory_suppression_changelist")
+        + "?kind__exact=candidate&reason__exact=rejected"
+    )
+    assert b"Piano" in listing.content
+    admin_client.post(
+        reverse("admin:memory_suppression_changelist"),
+        {"action": "lift", "_selected_action": [suppression.pk]},
+    )
+    assert Suppression.objects.get().lifted_at is not None
+
+
+def test_receipts_are_read_only(admin_client, owner):
+    receipt = Receipt.objects.create(owner=owner, source="command", outcome="wrote")
+    assert admin_client.get(reverse("admin:receipts_receipt_add")).status_code == 403
+    page = admin_client.get(reverse("admin:receipts_receipt_change", args=[receipt.pk]))
+    assert page.status_code == 200 and b'name="outcome"' not in page.content
+    assert (
+        admin_client.post(
+            reverse("admin:receipts_receipt_delete", args=[receipt.pk]), {"post": "yes"}
+        ).status_code
+        == 403
+    )
+    assert Receipt.objects.filter(pk=receipt.pk).exists()
+
+
+def test_node_admin_search(admin_client, owner):
+    make_node(owner=owner, label="Universal Memory Engine", aliases=("UME",))
+    assert (
+        b"Universal Memory Engine"
+        in admin_client.get(reverse("admin:memory_node_changelist") + "?q=UME").content
+    )
