@@ -1,0 +1,119 @@
+"""API errors: every failure is JSON ``{"code", "message"}`` with a stable code.
+
+Codes: ``invalid_input`` and ``invalid_json`` (400), ``invalid_edit`` and
+``invalid_decision`` (400, an edit or review decision the engine refused), ``unauthorized``
+(401), ``insufficient_scope`` (403), ``not_found`` (404, also for another owner's objects),
+``method_not_allowed`` (405), ``already_decided`` (409), ``payload_too_large`` (413),
+``rate_limited`` (429), ``internal_error`` (500).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from django.core.exceptions import RequestDataTooBig, TooManyFieldsSent, TooManyFilesSent
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.http.multipartparser import MultiPartParserError
+from ninja import NinjaAPI
+from ninja.errors import AuthenticationError, HttpError, ValidationError
+
+log = logging.getLogger(__name__)
+
+
+class ApiError(Exception):
+    """Raised anywhere in the API to answer with ``status`` and ``{"code", "message"}``."""
+
+    def __init__(
+        self, status: int, code: str, message: str, *, headers: dict[str, str] | None = None
+    ) -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.message = message
+        self.headers = headers or {}
+
+
+class BodyError(ValueError):
+    """The request body is not JSON we can read (not UTF-8, malformed, nested too deeply)."""
+
+
+def error_response(
+    status: int, code: str, message: str, *, headers: dict[str, str] | None = None, **extra: Any
+) -> JsonResponse:
+    response = JsonResponse({"code": code, "message": message, **extra}, status=status)
+    for name, value in (headers or {}).items():
+        response[name] = value
+    return response
+
+
+def not_found(what: str = "object") -> ApiError:
+    # The same answer whether the row does not exist or belongs to someone else.
+    return ApiError(404, "not_found", f"no such {what}")
+
+
+def too_large(message: str = "the request body is too large") -> ApiError:
+    return ApiError(413, "payload_too_large", message)
+
+
+def _location(loc: Any) -> str:
+    parts = [str(p) for p in loc if p not in {"body", "payload", "query", "path", "form"}]
+    return ".".join(parts) or "body"
+
+
+def _validation(request: HttpRequest, exc: Any) -> HttpResponse:
+    errors = [
+        {"field": _location(e.get("loc", ())), "message": str(e.get("msg", "invalid"))}
+        for e in exc.errors
+    ]
+    first = errors[0] if errors else {"field": "body", "message": "invalid input"}
+    return error_response(
+        400, "invalid_input", f"{first['field']}: {first['message']}", errors=errors[:20]
+    )
+
+
+def _http_error(request: HttpRequest, exc: Any) -> HttpResponse:
+    cause = exc.__cause__
+    if isinstance(cause, RequestDataTooBig):
+        return error_response(413, "payload_too_large", "the request body is too large")
+    if isinstance(cause, BodyError):
+        return error_response(400, "invalid_json", str(cause))
+    if isinstance(cause, ValueError | MultiPartParserError):
+        return error_response(400, "invalid_input", "the request body could not be read")
+    code = {400: "invalid_input", 401: "unauthorized", 403: "forbidden", 404: "not_found"}
+    return error_response(exc.status_code, code.get(exc.status_code, "error"), str(exc))
+
+
+def _unexpected(request: HttpRequest, exc: Any) -> HttpResponse:
+    if isinstance(exc, RequestDataTooBig):
+        return error_response(413, "payload_too_large", "the request body is too large")
+    if isinstance(exc, TooManyFieldsSent | TooManyFilesSent | MultiPartParserError):
+        return error_response(400, "invalid_input", "the form data could not be read")
+    log.exception("API request failed: %s %s", request.method, request.path)
+    return error_response(500, "internal_error", "something went wrong; nothing was changed")
+
+
+def _api_error(request: HttpRequest, exc: Any) -> HttpResponse:
+    return error_response(exc.status, exc.code, exc.message, headers=exc.headers)
+
+
+def _unauthorized(request: HttpRequest, exc: Any) -> HttpResponse:
+    return error_response(
+        401,
+        "unauthorized",
+        "send a valid, unrevoked token as 'Authorization: Bearer <token>'",
+        headers={"WWW-Authenticate": 'Bearer realm="ume"'},
+    )
+
+
+def _not_found(request: HttpRequest, exc: Any) -> HttpResponse:
+    return error_response(404, "not_found", "not found")
+
+
+def install_handlers(api: NinjaAPI) -> None:
+    api.add_exception_handler(ApiError, _api_error)
+    api.add_exception_handler(AuthenticationError, _unauthorized)
+    api.add_exception_handler(ValidationError, _validation)
+    api.add_exception_handler(HttpError, _http_error)
+    api.add_exception_handler(Http404, _not_found)
+    api.add_exception_handler(Exception, _unexpected)

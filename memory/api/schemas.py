@@ -1,0 +1,100 @@
+"""Request bodies. Every string refuses NUL characters (PostgreSQL cannot store them) and has
+a length cap, so hostile input is a 400 before anything is written."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Any
+
+from ninja import Schema
+from pydantic import AfterValidator, Field
+
+from memory.transcripts import MAX_MESSAGES
+
+
+def _no_nul(value: str) -> str:
+    if "\x00" in value:
+        raise ValueError("must not contain NUL characters")
+    return value
+
+
+def _not_blank(value: str) -> str:
+    if not value.strip():
+        raise ValueError("must not be empty")
+    return value
+
+
+Text = Annotated[str, AfterValidator(_no_nul)]
+RequiredText = Annotated[str, AfterValidator(_no_nul), AfterValidator(_not_blank)]
+Label = Annotated[str, Field(max_length=200), AfterValidator(_no_nul), AfterValidator(_not_blank)]
+Word = Annotated[str, Field(max_length=32), AfterValidator(_no_nul)]
+
+
+class MemoryIn(Schema):
+    text: RequiredText = Field(description="One memory in the person's words.")
+
+
+class MessageIn(Schema):
+    role: Word = Field(description="user, assistant or system")
+    content: Text | list[dict[str, Any]] = Field(description="Text, or OpenAI-style parts.")
+    ts: datetime | float | None = Field(default=None, description="ISO 8601 or epoch seconds.")
+    id: Annotated[str, Field(max_length=64), AfterValidator(_no_nul)] | None = None
+
+
+class ConversationIn(Schema):
+    messages: list[MessageIn] = Field(min_length=1, max_length=MAX_MESSAGES)
+    source_time: datetime | None = Field(
+        default=None, description="When the conversation happened (resolves 'last March')."
+    )
+
+
+class RecallIn(Schema):
+    query: Annotated[
+        str, Field(max_length=1000), AfterValidator(_no_nul), AfterValidator(_not_blank)
+    ]
+    limit: int = Field(default=10, ge=1, le=50)
+
+
+class NodePatch(Schema):
+    label: Label | None = None
+    category: Word | None = None
+    state: Word | None = None
+    summary: Annotated[str, Field(max_length=4000), AfterValidator(_no_nul)] | None = None
+    add_alias: Label | None = Field(default=None, description="Another name for this memory.")
+
+
+class PromoteIn(Schema):
+    label: Label | None = None
+    category: Word | None = None
+    state: Word | None = None
+
+
+class RejectIn(Schema):
+    suppress_similar: bool = Field(
+        default=False, description="Also stop proposing this label (a suppression)."
+    )
+    until: datetime | None = Field(
+        default=None, description="End of the suppression; null = for ever."
+    )
+
+
+class MergeIn(Schema):
+    node_id: int
+    add_alias: bool = True
+
+
+Term = Annotated[str, Field(max_length=80), AfterValidator(_no_nul)]
+
+
+class RulesIn(Schema):
+    """Fields left out are kept as they are."""
+
+    custom_instructions: Annotated[str, Field(max_length=2000), AfterValidator(_no_nul)] | None = (
+        None
+    )
+    includes: list[Term] | None = Field(default=None, max_length=32)
+    excludes: list[Term] | None = Field(default=None, max_length=32)
+    custom_categories: list[Term] | None = Field(default=None, max_length=32)
+    capture_default: Word | None = Field(default=None, description="review or auto")
+    auto_collect: bool | None = None
+    retention_days: int | None = Field(default=None, ge=1, le=36500)

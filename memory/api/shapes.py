@@ -1,0 +1,141 @@
+"""The JSON shapes the API and the MCP tools return (DESIGN.md "Serving").
+
+A node is at least ``{id, label, category, state, aliases}``; a candidate at least ``{id,
+label, category, status, confidence, evidence}``; a receipt is ``Receipt.as_json()``.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from memory.models import Candidate, Event, MemoryRule, Node, Slice, Suppression, Transcript
+
+
+def _iso(moment: datetime | None) -> str | None:
+    return moment.isoformat() if moment is not None else None
+
+
+def node_json(node: Node) -> dict[str, Any]:
+    """Needs ``aliases`` prefetched (``node_list`` and ``node_get`` do)."""
+    return {
+        "id": node.pk,
+        "label": node.label,
+        "category": node.category,
+        "state": node.state,
+        "aliases": [a.alias for a in node.aliases.all()],
+        "summary": node.summary,
+        "mention_count": node.mention_count,
+        "session_count": node.session_count,
+        "last_seen_at": _iso(node.last_seen_at),
+        "created_at": _iso(node.created_at),
+        "updated_at": _iso(node.updated_at),
+    }
+
+
+def slice_json(row: Slice) -> dict[str, Any]:
+    return {
+        "id": row.pk,
+        "text": row.text,
+        "kind": row.kind,
+        "is_current": row.is_current,
+        "created_at": _iso(row.created_at),
+    }
+
+
+def event_json(row: Event) -> dict[str, Any]:
+    return {
+        "id": row.pk,
+        "action": row.action,
+        "text": row.text,
+        "importance": row.importance,
+        "happened_at": _iso(row.happened_at),
+        "happened_at_precision": row.happened_at_precision,
+        "happened_at_source": row.happened_at_source,
+        "created_at": _iso(row.created_at),
+    }
+
+
+def node_detail_json(node: Node, slices: list[Slice], events: list[Event]) -> dict[str, Any]:
+    return {
+        **node_json(node),
+        "slices": [slice_json(s) for s in slices],
+        "events": [event_json(e) for e in events],
+    }
+
+
+def candidate_json(candidate: Candidate) -> dict[str, Any]:
+    """Needs ``evidence`` prefetched (``candidate_queue`` does) to stay one query per page."""
+    possible = candidate.possible_existing_node
+    return {
+        "id": candidate.pk,
+        "label": candidate.label_guess,
+        "category": candidate.category_guess,
+        "status": candidate.status,
+        "confidence": candidate.confidence,
+        "reason": candidate.reason,
+        "mention_count": candidate.mention_count,
+        "session_count": candidate.session_count,
+        "first_seen_at": _iso(candidate.first_seen_at),
+        "last_seen_at": _iso(candidate.last_seen_at),
+        "expires_at": _iso(candidate.expires_at),
+        "possible_existing_node": (
+            {"id": possible.pk, "label": possible.label} if possible is not None else None
+        ),
+        "held_objects": len(candidate.held_objects or []),
+        "evidence": [
+            {
+                "quote": e.quote,
+                "message_id": e.message_id,
+                "source": e.source,
+                "message_ts": _iso(e.message_ts),
+            }
+            for e in candidate.evidence.all()
+        ],
+    }
+
+
+def suppression_json(row: Suppression, *, now: datetime) -> dict[str, Any]:
+    return {
+        "id": row.pk,
+        "kind": row.kind,
+        "label": row.label,
+        "reason": row.reason,
+        "source": row.source,
+        "active": row.is_active_at(now),
+        "created_at": _iso(row.created_at),
+        "suppressed_until": _iso(row.suppressed_until),
+        "lifted_at": _iso(row.lifted_at),
+        "hit_count": row.hit_count,
+        "last_hit_at": _iso(row.last_hit_at),
+    }
+
+
+def rules_json(rule: MemoryRule) -> dict[str, Any]:
+    return {
+        "custom_instructions": rule.custom_instructions,
+        "includes": list(rule.includes or []),
+        "excludes": list(rule.excludes or []),
+        "custom_categories": list(rule.custom_categories or []),
+        "capture_default": rule.capture_default,
+        "auto_collect": rule.auto_collect,
+        "retention_days": rule.retention_days,
+        "updated_at": _iso(rule.updated_at) if rule.pk else None,
+    }
+
+
+def transcript_json(row: Transcript) -> dict[str, Any]:
+    """Needs ``receipt`` selected (``transcript_get`` does)."""
+    return {
+        "id": row.pk,
+        "name": row.name,
+        "status": row.status,
+        "size_bytes": row.size_bytes,
+        "source": row.source,
+        "source_time": _iso(row.source_time),
+        "created_at": _iso(row.created_at),
+        "processed_at": _iso(row.processed_at),
+        "attempts": row.attempts,
+        "error": row.error,
+        "receipt": row.receipt.as_json() if row.receipt is not None else None,
+    }

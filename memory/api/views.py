@@ -1,0 +1,491 @@
+"""The /v1/ routes. Each one: the token's owner, one selector or service call, a JSON shape.
+
+Another owner's object is always ``404 not_found``, exactly like one that does not exist.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.http import HttpRequest
+from django.utils import timezone
+from django.utils.dateparse import parse_date, parse_datetime
+from ninja import File, Form, Query, Router, Schema, Status
+from ninja.files import UploadedFile
+from pydantic import Field
+
+from memory.api.auth import TokenAuth
+from memory.api.errors import ApiError, not_found, too_large
+from memory.api.reads import (
+    node_events,
+    node_slices,
+    receipt_get,
+    receipt_list,
+    transcript_get,
+)
+from memory.api.rules import TERM_LISTS, RulesError, memory_rule_update
+from memory.api.schemas import (
+    ConversationIn,
+    MemoryIn,
+    MergeIn,
+    NodePatch,
+    PromoteIn,
+    RecallIn,
+    RejectIn,
+    RulesIn,
+)
+from memory.api.shapes import (
+    candidate_json,
+    node_detail_json,
+    node_json,
+    rules_json,
+    suppression_json,
+    transcript_json,
+)
+from memory.models import AccessToken
+from memory.retrieval import recall
+from memory.selectors import (
+    candidate_get,
+    candidate_queue,
+    memory_rule_for,
+    node_get,
+    node_list,
+    suppression_list,
+)
+from memory.services.ingest import (
+    ingest_memory,
+    ingest_messages,
+    ingest_transcript,
+    transcript_store,
+)
+from memory.services.nodes import (
+    NodeEditError,
+    alias_add,
+    node_delete,
+    node_update,
+    suppression_lift,
+)
+from memory.services.review import (
+    CandidateAlreadyDecided,
+    ReviewError,
+    candidate_merge,
+    candidate_promote,
+    candidate_reject,
+)
+from memory.transcripts import (
+    TranscriptError,
+    decode_bytes,
+    messages_from_json,
+    parse_transcript,
+)
+from memory.vocab import SCOPE_READ, SCOPE_WRITE, CandidateStatus, Category, NodeState
+from receipts.models import Outcome
+from receipts.models import Source as ReceiptSource
+
+READ = TokenAuth(SCOPE_READ)
+WRITE = TokenAuth(SCOPE_WRITE)
+
+router = Router()
+
+
+def _token(request: HttpRequest) -> AccessToken:
+    token = request.auth  # type: ignore[attr-defined]
+    assert isinstance(token, AccessToken)
+    return token
+
+
+def _owner(request: HttpRequest) -> Any:
+    return _token(request).owner
+
+
+def _choice(name: str, value: str, allowed: list[str]) -> str:
+    if value and value not in allowed:
+        raise ApiError(400, "invalid_input", f"{name}: choose one of {', '.join(allowed)}")
+    return value
+
+
+class Page(Schema):
+    limit: int = Field(default=100, ge=1, le=500)
+    offset: int = Field(default=0, ge=0, le=1_000_000)
+
+
+# --- saves ----------------------------------------------------------------------------------
+
+
+@router.post("/memories", auth=WRITE, tags=["saves"], summary="Save one memory")
+def save_memory(request: HttpRequest, payload: MemoryIn) -> dict[str, Any]:
+    """Runs the text through the extractor and the gate; returns the receipt."""
+    size = len(payload.text.encode("utf-8"))
+    if size > settings.UME_MAX_TRANSCRIPT_BYTES:
+        raise too_large(
+            f"text is {size:,} bytes; the limit is {settings.UME_MAX_TRANSCRIPT_BYTES:,}"
+        )
+    receipt = ingest_memory(
+        owner=_owner(request), text=payload.text, source=ReceiptSource.API, token=_token(request)
+    )
+    return receipt.as_json()
+
+
+@router.post("/conversations", auth=WRITE, tags=["saves"], summary="Save a conversation")
+def save_conversation(request: HttpRequest, payload: ConversationIn) -> dict[str, Any]:
+    """Stores the conversation as a transcript and runs it through the gate; returns the
+    receipt. Sending the same conversation again the same day is a ``duplicate``."""
+    messages = [m.model_dump(exclude_none=True) for m in payload.messages]
+    for message in messages:
+        if "ts" in message and not isinstance(message["ts"], int | float):
+            message["ts"] = message["ts"].isoformat()
+    try:
+        messages_from_json(messages)  # validate before anything is stored
+    except TranscriptError as exc:
+        raise ApiError(400, "invalid_input", str(exc)) from exc
+    size = sum(len(str(m.get("content", "")).encode("utf-8")) for m in messages)
+    if size > settings.UME_MAX_TRANSCRIPT_BYTES:
+        raise too_large(
+            f"messages are {size:,} bytes; the limit is {settings.UME_MAX_TRANSCRIPT_BYTES:,}"
+        )
+    first = next((m for m in messages if m["role"] == "user"), messages[0])
+    name = "conversation: " + " ".join(str(first.get("content", "")).split())[:80]
+    receipt = ingest_messages(
+        owner=_owner(request),
+        messages=messages,
+        name=name,
+        source=ReceiptSource.API,
+        token=_token(request),
+        source_time=payload.source_time,
+    )
+    return receipt.as_json()
+
+
+@router.post("/recall", auth=READ, tags=["recall"], summary="Recall what ume knows")
+def recall_view(request: HttpRequest, payload: RecallIn) -> dict[str, Any]:
+    result = recall(_owner(request), payload.query, limit=payload.limit)
+    return result.as_json()
+
+
+# --- nodes ----------------------------------------------------------------------------------
+
+
+class NodeFilters(Page):
+    category: str = Field(default="", max_length=32)
+    state: str = Field(default="", max_length=32)
+    q: str = Field(default="", max_length=200)
+
+
+@router.get("/nodes", auth=READ, tags=["nodes"], summary="List memories")
+def list_nodes(request: HttpRequest, filters: Query[NodeFilters]) -> dict[str, Any]:
+    _choice("category", filters.category, Category.values)
+    _choice("state", filters.state, NodeState.values)
+    if "\x00" in filters.q:
+        raise ApiError(400, "invalid_input", "q: must not contain NUL characters")
+    nodes = node_list(_owner(request), category=filters.category, state=filters.state, q=filters.q)
+    page = list(nodes[filters.offset : filters.offset + filters.limit])
+    return {
+        "nodes": [node_json(n) for n in page],
+        "limit": filters.limit,
+        "offset": filters.offset,
+    }
+
+
+def _node_or_404(request: HttpRequest, node_id: int) -> Any:
+    node = node_get(_owner(request), node_id)
+    if node is None:
+        raise not_found("node")
+    return node
+
+
+@router.get("/nodes/{node_id}", auth=READ, tags=["nodes"], summary="One memory with its details")
+def get_node(request: HttpRequest, node_id: int) -> dict[str, Any]:
+    node = _node_or_404(request, node_id)
+    owner = _owner(request)
+    return node_detail_json(node, node_slices(owner, node.pk), node_events(owner, node.pk))
+
+
+@router.patch("/nodes/{node_id}", auth=WRITE, tags=["nodes"], summary="Edit a memory")
+def patch_node(request: HttpRequest, node_id: int, payload: NodePatch) -> dict[str, Any]:
+    node = _node_or_404(request, node_id)
+    try:
+        with transaction.atomic():
+            node = node_update(
+                node=node,
+                label=payload.label,
+                category=payload.category,
+                state=payload.state,
+                summary=payload.summary,
+            )
+            if payload.add_alias:
+                alias_add(node=node, alias=payload.add_alias)
+    except NodeEditError as exc:
+        raise ApiError(400, "invalid_edit", str(exc)) from exc
+    return node_json(_node_or_404(request, node.pk))
+
+
+@router.delete("/nodes/{node_id}", auth=WRITE, tags=["nodes"], summary="Forget a memory")
+def delete_node(request: HttpRequest, node_id: int, stick: bool = True) -> dict[str, Any]:
+    """Deletes the memory with its details. Unless ``?stick=false`` its label and aliases are
+    suppressed, so extraction cannot bring it back."""
+    node = _node_or_404(request, node_id)
+    suppressions = node_delete(node=node, stick=stick, source="api")
+    now = timezone.now()
+    return {
+        "deleted": node_id,
+        "stick": stick,
+        "suppressions": [suppression_json(s, now=now) for s in suppressions],
+    }
+
+
+# --- the review queue -----------------------------------------------------------------------
+
+
+class CandidateFilters(Page):
+    status: str = Field(default=CandidateStatus.PENDING.value, max_length=16)
+
+
+@router.get("/candidates", auth=READ, tags=["candidates"], summary="The review queue")
+def list_candidates(request: HttpRequest, filters: Query[CandidateFilters]) -> dict[str, Any]:
+    _choice("status", filters.status, CandidateStatus.values)
+    rows = candidate_queue(_owner(request), status=filters.status or CandidateStatus.PENDING)
+    page = list(rows[filters.offset : filters.offset + filters.limit])
+    return {
+        "candidates": [candidate_json(c) for c in page],
+        "limit": filters.limit,
+        "offset": filters.offset,
+    }
+
+
+def _candidate_or_404(request: HttpRequest, candidate_id: int) -> Any:
+    candidate = candidate_get(_owner(request), candidate_id)
+    if candidate is None:
+        raise not_found("candidate")
+    return candidate
+
+
+def _decided(exc: CandidateAlreadyDecided) -> ApiError:
+    return ApiError(409, "already_decided", str(exc))
+
+
+def _candidate_after(request: HttpRequest, candidate_id: int) -> dict[str, Any]:
+    row = candidate_get(_owner(request), candidate_id)
+    assert row is not None
+    return candidate_json(row)
+
+
+@router.post(
+    "/candidates/{candidate_id}/promote", auth=WRITE, tags=["candidates"], summary="Keep it"
+)
+def promote_candidate(
+    request: HttpRequest, candidate_id: int, payload: PromoteIn | None = None
+) -> dict[str, Any]:
+    candidate = _candidate_or_404(request, candidate_id)
+    payload = payload or PromoteIn()
+    _choice("category", payload.category or "", Category.values)
+    _choice("state", payload.state or "", NodeState.values)
+    try:
+        node = candidate_promote(
+            candidate=candidate,
+            by=_owner(request),
+            label=payload.label,
+            category=payload.category,
+            state=payload.state,
+        )
+    except CandidateAlreadyDecided as exc:
+        raise _decided(exc) from exc
+    except ReviewError as exc:
+        raise ApiError(400, "invalid_decision", str(exc)) from exc
+    return {
+        "candidate": _candidate_after(request, candidate_id),
+        "node": node_json(_node_or_404(request, node.pk)),
+    }
+
+
+@router.post("/candidates/{candidate_id}/reject", auth=WRITE, tags=["candidates"], summary="Reject")
+def reject_candidate(
+    request: HttpRequest, candidate_id: int, payload: RejectIn | None = None
+) -> dict[str, Any]:
+    candidate = _candidate_or_404(request, candidate_id)
+    payload = payload or RejectIn()
+    try:
+        suppression = candidate_reject(
+            candidate=candidate,
+            by=_owner(request),
+            suppress=payload.suppress_similar,
+            until=payload.until,
+        )
+    except CandidateAlreadyDecided as exc:
+        raise _decided(exc) from exc
+    except ReviewError as exc:
+        raise ApiError(400, "invalid_decision", str(exc)) from exc
+    return {
+        "candidate": _candidate_after(request, candidate_id),
+        "suppression": suppression_json(suppression, now=timezone.now()) if suppression else None,
+    }
+
+
+@router.post(
+    "/candidates/{candidate_id}/merge", auth=WRITE, tags=["candidates"], summary="Merge into a node"
+)
+def merge_candidate(request: HttpRequest, candidate_id: int, payload: MergeIn) -> dict[str, Any]:
+    candidate = _candidate_or_404(request, candidate_id)
+    node = node_get(_owner(request), payload.node_id)
+    if node is None:
+        raise not_found("node")
+    try:
+        merged = candidate_merge(
+            candidate=candidate, node=node, by=_owner(request), add_alias=payload.add_alias
+        )
+    except CandidateAlreadyDecided as exc:
+        raise _decided(exc) from exc
+    except ReviewError as exc:
+        raise ApiError(400, "invalid_decision", str(exc)) from exc
+    return {
+        "candidate": _candidate_after(request, candidate_id),
+        "node": node_json(_node_or_404(request, merged.pk)),
+    }
+
+
+# --- receipts and suppressions ---------------------------------------------------------------
+
+
+class ReceiptFilters(Page):
+    outcome: str = Field(default="", max_length=24)
+    source: str = Field(default="", max_length=16)
+
+
+@router.get("/receipts", auth=READ, tags=["receipts"], summary="Save attempts, newest first")
+def list_receipts(request: HttpRequest, filters: Query[ReceiptFilters]) -> dict[str, Any]:
+    _choice("outcome", filters.outcome, Outcome.values)
+    _choice("source", filters.source, ReceiptSource.values)
+    rows = receipt_list(_owner(request), outcome=filters.outcome, source=filters.source)
+    page = rows[filters.offset : filters.offset + filters.limit]
+    return {
+        "receipts": [r.as_json() for r in page],
+        "limit": filters.limit,
+        "offset": filters.offset,
+    }
+
+
+@router.get("/receipts/{receipt_id}", auth=READ, tags=["receipts"], summary="One receipt")
+def get_receipt(request: HttpRequest, receipt_id: int) -> dict[str, Any]:
+    receipt = receipt_get(_owner(request), receipt_id)
+    if receipt is None:
+        raise not_found("receipt")
+    return receipt.as_json()
+
+
+@router.get("/suppressions", auth=READ, tags=["suppressions"], summary="Suppressed labels")
+def list_suppressions(request: HttpRequest, filters: Query[Page]) -> dict[str, Any]:
+    now = timezone.now()
+    rows = suppression_list(_owner(request))[filters.offset : filters.offset + filters.limit]
+    return {
+        "suppressions": [suppression_json(s, now=now) for s in rows],
+        "limit": filters.limit,
+        "offset": filters.offset,
+    }
+
+
+@router.post(
+    "/suppressions/{suppression_id}/lift", auth=WRITE, tags=["suppressions"], summary="Lift"
+)
+def lift_suppression(request: HttpRequest, suppression_id: int) -> dict[str, Any]:
+    row = suppression_list(_owner(request)).filter(pk=suppression_id).first()
+    if row is None:
+        raise not_found("suppression")
+    return suppression_json(suppression_lift(suppression=row), now=timezone.now())
+
+
+# --- rules ----------------------------------------------------------------------------------
+
+
+@router.get("/rules", auth=READ, tags=["rules"], summary="The memory rules")
+def get_rules(request: HttpRequest) -> dict[str, Any]:
+    return rules_json(memory_rule_for(_owner(request)))
+
+
+@router.put("/rules", auth=WRITE, tags=["rules"], summary="Update the memory rules")
+def put_rules(request: HttpRequest, payload: RulesIn) -> dict[str, Any]:
+    """Fields you leave out are kept. Lists hold at most 32 terms of at most 80 characters."""
+    changes = payload.model_dump(exclude_unset=True)
+    for name in TERM_LISTS:
+        if name in changes and changes[name] is None:
+            changes[name] = []
+    try:
+        rule = memory_rule_update(owner=_owner(request), changes=changes)
+    except RulesError as exc:
+        raise ApiError(400, "invalid_input", str(exc)) from exc
+    return rules_json(rule)
+
+
+# --- transcripts ----------------------------------------------------------------------------
+
+
+@router.post(
+    "/transcripts",
+    auth=WRITE,
+    tags=["transcripts"],
+    summary="Upload a transcript",
+    response={200: dict, 201: dict},
+)
+def upload_transcript(
+    request: HttpRequest,
+    file: File[UploadedFile],
+    source_time: Form[str] = "",
+) -> Status[dict[str, Any]]:
+    """Stores the file (text with ``User:``/``Assistant:`` lines, or JSON messages). Small files
+    are processed right away; larger ones wait for ``ingest --pending``. Identical content is
+    stored once: uploading it again answers 200 with ``duplicate: true``."""
+    limit = settings.UME_MAX_TRANSCRIPT_BYTES
+    if file.size is not None and file.size > limit:
+        raise too_large(f"the file is {file.size:,} bytes; the limit is {limit:,}")
+    data = file.read(limit + 1)
+    if len(data) > limit:
+        raise too_large(f"the file is over the limit of {limit:,} bytes")
+    name = (file.name or "upload").replace("\x00", "")[:255] or "upload"
+    try:
+        text = decode_bytes(data, name=name, max_bytes=limit)
+    except TranscriptError as exc:
+        raise ApiError(400, "invalid_input", str(exc)) from exc
+    if not text.strip():
+        raise ApiError(400, "invalid_input", f"{name}: the file is empty")
+    try:
+        if not parse_transcript(text, name=name):
+            raise ApiError(400, "invalid_input", f"{name}: no messages found")
+    except TranscriptError as exc:
+        raise ApiError(400, "invalid_input", str(exc)) from exc
+    moment = _parse_time("source_time", source_time)
+    transcript, created = transcript_store(
+        owner=_owner(request), text=text, name=name, source=ReceiptSource.API, source_time=moment
+    )
+    if created and transcript.size_bytes <= settings.UME_INLINE_UPLOAD_BYTES:
+        ingest_transcript(transcript=transcript, token=_token(request), source=ReceiptSource.API)
+    fresh = transcript_get(_owner(request), transcript.pk)
+    assert fresh is not None
+    return Status(201 if created else 200, {**transcript_json(fresh), "duplicate": not created})
+
+
+def _parse_time(name: str, value: str) -> datetime | None:
+    value = value.strip()
+    if not value:
+        return None
+    try:
+        moment = parse_datetime(value)
+        if moment is None and (day := parse_date(value)) is not None:
+            moment = parse_datetime(f"{day.isoformat()}T00:00:00")
+    except ValueError:
+        moment = None
+    if moment is None:
+        raise ApiError(400, "invalid_input", f"{name}: {value[:40]!r} is not an ISO 8601 time")
+    if timezone.is_naive(moment):
+        moment = moment.replace(tzinfo=UTC)
+    return moment
+
+
+@router.get(
+    "/transcripts/{transcript_id}", auth=READ, tags=["transcripts"], summary="Upload status"
+)
+def get_transcript(request: HttpRequest, transcript_id: int) -> dict[str, Any]:
+    transcript = transcript_get(_owner(request), transcript_id)
+    if transcript is None:
+        raise not_found("transcript")
+    return transcript_json(transcript)
