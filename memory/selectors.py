@@ -100,11 +100,23 @@ def gate_snapshot(owner: Any, proposals: Iterable[AnyProposal], *, now: datetime
     )
     matched = [n.id for n in nodes if n.key in keys or n.alias_keys & keys]
 
+    # A pending candidate per key, else the latest expired one: a label mentioned again after
+    # cleanup expired it is bumped back to pending (apply revives it), keeping its evidence and
+    # counts, instead of starting a twin card.
+    by_key: dict[str, Candidate] = {}
+    for c in Candidate.objects.filter(
+        owner=owner,
+        status__in=[CandidateStatus.PENDING, CandidateStatus.EXPIRED],
+        canonical_key__in=keys,
+    ).order_by("-last_seen_at", "-id"):
+        chosen = by_key.get(c.canonical_key)
+        if chosen is None or (
+            chosen.status != CandidateStatus.PENDING and c.status == CandidateStatus.PENDING
+        ):
+            by_key[c.canonical_key] = c
     candidates = tuple(
         CandidateRef(c.id, c.canonical_key, c.label_guess, c.category_guess)
-        for c in Candidate.objects.filter(
-            owner=owner, status=CandidateStatus.PENDING, canonical_key__in=keys
-        )
+        for c in by_key.values()
     )
     suppressions = tuple(
         SuppressionRef(s.id, s.kind, s.canonical_key, s.suppressed_until)

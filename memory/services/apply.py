@@ -165,7 +165,9 @@ def plan_apply(
                     canonical_key=canonical_key(alias),
                 ).pk
             )
-        result.updated_nodes.append({"id": update.node_id, "label": update.label})
+        result.updated_nodes.append(
+            {"id": update.node_id, "label": update.label, "mentions": update.mentions}
+        )
         evidence += _evidence_rows(update.evidence, node_id=update.node_id, **ev)
 
     def node_id(target: Target) -> int:
@@ -236,7 +238,12 @@ def plan_apply(
 
     for bump in plan.candidate_bumps:
         candidate = Candidate.objects.select_for_update().get(owner=owner, pk=bump.candidate_id)
-        if candidate.status != CandidateStatus.PENDING:
+        revived = candidate.status == CandidateStatus.EXPIRED
+        if revived:
+            # Mentioned again after cleanup expired it: back in the queue with its history. A
+            # pending twin created meanwhile trips the one-pending constraint and we plan again.
+            candidate.status = CandidateStatus.PENDING
+        elif candidate.status != CandidateStatus.PENDING:
             # Decided by a person between snapshot and apply: plan again on fresh state.
             raise CandidateDecided(candidate.pk)
         candidate.mention_count += bump.mentions
@@ -248,6 +255,7 @@ def plan_apply(
         ]
         candidate.save(
             update_fields=[
+                "status",
                 "mention_count",
                 "session_count",
                 "last_seen_at",
@@ -255,7 +263,15 @@ def plan_apply(
                 "held_objects",
             ]
         )
-        result.bumped.append({"id": candidate.pk, "label": candidate.label_guess})
+        result.bumped.append(
+            {
+                "id": candidate.pk,
+                "label": candidate.label_guess,
+                "mentions": bump.mentions,
+                "held": len(bump.held),
+                "revived": revived,
+            }
+        )
         evidence += _evidence_rows(bump.evidence, candidate=candidate, **ev)
 
     if plan.suppression_hits:

@@ -1,0 +1,113 @@
+"""``manage.py cleanup [--dry-run] [--json] [--user U] [--undo-receipt ID [--no-suppress]]``.
+
+Run by cron (see docs/cleanup.md). With ``--json`` it prints one JSON object and nothing else.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.utils import timezone
+
+from memory.services.cleanup import cleanup_run
+from memory.services.erase import EraseError, receipt_undo, receipt_undo_preview
+from receipts.models import Receipt
+
+
+class Command(BaseCommand):
+    help = (
+        "The cron job: expire candidates and suppressions, apply retention, remove junk and "
+        "orphans; one receipt per user changed. Or undo one ingest with --undo-receipt."
+    )
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument(
+            "--dry-run", action="store_true", help="report what would be done; write nothing"
+        )
+        parser.add_argument("--json", action="store_true", help="print one JSON object only")
+        parser.add_argument("--user", help="only this username")
+        parser.add_argument(
+            "--undo-receipt",
+            type=int,
+            metavar="ID",
+            help="delete everything the ingest of this receipt wrote",
+        )
+        parser.add_argument(
+            "--no-suppress",
+            action="store_true",
+            help="with --undo-receipt: do not suppress the labels it created",
+        )
+
+    def handle(self, *args: Any, **opts: Any) -> None:
+        user = None
+        if opts["user"]:
+            user = get_user_model().objects.filter(username=opts["user"]).first()
+            if user is None:
+                raise CommandError(f"unknown user {opts['user']!r}")
+        if opts["undo_receipt"] is not None:
+            self.undo(opts, user)
+            return
+        if opts["no_suppress"]:
+            raise CommandError("--no-suppress goes with --undo-receipt")
+        now = timezone.now()
+        reports = cleanup_run(now=now, dry_run=opts["dry_run"], user=user)
+        if opts["json"]:
+            totals: dict[str, int] = {}
+            for report in reports:
+                for key, n in report.counts.items():
+                    totals[key] = totals.get(key, 0) + n
+            payload = {
+                "dry_run": opts["dry_run"],
+                "as_of": now.isoformat(),
+                "users": [r.as_json() for r in reports if r.changed or r.status == "busy"],
+                "totals": totals,
+            }
+            self.stdout.write(json.dumps(payload, ensure_ascii=False))
+            return
+        prefix = "would: " if opts["dry_run"] else ""
+        changed = 0
+        for report in reports:
+            if report.status == "busy":
+                self.stdout.write(f"{report.username}: busy (another cleanup run has this user)")
+            elif report.changed:
+                changed += 1
+                receipt = f" (receipt {report.receipt.pk})" if report.receipt else ""
+                self.stdout.write(f"{report.username}: {prefix}{report.summary()}{receipt}")
+                for junk in report.junk:
+                    self.stdout.write(f"  junk removed: {junk['label']} ({junk['reason']})")
+        if not changed:
+            self.stdout.write(f"nothing to clean up ({len(reports)} users checked)")
+
+    def undo(self, opts: dict[str, Any], user: Any) -> None:
+        receipts = Receipt.objects.select_related("owner")
+        if user is not None:
+            receipts = receipts.filter(owner=user)
+        receipt = receipts.filter(pk=opts["undo_receipt"]).first()
+        if receipt is None:
+            raise CommandError(f"no receipt #{opts['undo_receipt']}")
+        try:
+            if opts["dry_run"]:
+                preview = receipt_undo_preview(receipt=receipt)
+                if opts["json"]:
+                    self.stdout.write(json.dumps({"dry_run": True, **preview}, ensure_ascii=False))
+                else:
+                    labels = [n["label"] for n in preview["nodes"] + preview["candidates"]]
+                    self.stdout.write(
+                        f"would delete from receipt #{receipt.pk}: {preview['counts']}"
+                        + (f" ({', '.join(labels)})" if labels else "")
+                    )
+                return
+            result = receipt_undo(receipt=receipt, suppress=not opts["no_suppress"])
+        except EraseError as exc:
+            raise CommandError(str(exc)) from exc
+        if opts["json"]:
+            data = result.as_json()
+            data["detail"] = result.detail
+            self.stdout.write(json.dumps(data, ensure_ascii=False))
+        else:
+            self.stdout.write(f"{result.summary} (receipt {result.pk})")
+            for line in result.detail.get("not_reverted", []):
+                self.stdout.write(f"  not reverted: {line}")

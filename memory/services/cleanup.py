@@ -1,0 +1,436 @@
+"""The cron job: expire, retain, de-junk and sweep, one receipt per user it changed.
+
+For each user, :func:`cleanup_user` first *plans* (reads only) and then, unless ``dry_run``,
+*applies* that plan in one transaction under a per-user lock, so a dry run reports exactly what
+a real run would do and writes nothing. Each step:
+
+- **candidates**: pending candidates whose ``expires_at`` has passed become ``expired``; their
+  evidence is kept, and a later mention revives the same row as pending (see
+  ``memory.selectors.gate_snapshot`` and ``memory.services.apply``);
+- **suppressions**: one whose ``suppressed_until`` has passed stops blocking by definition
+  (``memory.selectors.active_suppressions``, which the gate uses too), so nothing is written;
+  cleanup reports those that expired since this user's previous cleanup receipt and leaves
+  them listed (the suppression list shows them as expired);
+- **retention**: with ``MemoryRule.retention_days`` set, evidence created before the cut-off,
+  finished transcripts stored before it and slices superseded before it are deleted. Nodes are
+  never deleted by retention, so nodes a person promoted (or any other) stay;
+- **junk**: extracted nodes whose label fails ``memory.policy.label_rejection`` (the same
+  ``is_junk_label``/``is_bad_title`` the gate uses) are deleted with a ``cleanup`` suppression
+  so they do not come back. Nodes a person promoted or made are reported, never deleted;
+- **orphans**: evidence whose every target (node, slice, event, edge, candidate) is gone.
+  Edges to deleted nodes cannot exist: both ends are ``on_delete=CASCADE`` foreign keys,
+  enforced by the database on SQLite and PostgreSQL alike, so there is nothing to sweep.
+
+Cleanup does not raise the deletion barrier: it runs every few minutes and would otherwise
+drop every ingest in flight. It needs no barrier: a write aimed at a junk node it deleted fails
+its foreign key and is planned again against the suppression, and a bump of a candidate it
+expired revives that candidate.
+
+Two runs may overlap (two cron hosts). On PostgreSQL each user is processed under a
+transaction-level advisory lock taken with ``pg_try_advisory_xact_lock``: the second run skips
+a user the first holds and reports it as ``busy``. On SQLite the first write of the per-user
+transaction takes the database's write lock, which serialises the runs; the second one then
+finds nothing left to do. Every write is also conditional (``status=pending``, ``expires_at``
+still past), so nothing is counted twice.
+"""
+
+from __future__ import annotations
+
+import time
+import zlib
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.db import connection, models, transaction
+from django.db.models import Q, QuerySet
+from django.utils import timezone
+
+from memory.models import (
+    Candidate,
+    DeletionBarrier,
+    Edge,
+    Event,
+    Evidence,
+    MemoryRule,
+    Node,
+    Slice,
+    Suppression,
+    Transcript,
+)
+from memory.policy import label_rejection
+from memory.selectors import active_suppressions
+from memory.vocab import (
+    CandidateStatus,
+    NodeOrigin,
+    SuppressionKind,
+    SuppressionReason,
+    TranscriptStatus,
+)
+from receipts.models import Outcome, Receipt, Source
+
+# The first key of the two-key advisory lock: "ume cleanup", so other advisory-lock users of
+# the same database do not collide with us.
+_LOCK_NAMESPACE = zlib.crc32(b"ume.cleanup") & 0x7FFFFFFF
+
+# The step counts of a cleanup, in the order they are reported.
+COUNT_KEYS = (
+    "candidates_expired",
+    "suppressions_expired",
+    "evidence_deleted",
+    "transcripts_deleted",
+    "slices_deleted",
+    "junk_nodes_removed",
+    "junk_slices_removed",
+    "junk_events_removed",
+    "junk_edges_removed",
+    "suppressions_written",
+    "orphan_evidence_deleted",
+)
+
+
+@dataclass
+class UserCleanup:
+    """What cleanup did (or, in a dry run, would do) for one user."""
+
+    user_id: int
+    username: str
+    as_of: datetime
+    dry_run: bool
+    status: str = "clean"  # clean | changed | busy
+    counts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(COUNT_KEYS, 0))
+    candidates: list[dict[str, Any]] = field(default_factory=list)
+    suppressions: list[dict[str, Any]] = field(default_factory=list)
+    junk: list[dict[str, Any]] = field(default_factory=list)
+    junk_kept: list[dict[str, Any]] = field(default_factory=list)
+    retention: dict[str, Any] | None = None
+    receipt: Receipt | None = None
+
+    @property
+    def changed(self) -> bool:
+        return any(self.counts.values())
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "user": self.username,
+            "status": self.status,
+            "receipt_id": self.receipt.pk if self.receipt else None,
+            "counts": self.counts,
+            "candidates_expired": self.candidates,
+            "suppressions_expired": self.suppressions,
+            "junk_removed": self.junk,
+            "junk_kept": self.junk_kept,
+            "retention": self.retention,
+        }
+
+    def summary(self) -> str:
+        c = self.counts
+        parts = [
+            f"{c['candidates_expired']} candidates expired",
+            f"{c['suppressions_expired']} suppressions expired",
+        ]
+        if self.retention:
+            parts.append(
+                f"retention {self.retention['days']} days: {c['evidence_deleted']} evidence, "
+                f"{c['transcripts_deleted']} transcripts, {c['slices_deleted']} old slices deleted"
+            )
+        parts.append(f"{c['junk_nodes_removed']} junk nodes removed")
+        parts.append(f"{c['orphan_evidence_deleted']} orphan evidence deleted")
+        return "; ".join(parts)[:500]
+
+
+@dataclass
+class _Plan:
+    """The rows a run will touch, as primary keys (read before any write)."""
+
+    candidate_ids: list[int] = field(default_factory=list)
+    retention_cutoff: datetime | None = None
+    junk: list[tuple[Node, str]] = field(default_factory=list)
+
+
+# --- entry points ---------------------------------------------------------------------------
+
+
+def cleanup_run(
+    *, now: datetime | None = None, dry_run: bool = False, user: Any = None
+) -> list[UserCleanup]:
+    """Clean up every user that has memory data (or just ``user``). One report per user."""
+    now = now or timezone.now()
+    if user is not None:
+        owners = [user]
+    else:
+        ids: set[int] = set()
+        for model in (Node, Candidate, Suppression, Evidence, Transcript):
+            ids.update(model.objects.values_list("owner_id", flat=True).distinct().order_by())
+        ids.update(
+            MemoryRule.objects.filter(retention_days__isnull=False).values_list(
+                "owner_id", flat=True
+            )
+        )
+        owners = list(get_user_model().objects.filter(pk__in=ids).order_by("pk"))
+    return [cleanup_user(owner=owner, now=now, dry_run=dry_run) for owner in owners]
+
+
+def cleanup_user(*, owner: Any, now: datetime | None = None, dry_run: bool = False) -> UserCleanup:
+    """Plan and (unless ``dry_run``) apply one user's cleanup; see the module docstring."""
+    now = now or timezone.now()
+    started = time.perf_counter()
+    report = UserCleanup(
+        user_id=owner.pk, username=owner.get_username(), as_of=now, dry_run=dry_run
+    )
+    if dry_run:
+        _plan(owner, now, report)
+        report.status = "changed" if report.changed else "clean"
+        return report
+    with transaction.atomic():
+        if not _lock_user(owner):
+            report.status = "busy"
+            return report
+        plan = _plan(owner, now, report)
+        if report.changed:
+            _apply(owner, now, plan, report)
+            report.status = "changed"
+            report.receipt = _write_receipt(owner, now, report, started)
+    return report
+
+
+# --- locking --------------------------------------------------------------------------------
+
+
+def _lock_user(owner: Any) -> bool:
+    """Take this user's cleanup lock for the current transaction. False if another run has it."""
+    with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            cursor.execute(
+                "SELECT pg_try_advisory_xact_lock(%s, %s)",
+                [_LOCK_NAMESPACE, owner.pk & 0x7FFFFFFF],
+            )
+            return bool(cursor.fetchone()[0])
+        # SQLite: a write (even one that changes no value) takes the database's write lock
+        # for the rest of this transaction, so a second run waits here instead of planning on
+        # state the first is about to change. Other backends: best effort, the same write.
+        cursor.execute(
+            f"UPDATE {DeletionBarrier._meta.db_table} SET barrier_at = barrier_at "
+            "WHERE owner_id = %s",
+            [owner.pk],
+        )
+    return True
+
+
+# --- planning (reads only) ------------------------------------------------------------------
+
+
+def _plan(owner: Any, now: datetime, report: UserCleanup) -> _Plan:
+    plan = _Plan()
+    counts = report.counts
+
+    # Candidates past their expiry date.
+    for c in _expiring_candidates(owner, now).order_by("expires_at", "id"):
+        plan.candidate_ids.append(c.pk)
+        report.candidates.append(
+            {"id": c.pk, "label": c.label_guess, "expires_at": _iso(c.expires_at)}
+        )
+    counts["candidates_expired"] = len(plan.candidate_ids)
+
+    # Suppressions that stopped blocking since this user's previous cleanup.
+    since = (
+        Receipt.objects.filter(owner=owner, source=Source.CLEANUP, detail__action="cleanup")
+        .order_by("-created_at", "-id")
+        .values_list("created_at", flat=True)
+        .first()
+    )
+    expired = Suppression.objects.filter(owner=owner, lifted_at__isnull=True).exclude(
+        pk__in=active_suppressions(owner, now=now).values("pk")
+    )
+    if since is not None:
+        expired = expired.filter(suppressed_until__gt=since)
+    for s in expired.order_by("suppressed_until", "id"):
+        report.suppressions.append(
+            {"id": s.pk, "label": s.label, "kind": s.kind, "until": _iso(s.suppressed_until)}
+        )
+    counts["suppressions_expired"] = len(report.suppressions)
+
+    # Retention.
+    rule = MemoryRule.objects.filter(owner=owner, retention_days__isnull=False).first()
+    if rule is not None and rule.retention_days is not None:
+        cutoff = now - timedelta(days=rule.retention_days)
+        plan.retention_cutoff = cutoff
+        report.retention = {"days": rule.retention_days, "cutoff": cutoff.isoformat()}
+        counts["evidence_deleted"] = _old_evidence(owner, cutoff).count()
+        counts["transcripts_deleted"] = _old_transcripts(owner, cutoff).count()
+        counts["slices_deleted"] = _old_slices(owner, cutoff).count()
+
+    # Junk nodes.
+    for node in Node.objects.filter(owner=owner).order_by("id"):
+        reason = label_rejection(node.label)
+        if reason is None:
+            continue
+        entry = {"id": node.pk, "label": node.label, "reason": reason, "origin": node.origin}
+        if node.origin != NodeOrigin.EXTRACTED:
+            report.junk_kept.append(entry)
+            continue
+        plan.junk.append((node, reason))
+        report.junk.append(entry)
+    junk_ids = [node.pk for node, _ in plan.junk]
+    if junk_ids:
+        # Slices that retention deletes anyway are counted there, not twice.
+        junk_slices = Slice.objects.filter(owner=owner, node_id__in=junk_ids)
+        if plan.retention_cutoff is not None:
+            junk_slices = junk_slices.exclude(pk__in=_old_slices(owner, plan.retention_cutoff))
+        counts["junk_nodes_removed"] = len(junk_ids)
+        counts["junk_slices_removed"] = junk_slices.count()
+        counts["junk_events_removed"] = Event.objects.filter(
+            owner=owner, node_id__in=junk_ids
+        ).count()
+        counts["junk_edges_removed"] = (
+            Edge.objects.filter(owner=owner)
+            .filter(Q(from_node_id__in=junk_ids) | Q(to_node_id__in=junk_ids))
+            .count()
+        )
+        counts["suppressions_written"] = len(_keys_to_suppress(owner, plan.junk, now))
+
+    # Evidence left with no target, including what the steps above will leave so.
+    counts["orphan_evidence_deleted"] = _orphans_after(owner, plan, junk_ids).count()
+    return plan
+
+
+def _expiring_candidates(owner: Any, now: datetime) -> QuerySet[Candidate]:
+    return Candidate.objects.filter(
+        owner=owner, status=CandidateStatus.PENDING, expires_at__isnull=False, expires_at__lte=now
+    )
+
+
+def _old_evidence(owner: Any, cutoff: datetime) -> QuerySet[Evidence]:
+    return Evidence.objects.filter(owner=owner, created_at__lt=cutoff)
+
+
+def _old_transcripts(owner: Any, cutoff: datetime) -> QuerySet[Transcript]:
+    # Queued or running work is never deleted under a worker's feet.
+    return Transcript.objects.filter(
+        owner=owner,
+        created_at__lt=cutoff,
+        status__in=[TranscriptStatus.DONE, TranscriptStatus.FAILED],
+    )
+
+
+def _old_slices(owner: Any, cutoff: datetime) -> QuerySet[Slice]:
+    return Slice.objects.filter(owner=owner, is_current=False).filter(
+        Q(superseded_at__lt=cutoff) | Q(superseded_at__isnull=True, created_at__lt=cutoff)
+    )
+
+
+def _orphans_after(owner: Any, plan: _Plan, junk_ids: list[int]) -> QuerySet[Evidence]:
+    """Evidence that will have no target once the junk nodes and old slices are gone."""
+    gone_slices = Q(slice__node_id__in=junk_ids)
+    if plan.retention_cutoff is not None:
+        gone_slices |= Q(slice_id__in=_old_slices(owner, plan.retention_cutoff).values("pk"))
+    rows = Evidence.objects.filter(
+        Q(node__isnull=True) | Q(node_id__in=junk_ids),
+        Q(slice__isnull=True) | gone_slices,
+        Q(event__isnull=True) | Q(event__node_id__in=junk_ids),
+        Q(edge__isnull=True)
+        | Q(edge__from_node_id__in=junk_ids)
+        | Q(edge__to_node_id__in=junk_ids),
+        owner=owner,
+        candidate__isnull=True,
+    )
+    if plan.retention_cutoff is not None:
+        rows = rows.exclude(created_at__lt=plan.retention_cutoff)
+    return rows
+
+
+def _keys_to_suppress(owner: Any, junk: list[tuple[Node, str]], now: datetime) -> dict[str, str]:
+    """The junk labels that no active suppression covers yet: canonical key -> label."""
+    wanted = {node.canonical_key: node.label for node, _ in junk}
+    covered = set(
+        active_suppressions(owner, now=now)
+        .filter(canonical_key__in=list(wanted))
+        .values_list("canonical_key", flat=True)
+    )
+    return {key: label for key, label in wanted.items() if key not in covered}
+
+
+# --- applying -------------------------------------------------------------------------------
+
+
+def _apply(owner: Any, now: datetime, plan: _Plan, report: UserCleanup) -> None:
+    """Write the plan. Runs inside the per-user transaction, under the lock; every write is
+    conditional, so the counts are of rows actually changed."""
+    counts = report.counts
+    counts["candidates_expired"] = (
+        _expiring_candidates(owner, now)
+        .filter(pk__in=plan.candidate_ids)
+        .update(status=CandidateStatus.EXPIRED)
+    )
+
+    if plan.retention_cutoff is not None:
+        cutoff = plan.retention_cutoff
+        counts["evidence_deleted"] = _old_evidence(owner, cutoff).delete()[0]
+        counts["transcripts_deleted"] = _old_transcripts(owner, cutoff).delete()[0]
+        counts["slices_deleted"] = _deleted(_old_slices(owner, cutoff).delete(), Slice)
+
+    if plan.junk:
+        keys = _keys_to_suppress(owner, plan.junk, now)
+        Suppression.objects.bulk_create(
+            Suppression(
+                owner=owner,
+                kind=SuppressionKind.NODE,
+                canonical_key=key,
+                label=label,
+                reason=SuppressionReason.CLEANUP,
+                source="cleanup:junk",
+                created_at=now,
+            )
+            for key, label in keys.items()
+        )
+        counts["suppressions_written"] = len(keys)
+        junk_keys = [node.canonical_key for node, _ in plan.junk]
+        by_key = dict(
+            active_suppressions(owner, now=now)
+            .filter(canonical_key__in=junk_keys)
+            .order_by("id")
+            .values_list("canonical_key", "pk")
+        )
+        for entry, (node, _reason) in zip(report.junk, plan.junk, strict=True):
+            entry["suppression"] = by_key.get(node.canonical_key)
+        deleted = Node.objects.filter(
+            owner=owner, pk__in=[n.pk for n, _ in plan.junk], origin=NodeOrigin.EXTRACTED
+        ).delete()
+        counts["junk_nodes_removed"] = _deleted(deleted, Node)
+        counts["junk_slices_removed"] = _deleted(deleted, Slice)
+        counts["junk_events_removed"] = _deleted(deleted, Event)
+        counts["junk_edges_removed"] = _deleted(deleted, Edge)
+
+    counts["orphan_evidence_deleted"] = Evidence.objects.filter(
+        owner=owner,
+        node__isnull=True,
+        slice__isnull=True,
+        event__isnull=True,
+        edge__isnull=True,
+        candidate__isnull=True,
+    ).delete()[0]
+
+
+def _deleted(result: tuple[int, dict[str, int]], model: type[models.Model]) -> int:
+    return result[1].get(model._meta.label, 0)
+
+
+def _write_receipt(owner: Any, now: datetime, report: UserCleanup, started: float) -> Receipt:
+    detail = {"action": "cleanup", "as_of": now.isoformat(), **report.as_json()}
+    detail.pop("receipt_id", None)
+    return Receipt.objects.create(
+        owner=owner,
+        source=Source.CLEANUP,
+        outcome=Outcome.WROTE,
+        subject="cleanup",
+        counts=report.counts,
+        detail=detail,
+        summary=report.summary(),
+        duration_ms=max(0, int((time.perf_counter() - started) * 1000)),
+        created_at=now,
+    )
+
+
+def _iso(value: datetime | None) -> str | None:
+    return value.isoformat() if value else None
