@@ -1,0 +1,850 @@
+"""Recall: what an assistant gets back when it asks ume about something.
+
+:func:`recall` is the one entry point. It reads the owner's memory in a fixed number of
+queries (:func:`load_index`), then ranks with pure functions over those rows, so the same
+rows give the same answer on SQLite and PostgreSQL:
+
+1. **Gate.** Greetings, thanks, acknowledgements and self-contained utility questions ("what
+   is 2+2", "how do I reverse a list in python") return nothing, with ``no_recall`` and a
+   reason. "Who is Rahul?" and "what is Atlas?" are recall questions: the subject is a
+   capitalised name, or names something in memory.
+2. **Recall phrasing is stripped** ("what do you remember about", "tell me everything you know
+   about" ...), leaving the subject.
+3. **Broad profile** ("what are my projects", "my health") returns the nodes of the mapped
+   categories.
+4. **Named lane.** Canonical labels and aliases found in the subject, longest first: a name
+   inside a longer name ("UML" inside "UML College Society") does not count on its own.
+5. **Lexical lane.** BM25 over a per-owner index of labels, aliases, summaries, current slices,
+   events and pages, with stop words removed and a Porter stemmer. Words already used by a
+   name do not score again, so identities that merely share words with a named one are not
+   returned; a query whose content words match nothing returns nothing.
+
+Superseded slices never feed ranking or context. Nothing is cached between calls.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from django.conf import settings
+
+from memory.keys import canonical_key
+from memory.models import Alias, Event, Node, Page, Slice
+
+# --- vocabulary ---------------------------------------------------------------------------
+
+WHY_EXACT = "exact"
+WHY_ALIAS = "alias"
+WHY_LEXICAL = "lexical"
+WHY_PROFILE = "profile"
+
+REASON_EMPTY = "empty_query"
+REASON_SMALLTALK = "smalltalk"
+REASON_UTILITY = "utility_query"
+REASON_NO_MATCH = "no_match"
+REASON_MATCHED = "matched"
+REASON_PROFILE = "broad_profile"
+
+MAX_LIMIT = 50
+SLICES_PER_ITEM = 5
+EVENTS_PER_ITEM = 3
+SLICES_PER_LINE = 3
+EVENTS_PER_LINE = 2
+
+# Ranking constants. A node named in the query scores NAMED_WEIGHT x (share of the query's
+# content words its name covers); lexical scores are normalised to the best one (0..1).
+NAMED_WEIGHT = 1.5
+ALIAS_DISCOUNT = 0.95
+LEXICAL_RELATIVE_FLOOR = 0.3
+MIN_TERM_SHARE = 0.4  # of the idf weight of the query words found anywhere in the corpus
+BM25_K1 = 1.2
+BM25_B = 0.75
+NODE_FIELD_WEIGHTS = {"label": 3.0, "alias": 3.0, "summary": 1.5, "slice": 1.0, "event": 1.0}
+PAGE_FIELD_WEIGHTS = {"title": 3.0, "topic": 2.0, "summary": 1.5, "body": 1.0}
+
+STOP_WORDS = frozenset(
+    """
+    a about above after again against all also am an and any anything are as at be because
+    been before being below between both but by can could did do does doing done down during
+    each else ever every everything few for from further get got had has have having he her
+    here hers herself him himself his how i if in into is it its itself just know knew let
+    me mention mentioned might mine more most much must my myself no nor not now of off on
+    once only or other our ours ourselves out over own please recall remember remind s said
+    same say she should so some something still such t tell than that the their theirs them
+    themselves then there these they thing things this those through to told too under until
+    up us very was we were what whatever when where which while who whom whose why will with
+    would you your yours yourself
+    """.split()
+)
+
+# Words of a broad profile question and the categories they stand for.
+PROFILE_WORDS: dict[str, tuple[str, ...]] = {
+    "project": ("project",),
+    "projects": ("project",),
+    "work": ("project", "organization"),
+    "health": ("health",),
+    "medical": ("health",),
+    "conditions": ("health",),
+    "family": ("family",),
+    "relatives": ("family",),
+    "friends": ("person", "relationship"),
+    "people": ("person", "family", "relationship"),
+    "relationships": ("relationship",),
+    "hobbies": ("interest", "habit", "skill"),
+    "interests": ("interest",),
+    "skills": ("skill",),
+    "habits": ("habit",),
+    "routines": ("habit",),
+    "goals": ("goal",),
+    "plans": ("goal",),
+    "preferences": ("preference",),
+    "likes": ("preference",),
+    "tools": ("tool", "system"),
+    "stack": ("tool", "system"),
+    "systems": ("system",),
+    "places": ("place",),
+    "organizations": ("organization",),
+    "organisations": ("organization",),
+    "companies": ("organization",),
+    "possessions": ("possession",),
+    "belongings": ("possession",),
+    "events": ("life_event",),
+    "milestones": ("life_event",),
+    "identity": ("identity",),
+}
+_EVERYTHING = frozenset({"me", "myself", "everything", "about me", "who am i", "my profile"})
+_PROFILE_FILLER = frozenset(
+    "what are is list show me all of my tell about the current which do i have give and "
+    "everything you know".split()
+)
+
+_SMALLTALK_WORDS = frozenset(
+    """
+    hi hello hey hiya yo howdy greetings thanks thank you thx ty cheers ok okay k kk cool nice
+    great awesome good morning afternoon evening night bye goodbye see ya later sure yes yeah
+    yep yup no nope nah lol haha hahaha perfect alright right got it sounds fine wonderful
+    amazing brilliant excellent much so very lovely there welcome np noted understood
+    """.split()
+)
+_SMALLTALK_PHRASES = frozenset(
+    {"how are you", "how are you doing", "what s up", "whats up", "how s it going", "sup"}
+)
+_ARITHMETIC = re.compile(
+    r"^\s*(?:what\s+is|what's|whats|calculate|compute|solve)?\s*"
+    r"[-+*/x×÷^%().\d\s=]*\d\s*[-+*/x×÷^%]\s*[-+*/x×÷^%().\d\s]*[=?]?\s*$",
+    re.IGNORECASE,
+)
+
+_LEAD = re.compile(r"^(?:(?:hey|hi|hello|ok|okay|so|please|um|well|and|also)\s+)+")
+_RECALL_PHRASES = [
+    re.compile(p)
+    for p in (
+        r"^(?:can|could|would|will) you (?:please )?(?:recall|remember|tell me|remind me)"
+        r"(?: what| everything| anything| all)?(?: i (?:said|told you|mentioned|wrote)"
+        r"| you (?:know|remember|have))?(?: about| regarding| of| on)?\b",
+        r"^what (?:else )?(?:do|did|can) you (?:remember|recall|know|have)"
+        r"(?: stored| saved| noted)?(?: about| regarding| of| on)?\b",
+        r"^what (?:did|have|had) i (?:tell you|told you|say|said|mention|mentioned|share|shared)"
+        r"(?: to you)?(?: about| regarding| of| on)?\b",
+        r"^(?:tell|remind|show|give) me(?: everything| anything| all| what| more| something)?"
+        r"(?: you (?:know|remember|recall|have)| i (?:said|told you|mentioned))?"
+        r"(?: about| regarding| of| on)?\b",
+        r"^(?:do|did) you (?:still )?(?:remember|recall|know)(?: anything| everything| what)?"
+        r"(?: i (?:said|told you|mentioned))?(?: about| regarding| of| on)?\b",
+        r"^(?:anything|everything|something) (?:about|regarding|on)\b",
+        r"^(?:who|what) (?:is|are|was|were|s)\b",
+        r"^(?:recall|remember)(?: about)?\b",
+    )
+]
+_RECALL_INTENT = re.compile(
+    r"\b(?:remember|recall|remind me|you know|i told you|i said|i mentioned)\b"
+)
+_UTILITY_PREFIX = re.compile(
+    r"^(?:how (?:do|can|should|would|does|did) (?:i|you|we|one)|how to|how many|how much|"
+    r"translate|convert|calculate|compute|define|explain|summari[sz]e|spell|write (?:me )?(?:a|an)|"
+    r"give me (?:a|an)|can you (?:explain|help|write|translate|convert|calculate|fix|debug)|"
+    r"what time is it|what is the (?:weather|time|date|capital|meaning|definition|difference)|"
+    r"what s the (?:weather|time|date|capital|meaning|definition|difference))\b"
+)
+_SUBJECT_QUESTION = re.compile(r"^(?:what|who)(?:'s|’s| is| are| was| were)\s+(.+)$", re.I)
+_PERSONAL = frozenset({"i", "my", "me", "mine", "myself", "we", "our", "ours", "us"})
+_ARTICLES = frozenset({"a", "an", "the", "some", "this", "that"})
+
+
+# --- a compact Porter stemmer ----------------------------------------------------------------
+
+
+def _is_cons(word: str, i: int) -> bool:
+    ch = word[i]
+    if ch in "aeiou":
+        return False
+    if ch == "y":
+        return i == 0 or not _is_cons(word, i - 1)
+    return True
+
+
+def _measure(stem: str) -> int:
+    form = "".join("c" if _is_cons(stem, i) else "v" for i in range(len(stem)))
+    return form.count("vc")
+
+
+def _has_vowel(stem: str) -> bool:
+    return any(not _is_cons(stem, i) for i in range(len(stem)))
+
+
+def _double_cons(word: str) -> bool:
+    return len(word) >= 2 and word[-1] == word[-2] and _is_cons(word, len(word) - 1)
+
+
+def _cvc(word: str) -> bool:
+    n = len(word)
+    return (
+        n >= 3
+        and _is_cons(word, n - 3)
+        and not _is_cons(word, n - 2)
+        and _is_cons(word, n - 1)
+        and word[-1] not in "wxy"
+    )
+
+
+_STEP2 = (
+    ("ational", "ate"),
+    ("tional", "tion"),
+    ("enci", "ence"),
+    ("anci", "ance"),
+    ("izer", "ize"),
+    ("bli", "ble"),
+    ("alli", "al"),
+    ("entli", "ent"),
+    ("eli", "e"),
+    ("ousli", "ous"),
+    ("ization", "ize"),
+    ("ation", "ate"),
+    ("ator", "ate"),
+    ("alism", "al"),
+    ("iveness", "ive"),
+    ("fulness", "ful"),
+    ("ousness", "ous"),
+    ("aliti", "al"),
+    ("iviti", "ive"),
+    ("biliti", "ble"),
+    ("logi", "log"),
+)
+_STEP3 = (
+    ("icate", "ic"),
+    ("ative", ""),
+    ("alize", "al"),
+    ("iciti", "ic"),
+    ("ical", "ic"),
+    ("ful", ""),
+    ("ness", ""),
+)
+_STEP4 = "al ance ence er ic able ible ant ement ment ent ion ou ism ate iti ous ive ize".split()
+
+
+def _replace_longest(word: str, rules: Sequence[tuple[str, str]], min_m: int) -> str:
+    best = max((r for r in rules if word.endswith(r[0])), key=lambda r: len(r[0]), default=None)
+    if best is None:
+        return word
+    stem = word[: len(word) - len(best[0])]
+    return stem + best[1] if _measure(stem) > min_m else word
+
+
+def stem(word: str) -> str:
+    """The Porter (1980) stem of a lower-case word; words under three letters are kept."""
+    if len(word) < 3 or not word.isalpha():
+        return word
+    w = word
+    # Step 1a: plurals.
+    if w.endswith("sses") or w.endswith("ies"):
+        w = w[:-2]
+    elif w.endswith("s") and not w.endswith("ss"):
+        w = w[:-1]
+    # Step 1b: -eed, -ed, -ing.
+    if w.endswith("eed"):
+        if _measure(w[:-3]) > 0:
+            w = w[:-1]
+    else:
+        for suffix in ("ed", "ing"):
+            if w.endswith(suffix) and _has_vowel(w[: -len(suffix)]):
+                w = w[: -len(suffix)]
+                if w.endswith(("at", "bl", "iz")):
+                    w += "e"
+                elif _double_cons(w) and w[-1] not in "lsz":
+                    w = w[:-1]
+                elif _measure(w) == 1 and _cvc(w):
+                    w += "e"
+                break
+    # Step 1c: y -> i.
+    if w.endswith("y") and _has_vowel(w[:-1]):
+        w = w[:-1] + "i"
+    w = _replace_longest(w, _STEP2, 0)
+    w = _replace_longest(w, _STEP3, 0)
+    # Step 4: remove a suffix where the stem is long enough (only the longest that ends it).
+    suffix = max((s for s in _STEP4 if w.endswith(s)), key=len, default="")
+    if suffix:
+        base = w[: -len(suffix)]
+        if _measure(base) > 1 and (suffix != "ion" or base.endswith(("s", "t"))):
+            w = base
+    # Step 5: a final -e, a double l.
+    if w.endswith("e"):
+        base = w[:-1]
+        if _measure(base) > 1 or (_measure(base) == 1 and not _cvc(base)):
+            w = base
+    if w.endswith("ll") and _measure(w) > 1:
+        w = w[:-1]
+    return w
+
+
+def _content(tokens: Iterable[str]) -> list[str]:
+    return [t for t in tokens if t not in STOP_WORDS and (len(t) > 1 or t.isdigit())]
+
+
+def terms(text: str, cache: dict[str, str] | None = None) -> list[str]:
+    """Stemmed content terms of ``text`` (canonical key words, stop words removed)."""
+    out = []
+    for token in _content(canonical_key(text).split()):
+        if cache is None:
+            out.append(stem(token))
+            continue
+        hit = cache.get(token)
+        if hit is None:
+            hit = cache[token] = stem(token)
+        out.append(hit)
+    return out
+
+
+# --- what recall returns -----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SliceView:
+    text: str
+    kind: str
+
+
+@dataclass(frozen=True)
+class EventView:
+    action: str
+    text: str
+    happened_at: datetime | None
+    precision: str
+
+    @property
+    def date_text(self) -> str:
+        """The date as precisely as it is known: ``2026``, ``2026-03``, ``2026-03-05``."""
+        if self.happened_at is None:
+            return ""
+        when = self.happened_at
+        if self.precision == "year":
+            return f"{when:%Y}"
+        if self.precision == "month":
+            return f"{when:%Y-%m}"
+        if self.precision == "week":
+            return f"week of {when:%Y-%m-%d}"
+        return f"{when:%Y-%m-%d}"
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "action": self.action,
+            "text": self.text,
+            "happened_at": self.happened_at.isoformat() if self.happened_at else None,
+            "precision": self.precision or None,
+            "date": self.date_text or None,
+        }
+
+
+@dataclass(frozen=True)
+class RecallItem:
+    kind: str  # "node" or "page"
+    id: int
+    label: str  # a node's label, a page's title
+    category: str
+    state: str
+    why: str
+    score: float
+    summary: str = ""
+    slices: tuple[SliceView, ...] = ()
+    events: tuple[EventView, ...] = ()
+    node_id: int | None = None  # for a page: the node it is about
+
+    def context_line(self) -> str:
+        if self.kind == "page":
+            return f"Page: {self.label} - {self.summary}" if self.summary else f"Page: {self.label}"
+        head = f"{self.label} ({self.category.replace('_', ' ')}, {self.state})"
+        parts = [s.text for s in self.slices[:SLICES_PER_LINE]]
+        if not parts and self.summary:
+            parts.append(self.summary)
+        for event in self.events[:EVENTS_PER_LINE]:
+            parts.append(f"{event.text} ({event.date_text})" if event.date_text else event.text)
+        return f"{head} - {'; '.join(parts)}" if parts else head
+
+    def as_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"kind": self.kind, "id": self.id}
+        if self.kind == "page":
+            data.update(title=self.label, node_id=self.node_id)
+        else:
+            data.update(label=self.label, category=self.category, state=self.state)
+        data.update(
+            why=self.why,
+            score=round(self.score, 4),
+            summary=self.summary,
+        )
+        if self.kind == "node":
+            data["slices"] = [{"text": s.text, "kind": s.kind} for s in self.slices]
+            data["events"] = [e.as_json() for e in self.events]
+        return data
+
+
+@dataclass(frozen=True)
+class RecallResult:
+    query: str
+    items: tuple[RecallItem, ...]
+    no_recall: bool
+    reason: str
+    context: str = ""
+    context_truncated: bool = False
+
+    def as_json(self) -> dict[str, Any]:
+        """JSON-safe; the API and the MCP tools return it as is."""
+        return {
+            "query": self.query,
+            "no_recall": self.no_recall,
+            "reason": self.reason,
+            "context": self.context,
+            "context_truncated": self.context_truncated,
+            "count": len(self.items),
+            "items": [item.as_json() for item in self.items],
+        }
+
+
+# --- the per-owner index ---------------------------------------------------------------------
+
+
+@dataclass
+class Doc:
+    """One node or page, as ranking sees it."""
+
+    kind: str
+    id: int
+    label: str
+    category: str = ""
+    state: str = ""
+    summary: str = ""
+    node_id: int | None = None
+    mention_count: int = 0
+    last_seen_at: datetime | None = None
+    aliases: list[str] = field(default_factory=list)
+    slices: list[SliceView] = field(default_factory=list)
+    events: list[tuple[datetime, int, EventView]] = field(default_factory=list)
+    fields: list[tuple[str, str]] = field(default_factory=list)  # (field name, text)
+
+
+@dataclass
+class OwnerIndex:
+    """Everything recall reads for one owner, loaded in :data:`INDEX_QUERIES` queries."""
+
+    docs: list[Doc]
+    names: dict[str, list[tuple[Doc, str]]]  # canonical key -> [(doc, why)]
+
+
+INDEX_QUERIES = 5
+
+
+def load_index(owner: Any) -> OwnerIndex:
+    """The owner's nodes, aliases, current slices, events and pages: five queries, whatever
+    the corpus size. Superseded slices are not read."""
+    nodes: dict[int, Doc] = {}
+    for nid, label, category, state, summary, mentions, seen in (
+        Node.objects.filter(owner=owner)
+        .order_by("id")
+        .values_list("id", "label", "category", "state", "summary", "mention_count", "last_seen_at")
+    ):
+        nodes[nid] = Doc(
+            "node",
+            nid,
+            label,
+            category=category,
+            state=state,
+            summary=summary,
+            mention_count=mentions,
+            last_seen_at=seen,
+        )
+    names: dict[str, list[tuple[Doc, str]]] = defaultdict(list)
+    for doc in nodes.values():
+        names[canonical_key(doc.label)].append((doc, WHY_EXACT))
+    for node_id, alias, key in (
+        Alias.objects.filter(owner=owner)
+        .order_by("id")
+        .values_list("node_id", "alias", "canonical_key")
+    ):
+        alias_doc = nodes.get(node_id)
+        if alias_doc is not None:
+            alias_doc.aliases.append(alias)
+            names[key].append((alias_doc, WHY_ALIAS))
+    for node_id, text, kind in (
+        Slice.objects.filter(owner=owner, is_current=True)
+        .order_by("-created_at", "-id")
+        .values_list("node_id", "text", "kind")
+    ):
+        slice_doc = nodes.get(node_id)
+        if slice_doc is not None:
+            slice_doc.slices.append(SliceView(text, kind))
+    for eid, node_id, action, text, happened, precision, created in (
+        Event.objects.filter(owner=owner)
+        .order_by("id")
+        .values_list(
+            "id",
+            "node_id",
+            "action",
+            "text",
+            "happened_at",
+            "happened_at_precision",
+            "created_at",
+        )
+    ):
+        event_doc = nodes.get(node_id)
+        if event_doc is not None:
+            view = EventView(action, text, happened, precision)
+            event_doc.events.append((happened or created, eid, view))
+    docs = list(nodes.values())
+    for doc in docs:
+        doc.events.sort(key=lambda e: (e[0], e[1]), reverse=True)
+        doc.fields = [("label", doc.label), ("summary", doc.summary)]
+        doc.fields += [("alias", a) for a in doc.aliases]
+        doc.fields += [("slice", s.text) for s in doc.slices]
+        doc.fields += [("event", e[2].text) for e in doc.events]
+    for pid, title, topic, summary, body, node_id in (
+        Page.objects.filter(owner=owner)
+        .order_by("id")
+        .values_list("id", "title", "topic", "summary", "body", "node_id")
+    ):
+        page = Doc("page", pid, title, summary=summary, node_id=node_id)
+        page.fields = [("title", title), ("topic", topic), ("summary", summary), ("body", body)]
+        docs.append(page)
+        names[canonical_key(title)].append((page, WHY_EXACT))
+    return OwnerIndex(docs=docs, names=dict(names))
+
+
+# --- the gate: is this a recall question at all? ------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Parsed:
+    """A query after the gate: the subject words, or why there is nothing to recall."""
+
+    subject: tuple[str, ...] = ()
+    reason: str = ""  # set when the answer is "no recall"
+    needs_name: bool = False  # a "what is X" question: recall only if X names a memory
+    profile: tuple[str, ...] = ()  # categories of a broad profile question
+    everything: bool = False
+
+
+def _is_smalltalk(key: str) -> bool:
+    if key in _SMALLTALK_PHRASES:
+        return True
+    words = key.split()
+    return bool(words) and all(w in _SMALLTALK_WORDS for w in words)
+
+
+def _strip_phrasing(key: str) -> tuple[str, bool]:
+    """The subject left after removing recall phrasing, and whether any was removed."""
+    stripped = False
+    while True:
+        before = key
+        key = _LEAD.sub("", key)
+        for pattern in _RECALL_PHRASES:
+            key = pattern.sub("", key, count=1).strip()
+        if key == before:
+            return key, stripped
+        stripped = True
+
+
+def _profile_categories(words: Sequence[str]) -> tuple[tuple[str, ...], bool]:
+    rest = [w for w in words if w not in _PROFILE_FILLER or w in PROFILE_WORDS]
+    if "my" not in words and "me" not in words and "i" not in words:
+        return (), False
+    if not rest:
+        # "tell me about me", "what do you know about me", "who am I"
+        return (), any(w in ("me", "myself", "i") for w in words)
+    cats: list[str] = []
+    for word in rest:
+        mapped = PROFILE_WORDS.get(word)
+        if mapped is None:
+            return (), False
+        cats += [c for c in mapped if c not in cats]
+    return tuple(cats), False
+
+
+def parse_query(query: str) -> Parsed:
+    """Pure: decide whether ``query`` asks for memory and, if so, what its subject is."""
+    raw = " ".join(query.split())
+    key = canonical_key(raw)
+    if not key:
+        return Parsed(reason=REASON_EMPTY)
+    if _is_smalltalk(key):
+        return Parsed(reason=REASON_SMALLTALK)
+    if _ARITHMETIC.match(raw):
+        return Parsed(reason=REASON_UTILITY)
+    subject, phrased = _strip_phrasing(key)
+    intent = phrased and bool(_RECALL_INTENT.search(key))
+    words = tuple(subject.split())
+    if not words:
+        return Parsed(reason=REASON_EMPTY)
+    if key in _EVERYTHING or subject in _EVERYTHING and intent:
+        return Parsed(subject=words, everything=True)
+    cats, everything = _profile_categories(words)
+    if cats or everything:
+        return Parsed(subject=words, profile=cats, everything=everything)
+    if intent:
+        return Parsed(subject=words)
+    utility = _UTILITY_PREFIX.match(key)
+    if utility:
+        remainder = key[utility.end() :].split()
+        if not _PERSONAL & set(remainder):
+            return Parsed(reason=REASON_UTILITY)
+        return Parsed(subject=words)
+    question = _SUBJECT_QUESTION.match(raw.rstrip("?!. "))
+    if question:
+        said = question.group(1).split()
+        if _PERSONAL & set(words):
+            return Parsed(subject=words)
+        # A capitalised word that does not start the subject's article is a name: recall.
+        named = [w for w in said if w[:1].isupper() and w.lower() not in _ARTICLES]
+        if named and said[0].lower() not in _ARTICLES:
+            return Parsed(subject=words)
+        return Parsed(subject=words, needs_name=True)
+    return Parsed(subject=words)
+
+
+# --- ranking (pure) -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Span:
+    start: int
+    end: int
+    key: str
+
+
+def _named_spans(words: Sequence[str], names: dict[str, list[tuple[Doc, str]]]) -> list[_Span]:
+    """Labels and aliases found in ``words``, longest first, never overlapping."""
+    taken: set[int] = set()
+    spans: list[_Span] = []
+    for length in range(len(words), 0, -1):
+        for start in range(0, len(words) - length + 1):
+            positions = set(range(start, start + length))
+            if positions & taken:
+                continue
+            key = " ".join(words[start : start + length])
+            if key in names and _content(words[start : start + length]):
+                spans.append(_Span(start, start + length, key))
+                taken |= positions
+    return sorted(spans, key=lambda s: s.start)
+
+
+def _bm25(
+    docs: Sequence[Doc], query_terms: Sequence[str], cache: dict[str, str]
+) -> dict[int, float]:
+    """BM25F-style scores (field-weighted term frequencies) by position in ``docs``."""
+    if not query_terms or not docs:
+        return {}
+    wanted = set(query_terms)
+    tf: list[dict[str, float]] = []
+    lengths: list[float] = []
+    df: dict[str, int] = defaultdict(int)
+    for doc in docs:
+        weights = PAGE_FIELD_WEIGHTS if doc.kind == "page" else NODE_FIELD_WEIGHTS
+        counts: dict[str, float] = defaultdict(float)
+        length = 0.0
+        for name, text in doc.fields:
+            if not text:
+                continue
+            weight = weights[name]
+            field_terms = terms(text, cache)
+            length += weight * len(field_terms)
+            for term in field_terms:
+                if term in wanted:
+                    counts[term] += weight
+        for term in counts:
+            df[term] += 1
+        tf.append(counts)
+        lengths.append(length)
+    n = len(docs)
+    avg = (sum(lengths) / n) or 1.0
+    idf = {t: math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5)) for t in df}
+    known = sum(idf.values())
+    scores: dict[int, float] = {}
+    for i, counts in enumerate(tf):
+        if not counts:
+            continue
+        # Words no document contains say nothing about which one is meant; among the rest,
+        # a document must match enough of the query's weight, not one incidental word.
+        if len(idf) > 1 and sum(idf[t] for t in counts) < MIN_TERM_SHARE * known:
+            continue
+        norm = BM25_K1 * (1 - BM25_B + BM25_B * lengths[i] / avg)
+        scores[i] = sum(idf[t] * freq * (BM25_K1 + 1) / (freq + norm) for t, freq in counts.items())
+    return scores
+
+
+def _item(doc: Doc, why: str, score: float) -> RecallItem:
+    return RecallItem(
+        kind=doc.kind,
+        id=doc.id,
+        label=doc.label,
+        category=doc.category,
+        state=doc.state,
+        why=why,
+        score=score,
+        summary=doc.summary,
+        slices=tuple(doc.slices[:SLICES_PER_ITEM]),
+        events=tuple(e[2] for e in doc.events[:EVENTS_PER_ITEM]),
+        node_id=doc.node_id,
+    )
+
+
+def _sort_key(item: RecallItem) -> tuple[float, int, str, int]:
+    return (-item.score, 0 if item.kind == "node" else 1, item.label.casefold(), item.id)
+
+
+def _profile(index: OwnerIndex, categories: Sequence[str], everything: bool) -> list[RecallItem]:
+    wanted = set(categories)
+    nodes = [d for d in index.docs if d.kind == "node" and (everything or d.category in wanted)]
+    nodes.sort(
+        key=lambda d: (
+            d.state != "active",
+            -(d.last_seen_at.timestamp() if d.last_seen_at else 0.0),
+            -d.mention_count,
+            d.label.casefold(),
+            d.id,
+        )
+    )
+    return [_item(d, WHY_PROFILE, 1.0 / (1 + rank)) for rank, d in enumerate(nodes)]
+
+
+def rank(index: OwnerIndex, parsed: Parsed) -> tuple[list[RecallItem], str]:
+    """Pure ranking over the loaded index: ``(items best first, reason)``."""
+    if parsed.reason:
+        return [], parsed.reason
+    if parsed.profile or parsed.everything:
+        items = _profile(index, parsed.profile, parsed.everything)
+        return items, REASON_PROFILE if items else REASON_NO_MATCH
+    words = list(parsed.subject)
+    content_positions = [i for i, w in enumerate(words) if _content([w])]
+    if not content_positions:
+        return [], REASON_NO_MATCH
+    spans = _named_spans(words, index.names)
+    named_positions = {i for s in spans for i in range(s.start, s.end)}
+    fully_named = all(i in named_positions for i in content_positions)
+    if parsed.needs_name and not fully_named:
+        return [], REASON_UTILITY
+
+    scores: dict[tuple[str, int], float] = {}
+    whys: dict[tuple[str, int], str] = {}
+    best_named: dict[tuple[str, int], float] = {}
+    by_key: dict[tuple[str, int], Doc] = {}
+    n_content = len(content_positions)
+    named_node_ids: set[int] = set()
+    for span in spans:
+        coverage = len([i for i in content_positions if span.start <= i < span.end]) / n_content
+        for doc, why in index.names[span.key]:
+            ref = (doc.kind, doc.id)
+            value = NAMED_WEIGHT * coverage * (1.0 if why == WHY_EXACT else ALIAS_DISCOUNT)
+            if value > best_named.get(ref, 0.0):
+                # A doc named twice keeps its best name for ``why``; the scores add up.
+                best_named[ref] = value
+                whys[ref] = why
+            scores[ref] = scores.get(ref, 0.0) + value
+            by_key[ref] = doc
+            if doc.kind == "node":
+                named_node_ids.add(doc.id)
+
+    cache: dict[str, str] = {}
+    if fully_named:
+        # Only pages about the named identity may join it, ranked by the named words.
+        span_keys = [s.key for s in spans]
+        pages = [
+            d
+            for d in index.docs
+            if d.kind == "page"
+            and (d.kind, d.id) not in scores
+            and (
+                d.node_id in named_node_ids
+                or any(f" {k} " in f" {canonical_key(d.label)} " for k in span_keys)
+            )
+        ]
+        lexical_docs: Sequence[Doc] = pages
+        query_terms = [stem(words[i]) for i in content_positions]
+        lexical = _bm25(index.docs, query_terms, cache)
+        allowed = {id(d) for d in lexical_docs}
+        lexical = {i: s for i, s in lexical.items() if id(index.docs[i]) in allowed}
+    else:
+        query_terms = [stem(words[i]) for i in content_positions if i not in named_positions]
+        lexical = _bm25(index.docs, query_terms, cache)
+    if lexical:
+        best = max(lexical.values())
+        for i, raw in lexical.items():
+            doc = index.docs[i]
+            ref = (doc.kind, doc.id)
+            normalised = raw / best
+            if ref not in scores and normalised < LEXICAL_RELATIVE_FLOOR:
+                continue
+            scores[ref] = scores.get(ref, 0.0) + normalised
+            whys.setdefault(ref, WHY_LEXICAL)
+            by_key[ref] = doc
+    items = [_item(by_key[ref], whys[ref], score) for ref, score in scores.items()]
+    items.sort(key=_sort_key)
+    return items, REASON_MATCHED if items else REASON_NO_MATCH
+
+
+def build_context(items: Sequence[RecallItem], budget: int) -> tuple[str, bool]:
+    """Lines for an assistant, within ``budget`` characters. The first line that does not fit
+    is clipped with an ellipsis and marks the context truncated; nothing after it is added."""
+    lines: list[str] = []
+    used = 0
+    for item in items:
+        line = item.context_line()
+        sep = 1 if lines else 0
+        if used + sep + len(line) <= budget:
+            lines.append(line)
+            used += sep + len(line)
+            continue
+        room = budget - used - sep
+        if room >= 2:
+            lines.append(line[: room - 1].rstrip() + "…")
+        return "\n".join(lines), True
+    return "\n".join(lines), False
+
+
+def recall(
+    owner: Any, query: str, limit: int = 10, *, char_budget: int | None = None
+) -> RecallResult:
+    """Ranked nodes and pages for ``query``, read for ``owner`` only.
+
+    Smalltalk and self-contained utility questions touch no table. Everything else reads the
+    owner's index in :data:`INDEX_QUERIES` queries and ranks it in Python.
+    """
+    limit = max(1, min(int(limit), MAX_LIMIT))
+    budget = char_budget if char_budget is not None else settings.UME_RECALL_CONTEXT_CHARS
+    parsed = parse_query(query)
+    if parsed.reason:
+        return RecallResult(query=query, items=(), no_recall=True, reason=parsed.reason)
+    items, reason = rank(load_index(owner), parsed)
+    chosen = tuple(items[:limit])
+    if not chosen:
+        return RecallResult(query=query, items=(), no_recall=True, reason=reason)
+    context, truncated = build_context(chosen, max(0, budget))
+    return RecallResult(
+        query=query,
+        items=chosen,
+        no_recall=False,
+        reason=reason,
+        context=context,
+        context_truncated=truncated,
+    )
