@@ -1,0 +1,85 @@
+"""The README's first command: a demo user whose queue and Saves page have real content."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+from django.contrib.auth import authenticate
+from django.core.management import call_command
+from django.db import connection, connections
+
+from memory.models import Candidate, Event, Node, Suppression, Transcript
+from memory.services.ingest import ingest_pending, transcript_store
+from receipts.models import Receipt
+from tests.factories import make_user
+
+
+@pytest.mark.django_db
+def test_seed_demo_fills_every_outcome_and_is_idempotent(capsys, settings):
+    call_command("seed_demo")
+    out = capsys.readouterr().out
+    assert "Demo login: username 'demo', password 'demo-memory-2026'" in out
+    user = authenticate(username="demo", password="demo-memory-2026")
+    assert user is not None and user.is_staff
+    outcomes = set(Receipt.objects.filter(owner=user).values_list("outcome", flat=True))
+    assert outcomes >= {
+        "wrote",
+        "meaningful_no_write",
+        "llm_failed",
+        "db_write_failed",
+        "duplicate",
+        "rejected_input",
+    }
+    days = {r.created_at.date() for r in Receipt.objects.filter(owner=user)}
+    assert len(days) >= 7  # a few weeks of conversations, not one burst
+    assert Candidate.objects.filter(owner=user, status="pending").count() >= 5
+    assert Node.objects.filter(owner=user, origin="promoted").count() >= 5
+    assert Suppression.objects.filter(owner=user).exists()
+    boxing = Node.objects.get(owner=user, label="Boxing")
+    assert boxing.events.filter(happened_at__isnull=False).exists()
+    assert Event.objects.filter(owner=user, happened_at__isnull=True).exists()
+
+    before = (Receipt.objects.count(), Node.objects.count(), Candidate.objects.count())
+    call_command("seed_demo")
+    assert "already present" in capsys.readouterr().out
+    assert (Receipt.objects.count(), Node.objects.count(), Candidate.objects.count()) == before
+
+    call_command("seed_demo", reset=True)
+    assert Receipt.objects.count() == before[0]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_pending_workers_in_parallel_process_each_upload_once():
+    if connection.vendor != "postgresql":
+        pytest.skip("needs row locks with SKIP LOCKED across connections: runs on PostgreSQL")
+    owner = make_user("uploader")
+    for n in range(12):
+        transcript_store(
+            owner=owner,
+            text=f"User: I started project Number{n} last week.\n",
+            name=f"t{n}.txt",
+            source="upload",
+            source_time=None,
+        )
+    results: list[list[Receipt]] = [[], []]
+    errors: list[BaseException] = []
+
+    def work(i: int) -> None:
+        try:
+            results[i] = ingest_pending(limit=50)
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in (0, 1)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert not errors
+    handled = [r.subject for batch in results for r in batch]
+    assert sorted(handled) == sorted(f"t{n}.txt" for n in range(12))
+    assert set(Transcript.objects.values_list("status", flat=True)) == {"done"}
+    assert not any(r.outcome == "duplicate" for batch in results for r in batch)
