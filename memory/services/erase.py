@@ -1,0 +1,575 @@
+"""Deletions a person asks for: undo one ingest, or delete all of their memory.
+
+Both run in one transaction that also raises the owner's deletion barrier
+(``memory.services.barrier``), so an ingest that was already in flight cannot land afterwards:
+it records a ``deletion_conflict`` receipt instead. A failure anywhere rolls everything back,
+suppressions included.
+
+Decisions, written down:
+
+- **Undo removes what the run created** (nodes, aliases, slices, events, edges, candidates,
+  pages and the run's evidence), found both from ``receipt.detail["created"]`` and from the
+  ``created_receipt`` foreign keys. Slices and events that later runs added to a node this run
+  created go with the node, and are listed as such.
+- **Candidates a person has since promoted or merged are kept**, with their nodes and
+  evidence: a person's decision outranks undoing the machine's run. They are listed.
+- **Touches are reverted where they can be**: mention and session counts of nodes and
+  candidates the run touched, node state changes (only while the node still has the state the
+  run gave it), slices the run superseded (made current again unless a newer slice of that kind
+  is current), held details and revived status of candidates it bumped (only if nothing
+  mentioned the candidate since). What cannot be reverted is listed in the undo receipt;
+  ``last_seen_at`` is never rewound.
+- **Suppressions** (reason ``undo``) are written by default for every label the run created,
+  so the same transcript cannot recreate them; labels already actively suppressed are skipped.
+- **The transcript** the run processed is deleted with it, so uploading the same file again is
+  processed afresh rather than reported as a duplicate of an undone run. The suppressions
+  block the labels either way; with ``suppress=False`` a re-ingest recreates them, which is
+  what "undo, and let me run it again" means.
+- **Delete all** removes every memory row the owner has: nodes, aliases, slices, events,
+  edges, candidates, evidence, transcripts, pages, receipts and (unless
+  ``keep_suppressions``) suppressions. It keeps the owner's memory rules and access tokens
+  (settings and credentials, not memory: connected assistants keep working against the empty
+  store; revoke tokens separately) and the deletion barrier itself. It then writes one receipt
+  with counts only, no labels, so the Saves page says what happened.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable
+from datetime import datetime
+from typing import Any
+
+from django.db import transaction
+from django.db.models import F, Q
+from django.utils import timezone
+
+from memory.models import (
+    Alias,
+    Candidate,
+    Edge,
+    Event,
+    Evidence,
+    Node,
+    Page,
+    Slice,
+    Suppression,
+    Transcript,
+)
+from memory.selectors import active_suppressions
+from memory.services.barrier import barrier_raise
+from memory.vocab import (
+    SUPERSEDING_SLICE_KINDS,
+    CandidateStatus,
+    SuppressionKind,
+    SuppressionReason,
+)
+from receipts.models import Outcome, Receipt, Source
+
+# Sources whose receipts record an ingest (and so can be undone here).
+INGEST_SOURCES = frozenset({Source.UPLOAD, Source.COMMAND, Source.MCP, Source.API})
+_KEPT_STATUSES = (CandidateStatus.PROMOTED, CandidateStatus.MERGED)
+
+# Test hook, as in ``memory.services.ingest``: run inside the transaction after every write.
+# Raising from it exercises the rollback exactly as a database failure would.
+_fault_injector: Callable[[], None] | None = None
+
+
+class EraseError(ValueError):
+    """A deletion that cannot be done; the message is fit to show the person."""
+
+
+# --- undo an ingest -------------------------------------------------------------------------
+
+
+def _check_undoable(receipt: Receipt) -> None:
+    if receipt.undone_at is not None:
+        raise EraseError(
+            f"receipt #{receipt.pk} was already undone at {receipt.undone_at:%Y-%m-%d %H:%M}; "
+            "nothing was changed"
+        )
+    if receipt.source not in INGEST_SOURCES:
+        raise EraseError(
+            f"receipt #{receipt.pk} records a {receipt.source} action, not an ingest; "
+            "only what an ingest wrote can be undone this way"
+        )
+    if receipt.outcome != Outcome.WROTE:
+        raise EraseError(
+            f"receipt #{receipt.pk} wrote nothing ({receipt.get_outcome_display()}); "
+            "there is nothing to undo"
+        )
+
+
+def _ids(rows: Iterable[Any]) -> set[int]:
+    out = set()
+    for row in rows:
+        value = row.get("id") if isinstance(row, dict) else row
+        if isinstance(value, int):
+            out.add(value)
+    return out
+
+
+def _created(receipt: Receipt) -> dict[str, set[int]]:
+    """Primary keys of what ``receipt``'s run created, from its detail and the FKs."""
+    created = (receipt.detail or {}).get("created", {})
+    owner = receipt.owner_id
+
+    def both(model: Any, key: str) -> set[int]:
+        by_fk = model.objects.filter(owner=owner, created_receipt=receipt).values_list(
+            "pk", flat=True
+        )
+        listed = model.objects.filter(owner=owner, pk__in=_ids(created.get(key, []))).values_list(
+            "pk", flat=True
+        )
+        return set(by_fk) | set(listed)
+
+    return {
+        "nodes": both(Node, "nodes"),
+        "slices": both(Slice, "slices"),
+        "events": both(Event, "events"),
+        "edges": both(Edge, "edges"),
+        "candidates": both(Candidate, "candidates"),
+        "aliases": set(
+            Alias.objects.filter(owner=owner, pk__in=_ids(created.get("aliases", []))).values_list(
+                "pk", flat=True
+            )
+        ),
+        "pages": set(
+            Page.objects.filter(owner=owner, created_receipt=receipt).values_list("pk", flat=True)
+        ),
+    }
+
+
+def receipt_undo_preview(*, receipt: Receipt) -> dict[str, Any]:
+    """What :func:`receipt_undo` would delete, read only (for a confirmation step)."""
+    _check_undoable(receipt)
+    ids = _created(receipt)
+    candidates = list(Candidate.objects.filter(pk__in=ids["candidates"]).order_by("id"))
+    nodes = list(Node.objects.filter(pk__in=ids["nodes"]).order_by("id"))
+    return {
+        "receipt_id": receipt.pk,
+        "nodes": [{"id": n.pk, "label": n.label} for n in nodes],
+        "candidates": [
+            {"id": c.pk, "label": c.label_guess}
+            for c in candidates
+            if c.status not in _KEPT_STATUSES
+        ],
+        "kept": [
+            {"id": c.pk, "label": c.label_guess, "status": c.status}
+            for c in candidates
+            if c.status in _KEPT_STATUSES
+        ],
+        "counts": {
+            "nodes": len(nodes),
+            "slices": Slice.objects.filter(
+                Q(pk__in=ids["slices"]) | Q(node_id__in=ids["nodes"])
+            ).count(),
+            "events": Event.objects.filter(
+                Q(pk__in=ids["events"]) | Q(node_id__in=ids["nodes"])
+            ).count(),
+            "edges": Edge.objects.filter(
+                Q(pk__in=ids["edges"])
+                | Q(from_node_id__in=ids["nodes"])
+                | Q(to_node_id__in=ids["nodes"])
+            ).count(),
+            "candidates": sum(1 for c in candidates if c.status not in _KEPT_STATUSES),
+        },
+    }
+
+
+def receipt_undo(
+    *, receipt: Receipt, suppress: bool = True, source: str = Source.CLEANUP
+) -> Receipt:
+    """Delete everything ``receipt``'s ingest wrote and revert what it touched.
+
+    Returns the undo's own receipt (``source``, outcome ``wrote``), whose detail lists what was
+    deleted, reverted, kept and not reverted. Raises :class:`EraseError` for a receipt that is
+    not an ingest that wrote something, or that was already undone.
+    """
+    started = time.perf_counter()
+    _check_undoable(receipt)
+    now = timezone.now()
+    with transaction.atomic():
+        locked = Receipt.objects.select_for_update().get(pk=receipt.pk)
+        _check_undoable(locked)  # a concurrent undo may have won the lock first
+        owner = locked.owner
+        barrier_raise(owner, at=now)
+        undo = _Undo(locked, now)
+        undo.run(suppress=suppress)
+        locked.undone_at = now
+        locked.save(update_fields=["undone_at"])
+        result = Receipt.objects.create(
+            owner=owner,
+            source=source,
+            outcome=Outcome.WROTE,
+            subject=f"undo: receipt #{locked.pk} ({locked.subject})"[:255],
+            counts=undo.counts(),
+            detail=undo.detail(),
+            summary=undo.summary(),
+            duration_ms=max(0, int((time.perf_counter() - started) * 1000)),
+            created_at=now,
+        )
+        if _fault_injector is not None:
+            _fault_injector()
+    receipt.refresh_from_db()
+    return result
+
+
+class _Undo:
+    """The undo of one receipt, step by step; keeps what it did for the undo receipt."""
+
+    def __init__(self, receipt: Receipt, now: datetime) -> None:
+        self.receipt = receipt
+        self.owner = receipt.owner
+        self.now = now
+        self.ids = _created(receipt)
+        self.deleted: dict[str, Any] = {}
+        self.reverted: list[str] = []
+        self.not_reverted: list[str] = []
+        self.kept: list[dict[str, Any]] = []
+        self.also_removed: list[str] = []
+        self.suppressions: list[dict[str, Any]] = []
+        self.transcript_deleted = False
+
+    def run(self, *, suppress: bool) -> None:
+        owner, ids = self.owner, self.ids
+        nodes = list(Node.objects.filter(owner=owner, pk__in=ids["nodes"]).order_by("id"))
+        node_ids = {n.pk for n in nodes}
+        candidates = list(
+            Candidate.objects.filter(owner=owner, pk__in=ids["candidates"]).order_by("id")
+        )
+        kept = [c for c in candidates if c.status in _KEPT_STATUSES]
+        doomed = [c for c in candidates if c.status not in _KEPT_STATUSES]
+        self.kept = [
+            {"id": c.pk, "label": c.label_guess, "status": c.status, "node": c.promoted_node_id}
+            for c in kept
+        ]
+
+        # Work out what to revert before anything is deleted.
+        created_slices = list(
+            Slice.objects.filter(owner=owner, pk__in=ids["slices"]).exclude(node_id__in=node_ids)
+        )
+        self._note_later_additions(node_ids)
+
+        labels: dict[str, tuple[str, str]] = {}
+        for node in nodes:
+            labels.setdefault(node.canonical_key, (SuppressionKind.NODE, node.label))
+        for alias in Alias.objects.filter(owner=owner, node_id__in=node_ids).order_by("id"):
+            labels.setdefault(alias.canonical_key, (SuppressionKind.NODE, alias.alias))
+        for c in doomed:
+            labels.setdefault(c.canonical_key, (SuppressionKind.CANDIDATE, c.label_guess))
+
+        # Delete what the run created.
+        kept_ids = [c.pk for c in kept]
+        # The run's evidence, and evidence later runs attached to what this run created (it
+        # would be left pointing at nothing).
+        self.deleted["evidence"] = (
+            Evidence.objects.filter(owner=owner)
+            .filter(
+                Q(receipt=self.receipt)
+                | Q(node_id__in=node_ids)
+                | Q(candidate_id__in=[c.pk for c in doomed])
+            )
+            .exclude(candidate_id__in=kept_ids)
+            .delete()[0]
+        )
+        self.deleted["edges"] = Edge.objects.filter(owner=owner, pk__in=ids["edges"]).delete()[0]
+        self.deleted["slices"] = Slice.objects.filter(owner=owner, pk__in=ids["slices"]).delete()[0]
+        self.deleted["events"] = Event.objects.filter(owner=owner, pk__in=ids["events"]).delete()[0]
+        self.deleted["aliases"] = Alias.objects.filter(owner=owner, pk__in=ids["aliases"]).delete()[
+            0
+        ]
+        self.deleted["pages"] = Page.objects.filter(owner=owner, pk__in=ids["pages"]).delete()[0]
+        self.deleted["candidates"] = Candidate.objects.filter(
+            owner=owner, pk__in=[c.pk for c in doomed]
+        ).delete()[0]
+        cascade = Node.objects.filter(owner=owner, pk__in=node_ids).delete()[1]
+        self.deleted["nodes"] = cascade.get(Node._meta.label, 0)
+        for model, key in (
+            (Slice, "slices"),
+            (Event, "events"),
+            (Edge, "edges"),
+            (Alias, "aliases"),
+        ):
+            self.deleted[key] += cascade.get(model._meta.label, 0)
+        self.deleted["node_labels"] = [n.label for n in nodes]
+        self.deleted["candidate_labels"] = [c.label_guess for c in doomed]
+
+        # Revert what it touched.
+        self._restore_superseded(created_slices)
+        self._revert_state_changes(node_ids)
+        self._revert_node_touches(node_ids)
+        self._revert_candidate_bumps({c.pk for c in candidates})
+        self._delete_transcript()
+        if suppress:
+            self._suppress(labels)
+
+    # -- the steps
+
+    def _note_later_additions(self, node_ids: set[int]) -> None:
+        later_slices = (
+            Slice.objects.filter(owner=self.owner, node_id__in=node_ids)
+            .exclude(pk__in=self.ids["slices"])
+            .count()
+        )
+        later_events = (
+            Event.objects.filter(owner=self.owner, node_id__in=node_ids)
+            .exclude(pk__in=self.ids["events"])
+            .count()
+        )
+        if later_slices or later_events:
+            self.also_removed.append(
+                f"{later_slices} slices and {later_events} events added later to the nodes "
+                "this run created were removed with them"
+            )
+
+    def _restore_superseded(self, created_slices: list[Slice]) -> None:
+        for new in created_slices:
+            if new.kind not in SUPERSEDING_SLICE_KINDS:
+                continue
+            # apply() stamps the superseded slices with the very time it creates the new one.
+            old = Slice.objects.filter(
+                owner=self.owner,
+                node_id=new.node_id,
+                kind=new.kind,
+                is_current=False,
+                superseded_at=new.created_at,
+            ).exclude(pk__in=self.ids["slices"])
+            if not old.exists():
+                continue
+            if Slice.objects.filter(node_id=new.node_id, kind=new.kind, is_current=True).exists():
+                self.not_reverted.append(
+                    f"slice #{new.node_id}/{new.kind}: a newer {new.kind} slice is current, "
+                    "so the one this run superseded stays history"
+                )
+                continue
+            n = old.update(is_current=True, superseded_at=None)
+            self.reverted.append(
+                f"{n} {new.kind} slice(s) made current again on node #{new.node_id}"
+            )
+
+    def _revert_state_changes(self, node_ids: set[int]) -> None:
+        changes = (self.receipt.detail or {}).get("updated", {}).get("state_changes", [])
+        for change in reversed(changes):
+            node_id = change.get("node")
+            if node_id in node_ids:
+                continue
+            node = Node.objects.filter(owner=self.owner, pk=node_id).first()
+            if node is None:
+                self.not_reverted.append(f"state of node #{node_id}: the node no longer exists")
+            elif node.state != change.get("to") or not change.get("from"):
+                self.not_reverted.append(
+                    f"state of “{node.label}”: changed again since (now {node.state}); left as is"
+                )
+            else:
+                Node.objects.filter(pk=node.pk).update(state=change["from"], updated_at=self.now)
+                self.reverted.append(f"state of “{node.label}” back to {change['from']}")
+
+    def _revert_node_touches(self, node_ids: set[int]) -> None:
+        touched = (self.receipt.detail or {}).get("updated", {}).get("nodes", [])
+        for entry in touched:
+            node_id = entry.get("id")
+            if node_id in node_ids:
+                continue
+            label = entry.get("label", f"#{node_id}")
+            mentions = entry.get("mentions")
+            if not isinstance(mentions, int):
+                self.not_reverted.append(f"mention count of “{label}”: not recorded by this run")
+                continue
+            done = Node.objects.filter(
+                owner=self.owner, pk=node_id, mention_count__gt=mentions, session_count__gt=1
+            ).update(
+                mention_count=F("mention_count") - mentions,
+                session_count=F("session_count") - 1,
+            )
+            if done:
+                self.reverted.append(f"mention count of “{label}” (-{mentions})")
+            else:
+                self.not_reverted.append(
+                    f"mention count of “{label}”: the node is gone or its counts were reset"
+                )
+
+    def _revert_candidate_bumps(self, created: set[int]) -> None:
+        bumps = (self.receipt.detail or {}).get("updated", {}).get("candidates", [])
+        for entry in bumps:
+            candidate_id = entry.get("id")
+            if candidate_id in created:
+                continue
+            label = entry.get("label", f"#{candidate_id}")
+            row = (
+                Candidate.objects.select_for_update()
+                .filter(owner=self.owner, pk=candidate_id)
+                .first()
+            )
+            if row is None:
+                self.not_reverted.append(f"candidate “{label}”: no longer exists")
+                continue
+            if row.status not in (CandidateStatus.PENDING, CandidateStatus.EXPIRED):
+                self.not_reverted.append(
+                    f"candidate “{label}”: {row.status} by a person since; left as is"
+                )
+                continue
+            fields: list[str] = []
+            mentions = entry.get("mentions")
+            if isinstance(mentions, int) and row.mention_count > mentions:
+                row.mention_count -= mentions
+                fields.append("mention_count")
+            if row.session_count > 1:
+                row.session_count -= 1
+                fields.append("session_count")
+            quiet_since = (
+                row.last_seen_at <= self.receipt.created_at
+                and not Evidence.objects.filter(
+                    candidate=row, receipt_id__gt=self.receipt.pk
+                ).exists()
+            )
+            held = entry.get("held")
+            if isinstance(held, int) and held:
+                if quiet_since and len(row.held_objects) >= held:
+                    row.held_objects = list(row.held_objects)[:-held]
+                    fields.append("held_objects")
+                else:
+                    self.not_reverted.append(
+                        f"candidate “{label}”: {held} held details kept (mentioned again since)"
+                    )
+            if entry.get("revived") and row.status == CandidateStatus.PENDING:
+                if quiet_since:
+                    row.status = CandidateStatus.EXPIRED
+                    fields.append("status")
+                else:
+                    self.not_reverted.append(
+                        f"candidate “{label}”: stays pending (mentioned again since)"
+                    )
+            if fields:
+                row.save(update_fields=fields)
+                self.reverted.append(f"candidate “{label}”: {', '.join(fields)}")
+
+    def _delete_transcript(self) -> None:
+        transcript_id = (self.receipt.detail or {}).get("transcript")
+        if transcript_id is None:
+            return
+        deleted = Transcript.objects.filter(
+            owner=self.owner, pk=transcript_id, receipt=self.receipt
+        ).delete()[0]
+        self.transcript_deleted = bool(deleted)
+
+    def _suppress(self, labels: dict[str, tuple[str, str]]) -> None:
+        covered = set(
+            active_suppressions(self.owner, now=self.now)
+            .filter(canonical_key__in=list(labels))
+            .values_list("canonical_key", flat=True)
+        )
+        for key, (kind, label) in labels.items():
+            if key in covered:
+                continue
+            row = Suppression.objects.create(
+                owner=self.owner,
+                kind=kind,
+                canonical_key=key,
+                label=label[:200],
+                reason=SuppressionReason.UNDO,
+                source=f"undo:receipt:{self.receipt.pk}",
+                created_at=self.now,
+            )
+            self.suppressions.append({"id": row.pk, "kind": kind, "label": row.label})
+
+    # -- the undo receipt
+
+    def counts(self) -> dict[str, int]:
+        return {
+            "nodes_deleted": self.deleted["nodes"],
+            "slices_deleted": self.deleted["slices"],
+            "events_deleted": self.deleted["events"],
+            "edges_deleted": self.deleted["edges"],
+            "aliases_deleted": self.deleted["aliases"],
+            "candidates_deleted": self.deleted["candidates"],
+            "evidence_deleted": self.deleted["evidence"],
+            "suppressions": len(self.suppressions),
+            "reverted": len(self.reverted),
+            "not_reverted": len(self.not_reverted),
+        }
+
+    def detail(self) -> dict[str, Any]:
+        return {
+            "action": "undo",
+            "undone_receipt": self.receipt.pk,
+            "deleted": self.deleted,
+            "kept": self.kept,
+            "reverted": self.reverted,
+            "not_reverted": self.not_reverted,
+            "also_removed": self.also_removed,
+            "suppressions": self.suppressions,
+            "transcript_deleted": self.transcript_deleted,
+        }
+
+    def summary(self) -> str:
+        labels = self.deleted["node_labels"] + self.deleted["candidate_labels"]
+        shown = ", ".join(labels[:3]) + (", …" if len(labels) > 3 else "")
+        line = (
+            f"undid receipt #{self.receipt.pk}: deleted {self.deleted['nodes']} nodes, "
+            f"{self.deleted['candidates']} candidates"
+            + (f" ({shown})" if shown else "")
+            + f", {self.deleted['slices']} slices, {self.deleted['events']} events"
+        )
+        if self.suppressions:
+            line += f"; {len(self.suppressions)} labels suppressed"
+        if self.not_reverted:
+            line += f"; {len(self.not_reverted)} changes could not be reverted"
+        return line[:500]
+
+
+# --- delete all my memory -------------------------------------------------------------------
+
+
+def memory_erase_all(
+    *, owner: Any, keep_suppressions: bool = True, source: str = Source.CLEANUP
+) -> Receipt:
+    """Delete every memory row ``owner`` has; see the module docstring for what stays.
+
+    Returns the one receipt left afterwards (counts only). Another owner's rows are never
+    touched: every delete filters on ``owner``.
+    """
+    started = time.perf_counter()
+    now = timezone.now()
+    models: list[tuple[str, Any]] = [
+        ("evidence", Evidence),
+        ("edges", Edge),
+        ("slices", Slice),
+        ("events", Event),
+        ("aliases", Alias),
+        ("candidates", Candidate),
+        ("pages", Page),
+        ("nodes", Node),
+        ("transcripts", Transcript),
+        ("receipts", Receipt),
+    ]
+    if not keep_suppressions:
+        models.append(("suppressions", Suppression))
+    counts: dict[str, int] = {}
+    with transaction.atomic():
+        barrier_raise(owner, at=now)
+        for name, model in models:
+            counts[name] = model.objects.filter(owner=owner).delete()[1].get(model._meta.label, 0)
+        kept = Suppression.objects.filter(owner=owner).count() if keep_suppressions else 0
+        receipt = Receipt.objects.create(
+            owner=owner,
+            source=source,
+            outcome=Outcome.WROTE,
+            subject="delete all memory",
+            counts=counts,
+            detail={
+                "action": "erase_all",
+                "kept_suppressions": keep_suppressions,
+                "suppressions_kept": kept,
+            },
+            summary=(
+                f"deleted all memory: {counts['nodes']} nodes, {counts['candidates']} "
+                f"candidates, {counts['transcripts']} transcripts, {counts['receipts']} receipts"
+                + (f"; kept {kept} suppressions" if keep_suppressions else "")
+            ),
+            duration_ms=max(0, int((time.perf_counter() - started) * 1000)),
+            created_at=now,
+        )
+        if _fault_injector is not None:
+            _fault_injector()
+    return receipt
