@@ -62,10 +62,17 @@ EVENTS_PER_LINE = 2
 NAMED_WEIGHT = 1.5
 ALIAS_DISCOUNT = 0.95
 LEXICAL_RELATIVE_FLOOR = 0.3
-MIN_TERM_SHARE = 0.4  # of the idf weight of the query words found anywhere in the corpus
+MIN_TERM_SHARE = 0.5  # of the idf weight of the query's words
 BM25_K1 = 1.2
 BM25_B = 0.75
-NODE_FIELD_WEIGHTS = {"label": 3.0, "alias": 3.0, "summary": 1.5, "slice": 1.0, "event": 1.0}
+NODE_FIELD_WEIGHTS = {
+    "label": 3.0,
+    "alias": 3.0,
+    "summary": 1.5,
+    "slice": 1.0,
+    "event": 1.0,
+    "category": 1.0,
+}
 PAGE_FIELD_WEIGHTS = {"title": 3.0, "topic": 2.0, "summary": 1.5, "body": 1.0}
 
 STOP_WORDS = frozenset(
@@ -166,7 +173,7 @@ _RECALL_INTENT = re.compile(
     r"\b(?:remember|recall|remind me|you know|i told you|i said|i mentioned)\b"
 )
 _UTILITY_PREFIX = re.compile(
-    r"^(?:how (?:do|can|should|would|does|did) (?:i|you|we|one)|how to|how many|how much|"
+    r"^(?:how (?:do|can|should|would|does|did) (?:i|you|we|one)|how to|"
     r"translate|convert|calculate|compute|define|explain|summari[sz]e|spell|write (?:me )?(?:a|an)|"
     r"give me (?:a|an)|can you (?:explain|help|write|translate|convert|calculate|fix|debug)|"
     r"what time is it|what is the (?:weather|time|date|capital|meaning|definition|difference)|"
@@ -516,7 +523,11 @@ def load_index(owner: Any) -> OwnerIndex:
     docs = list(nodes.values())
     for doc in docs:
         doc.events.sort(key=lambda e: (e[0], e[1]), reverse=True)
-        doc.fields = [("label", doc.label), ("summary", doc.summary)]
+        doc.fields = [
+            ("label", doc.label),
+            ("summary", doc.summary),
+            ("category", doc.category.replace("_", " ")),
+        ]
         doc.fields += [("alias", a) for a in doc.aliases]
         doc.fields += [("slice", s.text) for s in doc.slices]
         doc.fields += [("event", e[2].text) for e in doc.events]
@@ -615,9 +626,12 @@ def parse_query(query: str) -> Parsed:
         said = question.group(1).split()
         if _PERSONAL & set(words):
             return Parsed(subject=words)
-        # A capitalised word that does not start the subject's article is a name: recall.
-        named = [w for w in said if w[:1].isupper() and w.lower() not in _ARTICLES]
-        if named and said[0].lower() not in _ARTICLES:
+        # "Who is Rahul?", "what is Atlas?": a capitalised name is a recall question, and so
+        # is "who is working nights" (people are what memory knows). "What is a monad?" and
+        # "who is the president?" are recall questions only if memory has that exact name.
+        article = said[0].lower() in _ARTICLES
+        named = any(w[:1].isupper() for w in said)
+        if not article and (named or raw[:3].lower() == "who"):
             return Parsed(subject=words)
         return Parsed(subject=words, needs_name=True)
     return Parsed(subject=words)
@@ -650,12 +664,19 @@ def _named_spans(words: Sequence[str], names: dict[str, list[tuple[Doc, str]]]) 
 
 
 def _bm25(
-    docs: Sequence[Doc], query_terms: Sequence[str], cache: dict[str, str]
+    docs: Sequence[Doc],
+    scored: Sequence[str],
+    named: Sequence[str],
+    cache: dict[str, str],
 ) -> dict[int, float]:
-    """BM25F-style scores (field-weighted term frequencies) by position in ``docs``."""
-    if not query_terms or not docs:
+    """BM25F-style scores (field-weighted term frequencies) by position in ``docs``.
+
+    Only ``scored`` terms add to a score; ``named`` terms (words of a name the query already
+    matched) count only towards the share of the query a document must match.
+    """
+    if not scored or not docs:
         return {}
-    wanted = set(query_terms)
+    wanted = set(scored) | set(named)
     tf: list[dict[str, float]] = []
     lengths: list[float] = []
     df: dict[str, int] = defaultdict(int)
@@ -678,18 +699,25 @@ def _bm25(
         lengths.append(length)
     n = len(docs)
     avg = (sum(lengths) / n) or 1.0
-    idf = {t: math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5)) for t in df}
-    known = sum(idf.values())
+    idf = {t: math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5)) for t in wanted}
+    total = sum(idf.values())
+    scoring = set(scored)
     scores: dict[int, float] = {}
     for i, counts in enumerate(tf):
         if not counts:
             continue
-        # Words no document contains say nothing about which one is meant; among the rest,
-        # a document must match enough of the query's weight, not one incidental word.
-        if len(idf) > 1 and sum(idf[t] for t in counts) < MIN_TERM_SHARE * known:
+        # A document must match enough of the query's weight, not one incidental word of a
+        # question that is about something else ("best hiking boots" is not the best man).
+        if len(idf) > 1 and sum(idf[t] for t in counts) < MIN_TERM_SHARE * total:
             continue
         norm = BM25_K1 * (1 - BM25_B + BM25_B * lengths[i] / avg)
-        scores[i] = sum(idf[t] * freq * (BM25_K1 + 1) / (freq + norm) for t, freq in counts.items())
+        score = sum(
+            idf[t] * freq * (BM25_K1 + 1) / (freq + norm)
+            for t, freq in counts.items()
+            if t in scoring
+        )
+        if score > 0:
+            scores[i] = score
     return scores
 
 
@@ -781,12 +809,13 @@ def rank(index: OwnerIndex, parsed: Parsed) -> tuple[list[RecallItem], str]:
         ]
         lexical_docs: Sequence[Doc] = pages
         query_terms = [stem(words[i]) for i in content_positions]
-        lexical = _bm25(index.docs, query_terms, cache)
+        lexical = _bm25(index.docs, query_terms, (), cache)
         allowed = {id(d) for d in lexical_docs}
         lexical = {i: s for i, s in lexical.items() if id(index.docs[i]) in allowed}
     else:
         query_terms = [stem(words[i]) for i in content_positions if i not in named_positions]
-        lexical = _bm25(index.docs, query_terms, cache)
+        name_terms = [stem(words[i]) for i in content_positions if i in named_positions]
+        lexical = _bm25(index.docs, query_terms, name_terms, cache)
     if lexical:
         best = max(lexical.values())
         for i, raw in lexical.items():
