@@ -1,0 +1,268 @@
+"""The deletion barrier: a write accepted before a deletion never lands after it.
+
+The clock ticks one millisecond per reading, so "before" and "after" are decided by the order
+of events, not by how fast the machine is.
+"""
+
+from __future__ import annotations
+
+import itertools
+import threading
+import time
+from datetime import timedelta
+
+import pytest
+from django.db import connection, connections
+from django.utils import timezone
+
+from memory.models import Candidate, DeletionBarrier, Node, Slice, Suppression
+from memory.services import ingest as ingest_module
+from memory.services.erase import memory_erase_all, receipt_undo
+from memory.services.ingest import ingest_proposals
+from memory.services.nodes import node_delete
+from receipts.models import Receipt
+from tests.factories import make_node, make_user
+
+DOC = [
+    {
+        "object": "slice",
+        "on": "Boxing",
+        "kind": "progress",
+        "text": "three rounds on the bag",
+        "confidence": 0.9,
+        "evidence": [{"message_id": "M0", "quote": "I did three rounds on the bag"}],
+    },
+    {
+        "object": "candidate",
+        "label": "Pottery",
+        "confidence": 0.6,
+        "evidence": [{"message_id": "M0", "quote": "pottery, maybe"}],
+    },
+]
+
+
+@pytest.fixture
+def ticking(monkeypatch):
+    start = timezone.now()
+    counter = itertools.count()
+    lock = threading.Lock()
+
+    def now():
+        with lock:
+            return start + timedelta(milliseconds=next(counter))
+
+    monkeypatch.setattr(timezone, "now", now)
+
+
+def delete_during_snapshot(monkeypatch, delete):
+    """Run ``delete`` once, after the ingest started and read its snapshot, before it writes."""
+    real = ingest_module.gate_snapshot
+    done: list[bool] = []
+
+    def snapshot_then_delete(owner, proposals, *, now):
+        snap = real(owner, proposals, now=now)
+        if not done:
+            done.append(True)
+            delete()
+        return snap
+
+    monkeypatch.setattr(ingest_module, "gate_snapshot", snapshot_then_delete)
+
+
+def nothing_landed(owner) -> None:
+    assert not Slice.objects.filter(owner=owner, text="three rounds on the bag").exists()
+    assert not Candidate.objects.filter(owner=owner, label_guess="Pottery").exists()
+
+
+# --- one connection (both backends) ---------------------------------------------------------
+
+
+@pytest.mark.django_db
+def test_a_node_deleted_mid_ingest_drops_the_write_with_a_conflict_receipt(
+    owner, ticking, monkeypatch
+):
+    boxing = make_node(owner=owner, label="Boxing")
+    delete_during_snapshot(monkeypatch, lambda: node_delete(node=boxing))
+
+    receipt = ingest_proposals(owner=owner, objects=DOC, name="chat", source="api")
+
+    assert receipt.outcome == "deletion_conflict"
+    assert "deletion" in receipt.error and "nothing was written" in receipt.error
+    nothing_landed(owner)
+    assert not Node.objects.filter(owner=owner).exists()
+
+
+@pytest.mark.django_db
+def test_delete_all_mid_ingest_drops_the_write(owner, ticking, monkeypatch):
+    make_node(owner=owner, label="Boxing")
+    delete_during_snapshot(monkeypatch, lambda: memory_erase_all(owner=owner))
+
+    receipt = ingest_proposals(owner=owner, objects=DOC, name="chat", source="api")
+
+    assert receipt.outcome == "deletion_conflict"
+    nothing_landed(owner)
+    assert not Node.objects.filter(owner=owner).exists()
+    assert sorted(Receipt.objects.filter(owner=owner).values_list("outcome", flat=True)) == [
+        "deletion_conflict",
+        "wrote",  # the delete-all receipt
+    ]
+
+
+@pytest.mark.django_db
+def test_an_undo_mid_ingest_drops_the_write(owner, ticking, monkeypatch):
+    make_node(owner=owner, label="Boxing")
+    earlier = ingest_proposals(owner=owner, objects=DOC[1:], name="earlier", source="api")
+    assert earlier.outcome == "wrote"
+    delete_during_snapshot(monkeypatch, lambda: receipt_undo(receipt=earlier, suppress=False))
+
+    receipt = ingest_proposals(owner=owner, objects=DOC, name="chat", source="api")
+
+    assert receipt.outcome == "deletion_conflict"
+    nothing_landed(owner)
+
+
+@pytest.mark.django_db
+def test_a_write_started_after_the_deletion_lands(owner, other_user, ticking):
+    node_delete(node=make_node(owner=owner, label="Running"))
+    make_node(owner=owner, label="Boxing")
+
+    receipt = ingest_proposals(owner=owner, objects=DOC, name="chat", source="api")
+
+    assert receipt.outcome == "wrote"
+    assert Slice.objects.filter(owner=owner, text="three rounds on the bag").exists()
+
+
+@pytest.mark.django_db
+def test_another_users_deletion_does_not_drop_my_write(owner, other_user, ticking, monkeypatch):
+    make_node(owner=owner, label="Boxing")
+    theirs = make_node(owner=other_user, label="Boxing")
+    delete_during_snapshot(monkeypatch, lambda: node_delete(node=theirs))
+
+    receipt = ingest_proposals(owner=owner, objects=DOC, name="chat", source="api")
+
+    assert receipt.outcome == "wrote"
+    assert not DeletionBarrier.objects.filter(owner=owner).exists()
+
+
+# --- two connections (PostgreSQL) -----------------------------------------------------------
+
+needs_postgres = pytest.mark.skipif(
+    connection.vendor != "postgresql",
+    reason="needs two real connections and row locks: runs on PostgreSQL "
+    "(DATABASE_URL=postgres://...); the same orderings on one connection are tested above",
+)
+
+
+class Writer(threading.Thread):
+    """An ingest on its own database connection."""
+
+    def __init__(self, owner) -> None:
+        super().__init__()
+        self.owner = owner
+        self.receipt: Receipt | None = None
+        self.error: BaseException | None = None
+
+    def run(self) -> None:
+        try:
+            self.receipt = ingest_proposals(
+                owner=self.owner, objects=DOC, name="chat", source="api"
+            )
+        except BaseException as exc:  # noqa: BLE001 - reported by the test
+            self.error = exc
+        finally:
+            connections.close_all()
+
+
+@needs_postgres
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("deletion", ["node_delete", "erase_all"])
+def test_an_ingest_in_flight_on_another_connection_does_not_land_after_a_deletion(
+    deletion, ticking, monkeypatch
+):
+    owner = make_user("racer")
+    boxing = make_node(owner=owner, label="Boxing")
+    snapshotted, deleted = threading.Event(), threading.Event()
+    real = ingest_module.gate_snapshot
+
+    def snapshot_then_wait(o, proposals, *, now):
+        snap = real(o, proposals, now=now)
+        if not snapshotted.is_set():
+            snapshotted.set()
+            assert deleted.wait(30), "the deletion never happened"
+        return snap
+
+    monkeypatch.setattr(ingest_module, "gate_snapshot", snapshot_then_wait)
+    writer = Writer(owner)
+    writer.start()
+    try:
+        assert snapshotted.wait(30)
+        if deletion == "node_delete":
+            node_delete(node=boxing)  # this test's own connection; commits
+        else:
+            memory_erase_all(owner=owner)
+    finally:
+        deleted.set()
+        writer.join(30)
+
+    assert writer.error is None
+    assert writer.receipt is not None and writer.receipt.outcome == "deletion_conflict"
+    nothing_landed(owner)
+    assert not Node.objects.filter(owner=owner).exists()
+
+
+def wait_for_lock_wait(timeout: float = 30.0) -> None:
+    """Block until some other backend of this database waits on a lock."""
+    deadline = time.monotonic() + timeout
+    with connection.cursor() as cursor:
+        while time.monotonic() < deadline:
+            cursor.execute(
+                "SELECT count(*) FROM pg_stat_activity "
+                "WHERE datname = current_database() AND wait_event_type = 'Lock'"
+            )
+            if cursor.fetchone()[0]:
+                return
+            time.sleep(0.02)
+    raise AssertionError("no backend ever waited on a lock")
+
+
+@needs_postgres
+@pytest.mark.django_db(transaction=True)
+def test_a_deletion_waits_for_a_write_already_committing_then_removes_it(ticking, monkeypatch):
+    owner = make_user("racer")
+    boxing = make_node(owner=owner, label="Boxing")
+    DeletionBarrier.objects.create(owner=owner, barrier_at=timezone.now())
+    written, release = threading.Event(), threading.Event()
+
+    def hold_inside_the_transaction() -> None:
+        written.set()
+        assert release.wait(30)
+
+    monkeypatch.setattr(ingest_module, "_fault_injector", hold_inside_the_transaction)
+    writer = Writer(owner)
+    writer.start()
+    deleter_errors: list[BaseException] = []
+
+    def delete() -> None:
+        try:
+            node_delete(node=boxing)
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            deleter_errors.append(exc)
+        finally:
+            connections.close_all()
+
+    deleter = threading.Thread(target=delete)
+    try:
+        assert written.wait(30)  # the write holds the barrier row, its rows not yet committed
+        deleter.start()
+        wait_for_lock_wait()  # the deletion queues behind it
+    finally:
+        release.set()
+        writer.join(30)
+        deleter.join(30)
+
+    assert writer.error is None and not deleter_errors
+    assert writer.receipt is not None and writer.receipt.outcome == "wrote"
+    # The write committed first; the deletion then removed the node with what was written on it.
+    assert not Node.objects.filter(owner=owner).exists()
+    assert not Slice.objects.filter(owner=owner).exists()
+    assert Suppression.objects.filter(owner=owner, label="Boxing").exists()
