@@ -7,7 +7,7 @@ from datetime import datetime
 from typing import Any
 
 from django.conf import settings
-from django.db.models import Q, QuerySet
+from django.db.models import Count, F, Prefetch, Q, QuerySet
 
 from memory.gate import (
     CandidateRef,
@@ -23,10 +23,12 @@ from memory.models import (
     Candidate,
     Edge,
     Event,
+    Evidence,
     MemoryRule,
     Node,
     Slice,
     Suppression,
+    Transcript,
 )
 from memory.proposals import AnyProposal
 from memory.vocab import CandidateStatus
@@ -198,3 +200,128 @@ def pending_count(owner: Any) -> int:
 
 def suppression_list(owner: Any) -> QuerySet[Suppression]:
     return Suppression.objects.filter(owner=owner).order_by("-created_at", "-id")
+
+
+# --- reads for the memory browser and the review dashboard ---------------------------------
+
+
+def node_detail(owner: Any, node_id: int) -> Node | None:
+    """One node with everything its page shows, in a constant number of queries."""
+    evidence = Evidence.objects.select_related("transcript").order_by("created_at", "id")
+    return (
+        Node.objects.filter(owner=owner, pk=node_id)
+        .prefetch_related(
+            "aliases",
+            Prefetch("slices", queryset=Slice.objects.order_by("-created_at", "-id")),
+            Prefetch("slices__evidence", queryset=evidence),
+            # The timeline: when it happened first (unknown dates last), then when ume learned it.
+            Prefetch(
+                "events",
+                queryset=Event.objects.order_by(
+                    F("happened_at").desc(nulls_last=True), "-created_at", "-id"
+                ),
+            ),
+            Prefetch("events__evidence", queryset=evidence),
+            Prefetch(
+                "edges_out", queryset=Edge.objects.select_related("to_node").order_by("type", "id")
+            ),
+            Prefetch(
+                "edges_in", queryset=Edge.objects.select_related("from_node").order_by("type", "id")
+            ),
+            Prefetch("edges_out__evidence", queryset=evidence),
+            Prefetch("edges_in__evidence", queryset=evidence),
+            Prefetch(
+                "evidence",
+                queryset=evidence.filter(slice__isnull=True, event__isnull=True, edge__isnull=True),
+                to_attr="node_evidence",
+            ),
+        )
+        .first()
+    )
+
+
+def node_facets(owner: Any) -> dict[str, dict[str, int]]:
+    """How many nodes the owner has per category and per state (for the browser's filters)."""
+    by_category: dict[str, int] = {}
+    by_state: dict[str, int] = {}
+    rows = Node.objects.filter(owner=owner).values_list("category", "state").annotate(n=Count("id"))
+    for category, state, n in rows.order_by():
+        by_category[category] = by_category.get(category, 0) + n
+        by_state[state] = by_state.get(state, 0) + n
+    return {"category": by_category, "state": by_state}
+
+
+def node_picker(owner: Any, q: str, *, limit: int = 8) -> list[Node]:
+    """Nodes to merge a candidate into, by label or alias (search as you type)."""
+    if not canonical_key(q):
+        return []
+    return list(node_list(owner, q=q)[:limit])
+
+
+def alias_get(owner: Any, alias_id: int) -> Alias | None:
+    return Alias.objects.filter(owner=owner, pk=alias_id).select_related("node").first()
+
+
+def suppression_get(owner: Any, suppression_id: int) -> Suppression | None:
+    return Suppression.objects.filter(owner=owner, pk=suppression_id).first()
+
+
+def candidates_pending_by_ids(owner: Any, ids: Iterable[int]) -> list[Candidate]:
+    """The owner's candidates among ``ids`` that still wait for a decision (bulk actions)."""
+    return list(
+        Candidate.objects.filter(owner=owner, pk__in=list(ids), status=CandidateStatus.PENDING)
+    )
+
+
+def transcript_uploads(owner: Any, *, limit: int = 50) -> QuerySet[Transcript]:
+    """The owner's uploaded transcripts, newest first, with their receipts (no text loaded)."""
+    return (
+        Transcript.objects.filter(owner=owner, source="upload")
+        .select_related("receipt")
+        .defer("text")
+        .order_by("-created_at", "-id")[:limit]
+    )
+
+
+def graph_data(
+    owner: Any, *, category: str = "", limit: int = 150
+) -> tuple[list[Node], list[Edge]]:
+    """The most-mentioned nodes (optionally of one category) and the edges among them."""
+    nodes = Node.objects.filter(owner=owner)
+    if category:
+        nodes = nodes.filter(category=category)
+    shown = list(nodes.order_by("-mention_count", "label", "id")[:limit])
+    ids = [n.pk for n in shown]
+    edges = list(
+        Edge.objects.filter(owner=owner, from_node_id__in=ids, to_node_id__in=ids).order_by("id")
+    )
+    return shown, edges
+
+
+def receipt_written(owner: Any, receipt_id: int) -> dict[str, list[Any]]:
+    """What a receipt wrote that still exists: nodes, slices, events, edges and candidates."""
+    return {
+        "nodes": list(Node.objects.filter(owner=owner, created_receipt_id=receipt_id)),
+        "slices": list(
+            Slice.objects.filter(owner=owner, created_receipt_id=receipt_id).select_related("node")
+        ),
+        "events": list(
+            Event.objects.filter(owner=owner, created_receipt_id=receipt_id).select_related("node")
+        ),
+        "edges": list(
+            Edge.objects.filter(owner=owner, created_receipt_id=receipt_id).select_related(
+                "from_node", "to_node"
+            )
+        ),
+        "candidates": list(
+            Candidate.objects.filter(owner=owner, created_receipt_id=receipt_id).select_related(
+                "promoted_node"
+            )
+        ),
+    }
+
+
+def nodes_by_ids(owner: Any, ids: Iterable[int]) -> dict[int, Node]:
+    """The owner's nodes among ``ids``, with their aliases, by id (ids of others are dropped)."""
+    nodes = Node.objects.filter(owner=owner, pk__in=list(ids)).prefetch_related("aliases")
+    return {node.pk: node for node in nodes}

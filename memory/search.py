@@ -1,0 +1,65 @@
+"""The memory browser's search: recall when there is a query, the plain list otherwise.
+
+Each hit says why it matched (recall's ``exact``, ``alias``, ``lexical`` or ``profile``), so
+a person sees what an assistant would get for the same words, and why.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from memory.keys import canonical_key
+from memory.models import Node
+from memory.retrieval import MAX_LIMIT, recall
+from memory.selectors import node_list, nodes_by_ids
+
+
+@dataclass(frozen=True)
+class NodeHit:
+    node: Node
+    why: str = ""  # empty when browsing
+    score: float | None = None
+    pages: tuple[str, ...] = field(default=())  # titles of matching pages about this node
+
+
+class _Browse:
+    """A node queryset seen as hits, sliced lazily so a Paginator counts in SQL."""
+
+    def __init__(self, nodes: Any) -> None:
+        self.nodes = nodes
+
+    def count(self) -> int:
+        return int(self.nodes.count())
+
+    def __getitem__(self, index: slice) -> list[NodeHit]:
+        return [NodeHit(node) for node in self.nodes[index]]
+
+
+@dataclass(frozen=True)
+class Search:
+    hits: list[NodeHit] | _Browse
+    reason: str = ""  # why recall returned nothing (smalltalk, no match...)
+
+
+def search_nodes(owner: Any, *, q: str = "", category: str = "", state: str = "") -> Search:
+    """Every node by label when browsing; recall's ranking (with why) for a query."""
+    if not canonical_key(q):
+        return Search(_Browse(node_list(owner, category=category, state=state)))
+    result = recall(owner, q, limit=MAX_LIMIT)
+    ids = [item.node_id if item.kind == "page" else item.id for item in result.items]
+    nodes = nodes_by_ids(owner, [i for i in ids if i is not None])
+    hits: dict[int, NodeHit] = {}
+    for item, node_id in zip(result.items, ids, strict=True):
+        node = nodes.get(node_id) if node_id is not None else None
+        if node is None or (category and node.category != category):
+            continue
+        if state and node.state != state:
+            continue
+        seen = hits.get(node.pk)
+        pages = (item.label,) if item.kind == "page" else ()
+        if seen is None:
+            hits[node.pk] = NodeHit(node, item.why, item.score, pages)
+        elif pages:
+            hits[node.pk] = NodeHit(node, seen.why, seen.score, seen.pages + pages)
+    return Search(list(hits.values()), "" if hits else result.reason)

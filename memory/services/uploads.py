@@ -1,0 +1,102 @@
+"""Uploads from the dashboard: several transcript files at once, each judged on its own.
+
+A bad file (too large, binary, not UTF-8, empty, malformed JSON) gets a message fit to show
+next to it and a ``rejected_input`` receipt; the other files of the same upload are kept.
+A good file is stored as a pending :class:`~memory.models.Transcript`; small ones are processed
+at once, larger ones wait for ``manage.py ingest --pending``.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from django.conf import settings
+
+from memory.models import Transcript
+from memory.services.ingest import ingest_transcript, transcript_store
+from memory.transcripts import TranscriptError, decode_bytes, parse_transcript
+from memory.vocab import TranscriptStatus
+from receipts.models import Outcome, Receipt, Source
+
+_FAILED = {Outcome.LLM_FAILED, Outcome.DB_WRITE_FAILED, Outcome.DELETION_CONFLICT}
+
+
+@dataclass(frozen=True)
+class UploadResult:
+    """What happened to one file of an upload."""
+
+    name: str
+    ok: bool
+    message: str
+    transcript: Transcript | None = None
+    receipt: Receipt | None = None
+    waiting: bool = False
+
+
+def _reject(owner: Any, name: str, message: str, started: float) -> UploadResult:
+    receipt = Receipt.objects.create(
+        owner=owner,
+        source=Source.UPLOAD,
+        outcome=Outcome.REJECTED_INPUT,
+        subject=name[:255],
+        summary=message[:500],
+        error=message,
+        duration_ms=max(0, int((time.perf_counter() - started) * 1000)),
+    )
+    return UploadResult(name=name, ok=False, message=message, receipt=receipt)
+
+
+def _check(data: bytes, name: str) -> str:
+    """The file's text, or TranscriptError with a message that names the problem."""
+    text = decode_bytes(data, name=name, max_bytes=settings.UME_MAX_TRANSCRIPT_BYTES)
+    if not text.strip():
+        raise TranscriptError(f"{name}: the file is empty")
+    if not parse_transcript(text, name=name):
+        raise TranscriptError(f"{name}: no messages found")
+    return text
+
+
+def transcript_upload_one(
+    *, owner: Any, name: str, data: bytes, source_time: datetime | None = None
+) -> UploadResult:
+    started = time.perf_counter()
+    name = os.path.basename(name or "upload.txt")[:255] or "upload.txt"
+    try:
+        text = _check(data, name)
+    except TranscriptError as exc:
+        return _reject(owner, name, str(exc), started)
+    transcript, created = transcript_store(
+        owner=owner, text=text, name=name, source=Source.UPLOAD, source_time=source_time
+    )
+    if not created and transcript.status != TranscriptStatus.DONE:
+        return UploadResult(
+            name, True, f"already uploaded ({transcript.status}); nothing new", transcript
+        )
+    if created and len(data) > settings.UME_INLINE_UPLOAD_BYTES:
+        message = (
+            f"stored; files over {settings.UME_INLINE_UPLOAD_BYTES // 1024} KB are processed "
+            "by `manage.py ingest --pending`"
+        )
+        return UploadResult(name, True, message, transcript, waiting=True)
+    receipt = ingest_transcript(transcript=transcript, source=Source.UPLOAD, started=started)
+    transcript.refresh_from_db()
+    ok = receipt.outcome not in _FAILED and receipt.outcome != Outcome.REJECTED_INPUT
+    message = receipt.error or receipt.summary or receipt.get_outcome_display()
+    if receipt.outcome == Outcome.DUPLICATE:
+        message = "already uploaded; nothing new"
+    return UploadResult(name, ok, message, transcript, receipt)
+
+
+def transcripts_upload(
+    *, owner: Any, files: Iterable[tuple[str, bytes]], source_time: datetime | None = None
+) -> list[UploadResult]:
+    """Store each file as a pending transcript; process the small ones now. One result each."""
+    return [
+        transcript_upload_one(owner=owner, name=name, data=data, source_time=source_time)
+        for name, data in files
+    ]

@@ -1,0 +1,26 @@
+"""The memory browser (dashboard pages; the /v1/ API has its own routes)."""
+
+from __future__ import annotations
+
+from django.urls import path
+
+from memory import views
+
+app_name = "memory"
+
+urlpatterns = [
+    path("", views.nodes, name="nodes"),
+    path("nodes/<int:node_id>/", views.node, name="node"),
+    path("nodes/<int:node_id>/edit/", views.node_edit, name="node-edit"),
+    path("nodes/<int:node_id>/aliases/", views.alias_add, name="alias-add"),
+    path("aliases/<int:alias_id>/remove/", views.alias_remove, name="alias-remove"),
+    path("nodes/<int:node_id>/delete/", views.node_delete_confirm, name="node-delete-confirm"),
+    path("nodes/<int:node_id>/delete/confirm/", views.node_delete, name="node-delete"),
+    path("graph/", views.graph, name="graph"),
+    path("suppressions/", views.suppressions, name="suppressions"),
+    path(
+        "suppressions/<int:suppression_id>/lift/",
+        views.suppression_lift,
+        name="suppression-lift",
+    ),
+]

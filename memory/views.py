@@ -1,0 +1,197 @@
+"""The memory browser: nodes, a node's page, the graph and the suppressions.
+
+Dashboard pages only (the /v1/ API lives in ``memory.api``). Function views, the owner's rows
+only (another user's id is a 404), HTMX swaps of one region, and plain POSTs that redirect.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.paginator import Paginator
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.utils import timezone
+from django.views.decorators.http import require_GET, require_POST
+
+from memory import selectors
+from memory.forms import AliasForm, GraphFilterForm, NodeDeleteForm, NodeEditForm, NodeFilterForm
+from memory.graph_layout import NodeIn, layout_graph
+from memory.models import Node, Suppression
+from memory.search import search_nodes
+from memory.services import nodes as node_services
+from memory.services.nodes import NodeEditError
+from memory.vocab import Category
+
+NODE = "memory/node.html"
+NODES = "memory/nodes.html"
+
+
+def node_or_404(request: HttpRequest, node_id: int, *, detail: bool = False) -> Node:
+    """The signed-in owner's node, or 404 (another user's row is never shown)."""
+    get = selectors.node_detail if detail else selectors.node_get
+    node = get(request.user, node_id)
+    if node is None:
+        raise Http404("No such memory")
+    return node
+
+
+def suppression_or_404(request: HttpRequest, suppression_id: int) -> Suppression:
+    suppression = selectors.suppression_get(request.user, suppression_id)
+    if suppression is None:
+        raise Http404("No such suppression")
+    return suppression
+
+
+def _errors(form: Any) -> str:
+    return "; ".join(e for errors in form.errors.values() for e in errors)
+
+
+@login_required
+@require_GET
+def nodes(request: HttpRequest) -> HttpResponse:
+    form = NodeFilterForm(request.GET)
+    if not form.is_valid():
+        return render(request, NODES, {"form": form}, status=400)
+    found = search_nodes(request.user, **form.cleaned_data)
+    page = Paginator(found.hits, 50).get_page(request.GET.get("page"))
+    facets = selectors.node_facets(request.user)
+    context = {"form": form, "page": page, "reason": found.reason, "facets": facets}
+    return render(request, f"{NODES}#node-results" if request.htmx else NODES, context)
+
+
+@login_required
+@require_GET
+def node(request: HttpRequest, node_id: int) -> HttpResponse:
+    node = node_or_404(request, node_id, detail=True)
+    return render(request, NODE, _node_context(node))
+
+
+def _node_context(node: Node, **extra: Any) -> dict[str, Any]:
+    initial = {"label": node.label, "category": node.category, "state": node.state}
+    return {
+        "node": node,
+        "edit_form": NodeEditForm(initial={**initial, "summary": node.summary}),
+        "alias_form": AliasForm(),
+        **extra,
+    }
+
+
+@login_required
+@require_POST
+def node_edit(request: HttpRequest, node_id: int) -> HttpResponse:
+    node = node_or_404(request, node_id)
+    form = NodeEditForm(request.POST)
+    try:
+        if not form.is_valid():
+            raise NodeEditError(_errors(form))
+        node_services.node_update(node=node, **form.cleaned_data)
+    except NodeEditError as exc:
+        return _region(request, node_or_404(request, node_id), "node-head", str(exc), status=400)
+    return _region(request, node_or_404(request, node_id), "node-head", "Saved.", oob=True)
+
+
+@login_required
+@require_POST
+def alias_add(request: HttpRequest, node_id: int) -> HttpResponse:
+    node = node_or_404(request, node_id)
+    form = AliasForm(request.POST)
+    try:
+        if not form.is_valid():
+            raise NodeEditError(_errors(form))
+        node_services.alias_add(node=node, alias=form.cleaned_data["alias"])
+    except NodeEditError as exc:
+        return _region(request, node, "aliases", str(exc), status=400)
+    return _region(request, node_or_404(request, node_id), "aliases", "Alias added.")
+
+
+@login_required
+@require_POST
+def alias_remove(request: HttpRequest, alias_id: int) -> HttpResponse:
+    alias = selectors.alias_get(request.user, alias_id)
+    if alias is None:
+        raise Http404("No such alias")
+    node_services.alias_remove(alias=alias)
+    return _region(request, node_or_404(request, alias.node_id), "aliases", "Alias removed.")
+
+
+def _region(
+    request: HttpRequest,
+    node: Node,
+    region: str,
+    note: str,
+    *,
+    status: int = 200,
+    oob: bool = False,
+) -> HttpResponse:
+    """One region of the node page (HTMX), or back to the page with a message."""
+    error = status >= 400
+    if request.htmx:
+        context = _node_context(node, note=note, error=error, oob_aliases=oob)
+        return render(request, f"{NODE}#{region}", context, status=status)
+    messages.add_message(request, messages.ERROR if error else messages.SUCCESS, note)
+    return redirect("memory:node", node_id=node.pk)
+
+
+@login_required
+@require_GET
+def node_delete_confirm(request: HttpRequest, node_id: int) -> HttpResponse:
+    node = node_or_404(request, node_id)
+    return render(request, "memory/node_delete.html", {"node": node, "form": NodeDeleteForm()})
+
+
+@login_required
+@require_POST
+def node_delete(request: HttpRequest, node_id: int) -> HttpResponse:
+    node = node_or_404(request, node_id)
+    form = NodeDeleteForm(request.POST)
+    form.is_valid()  # a lone boolean: absent means unticked
+    stick = bool(form.cleaned_data.get("stick"))
+    label = node.label
+    suppressions = node_services.node_delete(node=node, stick=stick)
+    note = f" {len(suppressions)} suppression(s) keep it from coming back." if stick else ""
+    messages.success(request, f"Deleted “{label}”.{note}")
+    return redirect("memory:nodes")
+
+
+@login_required
+@require_GET
+def graph(request: HttpRequest) -> HttpResponse:
+    form = GraphFilterForm(request.GET)
+    if not form.is_valid():
+        return render(request, "memory/graph.html", {"form": form}, status=400)
+    shown, edges = selectors.graph_data(request.user, category=form.cleaned_data["category"])
+    layout = layout_graph(
+        [NodeIn(n.pk, n.label, n.category, n.state, n.mention_count) for n in shown],
+        [(e.from_node_id, e.to_node_id, e.type) for e in edges],
+        category_labels=dict(Category.choices),
+    )
+    return render(request, "memory/graph.html", {"form": form, "layout": layout})
+
+
+@login_required
+@require_GET
+def suppressions(request: HttpRequest) -> HttpResponse:
+    now = timezone.now()
+    rows = list(selectors.suppression_list(request.user))
+    context = {
+        "active": [s for s in rows if s.is_active_at(now)],
+        "ended": [s for s in rows if not s.is_active_at(now)],
+        "now": now,
+    }
+    return render(request, "memory/suppressions.html", context)
+
+
+@login_required
+@require_POST
+def suppression_lift(request: HttpRequest, suppression_id: int) -> HttpResponse:
+    suppression = node_services.suppression_lift(
+        suppression=suppression_or_404(request, suppression_id)
+    )
+    if request.htmx:
+        context = {"s": suppression, "now": timezone.now(), "note": "Lifted."}
+        return render(request, "memory/suppressions.html#suppression", context)
+    messages.success(request, f"Lifted the suppression on “{suppression.label}”.")
+    return redirect("memory:suppressions")

@@ -1,0 +1,40 @@
+"""The Saves page filter: a GET form, so a filtered view is a link."""
+
+from __future__ import annotations
+
+from datetime import date, timedelta
+
+from django import forms
+from django.utils import timezone
+
+from receipts.models import Outcome, Source
+
+MAX_RANGE_DAYS = 366
+DEFAULT_RANGE_DAYS = 30
+
+
+class SavesFilterForm(forms.Form):
+    outcome = forms.ChoiceField(choices=[("", "any outcome"), *Outcome.choices], required=False)
+    source = forms.ChoiceField(choices=[("", "any source"), *Source.choices], required=False)
+    start = forms.DateField(
+        required=False, label="From", widget=forms.DateInput(attrs={"type": "date"})
+    )
+    end = forms.DateField(
+        required=False, label="To", widget=forms.DateInput(attrs={"type": "date"})
+    )
+
+    def clean(self) -> dict:
+        data = super().clean() or {}
+        start, end = data.get("start"), data.get("end")
+        if start and end and start > end:
+            raise forms.ValidationError("“From” must be on or before “To”.")
+        return data
+
+    def chart_range(self) -> tuple[date, date]:
+        """The days the chart covers: the chosen range, else the last 30 days (at most a year)."""
+        end = self.cleaned_data.get("end") or timezone.localdate()
+        start = self.cleaned_data.get("start") or end - timedelta(days=DEFAULT_RANGE_DAYS - 1)
+        return max(start, end - timedelta(days=MAX_RANGE_DAYS - 1)), end
+
+    def is_filtered(self) -> bool:
+        return any(self.cleaned_data.get(name) for name in self.fields)

@@ -1,0 +1,100 @@
+"""Forms of the review queue and the upload page. They validate; the services decide."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Any
+
+from django import forms
+from django.utils import timezone
+
+from memory.vocab import Category, NodeState
+
+TIME_BOXES = {"week": timedelta(days=7), "month": timedelta(days=30), "forever": None}
+TIME_BOX_CHOICES = [("forever", "forever"), ("month", "for a month"), ("week", "for a week")]
+
+
+def until_from(choice: str) -> datetime | None:
+    """The end of a suppression's time box; None means for ever."""
+    span = TIME_BOXES.get(choice)
+    return timezone.now() + span if span else None
+
+
+class PromoteForm(forms.Form):
+    label = forms.CharField(max_length=200, strip=True)
+    category = forms.ChoiceField(choices=Category.choices)
+    state = forms.ChoiceField(choices=NodeState.choices, initial=NodeState.ACTIVE)
+
+
+class SuppressForm(forms.Form):
+    until = forms.ChoiceField(choices=TIME_BOX_CHOICES, required=False)
+
+    def until_value(self) -> datetime | None:
+        return until_from(self.cleaned_data.get("until") or "forever")
+
+
+class MergeForm(forms.Form):
+    node = forms.IntegerField(
+        min_value=1, error_messages={"required": "Pick a memory to merge into."}
+    )
+    add_alias = forms.BooleanField(required=False)
+
+
+class PickerForm(forms.Form):
+    q = forms.CharField(max_length=200, required=False, strip=True)
+
+
+class IdListField(forms.Field):
+    """Several ``name=1&name=2`` values as a list of ints."""
+
+    widget = forms.MultipleHiddenInput
+
+    def to_python(self, value: Any) -> list[int]:
+        if not value:
+            return []
+        try:
+            return sorted({int(v) for v in value})
+        except (TypeError, ValueError) as exc:
+            raise forms.ValidationError("Bad selection.") from exc
+
+
+class BulkForm(forms.Form):
+    ids = IdListField(error_messages={"required": "Select at least one card first."})
+    action = forms.ChoiceField(choices=[("reject", "reject"), ("suppress", "suppress")])
+    until = forms.ChoiceField(choices=TIME_BOX_CHOICES, required=False)
+
+    def until_value(self) -> datetime | None:
+        return until_from(self.cleaned_data.get("until") or "forever")
+
+
+class MultipleFileInput(forms.ClearableFileInput):
+    allow_multiple_selected = True
+
+
+class MultipleFileField(forms.FileField):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("widget", MultipleFileInput(attrs={"accept": ".txt,.md,.markdown,.json"}))
+        super().__init__(*args, **kwargs)
+
+    def clean(self, data: Any, initial: Any = None) -> list[Any]:
+        files = data if isinstance(data, (list, tuple)) else [data]
+        files = [f for f in files if f]
+        if not files:
+            raise forms.ValidationError("Choose one or more transcript files.")
+        return files
+
+
+class UploadForm(forms.Form):
+    files = MultipleFileField(label="Transcripts")
+    happened_on = forms.DateField(
+        required=False,
+        label="When did this conversation happen?",
+        help_text="Optional. Dates like “last March” are read against this day.",
+        widget=forms.DateInput(attrs={"type": "date"}),
+    )
+
+    def source_time(self) -> datetime | None:
+        day = self.cleaned_data.get("happened_on")
+        if day is None:
+            return None
+        return timezone.make_aware(datetime(day.year, day.month, day.day, 12))

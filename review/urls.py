@@ -1,0 +1,33 @@
+from __future__ import annotations
+
+from django.urls import path
+
+from review import views
+
+app_name = "review"
+
+urlpatterns = [
+    path("", views.queue, name="queue"),
+    path("candidates/<int:candidate_id>/", views.candidate, name="candidate"),
+    path(
+        "candidates/<int:candidate_id>/promote/",
+        views.candidate_promote,
+        name="candidate-promote",
+    ),
+    path("candidates/<int:candidate_id>/reject/", views.candidate_reject, name="candidate-reject"),
+    path(
+        "candidates/<int:candidate_id>/suppress/",
+        views.candidate_suppress,
+        name="candidate-suppress",
+    ),
+    path(
+        "candidates/<int:candidate_id>/merge/pick/",
+        views.candidate_merge_pick,
+        name="candidate-merge-pick",
+    ),
+    path("candidates/<int:candidate_id>/merge/", views.candidate_merge, name="candidate-merge"),
+    path("candidates/<int:candidate_id>/undo/", views.candidate_undo, name="candidate-undo"),
+    path("bulk/", views.bulk, name="bulk"),
+    path("uploads/", views.uploads, name="uploads"),
+    path("uploads/new/", views.upload, name="upload"),
+]

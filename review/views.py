@@ -1,0 +1,254 @@
+"""The review queue: one card per pending candidate, each action an HTMX swap of that card.
+
+Every view works without JavaScript too: a plain POST redirects back to the queue with a
+message. Decisions are taken by ``memory.services.review``, which locks the candidate and
+refuses a second decision, so a double click or another tab never writes twice.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.paginator import Paginator
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_GET, require_POST
+
+from memory import selectors
+from memory.models import Candidate
+from memory.services import review as review_services
+from memory.services.review import CandidateAlreadyDecided, ReviewError
+from memory.services.uploads import transcripts_upload
+from memory.vocab import Category, NodeState
+from review.forms import BulkForm, MergeForm, PickerForm, PromoteForm, SuppressForm, UploadForm
+
+QUEUE = "review/queue.html"
+PAGE_SIZE = 20
+LAST_DECISION = "review_last_decision"
+CHOICES = {"categories": Category.choices, "states": NodeState.choices}
+
+
+def candidate_or_404(request: HttpRequest, candidate_id: int) -> Candidate:
+    """The signed-in owner's candidate, or 404 (another user's row is never shown)."""
+    candidate = selectors.candidate_get(request.user, candidate_id)
+    if candidate is None:
+        raise Http404("No such candidate")
+    return candidate
+
+
+def _card(
+    request: HttpRequest, candidate: Candidate, *, status: int = 200, **extra: Any
+) -> HttpResponse:
+    """The card of ``candidate`` as it is now: pending (the form) or decided (a note)."""
+    context = {"candidate": candidate, "oob_count": True, **CHOICES, **extra}
+    return render(request, f"{QUEUE}#card", context, status=status)
+
+
+def _done(
+    request: HttpRequest, candidate: Candidate, message: str, *, level: int = messages.SUCCESS
+) -> HttpResponse:
+    """After a decision (or a refused one): swap the card, or redirect to the queue."""
+    if candidate.status != "pending":
+        request.session[LAST_DECISION] = candidate.pk
+    if request.htmx:
+        return _card(request, candidate, message=message, undo=level == messages.SUCCESS)
+    messages.add_message(request, level, message)
+    return redirect("review:queue")
+
+
+def _refused(request: HttpRequest, candidate: Candidate, exc: ReviewError) -> HttpResponse:
+    if isinstance(exc, CandidateAlreadyDecided):
+        return _done(request, exc.candidate, str(exc), level=messages.INFO)
+    if request.htmx:
+        return _card(request, candidate, error=str(exc), status=409)
+    messages.error(request, str(exc))
+    return redirect("review:queue")
+
+
+def _invalid(request: HttpRequest, candidate: Candidate, form: Any) -> HttpResponse:
+    error = "; ".join(e for errors in form.errors.values() for e in errors)
+    return _refused(request, candidate, ReviewError(error))
+
+
+@login_required
+@require_GET
+def queue(request: HttpRequest) -> HttpResponse:
+    page = Paginator(selectors.candidate_queue(request.user), PAGE_SIZE).get_page(
+        request.GET.get("page")
+    )
+    last = selectors.candidate_get(request.user, request.session.get(LAST_DECISION, 0))
+    context = {"page": page, "last": last if last and last.status != "pending" else None, **CHOICES}
+    return render(request, f"{QUEUE}#queue" if request.htmx else QUEUE, context)
+
+
+@login_required
+@require_GET
+def candidate(request: HttpRequest, candidate_id: int) -> HttpResponse:
+    return _card(request, candidate_or_404(request, candidate_id))
+
+
+@login_required
+@require_POST
+def candidate_promote(request: HttpRequest, candidate_id: int) -> HttpResponse:
+    candidate = candidate_or_404(request, candidate_id)
+    form = PromoteForm(request.POST)
+    if not form.is_valid():
+        return _invalid(request, candidate, form)
+    try:
+        node = review_services.candidate_promote(
+            candidate=candidate, by=request.user, **form.cleaned_data
+        )
+    except ReviewError as exc:
+        return _refused(request, candidate, exc)
+    verb = "Promoted" if candidate.status == "promoted" else "Merged into"
+    return _done(request, candidate, f"{verb} “{node.label}”.")
+
+
+@login_required
+@require_POST
+def candidate_reject(request: HttpRequest, candidate_id: int) -> HttpResponse:
+    candidate = candidate_or_404(request, candidate_id)
+    try:
+        review_services.candidate_reject(candidate=candidate, by=request.user)
+    except ReviewError as exc:
+        return _refused(request, candidate, exc)
+    return _done(request, candidate, f"Rejected “{candidate.label_guess}”.")
+
+
+@login_required
+@require_POST
+def candidate_suppress(request: HttpRequest, candidate_id: int) -> HttpResponse:
+    candidate = candidate_or_404(request, candidate_id)
+    form = SuppressForm(request.POST)
+    if not form.is_valid():
+        return _invalid(request, candidate, form)
+    try:
+        review_services.candidate_reject(
+            candidate=candidate, by=request.user, suppress=True, until=form.until_value()
+        )
+    except ReviewError as exc:
+        return _refused(request, candidate, exc)
+    return _done(request, candidate, f"Rejected “{candidate.label_guess}”; similar ones stop.")
+
+
+@login_required
+@require_GET
+def candidate_merge_pick(request: HttpRequest, candidate_id: int) -> HttpResponse:
+    """The merge picker: search as you type (HTMX) or a page of its own (no JavaScript)."""
+    candidate = candidate_or_404(request, candidate_id)
+    form = PickerForm(request.GET)
+    q = form.cleaned_data["q"] if form.is_valid() else ""
+    context = {"candidate": candidate, "q": q, "nodes": selectors.node_picker(request.user, q)}
+    template = "review/merge.html"
+    return render(request, f"{template}#picker" if request.htmx else template, context)
+
+
+@login_required
+@require_POST
+def candidate_merge(request: HttpRequest, candidate_id: int) -> HttpResponse:
+    candidate = candidate_or_404(request, candidate_id)
+    form = MergeForm(request.POST)
+    if not form.is_valid():
+        return _invalid(request, candidate, form)
+    node = selectors.node_get(request.user, form.cleaned_data["node"])
+    if node is None:
+        raise Http404("No such memory")
+    try:
+        review_services.candidate_merge(
+            candidate=candidate,
+            node=node,
+            by=request.user,
+            add_alias=form.cleaned_data["add_alias"],
+        )
+    except ReviewError as exc:
+        return _refused(request, candidate, exc)
+    return _done(request, candidate, f"Merged into “{node.label}”.")
+
+
+@login_required
+@require_POST
+def candidate_undo(request: HttpRequest, candidate_id: int) -> HttpResponse:
+    candidate = candidate_or_404(request, candidate_id)
+    try:
+        review_services.candidate_undo(candidate=candidate, by=request.user)
+    except ReviewError as exc:
+        if request.htmx:
+            return _card(request, candidate, message=str(exc), status=409)
+        messages.error(request, str(exc))
+        return redirect("review:queue")
+    request.session.pop(LAST_DECISION, None)
+    if request.htmx:
+        return _card(request, candidate, message="Undone: back in the queue.")
+    messages.success(request, f"Undone: “{candidate.label_guess}” is back in the queue.")
+    return redirect("review:queue")
+
+
+@login_required
+@require_POST
+def bulk(request: HttpRequest) -> HttpResponse:
+    """Reject, or reject and suppress, every selected card that still waits."""
+    form = BulkForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, "; ".join(e for es in form.errors.values() for e in es))
+        return redirect("review:queue")
+    suppress = form.cleaned_data["action"] == "suppress"
+    done = _reject_many(
+        selectors.candidates_pending_by_ids(request.user, form.cleaned_data["ids"]),
+        by=request.user,
+        suppress=suppress,
+        until=form.until_value() if suppress else None,
+    )
+    skipped = len(form.cleaned_data["ids"]) - done
+    note = f" {skipped} were already decided or not found." if skipped else ""
+    messages.success(request, f"{'Suppressed' if suppress else 'Rejected'} {done}.{note}")
+    return redirect("review:queue")
+
+
+def _reject_many(candidates: list[Candidate], *, by: Any, suppress: bool, until: Any) -> int:
+    """Decide each candidate on its own; one decided meanwhile (another tab) is skipped."""
+    done = 0
+    for candidate in candidates:
+        try:
+            review_services.candidate_reject(
+                candidate=candidate, by=by, suppress=suppress, until=until
+            )
+        except CandidateAlreadyDecided:
+            continue
+        done += 1
+    return done
+
+
+@login_required
+@require_GET
+def uploads(request: HttpRequest) -> HttpResponse:
+    return _uploads_page(request, UploadForm(), results=None)
+
+
+@login_required
+@require_POST
+def upload(request: HttpRequest) -> HttpResponse:
+    form = UploadForm(request.POST, request.FILES)
+    if not form.is_valid():
+        return _uploads_page(request, form, results=None, status=400)
+    results = transcripts_upload(
+        owner=request.user,
+        files=[(f.name, f.read()) for f in form.cleaned_data["files"]],
+        source_time=form.source_time(),
+    )
+    return _uploads_page(request, UploadForm(), results=results)
+
+
+def _uploads_page(
+    request: HttpRequest, form: UploadForm, *, results: Any, status: int = 200
+) -> HttpResponse:
+    context = {
+        "form": form,
+        "results": results,
+        "transcripts": selectors.transcript_uploads(request.user),
+    }
+    template = "review/uploads.html"
+    return render(
+        request, f"{template}#upload-panel" if request.htmx else template, context, status=status
+    )

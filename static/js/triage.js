@@ -1,0 +1,110 @@
+// Keyboard triage for the review queue: j/k to move, p/r/s/m for the actions, x to select,
+// u to undo, e to edit the label, ? for help. The buttons do the work (htmx posts them);
+// this file only moves focus and clicks, so every action also works with the mouse.
+(function () {
+  "use strict";
+  var current = null;
+
+  function cards() {
+    return Array.prototype.slice.call(document.querySelectorAll("#queue .card[data-candidate]"));
+  }
+
+  function select(card) {
+    if (current && current !== card) current.classList.remove("is-current");
+    current = card;
+    if (!card) return;
+    card.classList.add("is-current");
+    card.focus({ preventScroll: true });
+    card.scrollIntoView({ block: "nearest" });
+  }
+
+  function move(step) {
+    var all = cards();
+    if (!all.length) return;
+    var index = all.indexOf(current);
+    if (index < 0) index = step > 0 ? -1 : all.length;
+    select(all[Math.min(all.length - 1, Math.max(0, index + step))]);
+  }
+
+  function nextPending(from) {
+    var all = cards();
+    var start = Math.max(0, all.indexOf(from));
+    for (var i = start; i < all.length; i++) if (!all[i].hasAttribute("data-decided")) return all[i];
+    for (var j = start - 1; j >= 0; j--) if (!all[j].hasAttribute("data-decided")) return all[j];
+    return all[start] || null;
+  }
+
+  function click(action) {
+    if (!current) move(1);
+    if (!current) return;
+    var target = current.querySelector('[data-action="' + action + '"]');
+    if (!target) return;
+    if (action === "merge") {
+      var details = target.closest("details");
+      details.open = true;
+      var search = details.querySelector("[data-picker]");
+      if (search) search.focus();
+      return;
+    }
+    target.click();
+  }
+
+  function typing(el) {
+    return el && (el.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(el.tagName));
+  }
+
+  function toggleHelp() {
+    var help = document.getElementById("keys-help");
+    if (!help) return;
+    if (help.open) help.close();
+    else help.showModal();
+  }
+
+  document.addEventListener("keydown", function (event) {
+    if (event.ctrlKey || event.metaKey || event.altKey) return;
+    // Enter in the merge search box searches; it must not submit the merge form.
+    if (event.key === "Enter" && event.target.matches && event.target.matches("[data-picker]")) {
+      event.preventDefault();
+      return;
+    }
+    if (event.key === "Escape" && typing(event.target)) {
+      event.target.blur();
+      if (current) current.focus({ preventScroll: true });
+      return;
+    }
+    if (typing(event.target) || (document.getElementById("keys-help") || {}).open) {
+      if (event.key === "?" && !typing(event.target)) toggleHelp();
+      return;
+    }
+    var actions = { p: "promote", r: "reject", s: "suppress", m: "merge", u: "undo" };
+    if (event.key === "j") move(1);
+    else if (event.key === "k") move(-1);
+    else if (event.key === "?") toggleHelp();
+    else if (event.key === "x") {
+      if (!current) move(1);
+      var box = current && current.querySelector("input.select");
+      if (box) box.checked = !box.checked;
+    } else if (event.key === "e") {
+      if (!current) move(1);
+      var edit = current && current.querySelector("[data-edit]");
+      if (edit) edit.select();
+    } else if (actions[event.key]) click(actions[event.key]);
+    else return;
+    event.preventDefault();
+  });
+
+  document.addEventListener("click", function (event) {
+    if (event.target.closest && event.target.closest("[data-keys-help]")) toggleHelp();
+    var card = event.target.closest && event.target.closest("#queue .card[data-candidate]");
+    if (card) select(card);
+  });
+
+  // After a card is swapped: keep the place, and move on to the next card still waiting.
+  document.addEventListener("htmx:afterSettle", function (event) {
+    var card = event.detail.elt;
+    if (!card || !card.matches || !card.matches(".card[data-candidate]")) return;
+    if (!current || !document.body.contains(current) || current.id === card.id) {
+      select(card.hasAttribute("data-decided") ? nextPending(card) : card);
+    }
+  });
+})();
