@@ -46,7 +46,6 @@ from memory.vocab import (
 )
 from receipts.models import Outcome, Receipt, Source
 
-UNDO_WINDOW = timedelta(seconds=getattr(settings, "UME_UNDO_SECONDS", 300))
 
 
 class ReviewError(ValueError):
@@ -476,7 +475,7 @@ def candidate_undo(*, candidate: Candidate, by: Any) -> Candidate:
             .order_by("-created_at", "-id")
             .first()
         )
-        if receipt is None or receipt.created_at < now - UNDO_WINDOW:
+        if receipt is None or receipt.created_at < now - timedelta(seconds=settings.UME_UNDO_SECONDS):
             raise ReviewError("that decision is too old to undo")
         detail = receipt.detail
         created = detail.get("created", {})

@@ -1,0 +1,69 @@
+"""The settings helpers are strict: a typo fails at start-up instead of meaning something else."""
+
+from __future__ import annotations
+
+import pytest
+from django.core.exceptions import ImproperlyConfigured
+
+from ume.settings import BASE_DIR, env_bool, env_float, env_int, env_list
+
+
+def test_env_bool(monkeypatch):
+    for raw, value in [
+        ("1", True),
+        ("TRUE", True),
+        ("on", True),
+        ("0", False),
+        ("no", False),
+        ("", True),
+    ]:
+        monkeypatch.setenv("X_FLAG", raw)
+        assert env_bool("X_FLAG", True) is value
+    monkeypatch.setenv("X_FLAG", "ture")
+    with pytest.raises(ImproperlyConfigured, match="X_FLAG must be a boolean"):
+        env_bool("X_FLAG", False)
+
+
+def test_env_int_and_float(monkeypatch):
+    monkeypatch.setenv("X_N", "42")
+    assert env_int("X_N", 1) == 42
+    monkeypatch.setenv("X_N", "4k")
+    with pytest.raises(ImproperlyConfigured, match="X_N must be an integer"):
+        env_int("X_N", 1)
+    monkeypatch.setenv("X_N", "0")
+    with pytest.raises(ImproperlyConfigured, match="X_N must be >= 1"):
+        env_int("X_N", 5, minimum=1)
+    monkeypatch.setenv("X_F", "0.75")
+    assert env_float("X_F", 0.1) == 0.75
+    monkeypatch.setenv("X_F", "high")
+    with pytest.raises(ImproperlyConfigured, match="X_F must be a number"):
+        env_float("X_F", 0.1)
+
+
+def test_env_list(monkeypatch):
+    monkeypatch.setenv("X_L", " a.example , b.example,,")
+    assert env_list("X_L", ["z"]) == ["a.example", "b.example"]
+    monkeypatch.delenv("X_L")
+    assert env_list("X_L", ["z"]) == ["z"]
+
+
+def test_secret_key_is_required_without_debug(tmp_path):
+    import subprocess
+    import sys
+
+    env = {"PATH": "/usr/bin:/bin", "DJANGO_SETTINGS_MODULE": "ume.settings", "DEBUG": "false"}
+    result = subprocess.run(
+        [sys.executable, "-c", "import django; django.setup()"],
+        env=env,
+        capture_output=True,
+        text=True,
+        cwd=".",
+    )
+    assert result.returncode != 0 and "SECRET_KEY is required when DEBUG is off" in result.stderr
+    env["SECRET_KEY"] = "a-real-secret-for-this-test"
+    assert (
+        subprocess.run(
+            [sys.executable, "-c", "import django; django.setup()"], env=env, cwd="."
+        ).returncode
+        == 0
+    )
