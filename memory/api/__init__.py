@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.http import HttpRequest, JsonResponse
 from ninja import NinjaAPI, Swagger
 
+from memory.api.erase import router as erase_router
 from memory.api.errors import install_handlers
 from memory.api.parser import StrictJSONParser
 from memory.api.views import router
@@ -23,6 +24,7 @@ api = NinjaAPI(
 )
 install_handlers(api)
 api.add_router("/", router)
+api.add_router("/", erase_router)
 
 
 def api_not_found(request: HttpRequest) -> JsonResponse:

@@ -1,0 +1,144 @@
+"""The dashboard's deletions: undo an ingest from its receipt, delete all my memory. The owner,
+another user and an anonymous visitor each get what they should."""
+
+from __future__ import annotations
+
+import pytest
+from django.urls import reverse
+
+from memory.models import Candidate, MemoryRule, Node, Suppression
+from memory.services.ingest import ingest_proposals
+from receipts.models import Receipt
+from tests.factories import make_node, make_suppression
+
+pytestmark = pytest.mark.django_db
+
+DOC = [
+    {"object": "node", "label": "Atlas", "category": "project", "confidence": 0.95},
+    {"object": "candidate", "label": "Chess", "confidence": 0.6},
+]
+
+
+@pytest.fixture
+def receipt(owner):
+    MemoryRule.objects.create(owner=owner, capture_default="auto")
+    return ingest_proposals(owner=owner, objects=DOC, name="chat.json", source="upload")
+
+
+def test_the_receipt_page_offers_undo_and_the_confirm_page_lists_what_goes(client, owner, receipt):
+    client.force_login(owner)
+
+    detail = client.get(reverse("receipts:detail", args=[receipt.pk]))
+    confirm = client.get(reverse("receipts:undo-confirm", args=[receipt.pk]))
+
+    assert reverse("receipts:undo-confirm", args=[receipt.pk]) in detail.content.decode()
+    assert confirm.status_code == 200
+    page = confirm.content.decode()
+    assert "Atlas" in page and "Chess" in page
+    assert f'action="{reverse("receipts:undo", args=[receipt.pk])}"' in page
+    assert Node.objects.filter(label="Atlas").exists()  # asking is not doing
+
+
+def test_posting_the_undo_deletes_and_redirects_to_the_undo_receipt(client, owner, receipt):
+    client.force_login(owner)
+
+    response = client.post(reverse("receipts:undo", args=[receipt.pk]), {"suppress": "on"})
+
+    undo = Receipt.objects.get(detail__undone_receipt=receipt.pk)
+    assert response.status_code == 302
+    assert response["Location"] == reverse("receipts:detail", args=[undo.pk])
+    assert undo.source == "review"
+    assert not Node.objects.filter(label="Atlas").exists()
+    assert not Candidate.objects.exists()
+    assert set(Suppression.objects.values_list("label", flat=True)) == {"Atlas", "Chess"}
+    page = client.get(response["Location"]).content.decode()
+    assert "undid receipt" in page
+    again = client.get(reverse("receipts:detail", args=[receipt.pk])).content.decode()
+    assert reverse("receipts:undo-confirm", args=[receipt.pk]) not in again
+
+
+def test_an_unchecked_box_undoes_without_suppressing(client, owner, receipt):
+    client.force_login(owner)
+
+    client.post(reverse("receipts:undo", args=[receipt.pk]), {})
+
+    assert not Node.objects.filter(label="Atlas").exists()
+    assert not Suppression.objects.exists()
+
+
+def test_a_refused_undo_says_why(client, owner, receipt):
+    client.force_login(owner)
+    client.post(reverse("receipts:undo", args=[receipt.pk]), {})
+
+    response = client.post(reverse("receipts:undo", args=[receipt.pk]), {}, follow=True)
+    confirm = client.get(reverse("receipts:undo-confirm", args=[receipt.pk]), follow=True)
+
+    assert "already undone" in response.content.decode()
+    assert "already undone" in confirm.content.decode()
+
+
+def test_another_user_and_a_visitor_cannot_undo(client, other_user, receipt):
+    url = reverse("receipts:undo", args=[receipt.pk])
+    anonymous = client.post(url, {})
+    client.force_login(other_user)
+    other = client.post(url, {})
+    other_confirm = client.get(reverse("receipts:undo-confirm", args=[receipt.pk]))
+
+    assert anonymous.status_code == 302 and "/login/" in anonymous["Location"]
+    assert other.status_code == other_confirm.status_code == 404
+    assert Node.objects.filter(label="Atlas").exists()
+
+
+def test_undo_is_post_only(client, owner, receipt):
+    client.force_login(owner)
+    assert client.get(reverse("receipts:undo", args=[receipt.pk])).status_code == 405
+
+
+def test_delete_all_needs_the_typed_word(client, owner, other_user, receipt):
+    make_node(owner=other_user, label="Theirs")
+    client.force_login(owner)
+    url = reverse("receipts:delete-all")
+
+    page = client.get(url)
+    wrong = client.post(url, {"confirm": "delete", "keep_suppressions": "on"})
+
+    assert page.status_code == 200 and 'name="keep_suppressions"' in page.content.decode()
+    assert "checked" in page.content.decode()  # keep-suppressions is on by default
+    assert wrong.status_code == 400 and "Type DELETE" in wrong.content.decode()
+    assert Node.objects.filter(owner=owner).exists()
+
+
+def test_delete_all_deletes_mine_only_and_keeps_suppressions_when_asked(
+    client, owner, other_user, receipt
+):
+    make_node(owner=other_user, label="Theirs")
+    make_suppression(owner=owner, label="Golf")
+    client.force_login(owner)
+
+    response = client.post(
+        reverse("receipts:delete-all"), {"confirm": "DELETE", "keep_suppressions": "on"}
+    )
+
+    assert response.status_code == 302 and response["Location"] == reverse("receipts:list")
+    assert not Node.objects.filter(owner=owner).exists()
+    assert not Candidate.objects.filter(owner=owner).exists()
+    assert list(Suppression.objects.filter(owner=owner).values_list("label", flat=True)) == ["Golf"]
+    assert Node.objects.filter(owner=other_user, label="Theirs").exists()
+    [left] = Receipt.objects.filter(owner=owner)
+    assert left.detail["action"] == "erase_all" and left.source == "review"
+
+
+def test_delete_all_without_the_box_drops_suppressions_too(client, owner, receipt):
+    make_suppression(owner=owner, label="Golf")
+    client.force_login(owner)
+
+    client.post(reverse("receipts:delete-all"), {"confirm": "DELETE"})
+
+    assert not Suppression.objects.filter(owner=owner).exists()
+
+
+def test_a_visitor_cannot_delete_all(client, owner, receipt):
+    response = client.post(reverse("receipts:delete-all"), {"confirm": "DELETE"})
+
+    assert response.status_code == 302 and "/login/" in response["Location"]
+    assert Node.objects.filter(owner=owner).exists()
