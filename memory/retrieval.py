@@ -136,7 +136,8 @@ _SMALLTALK_WORDS = frozenset(
     hi hello hey hiya yo howdy greetings thanks thank you thx ty cheers ok okay k kk cool nice
     great awesome good morning afternoon evening night bye goodbye see ya later sure yes yeah
     yep yup no nope nah lol haha hahaha perfect alright right got it sounds fine wonderful
-    amazing brilliant excellent much so very lovely there welcome np noted understood
+    amazing brilliant excellent much so very lovely there welcome np noted understood a lot
+    lots for that this the help all again
     """.split()
 )
 _SMALLTALK_PHRASES = frozenset(
@@ -795,7 +796,9 @@ def rank(index: OwnerIndex, parsed: Parsed) -> tuple[list[RecallItem], str]:
 
     cache: dict[str, str] = {}
     if fully_named:
-        # Only pages about the named identity may join it, ranked by the named words.
+        # Only pages about the named identity may join it, ranked by the named words: pages
+        # linked to it, or unlinked pages whose title holds the whole name. A page linked to
+        # another node is about that node, whatever words its title shares.
         span_keys = [s.key for s in spans]
         pages = [
             d
@@ -804,7 +807,8 @@ def rank(index: OwnerIndex, parsed: Parsed) -> tuple[list[RecallItem], str]:
             and (d.kind, d.id) not in scores
             and (
                 d.node_id in named_node_ids
-                or any(f" {k} " in f" {canonical_key(d.label)} " for k in span_keys)
+                or d.node_id is None
+                and any(f" {k} " in f" {canonical_key(d.label)} " for k in span_keys)
             )
         ]
         lexical_docs: Sequence[Doc] = pages

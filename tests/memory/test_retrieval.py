@@ -1,0 +1,396 @@
+"""Recall: the gate, phrasing, the named and lexical lanes, the identity guard, profile
+queries, state and context, owner scoping and a constant number of queries."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from io import StringIO
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from memory.keys import canonical_key
+from memory.models import Page
+from memory.retrieval import (
+    INDEX_QUERIES,
+    REASON_EMPTY,
+    REASON_MATCHED,
+    REASON_NO_MATCH,
+    REASON_PROFILE,
+    REASON_SMALLTALK,
+    REASON_UTILITY,
+    parse_query,
+    recall,
+    stem,
+)
+from tests.factories import make_event, make_node, make_slice
+
+
+def labels(result) -> list[str]:
+    return [item.label for item in result.items]
+
+
+def make_page(*, owner, title: str, summary: str = "", node=None, topic: str = "") -> Page:
+    return Page.objects.create(
+        owner=owner,
+        title=title,
+        canonical_key=canonical_key(title),
+        summary=summary,
+        topic=topic,
+        node=node,
+    )
+
+
+# --- pure: stemmer and query parsing ---------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("words", "expected"),
+    [
+        (("trained", "training", "trains", "train"), "train"),
+        (("prefers", "prefer", "preferred"), "prefer"),
+        (("belays", "belay"), "belai"),
+        (("projects", "project"), "project"),
+        (("ponies", "pony"), "poni"),
+        (("caresses",), "caress"),
+        (("hopping",), "hop"),
+        (("relational",), "relat"),
+        (("d1",), "d1"),
+        (("go",), "go"),
+    ],
+)
+def test_stem_conflates_inflections(words, expected):
+    assert {stem(w) for w in words} == {expected}
+
+
+@pytest.mark.parametrize(
+    ("query", "reason"),
+    [
+        ("", REASON_EMPTY),
+        ("   ", REASON_EMPTY),
+        ("?!", REASON_EMPTY),
+        ("hi", REASON_SMALLTALK),
+        ("Hello there!", REASON_SMALLTALK),
+        ("thanks a lot", REASON_SMALLTALK),
+        ("thank you so much", REASON_SMALLTALK),
+        ("ok cool", REASON_SMALLTALK),
+        ("Good morning", REASON_SMALLTALK),
+        ("how are you?", REASON_SMALLTALK),
+        ("what is 2+2", REASON_UTILITY),
+        ("12 * 7 =", REASON_UTILITY),
+        ("how do I reverse a list in python", REASON_UTILITY),
+        ("translate hello to French", REASON_UTILITY),
+        ("explain recursion", REASON_UTILITY),
+        ("what is the capital of France?", REASON_UTILITY),
+    ],
+)
+def test_gate_refuses_smalltalk_and_utility(query, reason):
+    assert parse_query(query).reason == reason
+
+
+@pytest.mark.parametrize(
+    ("query", "subject"),
+    [
+        ("What do you remember about Rahul?", "rahul"),
+        ("Do you remember Rahul?", "rahul"),
+        ("do you remember anything about the boxing", "the boxing"),
+        ("Tell me everything you know about Atlas", "atlas"),
+        ("tell me everything you remember about Atlas", "atlas"),
+        ("Can you recall what I said about football?", "football"),
+        ("what did I tell you about my brother", "my brother"),
+        ("remind me about the dentist", "the dentist"),
+        ("please, what do you know about Meera", "meera"),
+        ("Who is Rahul?", "rahul"),
+        ("what is Atlas?", "atlas"),
+        ("who is working nights", "working nights"),
+        ("how do I fix my bike", "how do i fix my bike"),
+        ("am I still boxing", "am i still boxing"),
+    ],
+)
+def test_recall_phrasing_is_stripped(query, subject):
+    parsed = parse_query(query)
+    assert parsed.reason == ""
+    assert " ".join(parsed.subject) == subject
+
+
+@pytest.mark.parametrize(
+    ("query", "categories"),
+    [
+        ("what are my projects", ("project",)),
+        ("my health", ("health",)),
+        ("tell me about my family", ("family",)),
+        ("list my skills and habits", ("skill", "habit")),
+        ("what do you remember about my goals", ("goal",)),
+    ],
+)
+def test_broad_profile_words_map_to_categories(query, categories):
+    assert parse_query(query).profile == categories
+
+
+def test_targeted_question_with_a_category_word_is_not_a_profile_query():
+    assert parse_query("which of my projects uses Cloudflare Workers").profile == ()
+    assert parse_query("my sister").profile == ()
+
+
+# --- recall over the database -------------------------------------------------------------------
+
+
+@pytest.fixture
+def memory(owner):
+    uml = make_node(
+        owner=owner,
+        label="Universal Memory Engine",
+        category="project",
+        aliases=("UML", "Universal Memory Layer"),
+        summary="Memory infrastructure project.",
+    )
+    make_slice(node=uml, text="runs on Cloudflare Workers", kind="technical_detail")
+    college = make_node(
+        owner=owner, label="UML College Society", category="organization", aliases=("UML Society",)
+    )
+    make_slice(node=college, text="meets on Thursdays")
+    rahul = make_node(owner=owner, label="Rahul", category="person", summary="Backend engineer.")
+    make_slice(node=rahul, text="prefers working in Go")
+    boxing = make_node(owner=owner, label="Boxing", category="skill", state="stopped")
+    make_slice(node=boxing, text="trains three days a week", kind="progress")
+    make_slice(node=boxing, text="spars with a coach at dawn", kind="progress", is_current=False)
+    make_event(
+        node=boxing,
+        text="stopped boxing",
+        action="stopped",
+        happened_at=datetime(2026, 3, 1, tzinfo=UTC),
+        happened_at_precision="month",
+        happened_at_source="stated",
+    )
+    atlas = make_node(owner=owner, label="Atlas", category="project", summary="Invoicing product.")
+    make_node(owner=owner, label="Asthma", category="health", summary="Mild, since childhood.")
+    make_page(
+        owner=owner,
+        title="PDF Export Notes",
+        summary="Debugging the totals column of the invoice export.",
+        node=atlas,
+    )
+    return {"uml": uml, "college": college, "rahul": rahul, "boxing": boxing, "atlas": atlas}
+
+
+def test_exact_label_is_first_with_why_exact(owner, memory):
+    result = recall(owner, "Rahul")
+    assert result.reason == REASON_MATCHED
+    assert not result.no_recall
+    assert labels(result) == ["Rahul"]
+    assert result.items[0].why == "exact"
+
+
+def test_acronym_alias_finds_its_node_and_not_the_lookalike(owner, memory):
+    result = recall(owner, "UML")
+    assert labels(result) == ["Universal Memory Engine"]
+    assert result.items[0].why == "alias"
+
+
+def test_identity_guard_full_name_excludes_the_shorter_identity(owner, memory):
+    result = recall(owner, "UML College Society")
+    assert labels(result) == ["UML College Society"]
+    result = recall(owner, "what do you remember about the Universal Memory Layer?")
+    assert labels(result) == ["Universal Memory Engine"]
+
+
+def test_recall_phrasing_does_not_pull_in_other_nodes(owner, memory):
+    for query in ("What do you remember about Rahul?", "Do you remember Rahul?", "Who is Rahul?"):
+        assert labels(recall(owner, query)) == ["Rahul"], query
+
+
+def test_what_is_a_name_in_memory_is_recall_and_a_general_question_is_not(owner, memory):
+    assert labels(recall(owner, "what is Atlas?")) == ["Atlas"]
+    assert labels(recall(owner, "what is boxing")) == ["Boxing"]
+    general = recall(owner, "what is a monad")
+    assert general.no_recall and general.reason == REASON_UTILITY and general.items == ()
+
+
+def test_lexical_lane_stems(owner, memory):
+    result = recall(owner, "what do I train")
+    assert labels(result) == ["Boxing"]
+    assert result.items[0].why == "lexical"
+    assert labels(recall(owner, "who prefers Go")) == ["Rahul"]
+
+
+def test_superseded_slices_never_match_nor_show(owner, memory):
+    result = recall(owner, "sparring coach at dawn")
+    assert result.no_recall and result.reason == REASON_NO_MATCH
+    boxing = recall(owner, "boxing")
+    assert [s.text for s in boxing.items[0].slices] == ["trains three days a week"]
+    assert "dawn" not in boxing.context
+
+
+def test_state_is_shown_as_stored_and_context_line_has_dated_event(owner, memory):
+    result = recall(owner, "am I still boxing?")
+    item = result.items[0]
+    assert item.state == "stopped"
+    assert result.context == (
+        "Boxing (skill, stopped) - trains three days a week; stopped boxing (2026-03)"
+    )
+    event = item.events[0]
+    assert (event.precision, event.date_text) == ("month", "2026-03")
+
+
+def test_query_matching_nothing_returns_nothing(owner, memory):
+    for query in ("cooking pasta tonight", "the", "quarterly tax deadline"):
+        result = recall(owner, query)
+        assert result.items == () and result.no_recall, query
+        assert result.context == ""
+
+
+def test_one_incidental_shared_word_is_not_enough(owner, memory):
+    # "three" occurs in Boxing's slice, but the question is about something else.
+    assert recall(owner, "three tips for baking bread").items == ()
+
+
+def test_smalltalk_and_utility_return_nothing_without_queries(
+    owner, memory, django_assert_num_queries
+):
+    with django_assert_num_queries(0):
+        for query in ("hi", "thanks!", "what is 2+2", "translate boxing into French"):
+            result = recall(owner, query)
+            assert result.no_recall and result.items == ()
+
+
+def test_broad_profile_returns_the_category(owner, memory):
+    result = recall(owner, "what are my projects")
+    assert result.reason == REASON_PROFILE
+    assert set(labels(result)) == {"Universal Memory Engine", "Atlas"}
+    assert {item.why for item in result.items} == {"profile"}
+    assert labels(recall(owner, "my health")) == ["Asthma"]
+
+
+def test_pages_rank_with_nodes_and_carry_their_summary(owner, memory):
+    result = recall(owner, "PDF export")
+    assert [(i.kind, i.label) for i in result.items] == [("page", "PDF Export Notes")]
+    page = result.items[0]
+    assert page.summary.startswith("Debugging the totals")
+    assert page.node_id == memory["atlas"].pk
+    assert result.context == (
+        "Page: PDF Export Notes - Debugging the totals column of the invoice export."
+    )
+
+
+def test_nodes_and_pages_are_one_ranked_order(owner, memory):
+    result = recall(owner, "invoice export totals for Atlas")
+    assert [i.kind for i in result.items] == ["page", "node"]
+    scores = [i.score for i in result.items]
+    assert scores == sorted(scores, reverse=True)
+
+
+def test_limit_caps_items(owner):
+    for i in range(6):
+        make_node(owner=owner, label=f"Project {chr(65 + i)}", category="project")
+    assert len(recall(owner, "what are my projects", limit=3).items) == 3
+    assert len(recall(owner, "what are my projects").items) == 6
+
+
+def test_context_budget_clips_the_line_that_does_not_fit(owner, memory, settings):
+    for i in range(4):
+        node = make_node(owner=owner, label=f"Guitar {i}", category="skill")
+        make_slice(node=node, text="practises scales for twenty minutes " * 3)
+    full = recall(owner, "guitar", char_budget=10_000)
+    assert not full.context_truncated
+    assert len(full.context.splitlines()) == 4
+    clipped = recall(owner, "guitar", char_budget=200)
+    assert clipped.context_truncated
+    assert len(clipped.context) <= 200
+    lines = clipped.context.splitlines()
+    assert lines[-1].endswith("…")
+    assert lines[:-1] == full.context.splitlines()[: len(lines) - 1]
+    settings.UME_RECALL_CONTEXT_CHARS = 120
+    assert len(recall(owner, "guitar").context) <= 120
+
+
+def test_as_json_is_json_safe_and_complete(owner, memory):
+    data = recall(owner, "boxing").as_json()
+    assert json.loads(json.dumps(data)) == data
+    assert data["no_recall"] is False and data["reason"] == REASON_MATCHED
+    item = data["items"][0]
+    assert item["kind"] == "node" and item["label"] == "Boxing" and item["state"] == "stopped"
+    assert item["why"] == "exact"
+    assert item["events"][0] == {
+        "action": "stopped",
+        "text": "stopped boxing",
+        "happened_at": "2026-03-01T00:00:00+00:00",
+        "precision": "month",
+        "date": "2026-03",
+    }
+    empty = recall(owner, "hi").as_json()
+    assert empty["no_recall"] is True and empty["reason"] == REASON_SMALLTALK
+    assert empty["items"] == [] and empty["count"] == 0
+
+
+def test_event_without_a_date_shows_none(owner):
+    node = make_node(owner=owner, label="Chess", category="interest")
+    make_event(node=node, text="joined the club", action="joined")
+    item = recall(owner, "chess").items[0]
+    assert item.events[0].happened_at is None
+    assert item.as_json()["events"][0]["date"] is None
+    assert recall(owner, "chess").context == "Chess (interest, active) - joined the club"
+
+
+def test_another_owners_memories_never_come_back(owner, other_user, memory):
+    make_node(owner=other_user, label="Rahul", category="person", summary="someone else's Rahul")
+    make_node(owner=other_user, label="Kite Surfing", category="habit")
+    make_page(owner=other_user, title="Kite Surfing Notes", summary="Wind charts")
+    mine = recall(owner, "Rahul")
+    assert [i.id for i in mine.items] == [memory["rahul"].pk]
+    assert recall(owner, "kite surfing").items == ()
+    assert recall(owner, "what are my habits").items == ()
+    theirs = recall(other_user, "Rahul")
+    assert theirs.items[0].summary == "someone else's Rahul"
+    assert recall(other_user, "boxing").items == ()
+
+
+def _corpus(owner, size: int) -> None:
+    for i in range(size):
+        node = make_node(owner=owner, label=f"Topic {i}", category="interest", aliases=(f"T{i}",))
+        make_slice(node=node, text=f"detail number {i}")
+        make_event(node=node, text=f"started topic {i}")
+    make_page(owner=owner, title=f"Page about {size}", summary="notes")
+
+
+@pytest.mark.parametrize("size", [3, 40])
+def test_constant_number_of_queries_whatever_the_corpus_size(
+    owner, size, django_assert_num_queries
+):
+    _corpus(owner, size)
+    with django_assert_num_queries(INDEX_QUERIES):
+        result = recall(owner, "detail number 2")
+    assert result.items[0].label == "Topic 2"
+    with django_assert_num_queries(INDEX_QUERIES):
+        recall(owner, "what are my interests")
+
+
+# --- the recall command ---------------------------------------------------------------------
+
+
+def test_recall_command_prints_context_and_ranked_list(owner, memory):
+    out = StringIO()
+    call_command("recall", "am I still boxing", "--user", owner.username, stdout=out)
+    text = out.getvalue()
+    assert "Boxing (skill, stopped) - trains three days a week" in text
+    assert "why=exact" in text
+
+
+def test_recall_command_json_prints_as_json_only(owner, memory):
+    out = StringIO()
+    call_command("recall", "UML", "--user", owner.username, "--json", stdout=out)
+    data = json.loads(out.getvalue())
+    assert data == recall(owner, "UML").as_json()
+
+
+def test_recall_command_says_no_recall(owner, memory):
+    out = StringIO()
+    call_command("recall", "thanks", "--user", owner.username, stdout=out)
+    assert out.getvalue().strip() == "No recall (smalltalk)."
+
+
+def test_recall_command_errors(owner):
+    with pytest.raises(CommandError, match="no user"):
+        call_command("recall", "x", "--user", "nobody", stdout=StringIO())
+    with pytest.raises(CommandError, match="--limit"):
+        call_command("recall", "x", "--user", owner.username, "--limit", "0", stdout=StringIO())
