@@ -1,0 +1,1 @@
+"""ume's MCP server: the tools (``tools``), the SDK server (``server``) and /mcp (``http``)."""

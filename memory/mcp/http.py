@@ -1,0 +1,119 @@
+"""/mcp over Streamable HTTP: bearer-token authentication in front of the SDK's app.
+
+Every HTTP request is authenticated (unknown, revoked or expired tokens get 401 before the
+SDK sees the request) and counted against the token's rate limit. The token travels to the
+tools in the ASGI scope; the SDK's DNS-rebinding protection checks Host and Origin against
+``UME_MCP_ALLOWED_HOSTS`` and ``UME_MCP_ALLOWED_ORIGINS``.
+
+The server is stateless (no ``Mcp-Session-Id`` kept in memory), so any worker of any app
+process can answer any request, as DESIGN.md's scale-out needs.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from asgiref.sync import sync_to_async
+from django.conf import settings
+from django.db import close_old_connections
+from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
+from mcp.server.auth.provider import AccessToken as McpAccessToken
+from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+from mcp.server.transport_security import TransportSecuritySettings
+from starlette.authentication import AuthCredentials
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from memory.api.auth import rate_limit
+from memory.api.errors import ApiError
+from memory.mcp.server import mcp_server
+from memory.models import AccessToken
+from memory.services.tokens import token_authenticate
+
+MCP_PATH = "/mcp"
+
+
+def transport_security() -> TransportSecuritySettings:
+    return TransportSecuritySettings(
+        enable_dns_rebinding_protection=True,
+        allowed_hosts=list(settings.UME_MCP_ALLOWED_HOSTS),
+        allowed_origins=list(settings.UME_MCP_ALLOWED_ORIGINS),
+    )
+
+
+def _authenticate(secret: str) -> AccessToken:
+    close_old_connections()
+    try:
+        token = token_authenticate(secret)
+        if token is None:
+            raise ApiError(
+                401,
+                "unauthorized",
+                "send a valid, unrevoked token as 'Authorization: Bearer <token>'",
+            )
+        rate_limit(token)
+        return token
+    finally:
+        close_old_connections()
+
+
+async def _json(send: Send, status: int, body: dict[str, Any], headers: dict[str, str]) -> None:
+    data = json.dumps(body).encode()
+    raw = [(b"content-type", b"application/json"), (b"content-length", str(len(data)).encode())]
+    raw += [(k.lower().encode(), v.encode()) for k, v in headers.items()]
+    await send({"type": "http.response.start", "status": status, "headers": raw})
+    await send({"type": "http.response.body", "body": data})
+
+
+class BearerTokenMiddleware:
+    """Authenticates ``Authorization: Bearer <token>`` on every request to the wrapped app."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        header = ""
+        for name, value in scope.get("headers", []):
+            if name == b"authorization":
+                header = value.decode("latin-1")
+        scheme, _, secret = header.partition(" ")
+        try:
+            if scheme.lower() != "bearer" or not secret.strip():
+                raise ApiError(
+                    401, "unauthorized", "send your token as 'Authorization: Bearer <token>'"
+                )
+            token = await sync_to_async(_authenticate, thread_sensitive=True)(secret.strip())
+        except ApiError as exc:
+            headers = dict(exc.headers)
+            if exc.status == 401:
+                headers["WWW-Authenticate"] = 'Bearer realm="ume"'
+            await _json(send, exc.status, {"code": exc.code, "message": exc.message}, headers)
+            return
+        scope = dict(scope)
+        scope["ume.token"] = token
+        # The SDK binds a stateful session to the credential that opened it; give it ours.
+        scope["user"] = AuthenticatedUser(
+            McpAccessToken(
+                token=f"ume-token-{token.pk}",
+                client_id=f"ume-token-{token.pk}",
+                scopes=list(token.scopes or []),
+                subject=str(token.owner_id),
+            )
+        )
+        scope["auth"] = AuthCredentials(list(token.scopes or []))
+        await self.app(scope, receive, send)
+
+
+def build_mcp_app() -> tuple[ASGIApp, StreamableHTTPSessionManager]:
+    """The /mcp ASGI app and the session manager whose ``run()`` the router's lifespan enters."""
+    starlette_app = mcp_server.streamable_http_app(
+        streamable_http_path=MCP_PATH,
+        stateless_http=True,
+        json_response=True,
+        transport_security=transport_security(),
+        max_request_body_size=int(settings.UME_MAX_TRANSCRIPT_BYTES) + 64 * 1024,
+    )
+    return BearerTokenMiddleware(starlette_app), mcp_server.session_manager

@@ -1,0 +1,276 @@
+"""ume's MCP server on the official SDK: the tools, their input schemas and who they act for.
+
+Every tool call resolves the caller's :class:`~memory.models.AccessToken` afresh: over HTTP
+the bearer token the request carried (authenticated by :mod:`memory.mcp.http` on every
+request), over stdio the secret given to ``manage.py mcp_stdio`` (re-checked on every call,
+so revoking it takes effect at once). Reads need ``memory:read``, writes ``memory:write``.
+ORM work runs in Django's sync thread through ``sync_to_async``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+from typing import Annotated, Any, Literal
+
+from asgiref.sync import sync_to_async
+from django.db import close_old_connections
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp_types import CallToolResult, TextContent, ToolAnnotations
+from pydantic import BaseModel, ConfigDict, Field
+
+from memory.mcp import tools
+from memory.models import AccessToken
+from memory.services.tokens import token_authenticate, token_has_scope
+from memory.transcripts import MAX_MESSAGES
+from memory.vocab import SCOPE_READ, SCOPE_WRITE
+
+SERVER_NAME = "ume"
+INSTRUCTIONS = (
+    "ume is the user's long-term memory. Call recall_memory before answering questions about "
+    "the user's life, people, projects or preferences; call save_memory or save_conversation "
+    "when the user shares something worth remembering. New people, projects and other "
+    "identities wait for the user's review before they become memories."
+)
+
+# Set by ``manage.py mcp_stdio``: the secret every stdio tool call acts with.
+_stdio_secret: str | None = None
+
+mcp_server: MCPServer = MCPServer(SERVER_NAME, instructions=INSTRUCTIONS, version="1")
+
+READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True)
+WRITES = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False)
+DELETES = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=True)
+
+
+def use_stdio_secret(secret: str | None) -> None:
+    global _stdio_secret
+    _stdio_secret = secret
+
+
+def _request_token(ctx: Context) -> AccessToken | None:
+    try:
+        request = ctx.request_context.request
+    except ValueError:
+        return None
+    scope = getattr(request, "scope", None)
+    token = scope.get("ume.token") if isinstance(scope, dict) else None
+    return token if isinstance(token, AccessToken) else None
+
+
+def _call(
+    token: AccessToken | None, scope: str, fn: Callable[..., tools.ToolResult], kwargs: dict
+) -> tools.ToolResult:
+    close_old_connections()
+    try:
+        if token is None:
+            token = token_authenticate(_stdio_secret or "")
+        if token is None:
+            raise ToolError("unauthorized: the token is unknown, revoked or expired")
+        if not token_has_scope(token, scope):
+            raise ToolError(f"insufficient_scope: this token does not have the {scope} scope")
+        try:
+            return fn(token, **kwargs)
+        except tools.ToolInputError as exc:
+            raise ToolError(f"invalid_input: {exc}") from exc
+    finally:
+        close_old_connections()
+
+
+async def _run(
+    ctx: Context, scope: str, fn: Callable[..., tools.ToolResult], **kwargs: Any
+) -> CallToolResult:
+    result = await sync_to_async(_call, thread_sensitive=True)(
+        _request_token(ctx), scope, fn, kwargs
+    )
+    return CallToolResult(
+        content=[TextContent(type="text", text=result.text)],
+        structured_content=result.payload,
+    )
+
+
+# --- argument shapes --------------------------------------------------------------------------
+
+
+class _Args(BaseModel):
+    model_config = ConfigDict(extra="ignore", populate_by_name=True)
+
+
+Name = Annotated[str, Field(min_length=1, max_length=200)]
+Observation = Annotated[str, Field(min_length=1, max_length=4000)]
+
+
+class Message(_Args):
+    role: Literal["user", "assistant", "system"]
+    content: str = Field(max_length=200_000)
+    ts: datetime | None = Field(default=None, description="When it was said (ISO 8601).")
+    id: str | None = Field(default=None, max_length=64)
+
+
+class Entity(_Args):
+    name: Name
+    entityType: Name  # noqa: N815 -- the reference server's argument name
+    observations: list[Observation] = Field(default_factory=list, max_length=200)
+
+
+class Relation(_Args):
+    from_: Name = Field(alias="from")
+    to: Name
+    relationType: Name  # noqa: N815
+
+
+class ObservationAdd(_Args):
+    entityName: Name  # noqa: N815
+    contents: list[Observation] = Field(min_length=1, max_length=200)
+
+
+class ObservationDelete(_Args):
+    entityName: Name  # noqa: N815
+    observations: list[Observation] = Field(min_length=1, max_length=200)
+
+
+def _relations(relations: list[Relation]) -> list[dict[str, str]]:
+    return [r.model_dump(by_alias=True) for r in relations]
+
+
+# --- ume's tools ------------------------------------------------------------------------------
+
+
+@mcp_server.tool(name="save_memory", annotations=WRITES)
+async def save_memory(
+    text: Annotated[str, Field(min_length=1, description="The memory, in the user's words.")],
+    ctx: Context,
+) -> CallToolResult:
+    """Save one thing the user said ("I started boxing last week"). Returns the receipt:
+    what was written, what waits for review, and what was rejected and why."""
+    return await _run(ctx, SCOPE_WRITE, tools.save_memory, text=text)
+
+
+@mcp_server.tool(name="save_conversation", annotations=WRITES)
+async def save_conversation(
+    messages: Annotated[list[Message], Field(min_length=1, max_length=MAX_MESSAGES)],
+    ctx: Context,
+    source_time: Annotated[
+        datetime | None, Field(description="When the conversation happened.")
+    ] = None,
+) -> CallToolResult:
+    """Save a conversation; facts the user stated are extracted and go through review.
+    Sending the same conversation again the same day changes nothing. Returns the receipt."""
+    payload = [m.model_dump(exclude_none=True, mode="json") for m in messages]
+    return await _run(
+        ctx, SCOPE_WRITE, tools.save_conversation, messages=payload, source_time=source_time
+    )
+
+
+@mcp_server.tool(name="recall_memory", annotations=READ_ONLY)
+async def recall_memory(
+    query: Annotated[str, Field(min_length=1, max_length=1000)],
+    ctx: Context,
+    limit: Annotated[int, Field(ge=1, le=50)] = 10,
+) -> CallToolResult:
+    """What ume remembers that is relevant to ``query``: ranked memories with why each
+    matched, their state, details and dated events, and a compact ``context`` text."""
+    return await _run(ctx, SCOPE_READ, tools.recall_memory, query=query, limit=limit)
+
+
+@mcp_server.tool(name="forget_memory", annotations=DELETES)
+async def forget_memory(
+    ctx: Context,
+    label: Annotated[str | None, Field(max_length=200, description="The memory's name.")] = None,
+    node_id: Annotated[int | None, Field(ge=1, description="Or the memory's id.")] = None,
+    stick: Annotated[bool, Field(description="Never relearn it (default).")] = True,
+) -> CallToolResult:
+    """Delete a memory with its details. By default it sticks: its name and aliases are
+    suppressed so it is never learned again."""
+    return await _run(
+        ctx, SCOPE_WRITE, tools.forget_memory, label=label, node_id=node_id, stick=stick
+    )
+
+
+@mcp_server.tool(name="list_pending_candidates", annotations=READ_ONLY)
+async def list_pending_candidates(
+    ctx: Context, limit: Annotated[int, Field(ge=1, le=100)] = 20
+) -> CallToolResult:
+    """Memories waiting for the user's review, newest activity first, with their evidence."""
+    return await _run(ctx, SCOPE_READ, tools.list_pending_candidates, limit=limit)
+
+
+# --- the reference memory server's tools (same names and argument shapes) ---------------------
+
+
+@mcp_server.tool(name="create_entities", annotations=WRITES)
+async def create_entities(
+    entities: Annotated[list[Entity], Field(min_length=1, max_length=100)], ctx: Context
+) -> CallToolResult:
+    """Create entities in the knowledge graph. New ones wait for the user's review unless their
+    rules capture automatically; each entity's status says which."""
+    payload = [e.model_dump() for e in entities]
+    return await _run(ctx, SCOPE_WRITE, tools.create_entities, entities=payload)
+
+
+@mcp_server.tool(name="create_relations", annotations=WRITES)
+async def create_relations(
+    relations: Annotated[list[Relation], Field(min_length=1, max_length=200)], ctx: Context
+) -> CallToolResult:
+    """Create relations between entities (in active voice: from, relationType, to)."""
+    return await _run(ctx, SCOPE_WRITE, tools.create_relations, relations=_relations(relations))
+
+
+@mcp_server.tool(name="add_observations", annotations=WRITES)
+async def add_observations(
+    observations: Annotated[list[ObservationAdd], Field(min_length=1, max_length=100)],
+    ctx: Context,
+) -> CallToolResult:
+    """Add observations to existing entities."""
+    payload = [o.model_dump() for o in observations]
+    return await _run(ctx, SCOPE_WRITE, tools.add_observations, observations=payload)
+
+
+@mcp_server.tool(name="delete_entities", annotations=DELETES)
+async def delete_entities(
+    entityNames: Annotated[list[Name], Field(min_length=1, max_length=100)],  # noqa: N803
+    ctx: Context,
+) -> CallToolResult:
+    """Delete entities with their observations and relations; they are never relearned."""
+    return await _run(ctx, SCOPE_WRITE, tools.delete_entities, entityNames=entityNames)
+
+
+@mcp_server.tool(name="delete_observations", annotations=DELETES)
+async def delete_observations(
+    deletions: Annotated[list[ObservationDelete], Field(min_length=1, max_length=100)],
+    ctx: Context,
+) -> CallToolResult:
+    """Delete specific observations from entities."""
+    payload = [d.model_dump() for d in deletions]
+    return await _run(ctx, SCOPE_WRITE, tools.delete_observations, deletions=payload)
+
+
+@mcp_server.tool(name="delete_relations", annotations=DELETES)
+async def delete_relations(
+    relations: Annotated[list[Relation], Field(min_length=1, max_length=200)], ctx: Context
+) -> CallToolResult:
+    """Delete relations from the knowledge graph."""
+    return await _run(ctx, SCOPE_WRITE, tools.delete_relations, relations=_relations(relations))
+
+
+@mcp_server.tool(name="read_graph", annotations=READ_ONLY)
+async def read_graph(ctx: Context) -> CallToolResult:
+    """The whole knowledge graph: entities with observations, and relations."""
+    return await _run(ctx, SCOPE_READ, tools.read_graph)
+
+
+@mcp_server.tool(name="search_nodes", annotations=READ_ONLY)
+async def search_nodes(
+    query: Annotated[str, Field(min_length=1, max_length=1000)], ctx: Context
+) -> CallToolResult:
+    """Entities whose name, alias, type or observations match ``query``, with their relations."""
+    return await _run(ctx, SCOPE_READ, tools.search_nodes, query=query)
+
+
+@mcp_server.tool(name="open_nodes", annotations=READ_ONLY)
+async def open_nodes(
+    names: Annotated[list[Name], Field(min_length=1, max_length=100)], ctx: Context
+) -> CallToolResult:
+    """Specific entities by name, with the relations among them."""
+    return await _run(ctx, SCOPE_READ, tools.open_nodes, names=names)

@@ -1,0 +1,545 @@
+"""What each MCP tool does, synchronously, for one token's owner.
+
+The async tool functions in :mod:`memory.mcp.server` validate arguments (through their
+schemas), resolve the token and call these in a worker thread. Each returns a
+:class:`ToolResult`: structured content plus a short text. A bad argument raises
+:class:`ToolInputError`, which the server reports as a tool error (``isError``).
+
+The reference MCP memory server's tools map onto the engine like this: entities are nodes
+(``entityType`` mapped onto our categories), observations are slices, relations are edges
+(``relationType`` mapped onto our edge types, else ``related_to``). Writes go through the gate
+(``ingest_proposals``), so a new identity waits for review unless the owner's rules say
+``auto``; deletes are ``node_delete`` with make-it-stick, and slice or edge deletes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import Prefetch, Q
+
+from memory.api.shapes import candidate_json
+from memory.keys import canonical_key
+from memory.models import AccessToken, Alias, Candidate, Edge, Node, Slice
+from memory.retrieval import recall
+from memory.selectors import candidate_queue
+from memory.services.barrier import barrier_raise
+from memory.services.ingest import ingest_memory, ingest_messages, ingest_proposals
+from memory.services.nodes import node_delete
+from memory.services.review import CandidateAlreadyDecided, candidate_reject
+from memory.transcripts import TranscriptError, messages_from_json
+from memory.vocab import CandidateStatus, Category, EdgeType
+from receipts.models import Receipt, Source
+
+# An explicit request to remember an entity is a strong signal; the owner's rules still decide
+# whether it is written directly (``auto``) or waits for review.
+EXPLICIT_CONFIDENCE = 0.9
+GRAPH_LIMIT = 1000
+
+_CATEGORY_SYNONYMS = {
+    "people": "person",
+    "human": "person",
+    "contact": "person",
+    "friend": "person",
+    "colleague": "person",
+    "company": "organization",
+    "organisation": "organization",
+    "org": "organization",
+    "team": "organization",
+    "school": "organization",
+    "university": "organization",
+    "location": "place",
+    "city": "place",
+    "country": "place",
+    "event": "life_event",
+    "technology": "tool",
+    "software": "tool",
+    "library": "tool",
+    "framework": "tool",
+    "language": "skill",
+    "hobby": "interest",
+    "topic": "interest",
+    "app": "project",
+    "product": "project",
+    "service": "system",
+    "condition": "health",
+    "illness": "health",
+    "routine": "habit",
+    "object": "possession",
+}
+_EDGE_SYNONYMS = {
+    "is_part_of": "part_of",
+    "belongs_to": "part_of",
+    "member_of": "part_of",
+    "works_at": "part_of",
+    "works_for": "part_of",
+    "employed_by": "part_of",
+    "use": "uses",
+    "used_by": "related_to",
+    "depends": "depends_on",
+    "requires": "depends_on",
+    "blocked": "blocked_by",
+    "causes": "caused",
+    "replaced": "replaced_by",
+    "related": "related_to",
+    "knows": "related_to",
+    "friend_of": "related_to",
+    "sibling_of": "family_of",
+    "parent_of": "family_of",
+    "child_of": "family_of",
+    "married_to": "family_of",
+    "colleague_of": "works_with",
+}
+
+
+class ToolInputError(ValueError):
+    """A bad argument; the message is for the model to read and correct."""
+
+
+@dataclass(frozen=True)
+class ToolResult:
+    payload: dict[str, Any]
+    text: str
+
+
+def _word(text: str) -> str:
+    return "_".join(text.strip().lower().replace("-", " ").split())
+
+
+def category_for(entity_type: str) -> str:
+    """An ``entityType`` as one of our categories (``other`` when nothing fits)."""
+    word = _word(entity_type)
+    word = _CATEGORY_SYNONYMS.get(word, word)
+    if word not in Category.values and word.endswith("s"):
+        word = _CATEGORY_SYNONYMS.get(word[:-1], word[:-1])
+    return word if word in Category.values else Category.OTHER.value
+
+
+def edge_type_for(relation_type: str) -> str:
+    """A ``relationType`` as one of our edge types (``related_to`` when nothing fits)."""
+    word = _word(relation_type)
+    word = _EDGE_SYNONYMS.get(word, word)
+    return word if word in EdgeType.values else EdgeType.RELATED_TO.value
+
+
+def _check_text(name: str, value: str, *, limit: int | None = None) -> str:
+    if "\x00" in value:
+        raise ToolInputError(f"{name} must not contain NUL characters")
+    if not value.strip():
+        raise ToolInputError(f"{name} must not be empty")
+    limit = limit or settings.UME_MAX_TRANSCRIPT_BYTES
+    if len(value.encode("utf-8")) > limit:
+        raise ToolInputError(f"{name} is over the limit of {limit:,} bytes")
+    return value
+
+
+def _receipt_text(receipt: Receipt) -> str:
+    text = receipt.summary or receipt.error or receipt.get_outcome_display()
+    return f"{receipt.outcome}: {text}"
+
+
+# --- ume's own tools ------------------------------------------------------------------------
+
+
+def save_memory(token: AccessToken, *, text: str) -> ToolResult:
+    _check_text("text", text)
+    receipt = ingest_memory(owner=token.owner, text=text, source=Source.MCP, token=token)
+    return ToolResult(receipt.as_json(), _receipt_text(receipt))
+
+
+def save_conversation(
+    token: AccessToken, *, messages: list[dict[str, Any]], source_time: Any = None
+) -> ToolResult:
+    if not messages:
+        raise ToolInputError("messages must hold at least one message")
+    try:
+        messages_from_json(messages)
+    except TranscriptError as exc:
+        raise ToolInputError(str(exc)) from exc
+    for message in messages:
+        _check_text("content", str(message.get("content", "")) or " ")
+    first = next((m for m in messages if m.get("role") == "user"), messages[0])
+    name = "conversation: " + " ".join(str(first.get("content", "")).split())[:80]
+    receipt = ingest_messages(
+        owner=token.owner,
+        messages=messages,
+        name=name,
+        source=Source.MCP,
+        token=token,
+        source_time=source_time,
+    )
+    return ToolResult(receipt.as_json(), _receipt_text(receipt))
+
+
+def recall_memory(token: AccessToken, *, query: str, limit: int = 10) -> ToolResult:
+    _check_text("query", query, limit=4000)
+    result = recall(token.owner, query, limit=limit)
+    payload = result.as_json()
+    if result.no_recall:
+        return ToolResult(payload, f"nothing to recall ({result.reason})")
+    return ToolResult(payload, result.context or f"{len(result.items)} memories, no context")
+
+
+def _node_named(owner: Any, name: str) -> Node | None:
+    key = canonical_key(name)
+    if not key:
+        return None
+    node = Node.objects.filter(owner=owner, canonical_key=key).order_by("id").first()
+    if node is None:
+        alias = Alias.objects.filter(owner=owner, canonical_key=key).select_related("node").first()
+        node = alias.node if alias is not None else None
+    return node
+
+
+def _pending_named(owner: Any, name: str) -> Candidate | None:
+    key = canonical_key(name)
+    return (
+        Candidate.objects.filter(
+            owner=owner, canonical_key=key, status=CandidateStatus.PENDING
+        ).first()
+        if key
+        else None
+    )
+
+
+def forget_memory(
+    token: AccessToken, *, label: str | None = None, node_id: int | None = None, stick: bool = True
+) -> ToolResult:
+    if (label is None) == (node_id is None):
+        raise ToolInputError("give exactly one of label or node_id")
+    owner = token.owner
+    if node_id is not None:
+        node = Node.objects.filter(owner=owner, pk=node_id).first()
+    else:
+        node = _node_named(owner, _check_text("label", label or "", limit=800))
+    if node is None:
+        raise ToolInputError(
+            f"no memory {'#' + str(node_id) if node_id else repr(label)} to forget"
+        )
+    forgotten = {"id": node.pk, "label": node.label, "category": node.category}
+    suppressions = node_delete(node=node, stick=stick, source="mcp")
+    payload = {
+        "forgotten": forgotten,
+        "stick": stick,
+        "suppressed_labels": [s.label for s in suppressions],
+    }
+    how = " and will not be relearned" if stick else ""
+    return ToolResult(payload, f"forgot “{forgotten['label']}”{how}")
+
+
+def list_pending_candidates(token: AccessToken, *, limit: int = 20) -> ToolResult:
+    rows = list(candidate_queue(token.owner)[:limit])
+    payload = {"count": len(rows), "candidates": [candidate_json(c) for c in rows]}
+    if not rows:
+        return ToolResult(payload, "no memories are waiting for review")
+    labels = ", ".join(c.label_guess for c in rows[:10])
+    return ToolResult(payload, f"{len(rows)} waiting for review: {labels}")
+
+
+# --- the reference memory server's graph tools ------------------------------------------------
+
+
+def _graph(owner: Any, nodes: Iterable[Node]) -> dict[str, Any]:
+    """Entities with their current observations, and the relations among them."""
+    ids = [n.pk for n in nodes]
+    rows = list(
+        Node.objects.filter(owner=owner, pk__in=ids)
+        .prefetch_related(
+            Prefetch(
+                "slices",
+                queryset=Slice.objects.filter(is_current=True).order_by("created_at", "id"),
+                to_attr="current_slices",
+            )
+        )
+        .order_by("label", "id")
+    )
+    labels = {n.pk: n.label for n in rows}
+    edges = Edge.objects.filter(owner=owner, from_node_id__in=ids, to_node_id__in=ids).order_by(
+        "id"
+    )
+    return {
+        "entities": [
+            {
+                "name": n.label,
+                "entityType": n.category,
+                "observations": [s.text for s in n.current_slices],  # type: ignore[attr-defined]
+            }
+            for n in rows
+        ],
+        "relations": [
+            {"from": labels[e.from_node_id], "to": labels[e.to_node_id], "relationType": e.type}
+            for e in edges
+        ],
+    }
+
+
+def _graph_text(graph: dict[str, Any], pending: Sequence[str] = ()) -> str:
+    text = f"{len(graph['entities'])} entities, {len(graph['relations'])} relations"
+    if pending:
+        text += f"; waiting for review: {', '.join(pending[:10])}"
+    return text
+
+
+def _status(owner: Any, receipt: Receipt, names: Sequence[str]) -> list[dict[str, Any]]:
+    """For each name: stored, pending_review or rejected (with the gate's reason)."""
+    reasons = {canonical_key(r.get("label", "")): r.get("reason", "") for r in receipt.rejected}
+    result = []
+    for name in names:
+        if _node_named(owner, name) is not None:
+            result.append({"name": name, "status": "stored"})
+        elif _pending_named(owner, name) is not None:
+            result.append({"name": name, "status": "pending_review"})
+        else:
+            reason = reasons.get(canonical_key(name)) or receipt.error or "not kept"
+            result.append({"name": name, "status": "rejected", "reason": reason})
+    return result
+
+
+def create_entities(token: AccessToken, *, entities: list[dict[str, Any]]) -> ToolResult:
+    if not entities:
+        raise ToolInputError("entities must hold at least one entity")
+    objects: list[dict[str, Any]] = []
+    for entity in entities:
+        name = _check_text("name", entity["name"], limit=800)
+        category = category_for(entity["entityType"])
+        evidence = [{"message_id": "mcp", "quote": f"{name} ({entity['entityType']})"[:4000]}]
+        objects.append(
+            {
+                "object": "node",
+                "label": name,
+                "category": category,
+                "confidence": EXPLICIT_CONFIDENCE,
+                "evidence": evidence,
+            }
+        )
+        for observation in entity.get("observations", []):
+            objects.append(_observation(name, category, observation))
+    receipt = ingest_proposals(
+        owner=token.owner,
+        objects=objects,
+        name="mcp create_entities: " + ", ".join(e["name"] for e in entities)[:200],
+        source=Source.MCP,
+        token=token,
+    )
+    status = _status(token.owner, receipt, [e["name"] for e in entities])
+    waiting = sum(1 for s in status if s["status"] == "pending_review")
+    stored = sum(1 for s in status if s["status"] == "stored")
+    return ToolResult(
+        {"entities": status, "receipt": receipt.as_json()},
+        f"{stored} stored, {waiting} waiting for review, {len(status) - stored - waiting} rejected",
+    )
+
+
+def _observation(name: str, category: str, text: str) -> dict[str, Any]:
+    _check_text("observation", text, limit=4000)
+    return {
+        "object": "slice",
+        "on": name,
+        "text": text,
+        "kind": "other",
+        "category": category,
+        "confidence": EXPLICIT_CONFIDENCE,
+        "evidence": [{"message_id": "mcp", "quote": text}],
+    }
+
+
+def create_relations(token: AccessToken, *, relations: list[dict[str, Any]]) -> ToolResult:
+    if not relations:
+        raise ToolInputError("relations must hold at least one relation")
+    objects = [
+        {
+            "object": "edge",
+            "from": _check_text("from", r["from"], limit=800),
+            "to": _check_text("to", r["to"], limit=800),
+            "type": edge_type_for(r["relationType"]),
+            "confidence": EXPLICIT_CONFIDENCE,
+            "evidence": [
+                {"message_id": "mcp", "quote": f"{r['from']} {r['relationType']} {r['to']}"[:4000]}
+            ],
+        }
+        for r in relations
+    ]
+    receipt = ingest_proposals(
+        owner=token.owner,
+        objects=objects,
+        name=f"mcp create_relations: {len(relations)}",
+        source=Source.MCP,
+        token=token,
+    )
+    mapped = [
+        {"from": r["from"], "to": r["to"], "relationType": edge_type_for(r["relationType"])}
+        for r in relations
+    ]
+    return ToolResult({"relations": mapped, "receipt": receipt.as_json()}, _receipt_text(receipt))
+
+
+def _held_slice_texts(candidate: Candidate) -> set[str]:
+    return {
+        canonical_key(str(o.get("text", "")))
+        for o in candidate.held_objects or []
+        if isinstance(o, dict) and o.get("object") == "slice"
+    }
+
+
+def add_observations(token: AccessToken, *, observations: list[dict[str, Any]]) -> ToolResult:
+    owner = token.owner
+    missing = [
+        o["entityName"]
+        for o in observations
+        if _node_named(owner, o["entityName"]) is None
+        and _pending_named(owner, o["entityName"]) is None
+    ]
+    if missing:
+        raise ToolInputError(f"no entity named {', '.join(repr(m) for m in missing)}")
+    objects = []
+    for item in observations:
+        node = _node_named(owner, item["entityName"])
+        category = node.category if node is not None else Category.OTHER.value
+        objects += [_observation(item["entityName"], category, text) for text in item["contents"]]
+    if not objects:
+        raise ToolInputError("no observations to add")
+    receipt = ingest_proposals(
+        owner=owner,
+        objects=objects,
+        name="mcp add_observations: " + ", ".join(o["entityName"] for o in observations)[:200],
+        source=Source.MCP,
+        token=token,
+    )
+    added = []
+    for item in observations:
+        node = _node_named(owner, item["entityName"])
+        if node is not None:
+            known = {
+                canonical_key(t)
+                for t in node.slices.filter(is_current=True).values_list("text", flat=True)
+            }
+        else:
+            candidate = _pending_named(owner, item["entityName"])
+            known = _held_slice_texts(candidate) if candidate is not None else set()
+        added.append(
+            {
+                "entityName": item["entityName"],
+                "addedObservations": [t for t in item["contents"] if canonical_key(t) in known],
+                "pendingReview": node is None,
+            }
+        )
+    return ToolResult({"results": added, "receipt": receipt.as_json()}, _receipt_text(receipt))
+
+
+def delete_entities(token: AccessToken, *, entityNames: list[str]) -> ToolResult:  # noqa: N803
+    owner = token.owner
+    deleted, withdrawn, unknown = [], [], []
+    for name in entityNames:
+        node = _node_named(owner, name)
+        if node is not None:
+            node_delete(node=node, stick=True, source="mcp")
+            deleted.append(name)
+            continue
+        candidate = _pending_named(owner, name)
+        if candidate is not None:
+            try:
+                candidate_reject(candidate=candidate, by=owner, suppress=True)
+                withdrawn.append(name)
+                continue
+            except CandidateAlreadyDecided:
+                pass
+        unknown.append(name)
+    payload = {"deleted": deleted, "withdrawn_candidates": withdrawn, "not_found": unknown}
+    return ToolResult(
+        payload,
+        f"deleted {len(deleted)}, withdrew {len(withdrawn)} pending; they will not be relearned"
+        + (f"; not found: {', '.join(unknown)}" if unknown else ""),
+    )
+
+
+def delete_observations(token: AccessToken, *, deletions: list[dict[str, Any]]) -> ToolResult:
+    owner = token.owner
+    results = []
+    with transaction.atomic():
+        barrier_raise(owner)
+        for item in deletions:
+            keys = {canonical_key(t) for t in item["observations"]}
+            node = _node_named(owner, item["entityName"])
+            removed: list[str] = []
+            if node is not None:
+                rows = [
+                    s
+                    for s in Slice.objects.filter(owner=owner, node=node)
+                    if canonical_key(s.text) in keys
+                ]
+                removed = [s.text for s in rows]
+                Slice.objects.filter(pk__in=[s.pk for s in rows]).delete()
+            else:
+                candidate = _pending_named(owner, item["entityName"])
+                if candidate is not None:
+                    locked = Candidate.objects.select_for_update().get(pk=candidate.pk)
+                    kept = []
+                    for held in locked.held_objects or []:
+                        if (
+                            isinstance(held, dict)
+                            and held.get("object") == "slice"
+                            and canonical_key(str(held.get("text", ""))) in keys
+                        ):
+                            removed.append(str(held.get("text", "")))
+                        else:
+                            kept.append(held)
+                    locked.held_objects = kept
+                    locked.save(update_fields=["held_objects"])
+            results.append({"entityName": item["entityName"], "deletedObservations": removed})
+    count = sum(len(r["deletedObservations"]) for r in results)
+    return ToolResult({"results": results}, f"deleted {count} observations")
+
+
+def delete_relations(token: AccessToken, *, relations: list[dict[str, Any]]) -> ToolResult:
+    owner = token.owner
+    deleted = []
+    with transaction.atomic():
+        barrier_raise(owner)
+        for r in relations:
+            source, dest = _node_named(owner, r["from"]), _node_named(owner, r["to"])
+            if source is None or dest is None:
+                continue
+            kind = edge_type_for(r["relationType"])
+            count, _ = Edge.objects.filter(
+                owner=owner, from_node=source, to_node=dest, type=kind
+            ).delete()
+            if count:
+                deleted.append({"from": r["from"], "to": r["to"], "relationType": kind})
+    return ToolResult({"deleted": deleted}, f"deleted {len(deleted)} relations")
+
+
+def read_graph(token: AccessToken) -> ToolResult:
+    owner = token.owner
+    nodes = list(Node.objects.filter(owner=owner).order_by("label", "id")[:GRAPH_LIMIT])
+    graph = _graph(owner, nodes)
+    pending = list(candidate_queue(owner).values_list("label_guess", flat=True)[:GRAPH_LIMIT])
+    graph["pendingReview"] = pending
+    graph["truncated"] = len(nodes) == GRAPH_LIMIT
+    return ToolResult(graph, _graph_text(graph, pending))
+
+
+def search_nodes(token: AccessToken, *, query: str) -> ToolResult:
+    owner = token.owner
+    _check_text("query", query, limit=4000)
+    key = canonical_key(query)
+    match = Q(canonical_key__contains=key) | Q(aliases__canonical_key__contains=key)
+    match |= Q(slices__is_current=True, slices__text__icontains=query.strip())
+    category = category_for(query)
+    if category != Category.OTHER.value or _word(query) == "other":
+        match |= Q(category=category)
+    nodes = list(
+        Node.objects.filter(owner=owner).filter(match).distinct().order_by("label", "id")[:100]
+    )
+    graph = _graph(owner, nodes)
+    return ToolResult(graph, _graph_text(graph))
+
+
+def open_nodes(token: AccessToken, *, names: list[str]) -> ToolResult:
+    owner = token.owner
+    nodes = [n for n in (_node_named(owner, name) for name in names) if n is not None]
+    graph = _graph(owner, nodes)
+    return ToolResult(graph, _graph_text(graph))

@@ -1,0 +1,349 @@
+"""The MCP server, driven by the official SDK client against a live uvicorn on loopback.
+
+The server runs ``ume.asgi:application`` (the router: /mcp to the SDK, the rest to Django) in
+a thread of this process, so it reads and writes the test database; tests use
+``transactional_db`` so what they create is committed and visible to the server's thread.
+"""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from contextlib import asynccontextmanager
+from typing import Any
+
+import anyio
+import httpx
+import pytest
+import uvicorn
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
+
+from memory.models import Candidate, Edge, MemoryRule, Node, Slice, Suppression
+from memory.services.tokens import token_create, token_revoke
+from memory.vocab import SCOPE_READ
+from tests.factories import make_candidate, make_node, make_slice
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+TOOLS = {
+    "save_memory",
+    "save_conversation",
+    "recall_memory",
+    "forget_memory",
+    "list_pending_candidates",
+    "create_entities",
+    "create_relations",
+    "add_observations",
+    "search_nodes",
+    "open_nodes",
+    "read_graph",
+    "delete_entities",
+    "delete_observations",
+    "delete_relations",
+}
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def server_url(django_db_setup):
+    """One live server per module: the SDK's session manager runs once per process lifespan."""
+    from ume.asgi import application
+
+    port = _free_port()
+    server = uvicorn.Server(
+        uvicorn.Config(application, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
+    )
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not server.started:
+        assert thread.is_alive() and time.monotonic() < deadline, "uvicorn did not start"
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{port}/mcp"
+    server.should_exit = True
+    thread.join(timeout=10)
+
+
+@pytest.fixture
+def secret(owner) -> str:
+    return token_create(owner=owner, name="mcp test")[1]
+
+
+@asynccontextmanager
+async def connect(url: str, secret: str, mode: str = "legacy"):
+    http = create_mcp_http_client(headers={"Authorization": f"Bearer {secret}"})
+    async with http, Client(streamable_http_client(url, http_client=http), mode=mode) as client:
+        yield client
+
+
+def call(url: str, secret: str, tool: str, arguments: dict[str, Any] | None = None, **kw):
+    async def go():
+        async with connect(url, secret, **kw) as client:
+            return await client.call_tool(tool, arguments or {})
+
+    return anyio.run(go)
+
+
+def ok(result) -> dict[str, Any]:
+    text = result.content[0].text if result.content else ""
+    assert not result.is_error, text
+    assert text
+    return result.structured_content
+
+
+@pytest.mark.parametrize("mode", ["legacy", "auto", "2026-07-28"])
+def test_lists_the_tools_in_both_protocol_eras(server_url, secret, mode):
+    async def go():
+        async with connect(server_url, secret, mode=mode) as client:
+            listed = await client.list_tools()
+            return client.protocol_version, listed.tools
+
+    version, tools = anyio.run(go)
+    if mode == "legacy":
+        assert version in HANDSHAKE_PROTOCOL_VERSIONS
+    else:
+        assert version == "2026-07-28"
+    assert {t.name for t in tools} == TOOLS
+    for tool in tools:
+        assert tool.input_schema["type"] == "object" and tool.description
+
+
+def test_save_conversation_then_see_the_candidate_recall_and_forget(server_url, owner, secret):
+    receipt = ok(
+        call(
+            server_url,
+            secret,
+            "save_conversation",
+            {
+                "messages": [
+                    {"role": "user", "content": "I started learning piano last week."},
+                    {"role": "assistant", "content": "That's great!"},
+                ]
+            },
+        )
+    )
+    assert receipt["receipt_id"] and receipt["source"] == "mcp"
+    assert receipt["outcome"] == "wrote", receipt
+
+    pending = ok(call(server_url, secret, "list_pending_candidates"))
+    assert pending["count"] >= 1
+    labels = {c["label"].lower() for c in pending["candidates"]}
+    assert any("piano" in label for label in labels), labels
+
+    node = make_node(owner=owner, label="Boxing", category="skill")
+    make_slice(node=node, text="trains three days a week")
+    recalled = ok(call(server_url, secret, "recall_memory", {"query": "what about boxing?"}))
+    assert recalled["items"][0]["label"] == "Boxing"
+
+    forgotten = ok(call(server_url, secret, "forget_memory", {"label": "boxing"}))
+    assert forgotten["forgotten"]["id"] == node.pk and forgotten["stick"] is True
+    assert not Node.objects.filter(pk=node.pk).exists()
+    assert Suppression.objects.filter(owner=owner, label="Boxing").exists()
+
+
+def test_save_memory_over_the_modern_protocol(server_url, owner, secret):
+    receipt = ok(
+        call(server_url, secret, "save_memory", {"text": "I moved to Lisbon."}, mode="2026-07-28")
+    )
+    assert receipt["source"] == "mcp"
+
+
+def test_reference_server_tools_round_trip(server_url, owner, secret):
+    MemoryRule.objects.create(owner=owner, capture_default="auto")
+    created = ok(
+        call(
+            server_url,
+            secret,
+            "create_entities",
+            {
+                "entities": [
+                    {
+                        "name": "Rahul Mehta",
+                        "entityType": "person",
+                        "observations": ["plays chess on Sundays"],
+                    },
+                    {"name": "Atlas", "entityType": "project", "observations": []},
+                ]
+            },
+        )
+    )
+    assert {e["name"]: e["status"] for e in created["entities"]} == {
+        "Rahul Mehta": "stored",
+        "Atlas": "stored",
+    }
+    ok(
+        call(
+            server_url,
+            secret,
+            "create_relations",
+            {"relations": [{"from": "Rahul Mehta", "to": "Atlas", "relationType": "works with"}]},
+        )
+    )
+    added = ok(
+        call(
+            server_url,
+            secret,
+            "add_observations",
+            {"observations": [{"entityName": "Atlas", "contents": ["ships in May"]}]},
+        )
+    )
+    assert added["results"][0]["addedObservations"] == ["ships in May"]
+
+    graph = ok(call(server_url, secret, "read_graph"))
+    entities = {e["name"]: e for e in graph["entities"]}
+    assert entities["Rahul Mehta"]["entityType"] == "person"
+    assert entities["Rahul Mehta"]["observations"] == ["plays chess on Sundays"]
+    assert graph["relations"] == [
+        {"from": "Rahul Mehta", "to": "Atlas", "relationType": "works_with"}
+    ]
+
+    found = ok(call(server_url, secret, "search_nodes", {"query": "chess"}))
+    assert [e["name"] for e in found["entities"]] == ["Rahul Mehta"]
+    opened = ok(call(server_url, secret, "open_nodes", {"names": ["atlas", "Nobody"]}))
+    assert [e["name"] for e in opened["entities"]] == ["Atlas"]
+
+    ok(
+        call(
+            server_url,
+            secret,
+            "delete_observations",
+            {"deletions": [{"entityName": "Atlas", "observations": ["ships in May"]}]},
+        )
+    )
+    assert not Slice.objects.filter(owner=owner, text="ships in May").exists()
+    ok(
+        call(
+            server_url,
+            secret,
+            "delete_relations",
+            {"relations": [{"from": "Rahul Mehta", "to": "Atlas", "relationType": "works_with"}]},
+        )
+    )
+    assert not Edge.objects.filter(owner=owner).exists()
+    deleted = ok(call(server_url, secret, "delete_entities", {"entityNames": ["Atlas"]}))
+    assert deleted["deleted"] == ["Atlas"]
+    assert not Node.objects.filter(owner=owner, label="Atlas").exists()
+    # make-it-stick: creating it again is blocked by the suppression
+    again = ok(
+        call(
+            server_url,
+            secret,
+            "create_entities",
+            {"entities": [{"name": "Atlas", "entityType": "project"}]},
+        )
+    )
+    assert again["entities"][0]["status"] == "rejected"
+
+
+def test_new_entities_wait_for_review_by_default(server_url, owner, secret):
+    created = ok(
+        call(
+            server_url,
+            secret,
+            "create_entities",
+            {"entities": [{"name": "Zoe Park", "entityType": "people", "observations": ["a"]}]},
+        )
+    )
+    assert created["entities"][0]["status"] == "pending_review"
+    assert Candidate.objects.get(owner=owner, status="pending").category_guess == "person"
+    assert not Node.objects.filter(owner=owner).exists()
+    # withdrawing a pending entity suppresses it
+    ok(call(server_url, secret, "delete_entities", {"entityNames": ["Zoe Park"]}))
+    assert Candidate.objects.get(owner=owner).status == "suppressed"
+
+
+def test_another_owners_memories_are_invisible(server_url, other_user, secret):
+    make_node(owner=other_user, label="Secret project", category="project")
+    make_candidate(owner=other_user, label="Secret friend")
+    assert ok(call(server_url, secret, "read_graph"))["entities"] == []
+    assert ok(call(server_url, secret, "list_pending_candidates"))["count"] == 0
+    result = call(server_url, secret, "forget_memory", {"label": "Secret project"})
+    assert result.is_error
+    assert Node.objects.filter(owner=other_user).exists()
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments"),
+    [
+        ("save_memory", {}),
+        ("save_memory", {"text": ""}),
+        ("save_memory", {"text": "a\x00b"}),
+        ("recall_memory", {"query": "x", "limit": 0}),
+        ("forget_memory", {}),
+        ("create_entities", {"entities": [{"name": "X"}]}),
+        ("add_observations", {"observations": [{"entityName": "Nobody", "contents": ["x"]}]}),
+        ("save_conversation", {"messages": "hello"}),
+    ],
+)
+def test_bad_arguments_are_tool_errors(server_url, owner, secret, tool, arguments):
+    result = call(server_url, secret, tool, arguments)
+    assert result.is_error
+    assert result.content and result.content[0].text
+    assert not Node.objects.filter(owner=owner).exists()
+    assert not Candidate.objects.filter(owner=owner).exists()
+
+
+def test_read_token_cannot_write(server_url, owner):
+    _token, secret = token_create(owner=owner, name="reader", scopes=[SCOPE_READ])
+    assert ok(call(server_url, secret, "list_pending_candidates"))["count"] == 0
+    result = call(server_url, secret, "save_memory", {"text": "I started boxing."})
+    assert result.is_error and "insufficient_scope" in result.content[0].text
+
+
+def test_revoked_and_missing_tokens_are_refused(server_url, owner, secret):
+    token, revoked = token_create(owner=owner, name="old")
+    token_revoke(token=token)
+    for auth in (f"Bearer {revoked}", "Bearer ume_nope", "Basic dXNlcjpwdw==", None):
+        headers = {"Accept": "application/json"} | ({"Authorization": auth} if auth else {})
+        response = httpx.post(
+            server_url,
+            json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
+            headers=headers,
+        )
+        assert response.status_code == 401
+        assert response.json()["code"] == "unauthorized"
+        assert response.headers["www-authenticate"].startswith("Bearer")
+    with pytest.raises(Exception):  # noqa: B017 -- the SDK raises its own error type for a 401
+        call(server_url, revoked, "read_graph")
+
+
+def test_foreign_host_and_origin_are_refused(server_url, secret):
+    body = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "t", "version": "1"},
+        },
+    }
+    headers = {
+        "Authorization": f"Bearer {secret}",
+        "Accept": "application/json, text/event-stream",
+        "Content-Type": "application/json",
+    }
+    good = httpx.post(server_url, json=body, headers=headers)
+    assert good.status_code == 200, good.text
+    host = httpx.post(server_url, json=body, headers={**headers, "Host": "evil.example"})
+    assert host.status_code == 421
+    origin = httpx.post(
+        server_url, json=body, headers={**headers, "Origin": "https://evil.example"}
+    )
+    assert origin.status_code == 403
+
+
+def test_django_still_answers_beside_mcp(server_url, secret):
+    base = server_url.removesuffix("/mcp")
+    response = httpx.get(f"{base}/v1/rules", headers={"Authorization": f"Bearer {secret}"})
+    assert response.status_code == 200
+    assert response.json()["capture_default"] == "review"

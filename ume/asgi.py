@@ -1,0 +1,50 @@
+"""ASGI entry point: ``/mcp`` to the MCP SDK's Streamable HTTP app, everything else to Django.
+
+Django's ASGI handler refuses lifespan events, so this router answers them itself and runs the
+SDK's session manager for the life of the process. Production:
+``gunicorn ume.asgi:application -k uvicorn.workers.UvicornWorker``.
+"""
+
+from __future__ import annotations
+
+import os
+from contextlib import AsyncExitStack
+from typing import cast
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "ume.settings")
+
+from django.core.asgi import get_asgi_application  # noqa: E402
+
+from starlette.types import ASGIApp, Receive, Scope, Send  # noqa: E402
+
+# Sets Django up before anything below imports models.
+django_app = cast(ASGIApp, get_asgi_application())
+
+from memory.mcp.http import MCP_PATH, build_mcp_app  # noqa: E402
+
+mcp_app, session_manager = build_mcp_app()
+
+
+async def _lifespan(receive: Receive, send: Send) -> None:
+    message = await receive()
+    assert message["type"] == "lifespan.startup"
+    async with AsyncExitStack() as stack:
+        try:
+            await stack.enter_async_context(session_manager.run())
+        except Exception as exc:  # report it to the server instead of dying silently
+            await send({"type": "lifespan.startup.failed", "message": str(exc)})
+            return
+        await send({"type": "lifespan.startup.complete"})
+        message = await receive()  # lifespan.shutdown
+    await send({"type": "lifespan.shutdown.complete"})
+
+
+async def application(scope: Scope, receive: Receive, send: Send) -> None:
+    if scope["type"] == "lifespan":
+        await _lifespan(receive, send)
+        return
+    path = scope.get("path", "")
+    if path == MCP_PATH or path.startswith(MCP_PATH + "/"):
+        await mcp_app(scope, receive, send)
+        return
+    await django_app(scope, receive, send)
