@@ -14,7 +14,6 @@ from typing import cast
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "ume.settings")
 
 from django.core.asgi import get_asgi_application  # noqa: E402
-
 from starlette.types import ASGIApp, Receive, Scope, Send  # noqa: E402
 
 # Sets Django up before anything below imports models.
