@@ -78,7 +78,8 @@ def queue(request: HttpRequest) -> HttpResponse:
     page = Paginator(selectors.candidate_queue(request.user), PAGE_SIZE).get_page(
         request.GET.get("page")
     )
-    last = selectors.candidate_get(request.user, request.session.get(LAST_DECISION, 0))
+    last_id = request.session.get(LAST_DECISION)
+    last = selectors.candidate_get(request.user, last_id) if last_id else None
     context = {"page": page, "last": last if last and last.status != "pending" else None, **CHOICES}
     return render(request, f"{QUEUE}#queue" if request.htmx else QUEUE, context)
 
@@ -175,7 +176,7 @@ def candidate_undo(request: HttpRequest, candidate_id: int) -> HttpResponse:
         review_services.candidate_undo(candidate=candidate, by=request.user)
     except ReviewError as exc:
         if request.htmx:
-            return _card(request, candidate, message=str(exc), status=409)
+            return _card(request, candidate, message=str(exc), error=str(exc), status=409)
         messages.error(request, str(exc))
         return redirect("review:queue")
     request.session.pop(LAST_DECISION, None)

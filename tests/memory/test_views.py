@@ -1,0 +1,320 @@
+"""The memory browser: list and search, the node page and its edits, delete with make-it-stick,
+the graph and the suppressions page; owner, another user and an anonymous visitor."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from django.urls import reverse
+from django.utils import timezone
+
+from memory.models import Alias, Candidate, Evidence, Node, Suppression, Transcript
+from tests.factories import (
+    make_candidate,
+    make_edge,
+    make_event,
+    make_node,
+    make_slice,
+    make_suppression,
+)
+
+pytestmark = pytest.mark.django_db
+HX = {"HTTP_HX_REQUEST": "true"}
+
+
+def url(name, *args):
+    return reverse(f"memory:{name}", args=args)
+
+
+@pytest.fixture
+def owner_client(client, owner):
+    client.force_login(owner)
+    return client
+
+
+@pytest.fixture
+def other_client(client, other_user):
+    client.force_login(other_user)
+    return client
+
+
+@pytest.fixture
+def boxing(owner):
+    node = make_node(owner=owner, label="Boxing", aliases=("boxe",), summary="A sport I love.")
+    make_slice(node=node, text="trains three days a week", kind="progress")
+    make_slice(node=node, text="trains once a week", kind="progress", is_current=False)
+    march = datetime(2025, 3, 1, tzinfo=UTC)
+    make_event(
+        node=node,
+        text="started boxing",
+        happened_at=march,
+        happened_at_precision="month",
+        happened_at_source="resolved_phrase",
+    )
+    make_event(node=node, text="stopped boxing", action="stopped")
+    return node
+
+
+# --- access ----------------------------------------------------------------------------------
+
+
+def test_anonymous_visitors_are_sent_to_login(client, boxing, owner):
+    suppression = make_suppression(owner=owner)
+    alias = boxing.aliases.get()
+    gets = [
+        url("nodes"),
+        url("node", boxing.pk),
+        url("node-delete-confirm", boxing.pk),
+        url("graph"),
+        url("suppressions"),
+    ]
+    posts = [
+        url("node-edit", boxing.pk),
+        url("alias-add", boxing.pk),
+        url("alias-remove", alias.pk),
+        url("node-delete", boxing.pk),
+        url("suppression-lift", suppression.pk),
+    ]
+    for path in gets:
+        response = client.get(path)
+        assert response.status_code == 302 and response["Location"].startswith("/login/"), path
+    for path in posts:
+        response = client.post(path, {"alias": "x", "label": "x"})
+        assert response.status_code == 302 and response["Location"].startswith("/login/"), path
+    assert Node.objects.filter(pk=boxing.pk).exists() and Alias.objects.count() == 1
+
+
+def test_another_users_objects_are_404_and_untouched(other_client, boxing, owner):
+    suppression = make_suppression(owner=owner)
+    alias = boxing.aliases.get()
+    for path in [url("node", boxing.pk), url("node-delete-confirm", boxing.pk)]:
+        assert other_client.get(path).status_code == 404
+    edit = {"label": "Mine", "category": "skill", "state": "active", "summary": ""}
+    for path, data in [
+        (url("node-edit", boxing.pk), edit),
+        (url("alias-add", boxing.pk), {"alias": "Mine"}),
+        (url("alias-remove", alias.pk), {}),
+        (url("node-delete", boxing.pk), {"stick": "1"}),
+        (url("suppression-lift", suppression.pk), {}),
+    ]:
+        assert other_client.post(path, data).status_code == 404, path
+        assert other_client.post(path, data, **HX).status_code == 404, path
+    boxing.refresh_from_db()
+    suppression.refresh_from_db()
+    assert boxing.label == "Boxing" and Alias.objects.count() == 1
+    assert suppression.lifted_at is None
+
+
+def test_another_users_lists_show_nothing_of_mine(other_client, boxing, owner):
+    make_suppression(owner=owner, label="Secret")
+    assert "Boxing" not in other_client.get(url("nodes")).content.decode()
+    assert "Boxing" not in other_client.get(url("nodes") + "?q=boxing").content.decode()
+    assert "Boxing" not in other_client.get(url("graph")).content.decode()
+    assert "Secret" not in other_client.get(url("suppressions")).content.decode()
+
+
+# --- the list and search ---------------------------------------------------------------------
+
+
+def test_nodes_by_category_and_state(owner_client, owner, boxing):
+    make_node(owner=owner, label="Atlas", category="project", state="paused")
+    html = owner_client.get(url("nodes")).content.decode()
+    assert "Boxing" in html and "Atlas" in html
+    only_projects = owner_client.get(url("nodes") + "?category=project").content.decode()
+    assert "Atlas" in only_projects and ">Boxing<" not in only_projects
+    paused = owner_client.get(url("nodes") + "?state=paused").content.decode()
+    assert "Atlas" in paused and ">Boxing<" not in paused
+
+
+def test_search_uses_recall_and_shows_why(owner_client, owner, boxing):
+    make_node(owner=owner, label="Atlas", category="project")
+    html = owner_client.get(url("nodes") + "?q=boxe", **HX).content.decode()
+    assert html.lstrip().startswith('<section id="node-results"')
+    assert ">Boxing<" in html and "Atlas" not in html
+    assert "why-alias" in html
+    exact = owner_client.get(url("nodes") + "?q=Boxing", **HX).content.decode()
+    assert "why-exact" in exact
+
+
+def test_search_for_nothing_says_so(owner_client, boxing):
+    html = owner_client.get(url("nodes") + "?q=quantum+chromodynamics").content.decode()
+    assert "Nothing matches" in html
+
+
+def test_bad_list_filters_are_a_400(owner_client):
+    assert owner_client.get(url("nodes") + "?category=nope").status_code == 400
+    assert owner_client.get(url("nodes") + "?state=asleep").status_code == 400
+    assert owner_client.get(url("graph") + "?category=nope").status_code == 400
+
+
+def test_empty_memory_says_what_to_do(owner_client):
+    html = owner_client.get(url("nodes")).content.decode()
+    assert "No memories yet" in html and reverse("review:queue") in html
+
+
+# --- the node page ---------------------------------------------------------------------------
+
+
+def test_node_page_shows_everything(owner_client, owner, boxing):
+    atlas = make_node(owner=owner, label="Atlas", category="project")
+    make_edge(from_node=atlas, to_node=boxing, type="supports")
+    transcript = Transcript.objects.create(owner=owner, name="chat-may.txt", text="x", sha256="x")
+    current = boxing.slices.get(is_current=True)
+    Evidence.objects.create(
+        owner=owner, node=boxing, slice=current, transcript=transcript, quote="I train 3 days"
+    )
+    html = owner_client.get(url("node", boxing.pk)).content.decode()
+    assert "<h1>Boxing</h1>" in html and "A sport I love." in html
+    assert "boxe" in html  # alias
+    assert "trains three days a week" in html
+    assert "<s>trains once a week</s>" in html  # superseded history
+    assert "March 2025" in html and "date unknown" in html  # happened apart from learned
+    assert "learned" in html
+    assert "I train 3 days" in html and "chat-may.txt" in html  # evidence with its source
+    assert reverse("memory:node", args=[atlas.pk]) in html and "supports" in html
+    assert url("node-delete-confirm", boxing.pk) in html
+
+
+def test_node_page_query_count_does_not_grow(owner_client, owner, django_assert_num_queries):
+    node = make_node(owner=owner, label="Lonely")
+    other = make_node(owner=owner, label="Friend")
+
+    def add(n):
+        make_edge(from_node=make_node(owner=owner, label=f"Other {n}"), to_node=node, type="uses")
+        for i in range(n):
+            s = make_slice(node=node, text=f"fact {i} {node.slices.count()}")
+            e = make_event(node=node, text=f"event {i} {node.events.count()}")
+            Evidence.objects.create(owner=owner, node=node, slice=s, quote="q")
+            Evidence.objects.create(owner=owner, node=node, event=e, quote="q")
+        make_edge(from_node=node, to_node=other, type=["uses", "supports", "drives"][n % 3])
+        Alias.objects.create(owner=owner, node=node, alias=f"lone {n}", canonical_key=f"lone {n}")
+
+    add(1)
+    # session, user, node, aliases, slices, their evidence, events, their evidence,
+    # edges out, their evidence, edges in, their evidence, node evidence, pending badge
+    with django_assert_num_queries(14):
+        owner_client.get(url("node", node.pk))
+    add(8)
+    with django_assert_num_queries(14):
+        owner_client.get(url("node", node.pk))
+
+
+def test_edit_category_and_state_htmx(owner_client, boxing):
+    data = {"label": "Boxing", "category": "habit", "state": "paused", "summary": "On hold."}
+    response = owner_client.post(url("node-edit", boxing.pk), data, **HX)
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert html.lstrip().startswith('<header id="node-head"')
+    assert "Saved." in html and 'id="aliases"' in html and 'hx-swap-oob="true"' in html
+    boxing.refresh_from_db()
+    assert (boxing.category, boxing.state, boxing.summary) == ("habit", "paused", "On hold.")
+
+
+def test_rename_keeps_the_old_label_as_an_alias(owner_client, boxing):
+    data = {"label": "Kickboxing", "category": "skill", "state": "active", "summary": ""}
+    response = owner_client.post(url("node-edit", boxing.pk), data, follow=True)
+    assert response.redirect_chain == [(url("node", boxing.pk), 302)]
+    assert Alias.objects.filter(node=boxing, alias="Boxing").exists()
+
+
+def test_bad_edit_is_shown_in_place(owner_client, boxing):
+    data = {"label": "Boxing", "category": "weather", "state": "active"}
+    response = owner_client.post(url("node-edit", boxing.pk), data, **HX)
+    assert response.status_code == 400 and 'class="error"' in response.content.decode()
+    boxing.refresh_from_db()
+    assert boxing.category == "skill"
+
+
+def test_add_and_remove_an_alias(owner_client, boxing):
+    response = owner_client.post(url("alias-add", boxing.pk), {"alias": "The sweet science"}, **HX)
+    html = response.content.decode()
+    assert html.lstrip().startswith('<section id="aliases"') and "The sweet science" in html
+    alias = Alias.objects.get(alias="The sweet science")
+    response = owner_client.post(url("alias-remove", alias.pk), **HX)
+    assert "The sweet science" not in response.content.decode()
+    assert not Alias.objects.filter(pk=alias.pk).exists()
+
+
+def test_an_alias_that_names_another_memory_is_refused(owner_client, owner, boxing):
+    make_node(owner=owner, label="Atlas", category="project")
+    response = owner_client.post(url("alias-add", boxing.pk), {"alias": "Atlas"}, follow=True)
+    assert "merge them instead" in response.content.decode()
+    assert not Alias.objects.filter(alias="Atlas").exists()
+
+
+# --- delete ----------------------------------------------------------------------------------
+
+
+def test_delete_has_a_confirm_step_with_make_it_stick_on(owner_client, boxing):
+    html = owner_client.get(url("node-delete-confirm", boxing.pk)).content.decode()
+    assert 'name="stick" value="1" id="id_stick" checked' in html
+    assert Node.objects.filter(pk=boxing.pk).exists()  # a GET never deletes
+
+
+def test_delete_with_make_it_stick(owner_client, owner, boxing):
+    pending = make_candidate(owner=owner, label="boxe")
+    response = owner_client.post(url("node-delete", boxing.pk), {"stick": "1"}, follow=True)
+    assert response.redirect_chain == [(url("nodes"), 302)]
+    assert "Deleted “Boxing”" in response.content.decode()
+    assert not Node.objects.filter(pk=boxing.pk).exists()
+    keys = set(Suppression.objects.values_list("canonical_key", flat=True))
+    assert keys == {"boxing", "boxe"}
+    assert Candidate.objects.get(pk=pending.pk).status == "suppressed"
+
+
+def test_delete_without_make_it_stick(owner_client, boxing):
+    owner_client.post(url("node-delete", boxing.pk), {})
+    assert not Node.objects.filter(pk=boxing.pk).exists()
+    assert not Suppression.objects.exists()
+
+
+# --- graph -----------------------------------------------------------------------------------
+
+
+def test_graph_is_svg_linking_to_node_pages(owner_client, owner, boxing):
+    atlas = make_node(owner=owner, label="Atlas", category="project")
+    make_edge(from_node=atlas, to_node=boxing, type="supports")
+    html = owner_client.get(url("graph")).content.decode()
+    assert "<svg" in html and html.count("<line") == 1
+    assert f'href="{url("node", boxing.pk)}"' in html and f'href="{url("node", atlas.pk)}"' in html
+    only = owner_client.get(url("graph") + "?category=project").content.decode()
+    assert f'href="{url("node", atlas.pk)}"' in only and url("node", boxing.pk) not in only
+    assert "<line" not in only
+
+
+def test_empty_graph_says_what_to_do(owner_client):
+    assert "Nothing to draw yet" in owner_client.get(url("graph")).content.decode()
+
+
+# --- suppressions ----------------------------------------------------------------------------
+
+
+def test_suppressions_active_and_expired_with_hits(owner_client, owner):
+    make_suppression(
+        owner=owner, label="Piano", hit_count=4, last_hit_at=timezone.now() - timedelta(hours=2)
+    )
+    make_suppression(
+        owner=owner, label="Chess", suppressed_until=timezone.now() - timedelta(days=1)
+    )
+    html = owner_client.get(url("suppressions")).content.decode()
+    active, ended = html.split("Expired or lifted")
+    assert "Piano" in active and "Chess" in ended
+    assert '<td class="num">4</td>' in active and "2\xa0hours ago" in active
+    assert "for ever" in active and "ended" in ended
+
+
+def test_lift_a_suppression(owner_client, owner):
+    suppression = make_suppression(owner=owner, label="Piano")
+    response = owner_client.post(url("suppression-lift", suppression.pk), **HX)
+    html = response.content.decode()
+    assert html.lstrip().startswith(f'<tr id="suppression-{suppression.pk}"')
+    assert "Lifted." in html
+    suppression.refresh_from_db()
+    assert suppression.lifted_at is not None
+    again = owner_client.post(url("suppression-lift", suppression.pk), follow=True)
+    assert "Lifted the suppression on “Piano”" in again.content.decode()
+
+
+def test_empty_suppressions_page(owner_client):
+    assert "No active suppressions" in owner_client.get(url("suppressions")).content.decode()

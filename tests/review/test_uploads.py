@@ -1,0 +1,115 @@
+"""Uploads: several files at once, small ones processed now, large ones left for
+``ingest --pending``; a bad file gets its own message and the others are kept."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.urls import reverse
+
+from memory.models import Transcript
+from memory.services.ingest import ingest_pending
+from receipts.models import Receipt
+from tests.review.conftest import HX
+
+pytestmark = pytest.mark.django_db
+UPLOADS = reverse("review:uploads")
+UPLOAD = reverse("review:upload")
+
+GOOD = b"User: I started learning the cello last week.\nAssistant: Nice!\n"
+
+
+def upload(name: str, data: bytes) -> SimpleUploadedFile:
+    return SimpleUploadedFile(name, data, content_type="application/octet-stream")
+
+
+def test_anonymous_cannot_upload(client):
+    assert client.get(UPLOADS)["Location"].startswith("/login/")
+    response = client.post(UPLOAD, {"files": [upload("a.txt", GOOD)]})
+    assert response["Location"].startswith("/login/")
+    assert not Transcript.objects.exists()
+
+
+def test_upload_page_empty_state(owner_client):
+    html = owner_client.get(UPLOADS).content.decode()
+    assert 'enctype="multipart/form-data"' in html and "multiple" in html
+    assert "No uploads yet" in html
+
+
+def test_several_files_good_and_bad_each_with_its_own_message(owner_client, owner, settings):
+    settings.UME_MAX_TRANSCRIPT_BYTES = 2000
+    files = [
+        upload("good.txt", GOOD),
+        upload("photo.txt", b"\x89PNG\r\n\x1a\n\x00\x00\x00IHDR"),
+        upload("empty.md", b"  \n\n"),
+        upload("broken.json", b'{"messages": [{"role": "user", "content": "hi"}'),
+        upload("huge.txt", b"User: " + b"words " * 1000),
+        upload("chat.json", b'[{"role": "user", "content": "I moved to Lisbon in 2024."}]'),
+    ]
+    response = owner_client.post(UPLOAD, {"files": files})
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert "photo.txt: looks binary" in html
+    assert "empty.md: the file is empty" in html
+    assert "broken.json: malformed JSON" in html
+    assert "huge.txt: 6,006 bytes is over the limit of 2,000 bytes" in html
+    assert html.count("Not stored:") == 4
+    # the good files are kept and processed
+    stored = dict(Transcript.objects.filter(owner=owner).values_list("name", "status"))
+    assert stored == {"good.txt": "done", "chat.json": "done"}
+    rejected = Receipt.objects.filter(owner=owner, outcome="rejected_input")
+    assert set(rejected.values_list("subject", flat=True)) == {
+        "photo.txt",
+        "empty.md",
+        "broken.json",
+        "huge.txt",
+    }
+    receipt = Transcript.objects.get(name="good.txt").receipt
+    assert reverse("receipts:detail", args=[receipt.pk]) in html
+
+
+def test_larger_files_wait_for_ingest_pending(owner_client, owner, settings):
+    settings.UME_INLINE_UPLOAD_BYTES = 10
+    response = owner_client.post(UPLOAD, {"files": [upload("long.txt", GOOD)]}, **HX)
+    html = response.content.decode()
+    assert html.lstrip().startswith('<section id="upload-panel"')
+    assert "ingest --pending" in html
+    transcript = Transcript.objects.get(owner=owner)
+    assert transcript.status == "pending" and transcript.receipt is None
+    ingest_pending(limit=5)
+    transcript.refresh_from_db()
+    assert transcript.status == "done"
+    page = owner_client.get(UPLOADS).content.decode()
+    assert reverse("receipts:detail", args=[transcript.receipt_id]) in page
+
+
+def test_when_did_this_happen_sets_the_source_time(owner_client, owner):
+    owner_client.post(UPLOAD, {"files": [upload("old.txt", GOOD)], "happened_on": "2024-05-10"})
+    transcript = Transcript.objects.get(owner=owner)
+    assert transcript.source_time.date() == date(2024, 5, 10)
+
+
+def test_the_same_file_twice_is_stored_once(owner_client, owner):
+    owner_client.post(UPLOAD, {"files": [upload("a.txt", GOOD)]})
+    response = owner_client.post(UPLOAD, {"files": [upload("again.txt", GOOD)]})
+    assert "already uploaded" in response.content.decode()
+    assert Transcript.objects.filter(owner=owner).count() == 1
+
+
+def test_no_file_is_a_form_error(owner_client):
+    response = owner_client.post(UPLOAD, {}, **HX)
+    assert response.status_code == 400
+    assert "Choose one or more transcript files." in response.content.decode()
+
+
+def test_bad_date_is_a_form_error(owner_client):
+    response = owner_client.post(UPLOAD, {"files": [upload("a.txt", GOOD)], "happened_on": "x"})
+    assert response.status_code == 400
+    assert not Transcript.objects.exists()
+
+
+def test_another_users_uploads_are_not_listed(other_client, owner):
+    Transcript.objects.create(owner=owner, name="mine.txt", text="x", sha256="x", source="upload")
+    assert "mine.txt" not in other_client.get(UPLOADS).content.decode()

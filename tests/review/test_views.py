@@ -1,0 +1,392 @@
+"""The review queue: every page and action for the owner, another user and an anonymous visitor,
+with HTMX (the card swaps) and without (a redirect with a message)."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.urls import reverse
+from django.utils import timezone
+
+from memory.models import Alias, Candidate, Evidence, Node, Suppression, Transcript
+from receipts.models import Receipt
+from tests.factories import make_candidate, make_node
+from tests.review.conftest import HX
+
+pytestmark = pytest.mark.django_db
+
+
+def url(name, *args):
+    return reverse(f"review:{name}", args=args)
+
+
+PROMOTE = {"label": "Piano", "category": "skill", "state": "active"}
+
+
+# --- who may see what ------------------------------------------------------------------------
+
+
+def candidate_posts(candidate_id, node_id):
+    return [
+        (url("candidate-promote", candidate_id), PROMOTE),
+        (url("candidate-reject", candidate_id), {}),
+        (url("candidate-suppress", candidate_id), {"until": "week"}),
+        (url("candidate-merge", candidate_id), {"node": node_id, "add_alias": "1"}),
+        (url("candidate-undo", candidate_id), {}),
+    ]
+
+
+def test_anonymous_visitors_are_sent_to_login(client, piano, boxing):
+    gets = [
+        url("queue"),
+        url("candidate", piano.pk),
+        url("candidate-merge-pick", piano.pk),
+        url("uploads"),
+    ]
+    for path in gets:
+        response = client.get(path)
+        assert response.status_code == 302 and response["Location"].startswith("/login/"), path
+    for path, data in [*candidate_posts(piano.pk, boxing.pk), (url("bulk"), {"ids": [piano.pk]})]:
+        response = client.post(path, data)
+        assert response.status_code == 302 and response["Location"].startswith("/login/"), path
+    assert Candidate.objects.get(pk=piano.pk).status == "pending"
+
+
+def test_home_redirects_to_the_queue(owner_client):
+    response = owner_client.get("/")
+    assert response.status_code == 302 and response["Location"] == url("queue")
+
+
+def test_another_users_candidates_are_404_and_never_change(other_client, piano, boxing):
+    for path in [url("candidate", piano.pk), url("candidate-merge-pick", piano.pk)]:
+        assert other_client.get(path).status_code == 404
+        assert other_client.get(path, **HX).status_code == 404
+    for path, data in candidate_posts(piano.pk, boxing.pk):
+        assert other_client.post(path, data).status_code == 404, path
+        assert other_client.post(path, data, **HX).status_code == 404, path
+    piano.refresh_from_db()
+    assert piano.status == "pending"
+    assert not Receipt.objects.exists()
+
+
+def test_another_users_queue_does_not_show_mine(other_client, piano):
+    response = other_client.get(url("queue"))
+    assert response.status_code == 200
+    assert b"Piano" not in response.content
+    assert b"Nothing to review" in response.content
+
+
+def test_merging_into_another_users_node_is_404(owner_client, piano, other_user):
+    theirs = make_node(owner=other_user, label="Theirs")
+    response = owner_client.post(url("candidate-merge", piano.pk), {"node": theirs.pk}, **HX)
+    assert response.status_code == 404
+    piano.refresh_from_db()
+    assert piano.status == "pending"
+
+
+def test_bulk_ignores_another_users_ids(other_client, piano):
+    response = other_client.post(url("bulk"), {"ids": [piano.pk], "action": "reject"})
+    assert response.status_code == 302
+    piano.refresh_from_db()
+    assert piano.status == "pending"
+
+
+# --- the queue page --------------------------------------------------------------------------
+
+
+def test_queue_shows_a_card_with_everything_to_decide(owner_client, piano, boxing):
+    response = owner_client.get(url("queue"))
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert f'id="candidate-{piano.pk}"' in html
+    assert "I started piano lessons" in html  # the evidence quote
+    assert "May belong to" in html and reverse("memory:node", args=[boxing.pk]) in html
+    assert 'name="label" value="Piano"' in html
+    assert 'id="pending-count"' in html and 'aria-label="1 pending"' in html
+    assert 'id="keys-help"' in html and "js/triage.js" in html
+    assert "<html" in html
+
+
+def test_queue_htmx_returns_only_the_queue_region(owner_client, piano):
+    response = owner_client.get(url("queue"), **HX)
+    html = response.content.decode()
+    assert html.lstrip().startswith('<section id="queue"')
+    assert "<html" not in html
+
+
+def test_queue_is_newest_activity_first_and_paginated(owner_client, owner):
+    now = timezone.now()
+    for i in range(25):
+        make_candidate(owner=owner, label=f"Guess {i:02d}", last_seen_at=now - timedelta(hours=i))
+    first = owner_client.get(url("queue")).content.decode()
+    assert first.index("Guess 00") < first.index("Guess 01")
+    assert "Guess 24" not in first and "page 1 of 2" in first
+    second = owner_client.get(url("queue") + "?page=2").content.decode()
+    assert "Guess 24" in second and "Guess 00" not in second
+
+
+def test_empty_queue_says_what_to_do_next(owner_client):
+    html = owner_client.get(url("queue")).content.decode()
+    assert "Nothing to review" in html and reverse("review:uploads") in html
+
+
+def _queue_queries(client, django_assert_num_queries, expected):
+    with django_assert_num_queries(expected):
+        assert client.get(url("queue")).status_code == 200
+
+
+def test_queue_query_count_does_not_grow_with_rows(
+    owner_client, owner, boxing, django_assert_num_queries
+):
+    def add(n):
+        for i in range(n):
+            label = f"Guess {i} {Candidate.objects.count()}"
+            c = make_candidate(owner=owner, label=label, possible_existing_node=boxing)
+            transcript = Transcript.objects.create(
+                owner=owner, name=f"{label}.txt", text=label, sha256=label
+            )
+            Evidence.objects.create(
+                owner=owner, candidate=c, quote=f"quote {i}", transcript=transcript
+            )
+
+    add(1)
+    # session, user, count, page, evidence, their transcripts, the pending badge
+    _queue_queries(owner_client, django_assert_num_queries, 7)
+    add(12)
+    _queue_queries(owner_client, django_assert_num_queries, 7)
+    owner_client.post(url("candidate-reject", Candidate.objects.first().pk))
+    _queue_queries(owner_client, django_assert_num_queries, 8)  # + the last decision (undo)
+
+
+# --- promote ---------------------------------------------------------------------------------
+
+
+def test_promote_with_an_edited_label_swaps_the_card(owner_client, piano):
+    data = {"label": "Piano lessons", "category": "habit", "state": "paused"}
+    response = owner_client.post(url("candidate-promote", piano.pk), data, **HX)
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert html.lstrip().startswith(f'<article id="candidate-{piano.pk}"')
+    assert "data-decided" in html and "Promoted “Piano lessons”" in html
+    assert url("candidate-undo", piano.pk) in html
+    assert 'id="pending-count"' in html and 'hx-swap-oob="true"' in html
+    assert 'aria-label="0 pending"' in html
+    node = Node.objects.get(label="Piano lessons")
+    assert (node.category, node.state) == ("habit", "paused")
+    assert node.evidence.filter(quote="I started piano lessons").exists()  # provenance
+    assert Alias.objects.filter(node=node, alias="Piano").exists()
+
+
+def test_promote_without_javascript_redirects_with_a_message(owner_client, piano):
+    response = owner_client.post(url("candidate-promote", piano.pk), PROMOTE, follow=True)
+    assert response.redirect_chain == [(url("queue"), 302)]
+    assert "Promoted “Piano”" in response.content.decode()
+    assert "Undo" in response.content.decode()  # the undo bar for the last decision
+
+
+def test_promote_with_a_bad_form_keeps_the_card_and_says_why(owner_client, piano):
+    data = {"label": "Piano", "category": "nonsense", "state": "active"}
+    response = owner_client.post(url("candidate-promote", piano.pk), data, **HX)
+    assert response.status_code == 409
+    html = response.content.decode()
+    assert f'id="candidate-{piano.pk}"' in html and 'class="error"' in html
+    assert "data-decided" not in html
+    piano.refresh_from_db()
+    assert piano.status == "pending"
+
+
+def test_promote_a_suppressed_label_is_refused_with_a_message(owner_client, owner, piano):
+    Suppression.objects.create(
+        owner=owner, kind="node", canonical_key="piano", label="Piano", reason="manual"
+    )
+    response = owner_client.post(url("candidate-promote", piano.pk), PROMOTE, **HX)
+    assert response.status_code == 409
+    assert "is suppressed" in response.content.decode()
+    assert not Node.objects.filter(label="Piano").exists()
+
+
+# --- already decided and double submits ------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "name,data",
+    [
+        ("candidate-promote", PROMOTE),
+        ("candidate-reject", {}),
+        ("candidate-suppress", {"until": "month"}),
+    ],
+)
+def test_a_double_submit_writes_once_and_says_so(owner_client, piano, name, data):
+    first = owner_client.post(url(name, piano.pk), data, **HX)
+    assert first.status_code == 200
+    writes = (
+        Receipt.objects.count(),
+        Node.objects.count(),
+        Suppression.objects.count(),
+        Alias.objects.count(),
+    )
+    second = owner_client.post(url(name, piano.pk), data, **HX)
+    assert second.status_code == 200  # a clear message, not an error page
+    assert "was already" in second.content.decode()
+    assert "nothing was changed" in second.content.decode()
+    after = (
+        Receipt.objects.count(),
+        Node.objects.count(),
+        Suppression.objects.count(),
+        Alias.objects.count(),
+    )
+    assert after == writes
+
+
+def test_acting_on_a_candidate_decided_in_another_tab(owner_client, owner, piano, boxing):
+    piano.status = "rejected"
+    piano.save(update_fields=["status"])
+    response = owner_client.post(
+        url("candidate-merge", piano.pk), {"node": boxing.pk, "add_alias": "1"}, follow=True
+    )
+    assert response.status_code == 200
+    assert "“Piano” was already rejected; nothing was changed" in response.content.decode()
+    assert not Receipt.objects.exists()
+    assert not Alias.objects.filter(alias="Piano").exists()
+
+
+# --- reject, suppress ------------------------------------------------------------------------
+
+
+def test_reject_writes_no_suppression(owner_client, piano):
+    response = owner_client.post(url("candidate-reject", piano.pk), **HX)
+    assert response.status_code == 200 and "Rejected “Piano”" in response.content.decode()
+    piano.refresh_from_db()
+    assert piano.status == "rejected"
+    assert not Suppression.objects.exists()
+
+
+@pytest.mark.parametrize("choice,days", [("week", 7), ("month", 30), ("forever", None)])
+def test_suppress_with_a_time_box(owner_client, piano, choice, days):
+    response = owner_client.post(url("candidate-suppress", piano.pk), {"until": choice})
+    assert response.status_code == 302
+    suppression = Suppression.objects.get()
+    assert suppression.canonical_key == "piano"
+    if days is None:
+        assert suppression.suppressed_until is None
+    else:
+        left = suppression.suppressed_until - timezone.now()
+        assert timedelta(days=days - 1) < left <= timedelta(days=days)
+    piano.refresh_from_db()
+    assert piano.status == "suppressed"
+
+
+def test_suppress_with_a_bad_time_box_is_refused(owner_client, piano):
+    response = owner_client.post(url("candidate-suppress", piano.pk), {"until": "decade"}, **HX)
+    assert response.status_code == 409
+    assert not Suppression.objects.exists()
+
+
+# --- merge -----------------------------------------------------------------------------------
+
+
+def test_merge_picker_searches_as_you_type(owner_client, piano, boxing, owner):
+    make_node(owner=owner, label="Atlas", category="project")
+    response = owner_client.get(url("candidate-merge-pick", piano.pk) + "?q=box", **HX)
+    html = response.content.decode()
+    assert html.lstrip().startswith(f'<fieldset id="picker-{piano.pk}"')
+    assert f'value="{boxing.pk}"' in html and "Atlas" not in html
+    by_alias = owner_client.get(url("candidate-merge-pick", piano.pk) + "?q=boxe", **HX)
+    assert f'value="{boxing.pk}"' in by_alias.content.decode()
+    nothing = owner_client.get(url("candidate-merge-pick", piano.pk) + "?q=zzz", **HX)
+    assert "No memory matches" in nothing.content.decode()
+
+
+def test_merge_picker_is_a_page_of_its_own_without_javascript(owner_client, piano, boxing):
+    response = owner_client.get(url("candidate-merge-pick", piano.pk) + "?q=box")
+    html = response.content.decode()
+    assert "<html" in html and f'id="picker-{piano.pk}"' in html
+    assert f'action="{url("candidate-merge", piano.pk)}"' in html
+
+
+def test_merge_picker_never_offers_another_users_nodes(owner_client, piano, other_user):
+    make_node(owner=other_user, label="Boxing club")
+    html = owner_client.get(url("candidate-merge-pick", piano.pk) + "?q=club", **HX)
+    assert "Boxing club" not in html.content.decode()
+
+
+def test_merge_keeps_the_label_as_an_alias(owner_client, piano, boxing):
+    data = {"node": boxing.pk, "add_alias": "1"}
+    response = owner_client.post(url("candidate-merge", piano.pk), data, **HX)
+    html = response.content.decode()
+    assert response.status_code == 200 and "Merged into “Boxing”" in html
+    assert Alias.objects.filter(node=boxing, alias="Piano").exists()
+    assert boxing.evidence.filter(quote="I started piano lessons").exists()
+
+
+def test_merge_with_the_alias_unticked(owner_client, piano, boxing):
+    owner_client.post(url("candidate-merge", piano.pk), {"node": boxing.pk}, **HX)
+    piano.refresh_from_db()
+    assert piano.status == "merged"
+    assert not Alias.objects.filter(alias="Piano").exists()
+
+
+def test_merge_without_a_node_says_pick_one(owner_client, piano):
+    response = owner_client.post(url("candidate-merge", piano.pk), {}, **HX)
+    assert response.status_code == 409
+    assert "Pick a memory to merge into" in response.content.decode()
+
+
+# --- undo ------------------------------------------------------------------------------------
+
+
+def test_undo_puts_the_card_back(owner_client, piano):
+    owner_client.post(url("candidate-promote", piano.pk), PROMOTE, **HX)
+    response = owner_client.post(url("candidate-undo", piano.pk), **HX)
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert html.lstrip().startswith(f'<article id="candidate-{piano.pk}" class="card pending"')
+    assert 'aria-label="1 pending"' in html
+    assert not Node.objects.filter(label="Piano").exists()
+    again = owner_client.post(url("candidate-undo", piano.pk), **HX)
+    assert again.status_code == 409 and "no decision to undo" in again.content.decode()
+
+
+def test_undo_without_javascript(owner_client, piano):
+    owner_client.post(url("candidate-suppress", piano.pk), {"until": "forever"})
+    response = owner_client.post(url("candidate-undo", piano.pk), follow=True)
+    assert "is back in the queue" in response.content.decode()
+    assert not Suppression.objects.exists()
+
+
+def test_undo_too_late(owner_client, piano):
+    owner_client.post(url("candidate-reject", piano.pk))
+    Receipt.objects.update(created_at=timezone.now() - timedelta(hours=1))
+    response = owner_client.post(url("candidate-undo", piano.pk), follow=True)
+    assert "too old to undo" in response.content.decode()
+    piano.refresh_from_db()
+    assert piano.status == "rejected"
+
+
+# --- bulk ------------------------------------------------------------------------------------
+
+
+def test_bulk_reject_and_bulk_suppress(owner_client, owner):
+    a, b, c = (make_candidate(owner=owner, label=x) for x in ("Alpha", "Beta", "Gamma"))
+    response = owner_client.post(
+        url("bulk"), {"ids": [a.pk, b.pk], "action": "reject"}, follow=True
+    )
+    assert "Rejected 2." in response.content.decode()
+    response = owner_client.post(
+        url("bulk"), {"ids": [b.pk, c.pk], "action": "suppress", "until": "week"}, follow=True
+    )
+    assert "Suppressed 1. 1 were already decided or not found." in response.content.decode()
+    statuses = dict(Candidate.objects.values_list("label_guess", "status"))
+    assert statuses == {"Alpha": "rejected", "Beta": "rejected", "Gamma": "suppressed"}
+    assert list(Suppression.objects.values_list("canonical_key", flat=True)) == ["gamma"]
+
+
+def test_bulk_with_nothing_selected(owner_client):
+    response = owner_client.post(url("bulk"), {"action": "reject"}, follow=True)
+    assert "Select at least one card first." in response.content.decode()
+
+
+def test_get_is_not_allowed_on_actions(owner_client, piano):
+    assert owner_client.get(url("candidate-reject", piano.pk)).status_code == 405
+    assert owner_client.get(url("bulk")).status_code == 405
