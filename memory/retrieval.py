@@ -314,10 +314,27 @@ def _content(tokens: Iterable[str]) -> list[str]:
     return [t for t in tokens if t not in STOP_WORDS and (len(t) > 1 or t.isdigit())]
 
 
+_ASCII_WORD = re.compile(r"[a-z0-9]+")
+
+
+def words_of(text: str) -> list[str]:
+    """The words of ``canonical_key(text)``, with a fast path for ASCII text (where the key's
+    words are exactly the runs of letters and digits, lower-cased)."""
+    if text.isascii():
+        return _ASCII_WORD.findall(text.lower())
+    return canonical_key(text).split()
+
+
+def _probe(term: str) -> str:
+    """A string every word with Porter stem ``term`` contains: the stem itself, less a final
+    "e" or "i" that stemming may have added or changed ("hope" from "hoping", "happi")."""
+    return term[:-1] if len(term) > 1 and term[-1] in "ei" else term
+
+
 def terms(text: str, cache: dict[str, str] | None = None) -> list[str]:
     """Stemmed content terms of ``text`` (canonical key words, stop words removed)."""
     out = []
-    for token in _content(canonical_key(text).split()):
+    for token in _content(words_of(text)):
         if cache is None:
             out.append(stem(token))
             continue
@@ -442,6 +459,7 @@ class Doc:
     kind: str
     id: int
     label: str
+    key: str  # the stored canonical key of the label or title
     category: str = ""
     state: str = ""
     summary: str = ""
@@ -469,15 +487,25 @@ def load_index(owner: Any) -> OwnerIndex:
     """The owner's nodes, aliases, current slices, events and pages: five queries, whatever
     the corpus size. Superseded slices are not read."""
     nodes: dict[int, Doc] = {}
-    for nid, label, category, state, summary, mentions, seen in (
+    for nid, label, key, category, state, summary, mentions, seen in (
         Node.objects.filter(owner=owner)
         .order_by("id")
-        .values_list("id", "label", "category", "state", "summary", "mention_count", "last_seen_at")
+        .values_list(
+            "id",
+            "label",
+            "canonical_key",
+            "category",
+            "state",
+            "summary",
+            "mention_count",
+            "last_seen_at",
+        )
     ):
         nodes[nid] = Doc(
             "node",
             nid,
             label,
+            key,
             category=category,
             state=state,
             summary=summary,
@@ -486,7 +514,7 @@ def load_index(owner: Any) -> OwnerIndex:
         )
     names: dict[str, list[tuple[Doc, str]]] = defaultdict(list)
     for doc in nodes.values():
-        names[canonical_key(doc.label)].append((doc, WHY_EXACT))
+        names[doc.key].append((doc, WHY_EXACT))
     for node_id, alias, key in (
         Alias.objects.filter(owner=owner)
         .order_by("id")
@@ -532,15 +560,15 @@ def load_index(owner: Any) -> OwnerIndex:
         doc.fields += [("alias", a) for a in doc.aliases]
         doc.fields += [("slice", s.text) for s in doc.slices]
         doc.fields += [("event", e[2].text) for e in doc.events]
-    for pid, title, topic, summary, body, node_id in (
+    for pid, title, key, topic, summary, body, node_id in (
         Page.objects.filter(owner=owner)
         .order_by("id")
-        .values_list("id", "title", "topic", "summary", "body", "node_id")
+        .values_list("id", "title", "canonical_key", "topic", "summary", "body", "node_id")
     ):
-        page = Doc("page", pid, title, summary=summary, node_id=node_id)
+        page = Doc("page", pid, title, key, summary=summary, node_id=node_id)
         page.fields = [("title", title), ("topic", topic), ("summary", summary), ("body", body)]
         docs.append(page)
-        names[canonical_key(title)].append((page, WHY_EXACT))
+        names[key].append((page, WHY_EXACT))
     return OwnerIndex(docs=docs, names=dict(names))
 
 
@@ -678,26 +706,30 @@ def _bm25(
     if not scored or not docs:
         return {}
     wanted = set(scored) | set(named)
+    probes = {_probe(t) for t in wanted}
     tf: list[dict[str, float]] = []
     lengths: list[float] = []
     df: dict[str, int] = defaultdict(int)
     for doc in docs:
         weights = PAGE_FIELD_WEIGHTS if doc.kind == "page" else NODE_FIELD_WEIGHTS
         counts: dict[str, float] = defaultdict(float)
-        length = 0.0
+        # Length in words (field-weighted), cheap for every document; only documents whose
+        # text contains a probe of a wanted term are tokenised and stemmed.
+        lengths.append(sum(weights[name] * len(text.split()) for name, text in doc.fields))
+        tf.append(counts)
+        joined = "\n".join(text for _name, text in doc.fields)
+        blob = joined.lower() if joined.isascii() else canonical_key(joined)
+        if not any(p in blob for p in probes):
+            continue
         for name, text in doc.fields:
             if not text:
                 continue
             weight = weights[name]
-            field_terms = terms(text, cache)
-            length += weight * len(field_terms)
-            for term in field_terms:
+            for term in terms(text, cache):
                 if term in wanted:
                     counts[term] += weight
         for term in counts:
             df[term] += 1
-        tf.append(counts)
-        lengths.append(length)
     n = len(docs)
     avg = (sum(lengths) / n) or 1.0
     idf = {t: math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5)) for t in wanted}
@@ -808,7 +840,7 @@ def rank(index: OwnerIndex, parsed: Parsed) -> tuple[list[RecallItem], str]:
             and (
                 d.node_id in named_node_ids
                 or d.node_id is None
-                and any(f" {k} " in f" {canonical_key(d.label)} " for k in span_keys)
+                and any(f" {k} " in f" {d.key} " for k in span_keys)
             )
         ]
         lexical_docs: Sequence[Doc] = pages
