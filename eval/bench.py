@@ -184,7 +184,8 @@ def bench_ingest(owner: Any, count: int, rng: random.Random) -> dict[str, float]
         receipt = ingest_proposals(
             owner=owner, objects=objects, name=f"bench {i}", source="command"
         )
-        outcomes[receipt.outcome] = outcomes.get(receipt.outcome, 0) + 1
+        outcome = str(receipt.outcome)
+        outcomes[outcome] = outcomes.get(outcome, 0) + 1
     elapsed = time.perf_counter() - started
     return {
         "ingest_transcripts": count,

@@ -843,19 +843,18 @@ def rank(index: OwnerIndex, parsed: Parsed) -> tuple[list[RecallItem], str]:
                 and any(f" {k} " in f" {d.key} " for k in span_keys)
             )
         ]
-        lexical_docs: Sequence[Doc] = pages
         query_terms = [stem(words[i]) for i in content_positions]
-        lexical = _bm25(index.docs, query_terms, (), cache)
-        allowed = {id(d) for d in lexical_docs}
-        lexical = {i: s for i, s in lexical.items() if id(index.docs[i]) in allowed}
+        name_terms: list[str] = []
+        lexical_docs: Sequence[Doc] = pages
     else:
         query_terms = [stem(words[i]) for i in content_positions if i not in named_positions]
         name_terms = [stem(words[i]) for i in content_positions if i in named_positions]
-        lexical = _bm25(index.docs, query_terms, name_terms, cache)
+        lexical_docs = index.docs
+    lexical = _bm25(lexical_docs, query_terms, name_terms, cache)
     if lexical:
         best = max(lexical.values())
         for i, raw in lexical.items():
-            doc = index.docs[i]
+            doc = lexical_docs[i]
             ref = (doc.kind, doc.id)
             normalised = raw / best
             if ref not in scores and normalised < LEXICAL_RELATIVE_FLOOR:
