@@ -262,7 +262,8 @@ def _plan(owner: Any, now: datetime, report: UserCleanup) -> _Plan:
         counts["slices_deleted"] = _old_slices(owner, cutoff).count()
 
     # Junk nodes.
-    for node in Node.objects.filter(owner=owner).order_by("id"):
+    nodes = Node.objects.filter(owner=owner).only("id", "label", "canonical_key", "origin")
+    for node in nodes.order_by("id").iterator(chunk_size=2000):
         reason = label_rejection(node.label)
         if reason is None:
             continue

@@ -322,6 +322,16 @@ class _Undo:
                 f"{later_slices} slices and {later_events} events added later to the nodes "
                 "this run created were removed with them"
             )
+        adopted = list(
+            Candidate.objects.filter(owner=self.owner, promoted_node_id__in=node_ids)
+            .exclude(pk__in=self.ids["candidates"])
+            .values_list("label_guess", flat=True)
+        )
+        if adopted:
+            self.also_removed.append(
+                "candidates a person merged into these nodes keep their decision but lose "
+                f"their node: {', '.join(adopted)}"
+            )
 
     def _restore_superseded(self, created_slices: list[Slice]) -> None:
         for new in created_slices:

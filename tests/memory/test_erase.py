@@ -33,7 +33,7 @@ from memory.services.erase import (
 )
 from memory.services.ingest import ingest_proposals, ingest_text
 from memory.services.nodes import node_update
-from memory.services.review import candidate_promote, candidate_reject
+from memory.services.review import candidate_merge, candidate_promote, candidate_reject
 from receipts.models import Receipt
 from tests.factories import make_candidate, make_node, make_slice, make_suppression
 
@@ -276,6 +276,18 @@ def test_what_a_person_promoted_since_is_kept(owner):
     assert [k["label"] for k in undo.detail["kept"]] == ["Chess"]
     assert not Candidate.objects.filter(label_guess="Pottery").exists()
     assert list(Suppression.objects.values_list("label", flat=True)) == ["Pottery"]
+
+
+def test_a_person_merging_into_a_node_the_run_created_is_listed(owner, world):
+    receipt = ingest(owner)
+    atlas = Node.objects.get(label="Atlas")
+    candidate_merge(candidate=world["pottery"], node=atlas, by=owner)
+
+    undo = receipt_undo(receipt=receipt)
+
+    assert not Node.objects.filter(pk=atlas.pk).exists()
+    assert Candidate.objects.get(pk=world["pottery"].pk).status == "merged"
+    assert any("Pottery" in line for line in undo.detail["also_removed"])
 
 
 def test_existing_suppressions_are_not_duplicated(owner):
