@@ -26,7 +26,7 @@ run: install
 serve: install
 	$(BIN)/python manage.py migrate --noinput
 	$(BIN)/python manage.py collectstatic --noinput --verbosity 0
-	$(BIN)/gunicorn ume.asgi:application -k uvicorn.workers.UvicornWorker -b $(HOST):$(PORT)
+	$(BIN)/gunicorn ume.asgi:application -k uvicorn_worker.UvicornWorker -b $(HOST):$(PORT)
 
 browser-deps:
 	@command -v chromium >/dev/null 2>&1 || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) || echo "could not install chromium: browser tests will say so"

@@ -2,7 +2,7 @@
 
 Django's ASGI handler refuses lifespan events, so this router answers them itself and runs the
 SDK's session manager for the life of the process. Production:
-``gunicorn ume.asgi:application -k uvicorn.workers.UvicornWorker``.
+``gunicorn ume.asgi:application -k uvicorn_worker.UvicornWorker``.
 """
 
 from __future__ import annotations
