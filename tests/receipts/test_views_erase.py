@@ -7,6 +7,7 @@ import pytest
 from django.urls import reverse
 
 from memory.models import Candidate, MemoryRule, Node, Suppression
+from memory.services.cleanup import cleanup_run
 from memory.services.ingest import ingest_proposals
 from receipts.models import Receipt
 from tests.factories import make_node, make_suppression
@@ -142,3 +143,20 @@ def test_a_visitor_cannot_delete_all(client, owner, receipt):
 
     assert response.status_code == 302 and "/login/" in response["Location"]
     assert Node.objects.filter(owner=owner).exists()
+
+
+def test_cleanup_undo_and_delete_all_receipts_render(client, owner, receipt):
+    make_node(owner=owner, label="that thing", category="other")
+    [report] = cleanup_run(user=owner)
+    client.force_login(owner)
+
+    cleanup_page = client.get(reverse("receipts:detail", args=[report.receipt.pk]))
+    client.post(reverse("receipts:delete-all"), {"confirm": "DELETE"})
+    [left] = Receipt.objects.filter(owner=owner)
+    erase_page = client.get(reverse("receipts:detail", args=[left.pk]))
+    saves = client.get(reverse("receipts:list"))
+
+    assert cleanup_page.status_code == erase_page.status_code == saves.status_code == 200
+    assert "junk nodes removed" in cleanup_page.content.decode()
+    assert "deleted all memory" in erase_page.content.decode()
+    assert "Delete everything this ingest wrote" not in erase_page.content.decode()
