@@ -59,7 +59,7 @@ EVENTS_PER_LINE = 2
 
 # Ranking constants. A node named in the query scores NAMED_WEIGHT x (share of the query's
 # content words its name covers); lexical scores are normalised to the best one (0..1).
-NAMED_WEIGHT = 1.5
+NAMED_WEIGHT = 2.5
 ALIAS_DISCOUNT = 0.95
 LEXICAL_RELATIVE_FLOOR = 0.3
 MIN_TERM_SHARE = 0.5  # of the idf weight of the query's words
@@ -87,6 +87,8 @@ STOP_WORDS = frozenset(
     themselves then there these they thing things this those through to told too under until
     up us very was we were what whatever when where which while who whom whose why will with
     would you your yours yourself
+    new news latest update updates happening happened going doing lately recent recently
+    currently current status info details stuff
     """.split()
 )
 
@@ -405,7 +407,7 @@ class RecallItem:
         head = f"{self.label} ({self.category.replace('_', ' ')}, {self.state})"
         parts = [s.text for s in self.slices[:SLICES_PER_LINE]]
         if not parts and self.summary:
-            parts.append(self.summary)
+            parts.append(self.summary.rstrip(". "))
         for event in self.events[:EVENTS_PER_LINE]:
             parts.append(f"{event.text} ({event.date_text})" if event.date_text else event.text)
         return f"{head} - {'; '.join(parts)}" if parts else head

@@ -394,3 +394,14 @@ def test_recall_command_errors(owner):
         call_command("recall", "x", "--user", "nobody", stdout=StringIO())
     with pytest.raises(CommandError, match="--limit"):
         call_command("recall", "x", "--user", owner.username, "--limit", "0", stdout=StringIO())
+
+
+def test_a_named_identity_outranks_a_word_match_on_the_rest_of_the_question(owner):
+    mum = make_node(owner=owner, label="Margaret", category="family", aliases=("Maggie",))
+    shed = make_node(owner=owner, label="Allotment", category="interest")
+    make_slice(node=shed, text="the garden shed needs a new roof")
+    result = recall(owner, "what about Maggie's garden")
+    assert [i.id for i in result.items] == [mum.pk, shed.pk]
+    assert [i.why for i in result.items] == ["alias", "lexical"]
+    # Filler words of an update question do not match on their own.
+    assert [i.id for i in recall(owner, "what's new with Maggie?").items] == [mum.pk]
