@@ -26,6 +26,12 @@ time, else the transcript's):
   June`` without a year (the most recent June up to and including the anchor's month);
 - ``N days/weeks/months/years ago`` with digits or number words, ``a/an``, ``a couple of``.
 
+Recurring phrases are schedules, not dates (:func:`recurrence` finds them): "on Sunday
+mornings", "on Mondays", "on weekends", "every Monday", "every morning", "twice a week",
+"three days a week", "most evenings". :func:`resolve_when` reads past them, so "I started
+running on Sunday mornings" has no date, while "on Sunday morning" (one morning) still means
+the last Sunday and "every week since 2019" still gives 2019.
+
 The returned moment is the start of its period in UTC: midnight for days and weeks, the first
 of the month, or the first of January.
 """
@@ -160,6 +166,28 @@ _FIXED_PHRASES: tuple[tuple[re.Pattern[str], int, str], ...] = (
     (re.compile(r"\b(?:today|tonight|this\s+(?:morning|afternoon|evening))\b", re.I), 0, DAY),
     (re.compile(r"\blast\s+week\b", re.IGNORECASE), 7, WEEK),
 )
+_WEEKDAY = "|".join(WEEKDAYS)
+_PART_OF_DAY = r"(?:morning|afternoon|evening|night|lunchtime)"
+_FREQUENCY_COUNT = (
+    r"(?:\d{1,2}|one|two|three|four|five|six|seven|a\s+couple\s+of|a\s+few|several)\s+"
+    r"(?:times|days|nights|mornings|evenings|sessions)"
+)
+RECURRENCE = re.compile(
+    r"\b(?:"
+    # twice a week, three days a week, 4 times per month
+    rf"(?:once|twice|thrice|{_FREQUENCY_COUNT})\s+(?:a|an|per|each|every)\s+"
+    r"(?:day|night|week|weekend|fortnight|month|year)"
+    # every Monday, every other day, each morning, every Sunday morning
+    rf"|(?:every|each)\s+(?:other\s+|single\s+)?(?:(?:{_WEEKDAY})(?:\s+{_PART_OF_DAY})?|"
+    rf"{_PART_OF_DAY}|day|week|weekend|weekday|month|year)"
+    # on Mondays, on Mondays and Thursdays, on Sunday mornings, on weekends
+    rf"|on\s+(?:weekends|weekdays|(?:{_WEEKDAY})s(?:,?\s+(?:and\s+)?(?:{_WEEKDAY})s)*|"
+    rf"(?:{_WEEKDAY})\s+{_PART_OF_DAY}s)"
+    # most days, most evenings
+    rf"|most\s+(?:days|weekends|{_PART_OF_DAY}s)"
+    r")\b",
+    re.IGNORECASE,
+)
 _LAST_WEEKEND = re.compile(r"\blast\s+weekend\b", re.IGNORECASE)
 _LAST_MONTH = re.compile(r"\blast\s+month\b", re.IGNORECASE)
 _LAST_YEAR = re.compile(r"\blast\s+year\b", re.IGNORECASE)
@@ -276,6 +304,17 @@ def _relative(text: str, anchor: datetime) -> When | None:
     return None
 
 
+def recurrence(text: str) -> str | None:
+    """The first schedule phrase in ``text`` ("on Sunday mornings", "twice a week"), or ``None``."""
+    match = RECURRENCE.search(text)
+    return match.group(0) if match else None
+
+
+def _without_recurrence(text: str) -> str:
+    """``text`` with schedule phrases blanked (same length, so phrases keep their places)."""
+    return RECURRENCE.sub(lambda m: " " * len(m.group(0)), text)
+
+
 def resolve_when(text: str, anchor: datetime | None) -> When | None:
     """The date ``text`` states or implies, or ``None`` when it gives no trustworthy date.
 
@@ -284,6 +323,7 @@ def resolve_when(text: str, anchor: datetime | None) -> When | None:
     """
     if not text:
         return None
+    text = _without_recurrence(text)
     stated = _stated(text)
     if stated is not None:
         return stated

@@ -6,7 +6,7 @@ from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 
-from memory.temporal import When, resolve_when
+from memory.temporal import When, recurrence, resolve_when
 
 ANCHOR = datetime(2026, 5, 10, 15, 30, tzinfo=UTC)  # a Sunday
 
@@ -29,6 +29,7 @@ def d(year: int, month: int = 1, day: int = 1) -> datetime:
         ("in 2019 I got sick", d(2019), "year", "in 2019"),
         ("I have lived here since 2015", d(2015), "year", "since 2015"),
         ("back in 2008 it began", d(2008), "year", "back in 2008"),
+        ("every week since 2019", d(2019), "year", "since 2019"),  # the schedule is read past
     ],
 )
 def test_stated_dates_need_no_anchor(text, expected, precision, phrase):
@@ -58,6 +59,8 @@ def test_stated_dates_need_no_anchor(text, expected, precision, phrase):
         ("last Monday", d(2026, 5, 4), "day"),
         ("last Sunday", d(2026, 5, 3), "day"),
         ("last weekend", d(2026, 5, 2), "week"),
+        ("on Sunday morning I fell", d(2026, 5, 3), "day"),  # one morning: a date
+        ("I started running on Sunday mornings last month", d(2026, 4), "month"),
     ],
 )
 def test_relative_phrases_resolve_against_the_anchor(text, expected, precision):
@@ -109,3 +112,32 @@ def test_naive_and_offset_anchors_are_taken_as_utc():
     # 01:00 on 11 May at UTC+3 is still 10 May in UTC.
     offset = datetime(2026, 5, 11, 1, 0, tzinfo=timezone(timedelta(hours=3)))
     assert resolve_when("today", offset).happened_at == d(2026, 5, 10)
+
+
+@pytest.mark.parametrize(
+    ("text", "phrase"),
+    [
+        ("I started running on Sunday mornings", "on Sunday mornings"),
+        ("I swim on Mondays", "on Mondays"),
+        ("lessons on Mondays and Thursdays", "on Mondays and Thursdays"),
+        ("I rest on weekends", "on weekends"),
+        ("I lift every Monday", "every Monday"),
+        ("every Sunday morning we hike", "every Sunday morning"),
+        ("I stretch every morning", "every morning"),
+        ("I run every other day", "every other day"),
+        ("I train twice a week", "twice a week"),
+        ("I train three days a week for now", "three days a week"),
+        ("we meet 4 times per month", "4 times per month"),
+        ("I cook most evenings", "most evenings"),
+    ],
+)
+def test_recurring_phrases_are_schedules_not_dates(text, phrase):
+    assert recurrence(text) == phrase
+    assert resolve_when(text, ANCHOR) is None
+
+
+@pytest.mark.parametrize(
+    "text", ["last Sunday", "on Sunday morning", "I started a weekly newsletter", "yesterday", ""]
+)
+def test_one_time_phrases_are_not_schedules(text):
+    assert recurrence(text) is None
