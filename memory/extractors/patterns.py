@@ -156,7 +156,8 @@ def unwrap_remember(sentence: str) -> tuple[str, bool]:
 
 _LEAD_FILLER = re.compile(
     r"^(?:(?:also|and|so|oh|ok|okay|well|yes|yeah|yep|no|actually|anyway|anyways|btw|by\s+the\s+way|"
-    r"fyi|update|quick\s+update|just\s+so\s+you\s+know|for\s+context|for\s+now|"
+    r"fyi|update|quick\s+update|just\s+so\s+you\s+know|for\s+context|for\s+now|these\s+days|"
+    r"nowadays|at\s+the\s+moment|"
     r"honestly|basically|fun\s+fact|news|big\s+news|guess\s+what|oh\s+and|also\s+fyi)"
     r"\s*[,:!\-–—]?\s+)+",
     re.IGNORECASE,

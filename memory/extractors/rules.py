@@ -11,14 +11,24 @@ Each clause is offered to the recognisers below, in order; the first that unders
 1. hedges ("I might try tennis", "thinking about learning Rust") -> a ``CandidateProposal``
    (reason ``hedged``, confidence 0.6), nothing more;
 2. other people: "my sister Meera lives in Bangalore" is about **Meera** (a node, the relation
-   as a slice, and the durable rest as a slice or event on her); also "Meera is my sister" and
-   "Rahul joined my team" (a capitalised name followed by a verb we know);
+   as a slice, and the durable rest as a slice or event on her); also "Meera is my sister",
+   "my sister's name is Meera" and "Rahul joined my team" (a capitalised name followed by a
+   verb we know). A tail about the same person ("... and she is visiting in December", "...
+   and is a nurse") is read as its own fact, so it never swallows the one before it. A plan
+   ("is visiting", "will ...") is kept as a slice, never a dated event, and only when it names
+   a time that stays meaningful (a month, season, holiday, year or date); "next week",
+   "tomorrow", "soon" go stale at once and are dropped;
 3. life events: moved (an event on the place), married, born, diagnosed (on the condition),
    injured ("my knee" -> "Knee Injury"), recovered, broke up, joined/left an organisation;
 4. status changes: started, stopped, quit, gave up, paused, resumed, finished, launched, took
-   up, started learning. The subject is a project when the clause says project/app/site/tool/
-   system/... or names it ("I launched Atlas"), a skill for learning or a gerund ("boxing"),
-   a habit for everyday activities ("running", "coffee");
+   up, started learning. The subject is a project when the object says project/app/site/tool/
+   system/... or names it ("I launched Atlas"), or is a proper name with the piece of work it
+   names ("the Atlas beta", "the Orion launch": the whole phrase is the label, so finishing the
+   beta does not complete Atlas; "French cooking" is no such name); a skill for learning or a
+   gerund ("boxing"); a habit for everyday activities ("running", "coffee"); a project again
+   for anything else that is *finished* ("the quarterly report"), else a habit. A schedule
+   ("on Sunday mornings", "twice a week") is never part of the label nor a date: the event
+   has no ``happened_at`` unless the clause also states one, and keeps the schedule in its text;
 5. projects: "my next project is X", "Atlas is my invoicing app", "I'm building X on Y";
 6. tools: "X uses Y", "X runs on Y and stores data in Z", "I use Y for Z" -> a tool node for Y,
    an edge X -uses-> Y when X is named, else a slice on Y;
@@ -28,7 +38,19 @@ Each clause is offered to the recognisers below, in order; the first that unders
    ("in my editor" -> "Editor Theme"); else an explicit context ("in Python" -> "Python");
    else talk about the assistant's answers -> "Response Style"; else the liked thing itself
    ("I love sushi" -> "Sushi", so a later "I hate sushi now" supersedes it); else
-   "Preferences".
+   "Preferences";
+9. routines: a schedule for an activity the clause names -> a ``progress`` slice on the
+   activity (so a new schedule supersedes the old one): "I train boxing three days a week" ->
+   "Trains boxing three days a week" on Boxing; the verb may be the activity ("I row four
+   mornings a week" -> Rowing) or carry it ("I go to the gym ...", "I do yoga ..."), or the
+   activity leads ("Boxing three days a week now"). A schedule whose activity is not in the
+   clause ("I train three days a week") is not guessed from earlier messages: nothing;
+10. possessives: "<Name>'s <thing> is/are/falls ..." -> a slice on <Name> ("Meera's birthday
+   is on 14 January" -> "Birthday is on 14 January" on Meera). A relation word names the
+   relation node ("my sister's birthday", "Mom's birthday" -> Sister, Mom); "my sister
+   Meera's ..." is Meera. The owner is a person for personal things (birthday, job, husband),
+   a project for pieces of work (beta, backend), else ``other``; weekdays and "today" own
+   nothing.
 
 A remembered sentence that no recogniser understood still becomes a note: a short subject from
 its clause (the named thing, the subject before "is", or the object after "I <verb>") and the
@@ -36,14 +58,16 @@ clause as an ``other`` slice. Every event carries the date of its clause from
 :func:`memory.temporal.resolve_when`, anchored on the message's time or ``source_time``.
 
 Every subject gets a ``NodeProposal`` beside its event or slice; the gate converges repeated
-subjects by canonical key. Clear statements have confidence 0.85.
+subjects by canonical key. A name the batch knows as family or a partner keeps that category
+where another sentence only showed "a person" ("Meera's birthday ..."). Clear statements have
+confidence 0.85.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from memory.extractors import patterns as p
@@ -58,7 +82,7 @@ from memory.proposals import (
     NodeProposal,
     SliceProposal,
 )
-from memory.temporal import MONTHS, WEEKDAYS, resolve_when
+from memory.temporal import MONTHS, WEEKDAYS, recurrence, resolve_when
 from memory.transcripts import Message
 from memory.vocab import Category, EventAction, Importance, SliceKind
 
@@ -223,6 +247,10 @@ def cut(phrase: str, when_phrase: str | None = None) -> str:
 
 
 def object_label(c: Clause, phrase: str) -> str | None:
+    """The label of an object phrase; a schedule ("on Sunday mornings") is never part of it."""
+    schedule = recurrence(phrase)
+    if schedule:
+        phrase = phrase[: phrase.find(schedule)]
     when = resolve_when(c.text, c.anchor)
     raw = cut(phrase, when.phrase if when else None)
     if not raw or _PRONOUN_START.match(raw):
@@ -384,9 +412,49 @@ def _leading_name(rest: str) -> tuple[str, str]:
     return re.sub(r"['’]s$", "", label), remainder
 
 
+# A plan that goes stale at once: "next week", "tomorrow", "soon", "in two weeks".
+_DEICTIC_FUTURE = re.compile(
+    r"\b(?:next\s+(?:week|weekend|month|year|time)|tomorrow|tonight|soon|later|"
+    r"this\s+(?:week|weekend|coming|morning|afternoon|evening)|"
+    r"in\s+(?:a|an|\d+|one|two|three|four|five|a\s+few|a\s+couple\s+of)\s+"
+    r"(?:days?|weeks?|months?))\b",
+    re.IGNORECASE,
+)
+_MONTH_NAMES = "|".join(MONTHS)
+# A time a plan can be kept against: a month, a season or holiday, a year, a date.
+_NAMED_TIME = re.compile(
+    rf"\b(?:(?:in|on|for|over|around|by|until|this|next|at)\s+(?:(?:early|mid|late)\s+)?"
+    rf"(?:the\s+)?(?:{_MONTH_NAMES}|christmas|easter|diwali|eid|new\s+year|thanksgiving|"
+    rf"spring|summer|autumn|fall|winter|(?:19|20)\d\d)|"
+    rf"\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{_MONTH_NAMES}))\b",
+    re.IGNORECASE,
+)
+_PLANNED = re.compile(
+    r"^(?:is|are)\s+(?:getting|flying|moving|coming|visiting|going|starting|leaving|"
+    r"travell?ing|arriving|staying)\b",
+    re.IGNORECASE,
+)
+_PERSON_STATE = re.compile(
+    r"^(?:is|are|was|were|has|have|had|lives|live|works|work|studies|study|teaches|teach|runs|"
+    r"owns|own|speaks|speak|plays|play)\b",
+    re.IGNORECASE,
+)
+
+
+def _capitalised_text(text: str) -> str:
+    text = text.strip().rstrip(" .!;:,")
+    return text[:1].upper() + text[1:]
+
+
 def _about_person(c: Clause, label: str, category: str, predicate: str) -> Found:
     predicate = re.sub(r"^(?:who|,)\s*", "", predicate.strip()).rstrip(" .!")
-    if not predicate or p.FUTURE.search(predicate) or p.HEDGE.search(predicate):
+    if not predicate or p.HEDGE.search(predicate):
+        return []
+    if p.FUTURE.search(predicate) or _PLANNED.match(predicate):
+        # A plan is kept, as a slice and never as a dated event, only when it names a time
+        # that stays meaningful ("in December"); "next week" or "tomorrow" goes stale at once.
+        if _NAMED_TIME.search(predicate) and not _DEICTIC_FUTURE.search(predicate):
+            return slice_(c, label, category, SliceKind.OTHER.value, _capitalised_text(predicate))
         return []
     if _PERSON_PREFERENCE.match(predicate):
         return slice_(c, label, category, SliceKind.PREFERENCE.value, c.detail)
@@ -395,18 +463,108 @@ def _about_person(c: Clause, label: str, category: str, predicate: str) -> Found
             return event(c, label, category, action, importance)
     if re.match(r"^(?:(?:now|also|still|mainly)\s+)*(?:uses|is\s+using)\b", predicate, re.I):
         return [node(c, label, category), *_uses_tail(c, label, predicate)]
-    if re.match(
-        r"^(?:is|was|has|had|lives|works|studies|teaches|runs|owns|speaks|plays)\b", predicate, re.I
-    ):
-        return slice_(
-            c, label, category, SliceKind.OTHER.value, predicate[:1].upper() + predicate[1:]
-        )
+    if _PERSON_STATE.match(predicate):
+        return slice_(c, label, category, SliceKind.OTHER.value, _capitalised_text(predicate))
     return []
+
+
+# "... and she is visiting in December", "... but he's moving", "... and is a nurse": a new
+# clause about the same person. Each part is read on its own, so a plan in the tail never
+# swallows the fact before it.
+_SAME_PERSON_TAIL = re.compile(
+    r",?\s+(?:and|but)\s+(?:(?:she|he|they)(?:(?='(?:s|re|ll|d)\s)|\s+)|"
+    r"(?=(?:is|was|will|has|had)\s))",
+    re.IGNORECASE,
+)
+_CONTRACTIONS = (("'s ", "is "), ("'re ", "are "), ("'ll ", "will "), ("'d ", "had "))
+
+
+def _person_facts(c: Clause, label: str, category: str, predicate: str) -> Found:
+    """What a clause says about one person, split at "and she/he/they ..." tails."""
+    head, *tails = _SAME_PERSON_TAIL.split(" " + predicate)
+    head_clause = replace(c, text=_SAME_PERSON_TAIL.split(c.text, maxsplit=1)[0])
+    found = _about_person(head_clause, label, category, head) if head.strip() else []
+    for tail in tails:
+        tail = tail.strip()
+        for short, full in _CONTRACTIONS:
+            if tail.startswith(short):
+                tail = full + tail[len(short) :]
+        found += _about_person(replace(c, text=f"{label} {tail}"), label, category, tail)
+    return found
+
+
+# --- possessives: "Meera's birthday is on 14 January", "my sister's birthday is ..." -------
+
+_POSSESSED = re.compile(
+    r"^(?P<thing>[a-z][\w\-]*(?:\s+[a-z][\w\-]*){0,2}?)\s+(?P<verb>is|are|was|were|has|have|"
+    r"had|falls|starts|ends|lives|works|expires|costs)\b\s*(?P<tail>.+)$"
+)
+_POSSESSIVE = re.compile(r"^(?P<name>[A-Z][\w\-]*(?:\s+[A-Z][\w\-]*){0,2})'s\s+(?P<predicate>.+)$")
+_PERSONAL_THINGS = frozenset(
+    """birthday anniversary name surname nickname age job role work office school college
+    university employer phone number email address flight wedding graduation surgery
+    appointment exam diet allergy allergies favourite favorite hobby hobbies health
+    condition car house flat apartment home bike visa passport""".split()
+)
+_WORK_THINGS = frozenset(
+    """beta launch release deadline roadmap version demo sprint rollout stack database domain
+    pricing users codebase backend frontend""".split()
+)
+
+
+def _possessed(predicate: str) -> tuple[str, str] | None:
+    """("birthday", "Birthday is on 14 January") from "birthday is on 14 January"."""
+    match = _POSSESSED.match(predicate.strip().rstrip(" .!"))
+    if not match or p.HEDGE.search(predicate) or _DEICTIC_FUTURE.search(predicate):
+        return None
+    return match.group("thing"), _capitalised_text(match.group(0))
+
+
+def _possessor_category(thing: str) -> str:
+    """Whose thing is it? A person's (birthday, job, husband), a project's (beta), or unknown."""
+    parts = thing.lower().split()
+    if any(w in _PERSONAL_THINGS or w in RELATIONS for w in parts):
+        return PERSON
+    if PROJECT_WORDS.search(thing) or any(w in _WORK_THINGS for w in parts):
+        return PROJECT
+    return OTHER
+
+
+def possessive(c: Clause) -> Found:
+    """ "<Name>'s <thing> is ...": a slice on <Name> ("Mom's ..." is the relation node)."""
+    match = _POSSESSIVE.match(c.text)
+    if not match:
+        return []
+    possessed = _possessed(match.group("predicate"))
+    if not possessed:
+        return []
+    thing, text = possessed
+    name = match.group("name")
+    if name.lower() in RELATIONS:
+        category = RELATIONS[name.lower()]
+        return slice_(c, _relation_label("", name), category, SliceKind.OTHER.value, text)
+    if name.split()[0].lower() in _NOT_NAMES or _is_date_word(name) or name == "I":
+        return []
+    label = p.make_label(name)
+    if not label:
+        return []
+    return slice_(c, label, _possessor_category(thing), SliceKind.OTHER.value, text)
 
 
 def _relation_label(mods: str, rel: str) -> str:
     kept = [m for m in mods.lower().split() if m not in _MODS_DROPPED]
     return p.title_case(" ".join([*kept, rel.lower()]))
+
+
+_NAME_IS = re.compile(r"^'s\s+name\s+is\s+(?P<name>[A-Z][\w'\-]*(?:\s+[A-Z][\w'\-]*){0,2})$")
+_NAME_POSSESSIVE = re.compile(r"^[A-Z][\w\-]*(?:\s+[A-Z][\w\-]*){0,2}'s\s")
+
+
+def _named_relation(c: Clause, name: str, category: str, relation: str) -> Found:
+    """Meera, and that she is the user's sister."""
+    return [node(c, name, category)] + slice_(
+        c, name, category, SliceKind.OTHER.value, f"The user's {relation.lower()}"
+    )[1:]
 
 
 def other_people(c: Clause) -> Found:
@@ -415,26 +573,39 @@ def other_people(c: Clause) -> Found:
     if match:
         rel = match.group("rel").lower()
         category = RELATIONS[rel]
-        name, predicate = _leading_name(match.group("rest"))
+        rest = match.group("rest")
+        relation = _relation_label(match.group("mods"), rel)
+        named = _NAME_IS.match(rest.rstrip(" .!"))
+        if named and p.make_label(named.group("name")):  # "my sister's name is Meera"
+            return _named_relation(c, named.group("name"), category, relation)
+        if rest.startswith("'s "):  # "my sister's birthday is ...": the relation's own thing
+            possessed = _possessed(rest[3:])
+            if not possessed:
+                return []
+            return slice_(c, relation, category, SliceKind.OTHER.value, possessed[1])
+        name, predicate = _leading_name(rest)
         if name and p.make_label(name):
-            found: Found = [node(c, name, category)]
-            relation = _relation_label(match.group("mods"), rel).lower()
-            found += slice_(c, name, category, SliceKind.OTHER.value, f"The user's {relation}")[1:]
-            return found + _about_person(c, name, category, predicate)
-        if match.group("rest").strip():
-            label = _relation_label(match.group("mods"), rel)
-            return _about_person(c, label, category, match.group("rest"))
+            found = _named_relation(c, name, category, relation)
+            if _NAME_POSSESSIVE.match(rest):  # "my sister Meera's birthday is ..."
+                possessed = _possessed(predicate)
+                if possessed:
+                    found += slice_(c, name, category, SliceKind.OTHER.value, possessed[1])[1:]
+                return found
+            return found + _person_facts(c, name, category, predicate)
+        if rest.strip():
+            return _person_facts(c, relation, category, rest)
         return []
     match = _IS_MY_RELATION.match(text)
     if match and p.is_name(match.group("name")) and match.group("name").lower() not in _NOT_NAMES:
         name, rel = match.group("name"), match.group("rel").lower()
-        relation = _relation_label(match.group("mods"), rel).lower()
-        return slice_(c, name, RELATIONS[rel], SliceKind.OTHER.value, f"The user's {relation}")
+        category = RELATIONS[rel]
+        found = _named_relation(c, name, category, _relation_label(match.group("mods"), rel))
+        return found + _person_facts(c, name, category, match.group("rest"))
     match = _NAME_VERB.match(text)
     if match and p.is_name(match.group("name")):
         name = match.group("name")
         if name.split()[0].lower() not in _NOT_NAMES and p.make_label(name):
-            return _about_person(c, name, PERSON, match.group("rest"))
+            return _person_facts(c, name, PERSON, match.group("rest"))
     return []
 
 
@@ -685,24 +856,49 @@ def _normalise_object(obj: str) -> str:
     return text
 
 
+# "the Atlas beta", "the Orion launch": a proper name, then the piece of work it names.
+_NAMED_WORK = re.compile(
+    r"^(?:(?:the|my|our|a|an|this)\s+)?(?P<name>[A-Z][\w.+#\-]*(?:\s+[A-Z][\w.+#\-]*)*)\s+"
+    r"(?P<head>[a-z][\w\-]*(?:\s+[a-z][\w\-]*)?)$"
+)
+# Capitalised, yet not the name of a piece of work: "French cooking", "Thai boxing".
+_DEMONYMS = frozenset(
+    """english french spanish german italian portuguese japanese chinese mandarin cantonese
+    korean thai vietnamese indian hindi tamil arabic greek turkish russian polish dutch swedish
+    brazilian mexican latin irish scottish welsh american british african persian""".split()
+)
+
+
+def _is_named_work(phrase: str) -> bool:
+    match = _NAMED_WORK.match(phrase)
+    if not match or match.group("head").split()[0].endswith("ing"):
+        return False
+    name = match.group("name").lower().split()
+    return not (name[0] in _DEMONYMS or name[0] in MONTHS or name[0] in WEEKDAYS or name == ["i"])
+
+
 def status_category(action: str, raw_object: str, clause: str) -> str:
     """Project, skill or habit, by the rule in the module docstring."""
     lowered = raw_object.lower()
     for pattern, category in _OBJECT_LEADS:
         if category and pattern.match(raw_object):
             return category
-    if PROJECT_WORDS.search(raw_object) or action == EventAction.LAUNCHED.value:
-        return PROJECT
+    if PROJECT_WORDS.search(cut(raw_object)) or action == EventAction.LAUNCHED.value:
+        return PROJECT  # read in the object only: "climbing at a wall near work" is no project
     if _SKILL_WORDS.search(clause):
         return SKILL
     first = lowered.split()[0] if lowered.split() else ""
     if first in HABITS or lowered in HABITS:
         return HABIT
+    if _is_named_work(cut(raw_object)):
+        return PROJECT
     stopping = action == EventAction.STOPPED.value
     if p.is_name(cut(raw_object)) and not stopping:
         return PROJECT
     if first.endswith("ing"):
         return SKILL
+    if action == EventAction.COMPLETED.value:
+        return PROJECT  # one finishes a piece of work, not an everyday habit
     return HABIT
 
 
@@ -978,6 +1174,113 @@ def preference(c: Clause) -> Found:
     return slice_(c, _preference_subject(c, obj), PREFERENCE, SliceKind.PREFERENCE.value)
 
 
+# --- 9. routines -------------------------------------------------------------------------
+
+# Verbs that are the activity ("I run ...") and verbs that carry one ("I train boxing ...").
+_ACTIVITY_VERBS = frozenset(
+    """run jog walk swim cycle bike box climb row lift hike ski skate surf dance paint draw
+    read meditate journal stretch cook bake sing smoke""".split()
+)
+_CARRIER_VERBS = frozenset(
+    "train practise practice play do go attend take study learn teach drink".split()
+)
+_ROUTINE_ADVERBS = (
+    r"(?:(?:usually|normally|generally|typically|now|currently|still|also|only|mostly)\s+)*"
+)
+_I_ROUTINE = re.compile(
+    rf"^(?:i|we)\s+(?P<adv>{_ROUTINE_ADVERBS})(?P<verb>[a-z]+)\b\s*(?P<obj>.*)$", re.IGNORECASE
+)
+_ROUTINE_OBJECT_LEAD = re.compile(r"^(?:(?:to|for)\s+)?(?:(?:the|a|an|some)\s+)?", re.I)
+# Where the activity ends before a place: "the gym near work".
+_ROUTINE_PLACE = re.compile(r"\s+(?:near|next\s+to|by|around|close\s+to)\b.*$", re.I)
+# What may follow a schedule when the activity leads the clause: "Boxing twice a week now".
+_ROUTINE_TAIL = re.compile(
+    r"^(?:now|for\s+now|lately|these\s+days|at\s+the\s+moment|again|so\s+far)?$", re.I
+)
+_NOT_ROUTINE_OBJECTS = frozenset("work school bed church office home sleep class it that".split())
+_GENERIC_GERUNDS = frozenset(
+    """training working going doing practising practicing nothing something everything
+    anything thing morning evening""".split()
+)
+
+
+def third_person(verb: str) -> str:
+    """The present tense after "she": "train" -> "trains", "box" -> "boxes", "do" -> "does"."""
+    verb = verb.lower()
+    if verb in ("do", "go"):
+        return verb + "es"
+    if verb.endswith(("s", "sh", "ch", "x", "z")):
+        return verb + "es"
+    if verb.endswith("y") and verb[-2:-1] not in tuple("aeiou"):
+        return verb[:-1] + "ies"
+    return verb + "s"
+
+
+def _routine_activity(verb: str, obj: str) -> str | None:
+    """The activity a routine is about, named in the clause, or ``None`` (never guessed)."""
+    if verb in _ACTIVITY_VERBS:
+        return p.gerund(verb)
+    if verb not in _CARRIER_VERBS or not obj:
+        return None
+    if re.match(r"^(?:at|in|on|near|with|from|by)\b", obj, re.I):
+        return None  # "I train at the gym": a place, not the activity
+    raw = _ROUTINE_PLACE.sub("", cut(_ROUTINE_OBJECT_LEAD.sub("", obj, count=1)))
+    if not raw or _PRONOUN_START.match(raw) or re.match(r"^(?:my|our|his|her|their)\b", raw, re.I):
+        return None
+    if raw.lower() in _NOT_ROUTINE_OBJECTS:
+        return None
+    if raw.lower() in _ACTIVITY_VERBS:  # "go for a run"
+        return p.gerund(raw)
+    return _normalise_object(raw)
+
+
+def _i_routine(c: Clause, before: str) -> tuple[str, str, str] | None:
+    """(activity, label, text) of "I <verb> [<activity>] <schedule>", or ``None``."""
+    match = _I_ROUTINE.match(before)
+    if not match:
+        return None
+    verb = match.group("verb").lower()
+    activity = _routine_activity(verb, match.group("obj").strip())
+    label = p.make_label(activity) if activity else None
+    if not activity or not label:
+        return None
+    rest = c.text[match.start("verb") + len(verb) :].strip()
+    return activity, label, _capitalised_text(f"{match.group('adv')}{third_person(verb)} {rest}")
+
+
+def _leading_activity(c: Clause, before: str, after: str) -> tuple[str, str, str] | None:
+    """(activity, label, text) of "Boxing three days a week now", or ``None``."""
+    if not _ROUTINE_TAIL.match(after.strip(" ,")):
+        return None  # "Running twice a week is my goal" says something else
+    words = before.lower().split()
+    if not 0 < len(words) <= 3 or words[0] in ("i", "we", "my", "our"):
+        return None
+    first = words[0]
+    is_gerund = first.endswith("ing") and first not in _GENERIC_GERUNDS
+    if not (first in HABITS or is_gerund) or first in _TIME_WORDS:
+        return None
+    label = p.make_label(before)
+    if not label:
+        return None
+    # Capitalised only as the sentence's start, so it is no proper name.
+    return before[:1].lower() + before[1:], label, c.detail
+
+
+def routine(c: Clause) -> Found:
+    """A schedule for a named activity: a progress slice ("Trains boxing three days a week")."""
+    schedule = recurrence(c.text)
+    if not schedule or p.FUTURE.search(c.text):
+        return []
+    at = c.text.find(schedule)
+    before, after = c.text[:at].strip(" ,"), c.text[at + len(schedule) :]
+    read = _i_routine(c, before) or _leading_activity(c, before, after)
+    if not read:
+        return []
+    activity, label, text = read
+    category = status_category(EventAction.STARTED.value, activity, activity)
+    return slice_(c, label, category, SliceKind.PROGRESS.value, text)
+
+
 # --- remembered notes ---------------------------------------------------------------------
 
 _COPULA_SUBJECT = re.compile(
@@ -1032,6 +1335,8 @@ RECOGNISERS: tuple[Recogniser, ...] = (
     tools,
     decision,
     preference,
+    routine,
+    possessive,
 )
 
 
@@ -1088,6 +1393,24 @@ def _merge_nodes(proposals: Found) -> Found:
     return out
 
 
+def _settle_people(proposals: Found) -> Found:
+    """A name the batch knows as family or a partner keeps that category where it was only
+    "a person" ("my sister Meera ..." then "Meera's birthday ..."), so one node is proposed."""
+    known: dict[str, str] = {}
+    for proposal in proposals:
+        if isinstance(proposal, NodeProposal) and proposal.category in (FAMILY, RELATIONSHIP):
+            known.setdefault(canonical_key(proposal.label), proposal.category)
+    out: Found = []
+    for proposal in proposals:
+        if isinstance(proposal, (NodeProposal, SliceProposal, EventProposal)):
+            label = proposal.label if isinstance(proposal, NodeProposal) else proposal.on
+            settled = known.get(canonical_key(label))
+            if settled and proposal.category == PERSON:
+                proposal = proposal.model_copy(update={"category": settled})
+        out.append(proposal)
+    return out
+
+
 def extract(
     messages: Sequence[Message], *, source_time: datetime | None = None
 ) -> list[AnyProposal]:
@@ -1097,4 +1420,4 @@ def extract(
         anchor = message.ts or source_time
         for sentence in p.split_sentences(message.content):
             found += read_sentence(sentence, message.id, message.ts, anchor)
-    return _merge_nodes(found)
+    return _merge_nodes(_settle_people(found))

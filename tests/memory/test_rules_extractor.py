@@ -108,6 +108,36 @@ def test_no_date_phrase_leaves_happened_at_empty(source_time):
         ("I resumed my novel.", "Novel", "project", "resumed", "ordinary"),
         ("I finally finished my thesis!", "Thesis", "project", "completed", "ordinary"),
         ("Started climbing last week.", "Climbing", "skill", "started", "ordinary"),
+        # A proper name with the piece of work it names is a project, never a habit; the
+        # whole phrase is the label, so finishing the beta does not complete Atlas itself.
+        (
+            "We finished the Atlas beta last Friday.",
+            "Atlas Beta",
+            "project",
+            "completed",
+            "ordinary",
+        ),
+        ("We cancelled the Orion launch.", "Orion Launch", "project", "stopped", "ordinary"),
+        (
+            "I finished the quarterly report.",
+            "Quarterly Report",
+            "project",
+            "completed",
+            "ordinary",
+        ),
+        ("I started French cooking.", "French Cooking", "habit", "started", "ordinary"),
+        ("I gave up Instagram.", "Instagram", "habit", "stopped", "ordinary"),
+        # Only the object decides: "near work" after it does not make climbing a project.
+        (
+            "I began climbing at a bouldering wall near work.",
+            "Climbing",
+            "skill",
+            "started",
+            "ordinary",
+        ),
+        # A schedule is not part of the label.
+        ("I started running on Sunday mornings.", "Running", "habit", "started", "ordinary"),
+        ("I started running three days a week.", "Running", "habit", "started", "ordinary"),
     ],
 )
 def test_life_events_and_status_changes(text, label, category, action, importance):
@@ -150,6 +180,190 @@ def test_a_future_plan_of_a_relative_is_not_a_fact():
     out = run("Also my sister Meera is visiting next week.")
     assert [s.text for s in of(SliceProposal, out)] == ["The user's sister"]
     assert of(EventProposal, out) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "label", "expected"),
+    [
+        (
+            "My sister Meera lives in Bangalore and she is visiting in December.",
+            "Meera",
+            ["The user's sister", "Lives in Bangalore", "Is visiting in December"],
+        ),
+        (
+            "Meera is my sister and she lives in Bangalore.",
+            "Meera",
+            ["The user's sister", "Lives in Bangalore"],
+        ),
+        (
+            # A plan that goes stale at once is dropped; the fact before it is kept.
+            "My friend Rahul plays chess and he's moving to Oslo next week.",
+            "Rahul",
+            ["The user's friend", "Plays chess"],
+        ),
+        (
+            "My parents live in Goa and they are visiting at Christmas.",
+            "Parents",
+            ["Live in Goa", "Are visiting at Christmas"],
+        ),
+        (
+            "My sister Meera is visiting in December.",
+            "Meera",
+            ["The user's sister", "Is visiting in December"],
+        ),
+        ("My brother Sam is coming tomorrow.", "Sam", ["The user's brother"]),
+    ],
+)
+def test_a_tail_about_the_same_person_keeps_every_fact(text, label, expected):
+    out = run(text, source_time=SOURCE_TIME)
+    assert [(s.on, s.text) for s in of(SliceProposal, out)] == [(label, t) for t in expected]
+    assert of(EventProposal, out) == []  # a plan is a slice, never a dated past event
+
+
+@pytest.mark.parametrize(
+    ("text", "label", "category", "slice_text"),
+    [
+        ("Meera's birthday is on 14 January.", "Meera", "person", "Birthday is on 14 January"),
+        (
+            "Remember that Meera's birthday is on 14 January",
+            "Meera",
+            "person",
+            "Birthday is on 14 January",
+        ),
+        ("My sister's birthday is on 14 January.", "Sister", "family", "Birthday is on 14 January"),
+        (
+            "My sister Meera's birthday is on 14 January.",
+            "Meera",
+            "family",
+            "Birthday is on 14 January",
+        ),
+        ("Mom's birthday is in May.", "Mom", "family", "Birthday is in May"),
+        (
+            "My husband's birthday falls on 9 October.",
+            "Husband",
+            "relationship",
+            "Birthday falls on 9 October",
+        ),
+        ("Meera's husband works at Google.", "Meera", "person", "Husband works at Google"),
+        ("John's car is red.", "John", "person", "Car is red"),
+        ("Atlas's backend is written in Go.", "Atlas", "project", "Backend is written in Go"),
+    ],
+)
+def test_a_possessive_subject_is_a_slice_on_its_owner(text, label, category, slice_text):
+    out = run(text)
+    assert nodes(out)[label] == category
+    assert (label, slice_text) in {(s.on, s.text) for s in of(SliceProposal, out)}
+    assert all(p.on == label for p in out if isinstance(p, (SliceProposal, EventProposal)))
+    assert of(EventProposal, out) == []  # a birthday is a fact about someone, not a dated event
+
+
+def test_a_possessive_converges_on_the_relative_met_earlier():
+    out = run("My sister Meera lives in Bangalore.", "Meera's birthday is on 14 January.")
+    assert nodes(out) == {"Meera": "family"}
+    assert len(of(NodeProposal, out)) == 1
+    assert {s.category for s in of(SliceProposal, out)} == {"family"}
+
+
+def test_my_relations_name_is_the_named_relation():
+    out = run("My sister's name is Meera.")
+    assert nodes(out) == {"Meera": "family"}
+    assert [(s.on, s.text) for s in of(SliceProposal, out)] == [("Meera", "The user's sister")]
+
+
+@pytest.mark.parametrize(
+    ("text", "label", "category", "slice_text"),
+    [
+        ("I train boxing three days a week.", "Boxing", "skill", "Trains boxing three days a week"),
+        (
+            "I train boxing three days a week for now.",
+            "Boxing",
+            "skill",
+            "Trains boxing three days a week for now",
+        ),
+        ("Boxing three days a week now.", "Boxing", "skill", "Boxing three days a week now"),
+        ("I go running twice a week.", "Running", "habit", "Goes running twice a week"),
+        ("I go for a run every morning.", "Running", "habit", "Goes for a run every morning"),
+        ("I usually run 5k every morning.", "Running", "habit", "Usually runs 5k every morning"),
+        ("I do yoga on Sundays.", "Yoga", "habit", "Does yoga on Sundays"),
+        (
+            "I go to the gym three times a week.",
+            "Gym",
+            "habit",
+            "Goes to the gym three times a week",
+        ),
+        ("We play football on weekends.", "Football", "habit", "Plays football on weekends"),
+        (
+            "These days I practise judo on Tuesdays and Fridays.",
+            "Judo",
+            "habit",
+            "Practises judo on Tuesdays and Fridays",
+        ),
+        (
+            "I swim laps on Tuesdays and Thursdays.",
+            "Swimming",
+            "habit",
+            "Swims laps on Tuesdays and Thursdays",
+        ),
+    ],
+)
+def test_a_schedule_for_a_named_activity_is_a_progress_slice(text, label, category, slice_text):
+    out = run(text, source_time=SOURCE_TIME)
+    assert nodes(out) == {label: category}
+    (progress,) = of(SliceProposal, out)
+    assert (progress.on, progress.kind, progress.text) == (label, "progress", slice_text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I write code every day.",  # "writing" would be the wrong subject
+        "I train at the gym near work three days a week.",  # a place, not the activity
+        "Running twice a week is my goal.",  # the schedule is not what is stated
+        "Yoga every morning keeps me sane.",
+        "I'm going to run every day.",
+    ],
+)
+def test_not_a_routine(text):
+    assert [s for s in of(SliceProposal, run(text)) if s.kind == "progress"] == []
+
+
+def test_a_schedule_without_its_activity_is_never_guessed():
+    out = run("I started boxing last week.", "I train three days a week for now.")
+    assert nodes(out) == {"Boxing": "skill"}
+    assert of(SliceProposal, out) == []
+    assert [e.evidence[0].message_id for e in of(EventProposal, out)] == ["M0"]
+
+
+def test_a_schedule_after_the_start_in_one_conversation_lands_on_the_activity():
+    out = run("I started boxing last week.", "I train boxing three days a week for now.")
+    assert nodes(out) == {"Boxing": "skill"}
+    assert [(s.on, s.kind) for s in of(SliceProposal, out)] == [("Boxing", "progress")]
+
+
+@pytest.mark.parametrize(
+    ("text", "label"),
+    [
+        ("I started running on Sunday mornings.", "Running"),
+        ("I started swimming every Monday.", "Swimming"),
+        ("I took up yoga on weekends.", "Yoga"),
+        ("I started boxing twice a week.", "Boxing"),
+        ("I started running three days a week.", "Running"),
+    ],
+)
+def test_a_schedule_is_not_a_date(text, label):
+    (event,) = of(EventProposal, run(text, source_time=SOURCE_TIME))
+    assert event.on == label
+    assert event.happened_at is None
+    assert (event.happened_at_precision, event.happened_at_source) == ("", "unknown")
+    assert event.text == text.rstrip(".")  # the schedule stays in the event's own words
+
+
+def test_a_schedule_with_a_real_date_keeps_the_date():
+    (event,) = of(
+        EventProposal,
+        run("I started running on Sunday mornings last month.", source_time=SOURCE_TIME),
+    )
+    assert (event.on, event.happened_at) == ("Running", datetime(2026, 4, 1, tzinfo=UTC))
 
 
 def test_named_person_events_and_preferences():
@@ -302,6 +516,13 @@ def test_a_question_kept_for_later_is_a_note_not_a_fact():
         "I broke my promise.",
         "I'm going to start running next week.",
         "I read an article comparing Postgres and MySQL on the train today.",
+        "I work from home on Fridays.",
+        "I call my mum every Sunday.",
+        "I don't run on weekends.",
+        "I'm going to run every day.",
+        "Monday's standup was cancelled.",
+        "Today's meeting is at noon.",
+        "Meera's flight is tomorrow.",
         "",
     ],
 )
