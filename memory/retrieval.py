@@ -33,6 +33,7 @@ from datetime import datetime
 from typing import Any
 
 from django.conf import settings
+from django.db.models.functions import Coalesce
 
 from memory.keys import canonical_key
 from memory.models import Alias, Event, Node, Page, Slice
@@ -470,7 +471,7 @@ class Doc:
     last_seen_at: datetime | None = None
     aliases: list[str] = field(default_factory=list)
     slices: list[SliceView] = field(default_factory=list)
-    events: list[tuple[datetime, int, EventView]] = field(default_factory=list)
+    events: list[EventView] = field(default_factory=list)  # most recent first
     fields: list[tuple[str, str]] = field(default_factory=list)  # (field name, text)
 
 
@@ -534,26 +535,18 @@ def load_index(owner: Any) -> OwnerIndex:
         slice_doc = nodes.get(node_id)
         if slice_doc is not None:
             slice_doc.slices.append(SliceView(text, kind))
-    for eid, node_id, action, text, happened, precision, created in (
+    # Most recent first: by when it happened, or when ume learned it if that is unknown.
+    for node_id, action, text, happened, precision in (
         Event.objects.filter(owner=owner)
-        .order_by("id")
-        .values_list(
-            "id",
-            "node_id",
-            "action",
-            "text",
-            "happened_at",
-            "happened_at_precision",
-            "created_at",
-        )
+        .annotate(recency=Coalesce("happened_at", "created_at"))
+        .order_by("-recency", "-id")
+        .values_list("node_id", "action", "text", "happened_at", "happened_at_precision")
     ):
         event_doc = nodes.get(node_id)
         if event_doc is not None:
-            view = EventView(action, text, happened, precision)
-            event_doc.events.append((happened or created, eid, view))
+            event_doc.events.append(EventView(action, text, happened, precision))
     docs = list(nodes.values())
     for doc in docs:
-        doc.events.sort(key=lambda e: (e[0], e[1]), reverse=True)
         doc.fields = [
             ("label", doc.label),
             ("summary", doc.summary),
@@ -561,7 +554,7 @@ def load_index(owner: Any) -> OwnerIndex:
         ]
         doc.fields += [("alias", a) for a in doc.aliases]
         doc.fields += [("slice", s.text) for s in doc.slices]
-        doc.fields += [("event", e[2].text) for e in doc.events]
+        doc.fields += [("event", e.text) for e in doc.events]
     for pid, title, key, topic, summary, body, node_id in (
         Page.objects.filter(owner=owner)
         .order_by("id")
@@ -767,7 +760,7 @@ def _item(doc: Doc, why: str, score: float) -> RecallItem:
         score=score,
         summary=doc.summary,
         slices=tuple(doc.slices[:SLICES_PER_ITEM]),
-        events=tuple(e[2] for e in doc.events[:EVENTS_PER_ITEM]),
+        events=tuple(doc.events[:EVENTS_PER_ITEM]),
         node_id=doc.node_id,
     )
 

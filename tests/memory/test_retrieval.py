@@ -405,3 +405,28 @@ def test_a_named_identity_outranks_a_word_match_on_the_rest_of_the_question(owne
     assert [i.why for i in result.items] == ["alias", "lexical"]
     # Filler words of an update question do not match on their own.
     assert [i.id for i in recall(owner, "what's new with Maggie?").items] == [mum.pk]
+
+
+def test_recent_events_first_by_when_they_happened_or_were_learned(owner):
+    node = make_node(owner=owner, label="Pottery", category="interest")
+    make_event(
+        node=node,
+        text="first class",
+        happened_at=datetime(2019, 1, 1, tzinfo=UTC),
+        happened_at_precision="year",
+        happened_at_source="stated",
+    )
+    make_event(node=node, text="bought a wheel", created_at=datetime(2020, 6, 1, tzinfo=UTC))
+    make_event(
+        node=node,
+        text="sold a vase",
+        happened_at=datetime(2026, 3, 9, tzinfo=UTC),
+        happened_at_precision="day",
+        happened_at_source="stated",
+    )
+    item = recall(owner, "pottery").items[0]
+    assert [e.text for e in item.events] == ["sold a vase", "bought a wheel", "first class"]
+    assert [e.date_text for e in item.events] == ["2026-03-09", "", "2019"]
+    assert recall(owner, "pottery").context == (
+        "Pottery (interest, active) - sold a vase (2026-03-09); bought a wheel"
+    )
