@@ -12,8 +12,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 GOLDEN_ANGLE = math.pi * (3 - math.sqrt(5))
-SPACING = 46.0  # distance scale between neighbours in a cluster
-MARGIN = 70.0
+SPACING = 56.0  # distance scale between neighbours in a cluster
+PAD = 24.0  # around the drawing
+LABEL_HALF = 60.0  # half the width of a node's label, roughly
 
 
 @dataclass(frozen=True)
@@ -64,7 +65,7 @@ class Layout:
 
 
 def _radius(mentions: int) -> float:
-    return round(5 + 2.2 * math.log2(max(1, mentions)), 1)
+    return round(7 + 2.5 * math.log2(max(1, mentions)), 1)
 
 
 def _short(label: str, limit: int = 18) -> str:
@@ -72,7 +73,8 @@ def _short(label: str, limit: int = 18) -> str:
 
 
 def _cluster_radius(count: int) -> float:
-    return SPACING * math.sqrt(max(count, 1)) + 28
+    """How far a cluster's spiral reaches, plus room for the labels under the nodes."""
+    return SPACING * 0.95 * math.sqrt(max(count - 1, 0)) + 26
 
 
 def layout_graph(
@@ -90,15 +92,16 @@ def layout_graph(
     order = sorted(groups, key=lambda c: (-len(groups[c]), c))
     radii = [_cluster_radius(len(groups[c])) for c in order]
     # Clusters on a ring just big enough for them to sit side by side.
-    circumference = sum(2 * r + 40 for r in radii)
+    slots = [max(2 * r + 40, 130.0) for r in radii]  # room for the category name too
+    circumference = sum(slots)
     ring = 0.0 if len(order) == 1 else circumference / (2 * math.pi)
     centres: list[tuple[float, float]] = []
     travelled = 0.0
-    for r in radii:
-        angle = (travelled + r + 20) / circumference * 2 * math.pi - math.pi / 2
+    for slot in slots:
+        angle = (travelled + slot / 2) / circumference * 2 * math.pi - math.pi / 2
         centres.append((ring * math.cos(angle), ring * math.sin(angle)))
-        travelled += 2 * r + 40
-    extent = ring + max(radii) + MARGIN
+        travelled += slot
+    extent = ring + max(radii)
     placed: list[PlacedNode] = []
     labels: list[ClusterLabel] = []
     for category, (cx, cy), r in zip(order, centres, radii, strict=True):
@@ -121,15 +124,33 @@ def layout_graph(
         labels.append(
             ClusterLabel(
                 round(cx + extent, 1),
-                round(cy + extent - r - 6, 1),
+                round(cy + extent - r - 4, 1),
                 category_labels.get(category, category),
             )
         )
+    # Crop to what is drawn (nodes, their labels, the category names), plus a margin.
+    left = min([p.x - LABEL_HALF for p in placed] + [c.x - LABEL_HALF for c in labels]) - PAD
+    top = min([p.y - p.r for p in placed] + [c.y - 14 for c in labels]) - PAD
+    right = max(p.x + LABEL_HALF for p in placed) + PAD
+    bottom = max(p.y + p.r + 16 for p in placed) + PAD
+    placed = [
+        PlacedNode(
+            p.id,
+            p.label,
+            p.short,
+            p.category,
+            p.state,
+            round(p.x - left, 1),
+            round(p.y - top, 1),
+            p.r,
+        )
+        for p in placed
+    ]
+    labels = [ClusterLabel(round(c.x - left, 1), round(c.y - top, 1), c.text) for c in labels]
     where = {p.id: p for p in placed}
     placed_edges = tuple(
         PlacedEdge(a.x, a.y, b.x, b.y, kind, f"{a.label} {kind.replace('_', ' ')} {b.label}")
         for source, dest, kind in edges
         if (a := where.get(source)) is not None and (b := where.get(dest)) is not None
     )
-    size = int(2 * extent)
-    return Layout(size, size, tuple(placed), placed_edges, tuple(labels))
+    return Layout(int(right - left), int(bottom - top), tuple(placed), placed_edges, tuple(labels))

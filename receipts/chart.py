@@ -11,8 +11,9 @@ WIDTH = 720
 HEIGHT = 160
 LEFT = 28  # room for the y labels
 BOTTOM = 18  # room for the x labels
+TOP = 8  # room for the top y label
 OUTCOMES = tuple(Outcome.values)
-LABELS = dict(Outcome.choices)
+LABELS = {value: str(label)[:1].upper() + str(label)[1:] for value, label in Outcome.choices}
 
 
 @dataclass(frozen=True)
@@ -56,12 +57,12 @@ def stacked_chart(per_day: dict[date, dict[str, int]], start: date, end: date) -
     """Bars for each day from ``start`` to ``end``, each stacked in the order of ``Outcome``."""
     days = [start + timedelta(days=i) for i in range((end - start).days + 1)]
     top = _nice_max(max((sum(per_day.get(d, {}).values()) for d in days), default=0) or 1)
-    plot_w, plot_h = WIDTH - LEFT, HEIGHT - BOTTOM
+    plot_w, plot_h = WIDTH - LEFT, HEIGHT - BOTTOM - TOP
     slot = plot_w / len(days)
     bar_w = max(1.0, slot * 0.72)
     rects: list[Rect] = []
     for i, day in enumerate(days):
-        y = float(plot_h)
+        y = float(TOP + plot_h)
         for outcome in OUTCOMES:
             n = per_day.get(day, {}).get(outcome, 0)
             if not n:
@@ -86,7 +87,8 @@ def stacked_chart(per_day: dict[date, dict[str, int]], start: date, end: date) -
         if i % every == 0
     )
     y_ticks = tuple(
-        Tick(LEFT - 4, round(plot_h - plot_h * v / top, 2), str(v)) for v in (0, top // 2, top)
+        Tick(LEFT - 4, round(TOP + plot_h - plot_h * v / top, 2), str(v))
+        for v in (0, top // 2, top)
     )
     totals = {
         o: sum(c.get(o, 0) for d, c in per_day.items() if start <= d <= end) for o in OUTCOMES

@@ -6,6 +6,7 @@ from datetime import date, timedelta
 
 from django import forms
 from django.utils import timezone
+from django.utils.text import capfirst
 
 from receipts.models import Outcome, Source
 
@@ -14,7 +15,10 @@ DEFAULT_RANGE_DAYS = 30
 
 
 class SavesFilterForm(forms.Form):
-    outcome = forms.ChoiceField(choices=[("", "any outcome"), *Outcome.choices], required=False)
+    outcome = forms.ChoiceField(
+        choices=[("", "any outcome"), *((v, capfirst(label)) for v, label in Outcome.choices)],
+        required=False,
+    )
     source = forms.ChoiceField(choices=[("", "any source"), *Source.choices], required=False)
     start = forms.DateField(
         required=False, label="From", widget=forms.DateInput(attrs={"type": "date"})

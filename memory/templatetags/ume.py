@@ -41,3 +41,27 @@ def happened(event: Any) -> str:
     if precision == "week":
         return f"week of {when.day} {when:%b %Y}"
     return f"{when.day} {when:%b %Y}"
+
+
+@register.filter
+def said_at(evidence: Any) -> Any:
+    """When the quoted words were said: the message's time, else the transcript's, else when
+    ume stored the quote."""
+    transcript = getattr(evidence, "transcript", None)
+    return (
+        evidence.message_ts
+        or (transcript.source_time if transcript is not None else None)
+        or evidence.created_at
+    )
+
+
+@register.filter
+def current(slices: Any) -> list[Any]:
+    """The slices that are true now (from a prefetched list: no query)."""
+    return [s for s in slices if s.is_current]
+
+
+@register.filter
+def superseded(slices: Any) -> list[Any]:
+    """The slices that were replaced: the history."""
+    return [s for s in slices if not s.is_current]

@@ -34,6 +34,15 @@
     return all[start] || null;
   }
 
+  // A card swapped by htmx is a new element: find the current card again by its id, and
+  // move past it if it has just been decided.
+  function refresh() {
+    if (!current || document.body.contains(current)) return;
+    var fresh = document.getElementById(current.id);
+    current = null;
+    if (fresh) select(fresh.hasAttribute("data-decided") ? nextPending(fresh) : fresh);
+  }
+
   function click(action) {
     if (!current) move(1);
     if (!current) return;
@@ -76,6 +85,7 @@
       if (event.key === "?" && !typing(event.target)) toggleHelp();
       return;
     }
+    refresh();
     var actions = { p: "promote", r: "reject", s: "suppress", m: "merge", u: "undo" };
     if (event.key === "j") move(1);
     else if (event.key === "k") move(-1);

@@ -1,0 +1,226 @@
+"""The dashboard as a person uses it, in real headless Chromium."""
+
+from __future__ import annotations
+
+import re
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from memory.models import Alias, Candidate, Node, Suppression
+from memory.services.ingest import ingest_text
+from receipts.models import Receipt
+from tests.browser.conftest import sign_in
+from tests.factories import make_candidate, make_node
+
+pytestmark = pytest.mark.browser
+
+
+def card(page, candidate):
+    return page.locator(f"#candidate-{candidate.pk}")
+
+
+def expect_text(locator, text):
+    from playwright.sync_api import expect
+
+    expect(locator).to_contain_text(text)
+
+
+def test_sign_in(page, person):
+    page.goto("/review/")
+    assert "/login/" in page.url  # login required
+    page.get_by_label("Username").fill("ada")
+    page.get_by_label("Password").fill("wrong")
+    page.get_by_role("button", name="Sign in").click()
+    expect_text(page.locator("[role=alert]"), "correct username and password")
+    sign_in(page)
+    expect_text(page.locator("h1"), "Review")
+    expect_text(page.locator("nav.sidenav"), "ada")
+
+
+def test_triage_with_the_mouse(signed_in, person):
+    page = signed_in
+    chess = make_candidate(owner=person, label="Chess", category_guess="interest")
+    tea = make_candidate(owner=person, label="Tea", category_guess="preference")
+    page.reload()
+    expect_text(page.locator("#pending-count"), "2")
+    card(page, chess).get_by_role("button", name="Reject", exact=True).click()
+    expect_text(card(page, chess), "Rejected “Chess”")
+    expect_text(page.locator("#pending-count"), "1")
+    card(page, tea).get_by_role("button", name="Promote").click()
+    expect_text(card(page, tea), "Promoted “Tea”")
+    expect_text(page.locator("#pending-count"), "0")
+    # undo the promotion: the card comes back and the node goes away
+    card(page, tea).get_by_role("button", name="Undo").click()
+    expect_text(card(page, tea), "Promote")
+    expect_text(page.locator("#pending-count"), "1")
+    assert not Node.objects.filter(label="Tea").exists()
+    assert Candidate.objects.get(pk=chess.pk).status == "rejected"
+
+
+def test_triage_with_the_keyboard(signed_in, person):
+    page = signed_in
+    now = timezone.now()
+    labels = ["Alpha", "Bravo", "Charlie", "Delta", "Echo"]
+    made = [
+        make_candidate(owner=person, label=label, last_seen_at=now - timedelta(minutes=i))
+        for i, label in enumerate(labels)
+    ]
+    page.reload()
+    page.keyboard.press("?")
+    help_dialog = page.locator("#keys-help")
+    expect_text(help_dialog, "reject and suppress similar")
+    page.keyboard.press("Escape")
+    page.keyboard.press("j")  # Alpha
+    page.keyboard.press("r")
+    expect_text(card(page, made[0]), "Rejected “Alpha”")
+    page.keyboard.press("s")  # focus moved on to Bravo by itself
+    expect_text(card(page, made[1]), "similar ones stop")
+    page.keyboard.press("p")  # Charlie
+    expect_text(card(page, made[2]), "Promoted “Charlie”")
+    page.keyboard.press("u")  # undo on the card just decided? no: focus is on Delta now
+    page.keyboard.press("k")  # back to Charlie's decided card
+    page.keyboard.press("u")
+    expect_text(card(page, made[2]), "Undone")
+    # select Delta and Echo with x, then bulk-reject them
+    page.keyboard.press("j")
+    page.keyboard.press("x")
+    page.keyboard.press("j")
+    page.keyboard.press("x")
+    page.get_by_role("button", name="Reject selected").click()
+    expect_text(page.locator(".flash"), "Rejected 2.")
+    statuses = dict(Candidate.objects.values_list("label_guess", "status"))
+    assert statuses == {
+        "Alpha": "rejected",
+        "Bravo": "suppressed",
+        "Charlie": "pending",
+        "Delta": "rejected",
+        "Echo": "rejected",
+    }
+
+
+def test_double_click_writes_once(signed_in, person):
+    page = signed_in
+    chess = make_candidate(owner=person, label="Chess")
+    page.reload()
+    card(page, chess).get_by_role("button", name="Promote").dblclick()
+    expect_text(card(page, chess), "Chess")
+    page.wait_for_timeout(300)
+    assert Node.objects.filter(label="Chess").count() == 1
+    assert Receipt.objects.filter(source="review").count() == 1
+
+
+def test_promote_with_an_edited_label(signed_in, person):
+    page = signed_in
+    guess = make_candidate(owner=person, label="Kubernetes a Lot", category_guess="project")
+    page.reload()
+    this = card(page, guess)
+    this.get_by_label("Label").fill("Kubernetes")
+    this.get_by_label("Category").select_option("tool")
+    this.get_by_role("button", name="Promote").click()
+    expect_text(this, "Promoted “Kubernetes”")
+    this.get_by_role("link", name="Kubernetes").click()
+    expect_text(page.locator("h1"), "Kubernetes")
+    node = Node.objects.get(label="Kubernetes")
+    assert node.category == "tool"
+    assert Alias.objects.filter(node=node, alias="Kubernetes a Lot").exists()
+
+
+def test_merge_into_an_existing_node(signed_in, person):
+    page = signed_in
+    boxing = make_node(owner=person, label="Boxing", category="skill")
+    make_node(owner=person, label="Atlas", category="project")
+    guess = make_candidate(owner=person, label="Kickboxing class")
+    page.reload()
+    this = card(page, guess)
+    this.get_by_text("Merge into an existing memory").click()
+    this.get_by_placeholder("Type a label or alias").press_sequentially("box", delay=40)
+    radio = this.get_by_role("radio", name=re.compile("Boxing"))
+    radio.wait_for()
+    assert this.get_by_role("radio", name=re.compile("Atlas")).count() == 0
+    radio.check()
+    this.get_by_role("button", name="Merge").click()
+    expect_text(this, "Merged into “Boxing”")
+    assert Alias.objects.filter(node=boxing, alias="Kickboxing class").exists()
+
+
+def test_suppress_and_a_reingest_stays_blocked(signed_in, person):
+    page = signed_in
+    text = "User: I started learning the cello last week.\n"
+    ingest_text(owner=person, text=text, name="monday.txt")
+    cello = Candidate.objects.get(owner=person, canonical_key="cello")
+    page.reload()
+    this = card(page, cello)
+    this.get_by_label("Suppress for how long").select_option("month")
+    this.get_by_role("button", name="Reject & suppress").click()
+    expect_text(this, "similar ones stop")
+    # the same content again, and a new conversation that mentions it
+    again = ingest_text(owner=person, text=text, name="monday-again.txt")
+    later = ingest_text(
+        owner=person, text="User: I started learning the cello again today.\n", name="friday.txt"
+    )
+    assert again.outcome == "duplicate"
+    assert {"kind": "candidate", "label": "Cello", "reason": "suppressed_blocked"} in [
+        {k: r[k] for k in ("kind", "label", "reason")} for r in later.rejected
+    ] or later.reasons.get("suppressed_blocked")
+    assert not Candidate.objects.filter(owner=person, status="pending").exists()
+    assert not Node.objects.filter(owner=person, canonical_key="cello").exists()
+    suppression = Suppression.objects.get(owner=person, canonical_key="cello")
+    assert suppression.hit_count >= 1
+    page.goto("/memory/suppressions/")
+    row = page.locator(f"#suppression-{suppression.pk}")
+    expect_text(row, "Cello")
+    expect_text(row, str(suppression.hit_count))
+
+
+def test_filter_the_saves_page(signed_in, person):
+    page = signed_in
+    Receipt.objects.create(owner=person, source="upload", outcome="wrote", summary="wrote Atlas")
+    Receipt.objects.create(
+        owner=person, source="api", outcome="llm_failed", summary="endpoint timed out"
+    )
+    page.goto("/saves/")
+    expect_text(page.locator("#saves-results"), "wrote Atlas")
+    page.locator("select[name=outcome]").select_option("llm_failed")
+    page.wait_for_url(re.compile(r"outcome=llm_failed"))
+    results = page.locator("#saves-results")
+    expect_text(results, "endpoint timed out")
+    assert "wrote Atlas" not in results.inner_text()
+    results.get_by_text("endpoint timed out").click()  # expand the row
+    expect_text(results.locator("details[open]"), "Full receipt")
+    # the filtered view is a link
+    page.goto("/saves/?source=upload")
+    expect_text(page.locator("#saves-results"), "wrote Atlas")
+    response = page.goto("/saves/?outcome=bogus")
+    assert response.status == 400
+    expect_text(page.locator("[role=alert]"), "That filter can’t be read")
+
+
+def test_delete_a_node_with_make_it_stick(signed_in, person):
+    page = signed_in
+    node = make_node(owner=person, label="Cello", category="skill", aliases=("violoncello",))
+    page.goto(f"/memory/nodes/{node.pk}/")
+    page.get_by_role("link", name=re.compile("Delete “Cello”")).click()
+    stick = page.get_by_label("Make it stick")
+    assert stick.is_checked()  # on by default
+    page.get_by_role("button", name="Delete for good").click()
+    expect_text(page.locator(".flash"), "Deleted “Cello”")
+    assert not Node.objects.filter(pk=node.pk).exists()
+    assert set(Suppression.objects.values_list("canonical_key", flat=True)) == {
+        "cello",
+        "violoncello",
+    }
+    ingest_text(owner=person, text="User: I started learning the cello.\n", name="again.txt")
+    assert not Node.objects.filter(owner=person, canonical_key="cello").exists()
+    assert not Candidate.objects.filter(owner=person, status="pending").exists()
+
+
+def test_phone_width_has_no_sideways_scroll(signed_in, person):
+    page = signed_in
+    make_candidate(owner=person, label="A rather long label for a narrow phone screen")
+    page.set_viewport_size({"width": 375, "height": 740})
+    for path in ["/review/", "/saves/", "/memory/", "/memory/suppressions/", "/review/uploads/"]:
+        page.goto(path)
+        overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+        assert overflow <= 1, path
