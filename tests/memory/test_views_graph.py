@@ -28,8 +28,8 @@ def test_deterministic_and_inside_the_canvas():
     again = layout_graph(nodes(12), [(0, 100, "uses")], category_labels=LABELS)
     assert first == again
     for p in first.nodes:
-        assert 0 <= p.x - p.r and p.x + p.r <= first.width
-        assert 0 <= p.y - p.r and p.y + p.r <= first.height
+        assert p.x - p.r >= 0 and p.x + p.r <= first.width
+        assert p.y - p.r >= 0 and p.y + p.r <= first.height
     assert [c.text for c in first.clusters] == ["family", "project", "skill"]
 
 
