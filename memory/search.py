@@ -6,8 +6,9 @@ a person sees what an assistant would get for the same words, and why.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, overload
 
 from memory.keys import canonical_key
 from memory.models import Node
@@ -23,22 +24,31 @@ class NodeHit:
     pages: tuple[str, ...] = field(default=())  # titles of matching pages about this node
 
 
-class _Browse:
+class _Browse(Sequence[NodeHit]):
     """A node queryset seen as hits, sliced lazily so a Paginator counts in SQL."""
 
     def __init__(self, nodes: Any) -> None:
         self.nodes = nodes
 
-    def count(self) -> int:
+    def count(self) -> int:  # type: ignore[override]  # Paginator's count(), not Sequence's
         return int(self.nodes.count())
 
-    def __getitem__(self, index: slice) -> list[NodeHit]:
-        return [NodeHit(node) for node in self.nodes[index]]
+    def __len__(self) -> int:
+        return self.count()
+
+    @overload
+    def __getitem__(self, index: int) -> NodeHit: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[NodeHit]: ...
+    def __getitem__(self, index: int | slice) -> NodeHit | list[NodeHit]:
+        if isinstance(index, slice):
+            return [NodeHit(node) for node in self.nodes[index]]
+        return NodeHit(self.nodes[index])
 
 
 @dataclass(frozen=True)
 class Search:
-    hits: list[NodeHit] | _Browse
+    hits: Sequence[NodeHit]
     reason: str = ""  # why recall returned nothing (smalltalk, no match...)
 
 

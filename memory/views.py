@@ -19,6 +19,7 @@ from django.views.decorators.http import require_GET, require_POST
 from memory import selectors
 from memory.forms import AliasForm, GraphFilterForm, NodeDeleteForm, NodeEditForm, NodeFilterForm
 from memory.graph_layout import NodeIn, layout_graph
+from memory.htmx import HtmxHttpRequest
 from memory.models import Node, Suppression
 from memory.search import search_nodes
 from memory.services import nodes as node_services
@@ -46,12 +47,12 @@ def suppression_or_404(request: HttpRequest, suppression_id: int) -> Suppression
 
 
 def _errors(form: Any) -> str:
-    return "; ".join(e for errors in form.errors.values() for e in errors)
+    return "; ".join(str(e) for errors in form.errors.values() for e in errors)
 
 
 @login_required
 @require_GET
-def nodes(request: HttpRequest) -> HttpResponse:
+def nodes(request: HtmxHttpRequest) -> HttpResponse:
     form = NodeFilterForm(request.GET)
     if not form.is_valid():
         return render(request, NODES, {"form": form}, status=400)
@@ -64,7 +65,7 @@ def nodes(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_GET
-def node(request: HttpRequest, node_id: int) -> HttpResponse:
+def node(request: HtmxHttpRequest, node_id: int) -> HttpResponse:
     node = node_or_404(request, node_id, detail=True)
     return render(request, NODE, _node_context(node))
 
@@ -81,7 +82,7 @@ def _node_context(node: Node, **extra: Any) -> dict[str, Any]:
 
 @login_required
 @require_POST
-def node_edit(request: HttpRequest, node_id: int) -> HttpResponse:
+def node_edit(request: HtmxHttpRequest, node_id: int) -> HttpResponse:
     node = node_or_404(request, node_id)
     form = NodeEditForm(request.POST)
     try:
@@ -95,7 +96,7 @@ def node_edit(request: HttpRequest, node_id: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def alias_add(request: HttpRequest, node_id: int) -> HttpResponse:
+def alias_add(request: HtmxHttpRequest, node_id: int) -> HttpResponse:
     node = node_or_404(request, node_id)
     form = AliasForm(request.POST)
     try:
@@ -109,7 +110,7 @@ def alias_add(request: HttpRequest, node_id: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def alias_remove(request: HttpRequest, alias_id: int) -> HttpResponse:
+def alias_remove(request: HtmxHttpRequest, alias_id: int) -> HttpResponse:
     alias = selectors.alias_get(request.user, alias_id)
     if alias is None:
         raise Http404("No such alias")
@@ -118,7 +119,7 @@ def alias_remove(request: HttpRequest, alias_id: int) -> HttpResponse:
 
 
 def _region(
-    request: HttpRequest,
+    request: HtmxHttpRequest,
     node: Node,
     region: str,
     note: str,
@@ -137,14 +138,14 @@ def _region(
 
 @login_required
 @require_GET
-def node_delete_confirm(request: HttpRequest, node_id: int) -> HttpResponse:
+def node_delete_confirm(request: HtmxHttpRequest, node_id: int) -> HttpResponse:
     node = node_or_404(request, node_id)
     return render(request, "memory/node_delete.html", {"node": node, "form": NodeDeleteForm()})
 
 
 @login_required
 @require_POST
-def node_delete(request: HttpRequest, node_id: int) -> HttpResponse:
+def node_delete(request: HtmxHttpRequest, node_id: int) -> HttpResponse:
     node = node_or_404(request, node_id)
     form = NodeDeleteForm(request.POST)
     form.is_valid()  # a lone boolean: absent means unticked
@@ -158,7 +159,7 @@ def node_delete(request: HttpRequest, node_id: int) -> HttpResponse:
 
 @login_required
 @require_GET
-def graph(request: HttpRequest) -> HttpResponse:
+def graph(request: HtmxHttpRequest) -> HttpResponse:
     form = GraphFilterForm(request.GET)
     if not form.is_valid():
         return render(request, "memory/graph.html", {"form": form}, status=400)
@@ -173,7 +174,7 @@ def graph(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_GET
-def suppressions(request: HttpRequest) -> HttpResponse:
+def suppressions(request: HtmxHttpRequest) -> HttpResponse:
     now = timezone.now()
     rows = list(selectors.suppression_list(request.user))
     context = {
@@ -186,7 +187,7 @@ def suppressions(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_POST
-def suppression_lift(request: HttpRequest, suppression_id: int) -> HttpResponse:
+def suppression_lift(request: HtmxHttpRequest, suppression_id: int) -> HttpResponse:
     suppression = node_services.suppression_lift(
         suppression=suppression_or_404(request, suppression_id)
     )

@@ -8,6 +8,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
+from memory.htmx import HtmxHttpRequest
 from memory.selectors import receipt_written
 from receipts.chart import stacked_chart
 from receipts.forms import SavesFilterForm
@@ -28,7 +29,7 @@ def receipt_or_404(request: HttpRequest, receipt_id: int) -> Receipt:
 
 @login_required
 @require_GET
-def saves(request: HttpRequest) -> HttpResponse:
+def saves(request: HtmxHttpRequest) -> HttpResponse:
     form = SavesFilterForm(request.GET)
     if not form.is_valid():
         return render(request, SAVES, {"form": form}, status=400)
@@ -50,7 +51,7 @@ def saves(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_GET
-def receipt_detail(request: HttpRequest, receipt_id: int) -> HttpResponse:
+def receipt_detail(request: HtmxHttpRequest, receipt_id: int) -> HttpResponse:
     receipt = receipt_or_404(request, receipt_id)
     context = {"receipt": receipt, "written": receipt_written(request.user, receipt.pk)}
     return render(request, "receipts/detail.html", context)

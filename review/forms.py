@@ -85,7 +85,7 @@ class MultipleFileField(forms.FileField):
 
 
 class UploadForm(forms.Form):
-    files = MultipleFileField(label="Transcripts")
+    transcripts = MultipleFileField(label="Transcripts")
     happened_on = forms.DateField(
         required=False,
         label="When did this conversation happen?",

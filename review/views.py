@@ -17,6 +17,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
 from memory import selectors
+from memory.htmx import HtmxHttpRequest
 from memory.models import Candidate
 from memory.services import review as review_services
 from memory.services.review import CandidateAlreadyDecided, ReviewError
@@ -39,7 +40,7 @@ def candidate_or_404(request: HttpRequest, candidate_id: int) -> Candidate:
 
 
 def _card(
-    request: HttpRequest, candidate: Candidate, *, status: int = 200, **extra: Any
+    request: HtmxHttpRequest, candidate: Candidate, *, status: int = 200, **extra: Any
 ) -> HttpResponse:
     """The card of ``candidate`` as it is now: pending (the form) or decided (a note)."""
     context = {"candidate": candidate, "oob_count": True, **CHOICES, **extra}
@@ -47,7 +48,7 @@ def _card(
 
 
 def _done(
-    request: HttpRequest, candidate: Candidate, message: str, *, level: int = messages.SUCCESS
+    request: HtmxHttpRequest, candidate: Candidate, message: str, *, level: int = messages.SUCCESS
 ) -> HttpResponse:
     """After a decision (or a refused one): swap the card, or redirect to the queue."""
     if candidate.status != "pending":
@@ -58,7 +59,7 @@ def _done(
     return redirect("review:queue")
 
 
-def _refused(request: HttpRequest, candidate: Candidate, exc: ReviewError) -> HttpResponse:
+def _refused(request: HtmxHttpRequest, candidate: Candidate, exc: ReviewError) -> HttpResponse:
     if isinstance(exc, CandidateAlreadyDecided):
         return _done(request, exc.candidate, str(exc), level=messages.INFO)
     if request.htmx:
@@ -67,14 +68,14 @@ def _refused(request: HttpRequest, candidate: Candidate, exc: ReviewError) -> Ht
     return redirect("review:queue")
 
 
-def _invalid(request: HttpRequest, candidate: Candidate, form: Any) -> HttpResponse:
-    error = "; ".join(e for errors in form.errors.values() for e in errors)
+def _invalid(request: HtmxHttpRequest, candidate: Candidate, form: Any) -> HttpResponse:
+    error = "; ".join(str(e) for errors in form.errors.values() for e in errors)
     return _refused(request, candidate, ReviewError(error))
 
 
 @login_required
 @require_GET
-def queue(request: HttpRequest) -> HttpResponse:
+def queue(request: HtmxHttpRequest) -> HttpResponse:
     page = Paginator(selectors.candidate_queue(request.user), PAGE_SIZE).get_page(
         request.GET.get("page")
     )
@@ -86,13 +87,13 @@ def queue(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_GET
-def candidate(request: HttpRequest, candidate_id: int) -> HttpResponse:
+def candidate(request: HtmxHttpRequest, candidate_id: int) -> HttpResponse:
     return _card(request, candidate_or_404(request, candidate_id))
 
 
 @login_required
 @require_POST
-def candidate_promote(request: HttpRequest, candidate_id: int) -> HttpResponse:
+def candidate_promote(request: HtmxHttpRequest, candidate_id: int) -> HttpResponse:
     candidate = candidate_or_404(request, candidate_id)
     form = PromoteForm(request.POST)
     if not form.is_valid():
@@ -109,7 +110,7 @@ def candidate_promote(request: HttpRequest, candidate_id: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def candidate_reject(request: HttpRequest, candidate_id: int) -> HttpResponse:
+def candidate_reject(request: HtmxHttpRequest, candidate_id: int) -> HttpResponse:
     candidate = candidate_or_404(request, candidate_id)
     try:
         review_services.candidate_reject(candidate=candidate, by=request.user)
@@ -120,7 +121,7 @@ def candidate_reject(request: HttpRequest, candidate_id: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def candidate_suppress(request: HttpRequest, candidate_id: int) -> HttpResponse:
+def candidate_suppress(request: HtmxHttpRequest, candidate_id: int) -> HttpResponse:
     candidate = candidate_or_404(request, candidate_id)
     form = SuppressForm(request.POST)
     if not form.is_valid():
@@ -136,7 +137,7 @@ def candidate_suppress(request: HttpRequest, candidate_id: int) -> HttpResponse:
 
 @login_required
 @require_GET
-def candidate_merge_pick(request: HttpRequest, candidate_id: int) -> HttpResponse:
+def candidate_merge_pick(request: HtmxHttpRequest, candidate_id: int) -> HttpResponse:
     """The merge picker: search as you type (HTMX) or a page of its own (no JavaScript)."""
     candidate = candidate_or_404(request, candidate_id)
     form = PickerForm(request.GET)
@@ -148,7 +149,7 @@ def candidate_merge_pick(request: HttpRequest, candidate_id: int) -> HttpRespons
 
 @login_required
 @require_POST
-def candidate_merge(request: HttpRequest, candidate_id: int) -> HttpResponse:
+def candidate_merge(request: HtmxHttpRequest, candidate_id: int) -> HttpResponse:
     candidate = candidate_or_404(request, candidate_id)
     form = MergeForm(request.POST)
     if not form.is_valid():
@@ -170,7 +171,7 @@ def candidate_merge(request: HttpRequest, candidate_id: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def candidate_undo(request: HttpRequest, candidate_id: int) -> HttpResponse:
+def candidate_undo(request: HtmxHttpRequest, candidate_id: int) -> HttpResponse:
     candidate = candidate_or_404(request, candidate_id)
     try:
         review_services.candidate_undo(candidate=candidate, by=request.user)
@@ -188,11 +189,11 @@ def candidate_undo(request: HttpRequest, candidate_id: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def bulk(request: HttpRequest) -> HttpResponse:
+def bulk(request: HtmxHttpRequest) -> HttpResponse:
     """Reject, or reject and suppress, every selected card that still waits."""
     form = BulkForm(request.POST)
     if not form.is_valid():
-        messages.error(request, "; ".join(e for es in form.errors.values() for e in es))
+        messages.error(request, "; ".join(str(e) for es in form.errors.values() for e in es))
         return redirect("review:queue")
     suppress = form.cleaned_data["action"] == "suppress"
     done = _reject_many(
@@ -223,26 +224,26 @@ def _reject_many(candidates: list[Candidate], *, by: Any, suppress: bool, until:
 
 @login_required
 @require_GET
-def uploads(request: HttpRequest) -> HttpResponse:
+def uploads(request: HtmxHttpRequest) -> HttpResponse:
     return _uploads_page(request, UploadForm(), results=None)
 
 
 @login_required
 @require_POST
-def upload(request: HttpRequest) -> HttpResponse:
+def upload(request: HtmxHttpRequest) -> HttpResponse:
     form = UploadForm(request.POST, request.FILES)
     if not form.is_valid():
         return _uploads_page(request, form, results=None, status=400)
     results = transcripts_upload(
         owner=request.user,
-        files=[(f.name, f.read()) for f in form.cleaned_data["files"]],
+        files=[(f.name, f.read()) for f in form.cleaned_data["transcripts"]],
         source_time=form.source_time(),
     )
     return _uploads_page(request, UploadForm(), results=results)
 
 
 def _uploads_page(
-    request: HttpRequest, form: UploadForm, *, results: Any, status: int = 200
+    request: HtmxHttpRequest, form: UploadForm, *, results: Any, status: int = 200
 ) -> HttpResponse:
     context = {
         "form": form,

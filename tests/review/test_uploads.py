@@ -27,14 +27,14 @@ def upload(name: str, data: bytes) -> SimpleUploadedFile:
 
 def test_anonymous_cannot_upload(client):
     assert client.get(UPLOADS)["Location"].startswith("/login/")
-    response = client.post(UPLOAD, {"files": [upload("a.txt", GOOD)]})
+    response = client.post(UPLOAD, {"transcripts": [upload("a.txt", GOOD)]})
     assert response["Location"].startswith("/login/")
     assert not Transcript.objects.exists()
 
 
 def test_upload_page_empty_state(owner_client):
     html = owner_client.get(UPLOADS).content.decode()
-    assert 'enctype="multipart/form-data"' in html and "multiple" in html
+    assert 'enctype="multipart/form-data"' in html and 'type="file" name="transcripts"' in html and "multiple" in html
     assert "No uploads yet" in html
 
 
@@ -48,7 +48,7 @@ def test_several_files_good_and_bad_each_with_its_own_message(owner_client, owne
         upload("huge.txt", b"User: " + b"words " * 1000),
         upload("chat.json", b'[{"role": "user", "content": "I moved to Lisbon in 2024."}]'),
     ]
-    response = owner_client.post(UPLOAD, {"files": files})
+    response = owner_client.post(UPLOAD, {"transcripts": files})
     html = response.content.decode()
     assert response.status_code == 200
     assert "photo.txt: looks binary" in html
@@ -72,7 +72,7 @@ def test_several_files_good_and_bad_each_with_its_own_message(owner_client, owne
 
 def test_larger_files_wait_for_ingest_pending(owner_client, owner, settings):
     settings.UME_INLINE_UPLOAD_BYTES = 10
-    response = owner_client.post(UPLOAD, {"files": [upload("long.txt", GOOD)]}, **HX)
+    response = owner_client.post(UPLOAD, {"transcripts": [upload("long.txt", GOOD)]}, **HX)
     html = response.content.decode()
     assert html.lstrip().startswith('<section id="upload-panel"')
     assert "ingest --pending" in html
@@ -86,14 +86,14 @@ def test_larger_files_wait_for_ingest_pending(owner_client, owner, settings):
 
 
 def test_when_did_this_happen_sets_the_source_time(owner_client, owner):
-    owner_client.post(UPLOAD, {"files": [upload("old.txt", GOOD)], "happened_on": "2024-05-10"})
+    owner_client.post(UPLOAD, {"transcripts": [upload("old.txt", GOOD)], "happened_on": "2024-05-10"})
     transcript = Transcript.objects.get(owner=owner)
     assert transcript.source_time.date() == date(2024, 5, 10)
 
 
 def test_the_same_file_twice_is_stored_once(owner_client, owner):
-    owner_client.post(UPLOAD, {"files": [upload("a.txt", GOOD)]})
-    response = owner_client.post(UPLOAD, {"files": [upload("again.txt", GOOD)]})
+    owner_client.post(UPLOAD, {"transcripts": [upload("a.txt", GOOD)]})
+    response = owner_client.post(UPLOAD, {"transcripts": [upload("again.txt", GOOD)]})
     assert "already uploaded" in response.content.decode()
     assert Transcript.objects.filter(owner=owner).count() == 1
 
@@ -105,7 +105,7 @@ def test_no_file_is_a_form_error(owner_client):
 
 
 def test_bad_date_is_a_form_error(owner_client):
-    response = owner_client.post(UPLOAD, {"files": [upload("a.txt", GOOD)], "happened_on": "x"})
+    response = owner_client.post(UPLOAD, {"transcripts": [upload("a.txt", GOOD)], "happened_on": "x"})
     assert response.status_code == 400
     assert not Transcript.objects.exists()
 
