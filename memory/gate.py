@@ -268,6 +268,7 @@ class _Pending:
     slice_keys: set[tuple[str, str, str]] = field(default_factory=set)
     event_keys: set[tuple[str, str, str]] = field(default_factory=set)
     edge_keys: set[tuple[str, str, str]] = field(default_factory=set)
+    alias_keys: set[str] = field(default_factory=set)  # aliases this batch adds, any node
 
 
 class _Gate:
@@ -334,6 +335,30 @@ class _Gate:
                 best = (score, node.id)
         return best[1] if best else None
 
+    def claim_alias(self, alias: str, known: set[str], node: NodeRef | None = None) -> bool:
+        """May ``alias`` be added to a node whose label and aliases are ``known``?
+
+        One node per alias key (the store's unique constraint), never an unusable label, and
+        never a suppressed one: an alias is a way for a label to enter the store.
+        """
+        alias_key = canonical_key(alias)
+        if not alias_key or alias_key in known or label_rejection(alias) is not None:
+            return False
+        if (
+            alias_key in self.by_key
+            or alias_key in self.by_alias
+            or alias_key in self.out.nodes
+            or alias_key in self.out.alias_keys
+        ):
+            return False
+        if self.suppressed(alias_key):
+            self.reject("alias", alias, RejectReason.SUPPRESSED_BLOCKED.value)
+            return False
+        self.out.alias_keys.add(alias_key)
+        if node is not None:  # later mentions in this batch find the node by it
+            self.by_alias[alias_key] = node
+        return True
+
     # -- identities
 
     def touch(
@@ -343,10 +368,7 @@ class _Gate:
         known = set(node.alias_keys) | {node.key}
         new_aliases = list(update.new_aliases) if update else []
         for alias in aliases:
-            alias_key = canonical_key(alias)
-            taken = alias_key in self.by_key or alias_key in self.by_alias
-            fresh = alias_key not in {canonical_key(a) for a in new_aliases}
-            if alias_key and alias_key not in known and not taken and fresh:
+            if self.claim_alias(alias, known, node):
                 new_aliases.append(alias)
         self.out.updates[node.id] = NodeUpdate(
             node_id=node.id,
@@ -433,7 +455,7 @@ class _Gate:
         if planned is not None:
             self.out.nodes[key] = replace(
                 planned,
-                aliases=planned.aliases + tuple(a for a in p.aliases if a not in planned.aliases),
+                aliases=planned.aliases + tuple(a for a in p.aliases if self.claim_alias(a, {key})),
                 evidence=planned.evidence + p.evidence,
                 confidence=max(planned.confidence, p.confidence),
                 state=planned.state or p.state,
@@ -443,8 +465,9 @@ class _Gate:
             self.reject("node", p.label, RejectReason.SUPPRESSED_BLOCKED.value)
             return
         if self.auto(p.confidence) and key not in self.pending and key not in self.out.candidates:
+            aliases = tuple(a for a in p.aliases if self.claim_alias(a, {key}))
             self.out.nodes[key] = PlannedNode(
-                key, p.label, p.category, p.state, p.aliases, p.confidence, p.evidence
+                key, p.label, p.category, p.state, aliases, p.confidence, p.evidence
             )
             return
         weak = p.confidence < self.snap.min_confidence

@@ -49,6 +49,7 @@ REQUEST_PHRASES = (
 )
 _REQUEST_KEYS = tuple(canonical_key(p) for p in REQUEST_PHRASES)
 MAX_TITLE_WORDS = 12
+MAX_KEY_CHARS = 200  # the canonical_key columns; NFKD and folding can make a key longer
 
 
 def is_junk_label(label: str) -> bool:
@@ -65,7 +66,7 @@ def is_bad_title(label: str) -> bool:
     stripped = label.strip()
     key = canonical_key(stripped)
     words = key.split()
-    if len(words) > MAX_TITLE_WORDS:
+    if len(words) > MAX_TITLE_WORDS or len(key) > MAX_KEY_CHARS:
         return True
     if stripped.endswith(("?", "!")) or (stripped.endswith(".") and len(words) > 3):
         return True

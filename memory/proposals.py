@@ -8,6 +8,7 @@ the gate can reject it with ``invalid_edge_type``.
 
 from __future__ import annotations
 
+from collections import deque
 from datetime import UTC, date, datetime, time
 from typing import Annotated, Any, Literal
 
@@ -34,6 +35,7 @@ from memory.vocab import (
 MAX_LABEL = 200
 MAX_TEXT = 4000
 MAX_OBJECTS = 500
+MAX_EVIDENCE = 5000  # spans in one batch: each is a row written in the apply transaction
 
 _CATEGORIES = set(Category.values)
 _ACTIONS = set(EventAction.values)
@@ -212,12 +214,34 @@ def parse_proposals(data: Any) -> list[AnyProposal]:
         raise ProposalError('expected a list of proposed objects or {"objects": [...]}')
     if len(data) > MAX_OBJECTS:
         raise ProposalError(f"too many proposed objects ({len(data)} > {MAX_OBJECTS})")
+    nul = _nul_path(data)
+    if nul is not None:
+        raise ProposalError(f"invalid proposal at {nul}: contains a NUL character (\\u0000)")
     try:
-        return list(_ADAPTER.validate_python(data))
+        proposals = list(_ADAPTER.validate_python(data))
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(part) for part in first["loc"])
         raise ProposalError(f"invalid proposal at {where}: {first['msg']}") from exc
+    spans = sum(len(p.evidence) for p in proposals)
+    if spans > MAX_EVIDENCE:
+        raise ProposalError(f"too many evidence spans ({spans} > {MAX_EVIDENCE})")
+    return proposals
+
+
+def _nul_path(data: Any) -> str | None:
+    """Where the first string holding a NUL character is (PostgreSQL refuses NUL in text)."""
+    queue: deque[tuple[tuple[str, ...], Any]] = deque([((), data)])
+    while queue:
+        path, item = queue.popleft()
+        if isinstance(item, str):
+            if "\x00" in item:
+                return ".".join(path)
+        elif isinstance(item, dict):
+            queue.extend(((*path, str(key)), value) for key, value in item.items())
+        elif isinstance(item, list | tuple):
+            queue.extend(((*path, str(i)), value) for i, value in enumerate(item))
+    return None
 
 
 def dump_proposal(proposal: AnyProposal) -> dict[str, Any]:

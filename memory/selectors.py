@@ -82,12 +82,13 @@ def gate_snapshot(owner: Any, proposals: Iterable[AnyProposal], *, now: datetime
         near |= Q(canonical_key=word) | Q(canonical_key__startswith=f"{word} ")
         near |= Q(canonical_key__endswith=f" {word}") | Q(canonical_key__contains=f" {word} ")
     exact = Q(canonical_key__in=keys) | Q(aliases__canonical_key__in=keys)
-    node_rows = list(
-        Node.objects.filter(owner=owner)
-        .filter(exact | near if words else exact)
-        .distinct()
-        .order_by("id")[:500]
-    )
+    # Exact matches decide identity: always loaded. Nodes that merely share a word are hints
+    # for the reviewer, capped -- and they can never crowd an exact match out of the snapshot.
+    node_rows = list(Node.objects.filter(owner=owner).filter(exact).distinct().order_by("id"))
+    if words:
+        seen = {n.id for n in node_rows}
+        hints = Node.objects.filter(owner=owner).filter(near).order_by("id")[:500]
+        node_rows += [n for n in hints if n.id not in seen]
     node_ids = [n.id for n in node_rows]
     alias_keys: dict[int, set[str]] = {}
     for node_id, alias_key in Alias.objects.filter(owner=owner, node_id__in=node_ids).values_list(

@@ -121,6 +121,9 @@ def messages_from_json(data: Any) -> list[Message]:
         if not isinstance(content, str):
             raise TranscriptError(f"{where}: content must be text")
         message_id = str(item.get("id") or f"M{index}")[:64]
+        if "\x00" in content or "\x00" in message_id:
+            # PostgreSQL refuses NUL in text columns; refuse it here, saying where.
+            raise TranscriptError(f"{where}: contains a NUL character (\\u0000)")
         messages.append(
             Message(message_id, role, content.strip(), _parse_ts(item.get("ts"), where))
         )
@@ -158,6 +161,8 @@ def parse_transcript(text: str, *, name: str = "transcript") -> list[Message]:
             raise TranscriptError(
                 f"{name}: malformed JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
             ) from exc
+        except RecursionError as exc:
+            raise TranscriptError(f"{name}: malformed JSON (nested too deeply)") from exc
         try:
             return messages_from_json(data)
         except TranscriptError as exc:

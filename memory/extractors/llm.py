@@ -224,7 +224,7 @@ def _post(url: str, payload: dict[str, Any], *, api_key: str, timeout: float) ->
         raise ExtractorFailed(f"the LLM endpoint {where} answered HTTP {status}: {_excerpt(text)}")
     try:
         return json.loads(text)
-    except json.JSONDecodeError as exc:
+    except (json.JSONDecodeError, RecursionError) as exc:
         raise ExtractorFailed(
             f"the LLM endpoint {where} answered HTTP {status} with a body that is not JSON: "
             f"{_excerpt(text)}"
@@ -310,7 +310,7 @@ def find_json(text: str) -> dict[str, Any] | list[Any] | None:
             for candidate in (span, _drop_trailing_commas(span)):
                 try:
                     data = json.loads(candidate)
-                except json.JSONDecodeError:
+                except (json.JSONDecodeError, RecursionError):
                     continue
                 if isinstance(data, (dict, list)):
                     return data

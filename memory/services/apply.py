@@ -237,7 +237,11 @@ def plan_apply(
         evidence += _evidence_rows(planned_candidate.evidence, candidate=candidate, **ev)
 
     for bump in plan.candidate_bumps:
-        candidate = Candidate.objects.select_for_update().get(owner=owner, pk=bump.candidate_id)
+        try:
+            candidate = Candidate.objects.select_for_update().get(owner=owner, pk=bump.candidate_id)
+        except Candidate.DoesNotExist:
+            # Deleted between snapshot and apply (delete all, cleanup): plan again.
+            raise CandidateDecided(bump.candidate_id) from None
         revived = candidate.status == CandidateStatus.EXPIRED
         if revived:
             # Mentioned again after cleanup expired it: back in the queue with its history. A

@@ -157,6 +157,16 @@ def ingest_text(
             extractor=extractor,
             error=f"{name}: {size:,} bytes is over the limit of {settings.UME_MAX_TRANSCRIPT_BYTES:,} bytes",
         )
+    name = name.replace("\x00", "")  # PostgreSQL refuses NUL in text columns
+    if "\x00" in text:
+        return _receipt(
+            src,
+            outcome=Outcome.REJECTED_INPUT,
+            subject=name,
+            started=started,
+            extractor=extractor,
+            error=f"{name}: contains NUL characters, not a transcript",
+        )
     if not text.strip():
         return _receipt(
             src,
@@ -227,7 +237,7 @@ def ingest_memory(*, owner: Any, text: str, source: str, token: Any = None) -> R
     return ingest_messages(
         owner=owner,
         messages=[{"role": "user", "content": text, "ts": now.isoformat()}],
-        name="memory: " + " ".join(text.split())[:80],
+        name="memory: " + " ".join(text.replace("\x00", "").split())[:80],
         source=source,
         token=token,
         source_time=now,
@@ -327,6 +337,8 @@ def _read(transcript: Transcript, extractor: str) -> tuple[list[Message], list[A
             raise ProposalError(
                 f"{transcript.name}: malformed JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
             ) from exc
+        except RecursionError as exc:
+            raise ProposalError(f"{transcript.name}: malformed JSON (nested too deeply)") from exc
         messages = (
             messages_from_json(data["messages"])
             if isinstance(data, dict) and "messages" in data
@@ -369,16 +381,19 @@ def ingest_transcript(
     try:
         messages, proposals = _read(transcript, extractor)
     except (TranscriptError, ProposalError) as exc:
+        error = str(exc)
+        if not error.startswith(f"{transcript.name}: "):
+            error = f"{transcript.name}: {error}"
         receipt = _receipt(
             src,
             outcome=Outcome.REJECTED_INPUT,
             subject=transcript.name,
             started=started,
             extractor=extractor,
-            error=str(exc),
+            error=error,
             detail={"transcript": transcript.pk},
         )
-        _finish(transcript, status=TranscriptStatus.FAILED, receipt=receipt, error=str(exc))
+        _finish(transcript, status=TranscriptStatus.FAILED, receipt=receipt, error=error)
         return receipt
     except ExtractorFailed as exc:
         receipt = _receipt(
@@ -391,6 +406,20 @@ def ingest_transcript(
             detail={"transcript": transcript.pk, "retryable": True},
         )
         _finish(transcript, status=TranscriptStatus.FAILED, receipt=receipt, error=str(exc))
+        return receipt
+    except Exception as exc:  # a bug must not leave the transcript in ``processing``
+        log.exception("extractor %s failed on %s", extractor, transcript.name)
+        error = f"{transcript.name}: the {extractor} extractor failed ({type(exc).__name__}: {exc})"
+        receipt = _receipt(
+            src,
+            outcome=Outcome.LLM_FAILED,
+            subject=transcript.name,
+            started=started,
+            extractor=extractor,
+            error=error,
+            detail={"transcript": transcript.pk, "retryable": False},
+        )
+        _finish(transcript, status=TranscriptStatus.FAILED, receipt=receipt, error=error)
         return receipt
     receipt = apply_proposals(
         src=src,
@@ -430,9 +459,9 @@ def apply_proposals(
     last_error: Exception | None = None
     for _attempt in range(APPLY_ATTEMPTS):
         now = timezone.now()
-        snapshot = gate_snapshot(src.owner, proposals, now=now)
-        plan = plan_writes(proposals, snapshot)
         try:
+            snapshot = gate_snapshot(src.owner, proposals, now=now)
+            plan = plan_writes(proposals, snapshot)
             with transaction.atomic():
                 barrier_check(src.owner, started_at=began)
                 receipt = Receipt.objects.create(
@@ -488,6 +517,17 @@ def apply_proposals(
                 extractor=extractor,
                 error=f"database write failed: {exc}",
                 detail={"transcript": transcript.pk if transcript else None, "retryable": True},
+            )
+        except Exception as exc:  # a bug: rolled back; a receipt, never a crash
+            log.exception("apply failed for %s", subject)
+            return _receipt(
+                src,
+                outcome=Outcome.DB_WRITE_FAILED,
+                subject=subject,
+                started=started,
+                extractor=extractor,
+                error=f"{subject}: the write failed and was rolled back ({type(exc).__name__}: {exc})",
+                detail={"transcript": transcript.pk if transcript else None, "retryable": False},
             )
     return _receipt(
         src,
@@ -567,6 +607,15 @@ def ingest_pending(*, limit: int = 50, extractor: str | None = None) -> list[Rec
                     .first()
                 )
                 row = retry
+            if row is None:
+                # A worker that died mid-run (killed, out of memory) left its claim behind.
+                row = (
+                    Transcript.objects.select_for_update(skip_locked=True)
+                    .filter(status=TranscriptStatus.PROCESSING, claimed_at__lt=now - STALE_CLAIM)
+                    .order_by("claimed_at", "id")
+                    .select_related("owner")
+                    .first()
+                )
             if row is None:
                 break
             if not transcript_claim(row, now=now):

@@ -22,10 +22,10 @@ class NodeEditError(ValueError):
 
 def _clean_label(label: str) -> str:
     label = " ".join(label.split())
-    if not label or label_rejection(label):
-        raise NodeEditError(f"“{label}” is not a usable label")
     if len(label) > 200:
         raise NodeEditError("a label is at most 200 characters")
+    if not label or label_rejection(label):
+        raise NodeEditError(f"“{label}” is not a usable label")
     return label
 
 
@@ -159,6 +159,8 @@ def suppression_add(
     key = canonical_key(text)
     if not key:
         raise NodeEditError("give a label to suppress")
+    if len(key) > 200:  # the column; a folded key can be longer than the label
+        raise NodeEditError("a label is at most 200 characters")
     return Suppression.objects.create(
         owner=owner,
         kind=SuppressionKind.NODE,

@@ -47,7 +47,6 @@ from memory.vocab import (
 from receipts.models import Outcome, Receipt, Source
 
 
-
 class ReviewError(ValueError):
     """A decision that cannot be taken; the message is fit to show the person."""
 
@@ -103,16 +102,27 @@ def _review_receipt(
 
 
 def _held(candidate: Candidate) -> list[AnyProposal]:
-    try:
-        return parse_proposals(list(candidate.held_objects or []))
-    except ProposalError:
-        return []  # held objects are written by our own gate; unreadable ones are dropped
+    # One by one: the batch limits of a save do not apply to what piled up over many saves,
+    # and one unreadable object must not drop the others.
+    held: list[AnyProposal] = []
+    for item in candidate.held_objects or []:
+        try:
+            held += parse_proposals([item])
+        except ProposalError:
+            continue  # held objects are written by our own gate; unreadable ones are dropped
+    return held
 
 
 def _materialize(candidate: Candidate, node: Node, written: _Written, now: datetime) -> None:
     """Write the slices, events and edges that waited on this candidate onto ``node``."""
     owner = candidate.owner
     evidence: list[Evidence] = []
+    # Where each quote came from (the candidate's own evidence rows, written at ingest), so
+    # the details written now keep their source transcript, not only a message id.
+    origin = {
+        (row.message_id, row.quote): row
+        for row in Evidence.objects.filter(owner=owner, candidate=candidate).order_by("-id")
+    }
     for proposal in _held(candidate):
         quotes = [span for span in proposal.evidence if span.quote]
         target: dict[str, Any] = {}
@@ -157,13 +167,15 @@ def _materialize(candidate: Candidate, node: Node, written: _Written, now: datet
         evidence += [
             Evidence(
                 owner=owner,
-                source="review",
+                source=origin[key].source if key in origin else "review",
+                transcript_id=origin[key].transcript_id if key in origin else None,
                 message_id=s.message_id,
                 message_ts=s.ts,
                 quote=s.quote,
                 **target,
             )
             for s in quotes
+            for key in [(s.message_id, s.quote)]
         ]
     Evidence.objects.bulk_create(evidence)
 
@@ -258,10 +270,10 @@ def candidate_promote(
     """
     started = time.perf_counter()
     label = " ".join((label if label is not None else candidate.label_guess).split())
-    if label_rejection(label):
-        raise ReviewError(f"“{label}” is not a usable label")
     if len(label) > 200:
         raise ReviewError("a label is at most 200 characters")
+    if label_rejection(label):
+        raise ReviewError(f"“{label}” is not a usable label")
     category = category or candidate.category_guess
     if category not in Category.values:
         raise ReviewError(f"unknown category {category!r}")
@@ -475,7 +487,9 @@ def candidate_undo(*, candidate: Candidate, by: Any) -> Candidate:
             .order_by("-created_at", "-id")
             .first()
         )
-        if receipt is None or receipt.created_at < now - timedelta(seconds=settings.UME_UNDO_SECONDS):
+        if receipt is None or receipt.created_at < now - timedelta(
+            seconds=settings.UME_UNDO_SECONDS
+        ):
             raise ReviewError("that decision is too old to undo")
         detail = receipt.detail
         created = detail.get("created", {})
