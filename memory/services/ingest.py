@@ -24,6 +24,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import DatabaseError, IntegrityError, transaction
+from django.db.models import F, Q
 from django.utils import timezone
 
 from memory.extractors import ExtractorFailed, get_extractor
@@ -302,12 +303,16 @@ def transcript_claim(transcript: Transcript, *, now: datetime) -> bool:
     stale = Transcript.objects.filter(
         pk=transcript.pk, status=TranscriptStatus.PROCESSING, claimed_at__lt=now - STALE_CLAIM
     )
-    claimed = claimable.update(status=TranscriptStatus.PROCESSING, claimed_at=now) or stale.update(
-        claimed_at=now
-    )
+    # An attempt is counted when it starts, so a transcript that kills its worker every time
+    # still runs out of attempts.
+    attempt = F("attempts") + 1
+    claimed = claimable.update(
+        status=TranscriptStatus.PROCESSING, claimed_at=now, attempts=attempt
+    ) or stale.update(claimed_at=now, attempts=attempt)
     if claimed:
         transcript.status = TranscriptStatus.PROCESSING
         transcript.claimed_at = now
+        transcript.attempts += 1
     return bool(claimed)
 
 
@@ -317,7 +322,6 @@ def _finish(transcript: Transcript, *, status: str, receipt: Receipt, error: str
         receipt=receipt,
         error=error,
         processed_at=timezone.now(),
-        attempts=transcript.attempts + 1,
     )
     transcript.status = status
     transcript.receipt = receipt
@@ -584,8 +588,23 @@ def ingest_pending(*, limit: int = 50, extractor: str | None = None) -> list[Rec
     by exactly one worker on any backend.
     """
     receipts: list[Receipt] = []
+    now = timezone.now()
+    # A worker that died on the same transcript MAX_ATTEMPTS times: give up on it, visibly.
+    Transcript.objects.filter(
+        status=TranscriptStatus.PROCESSING,
+        claimed_at__lt=now - STALE_CLAIM,
+        attempts__gte=MAX_ATTEMPTS,
+    ).update(
+        status=TranscriptStatus.FAILED,
+        error=f"gave up after {MAX_ATTEMPTS} attempts: the worker stopped before finishing",
+        processed_at=now,
+    )
     while len(receipts) < limit:
         now = timezone.now()
+        # Retryable failures wait attempts² minutes before the next try.
+        backoff = Q()
+        for tried in range(1, MAX_ATTEMPTS):
+            backoff |= Q(attempts=tried, processed_at__lt=now - timedelta(minutes=tried * tried))
         with transaction.atomic():
             row = (
                 Transcript.objects.select_for_update(skip_locked=True)
@@ -598,9 +617,7 @@ def ingest_pending(*, limit: int = 50, extractor: str | None = None) -> list[Rec
                 retry = (
                     Transcript.objects.select_for_update(skip_locked=True)
                     .filter(
-                        status=TranscriptStatus.FAILED,
-                        attempts__lt=MAX_ATTEMPTS,
-                        receipt__detail__retryable=True,
+                        backoff, status=TranscriptStatus.FAILED, receipt__detail__retryable=True
                     )
                     .order_by("processed_at", "id")
                     .select_related("owner")
@@ -611,7 +628,11 @@ def ingest_pending(*, limit: int = 50, extractor: str | None = None) -> list[Rec
                 # A worker that died mid-run (killed, out of memory) left its claim behind.
                 row = (
                     Transcript.objects.select_for_update(skip_locked=True)
-                    .filter(status=TranscriptStatus.PROCESSING, claimed_at__lt=now - STALE_CLAIM)
+                    .filter(
+                        status=TranscriptStatus.PROCESSING,
+                        claimed_at__lt=now - STALE_CLAIM,
+                        attempts__lt=MAX_ATTEMPTS,
+                    )
                     .order_by("claimed_at", "id")
                     .select_related("owner")
                     .first()

@@ -10,6 +10,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from django.core.management import CommandError, call_command
 from django.db import DatabaseError, connection, connections
+from django.utils import timezone
 
 from memory.models import (
     Candidate,
@@ -363,6 +364,8 @@ def test_a_database_failure_rolls_back_and_records_db_write_failed(owner, monkey
     assert transcript.status == "failed"
 
     monkeypatch.setattr(ingest_module, "_fault_injector", None)
+    assert ingest_pending(limit=5, extractor="proposals") == []  # backs off before retrying
+    Transcript.objects.update(processed_at=timezone.now() - timedelta(minutes=2))
     (retry,) = ingest_pending(limit=5, extractor="proposals")
     assert retry.outcome == "wrote" and Candidate.objects.count() == 1
     transcript.refresh_from_db()
@@ -510,3 +513,35 @@ def test_a_stale_processing_claim_is_taken_over(owner):
     assert transcript_claim(transcript, now=now)
     assert not transcript_claim(transcript, now=now + timedelta(minutes=1))
     assert transcript_claim(transcript, now=now + timedelta(minutes=20))
+
+
+def test_a_transcript_that_keeps_killing_its_worker_is_given_up(owner):
+    from memory.services.ingest import MAX_ATTEMPTS, transcript_store
+
+    transcript, _ = transcript_store(
+        owner=owner, text=BOXING_DOC, name="poison.json", source="upload", source_time=None
+    )
+    Transcript.objects.filter(pk=transcript.pk).update(
+        status="processing", attempts=MAX_ATTEMPTS, claimed_at=timezone.now() - timedelta(hours=1)
+    )
+    assert ingest_pending(limit=5, extractor="proposals") == []
+    transcript.refresh_from_db()
+    assert (
+        transcript.status == "failed"
+        and f"gave up after {MAX_ATTEMPTS} attempts" in transcript.error
+    )
+
+
+def test_retries_stop_after_the_last_attempt(owner, monkeypatch):
+    from memory.services.ingest import MAX_ATTEMPTS
+
+    def down() -> None:
+        raise DatabaseError("down")
+
+    monkeypatch.setattr(ingest_module, "_fault_injector", down)
+    ingest_text(owner=owner, text=BOXING_DOC, name="a.json", extractor="proposals")
+    for _ in range(MAX_ATTEMPTS + 2):
+        Transcript.objects.update(processed_at=timezone.now() - timedelta(hours=1))
+        ingest_pending(limit=5, extractor="proposals")
+    transcript = Transcript.objects.get()
+    assert transcript.attempts == MAX_ATTEMPTS and transcript.status == "failed"

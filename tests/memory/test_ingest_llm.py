@@ -6,7 +6,10 @@ and leaves the transcript retryable, and the retry writes once the endpoint reco
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
+from django.utils import timezone
 
 from memory.models import Candidate, Edge, Event, Evidence, MemoryRule, Node, Slice, Transcript
 from memory.services.ingest import ingest_pending, ingest_text
@@ -167,6 +170,8 @@ def test_the_pending_worker_retries_a_failed_llm_transcript(owner, llm: StubLLMS
     assert failed.outcome == "llm_failed"
 
     llm.reply_objects([TENNIS])
+    assert ingest_pending(extractor="llm") == []  # retries back off: not straight away
+    Transcript.objects.update(processed_at=timezone.now() - timedelta(minutes=2))
     receipts = ingest_pending(extractor="llm")
 
     assert [r.outcome for r in receipts] == ["wrote"]
