@@ -30,7 +30,7 @@ from memory.models import (
     Suppression,
     Transcript,
 )
-from memory.proposals import AnyProposal
+from memory.proposals import AnyProposal, EventProposal
 from memory.vocab import CandidateStatus
 
 # Words too common to find "the existing node it may belong to" by.
@@ -136,10 +136,12 @@ def gate_snapshot(owner: Any, proposals: Iterable[AnyProposal], *, now: datetime
             owner=owner, node_id__in=matched, is_current=True
         ).values_list("node_id", "kind", "text")
     )
+    # Only events that could be duplicates of a proposed one: same node and same action.
+    actions = {p.action for p in proposals if isinstance(p, EventProposal)}
     event_keys = frozenset(
         (node_id, action, canonical_key(text))
         for node_id, action, text in Event.objects.filter(
-            owner=owner, node_id__in=matched
+            owner=owner, node_id__in=matched, action__in=actions
         ).values_list("node_id", "action", "text")
     )
     return Snapshot(

@@ -28,6 +28,7 @@ from memory.models import (
     Transcript,
 )
 from memory.proposals import EvidenceSpan, dump_proposal
+from memory.selectors import active_suppressions
 from memory.vocab import CandidateStatus, NodeOrigin
 from receipts.models import Receipt
 
@@ -288,6 +289,18 @@ def plan_apply(
 
 class CandidateDecided(RuntimeError):
     """A candidate the plan would bump was decided meanwhile; the caller plans again."""
+
+
+def plan_recheck(*, owner: Any, plan: WritePlan, now: datetime) -> None:
+    """Inside the apply transaction: if a label this plan would let in was suppressed after the
+    snapshot was read (a person clicked "stop proposing this" meanwhile), plan again."""
+    keys = {n.key for n in plan.new_nodes} | {c.key for c in plan.new_candidates}
+    keys |= {b.key for b in plan.candidate_bumps}
+    keys |= {canonical_key(a) for n in plan.new_nodes for a in n.aliases}
+    keys |= {canonical_key(a) for u in plan.node_updates for a in u.new_aliases}
+    keys.discard("")
+    if keys and active_suppressions(owner, now=now).filter(canonical_key__in=keys).exists():
+        raise CandidateDecided("a label in this plan was suppressed meanwhile")
 
 
 def _create_candidate(

@@ -32,7 +32,7 @@ from memory.gate import WritePlan, plan_writes
 from memory.models import Transcript
 from memory.proposals import AnyProposal, ProposalError, parse_proposals
 from memory.selectors import gate_snapshot
-from memory.services.apply import ApplyResult, CandidateDecided, plan_apply
+from memory.services.apply import ApplyResult, CandidateDecided, plan_apply, plan_recheck
 from memory.services.barrier import DeletionConflict, barrier_check
 from memory.transcripts import (
     Message,
@@ -468,6 +468,7 @@ def apply_proposals(
             plan = plan_writes(proposals, snapshot)
             with transaction.atomic():
                 barrier_check(src.owner, started_at=began)
+                plan_recheck(owner=src.owner, plan=plan, now=now)
                 receipt = Receipt.objects.create(
                     owner=src.owner,
                     source=src.source,

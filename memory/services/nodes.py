@@ -161,12 +161,18 @@ def suppression_add(
         raise NodeEditError("give a label to suppress")
     if len(key) > 200:  # the column; a folded key can be longer than the label
         raise NodeEditError("a label is at most 200 characters")
-    return Suppression.objects.create(
-        owner=owner,
-        kind=SuppressionKind.NODE,
-        canonical_key=key,
-        label=text[:200],
-        reason=SuppressionReason.MANUAL,
-        source=source,
-        suppressed_until=until,
-    )
+    with transaction.atomic():
+        suppression = Suppression.objects.create(
+            owner=owner,
+            kind=SuppressionKind.NODE,
+            canonical_key=key,
+            label=text[:200],
+            reason=SuppressionReason.MANUAL,
+            source=source,
+            suppressed_until=until,
+        )
+        # Pending guesses with that label could never be bumped or promoted again: close them.
+        Candidate.objects.filter(
+            owner=owner, canonical_key=key, status=CandidateStatus.PENDING
+        ).update(status=CandidateStatus.SUPPRESSED, reviewed_at=timezone.now())
+    return suppression

@@ -34,6 +34,7 @@ from memory.proposals import (
     parse_proposals,
 )
 from memory.selectors import active_suppressions
+from memory.services.barrier import barrier_raise
 from memory.vocab import (
     ACTION_STATE,
     SUPERSEDING_SLICE_KINDS,
@@ -218,6 +219,16 @@ def _node_by_key(owner: Any, key: str) -> Node | None:
     return node
 
 
+def _alias_free(owner: Any, key: str, now: datetime) -> bool:
+    """May ``key`` become an alias? Not if it names another node, is an alias already, or is
+    suppressed (an alias would let the suppressed label back in through the side door)."""
+    return not (
+        Alias.objects.filter(owner=owner, canonical_key=key).exists()
+        or Node.objects.filter(owner=owner, canonical_key=key).exists()
+        or active_suppressions(owner, now=now).filter(canonical_key=key).exists()
+    )
+
+
 def _assert_not_suppressed(owner: Any, key: str, label: str, now: datetime) -> None:
     if active_suppressions(owner, now=now).filter(canonical_key=key).exists():
         raise ReviewError(
@@ -316,12 +327,7 @@ def candidate_promote(
         except IntegrityError as exc:
             raise ReviewError(f"a {category} called “{label}” already exists") from exc
         written.node = node.pk
-        if (
-            key != locked.canonical_key
-            and not Alias.objects.filter(
-                owner=locked.owner, canonical_key=locked.canonical_key
-            ).exists()
-        ):
+        if key != locked.canonical_key and _alias_free(locked.owner, locked.canonical_key, now):
             written.aliases.append(
                 Alias.objects.create(
                     owner=locked.owner,
@@ -363,19 +369,16 @@ def _merge_locked(
     action: str = "merge",
 ) -> Node:
     written = _Written(node=node.pk, state_before=node.state)
-    if add_alias and locked.canonical_key not in {node.canonical_key}:
-        taken = Alias.objects.filter(
-            owner=locked.owner, canonical_key=locked.canonical_key
-        ).exists()
-        if not taken:
-            written.aliases.append(
-                Alias.objects.create(
-                    owner=locked.owner,
-                    node=node,
-                    alias=locked.label_guess,
-                    canonical_key=locked.canonical_key,
-                ).pk
-            )
+    key = locked.canonical_key
+    if add_alias and key != node.canonical_key and _alias_free(locked.owner, key, now):
+        written.aliases.append(
+            Alias.objects.create(
+                owner=locked.owner,
+                node=node,
+                alias=locked.label_guess,
+                canonical_key=locked.canonical_key,
+            ).pk
+        )
     Node.objects.filter(pk=node.pk).update(
         mention_count=F("mention_count") + locked.mention_count,
         session_count=F("session_count") + locked.session_count,
@@ -493,6 +496,8 @@ def candidate_undo(*, candidate: Candidate, by: Any) -> Candidate:
             raise ReviewError("that decision is too old to undo")
         detail = receipt.detail
         created = detail.get("created", {})
+        # Undo deletes rows an in-flight ingest may be building on: it is a deletion.
+        barrier_raise(locked.owner, at=now)
         if detail.get("suppression"):
             Suppression.objects.filter(owner=locked.owner, pk=detail["suppression"]).delete()
         Slice.objects.filter(owner=locked.owner, pk__in=created.get("slices", [])).delete()

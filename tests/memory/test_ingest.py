@@ -545,3 +545,32 @@ def test_retries_stop_after_the_last_attempt(owner, monkeypatch):
         ingest_pending(limit=5, extractor="proposals")
     transcript = Transcript.objects.get()
     assert transcript.attempts == MAX_ATTEMPTS and transcript.status == "failed"
+
+
+def test_a_suppression_made_while_an_ingest_is_planning_still_holds(owner, monkeypatch):
+    """The person clicks "stop proposing this" between the snapshot and the write."""
+    from tests.factories import make_suppression
+
+    real = ingest_module.gate_snapshot
+    calls = []
+
+    def person_acts_meanwhile(o, proposals, *, now):
+        snapshot = real(o, proposals, now=now)
+        if not calls:
+            make_suppression(owner=owner, label="Boxing")
+        calls.append(now)
+        return snapshot
+
+    monkeypatch.setattr(ingest_module, "gate_snapshot", person_acts_meanwhile)
+    receipt = ingest_text(owner=owner, text=BOXING_DOC, name="a.json", extractor="proposals")
+    assert len(calls) == 2  # planned again on fresh state
+    assert receipt.reasons == {"suppressed_blocked": 2}
+    assert not Candidate.objects.exists()
+
+
+def test_a_manual_suppression_closes_pending_candidates(owner):
+    from memory.services.nodes import suppression_add
+
+    make_candidate(owner=owner, label="Piano")
+    suppression_add(owner=owner, label="piano!")
+    assert Candidate.objects.get().status == "suppressed"

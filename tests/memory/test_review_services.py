@@ -238,3 +238,26 @@ def test_undo_is_refused_after_the_window(owner):
     Receipt.objects.update(created_at=timezone.now() - timedelta(hours=1))
     with pytest.raises(ReviewError, match="too old"):
         candidate_undo(candidate=candidate, by=owner)
+
+
+def test_promoting_under_a_new_name_does_not_alias_a_suppressed_label(owner):
+    candidate = make_candidate(owner=owner, label="Bobby")
+    make_suppression(owner=owner, label="Bobby")
+    node = candidate_promote(candidate=candidate, by=owner, label="Robert")
+    assert node.label == "Robert" and not Alias.objects.exists()
+
+
+def test_merge_never_aliases_another_nodes_label(owner):
+    atlas = make_node(owner=owner, label="Atlas", category="project")
+    make_node(owner=owner, label="Orion", category="project")
+    candidate_merge(candidate=make_candidate(owner=owner, label="Orion"), node=atlas, by=owner)
+    assert not Alias.objects.exists()
+
+
+def test_undo_raises_the_deletion_barrier(owner):
+    from memory.models import DeletionBarrier
+
+    candidate = make_candidate(owner=owner)
+    candidate_promote(candidate=candidate, by=owner)
+    candidate_undo(candidate=candidate, by=owner)
+    assert DeletionBarrier.objects.filter(owner=owner).exists()
