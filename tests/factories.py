@@ -14,12 +14,18 @@ def make_user(username: str = "owner", password: str = "pw-for-tests-1") -> Any:
     return get_user_model().objects.create_user(username=username, password=password)
 
 
-def make_node(*, owner: Any, label: str = "Boxing", aliases: tuple[str, ...] = (), **overrides: Any) -> Node:
+def make_node(
+    *, owner: Any, label: str = "Boxing", aliases: tuple[str, ...] = (), **overrides: Any
+) -> Node:
     fields: dict[str, Any] = {"category": "skill", "state": "active"}
     fields.update(overrides)
-    node = Node.objects.create(owner=owner, label=label, canonical_key=canonical_key(label), **fields)
+    node = Node.objects.create(
+        owner=owner, label=label, canonical_key=canonical_key(label), **fields
+    )
     for alias in aliases:
-        Alias.objects.create(owner=owner, node=node, alias=alias, canonical_key=canonical_key(alias))
+        Alias.objects.create(
+            owner=owner, node=node, alias=alias, canonical_key=canonical_key(alias)
+        )
     return node
 
 
@@ -36,7 +42,9 @@ def make_event(*, node: Node, text: str = "started boxing", **overrides: Any) ->
 
 
 def make_edge(*, from_node: Node, to_node: Node, type: str = "uses") -> Edge:
-    return Edge.objects.create(owner=from_node.owner, from_node=from_node, to_node=to_node, type=type)
+    return Edge.objects.create(
+        owner=from_node.owner, from_node=from_node, to_node=to_node, type=type
+    )
 
 
 def make_candidate(*, owner: Any, label: str = "Piano", **overrides: Any) -> Candidate:

@@ -57,13 +57,13 @@ def test_secret_key_is_required_without_debug(tmp_path):
         env=env,
         capture_output=True,
         text=True,
-        cwd=".",
+        cwd=BASE_DIR,
     )
     assert result.returncode != 0 and "SECRET_KEY is required when DEBUG is off" in result.stderr
     env["SECRET_KEY"] = "a-real-secret-for-this-test"
     assert (
         subprocess.run(
-            [sys.executable, "-c", "import django; django.setup()"], env=env, cwd="."
+            [sys.executable, "-c", "import django; django.setup()"], env=env, cwd=BASE_DIR
         ).returncode
         == 0
     )

@@ -122,7 +122,9 @@ TEMPLATES = [
 ]
 
 DATABASE_URL = env_str("DATABASE_URL") or f"sqlite:///{BASE_DIR / 'db.sqlite3'}"
-DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=env_int("UME_DB_CONN_MAX_AGE", 0))}
+DATABASES = {
+    "default": dj_database_url.parse(DATABASE_URL, conn_max_age=env_int("UME_DB_CONN_MAX_AGE", 0))
+}
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # WAL plus a busy timeout lets a web process and an ingest command share the file.
     DATABASES["default"].setdefault("OPTIONS", {}).update(

@@ -64,7 +64,11 @@ def test_bad_json_says_what_and_where(text, error):
         (b"x" * 11, 10, "f.txt: 11 bytes is over the limit of 10 bytes"),
         (b"abc\x00def", 100, "f.txt: looks binary (contains NUL bytes)"),
         (b"caf\xe9", 100, "f.txt: not valid UTF-8 (byte 3)"),
-        (b"\x01\x02\x03\x04\x05\x06\x07\x08\x0b\x0e\x0f", 100, "f.txt: looks binary (too many control"),
+        (
+            b"\x01\x02\x03\x04\x05\x06\x07\x08\x0b\x0e\x0f",
+            100,
+            "f.txt: looks binary (too many control",
+        ),
     ],
 )
 def test_decode_refuses_what_is_not_text(data, limit, error):
