@@ -328,3 +328,18 @@ def nodes_by_ids(owner: Any, ids: Iterable[int]) -> dict[int, Node]:
     """The owner's nodes among ``ids``, with their aliases, by id (ids of others are dropped)."""
     nodes = Node.objects.filter(owner=owner, pk__in=list(ids)).prefetch_related("aliases")
     return {node.pk: node for node in nodes}
+
+
+def transcript_get(owner: Any, transcript_id: int) -> Transcript | None:
+    return (
+        Transcript.objects.filter(owner=owner, pk=transcript_id).select_related("receipt").first()
+    )
+
+
+def node_slices(owner: Any, node_id: int) -> list[Slice]:
+    """All of a node's slices, current and superseded, newest first."""
+    return list(Slice.objects.filter(owner=owner, node_id=node_id).order_by("-created_at", "-id"))
+
+
+def node_events(owner: Any, node_id: int) -> list[Event]:
+    return list(Event.objects.filter(owner=owner, node_id=node_id).order_by("-created_at", "-id"))

@@ -16,11 +16,11 @@ from pydantic import Field
 
 from memory.api.auth import TokenAuth
 from memory.api.errors import ApiError, not_found
-from memory.api.reads import receipt_get
 from memory.models import AccessToken
 from memory.services.erase import EraseError, memory_erase_all, receipt_undo
 from memory.vocab import SCOPE_WRITE
 from receipts.models import Source
+from receipts.selectors import receipt_get
 
 WRITE = TokenAuth(SCOPE_WRITE)
 CONFIRM_WORD = "DELETE"

@@ -19,14 +19,6 @@ from pydantic import Field
 
 from memory.api.auth import TokenAuth
 from memory.api.errors import ApiError, not_found, too_large
-from memory.api.reads import (
-    node_events,
-    node_slices,
-    receipt_get,
-    receipt_list,
-    transcript_get,
-)
-from memory.api.rules import TERM_LISTS, RulesError, memory_rule_update
 from memory.api.schemas import (
     ConversationIn,
     MemoryIn,
@@ -51,9 +43,12 @@ from memory.selectors import (
     candidate_get,
     candidate_queue,
     memory_rule_for,
+    node_events,
     node_get,
     node_list,
+    node_slices,
     suppression_list,
+    transcript_get,
 )
 from memory.services.ingest import (
     ingest_memory,
@@ -75,6 +70,7 @@ from memory.services.review import (
     candidate_promote,
     candidate_reject,
 )
+from memory.services.rules import TERM_LISTS, RulesError, memory_rule_update
 from memory.transcripts import (
     TranscriptError,
     decode_bytes,
@@ -84,6 +80,7 @@ from memory.transcripts import (
 from memory.vocab import SCOPE_READ, SCOPE_WRITE, CandidateStatus, Category, NodeState
 from receipts.models import Outcome
 from receipts.models import Source as ReceiptSource
+from receipts.selectors import receipt_get, receipt_list
 
 READ = TokenAuth(SCOPE_READ)
 WRITE = TokenAuth(SCOPE_WRITE)

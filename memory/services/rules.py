@@ -1,4 +1,4 @@
-"""Validating and saving a person's memory rules (shared by the API and, later, other doors).
+"""Validating and saving a person's memory rules (the API, and any other door that edits them).
 
 Limits: at most 32 terms of at most 80 characters per list, instructions of at most 2000
 characters, ``capture_default`` ``review`` or ``auto``, ``retention_days`` at least 1 or null.
