@@ -55,6 +55,9 @@
       if (search) search.focus();
       return;
     }
+    // A card swapped in a moment ago is wired up by htmx only when it settles; wire it now
+    // so a fast key press posts through htmx rather than as a plain form.
+    if (window.htmx) window.htmx.process(current);
     target.click();
   }
 
@@ -113,7 +116,10 @@
   document.addEventListener("htmx:afterSettle", function (event) {
     var card = event.detail.elt;
     if (!card || !card.matches || !card.matches(".card[data-candidate]")) return;
-    if (!current || !document.body.contains(current) || current.id === card.id) {
+    // Only when the card that had the focus was replaced: if a key press already moved on
+    // (see refresh), the person's place wins.
+    if (current && !document.body.contains(current) && current.id === card.id) {
+      current = null;
       select(card.hasAttribute("data-decided") ? nextPending(card) : card);
     }
   });

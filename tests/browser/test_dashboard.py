@@ -79,8 +79,7 @@ def test_triage_with_the_keyboard(signed_in, person):
     expect_text(card(page, made[1]), "similar ones stop")
     page.keyboard.press("p")  # Charlie
     expect_text(card(page, made[2]), "Promoted “Charlie”")
-    page.keyboard.press("u")  # undo on the card just decided? no: focus is on Delta now
-    page.keyboard.press("k")  # back to Charlie's decided card
+    page.keyboard.press("k")  # focus moved on to Delta: back to Charlie's decided card
     page.keyboard.press("u")
     expect_text(card(page, made[2]), "Undone")
     # select Delta and Echo with x, then bulk-reject them
