@@ -565,20 +565,35 @@ class _Gate:
             return False
         return True
 
+    def place(
+        self,
+        p: EventProposal | SliceProposal,
+        kind: str,
+        facet: str,
+        seen: set[tuple[str, str, str]],
+        stored: frozenset[tuple[int, str, str]],
+    ) -> Target | None:
+        """Screen a slice or event, resolve its subject, and drop it if it is already known
+        (same subject, same action or kind, same text) in this batch or in the store."""
+        if not self.detail_screen(p, kind):
+            return None
+        no_node = RejectReason.EVENT_NO_NODE if kind == "event" else RejectReason.SLICE_NO_NODE
+        target = self.subject(p, kind, no_node.value)
+        if target is None:
+            return None
+        text_key = canonical_key(p.text)
+        if (target.key, facet, text_key) in seen or (
+            target.node_id is not None and (target.node_id, facet, text_key) in stored
+        ):
+            self.reject(kind, p.on, RejectReason.DUPLICATE.value)
+            return None
+        seen.add((target.key, facet, text_key))
+        return target
+
     def event(self, p: EventProposal) -> None:
-        if not self.detail_screen(p, "event"):
-            return
-        target = self.subject(p, "event", RejectReason.EVENT_NO_NODE.value)
+        target = self.place(p, "event", p.action, self.out.event_keys, self.snap.event_keys)
         if target is None:
             return
-        dedupe = (target.key, p.action, canonical_key(p.text))
-        if dedupe in self.out.event_keys or (
-            target.node_id is not None
-            and (target.node_id, p.action, dedupe[2]) in self.snap.event_keys
-        ):
-            self.reject("event", p.on, RejectReason.DUPLICATE.value)
-            return
-        self.out.event_keys.add(dedupe)
         self.out.events.append(
             PlannedEvent(
                 target=target,
@@ -594,19 +609,9 @@ class _Gate:
         )
 
     def slice(self, p: SliceProposal) -> None:
-        if not self.detail_screen(p, "slice"):
-            return
-        target = self.subject(p, "slice", RejectReason.SLICE_NO_NODE.value)
+        target = self.place(p, "slice", p.kind, self.out.slice_keys, self.snap.slice_keys)
         if target is None:
             return
-        dedupe = (target.key, p.kind, canonical_key(p.text))
-        if dedupe in self.out.slice_keys or (
-            target.node_id is not None
-            and (target.node_id, p.kind, dedupe[2]) in self.snap.slice_keys
-        ):
-            self.reject("slice", p.on, RejectReason.DUPLICATE.value)
-            return
-        self.out.slice_keys.add(dedupe)
         self.out.slices.append(
             PlannedSlice(target, p.text, p.kind, p.kind in SUPERSEDING_SLICE_KINDS, p.evidence)
         )

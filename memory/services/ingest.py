@@ -461,6 +461,21 @@ def apply_proposals(
 ) -> Receipt:
     """Gate ``proposals`` against fresh state and apply the plan; retry on unique-key races."""
     last_error: Exception | None = None
+
+    def failed(outcome: str, error: str, *, retryable: bool | None) -> Receipt:
+        detail: dict[str, Any] = {"transcript": transcript.pk if transcript else None}
+        if retryable is not None:
+            detail["retryable"] = retryable
+        return _receipt(
+            src,
+            outcome=outcome,
+            subject=subject,
+            started=started,
+            extractor=extractor,
+            error=error,
+            detail=detail,
+        )
+
     for _attempt in range(APPLY_ATTEMPTS):
         now = timezone.now()
         try:
@@ -503,46 +518,16 @@ def apply_proposals(
             last_error = exc
             continue
         except DeletionConflict as exc:
-            return _receipt(
-                src,
-                outcome=Outcome.DELETION_CONFLICT,
-                subject=subject,
-                started=started,
-                extractor=extractor,
-                error=str(exc),
-                detail={"transcript": transcript.pk if transcript else None},
-            )
+            return failed(Outcome.DELETION_CONFLICT, str(exc), retryable=None)
         except DatabaseError as exc:
             log.error("apply failed for %s: %s", subject, exc)
-            return _receipt(
-                src,
-                outcome=Outcome.DB_WRITE_FAILED,
-                subject=subject,
-                started=started,
-                extractor=extractor,
-                error=f"database write failed: {exc}",
-                detail={"transcript": transcript.pk if transcript else None, "retryable": True},
-            )
+            return failed(Outcome.DB_WRITE_FAILED, f"database write failed: {exc}", retryable=True)
         except Exception as exc:  # a bug: rolled back; a receipt, never a crash
             log.exception("apply failed for %s", subject)
-            return _receipt(
-                src,
-                outcome=Outcome.DB_WRITE_FAILED,
-                subject=subject,
-                started=started,
-                extractor=extractor,
-                error=f"{subject}: the write failed and was rolled back ({type(exc).__name__}: {exc})",
-                detail={"transcript": transcript.pk if transcript else None, "retryable": False},
-            )
-    return _receipt(
-        src,
-        outcome=Outcome.DB_WRITE_FAILED,
-        subject=subject,
-        started=started,
-        extractor=extractor,
-        error=f"database write failed after {APPLY_ATTEMPTS} attempts: {last_error}",
-        detail={"transcript": transcript.pk if transcript else None, "retryable": True},
-    )
+            error = f"{subject}: the write failed and was rolled back ({type(exc).__name__}: {exc})"
+            return failed(Outcome.DB_WRITE_FAILED, error, retryable=False)
+    error = f"database write failed after {APPLY_ATTEMPTS} attempts: {last_error}"
+    return failed(Outcome.DB_WRITE_FAILED, error, retryable=True)
 
 
 def _complete(
