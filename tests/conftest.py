@@ -32,3 +32,10 @@ def User():
 
 # The stub LLM server fixture, available to every test module.
 from tests.llm_stub import llm_server  # noqa: E402,F401
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Browser tests run last. Playwright's sync API keeps an asyncio loop running in the main
+    thread for the whole session once it starts, and the MCP tests need to start their own."""
+    items.sort(key=lambda item: item.get_closest_marker("browser") is not None)
