@@ -55,7 +55,9 @@ def _errors(form: Any) -> str:
 def nodes(request: HtmxHttpRequest) -> HttpResponse:
     form = NodeFilterForm(request.GET)
     if not form.is_valid():
-        return render(request, NODES, {"form": form}, status=400)
+        # HTMX swaps #node-results: answer with that region (carrying the error), not a page.
+        template = f"{NODES}#node-results" if request.htmx else NODES
+        return render(request, template, {"form": form}, status=400)
     found = search_nodes(request.user, **form.cleaned_data)
     page = Paginator(found.hits, 50).get_page(request.GET.get("page"))
     facets = selectors.node_facets(request.user)

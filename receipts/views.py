@@ -32,7 +32,10 @@ def receipt_or_404(request: HttpRequest, receipt_id: int) -> Receipt:
 def saves(request: HtmxHttpRequest) -> HttpResponse:
     form = SavesFilterForm(request.GET)
     if not form.is_valid():
-        return render(request, SAVES, {"form": form}, status=400)
+        # HTMX swaps #saves-results: answer with that region (carrying the error), not a page.
+        return render(
+            request, f"{SAVES}#saves-results" if request.htmx else SAVES, {"form": form}, status=400
+        )
     filters = {k: v for k, v in form.cleaned_data.items() if v}
     page = Paginator(receipt_list(request.user, **filters), PAGE_SIZE).get_page(
         request.GET.get("page")

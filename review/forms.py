@@ -12,6 +12,7 @@ from memory.vocab import Category, NodeState
 
 TIME_BOXES = {"week": timedelta(days=7), "month": timedelta(days=30), "forever": None}
 TIME_BOX_CHOICES = [("forever", "forever"), ("month", "for a month"), ("week", "for a week")]
+MAX_ID = 2**63 - 1  # BigAutoField
 
 
 def until_from(choice: str) -> datetime | None:
@@ -53,9 +54,13 @@ class IdListField(forms.Field):
         if not value:
             return []
         try:
-            return sorted({int(v) for v in value})
+            ids = sorted({int(v) for v in value})
         except (TypeError, ValueError) as exc:
             raise forms.ValidationError("Bad selection.") from exc
+        # Past the id column's range the database raises instead of matching nothing.
+        if ids and not (ids[0] >= 1 and ids[-1] <= MAX_ID):
+            raise forms.ValidationError("Bad selection.")
+        return ids
 
 
 class BulkForm(forms.Form):

@@ -1,0 +1,153 @@
+"""Hostile review of the dashboard: query strings and form input that crashed, HTMX swaps that
+broke their own target, and query counts pinned on the pages that had none."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.urls import reverse
+from django.utils import timezone
+
+from memory.models import Candidate
+from receipts.models import Receipt
+from tests.factories import make_candidate, make_edge, make_node, make_suppression
+from tests.review.conftest import HX
+
+pytestmark = pytest.mark.django_db
+
+SAVES = reverse("receipts:list")
+HUGE = "9" * 25  # far past any integer column
+
+
+def make_receipt(owner, **fields):
+    fields.setdefault("summary", "wrote Atlas")
+    return Receipt.objects.create(owner=owner, outcome="wrote", source="upload", **fields)
+
+
+# --- the Saves filter: dates at the edge of the calendar ----------------------------------------
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "end=9999-12-31",  # end + 1 day overflowed
+        "start=9999-12-31",
+        "end=0001-01-01",  # the 30-day chart window before it overflowed
+        "start=0001-01-01&end=0001-01-02",
+    ],
+)
+def test_saves_dates_at_the_edge_of_the_calendar_are_a_400_not_a_crash(owner_client, owner, query):
+    make_receipt(owner)
+    for headers in ({}, HX):
+        response = owner_client.get(f"{SAVES}?{query}", **headers)
+        assert response.status_code == 400, query
+        assert "That filter can’t be read" in response.content.decode()
+
+
+def test_saves_from_a_future_day_without_an_end_is_an_empty_chart_not_a_crash(owner_client, owner):
+    make_receipt(owner)
+    tomorrow = (timezone.localdate() + timedelta(days=1)).isoformat()
+    response = owner_client.get(f"{SAVES}?start={tomorrow}")
+    assert response.status_code == 200
+    assert "No saves match this filter" in response.content.decode()
+
+
+# --- HTMX: a bad filter swaps the region it targets, not a whole page ---------------------------
+
+
+@pytest.mark.parametrize(
+    ("path", "region"),
+    [
+        (f"{SAVES}?start=2026-05-02&end=2026-05-01", "saves-results"),  # From after To, via the UI
+        (f"{SAVES}?outcome=bogus", "saves-results"),
+        (reverse("memory:nodes") + "?category=nope", "node-results"),
+    ],
+)
+def test_a_bad_htmx_filter_swaps_its_region_with_the_error(owner_client, owner, path, region):
+    response = owner_client.get(path, **HX)
+    html = response.content.decode()
+    assert response.status_code == 400
+    # hx-target is #<region> with outerHTML: the answer must be that region again, or the
+    # page nests a whole document in it and the next filter change has no target.
+    assert html.lstrip().startswith(f'<section id="{region}"'), html[:200]
+    assert "<html" not in html and "That filter can’t be read" in html
+    full = owner_client.get(path).content.decode()
+    assert "<html" in full and "That filter can’t be read" in full
+
+
+# --- bulk and merge: ids past any integer column --------------------------------------------------
+
+
+def test_bulk_with_an_id_past_the_integer_column_is_refused_not_a_crash(owner_client, piano):
+    data = {"ids": [HUGE, str(piano.pk)], "action": "reject"}
+    response = owner_client.post(reverse("review:bulk"), data, follow=True)
+    assert response.status_code == 200
+    assert "Bad selection" in response.content.decode()
+    assert Candidate.objects.get(pk=piano.pk).status == "pending"
+
+
+@pytest.mark.parametrize("headers", [{}, HX])
+def test_merge_into_an_id_past_the_integer_column_is_not_a_crash(owner_client, piano, headers):
+    path = reverse("review:candidate-merge", args=[piano.pk])
+    response = owner_client.post(path, {"node": HUGE, "add_alias": "1"}, **headers)
+    assert response.status_code in (302, 404, 409)
+    assert Candidate.objects.get(pk=piano.pk).status == "pending"
+
+
+# --- query counts on the pages that had none ----------------------------------------------------
+
+
+def _grow_suppressions(owner, n):
+    now = timezone.now()
+    for i in range(n):
+        make_suppression(owner=owner, label=f"Sup {i} {now.timestamp()}", hit_count=i)
+        make_suppression(
+            owner=owner,
+            label=f"Old {i} {now.timestamp()}",
+            suppressed_until=now - timedelta(days=1),
+            last_hit_at=now - timedelta(days=2),
+        )
+
+
+def _grow_graph(owner, n):
+    hub = make_node(owner=owner, label=f"Hub {timezone.now().timestamp()}", category="project")
+    for i in range(n):
+        node = make_node(
+            owner=owner, label=f"Leaf {i} {hub.pk}", aliases=(f"leaf alias {i} {hub.pk}",)
+        )
+        make_edge(from_node=hub, to_node=node)
+
+
+@pytest.mark.parametrize(
+    ("path", "grow", "queries"),
+    [
+        # session, user, suppressions, pending badge
+        (reverse("memory:suppressions"), _grow_suppressions, 4),
+        # session, user, nodes, edges, pending badge
+        (reverse("memory:graph"), _grow_graph, 5),
+        # session, user, count, page, aliases, facets, pending badge
+        (reverse("memory:nodes"), _grow_graph, 7),
+    ],
+)
+def test_list_pages_query_count_does_not_grow(
+    owner_client, owner, django_assert_num_queries, path, grow, queries
+):
+    grow(owner, 1)
+    with django_assert_num_queries(queries):
+        assert owner_client.get(path).status_code == 200
+    grow(owner, 15)
+    with django_assert_num_queries(queries):
+        assert owner_client.get(path).status_code == 200
+
+
+def test_merge_picker_query_count_does_not_grow(owner_client, owner, django_assert_num_queries):
+    candidate = make_candidate(owner=owner, label="Leaf")
+    path = reverse("review:candidate-merge-pick", args=[candidate.pk]) + "?q=leaf"
+    _grow_graph(owner, 1)
+    # session, user, candidate, nodes, their aliases, pending badge
+    with django_assert_num_queries(6):
+        assert owner_client.get(path, **HX).status_code == 200
+    _grow_graph(owner, 10)
+    with django_assert_num_queries(6):
+        assert owner_client.get(path, **HX).status_code == 200
