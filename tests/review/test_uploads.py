@@ -34,7 +34,11 @@ def test_anonymous_cannot_upload(client):
 
 def test_upload_page_empty_state(owner_client):
     html = owner_client.get(UPLOADS).content.decode()
-    assert 'enctype="multipart/form-data"' in html and 'type="file" name="transcripts"' in html and "multiple" in html
+    assert (
+        'enctype="multipart/form-data"' in html
+        and 'type="file" name="transcripts"' in html
+        and "multiple" in html
+    )
     assert "No uploads yet" in html
 
 
@@ -86,7 +90,9 @@ def test_larger_files_wait_for_ingest_pending(owner_client, owner, settings):
 
 
 def test_when_did_this_happen_sets_the_source_time(owner_client, owner):
-    owner_client.post(UPLOAD, {"transcripts": [upload("old.txt", GOOD)], "happened_on": "2024-05-10"})
+    owner_client.post(
+        UPLOAD, {"transcripts": [upload("old.txt", GOOD)], "happened_on": "2024-05-10"}
+    )
     transcript = Transcript.objects.get(owner=owner)
     assert transcript.source_time.date() == date(2024, 5, 10)
 
@@ -105,7 +111,9 @@ def test_no_file_is_a_form_error(owner_client):
 
 
 def test_bad_date_is_a_form_error(owner_client):
-    response = owner_client.post(UPLOAD, {"transcripts": [upload("a.txt", GOOD)], "happened_on": "x"})
+    response = owner_client.post(
+        UPLOAD, {"transcripts": [upload("a.txt", GOOD)], "happened_on": "x"}
+    )
     assert response.status_code == 400
     assert not Transcript.objects.exists()
 
