@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.http import HttpRequest, JsonResponse
 from ninja import NinjaAPI, Swagger
+from ninja.operation import PathView
 
 from memory.api.erase import router as erase_router
 from memory.api.errors import install_handlers
@@ -23,6 +24,21 @@ api = NinjaAPI(
     parser=StrictJSONParser(),
 )
 install_handlers(api)
+
+
+def _method_not_allowed(self: PathView) -> JsonResponse:
+    # django-ninja answers a wrong method with a plain-text 405 from ``PathView``, outside
+    # every exception handler; give it the API's JSON error shape (and the Allow header).
+    allowed = sorted({method for op in self.operations for method in op.methods})
+    response = JsonResponse(
+        {"code": "method_not_allowed", "message": f"use {', '.join(allowed)} on this route"},
+        status=405,
+    )
+    response["Allow"] = ", ".join(allowed)
+    return response
+
+
+PathView._not_allowed = _method_not_allowed  # type: ignore[method-assign]
 api.add_router("/", router)
 api.add_router("/", erase_router)
 

@@ -28,4 +28,10 @@ class StrictJSONParser(Parser):
             ) from exc
         if not isinstance(data, dict):
             raise BodyError("the body must be a JSON object")
+        try:  # a lone surrogate escape ("\\ud800") parses, but no database can store it
+            json.dumps(data, ensure_ascii=False).encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise BodyError(
+                "the JSON holds a lone surrogate escape (\\ud800-\\udfff); send valid Unicode"
+            ) from exc
         return data

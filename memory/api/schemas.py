@@ -3,7 +3,7 @@ a length cap, so hostile input is a 400 before anything is written."""
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Annotated, Any
 
 from ninja import Schema
@@ -24,6 +24,19 @@ def _not_blank(value: str) -> str:
     return value
 
 
+def _utc_in_range(value: datetime) -> datetime:
+    """A time without an offset is UTC (as in uploaded transcripts); one that cannot be
+    expressed in UTC (year 9999 at -05:00, year 1 at +05:00) is refused, not a crash later."""
+    if value.utcoffset() is None:
+        value = value.replace(tzinfo=UTC)
+    try:
+        value.astimezone(UTC)
+    except OverflowError as exc:
+        raise ValueError("is out of range once converted to UTC") from exc
+    return value
+
+
+Moment = Annotated[datetime, AfterValidator(_utc_in_range)]
 Text = Annotated[str, AfterValidator(_no_nul)]
 RequiredText = Annotated[str, AfterValidator(_no_nul), AfterValidator(_not_blank)]
 Label = Annotated[str, Field(max_length=200), AfterValidator(_no_nul), AfterValidator(_not_blank)]
@@ -37,13 +50,13 @@ class MemoryIn(Schema):
 class MessageIn(Schema):
     role: Word = Field(description="user, assistant or system")
     content: Text | list[dict[str, Any]] = Field(description="Text, or OpenAI-style parts.")
-    ts: datetime | float | None = Field(default=None, description="ISO 8601 or epoch seconds.")
+    ts: Moment | float | None = Field(default=None, description="ISO 8601 or epoch seconds.")
     id: Annotated[str, Field(max_length=64), AfterValidator(_no_nul)] | None = None
 
 
 class ConversationIn(Schema):
     messages: list[MessageIn] = Field(min_length=1, max_length=MAX_MESSAGES)
-    source_time: datetime | None = Field(
+    source_time: Moment | None = Field(
         default=None, description="When the conversation happened (resolves 'last March')."
     )
 
@@ -73,7 +86,7 @@ class RejectIn(Schema):
     suppress_similar: bool = Field(
         default=False, description="Also stop proposing this label (a suppression)."
     )
-    until: datetime | None = Field(
+    until: Moment | None = Field(
         default=None, description="End of the suppression; null = for ever."
     )
 

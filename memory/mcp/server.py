@@ -10,7 +10,6 @@ ORM work runs in Django's sync thread through ``sync_to_async``.
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import datetime
 from typing import Annotated, Any, Literal
 
 from asgiref.sync import sync_to_async
@@ -20,6 +19,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, ConfigDict, Field
 
+from memory.api.schemas import Moment
 from memory.mcp import tools
 from memory.models import AccessToken
 from memory.services.tokens import token_authenticate, token_has_scope
@@ -104,7 +104,7 @@ Observation = Annotated[str, Field(min_length=1, max_length=4000)]
 class Message(_Args):
     role: Literal["user", "assistant", "system"]
     content: str = Field(max_length=200_000)
-    ts: datetime | None = Field(default=None, description="When it was said (ISO 8601).")
+    ts: Moment | None = Field(default=None, description="When it was said (ISO 8601).")
     id: str | None = Field(default=None, max_length=64)
 
 
@@ -152,7 +152,7 @@ async def save_conversation(
     messages: Annotated[list[Message], Field(min_length=1, max_length=MAX_MESSAGES)],
     ctx: Context,
     source_time: Annotated[
-        datetime | None, Field(description="When the conversation happened.")
+        Moment | None, Field(description="When the conversation happened.")
     ] = None,
 ) -> CallToolResult:
     """Save a conversation; facts the user stated are extracted and go through review.

@@ -1,0 +1,225 @@
+"""Review of the HTTP API and the MCP server against hostile input: each test pins a defect
+found in review (a 500 or a non-JSON error where a 400/405 JSON answer was due)."""
+
+from __future__ import annotations
+
+import json
+
+import anyio
+import pytest
+from django.core.cache import cache
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from mcp import Client
+
+from memory.mcp.server import mcp_server, use_stdio_secret
+from memory.models import Candidate, Node, Suppression
+from memory.services.tokens import token_create
+from receipts.models import Receipt
+from tests.factories import make_candidate, make_node, make_suppression
+
+pytestmark = pytest.mark.django_db
+
+FAR_FUTURE = "9999-12-31T23:59:59-05:00"  # valid ISO 8601, but past datetime.max in UTC
+
+
+@pytest.fixture(autouse=True)
+def _fresh_rate_limit():
+    cache.clear()
+    yield
+    cache.clear()
+
+
+@pytest.fixture
+def auth(owner) -> dict[str, str]:
+    return {"HTTP_AUTHORIZATION": f"Bearer {token_create(owner=owner, name='review')[1]}"}
+
+
+def send(client, auth, method: str, path: str, raw: str):
+    if method == "get":
+        return client.get(path, **auth)
+    return getattr(client, method)(path, data=raw, content_type="application/json", **auth)
+
+
+def assert_error(response, status: int, code: str) -> dict:
+    assert response.status_code == status, response.content
+    assert response["Content-Type"].startswith("application/json"), response["Content-Type"]
+    body = response.json()
+    assert body["code"] == code and body["message"], body
+    return body
+
+
+# --- lone surrogates: valid JSON escapes that are not Unicode text --------------------------
+
+
+@pytest.mark.parametrize(
+    "path,raw",
+    [
+        ("/v1/memories", r'{"text": "I started boxing \ud800 last week"}'),
+        ("/v1/conversations", r'{"messages": [{"role": "user", "content": "I like \udfff tea"}]}'),
+        ("/v1/recall", r'{"query": "tea \ud800 time"}'),
+    ],
+)
+def test_lone_surrogate_is_a_400_and_writes_nothing(client, auth, owner, path, raw):
+    response = send(client, auth, "post", path, raw)
+    assert_error(response, 400, "invalid_json")
+    assert not Receipt.objects.filter(owner=owner).exists()
+
+
+def test_surrogate_pairs_are_still_fine(client, auth, owner):
+    response = send(client, auth, "post", "/v1/memories", r'{"text": "I love boxing \ud83e\udd4a"}')
+    assert response.status_code == 200, response.content
+
+
+# --- datetimes: naive ones and ones that overflow when made UTC ------------------------------
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"messages": [{"role": "user", "content": "I like tea"}], "source_time": FAR_FUTURE},
+        {"messages": [{"role": "user", "content": "I like tea", "ts": FAR_FUTURE}]},
+        {
+            "messages": [{"role": "user", "content": "I like tea"}],
+            "source_time": "0001-01-01T00:00:00+05:00",
+        },
+    ],
+)
+def test_out_of_range_times_in_a_conversation_are_400(client, auth, owner, body):
+    response = send(client, auth, "post", "/v1/conversations", json.dumps(body))
+    assert_error(response, 400, "invalid_input")
+    assert not Receipt.objects.filter(owner=owner).exists()
+
+
+def test_reject_until_out_of_range_is_400(client, auth, owner):
+    candidate = make_candidate(owner=owner, label="Rahul")
+    body = {"suppress_similar": True, "until": FAR_FUTURE}
+    assert_error(
+        send(client, auth, "post", f"/v1/candidates/{candidate.pk}/reject", json.dumps(body)),
+        400,
+        "invalid_input",
+    )
+    candidate.refresh_from_db()
+    assert candidate.status == "pending" and not Suppression.objects.exists()
+
+
+def test_reject_until_without_offset_is_read_as_utc(client, auth, owner):
+    candidate = make_candidate(owner=owner, label="Rahul")
+    body = {"suppress_similar": True, "until": "2099-01-01T00:00:00"}
+    response = send(client, auth, "post", f"/v1/candidates/{candidate.pk}/reject", json.dumps(body))
+    assert response.status_code == 200, response.content
+    assert response.json()["suppression"]["suppressed_until"] == "2099-01-01T00:00:00+00:00"
+
+
+# --- 405 is JSON like every other error ---------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "method,path", [("put", "/v1/nodes"), ("delete", "/v1/receipts"), ("get", "/v1/memories")]
+)
+def test_wrong_method_is_a_json_405(client, auth, method, path):
+    response = send(client, auth, method, path, "{}")
+    assert_error(response, 405, "method_not_allowed")
+    assert response.has_header("Allow")
+
+
+# --- checks that held: ids past bigint, hostile uploads, constant queries on lists -------------
+
+
+@pytest.mark.parametrize(
+    "method,path",
+    [
+        ("get", f"/v1/nodes/{2**63}"),
+        ("patch", f"/v1/nodes/{10**30}"),
+        ("delete", f"/v1/nodes/{2**63}"),
+        ("post", f"/v1/candidates/{2**63}/promote"),
+        ("post", f"/v1/candidates/{2**63}/reject"),
+        ("get", f"/v1/receipts/{2**63}"),
+        ("post", f"/v1/receipts/{2**63}/undo"),
+        ("get", f"/v1/transcripts/{2**63}"),
+        ("post", f"/v1/suppressions/{2**63}/lift"),
+    ],
+)
+def test_ids_past_bigint_are_404(client, auth, method, path):
+    assert_error(send(client, auth, method, path, "{}"), 404, "not_found")
+
+
+def test_merge_into_a_node_id_past_bigint_is_404(client, auth, owner):
+    candidate = make_candidate(owner=owner)
+    body = json.dumps({"node_id": 2**63})
+    assert_error(
+        send(client, auth, "post", f"/v1/candidates/{candidate.pk}/merge", body), 404, "not_found"
+    )
+
+
+@pytest.mark.parametrize(
+    "content", [b"\x00\x01\x02\xff\xfe binary", b"User: hi\x00 there\n", b"", b"\xff" * 10]
+)
+def test_hostile_uploads_are_400(client, auth, owner, content):
+    upload = SimpleUploadedFile("chat.txt", content, content_type="text/plain")
+    response = client.post("/v1/transcripts", {"file": upload}, **auth)
+    assert response.status_code in {200, 201, 400}, response.content
+    if response.status_code == 400:
+        assert_error(response, 400, "invalid_input")
+
+
+def _count(client, auth, path: str) -> int:
+    with CaptureQueriesContext(connection) as ctx:
+        response = client.get(path, **auth)
+    assert response.status_code == 200, response.content
+    return len(ctx.captured_queries)
+
+
+@pytest.mark.parametrize(
+    "path", ["/v1/nodes", "/v1/candidates", "/v1/suppressions", "/v1/receipts"]
+)
+def test_list_endpoints_do_not_grow_with_rows(client, auth, owner, path):
+    def add(n: int, start: int) -> None:
+        for i in range(start, start + n):
+            make_node(owner=owner, label=f"Node {i}", aliases=(f"alias {i}",))
+            make_candidate(owner=owner, label=f"Cand {i}")
+            make_suppression(owner=owner, label=f"Supp {i}")
+            send(client, auth, "post", "/v1/memories", json.dumps({"text": f"I like tea {i}"}))
+
+    add(2, 0)
+    small = _count(client, auth, path)
+    add(4, 10)
+    cache.clear()
+    assert _count(client, auth, path) == small
+
+
+# --- MCP: the same time and text checks on the tools (in-memory client, stdio token path) ----
+
+
+def _call_tool(secret: str, tool: str, arguments: dict):
+    async def go():
+        async with Client(mcp_server) as client:
+            return await client.call_tool(tool, arguments)
+
+    use_stdio_secret(secret)
+    try:
+        return anyio.run(go)
+    finally:
+        use_stdio_secret(None)
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize(
+    "arguments",
+    [
+        {"messages": [{"role": "user", "content": "I like tea"}], "source_time": FAR_FUTURE},
+        {"messages": [{"role": "user", "content": "I like tea", "ts": FAR_FUTURE}]},
+    ],
+)
+def test_mcp_out_of_range_times_are_tool_errors_that_write_nothing(owner, arguments):
+    secret = token_create(owner=owner, name="mcp review")[1]
+    result = _call_tool(secret, "save_conversation", arguments)
+    assert result.is_error
+    text = result.content[0].text
+    assert (
+        "Error executing tool save_conversation" in text
+        and text != "Error executing tool save_conversation"
+    ), text
+    assert not Receipt.objects.filter(owner=owner).exists()
+    assert not Node.objects.exists() and not Candidate.objects.exists()
