@@ -236,7 +236,7 @@ def upload(request: HtmxHttpRequest) -> HttpResponse:
         return _uploads_page(request, form, results=None, status=400)
     results = transcripts_upload(
         owner=request.user,
-        files=[(f.name, f.read()) for f in form.cleaned_data["transcripts"]],
+        files=form.cleaned_data["transcripts"],
         source_time=form.source_time(),
     )
     return _uploads_page(request, UploadForm(), results=results)

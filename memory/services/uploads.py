@@ -16,6 +16,7 @@ from datetime import datetime
 from typing import Any
 
 from django.conf import settings
+from django.core.files.uploadedfile import UploadedFile
 
 from memory.models import Transcript
 from memory.services.ingest import ingest_transcript, transcript_store
@@ -93,10 +94,22 @@ def transcript_upload_one(
 
 
 def transcripts_upload(
-    *, owner: Any, files: Iterable[tuple[str, bytes]], source_time: datetime | None = None
+    *, owner: Any, files: Iterable[UploadedFile], source_time: datetime | None = None
 ) -> list[UploadResult]:
-    """Store each file as a pending transcript; process the small ones now. One result each."""
-    return [
-        transcript_upload_one(owner=owner, name=name, data=data, source_time=source_time)
-        for name, data in files
-    ]
+    """Store each file as a pending transcript; process the small ones now. One result each.
+
+    A file over the limit is refused by its size, before it is read into memory.
+    """
+    limit = settings.UME_MAX_TRANSCRIPT_BYTES
+    results = []
+    for upload in files:
+        name = upload.name or "upload.txt"
+        if upload.size is not None and upload.size > limit:
+            message = f"{name}: {upload.size:,} bytes is over the limit of {limit:,} bytes"
+            results.append(_reject(owner, name, message, time.perf_counter()))
+            continue
+        data = upload.read(limit + 1)
+        results.append(
+            transcript_upload_one(owner=owner, name=name, data=data, source_time=source_time)
+        )
+    return results

@@ -121,3 +121,20 @@ def test_bad_date_is_a_form_error(owner_client):
 def test_another_users_uploads_are_not_listed(other_client, owner):
     Transcript.objects.create(owner=owner, name="mine.txt", text="x", sha256="x", source="upload")
     assert "mine.txt" not in other_client.get(UPLOADS).content.decode()
+
+
+def test_an_oversized_file_is_refused_by_its_size_before_it_is_read(owner, settings):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    from memory.services.uploads import transcripts_upload
+
+    class NeverRead(SimpleUploadedFile):
+        def read(self, *args, **kwargs):
+            raise AssertionError("an oversized upload must not be read into memory")
+
+    settings.UME_MAX_TRANSCRIPT_BYTES = 100
+    big = NeverRead("big.txt", b"User: hi\n" * 50, content_type="text/plain")
+    (result,) = transcripts_upload(owner=owner, files=[big])
+    assert not result.ok and result.message == "big.txt: 450 bytes is over the limit of 100 bytes"
+    assert result.receipt is not None and result.receipt.outcome == "rejected_input"
+    assert not Transcript.objects.exists()
