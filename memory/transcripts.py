@@ -89,7 +89,12 @@ def _parse_ts(value: Any, where: str) -> datetime | None:
             moment = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
         except ValueError as exc:
             raise TranscriptError(f"{where}: ts {value!r} is not an ISO 8601 time") from exc
-        return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+        moment = moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+        try:  # year 9999 at -05:00 parses, then overflows wherever it is made UTC
+            moment.astimezone(UTC)
+        except OverflowError as exc:
+            raise TranscriptError(f"{where}: ts {value!r} is out of range") from exc
+        return moment
     raise TranscriptError(f"{where}: ts must be an ISO 8601 string or epoch number")
 
 

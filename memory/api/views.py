@@ -475,6 +475,10 @@ def _parse_time(name: str, value: str) -> datetime | None:
         raise ApiError(400, "invalid_input", f"{name}: {value[:40]!r} is not an ISO 8601 time")
     if timezone.is_naive(moment):
         moment = moment.replace(tzinfo=UTC)
+    try:
+        moment.astimezone(UTC)
+    except OverflowError as exc:
+        raise ApiError(400, "invalid_input", f"{name}: {value[:40]!r} is out of range") from exc
     return moment
 
 

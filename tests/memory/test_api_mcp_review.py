@@ -9,12 +9,13 @@ import anyio
 import pytest
 from django.core.cache import cache
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.core.management import CommandError, call_command
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from mcp import Client
 
 from memory.mcp.server import mcp_server, use_stdio_secret
-from memory.models import Candidate, Node, Suppression
+from memory.models import AccessToken, Candidate, Node, Suppression, Transcript
 from memory.services.tokens import token_create
 from receipts.models import Receipt
 from tests.factories import make_candidate, make_node, make_suppression
@@ -223,3 +224,29 @@ def test_mcp_out_of_range_times_are_tool_errors_that_write_nothing(owner, argume
     ), text
     assert not Receipt.objects.filter(owner=owner).exists()
     assert not Node.objects.exists() and not Candidate.objects.exists()
+
+
+# --- uploads and create_token: the same out-of-range times ------------------------------------
+
+
+def test_upload_with_out_of_range_source_time_is_400(client, auth, owner):
+    upload = SimpleUploadedFile("chat.txt", b"User: I started boxing\n", content_type="text/plain")
+    response = client.post("/v1/transcripts", {"file": upload, "source_time": FAR_FUTURE}, **auth)
+    assert_error(response, 400, "invalid_input")
+    assert not Transcript.objects.exists() and not Receipt.objects.exists()
+
+
+def test_upload_with_an_out_of_range_message_time_is_400(client, auth, owner):
+    data = json.dumps([{"role": "user", "content": "I started boxing", "ts": FAR_FUTURE}])
+    upload = SimpleUploadedFile("chat.json", data.encode(), content_type="application/json")
+    response = client.post("/v1/transcripts", {"file": upload}, **auth)
+    assert_error(response, 400, "invalid_input")
+    assert not Transcript.objects.exists() and not Receipt.objects.exists()
+
+
+def test_create_token_with_absurd_expiry_is_a_command_error(owner):
+    with pytest.raises(CommandError, match="expires-days"):
+        call_command(
+            "create_token", "--user", owner.username, "--name", "x", "--expires-days", "100000000"
+        )
+    assert not AccessToken.objects.exists()

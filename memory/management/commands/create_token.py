@@ -35,7 +35,10 @@ class Command(BaseCommand):
         days = options["expires_days"]
         if days is not None and int(str(days)) < 1:
             raise CommandError("--expires-days must be at least 1")
-        expires = timezone.now() + timedelta(days=int(str(days))) if days is not None else None
+        try:
+            expires = timezone.now() + timedelta(days=int(str(days))) if days is not None else None
+        except OverflowError as exc:
+            raise CommandError("--expires-days is too large") from exc
         try:
             token, secret = token_create(
                 owner=owner,
