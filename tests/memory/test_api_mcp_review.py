@@ -250,3 +250,89 @@ def test_create_token_with_absurd_expiry_is_a_command_error(owner):
             "create_token", "--user", owner.username, "--name", "x", "--expires-days", "100000000"
         )
     assert not AccessToken.objects.exists()
+
+
+# --- scopes on every route, and revocation inside a long-lived MCP session --------------------
+
+
+def _operations():
+    from memory.api import api
+
+    for prefix, router in api._routers:
+        for path, view in router.path_operations.items():
+            for op in view.operations:
+                yield prefix + path, op
+
+
+@pytest.mark.parametrize("path,op", list(_operations()), ids=lambda v: str(v))
+def test_every_route_needs_a_token_with_the_right_scope(path, op):
+    from memory.api.auth import TokenAuth
+    from memory.vocab import SCOPE_READ, SCOPE_WRITE
+
+    scopes = {cb.scope for cb in op.auth_callbacks if isinstance(cb, TokenAuth)}
+    assert len(op.auth_callbacks) == 1 and len(scopes) == 1, (path, op.methods)
+    reads = op.methods == ["GET"] or path.endswith("/recall")  # recall is a read sent as POST
+    assert scopes == ({SCOPE_READ} if reads else {SCOPE_WRITE}), (path, op.methods)
+
+
+@pytest.mark.parametrize(
+    "method,path",
+    [
+        ("post", "/v1/memories"),
+        ("post", "/v1/conversations"),
+        ("patch", "/v1/nodes/{node}"),
+        ("delete", "/v1/nodes/{node}"),
+        ("post", "/v1/candidates/{candidate}/promote"),
+        ("post", "/v1/candidates/{candidate}/reject"),
+        ("post", "/v1/candidates/{candidate}/merge"),
+        ("post", "/v1/suppressions/{suppression}/lift"),
+        ("put", "/v1/rules"),
+        ("post", "/v1/memory/delete-all"),
+    ],
+)
+def test_a_read_token_is_refused_on_every_write(client, owner, method, path):
+    from memory.vocab import SCOPE_READ
+
+    node = make_node(owner=owner, label="Boxing")
+    candidate = make_candidate(owner=owner, label="Rahul")
+    suppression = make_suppression(owner=owner, label="Tea")
+    secret = token_create(owner=owner, name="reader", scopes=[SCOPE_READ])[1]
+    url = path.format(node=node.pk, candidate=candidate.pk, suppression=suppression.pk)
+    body = {"text": "x", "messages": [{"role": "user", "content": "x"}], "node_id": node.pk}
+    body |= {"confirm": "DELETE", "label": "Other"}
+    response = send(
+        client, {"HTTP_AUTHORIZATION": f"Bearer {secret}"}, method, url, json.dumps(body)
+    )
+    assert_error(response, 403, "insufficient_scope")
+    assert Node.objects.get(pk=node.pk).label == "Boxing"
+    assert Candidate.objects.get(pk=candidate.pk).status == "pending"
+    assert Suppression.objects.get(pk=suppression.pk).lifted_at is None
+    assert not Receipt.objects.exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_mcp_token_revoked_mid_session_is_refused_on_the_next_call(owner):
+    from memory.services.tokens import token_revoke
+
+    token, secret = token_create(owner=owner, name="desktop")
+
+    def revoke() -> None:  # in a worker thread: close its connection so teardown can drop the DB
+        try:
+            token_revoke(token=token)
+        finally:
+            connection.close()
+
+    async def go():
+        async with Client(mcp_server) as client:
+            first = await client.call_tool("read_graph", {})
+            await anyio.to_thread.run_sync(revoke)
+            second = await client.call_tool("read_graph", {})
+            return first, second
+
+    use_stdio_secret(secret)
+    try:
+        first, second = anyio.run(go)
+    finally:
+        use_stdio_secret(None)
+    assert not first.is_error
+    assert second.is_error and "unauthorized" in second.content[0].text
