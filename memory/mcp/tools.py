@@ -162,6 +162,11 @@ def save_conversation(
         raise ToolInputError(str(exc)) from exc
     for message in messages:
         _check_text("content", str(message.get("content", "")) or " ")
+    size = sum(len(str(m.get("content", "")).encode("utf-8")) for m in messages)
+    if size > settings.UME_MAX_TRANSCRIPT_BYTES:  # the API's cap; stdio has no body limit
+        raise ToolInputError(
+            f"messages are {size:,} bytes; the limit is {settings.UME_MAX_TRANSCRIPT_BYTES:,}"
+        )
     first = next((m for m in messages if m.get("role") == "user"), messages[0])
     name = "conversation: " + " ".join(str(first.get("content", "")).split())[:80]
     receipt = ingest_messages(

@@ -336,3 +336,16 @@ def test_mcp_token_revoked_mid_session_is_refused_on_the_next_call(owner):
         use_stdio_secret(None)
     assert not first.is_error
     assert second.is_error and "unauthorized" in second.content[0].text
+
+
+def test_mcp_save_conversation_caps_the_total_size_like_the_api(owner, settings):
+    from memory.mcp import tools
+
+    settings.UME_MAX_TRANSCRIPT_BYTES = 1000
+    token = token_create(owner=owner, name="desktop")[0]
+    messages = [
+        {"role": "user", "content": f"I like tea number {i} " + "x" * 580} for i in range(3)
+    ]
+    with pytest.raises(tools.ToolInputError, match="limit"):
+        tools.save_conversation(token, messages=messages)
+    assert not Receipt.objects.exists() and not Transcript.objects.exists()
