@@ -531,8 +531,9 @@ def search_nodes(token: AccessToken, *, query: str) -> ToolResult:
     owner = token.owner
     _check_text("query", query, limit=4000)
     key = canonical_key(query)
-    match = Q(canonical_key__contains=key) | Q(aliases__canonical_key__contains=key)
-    match |= Q(slices__is_current=True, slices__text__icontains=query.strip())
+    match = Q(slices__is_current=True, slices__text__icontains=query.strip())
+    if key:  # an empty key (a query of punctuation only) is contained in every label
+        match |= Q(canonical_key__contains=key) | Q(aliases__canonical_key__contains=key)
     category = category_for(query)
     if category != Category.OTHER.value or _word(query) == "other":
         match |= Q(category=category)

@@ -349,3 +349,14 @@ def test_mcp_save_conversation_caps_the_total_size_like_the_api(owner, settings)
     with pytest.raises(tools.ToolInputError, match="limit"):
         tools.save_conversation(token, messages=messages)
     assert not Receipt.objects.exists() and not Transcript.objects.exists()
+
+
+@pytest.mark.parametrize("query", ["!!!", "%", "_", "--"])
+def test_mcp_search_nodes_without_a_word_matches_nothing_not_everything(owner, query):
+    from memory.mcp import tools
+
+    make_node(owner=owner, label="Boxing")
+    make_node(owner=owner, label="Atlas", category="project")
+    token = token_create(owner=owner, name="desktop")[0]
+    assert tools.search_nodes(token, query=query).payload["entities"] == []
+    assert tools.search_nodes(token, query="box").payload["entities"][0]["name"] == "Boxing"
