@@ -360,3 +360,33 @@ def test_mcp_search_nodes_without_a_word_matches_nothing_not_everything(owner, q
     token = token_create(owner=owner, name="desktop")[0]
     assert tools.search_nodes(token, query=query).payload["entities"] == []
     assert tools.search_nodes(token, query="box").payload["entities"][0]["name"] == "Boxing"
+
+
+def test_patch_that_fails_halfway_changes_nothing(client, auth, owner):
+    node = make_node(owner=owner, label="Boxing")
+    make_node(owner=owner, label="Atlas", category="project")
+    body = json.dumps({"label": "Kickboxing", "state": "stopped", "add_alias": "Atlas"})
+    assert_error(send(client, auth, "patch", f"/v1/nodes/{node.pk}", body), 400, "invalid_edit")
+    node.refresh_from_db()
+    assert (node.label, node.state) == ("Boxing", "active")
+    assert not node.aliases.exists()
+
+
+@pytest.mark.parametrize("tool", ["read_graph", "list_pending_candidates"])
+def test_mcp_graph_and_queue_reads_do_not_grow_with_rows(owner, tool):
+    from memory.mcp import tools
+
+    token = token_create(owner=owner, name="desktop")[0]
+
+    def add(start: int) -> None:
+        for i in range(start, start + 3):
+            make_node(owner=owner, label=f"Node {i}", aliases=(f"alias {i}",))
+            make_candidate(owner=owner, label=f"Cand {i}")
+
+    add(0)
+    with CaptureQueriesContext(connection) as small:
+        getattr(tools, tool)(token)
+    add(10)
+    with CaptureQueriesContext(connection) as large:
+        getattr(tools, tool)(token)
+    assert len(large.captured_queries) == len(small.captured_queries)
