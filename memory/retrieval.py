@@ -19,7 +19,9 @@ rows give the same answer on SQLite and PostgreSQL:
    name do not score again, so identities that merely share words with a named one are not
    returned; a query whose content words match nothing returns nothing.
 
-Superseded slices never feed ranking or context. Nothing is cached between calls.
+Superseded slices never feed ranking or context. Nothing is cached between calls: every call
+reads the owner's rows afresh, only the columns ranking needs, and then the events of the
+nodes it returns.
 """
 
 from __future__ import annotations
@@ -28,11 +30,12 @@ import math
 import re
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
 from django.conf import settings
+from django.db.models import Q
 from django.db.models.functions import Coalesce
 
 from memory.keys import canonical_key
@@ -455,7 +458,7 @@ class RecallResult:
 # --- the per-owner index ---------------------------------------------------------------------
 
 
-@dataclass
+@dataclass(slots=True)
 class Doc:
     """One node or page, as ranking sees it."""
 
@@ -470,8 +473,8 @@ class Doc:
     mention_count: int = 0
     last_seen_at: datetime | None = None
     aliases: list[str] = field(default_factory=list)
-    slices: list[SliceView] = field(default_factory=list)
-    events: list[EventView] = field(default_factory=list)  # most recent first
+    slices: list[tuple[str, str]] = field(default_factory=list)  # (text, kind), newest first
+    event_texts: list[str] = field(default_factory=list)  # in no particular order
     fields: list[tuple[str, str]] = field(default_factory=list)  # (field name, text)
 
 
@@ -484,26 +487,22 @@ class OwnerIndex:
 
 
 INDEX_QUERIES = 5
+DETAIL_QUERIES = 1  # the events of the nodes recall returns, when it returns any
 
 
-def load_index(owner: Any) -> OwnerIndex:
-    """The owner's nodes, aliases, current slices, events and pages: five queries, whatever
-    the corpus size. Superseded slices are not read."""
+def load_index(owner: Any, *, with_last_seen: bool = False) -> OwnerIndex:
+    """The owner's nodes, aliases, current slices, event texts and pages: five queries,
+    whatever the corpus size. Superseded slices are not read.
+
+    Only what ranking needs is read: event dates (and, unless ``with_last_seen``, when a node
+    was last seen) are not, since converting thousands of datetimes costs more than ranking;
+    :func:`with_events` reads the events of the few nodes recall returns."""
+    columns = ["id", "label", "canonical_key", "category", "state", "summary", "mention_count"]
+    if with_last_seen:
+        columns.append("last_seen_at")
     nodes: dict[int, Doc] = {}
-    for nid, label, key, category, state, summary, mentions, seen in (
-        Node.objects.filter(owner=owner)
-        .order_by("id")
-        .values_list(
-            "id",
-            "label",
-            "canonical_key",
-            "category",
-            "state",
-            "summary",
-            "mention_count",
-            "last_seen_at",
-        )
-    ):
+    for row in Node.objects.filter(owner=owner).order_by("id").values_list(*columns):
+        nid, label, key, category, state, summary, mentions = row[:7]
         nodes[nid] = Doc(
             "node",
             nid,
@@ -513,7 +512,7 @@ def load_index(owner: Any) -> OwnerIndex:
             state=state,
             summary=summary,
             mention_count=mentions,
-            last_seen_at=seen,
+            last_seen_at=row[7] if with_last_seen else None,
         )
     names: dict[str, list[tuple[Doc, str]]] = defaultdict(list)
     for doc in nodes.values():
@@ -534,17 +533,12 @@ def load_index(owner: Any) -> OwnerIndex:
     ):
         slice_doc = nodes.get(node_id)
         if slice_doc is not None:
-            slice_doc.slices.append(SliceView(text, kind))
-    # Most recent first: by when it happened, or when ume learned it if that is unknown.
-    for node_id, action, text, happened, precision in (
-        Event.objects.filter(owner=owner)
-        .annotate(recency=Coalesce("happened_at", "created_at"))
-        .order_by("-recency", "-id")
-        .values_list("node_id", "action", "text", "happened_at", "happened_at_precision")
-    ):
+            slice_doc.slices.append((text, kind))
+    # Ranking only counts words, so the order of a node's events does not matter here.
+    for node_id, text in Event.objects.filter(owner=owner).values_list("node_id", "text"):
         event_doc = nodes.get(node_id)
         if event_doc is not None:
-            event_doc.events.append(EventView(action, text, happened, precision))
+            event_doc.event_texts.append(text)
     docs = list(nodes.values())
     for doc in docs:
         doc.fields = [
@@ -553,8 +547,8 @@ def load_index(owner: Any) -> OwnerIndex:
             ("category", doc.category.replace("_", " ")),
         ]
         doc.fields += [("alias", a) for a in doc.aliases]
-        doc.fields += [("slice", s.text) for s in doc.slices]
-        doc.fields += [("event", e.text) for e in doc.events]
+        doc.fields += [("slice", text) for text, _kind in doc.slices]
+        doc.fields += [("event", t) for t in doc.event_texts]
     for pid, title, key, topic, summary, body, node_id in (
         Page.objects.filter(owner=owner)
         .order_by("id")
@@ -565,6 +559,124 @@ def load_index(owner: Any) -> OwnerIndex:
         docs.append(page)
         names[key].append((page, WHY_EXACT))
     return OwnerIndex(docs=docs, names=dict(names))
+
+
+NAME_QUERIES = 3  # nodes, aliases and pages whose key is a phrase of the query
+NAMED_QUERIES = 2  # then, for a query that only names things: their pages and slices
+MAX_NAME_PHRASES = 400  # a longer question reads the whole index instead
+
+
+def _name_phrases(words: Sequence[str]) -> set[str]:
+    """Every run of ``words`` that :func:`_named_spans` could look up."""
+    phrases = set()
+    for start in range(len(words)):
+        for end in range(start + 1, len(words) + 1):
+            if _content(words[start:end]):
+                phrases.add(" ".join(words[start:end]))
+    return phrases
+
+
+def load_named_index(owner: Any, parsed: Parsed) -> OwnerIndex | None:
+    """The part of the owner's index that :func:`rank` reads for a query whose content words
+    are all names (or that needs a name): the nodes, aliases and pages whose key is a phrase
+    of the query, the pages that may join a named node, and the named nodes' current slices.
+    ``None`` when the query has other content words: it needs the whole index for BM25.
+
+    Reads :data:`NAME_QUERIES` queries, then :data:`NAMED_QUERIES` when the query is fully
+    named, whatever the corpus size. :func:`rank` returns the same over this part as over
+    the whole index, because in these cases it looks only at these rows."""
+    words = list(parsed.subject)
+    if not [w for w in words if _content([w])]:
+        return OwnerIndex(docs=[], names={})  # rank returns no_match before reading any
+    phrases = _name_phrases(words)
+    if len(phrases) > MAX_NAME_PHRASES:
+        return None
+    keys = sorted(phrases)
+    nodes: dict[int, Doc] = {}
+    names: dict[str, list[tuple[Doc, str]]] = defaultdict(list)
+    node_columns = ("id", "label", "canonical_key", "category", "state", "summary")
+    for nid, label, key, category, state, summary in (
+        Node.objects.filter(owner=owner, canonical_key__in=keys)
+        .order_by("id")
+        .values_list(*node_columns)
+    ):
+        doc = nodes[nid] = Doc(
+            "node", nid, label, key, category=category, state=state, summary=summary
+        )
+        names[key].append((doc, WHY_EXACT))
+    for key, nid, label, node_key, category, state, summary in (
+        Alias.objects.filter(owner=owner, node__owner=owner, canonical_key__in=keys)
+        .order_by("id")
+        .values_list("canonical_key", *(f"node__{c}" for c in node_columns))
+    ):
+        doc = nodes.get(nid) or nodes.setdefault(
+            nid, Doc("node", nid, label, node_key, category=category, state=state, summary=summary)
+        )
+        names[key].append((doc, WHY_ALIAS))
+    page_columns = ("id", "title", "canonical_key", "topic", "summary", "body", "node_id")
+    pages: dict[int, Doc] = {}
+
+    def page_doc(row: tuple[Any, ...]) -> Doc:
+        pid, title, key, topic, summary, body, node_id = row
+        page = pages.get(pid)
+        if page is None:
+            page = pages[pid] = Doc("page", pid, title, key, summary=summary, node_id=node_id)
+            page.fields = [("title", title), ("topic", topic), ("summary", summary), ("body", body)]
+        return page
+
+    for row in (
+        Page.objects.filter(owner=owner, canonical_key__in=keys)
+        .order_by("id")
+        .values_list(*page_columns)
+    ):
+        names[row[2]].append((page_doc(row), WHY_EXACT))
+    spans = _named_spans(words, names)
+    named_positions = {i for s in spans for i in range(s.start, s.end)}
+    if not all(i in named_positions for i, w in enumerate(words) if _content([w])):
+        return OwnerIndex(docs=[], names=dict(names)) if parsed.needs_name else None
+    named_nodes = {d.id: d for s in spans for d, _why in names[s.key] if d.kind == "node"}
+    # Pages linked to a named node, or unlinked with a named key among their words (rank
+    # checks the words; the database only narrows the rows down).
+    unlinked = Q()
+    for span in spans:
+        unlinked |= Q(canonical_key__contains=span.key)
+    for row in (
+        Page.objects.filter(owner=owner)
+        .filter(Q(node_id__in=sorted(named_nodes)) | Q(node__isnull=True) & unlinked)
+        .order_by("id")
+        .values_list(*page_columns)
+    ):
+        page_doc(row)
+    for node_id, text, kind in (
+        Slice.objects.filter(owner=owner, is_current=True, node_id__in=sorted(named_nodes))
+        .order_by("-created_at", "-id")
+        .values_list("node_id", "text", "kind")
+    ):
+        named_nodes[node_id].slices.append((text, kind))
+    docs = list(nodes.values()) + [pages[pid] for pid in sorted(pages)]
+    return OwnerIndex(docs=docs, names=dict(names))
+
+
+def with_events(owner: Any, items: Sequence[RecallItem]) -> list[RecallItem]:
+    """``items`` with the most recent events of each node: one query, for those nodes only
+    (none when no node is among them)."""
+    node_ids = {item.id for item in items if item.kind == "node"}
+    if not node_ids:
+        return list(items)
+    events: dict[int, list[EventView]] = defaultdict(list)
+    # Most recent first: by when it happened, or when ume learned it if that is unknown.
+    for node_id, action, text, happened, precision in (
+        Event.objects.filter(owner=owner, node_id__in=sorted(node_ids))
+        .annotate(recency=Coalesce("happened_at", "created_at"))
+        .order_by("-recency", "-id")
+        .values_list("node_id", "action", "text", "happened_at", "happened_at_precision")
+    ):
+        if len(events[node_id]) < EVENTS_PER_ITEM:
+            events[node_id].append(EventView(action, text, happened, precision))
+    return [
+        replace(item, events=tuple(events.get(item.id, ()))) if item.kind == "node" else item
+        for item in items
+    ]
 
 
 # --- the gate: is this a recall question at all? ------------------------------------------------
@@ -759,8 +871,7 @@ def _item(doc: Doc, why: str, score: float) -> RecallItem:
         why=why,
         score=score,
         summary=doc.summary,
-        slices=tuple(doc.slices[:SLICES_PER_ITEM]),
-        events=tuple(doc.events[:EVENTS_PER_ITEM]),
+        slices=tuple(SliceView(text, kind) for text, kind in doc.slices[:SLICES_PER_ITEM]),
         node_id=doc.node_id,
     )
 
@@ -887,17 +998,23 @@ def recall(
     """Ranked nodes and pages for ``query``, read for ``owner`` only.
 
     Smalltalk and self-contained utility questions touch no table. Everything else reads the
-    owner's index in :data:`INDEX_QUERIES` queries and ranks it in Python.
+    owner's index in :data:`INDEX_QUERIES` queries, ranks it in Python and, when it returns
+    nodes, reads their recent events in :data:`DETAIL_QUERIES` more.
     """
     limit = max(1, min(int(limit), MAX_LIMIT))
     budget = char_budget if char_budget is not None else settings.UME_RECALL_CONTEXT_CHARS
     parsed = parse_query(query)
     if parsed.reason:
         return RecallResult(query=query, items=(), no_recall=True, reason=parsed.reason)
-    items, reason = rank(load_index(owner), parsed)
-    chosen = tuple(items[:limit])
-    if not chosen:
+    index = None
+    if not (parsed.profile or parsed.everything):
+        index = load_named_index(owner, parsed)
+    if index is None:
+        index = load_index(owner, with_last_seen=bool(parsed.profile or parsed.everything))
+    items, reason = rank(index, parsed)
+    if not items:
         return RecallResult(query=query, items=(), no_recall=True, reason=reason)
+    chosen = tuple(with_events(owner, items[:limit]))
     context, truncated = build_context(chosen, max(0, budget))
     return RecallResult(
         query=query,

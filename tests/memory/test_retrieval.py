@@ -13,7 +13,10 @@ from django.core.management import CommandError, call_command
 from memory.keys import canonical_key
 from memory.models import Page
 from memory.retrieval import (
+    DETAIL_QUERIES,
     INDEX_QUERIES,
+    NAME_QUERIES,
+    NAMED_QUERIES,
     REASON_EMPTY,
     REASON_MATCHED,
     REASON_NO_MATCH,
@@ -358,11 +361,21 @@ def test_constant_number_of_queries_whatever_the_corpus_size(
     owner, size, django_assert_num_queries
 ):
     _corpus(owner, size)
-    with django_assert_num_queries(INDEX_QUERIES):
+    # A query with words that are not names: the name lookup, the whole index, then the
+    # events of the nodes returned.
+    with django_assert_num_queries(NAME_QUERIES + INDEX_QUERIES + DETAIL_QUERIES):
         result = recall(owner, "detail number 2")
     assert result.items[0].label == "Topic 2"
-    with django_assert_num_queries(INDEX_QUERIES):
+    # A broad profile question: the whole index, then the events of the nodes returned.
+    with django_assert_num_queries(INDEX_QUERIES + DETAIL_QUERIES):
         recall(owner, "what are my interests")
+    # A query that only names things: the name lookup, the named nodes' pages and slices,
+    # their events; never the whole index.
+    with django_assert_num_queries(NAME_QUERIES + NAMED_QUERIES + DETAIL_QUERIES):
+        result = recall(owner, "what do you remember about Topic 2")
+    assert [i.label for i in result.items] == ["Topic 2"]
+    with django_assert_num_queries(NAME_QUERIES + NAMED_QUERIES + DETAIL_QUERIES):
+        assert recall(owner, "T1").items[0].label == "Topic 1"
 
 
 # --- the recall command ---------------------------------------------------------------------
@@ -430,3 +443,71 @@ def test_recent_events_first_by_when_they_happened_or_were_learned(owner):
     assert recall(owner, "pottery").context == (
         "Pottery (interest, active) - sold a vase (2026-03-09); bought a wheel"
     )
+
+
+# --- the name lookup reads only what ranking needs, and gives what the whole index gives ----
+
+
+EQUIVALENCE_QUERIES = [
+    "UML",
+    "Universal Memory Engine",
+    "what do you remember about UML College Society?",
+    "UML Society",
+    "who is Rahul?",
+    "Rahul",
+    "what is Atlas?",
+    "Atlas",
+    "Atlas pdf export",
+    "boxing",
+    "what is a monad?",
+    "what is Boxing",
+    "PDF Export Notes",
+    "export notes",
+    "Rahul and Atlas",
+    "Asthma",
+    "cloudflare workers",
+    "what do you remember about Kite",
+    "the",
+    " ".join(["atlas"] * 40),  # more phrases than MAX_NAME_PHRASES: reads the whole index
+]
+
+
+def _whole_index_only(monkeypatch):
+    import memory.retrieval as retrieval
+
+    monkeypatch.setattr(retrieval, "load_named_index", lambda owner, parsed: None)
+
+
+@pytest.mark.parametrize("query", EQUIVALENCE_QUERIES)
+def test_name_lookup_returns_what_the_whole_index_returns(owner, memory, monkeypatch, query):
+    make_page(owner=owner, title="Atlas Roadmap", summary="the plan for atlas")  # unlinked
+    make_page(owner=owner, title="Rahul's Go Tips", summary="channels", node=memory["rahul"])
+    make_event(node=memory["atlas"], text="shipped the export", action="shipped")
+    fast = recall(owner, query, limit=50).as_json()
+    _whole_index_only(monkeypatch)
+    assert recall(owner, query, limit=50).as_json() == fast
+
+
+def test_name_lookup_never_reads_another_owners_rows(owner, other_user, memory):
+    theirs = make_node(owner=other_user, label="Atlas", category="project", summary="not yours")
+    make_slice(node=theirs, text="their secret detail")
+    make_node(owner=other_user, label="Kestrel", category="project", aliases=("UML",))
+    make_page(owner=other_user, title="Atlas Secrets", summary="their page")  # unlinked
+    make_page(owner=other_user, title="Their Atlas Page", summary="linked", node=theirs)
+    result = recall(owner, "Atlas")
+    assert [(i.kind, i.id) for i in result.items] == [("node", memory["atlas"].pk)]
+    assert "secret" not in result.context and "their" not in result.context
+    assert [(i.kind, i.label) for i in recall(owner, "Atlas secrets").items] == [("node", "Atlas")]
+    assert [i.label for i in recall(owner, "UML").items] == ["Universal Memory Engine"]
+
+
+def test_every_call_reads_the_current_rows(owner, memory):
+    assert recall(owner, "Rahul").items[0].slices[0].text == "prefers working in Go"
+    make_slice(node=memory["rahul"], text="moved to the platform team")
+    assert recall(owner, "Rahul").items[0].slices[0].text == "moved to the platform team"
+    memory["rahul"].slices.update(is_current=False)  # a bulk update, no signals
+    assert recall(owner, "Rahul").items[0].slices == ()
+    make_event(node=memory["rahul"], text="joined the on-call rota")
+    assert [e.text for e in recall(owner, "Rahul").items[0].events] == ["joined the on-call rota"]
+    memory["rahul"].delete()
+    assert recall(owner, "Rahul").items == ()
