@@ -169,6 +169,8 @@ def node_list(owner: Any, *, category: str = "", state: str = "", q: str = "") -
         nodes = nodes.filter(state=state)
     if q:
         key = canonical_key(q)
+        if not key:  # "!!!" names nothing; an empty key would be inside every label
+            return nodes.none()
         nodes = nodes.filter(
             Q(canonical_key__contains=key) | Q(aliases__canonical_key__contains=key)
         ).distinct()

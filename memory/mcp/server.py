@@ -201,7 +201,7 @@ async def list_pending_candidates(
 
 @mcp_server.tool(name="create_entities", annotations=WRITES)
 async def create_entities(
-    entities: Annotated[list[Entity], Field(min_length=1, max_length=100)], ctx: Context
+    entities: Annotated[list[Entity], Field(min_length=0, max_length=100)], ctx: Context
 ) -> CallToolResult:
     """Create entities in the knowledge graph. New ones wait for the user's review unless their
     rules capture automatically; each entity's status says which."""
@@ -211,7 +211,7 @@ async def create_entities(
 
 @mcp_server.tool(name="create_relations", annotations=WRITES)
 async def create_relations(
-    relations: Annotated[list[Relation], Field(min_length=1, max_length=200)], ctx: Context
+    relations: Annotated[list[Relation], Field(min_length=0, max_length=200)], ctx: Context
 ) -> CallToolResult:
     """Create relations between entities (in active voice: from, relationType, to)."""
     return await _run(ctx, SCOPE_WRITE, tools.create_relations, relations=_relations(relations))
@@ -219,7 +219,7 @@ async def create_relations(
 
 @mcp_server.tool(name="add_observations", annotations=WRITES)
 async def add_observations(
-    observations: Annotated[list[ObservationAdd], Field(min_length=1, max_length=100)],
+    observations: Annotated[list[ObservationAdd], Field(min_length=0, max_length=100)],
     ctx: Context,
 ) -> CallToolResult:
     """Add observations to existing entities."""
@@ -229,7 +229,7 @@ async def add_observations(
 
 @mcp_server.tool(name="delete_entities", annotations=DELETES)
 async def delete_entities(
-    entityNames: Annotated[list[Name], Field(min_length=1, max_length=100)],  # noqa: N803
+    entityNames: Annotated[list[Name], Field(min_length=0, max_length=100)],  # noqa: N803
     ctx: Context,
 ) -> CallToolResult:
     """Delete entities with their observations and relations; they are never relearned."""
@@ -238,7 +238,7 @@ async def delete_entities(
 
 @mcp_server.tool(name="delete_observations", annotations=DELETES)
 async def delete_observations(
-    deletions: Annotated[list[ObservationDelete], Field(min_length=1, max_length=100)],
+    deletions: Annotated[list[ObservationDelete], Field(min_length=0, max_length=100)],
     ctx: Context,
 ) -> CallToolResult:
     """Delete specific observations from entities."""
@@ -248,7 +248,7 @@ async def delete_observations(
 
 @mcp_server.tool(name="delete_relations", annotations=DELETES)
 async def delete_relations(
-    relations: Annotated[list[Relation], Field(min_length=1, max_length=200)], ctx: Context
+    relations: Annotated[list[Relation], Field(min_length=0, max_length=200)], ctx: Context
 ) -> CallToolResult:
     """Delete relations from the knowledge graph."""
     return await _run(ctx, SCOPE_WRITE, tools.delete_relations, relations=_relations(relations))
@@ -270,7 +270,7 @@ async def search_nodes(
 
 @mcp_server.tool(name="open_nodes", annotations=READ_ONLY)
 async def open_nodes(
-    names: Annotated[list[Name], Field(min_length=1, max_length=100)], ctx: Context
+    names: Annotated[list[Name], Field(min_length=0, max_length=100)], ctx: Context
 ) -> CallToolResult:
     """Specific entities by name, with the relations among them."""
     return await _run(ctx, SCOPE_READ, tools.open_nodes, names=names)

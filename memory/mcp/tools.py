@@ -305,8 +305,8 @@ def _status(owner: Any, receipt: Receipt, names: Sequence[str]) -> list[dict[str
 
 
 def create_entities(token: AccessToken, *, entities: list[dict[str, Any]]) -> ToolResult:
-    if not entities:
-        raise ToolInputError("entities must hold at least one entity")
+    if not entities:  # the reference server answers an empty list with an empty result
+        return ToolResult({"entities": [], "receipt": None}, "nothing to create")
     objects: list[dict[str, Any]] = []
     for entity in entities:
         name = _check_text("name", entity["name"], limit=800)
@@ -354,7 +354,7 @@ def _observation(name: str, category: str, text: str) -> dict[str, Any]:
 
 def create_relations(token: AccessToken, *, relations: list[dict[str, Any]]) -> ToolResult:
     if not relations:
-        raise ToolInputError("relations must hold at least one relation")
+        return ToolResult({"relations": [], "receipt": None}, "nothing to create")
     objects = [
         {
             "object": "edge",
@@ -391,6 +391,8 @@ def _held_slice_texts(candidate: Candidate) -> set[str]:
 
 
 def add_observations(token: AccessToken, *, observations: list[dict[str, Any]]) -> ToolResult:
+    if not observations:
+        return ToolResult({"results": [], "receipt": None}, "nothing to add")
     owner = token.owner
     missing = [
         o["entityName"]
@@ -437,8 +439,23 @@ def add_observations(token: AccessToken, *, observations: list[dict[str, Any]]) 
 
 def delete_entities(token: AccessToken, *, entityNames: list[str]) -> ToolResult:  # noqa: N803
     owner = token.owner
-    deleted, withdrawn, unknown = [], [], []
-    for name in entityNames:
+    deleted: list[str] = []
+    withdrawn: list[str] = []
+    unknown: list[str] = []
+    with transaction.atomic():  # all of them or none
+        _delete_named(owner, entityNames, deleted, withdrawn, unknown)
+    payload = {"deleted": deleted, "withdrawn_candidates": withdrawn, "not_found": unknown}
+    return ToolResult(
+        payload,
+        f"deleted {len(deleted)}, withdrew {len(withdrawn)} pending; they will not be relearned"
+        + (f"; not found: {', '.join(unknown)}" if unknown else ""),
+    )
+
+
+def _delete_named(
+    owner: Any, names: list[str], deleted: list[str], withdrawn: list[str], unknown: list[str]
+) -> None:
+    for name in names:
         node = _node_named(owner, name)
         if node is not None:
             node_delete(node=node, stick=True, source="mcp")
@@ -453,12 +470,6 @@ def delete_entities(token: AccessToken, *, entityNames: list[str]) -> ToolResult
             except CandidateAlreadyDecided:
                 pass
         unknown.append(name)
-    payload = {"deleted": deleted, "withdrawn_candidates": withdrawn, "not_found": unknown}
-    return ToolResult(
-        payload,
-        f"deleted {len(deleted)}, withdrew {len(withdrawn)} pending; they will not be relearned"
-        + (f"; not found: {', '.join(unknown)}" if unknown else ""),
-    )
 
 
 def delete_observations(token: AccessToken, *, deletions: list[dict[str, Any]]) -> ToolResult:

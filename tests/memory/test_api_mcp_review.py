@@ -390,3 +390,12 @@ def test_mcp_graph_and_queue_reads_do_not_grow_with_rows(owner, tool):
     with CaptureQueriesContext(connection) as large:
         getattr(tools, tool)(token)
     assert len(large.captured_queries) == len(small.captured_queries)
+
+
+def test_node_search_for_a_query_without_a_word_matches_nothing(owner):
+    from memory.selectors import node_list
+    from tests.factories import make_node
+
+    make_node(owner=owner, label="Atlas")
+    assert list(node_list(owner, q="!!!")) == []
+    assert [n.label for n in node_list(owner, q="atl")] == ["Atlas"]

@@ -347,3 +347,24 @@ def test_django_still_answers_beside_mcp(server_url, secret):
     response = httpx.get(f"{base}/v1/rules", headers={"Authorization": f"Bearer {secret}"})
     assert response.status_code == 200
     assert response.json()["capture_default"] == "review"
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments"),
+    [
+        ("create_entities", {"entities": []}),
+        ("create_relations", {"relations": []}),
+        ("add_observations", {"observations": []}),
+        ("open_nodes", {"names": []}),
+        ("delete_entities", {"entityNames": []}),
+        ("delete_observations", {"deletions": []}),
+        ("delete_relations", {"relations": []}),
+    ],
+)
+def test_empty_lists_are_accepted_like_the_reference_server(
+    server_url, secret, owner, tool, arguments
+):
+    from memory.models import Node
+
+    assert ok(call(server_url, secret, tool, arguments)) is not None
+    assert not Node.objects.filter(owner=owner).exists()
