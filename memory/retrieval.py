@@ -490,30 +490,20 @@ INDEX_QUERIES = 5
 DETAIL_QUERIES = 1  # the events of the nodes recall returns, when it returns any
 
 
-def load_index(owner: Any, *, with_last_seen: bool = False) -> OwnerIndex:
+def load_index(owner: Any) -> OwnerIndex:
     """The owner's nodes, aliases, current slices, event texts and pages: five queries,
     whatever the corpus size. Superseded slices are not read.
 
-    Only what ranking needs is read: event dates (and, unless ``with_last_seen``, when a node
-    was last seen) are not, since converting thousands of datetimes costs more than ranking;
-    :func:`with_events` reads the events of the few nodes recall returns."""
-    columns = ["id", "label", "canonical_key", "category", "state", "summary", "mention_count"]
-    if with_last_seen:
-        columns.append("last_seen_at")
+    Only what ranking needs is read: not event dates, since converting thousands of
+    datetimes costs more than ranking; :func:`with_events` reads the events of the few nodes
+    recall returns."""
     nodes: dict[int, Doc] = {}
-    for row in Node.objects.filter(owner=owner).order_by("id").values_list(*columns):
-        nid, label, key, category, state, summary, mentions = row[:7]
-        nodes[nid] = Doc(
-            "node",
-            nid,
-            label,
-            key,
-            category=category,
-            state=state,
-            summary=summary,
-            mention_count=mentions,
-            last_seen_at=row[7] if with_last_seen else None,
-        )
+    for nid, label, key, category, state, summary in (
+        Node.objects.filter(owner=owner)
+        .order_by("id")
+        .values_list("id", "label", "canonical_key", "category", "state", "summary")
+    ):
+        nodes[nid] = Doc("node", nid, label, key, category=category, state=state, summary=summary)
     names: dict[str, list[tuple[Doc, str]]] = defaultdict(list)
     for doc in nodes.values():
         names[doc.key].append((doc, WHY_EXACT))
@@ -655,6 +645,64 @@ def load_named_index(owner: Any, parsed: Parsed) -> OwnerIndex | None:
         named_nodes[node_id].slices.append((text, kind))
     docs = list(nodes.values()) + [pages[pid] for pid in sorted(pages)]
     return OwnerIndex(docs=docs, names=dict(names))
+
+
+PROFILE_QUERIES = 2  # the nodes of the categories asked about, the slices of those returned
+
+
+def load_profile_nodes(owner: Any, parsed: Parsed) -> OwnerIndex:
+    """For a broad profile question: the owner's nodes of the categories asked about (all of
+    them for "tell me about me"), in one query. No slices: :func:`with_slices` reads those of
+    the nodes recall returns."""
+    nodes = Node.objects.filter(owner=owner)
+    if not parsed.everything:
+        nodes = nodes.filter(category__in=sorted(set(parsed.profile)))
+    docs = [
+        Doc(
+            "node",
+            nid,
+            label,
+            key,
+            category=category,
+            state=state,
+            summary=summary,
+            mention_count=mentions,
+            last_seen_at=seen,
+        )
+        for nid, label, key, category, state, summary, mentions, seen in nodes.order_by(
+            "id"
+        ).values_list(
+            "id",
+            "label",
+            "canonical_key",
+            "category",
+            "state",
+            "summary",
+            "mention_count",
+            "last_seen_at",
+        )
+    ]
+    return OwnerIndex(docs=docs, names={})
+
+
+def with_slices(owner: Any, items: Sequence[RecallItem]) -> list[RecallItem]:
+    """``items`` with the current slices of each node, newest first: one query, for those
+    nodes only."""
+    node_ids = {item.id for item in items if item.kind == "node"}
+    if not node_ids:
+        return list(items)
+    slices: dict[int, list[SliceView]] = defaultdict(list)
+    for node_id, text, kind in (
+        Slice.objects.filter(owner=owner, is_current=True, node_id__in=sorted(node_ids))
+        .order_by("-created_at", "-id")
+        .values_list("node_id", "text", "kind")
+    ):
+        if len(slices[node_id]) < SLICES_PER_ITEM:
+            slices[node_id].append(SliceView(text, kind))
+    return [
+        replace(item, slices=tuple(slices.get(item.id, ()))) if item.kind == "node" else item
+        for item in items
+    ]
 
 
 def with_events(owner: Any, items: Sequence[RecallItem]) -> list[RecallItem]:
@@ -997,28 +1045,34 @@ def recall(
 ) -> RecallResult:
     """Ranked nodes and pages for ``query``, read for ``owner`` only.
 
-    Smalltalk and self-contained utility questions touch no table. Everything else reads the
-    owner's index in :data:`INDEX_QUERIES` queries, ranks it in Python and, when it returns
-    nodes, reads their recent events in :data:`DETAIL_QUERIES` more.
+    Smalltalk and self-contained utility questions touch no table. A broad profile question
+    reads the nodes of its categories and the slices of those returned
+    (:data:`PROFILE_QUERIES`); a query whose content words are all names reads the named rows
+    (:data:`NAME_QUERIES` + :data:`NAMED_QUERIES`); any other reads the name lookup and then
+    the owner's whole index (:data:`INDEX_QUERIES`) for BM25. Each then reads the recent
+    events of the nodes it returns (:data:`DETAIL_QUERIES`). Every read is filtered by owner
+    and nothing is kept between calls.
     """
     limit = max(1, min(int(limit), MAX_LIMIT))
     budget = char_budget if char_budget is not None else settings.UME_RECALL_CONTEXT_CHARS
     parsed = parse_query(query)
     if parsed.reason:
         return RecallResult(query=query, items=(), no_recall=True, reason=parsed.reason)
-    index = None
-    if not (parsed.profile or parsed.everything):
-        index = load_named_index(owner, parsed)
+    profile = bool(parsed.profile or parsed.everything)
+    index = load_profile_nodes(owner, parsed) if profile else load_named_index(owner, parsed)
     if index is None:
-        index = load_index(owner, with_last_seen=bool(parsed.profile or parsed.everything))
+        index = load_index(owner)
     items, reason = rank(index, parsed)
     if not items:
         return RecallResult(query=query, items=(), no_recall=True, reason=reason)
-    chosen = tuple(with_events(owner, items[:limit]))
-    context, truncated = build_context(chosen, max(0, budget))
+    chosen = items[:limit]
+    if profile:
+        chosen = with_slices(owner, chosen)
+    returned = tuple(with_events(owner, chosen))
+    context, truncated = build_context(returned, max(0, budget))
     return RecallResult(
         query=query,
-        items=chosen,
+        items=returned,
         no_recall=False,
         reason=reason,
         context=context,

@@ -17,6 +17,7 @@ from memory.retrieval import (
     INDEX_QUERIES,
     NAME_QUERIES,
     NAMED_QUERIES,
+    PROFILE_QUERIES,
     REASON_EMPTY,
     REASON_MATCHED,
     REASON_NO_MATCH,
@@ -366,8 +367,9 @@ def test_constant_number_of_queries_whatever_the_corpus_size(
     with django_assert_num_queries(NAME_QUERIES + INDEX_QUERIES + DETAIL_QUERIES):
         result = recall(owner, "detail number 2")
     assert result.items[0].label == "Topic 2"
-    # A broad profile question: the whole index, then the events of the nodes returned.
-    with django_assert_num_queries(INDEX_QUERIES + DETAIL_QUERIES):
+    # A broad profile question: the nodes of its categories, then the slices and events of
+    # the nodes returned.
+    with django_assert_num_queries(PROFILE_QUERIES + DETAIL_QUERIES):
         recall(owner, "what are my interests")
     # A query that only names things: the name lookup, the named nodes' pages and slices,
     # their events; never the whole index.
@@ -511,3 +513,23 @@ def test_every_call_reads_the_current_rows(owner, memory):
     assert [e.text for e in recall(owner, "Rahul").items[0].events] == ["joined the on-call rota"]
     memory["rahul"].delete()
     assert recall(owner, "Rahul").items == ()
+
+
+def test_profile_items_carry_their_newest_current_slices_and_events(owner):
+    older = make_node(owner=owner, label="Kiln", category="interest")
+    newer = make_node(owner=owner, label="Wheel", category="interest")
+    for i in range(7):
+        make_slice(node=newer, text=f"detail {i}", created_at=datetime(2026, 1, 1 + i, tzinfo=UTC))
+    make_slice(node=newer, text="old news", is_current=False)
+    for i in range(4):
+        make_event(node=older, text=f"fired {i}", created_at=datetime(2026, 2, 1 + i, tzinfo=UTC))
+    make_node(owner=owner, label="Asthma", category="health")
+    older.last_seen_at = datetime(2026, 1, 1, tzinfo=UTC)
+    newer.last_seen_at = datetime(2026, 3, 1, tzinfo=UTC)
+    older.save()
+    newer.save()
+    items = recall(owner, "what are my interests").items
+    assert [i.label for i in items] == ["Wheel", "Kiln"]
+    assert [s.text for s in items[0].slices] == [f"detail {i}" for i in (6, 5, 4, 3, 2)]
+    assert [e.text for e in items[1].events] == ["fired 3", "fired 2", "fired 1"]
+    assert items[1].slices == ()
