@@ -118,37 +118,47 @@ def seed_corpus(owner: Any, size: int, rng: random.Random) -> list[dict[str, str
     return facts
 
 
-def query_mix(facts: list[dict[str, str]], count: int, rng: random.Random) -> list[str]:
+def query_mix(facts: list[dict[str, str]], count: int, rng: random.Random) -> list[tuple[str, str]]:
+    """``count`` queries as ``(kind, query)``; kinds name the path recall takes."""
     with_alias = [f for f in facts if f["alias"]]
     makers = [
-        lambda: rng.choice(facts)["label"],
-        lambda: f"what do you remember about {rng.choice(facts)['label']}?",
-        lambda: rng.choice(with_alias)["alias"] if with_alias else rng.choice(facts)["label"],
-        lambda: " ".join(rng.choice(facts)["detail"].split()[2:4]),
-        lambda: "what are my projects",
-        lambda: "cooking pasta tonight",
-        lambda: "thanks!",
+        ("named", lambda: rng.choice(facts)["label"]),
+        ("named", lambda: f"what do you remember about {rng.choice(facts)['label']}?"),
+        (
+            "named",
+            lambda: rng.choice(with_alias)["alias"] if with_alias else rng.choice(facts)["label"],
+        ),
+        ("lexical", lambda: " ".join(rng.choice(facts)["detail"].split()[2:4])),
+        ("profile", lambda: "what are my projects"),
+        ("lexical", lambda: "cooking pasta tonight"),
+        ("smalltalk", lambda: "thanks!"),
     ]
-    return [makers[i % len(makers)]() for i in range(count)]
+    return [(makers[i % len(makers)][0], makers[i % len(makers)][1]()) for i in range(count)]
 
 
-def bench_recall(owner: Any, queries: list[str]) -> dict[str, float]:
+def bench_recall(owner: Any, queries: list[tuple[str, str]]) -> dict[str, Any]:
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
     from memory.retrieval import recall
 
     timings, counts = [], []
-    for query in queries:
+    by_kind: dict[str, list[float]] = {}
+    for kind, query in queries:
         with CaptureQueriesContext(connection) as ctx:
             started = time.perf_counter()
             recall(owner, query)
-            timings.append((time.perf_counter() - started) * 1000)
+            elapsed = (time.perf_counter() - started) * 1000
+        timings.append(elapsed)
+        by_kind.setdefault(kind, []).append(elapsed)
         counts.append(len(ctx.captured_queries))
     timings.sort()
     return {
         "recall_p50_ms": round(statistics.median(timings), 2),
         "recall_p95_ms": round(timings[max(0, int(0.95 * len(timings)) - 1)], 2),
+        "recall_p50_ms_by_kind": {
+            kind: round(statistics.median(values), 2) for kind, values in by_kind.items()
+        },
         "queries_per_recall_max": max(counts),
         "queries_per_recall_min": min(counts),
     }
@@ -224,7 +234,9 @@ def run(sizes: list[int], queries: int, transcripts: int, seed: int) -> list[dic
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("--sizes", default="200,2000", help="corpus sizes in nodes (comma list)")
+    parser.add_argument(
+        "--sizes", default="200,2000,10000", help="corpus sizes in nodes (comma list)"
+    )
     parser.add_argument("--queries", type=int, default=70, help="recall calls per size")
     parser.add_argument("--transcripts", type=int, default=30, help="ingests per size")
     parser.add_argument("--seed", type=int, default=7)
@@ -246,6 +258,7 @@ def main(argv: list[str] | None = None) -> int:
             f"{row['backend']:<10} nodes={row['nodes']:<6} "
             f"recall p50={row['recall_p50_ms']} ms p95={row['recall_p95_ms']} ms "
             f"queries/recall={row['queries_per_recall_min']}..{row['queries_per_recall_max']}  "
+            f"p50 by kind={row['recall_p50_ms_by_kind']}  "
             f"ingest={row['ingest_per_s']} transcripts/s {row['ingest_outcomes']}  "
             f"(seeded in {row['seed_s']} s)"
         )
