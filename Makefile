@@ -19,12 +19,14 @@ install: $(STAMP)
 
 run: install
 	$(BIN)/python manage.py migrate --noinput
+	$(BIN)/python manage.py createcachetable
 	$(BIN)/python manage.py seed_demo
 	$(BIN)/python manage.py collectstatic --noinput --verbosity 0
 	DEBUG=$${DEBUG:-1} $(BIN)/python manage.py runserver $(HOST):$(PORT)
 
 serve: install
 	$(BIN)/python manage.py migrate --noinput
+	$(BIN)/python manage.py createcachetable
 	$(BIN)/python manage.py collectstatic --noinput --verbosity 0
 	$(BIN)/gunicorn ume.asgi:application -k uvicorn_worker.UvicornWorker -b $(HOST):$(PORT)
 

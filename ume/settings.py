@@ -133,6 +133,22 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
+# The cache holds the API's per-token rate-limit counters. "locmem" counts per process;
+# "database" shares the counters between every process on the same database (run
+# `manage.py createcachetable` once; `make run` and `make serve` do).
+UME_CACHE = env_str("UME_CACHE", "locmem")
+if UME_CACHE == "locmem":
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+elif UME_CACHE == "database":
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.db.DatabaseCache",
+            "LOCATION": "ume_cache",
+        }
+    }
+else:
+    raise ImproperlyConfigured(f"UME_CACHE must be locmem or database, got {UME_CACHE!r}")
+
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},

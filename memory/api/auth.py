@@ -1,9 +1,9 @@
 """Bearer-token authentication, scopes, the per-token rate limit and the body-size ceiling.
 
 The rate limit counts requests per token in fixed one-minute windows in Django's cache. With
-no ``CACHES`` configured that is a local-memory cache, so the limit is enforced per process:
-a deployment with N workers lets a token make up to N times ``UME_API_RATE_LIMIT`` requests
-a minute. Configure a shared cache (Redis, Memcached, the database cache) to make it global.
+``UME_CACHE=locmem`` (the default) that cache is per process: a deployment with N workers lets
+a token make up to N times ``UME_API_RATE_LIMIT`` requests a minute. ``UME_CACHE=database``
+keeps the counters in the shared database, so the limit holds across every process.
 """
 
 from __future__ import annotations

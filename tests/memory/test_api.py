@@ -643,3 +643,28 @@ def test_docs_page_uses_our_own_static_files(client):
 
 def test_unknown_api_route_is_json_404(api):
     assert_error(api.get("/v1/nope"), 404, "not_found")
+
+
+def test_with_the_database_cache_the_rate_limit_is_shared_between_processes(
+    client, owner, secret, settings
+):
+    """UME_CACHE=database keeps the counters in a table every worker process reads."""
+    from django.core.cache import caches
+    from django.core.management import call_command
+    from django.db import connection
+
+    settings.CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.db.DatabaseCache",
+            "LOCATION": "ume_cache",
+        }
+    }
+    call_command("createcachetable")
+    settings.UME_API_RATE_LIMIT = 2
+    for _ in range(2):
+        assert client.get("/v1/rules", **bearer(secret)).status_code == 200
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT COUNT(*) FROM ume_cache")
+        assert cursor.fetchone()[0] >= 1  # the counter is a row, not process memory
+    caches["default"].close()
+    assert_error(client.get("/v1/rules", **bearer(secret)), 429, "rate_limited")
