@@ -5,6 +5,8 @@ Another owner's object is always ``404 not_found``, exactly like one that does n
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any
 
@@ -259,8 +261,15 @@ def _candidate_or_404(request: HttpRequest, candidate_id: int) -> Any:
     return candidate
 
 
-def _decided(exc: CandidateAlreadyDecided) -> ApiError:
-    return ApiError(409, "already_decided", str(exc))
+@contextmanager
+def _decision() -> Iterator[None]:
+    """A review decision's refusals as API errors: 409 if already decided, else 400."""
+    try:
+        yield
+    except CandidateAlreadyDecided as exc:
+        raise ApiError(409, "already_decided", str(exc)) from exc
+    except ReviewError as exc:
+        raise ApiError(400, "invalid_decision", str(exc)) from exc
 
 
 def _candidate_after(request: HttpRequest, candidate_id: int) -> dict[str, Any]:
@@ -279,7 +288,7 @@ def promote_candidate(
     payload = payload or PromoteIn()
     _choice("category", payload.category or "", Category.values)
     _choice("state", payload.state or "", NodeState.values)
-    try:
+    with _decision():
         node = candidate_promote(
             candidate=candidate,
             by=_owner(request),
@@ -287,10 +296,6 @@ def promote_candidate(
             category=payload.category,
             state=payload.state,
         )
-    except CandidateAlreadyDecided as exc:
-        raise _decided(exc) from exc
-    except ReviewError as exc:
-        raise ApiError(400, "invalid_decision", str(exc)) from exc
     return {
         "candidate": _candidate_after(request, candidate_id),
         "node": node_json(_node_or_404(request, node.pk)),
@@ -303,17 +308,13 @@ def reject_candidate(
 ) -> dict[str, Any]:
     candidate = _candidate_or_404(request, candidate_id)
     payload = payload or RejectIn()
-    try:
+    with _decision():
         suppression = candidate_reject(
             candidate=candidate,
             by=_owner(request),
             suppress=payload.suppress_similar,
             until=payload.until,
         )
-    except CandidateAlreadyDecided as exc:
-        raise _decided(exc) from exc
-    except ReviewError as exc:
-        raise ApiError(400, "invalid_decision", str(exc)) from exc
     return {
         "candidate": _candidate_after(request, candidate_id),
         "suppression": suppression_json(suppression, now=timezone.now()) if suppression else None,
@@ -328,14 +329,10 @@ def merge_candidate(request: HttpRequest, candidate_id: int, payload: MergeIn) -
     node = node_get(_owner(request), payload.node_id)
     if node is None:
         raise not_found("node")
-    try:
+    with _decision():
         merged = candidate_merge(
             candidate=candidate, node=node, by=_owner(request), add_alias=payload.add_alias
         )
-    except CandidateAlreadyDecided as exc:
-        raise _decided(exc) from exc
-    except ReviewError as exc:
-        raise ApiError(400, "invalid_decision", str(exc)) from exc
     return {
         "candidate": _candidate_after(request, candidate_id),
         "node": node_json(_node_or_404(request, merged.pk)),
