@@ -1,0 +1,84 @@
+"""Projects: "my next project is X", "Atlas is my invoicing app", "I'm building X on Y"."""
+
+from __future__ import annotations
+
+import re
+
+from memory.extractors import patterns as p
+from memory.extractors.rules.base import (
+    _I,
+    ORGANIZATION,
+    PROJECT,
+    PROJECT_WORDS,
+    TOOL,
+    Clause,
+    Found,
+    cut,
+    edge,
+    node,
+    object_label,
+    slice_,
+)
+from memory.extractors.rules.tools import (
+    _uses_tail,
+)
+from memory.keys import canonical_key
+from memory.vocab import SliceKind
+
+_PROJECT_KINDS = (
+    r"project|app|startup|product|business|side\s+project|website|site|tool|game|book|novel|"
+    r"company|idea|newsletter|podcast|thesis"
+)
+_MY_PROJECT_IS = re.compile(
+    r"^(?:one\s+of\s+)?(?:my|our)\s+(?:(?:future|next|new|side|current|main|pet|personal|big|"
+    r"latest|first|dream|upcoming|\w+ing)\s+)*(?P<kind>" + _PROJECT_KINDS + r")s?\s+"
+    r"(?:is|are|will\s+be|'s|was)\s+(?P<obj>.+)$",
+    re.IGNORECASE,
+)
+_NAME_IS_MY_PROJECT = re.compile(
+    r"^(?P<name>.+?)\s+is\s+(?:my|our)\s+(?:[\w\-]+\s+){0,3}?(?P<kind>" + _PROJECT_KINDS + r")\b"
+    r"(?P<rest>.*)$",
+    re.IGNORECASE,
+)
+_WORKING_ON = re.compile(
+    _I + r"(?:building|developing|working\s+on|debugging|fixing|coding|designing|prototyping|"
+    r"refactoring|rewriting|migrating|writing|making|creating)\s+(?P<obj>.+)$",
+    re.IGNORECASE,
+)
+_BUILT_ON = re.compile(
+    r"\s(?:on|with|in|using)\s+(?P<tool>[A-Z][\w.+#\-]*(?:\s+[A-Z][\w.+#\-]*){0,2})"
+)
+
+
+def _project_category(kind: str) -> str:
+    return ORGANIZATION if kind.lower() in {"company", "business", "startup"} else PROJECT
+
+
+def projects(c: Clause) -> Found:
+    match = _MY_PROJECT_IS.match(c.text)
+    if match:
+        label = p.make_label(cut(match.group("obj")))
+        if label:
+            return slice_(c, label, _project_category(match.group("kind")), SliceKind.OTHER.value)
+    match = _NAME_IS_MY_PROJECT.match(c.text)
+    if match and p.is_name(match.group("name")):
+        label = p.make_label(match.group("name"))
+        if label:
+            found = slice_(c, label, _project_category(match.group("kind")), SliceKind.OTHER.value)
+            return found + _uses_tail(c, label, match.group("rest"))
+    match = _WORKING_ON.search(c.text)
+    if match:
+        obj = match.group("obj")
+        verb_is_loose = re.search(r"\b(?:writing|making|creating)\s", c.text, re.I)
+        if verb_is_loose and not (PROJECT_WORDS.search(obj) or p.is_name(cut(obj))):
+            return []
+        label = object_label(c, obj)
+        if not label:
+            return []
+        found = slice_(c, label, PROJECT, SliceKind.PROGRESS.value)
+        tool = _BUILT_ON.search(" " + obj)
+        tool_label = p.make_label(tool.group("tool")) if tool else None
+        if tool_label and canonical_key(tool_label) != canonical_key(label):
+            found += [node(c, tool_label, TOOL), edge(c, label, tool_label)]
+        return found
+    return []

@@ -1,0 +1,151 @@
+"""The registry: the families in the order they are tried, and the walk over a sentence."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from datetime import datetime
+
+from memory.extractors import patterns as p
+from memory.extractors import user_messages
+from memory.extractors.rules.base import (
+    FAMILY,
+    PERSON,
+    RELATIONSHIP,
+    Clause,
+    Found,
+)
+from memory.extractors.rules.decisions import (
+    decision,
+)
+from memory.extractors.rules.hedges import (
+    hedged,
+)
+from memory.extractors.rules.life_events import (
+    life_event,
+)
+from memory.extractors.rules.notes import (
+    remembered_note,
+)
+from memory.extractors.rules.people import (
+    other_people,
+    possessive,
+)
+from memory.extractors.rules.preferences import (
+    preference,
+)
+from memory.extractors.rules.projects import (
+    projects,
+)
+from memory.extractors.rules.routines import (
+    routine,
+)
+from memory.extractors.rules.status import (
+    status_change,
+)
+from memory.extractors.rules.tools import (
+    tools,
+)
+from memory.keys import canonical_key
+from memory.proposals import (
+    AnyProposal,
+    EventProposal,
+    NodeProposal,
+    SliceProposal,
+)
+from memory.transcripts import Message
+
+Recogniser = Callable[[Clause], Found]
+RECOGNISERS: tuple[Recogniser, ...] = (
+    other_people,
+    life_event,
+    status_change,
+    projects,
+    tools,
+    decision,
+    preference,
+    routine,
+    possessive,
+)
+
+
+def read_clause(c: Clause) -> Found:
+    if p.HEDGE.search(c.text):
+        return hedged(c)  # a hedged clause is never read as a clear statement
+    for recognise in RECOGNISERS:
+        found = recognise(c)
+        if found:
+            return found
+    return []
+
+
+def read_sentence(
+    sentence: str, message_id: str, ts: datetime | None, anchor: datetime | None
+) -> Found:
+    rest, remembered = p.unwrap_remember(sentence)
+    if not remembered and (p.is_smalltalk(sentence) or p.is_request(sentence)):
+        return []
+    if not rest.strip() or p.is_smalltalk(rest):
+        return []
+    clauses = [
+        Clause(p.strip_fillers(text), sentence, message_id, ts, anchor)
+        for text in p.split_clauses(rest)
+    ]
+    clauses = [c for c in clauses if c.text]
+    if remembered and rest.rstrip().endswith("?") and p.is_question(rest):
+        # A question kept for later states nothing: keep it as a note, never as a fact.
+        return remembered_note(Clause(rest.strip(), sentence, message_id, ts, anchor))
+    found: Found = []
+    for clause in clauses:
+        found += read_clause(clause)
+    if remembered and not found and clauses:
+        found = remembered_note(clauses[0])
+    return found
+
+
+def _merge_nodes(proposals: Found) -> Found:
+    """One node proposal per (key, category), evidence pooled; everything else kept in order."""
+    seen: dict[tuple[str, str], int] = {}
+    out: Found = []
+    for proposal in proposals:
+        if isinstance(proposal, NodeProposal):
+            key = (canonical_key(proposal.label), proposal.category)
+            if key in seen:
+                first = out[seen[key]]
+                evidence = first.evidence + tuple(
+                    e for e in proposal.evidence if e not in first.evidence
+                )
+                out[seen[key]] = first.model_copy(update={"evidence": evidence})
+                continue
+            seen[key] = len(out)
+        out.append(proposal)
+    return out
+
+
+def _settle_people(proposals: Found) -> Found:
+    """A name the batch knows as family or a partner keeps that category where it was only
+    "a person" ("my sister Meera ..." then "Meera's birthday ..."), so one node is proposed."""
+    known: dict[str, str] = {}
+    for proposal in proposals:
+        if isinstance(proposal, NodeProposal) and proposal.category in (FAMILY, RELATIONSHIP):
+            known.setdefault(canonical_key(proposal.label), proposal.category)
+    out: Found = []
+    for proposal in proposals:
+        if isinstance(proposal, (NodeProposal, SliceProposal, EventProposal)):
+            label = proposal.label if isinstance(proposal, NodeProposal) else proposal.on
+            settled = known.get(canonical_key(label))
+            if settled and proposal.category == PERSON:
+                proposal = proposal.model_copy(update={"category": settled})
+        out.append(proposal)
+    return out
+
+
+def extract(
+    messages: Sequence[Message], *, source_time: datetime | None = None
+) -> list[AnyProposal]:
+    """Propose what the person's own messages state. Pure and deterministic."""
+    found: Found = []
+    for message in user_messages(messages):
+        anchor = message.ts or source_time
+        for sentence in p.split_sentences(message.content):
+            found += read_sentence(sentence, message.id, message.ts, anchor)
+    return _merge_nodes(_settle_people(found))

@@ -1,0 +1,168 @@
+"""Status changes: started, stopped, quit, gave up, paused, resumed, finished, launched."""
+
+from __future__ import annotations
+
+import re
+
+from memory.extractors import patterns as p
+from memory.extractors.rules.base import (
+    _I,
+    HABIT,
+    PROJECT,
+    PROJECT_WORDS,
+    SKILL,
+    TOOL,
+    Clause,
+    Found,
+    cut,
+    event,
+    object_label,
+)
+from memory.temporal import MONTHS, WEEKDAYS
+from memory.vocab import EventAction
+
+_STATUS_VERBS: tuple[tuple[str, str], ...] = (
+    (
+        r"started|began|start|starting|took\s+up|taking\s+up|picked\s+up|got\s+into|getting\s+into",
+        EventAction.STARTED.value,
+    ),
+    (
+        r"stopped|stopping|quit|quitting|gave\s+up|giving\s+up|dropped|ditched|abandoned|cancelled|"
+        r"canceled|shut\s+down|killed",
+        EventAction.STOPPED.value,
+    ),
+    (r"paused|pausing|shelved|shelving", EventAction.PAUSED.value),
+    (
+        r"resumed|resuming|restarted|got\s+back\s+into|went\s+back\s+to|returned\s+to|am\s+back\s+to|"
+        r"'m\s+back\s+to",
+        EventAction.RESUMED.value,
+    ),
+    (
+        r"finished|finishing|completed|wrapped\s+up|am\s+done\s+with|'m\s+done\s+with",
+        EventAction.COMPLETED.value,
+    ),
+    (
+        r"launched|launching|shipped|released|published|went\s+live\s+with",
+        EventAction.LAUNCHED.value,
+    ),
+)
+_STATUS = tuple(
+    (re.compile(_I + rf"(?P<verb>{verbs})\s+(?P<obj>.+)", re.IGNORECASE), action)
+    for verbs, action in _STATUS_VERBS
+)
+_ON_HOLD = re.compile(
+    _I + r"(?:put|putting)\s+(?P<obj>.+?)\s+on\s+(?:hold|ice|pause|the\s+back\s+burner)",
+    re.IGNORECASE,
+)
+_BACK_UP = re.compile(_I + r"picked\s+(?P<obj>.+?)\s+back\s+up\b", re.IGNORECASE)
+_SKILL_WORDS = re.compile(
+    r"\b(?:learn|learning|studying|study|lessons?|class|classes|course|courses|training|"
+    r"practis|practic)\w*",
+    re.IGNORECASE,
+)
+HABITS = frozenset(
+    """running jogging walking cycling swimming yoga pilates meditation meditating journaling
+    smoking vaping drinking alcohol coffee caffeine sugar gym fasting stretching reading
+    gaming social media twitter tiktok instagram reddit netflix snacking dieting diet sleep
+    napping cold showers workouts working out lifting weightlifting cardio walks""".split()
+)
+_OBJECT_LEADS: tuple[tuple[re.Pattern[str], str | None], ...] = (
+    # (prefix to drop, category it implies)
+    (
+        re.compile(
+            r"^(?:learning|studying|to\s+learn|lessons\s+in|classes\s+in)\s+(?:how\s+to\s+)?"
+            r"(?:play\s+|speak\s+)?(?:the\s+)?",
+            re.I,
+        ),
+        SKILL,
+    ),
+    (re.compile(r"^(?:playing|to\s+play)\s+(?:the\s+)?", re.I), SKILL),
+    (re.compile(r"^(?:working\s+on|building|developing)\s+", re.I), PROJECT),
+    (re.compile(r"^(?:using|to\s+use)\s+", re.I), TOOL),
+    (
+        re.compile(
+            r"^(?:going\s+to|attending|doing|taking|having|eating|drinking)\s+(?:the\s+)?", re.I
+        ),
+        None,
+    ),
+)
+_NOT_ACTIVITIES = re.compile(
+    r"^(?:to\s+|feeling|thinking|wondering|getting|being|seeing|looking|trying|noticing|"
+    r"realizing|realising|worrying|caring|talking|saying|asking|wanting|needing|having\s+"
+    r"(?:a|an|the)\b|crying|laughing|a\s+conversation|the\s+conversation|the\s+chat|over\b|"
+    r"with\b|on\b|at\b|for\b|in\b|by\b|from\b|out\b|up\b|again\b|yet\b)",
+    re.IGNORECASE,
+)
+
+
+def _normalise_object(obj: str) -> str:
+    text = obj.strip()
+    for pattern, _category in _OBJECT_LEADS:
+        text = pattern.sub("", text, count=1)
+    return text
+
+
+# "the Atlas beta", "the Orion launch": a proper name, then the piece of work it names.
+_NAMED_WORK = re.compile(
+    r"^(?:(?:the|my|our|a|an|this)\s+)?(?P<name>[A-Z][\w.+#\-]*(?:\s+[A-Z][\w.+#\-]*)*)\s+"
+    r"(?P<head>[a-z][\w\-]*(?:\s+[a-z][\w\-]*)?)$"
+)
+# Capitalised, yet not the name of a piece of work: "French cooking", "Thai boxing".
+_DEMONYMS = frozenset(
+    """english french spanish german italian portuguese japanese chinese mandarin cantonese
+    korean thai vietnamese indian hindi tamil arabic greek turkish russian polish dutch swedish
+    brazilian mexican latin irish scottish welsh american british african persian""".split()
+)
+
+
+def _is_named_work(phrase: str) -> bool:
+    match = _NAMED_WORK.match(phrase)
+    if not match or match.group("head").split()[0].endswith("ing"):
+        return False
+    name = match.group("name").lower().split()
+    return not (name[0] in _DEMONYMS or name[0] in MONTHS or name[0] in WEEKDAYS or name == ["i"])
+
+
+def status_category(action: str, raw_object: str, clause: str) -> str:
+    """Project, skill or habit, by the rule in the module docstring."""
+    lowered = raw_object.lower()
+    for pattern, category in _OBJECT_LEADS:
+        if category and pattern.match(raw_object):
+            return category
+    if PROJECT_WORDS.search(cut(raw_object)) or action == EventAction.LAUNCHED.value:
+        return PROJECT  # read in the object only: "climbing at a wall near work" is no project
+    if _SKILL_WORDS.search(clause):
+        return SKILL
+    first = lowered.split()[0] if lowered.split() else ""
+    if first in HABITS or lowered in HABITS:
+        return HABIT
+    if _is_named_work(cut(raw_object)):
+        return PROJECT
+    stopping = action == EventAction.STOPPED.value
+    if p.is_name(cut(raw_object)) and not stopping:
+        return PROJECT
+    if first.endswith("ing"):
+        return SKILL
+    if action == EventAction.COMPLETED.value:
+        return PROJECT  # one finishes a piece of work, not an everyday habit
+    return HABIT
+
+
+def status_change(c: Clause) -> Found:
+    for pattern, action in (
+        (_ON_HOLD, EventAction.PAUSED.value),
+        (_BACK_UP, EventAction.RESUMED.value),
+        *_STATUS,
+    ):
+        match = pattern.search(c.text)
+        if not match or _NOT_ACTIVITIES.match(match.group("obj")):
+            continue
+        raw = match.group("obj")
+        if re.match(r"^working\s+(?:at|for)\b", raw, re.I):
+            return []  # a new job: the joined recogniser reads it
+        label = object_label(c, _normalise_object(raw))
+        if not label:
+            continue
+        category = status_category(action, raw, c.text)
+        return event(c, label, category, action)
+    return []
