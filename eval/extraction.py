@@ -35,13 +35,28 @@ Each fixture runs :func:`memory.extractors.rules.extract` and then
 Totals: ``must_save_recall`` (share of must-save fixtures with ``saved_ok``),
 ``no_save_precision`` (share of must-not-save fixtures where nothing was planned),
 ``subject_exact_rate`` and ``subject_contained_rate`` (over fixtures with a primary subject),
-``control_leaks`` and ``forbidden_leaks`` (counts of fixtures), ``pass_rate``.
+``control_leaks`` and ``forbidden_leaks`` (counts of fixtures), ``pass_rate``, and:
+
+- ``label_recall``: share of the fixtures' ``expect_labels`` (``{label, category, state?}``)
+  whose canonical key is among the planned new nodes and candidates;
+- ``category_accuracy``: of those found, the share filed under the expected category;
+  ``state_accuracy``: of those found that name a ``state``, the share whose planned state
+  (the node's, else the state its last event implies) is that state;
+- ``junk_label_rate``: the share of planned labels (new nodes and candidates, all fixtures)
+  that are fragments by :func:`is_fragment`, a check of the eval's own, kept apart from the
+  gate's so the gate cannot grade itself;
+- ``dated_event_rate``: of the planned events whose own text states a time
+  (:func:`states_time`), the share that carry ``happened_at``; ``events_with_time`` is that
+  count.
+
+The extractor is the rules extractor unless another ``extract`` function is passed (the
+``--extractor llm`` option of the command).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -58,7 +73,10 @@ from memory.proposals import (
     NodeProposal,
     SliceProposal,
 )
-from memory.transcripts import TranscriptError, messages_from_json
+from memory.transcripts import Message, TranscriptError, messages_from_json
+from memory.vocab import ACTION_STATE
+
+Extract = Callable[..., list[AnyProposal]]
 
 # A fixed clock: the eval must not depend on when it runs.
 EVAL_NOW = datetime(2026, 1, 1, tzinfo=UTC)
@@ -263,14 +281,129 @@ def _source_time(fixture: dict[str, Any], where: str) -> datetime | None:
     return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
-def score_fixture(fixture: dict[str, Any], where: str = "fixture") -> dict[str, Any]:
+# --- fragments and times (the eval's own lexicon, independent of the gate) -----------------
+
+_MARKUP = re.compile(r"</?[A-Za-z][^<>]*>|\*\*|__|`|\]\(|^#+\s|&[a-z]+;")
+_FRAGMENT_START = frozenset(
+    """is are was were be been being am has have had having do does did doing going gonna get
+    got getting make made making take took taking try trying just very really so such some any
+    few many much more most of for to at in on by with from about than as there here this that
+    these those it its he she they we you i me my your our their his her them who what which
+    when where why how not no yes and or but if then also still again""".split()
+)
+_FRAGMENT_END = frozenset(
+    """of for to at in on by with from about than as and or but the a an some any my your our
+    their his her its is are was were be been have has had do did there that this it going
+    ago""".split()
+)
+_TIME_UNITS = frozenset(
+    """day days week weeks month months year years hour hours minute minutes time times
+    yesterday today tomorrow tonight ago morning evening night weekend""".split()
+)
+_LIGHT_GERUNDS = frozenset(
+    """being having doing going getting making taking trying saying thinking feeling justing
+    seeing looking wanting needing coming putting""".split()
+)
+
+
+def is_fragment(label: str) -> bool:
+    """A planned label that is not the name of anything: markup, a verb phrase, a time phrase,
+    a stop-word fragment, or a name cut at punctuation ("<b>R", "D Tracker</b>")."""
+    text = label.strip()
+    if not text or _MARKUP.search(text):
+        return True
+    if not (text[0].isalnum() or text[0] in "\"'“‘(") or text[-1] in "&-'/,;:":
+        return True
+    words = [w.lower().strip(".,;:!?\"'") for w in text.split()]
+    words = [w for w in words if w]
+    if not words:
+        return True
+    if words[0] in _FRAGMENT_START or words[-1] in _FRAGMENT_END:
+        return True
+    if words[-1] in _TIME_UNITS:
+        return True
+    return len(words) == 1 and words[0] in _LIGHT_GERUNDS
+
+
+_MONTH_WORDS = (
+    "january|february|march|april|may|june|july|august|september|october|november|december|"
+    "jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec"
+)
+_WEEKDAY_WORDS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
+_STATED_TIME = re.compile(
+    r"\b(?:yesterday|today|tonight|last\s+(?:night|week|month|year|weekend|summer|winter|spring|"
+    r"autumn|fall|" + _WEEKDAY_WORDS + "|" + _MONTH_WORDS + r")|this\s+(?:morning|week|month|year|"
+    r"weekend)|(?:\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|a\s+few|few|"
+    r"couple\s+of)\s+(?:days?|weeks?|months?|years?)\s+ago|(?:in|since|on|from)\s+(?:"
+    + _MONTH_WORDS
+    + "|"
+    + _WEEKDAY_WORDS
+    + r")|(?:19|20)\d\d|on\s+\d{1,2}(?:st|nd|rd|th)?\b|(?:"
+    + _MONTH_WORDS
+    + r")\s+\d{1,2}\b)",
+    re.IGNORECASE,
+)
+
+
+def states_time(text: str) -> bool:
+    """Whether a sentence states when something happened (a date or a relative phrase)."""
+    return bool(_STATED_TIME.search(text))
+
+
+def _planned_events(plan: WritePlan) -> list[tuple[str, datetime | None]]:
+    """(text, happened_at) of every event the plan writes or holds on a candidate."""
+    events: list[tuple[str, datetime | None]] = [(e.text, e.happened_at) for e in plan.new_events]
+    for c in plan.new_candidates:
+        events += [(h.text, h.happened_at) for h in c.held if isinstance(h, EventProposal)]
+    return events
+
+
+def _planned_categories(plan: WritePlan) -> dict[str, tuple[str, str | None]]:
+    """key -> (category, state) of every new node and candidate."""
+    out: dict[str, tuple[str, str | None]] = {}
+    for n in plan.new_nodes:
+        state = n.state
+        for e in plan.new_events:
+            if e.target.key == n.key and e.new_state:
+                state = e.new_state
+        out.setdefault(n.key, (n.category, state))
+    for c in plan.new_candidates:
+        state: str | None = None
+        for h in c.held:
+            if isinstance(h, NodeProposal) and h.state:
+                state = h.state
+            if isinstance(h, EventProposal) and h.action in ACTION_STATE:
+                state = ACTION_STATE[h.action]
+        out.setdefault(c.key, (c.category, state))
+    return out
+
+
+def _label_scores(expected: list[Any], found: dict[str, tuple[str, str | None]]) -> dict[str, int]:
+    tally = {"expected": 0, "found": 0, "category_ok": 0, "with_state": 0, "state_ok": 0}
+    for entry in expected:
+        key = canonical_key(str(entry.get("label", "")))
+        tally["expected"] += 1
+        if key not in found:
+            continue
+        category, state = found[key]
+        tally["found"] += 1
+        tally["category_ok"] += category == entry.get("category")
+        if entry.get("state"):
+            tally["with_state"] += 1
+            tally["state_ok"] += state == entry["state"]
+    return tally
+
+
+def score_fixture(
+    fixture: dict[str, Any], where: str = "fixture", extract_fn: Extract | None = None
+) -> dict[str, Any]:
     if not isinstance(fixture, dict) or "messages" not in fixture:
         raise FixtureError(f"{where}: expected an object with messages")
     try:
         messages = messages_from_json(fixture["messages"])
     except TranscriptError as exc:
         raise FixtureError(f"{where}: {exc}") from exc
-    proposals = extract(messages, source_time=_source_time(fixture, where))
+    proposals = run_extractor(extract_fn or extract, messages, _source_time(fixture, where))
     plan = plan_writes(proposals, Snapshot.empty(now=EVAL_NOW))
     items = plan_items(plan)
     labels = planned_labels(plan)
@@ -284,6 +417,11 @@ def score_fixture(fixture: dict[str, Any], where: str = "fixture") -> dict[str, 
     control_leak = control_leaks(_controls(fixture, texts), items)
     forbidden = [c for c in fixture.get("forbid_claims") or [] if claim_leaks(str(c), items)]
     passed = saved_ok and not control_leak and not forbidden and exact is not False
+    planned = sorted({c.label for c in plan.new_candidates} | {n.label for n in plan.new_nodes})
+    expected = fixture.get("expect_labels") or []
+    if not isinstance(expected, list):
+        raise FixtureError(f"{where}: expect_labels must be a list")
+    timed = [(text, at) for text, at in _planned_events(plan) if states_time(text)]
     return {
         "id": str(fixture.get("id", where)),
         "category": str(fixture.get("category", "")),
@@ -296,9 +434,11 @@ def score_fixture(fixture: dict[str, Any], where: str = "fixture") -> dict[str, 
         "control_leak": control_leak,
         "forbidden_leak": bool(forbidden),
         "forbidden_claims_leaked": forbidden,
-        "labels": sorted(
-            {c.label for c in plan.new_candidates} | {n.label for n in plan.new_nodes}
-        ),
+        "labels": planned,
+        "junk_labels": [label for label in planned if is_fragment(label)],
+        "label_tally": _label_scores(expected, _planned_categories(plan)),
+        "events_with_time": len(timed),
+        "dated_events": sum(at is not None for _, at in timed),
         "passed": passed,
     }
 
@@ -307,12 +447,19 @@ def _rate(hits: int, total: int) -> float | None:
     return round(hits / total, 4) if total else None
 
 
-def score_extraction(fixture_data: Any) -> dict[str, Any]:
-    """Score a decoded golden file (``{"fixtures": [...]}`` or a bare list). Pure."""
+def run_extractor(
+    extract_fn: Extract, messages: list[Message], source_time: datetime | None
+) -> list[AnyProposal]:
+    return extract_fn(messages, source_time=source_time)
+
+
+def score_extraction(fixture_data: Any, extract_fn: Extract | None = None) -> dict[str, Any]:
+    """Score a decoded golden file (``{"fixtures": [...]}`` or a bare list). Pure with the
+    rules extractor."""
     fixtures = fixture_data.get("fixtures") if isinstance(fixture_data, dict) else fixture_data
     if not isinstance(fixtures, list):
         raise FixtureError('expected {"fixtures": [...]} or a list of fixtures')
-    per = [score_fixture(f, f"fixture {i}") for i, f in enumerate(fixtures)]
+    per = [score_fixture(f, f"fixture {i}", extract_fn) for i, f in enumerate(fixtures)]
     must = [r for r in per if r["must_save"]]
     must_not = [r for r in per if not r["must_save"]]
     with_subject = [r for r in per if r["subject_exact"] is not None]
@@ -329,5 +476,21 @@ def score_extraction(fixture_data: Any) -> dict[str, Any]:
         "control_leaks": sum(r["control_leak"] for r in per),
         "forbidden_leaks": sum(r["forbidden_leak"] for r in per),
         "pass_rate": _rate(sum(r["passed"] for r in per), len(per)),
+        **_totals(per),
         "per_fixture": per,
+    }
+
+
+def _totals(per: list[dict[str, Any]]) -> dict[str, Any]:
+    tally = {k: sum(r["label_tally"][k] for r in per) for k in per[0]["label_tally"]} if per else {}
+    labels = sum(len(r["labels"]) for r in per)
+    timed = sum(r["events_with_time"] for r in per)
+    return {
+        "label_recall": _rate(tally.get("found", 0), tally.get("expected", 0)),
+        "category_accuracy": _rate(tally.get("category_ok", 0), tally.get("found", 0)),
+        "state_accuracy": _rate(tally.get("state_ok", 0), tally.get("with_state", 0)),
+        "labels_planned": labels,
+        "junk_label_rate": _rate(sum(len(r["junk_labels"]) for r in per), labels),
+        "events_with_time": timed,
+        "dated_event_rate": _rate(sum(r["dated_events"] for r in per), timed),
     }

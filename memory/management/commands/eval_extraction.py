@@ -1,7 +1,9 @@
-"""``manage.py eval_extraction FIXTURE [--json] [--min-pass-rate R]``: score the rules extractor.
+"""``manage.py eval_extraction FIXTURE [--json] [--extractor rules|llm] [--min-pass-rate R]``.
 
-A report: the exit status is 0 unless ``--min-pass-rate`` is given and the pass rate is below
-it. The scoring rules are in :mod:`eval.extraction`.
+Scores an extractor (the rules extractor unless ``--extractor llm``, which calls the endpoint
+configured by ``UME_LLM_*``) and the gate on a golden extraction set. A report: the exit
+status is 0 unless ``--min-pass-rate`` is given and the pass rate is below it, or the LLM
+endpoint fails. The scoring rules are in :mod:`eval.extraction`.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from eval.extraction import FixtureError, score_extraction
+from memory.extractors import ExtractorFailed, get_extractor
 
 
 def _flag(value: bool | None) -> str:
@@ -27,6 +30,12 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("fixture", help="path to a golden extraction JSON file")
         parser.add_argument("--json", action="store_true", help="print one JSON object only")
+        parser.add_argument(
+            "--extractor",
+            choices=("rules", "llm"),
+            default="rules",
+            help="which extractor to score (llm uses UME_LLM_BASE_URL / UME_LLM_MODEL)",
+        )
         parser.add_argument(
             "--min-pass-rate",
             type=float,
@@ -47,9 +56,13 @@ class Command(BaseCommand):
                 f"{path}: malformed JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
             ) from exc
         try:
-            report = score_extraction(data)
+            report = score_extraction(data, get_extractor(options["extractor"]))
         except FixtureError as exc:
             raise CommandError(f"{path}: {exc}") from exc
+        except ExtractorFailed as exc:
+            raise CommandError(
+                f"{path}: the {options['extractor']} extractor failed: {exc}"
+            ) from exc
         if options["json"]:
             self.stdout.write(json.dumps(report, ensure_ascii=False))
         else:
@@ -80,5 +93,12 @@ class Command(BaseCommand):
             "control_leaks",
             "forbidden_leaks",
             "pass_rate",
+            "label_recall",
+            "category_accuracy",
+            "state_accuracy",
+            "labels_planned",
+            "junk_label_rate",
+            "events_with_time",
+            "dated_event_rate",
         ):
             self.stdout.write(f"{key:<24} {report[key]}")
