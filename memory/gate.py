@@ -6,8 +6,11 @@ Pure: no ORM calls, no clock, no settings. Everything it needs is in the :class:
 
 For each proposed object, in the order nodes, candidates, events, slices, edges:
 
-1. junk and bad labels are rejected; memory-rule excludes, then includes, are applied to
-   every text the object carries (label, text, references, evidence quotes);
+1. every label is cleaned first (:func:`memory.policy.clean_label`: balanced HTML or Markdown
+   removed, entities decoded), so the key, the stored label and any suppression agree; junk,
+   bad titles and bad labels (fragments such as "Going", "Taste of", "D Tracker</b>") are
+   rejected; memory-rule excludes, then includes, are applied to every text the object
+   carries (label, text, references, evidence quotes);
 2. an exact canonical-key or alias match merges into that existing node (never fuzzy
    similarity: "UML" does not merge into "UML College Society");
 3. a label already planned in this batch converges on that planned object;
@@ -27,7 +30,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from memory.keys import canonical_key
-from memory.policy import label_rejection, rules_rejection
+from memory.policy import clean_label, label_rejection, rules_rejection
 from memory.proposals import (
     AnyProposal,
     CandidateProposal,
@@ -697,10 +700,27 @@ class _Gate:
         )
 
 
+def clean_labels(p: AnyProposal) -> AnyProposal:
+    """``p`` with every label it carries cleaned by :func:`memory.policy.clean_label`."""
+    if isinstance(p, NodeProposal):
+        update: dict[str, object] = {
+            "label": clean_label(p.label),
+            "aliases": tuple(clean_label(a) for a in p.aliases),
+        }
+    elif isinstance(p, CandidateProposal):
+        update = {"label": clean_label(p.label)}
+    elif isinstance(p, EdgeProposal):
+        update = {"from_label": clean_label(p.from_label), "to_label": clean_label(p.to_label)}
+    else:
+        update = {"on": clean_label(p.on)}
+    return p.model_copy(update=update)
+
+
 def plan_writes(proposals: Iterable[AnyProposal], snapshot: Snapshot) -> WritePlan:
     """Decide what to write. Pure and deterministic for a given input."""
     gate = _Gate(snapshot)
-    ordered = sorted(enumerate(proposals), key=lambda item: (_ORDER[item[1].object], item[0]))
+    cleaned = [clean_labels(p) for p in proposals]
+    ordered = sorted(enumerate(cleaned), key=lambda item: (_ORDER[item[1].object], item[0]))
     for _, proposal in ordered:
         if isinstance(proposal, NodeProposal):
             gate.node(proposal)

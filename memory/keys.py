@@ -3,8 +3,11 @@ all call :func:`canonical_key`; nothing else normalises labels."""
 
 from __future__ import annotations
 
+import html
 import re
 import unicodedata
+
+from memory.markup import TAG
 
 # Letters that NFKD does not decompose into a base letter plus marks.
 _FOLD = str.maketrans(
@@ -34,9 +37,15 @@ def canonical_key(text: str) -> str:
     Unicode-aware: compatibility-decomposed (NFKD), combining marks dropped, case-folded,
     every run of punctuation, symbols or whitespace collapsed to one space. So "Zoë" and "Zoe"
     share a key, "Dr. Kowalski" becomes "dr kowalski", and letters of any script survive.
+    HTML tags are dropped and entities decoded first, so a label and its marked-up spelling
+    ("<b>Figma</b>", "R&amp;D") share a key, and so does a suppression of either.
     """
     if not text:
         return ""
+    if "<" in text:
+        text = TAG.sub(" ", text)
+    if "&" in text:
+        text = html.unescape(text)
     decomposed = unicodedata.normalize("NFKD", text.translate(_FOLD))
     stripped = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
     folded = stripped.casefold().translate(_FOLD)

@@ -1,10 +1,13 @@
-"""Pure predicates the gate (and cleanup) share: junk labels, bad titles, memory-rule matching."""
+"""Pure predicates the gate (and cleanup) share: junk labels, bad titles, bad labels (fragments
+that name nothing), memory-rule matching."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 
 from memory.keys import canonical_key
+from memory.markup import TAG, label_text
 from memory.vocab import RejectReason
 
 PRONOUNS = frozenset(
@@ -52,10 +55,17 @@ MAX_TITLE_WORDS = 12
 MAX_KEY_CHARS = 200  # the canonical_key columns; NFKD and folding can make a key longer
 
 
+# A one-letter name carried by its symbols: "C++", "C#", "F#".
+_SYMBOL_NAME = re.compile(r"^[^\W\d_][+#]{1,2}$")
+
+
 def is_junk_label(label: str) -> bool:
     """Empty, a single character, only digits, or made only of pronouns and fillers."""
     key = canonical_key(label)
-    if len(key.replace(" ", "")) < 2 or key.replace(" ", "").isdigit():
+    compact = key.replace(" ", "")
+    if len(compact) < 2 and not _SYMBOL_NAME.match(label.strip()):
+        return True
+    if compact.isdigit():
         return True
     words = key.split()
     return all(word in PRONOUNS or word in FILLERS for word in words)
@@ -78,11 +88,112 @@ def is_bad_title(label: str) -> bool:
     )
 
 
+# --- bad labels: fragments of a sentence, never the name of anything ---------------------
+
+# A name never starts with an auxiliary, a light verb, a pronoun or a connective...
+_FRAGMENT_START = frozenset(
+    """is are was were be been being am has have had having do does did doing going gonna get
+    gets got getting just very really so such there here it its he she they we you me us them
+    his hers their theirs our your yours mine not no and or but if then also still again than
+    about for of to at by from with into as went came made took tried said told felt thought
+    wanted needed seemed off""".split()
+)
+# ...and never ends on a word that needs something after it ("Taste of", "Having Some of").
+_FRAGMENT_END = frozenset(
+    """of for to at in on by with from about into onto than as and or but nor the a an some
+    any my your our their his her its is are was were be been am has have had do does did
+    there that which who whose whom very really just so too ago""".split()
+)
+# A time phrase is when something happened, not what ("Few Days", "For Weeks", "Two Weeks").
+_TIME_UNITS = frozenset(
+    """second seconds minute minutes hour hours day days week weeks month months year years
+    decade decades ago yesterday today tomorrow tonight lately recently""".split()
+)
+_QUANTITIES = frozenset(
+    """a an one two three four five six seven eight nine ten eleven twelve few several couple
+    many some last next this past each every other few""".split()
+)
+# A bare gerund of a light verb or a function word ("Going", "Having", "Justing").
+_LIGHT_STEMS = frozenset(
+    """go be have do get make tak tri try say think feel see look want need come put keep let
+    seem know just realli gonna wan mean start stop"""
+    """ us""".split()
+)
+_CUT_START = re.compile(r"^[&+/\\.,;:!?)\]}|>_*~-]")
+_CUT_END = re.compile(r"[&/\\,;:(\[{|<_*~-]$|(?<![\w.])'$")
+_MARKUP_LEFT = re.compile(r"</?[A-Za-z]|/>|&[A-Za-z]+;|&#\d+;|\*\*|__|`|\]\(|^#+\s")
+
+
+def _gerund_stem(word: str) -> str | None:
+    if len(word) > 4 and word.endswith("ing"):
+        stem = word[:-3]
+        if len(stem) > 2 and stem[-1] == stem[-2]:
+            stem = stem[:-1]  # "getting" -> "get"
+        return stem
+    return None
+
+
+def is_bad_label(label: str) -> bool:
+    """A fragment, not a name: markup left in it, cut at punctuation inside a name ("<b>R",
+    "D Tracker</b>", "&T"), led by an auxiliary, light verb, pronoun or connective ("Was
+    There", "Having Some of", "Is Important"), ending on a word that needs another ("Taste
+    of"), a time phrase or one ending a label ("Few Days", "Coffee Two Weeks"), or a bare gerund
+    of a light verb ("Going", "Justing"). Names with inner punctuation pass: "R&D Tracker",
+    "C++", "Node.js", "AT&T", "O'Neill", "Tomás"."""
+    text = label.strip()
+    if not text:
+        return False  # empty labels are junk, reported as such
+    if _is_cut(text):
+        return True
+    words = [w for w in (w.strip("\"'“”‘’.,!?()").lower() for w in text.split()) if w]
+    if not words:
+        return True
+    if words[0] in _FRAGMENT_START or words[-1] in _FRAGMENT_END:
+        return True
+    if "i" in words[1:-1]:
+        return True  # a clause with the speaker inside it ("Off That Stuff I Baked")
+    if words[-1] in _TIME_UNITS and (
+        len(words) == 1
+        or all(w in _QUANTITIES or w in _TIME_UNITS for w in words[:-1])
+        or words[-2] in _QUANTITIES
+        or words[-2].isdigit()
+    ):
+        return True
+    if len(words) == 1:
+        stem = _gerund_stem(words[0])
+        if stem is not None and (stem in _LIGHT_STEMS or stem.rstrip("e") in _LIGHT_STEMS):
+            return True
+    return False
+
+
+def clean_label(label: str) -> str:
+    """The label as stored and keyed: balanced markup removed, entities decoded, whitespace
+    collapsed. The gate cleans every label it reads with this, so one spelling and its
+    marked-up variants are one label, one key and one suppression."""
+    return label_text(label)
+
+
+def _is_cut(label: str) -> bool:
+    text = label.strip()
+    return bool(
+        _MARKUP_LEFT.search(text)
+        or TAG.search(text)
+        or _CUT_START.search(text)
+        or _CUT_END.search(text)
+    )
+
+
 def label_rejection(label: str) -> str | None:
+    """The reason a label may not name a memory, or None. Markup and names cut at punctuation
+    are ``bad_label`` even where what is left would be junk ("<b>R")."""
+    if label.strip() and _is_cut(label):
+        return RejectReason.BAD_LABEL.value
     if is_junk_label(label):
         return RejectReason.JUNK_LABEL.value
     if is_bad_title(label):
         return RejectReason.BAD_TITLE.value
+    if is_bad_label(label):
+        return RejectReason.BAD_LABEL.value
     return None
 
 

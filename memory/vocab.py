@@ -176,6 +176,7 @@ class CaptureDefault(models.TextChoices):
 class RejectReason(models.TextChoices):
     JUNK_LABEL = "junk_label", "junk label"
     BAD_TITLE = "bad_title", "bad title"
+    BAD_LABEL = "bad_label", "not a name (a fragment)"
     EXCLUDED_BY_RULE = "excluded_by_rule", "excluded by a rule"
     OUTSIDE_INCLUDE_RULES = "outside_include_rules", "outside the include rules"
     SUPPRESSED_BLOCKED = "suppressed_blocked", "suppressed"

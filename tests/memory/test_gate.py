@@ -102,6 +102,14 @@ REJECTIONS = [
             "bad_title",
         ),
     ),
+    ("bad label gerund", [node("Going")], snap(), ("node", "Going", "bad_label")),
+    ("bad label cut at markup", [node("<b>R")], snap(), ("node", "<b>R", "bad_label")),
+    (
+        "bad label event subject",
+        [event("Few Days", "It rained for a few days")],
+        snap(),
+        ("event", "Few Days", "bad_label"),
+    ),
     (
         "excluded by rule",
         [node("Poker Night")],
@@ -209,6 +217,69 @@ def test_every_reason_in_the_vocabulary_is_exercised():
     # invalid_category and invalid_action cannot come out of the gate: the proposal schema maps
     # unknown values to "other" before the gate sees them (see test_proposals).
     assert set(RejectReason.values) - exercised == {"invalid_category", "invalid_action"}
+
+
+@pytest.mark.parametrize(
+    "label",
+    [
+        "Going",
+        "Having Some of",
+        "Was There",
+        "Few Days",
+        "Justing",
+        "Is Important",
+        "For Weeks",
+        "Taste of",
+        "Off That Stuff I Baked",
+        "Coffee Two Weeks",
+        "<b>R",
+        "D Tracker</b>",
+        "&T",
+        "R&",
+    ],
+)
+def test_fragments_never_become_nodes_or_candidates(label):
+    plan = plan_writes([node(label), CandidateProposal(label=label, evidence=EV)], snap())
+    assert not plan.new_nodes and not plan.new_candidates
+    assert {r.reason for r in plan.rejected} == {"bad_label"}
+
+
+@pytest.mark.parametrize(
+    "label",
+    [
+        "R&D Tracker",
+        "C++",
+        "C#",
+        "Node.js",
+        "AT&T",
+        "Tomás",
+        "O'Neill",
+        "Anne-Marie Lefèvre",
+        "Swimming",
+        "Fashion Week",
+        "Trip to Japan",
+        "World War I",
+        "Fly.io",
+    ],
+)
+def test_names_with_punctuation_and_accents_survive_intact(label):
+    plan = plan_writes([node(label)], snap())
+    assert [c.label for c in plan.new_candidates] == [label]
+    assert not plan.rejected
+
+
+def test_marked_up_labels_are_cleaned_before_they_are_keyed():
+    plan = plan_writes([node("<b>R&amp;D Tracker</b>"), node("**Figma**")], snap())
+    assert sorted(c.label for c in plan.new_candidates) == ["Figma", "R&D Tracker"]
+
+
+@pytest.mark.parametrize("suppressed", ["D Tracker</b>", "<i>D Tracker</i>", "d tracker"])
+def test_suppressing_one_spelling_blocks_its_variants(suppressed):
+    key = canonical_key(suppressed)
+    snapshot = snap(suppressions=(SuppressionRef(7, "node", key),))
+    plan = plan_writes([node("D Tracker"), node("<b>D Tracker</b>")], snapshot)
+    assert not plan.new_candidates
+    assert [r.reason for r in plan.rejected] == ["suppressed_blocked", "suppressed_blocked"]
 
 
 def test_duplicates_within_one_batch():

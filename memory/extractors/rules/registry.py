@@ -46,6 +46,7 @@ from memory.extractors.rules.tools import (
     tools,
 )
 from memory.keys import canonical_key
+from memory.markup import markup_to_text
 from memory.proposals import (
     AnyProposal,
     EventProposal,
@@ -146,6 +147,6 @@ def extract(
     found: Found = []
     for message in user_messages(messages):
         anchor = message.ts or source_time
-        for sentence in p.split_sentences(message.content):
+        for sentence in p.split_sentences(markup_to_text(message.content)):
             found += read_sentence(sentence, message.id, message.ts, anchor)
     return _merge_nodes(_settle_people(found))
