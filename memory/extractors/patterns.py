@@ -29,7 +29,8 @@ _SENTENCE_END = re.compile(r"(?<=[.!?…])[\"'”’)\]]*\s+|\n+")
 _BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
 # A new clause starts where a new first-person (or "my ...") subject takes over.
 _CLAUSE_BREAK = re.compile(
-    r"\s*;\s*|,?\s+(?:and|but|so|then|and then|plus|while|whereas)\s+(?=(?:I|i|we|We|my|My)\b)"
+    r"\s*;\s*|,?\s+(?:and|but|so|then|and then|plus|while|whereas)\s+(?=(?:I|i|we|We|my|My)\b)|"
+    r",\s+(?=(?:I|We|My|my)\b(?!'d\s+rather))|,\s+which\s+(?=(?:we|I)\b)"
 )
 
 
@@ -233,7 +234,8 @@ def make_label(phrase: str) -> str | None:
     called = _CALLED.search(text)
     if called:
         text = called.group(1).strip(_QUOTES + " .,;:!?")
-    parts = text.replace("'s ", " ").split()
+    # "Meera's birthday" drops its "'s"; "St. Brigid's Hospital" is a name and keeps it.
+    parts = re.sub(r"'s (?![A-Z])", " ", text).split()
     while parts and parts[0].lower() in _DETERMINERS and parts[0] != "New":
         parts = parts[1:]  # "New York" keeps its "New"; "my new bike" does not
     parts = [p.strip(_QUOTES) for p in parts if p.strip(_QUOTES)]

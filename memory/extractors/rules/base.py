@@ -231,3 +231,31 @@ PROJECT_WORDS = re.compile(
     r"thesis|work|redesign|integration|dashboard|backend|frontend)s?\b",
     re.IGNORECASE,
 )
+
+
+POSSESSION = Category.POSSESSION.value
+INTEREST = Category.INTEREST.value
+
+# A proper name as written in running text: capitalised words, joined by "&", "of", "and",
+# "de"... ("Kestrel & Finch", "University of Porto", "St. Brigid's Hospital", "AT&T").
+_NAME_WORD = r"(?:[A-Z][\w&'’.+\-]*|[A-Z]{2,}|&)"
+_NAME_JOIN = r"(?:\s+(?:&|of|and|de|da|do|du|van|von|der|la|le|for|on|upon)\b)?"
+NAME_RUN = re.compile(
+    rf"(?<![\w&])(?:the\s+)?(?P<name>{_NAME_WORD}(?:{_NAME_JOIN}\s+{_NAME_WORD}){{0,5}})"
+)
+
+
+def leading_name(text: str) -> str | None:
+    """The proper name at the start of ``text``, trailing "." and "'s" dropped, or None."""
+    match = NAME_RUN.match(text.strip())
+    if not match:
+        return None
+    name = match.group("name")
+    words = name.split()
+    while words and (words[-1].lower() in _NOT_NAMES or words[-1] in {"&", "I"}):
+        words.pop()
+    name = " ".join(words)
+    if name.endswith(".") and not re.search(r"\b(?:St|Co|Inc|Ltd|Jr|Sr)\.$", name):
+        name = name[:-1]
+    name = re.sub(r"['’]s$", "", name).strip()
+    return name if name and name[0].isupper() else None

@@ -14,6 +14,7 @@ from memory.extractors.rules.base import (
     ORDINARY,
     OTHER,
     PERSON,
+    POSSESSION,
     PROJECT,
     PROJECT_WORDS,
     RELATIONSHIP,
@@ -40,7 +41,12 @@ for _category, _words in (
         daughter kids children child grandmother grandma granny nana grandfather grandpa granddad
         grandparents aunt uncle cousin niece nephew mother-in-law father-in-law sister-in-law
         brother-in-law in-laws stepmom stepdad stepmother stepfather stepson stepdaughter twin
-        baby dog cat puppy kitten""",
+        baby""",
+    ),
+    (
+        POSSESSION,
+        """dog cat puppy kitten rabbit bunny hamster gerbil parrot budgie cockatiel horse pony
+        tortoise turtle lizard gecko snake ferret goldfish fish chicken chickens""",
     ),
     (
         RELATIONSHIP,
@@ -50,6 +56,7 @@ for _category, _words in (
     (
         PERSON,
         """friend buddy pal manager boss colleague coworker co-worker teammate mentor mentee
+        co-treasurer supervisor lead director pastor priest vet
         neighbour neighbor roommate flatmate housemate therapist doctor dentist coach teacher
         tutor landlord landlady client cofounder co-founder intern classmate""",
     ),
@@ -258,14 +265,51 @@ def _named_relation(c: Clause, name: str, category: str, relation: str) -> Found
     )[1:]
 
 
+# "my manager is Sofia Almeida", "my mentor is Dr. Helena Vogt": the relation names a person.
+_REL_IS_NAME = re.compile(
+    r"^(?:is|was|'s)\s+(?:called\s+|named\s+)?(?:(?:Dr|Mr|Mrs|Ms|Miss|Prof|Professor|Sir|Dame)"
+    r"\.?\s+)?(?P<name>[A-Z][\w'’\-]*(?:\s+[A-Z][\w'’\-]*){0,2})\b,?\s*(?P<rest>.*)$"
+)
+# A pet is a possession unless the person says it is family.
+_IS_FAMILY = re.compile(r"\b(?:is|are)\s+(?:basically\s+|like\s+|part\s+of\s+(?:the\s+)?)?family\b")
+# A pet named with "called"/"named": "a rabbit called Pepper", "a dog named Biscuit".
+_PET_NAMED = re.compile(
+    rf"\b(?:a|an|our|my)\s+(?:[\w\-]+\s+)?(?P<rel>{_RELATION})\s+(?:called|named)\s+"
+    r"(?-i:(?P<name>[A-Z][\w'’\-]*))(?P<rest>.*)$",
+    re.IGNORECASE,
+)
+
+
+def _pet_named(c: Clause) -> Found:
+    match = _PET_NAMED.search(c.text)
+    if not match or RELATIONS.get(match.group("rel").lower()) != POSSESSION:
+        return []
+    category = FAMILY if _IS_FAMILY.search(c.text) else POSSESSION
+    name = match.group("name")
+    rel = match.group("rel").lower()
+    found = _named_relation(c, name, category, rel)
+    if re.search(r"\b(?:adopted|got|rescued|brought\s+home)\b", c.text, re.IGNORECASE):
+        found += event(c, name, category, EventAction.STARTED.value, IMPORTANT, c.detail)[1:]
+    return found
+
+
 def other_people(c: Clause) -> Found:
     text = c.text
     match = _MY_RELATION.match(text)
     if match:
         rel = match.group("rel").lower()
         category = RELATIONS[rel]
+        if category == POSSESSION and _IS_FAMILY.search(text):
+            category = FAMILY
         rest = match.group("rest")
         relation = _relation_label(match.group("mods"), rel)
+        is_name = _REL_IS_NAME.match(rest.strip())
+        if is_name and is_name.group("name").split()[0].lower() not in _NOT_NAMES:
+            name = is_name.group("name")
+            found = _named_relation(c, name, category, relation)
+            tail = is_name.group("rest").strip()
+            tail = re.sub(r"^(?:and\s+)?(?:she|he|they)\s+", "", tail, flags=re.IGNORECASE)
+            return found + (_person_facts(c, name, category, tail) if tail else [])
         named = _NAME_IS.match(rest.rstrip(" .!"))
         if named and p.make_label(named.group("name")):  # "my sister's name is Meera"
             return _named_relation(c, named.group("name"), category, relation)
@@ -292,6 +336,9 @@ def other_people(c: Clause) -> Found:
         category = RELATIONS[rel]
         found = _named_relation(c, name, category, _relation_label(match.group("mods"), rel))
         return found + _person_facts(c, name, category, match.group("rest"))
+    found = _pet_named(c)
+    if found:
+        return found
     match = _NAME_VERB.match(text)
     if match and p.is_name(match.group("name")):
         name = match.group("name")

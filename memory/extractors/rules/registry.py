@@ -17,6 +17,7 @@ from memory.extractors.rules.base import (
 from memory.extractors.rules.decisions import (
     decision,
 )
+from memory.extractors.rules.health import health
 from memory.extractors.rules.hedges import (
     hedged,
 )
@@ -45,6 +46,7 @@ from memory.extractors.rules.status import (
 from memory.extractors.rules.tools import (
     tools,
 )
+from memory.extractors.rules.work import employer_lead, work
 from memory.keys import canonical_key
 from memory.markup import markup_to_text
 from memory.proposals import (
@@ -57,7 +59,9 @@ from memory.transcripts import Message
 
 Recogniser = Callable[[Clause], Found]
 RECOGNISERS: tuple[Recogniser, ...] = (
+    health,
     other_people,
+    work,
     life_event,
     status_change,
     projects,
@@ -70,6 +74,9 @@ RECOGNISERS: tuple[Recogniser, ...] = (
 
 
 def read_clause(c: Clause) -> Found:
+    lead, rest = employer_lead(c)
+    if rest is not None:
+        return lead + read_clause(rest)
     if p.HEDGE.search(c.text):
         return hedged(c)  # a hedged clause is never read as a clear statement
     for recognise in RECOGNISERS:

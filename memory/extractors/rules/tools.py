@@ -46,8 +46,10 @@ _NEXT_VERB = re.compile(
     re.IGNORECASE,
 )
 _I_USE = re.compile(
-    _I + r"(?:use|am\s+using|'m\s+using|have\s+been\s+using|'ve\s+been\s+using|rely\s+on|"
-    r"started\s+using)\s+(?P<y>.+)$",
+    _I + r"(?:use|using|am\s+using|'m\s+using|have\s+been\s+using|'ve\s+been\s+using|rely\s+on|"
+    r"started\s+using|(?:mostly\s+|mainly\s+)?(?:write|code|program)(?:\s+in)?|"
+    r"(?:build|built|develop|make)\s+(?:it|them|this|that)?\s*(?:with|in|using|on))\s+"
+    r"(?P<y>.+)$",
     re.IGNORECASE,
 )
 _PURPOSE = re.compile(r"\s+(?:for|to)\s+(?P<purpose>.+)$", re.IGNORECASE)
@@ -57,7 +59,8 @@ def _tool_labels(phrase: str) -> list[str]:
     head = _NEXT_VERB.split(phrase, maxsplit=1)[0]
     head = re.split(r"\s+(?:rather\s+than|instead\s+of|over|not|but)\s+", head, maxsplit=1)[0]
     labels = []
-    for part in re.split(r",\s*|\s+and\s+|\s*&\s*", head):
+    # "R&D Tracker" and "AT&T" are one name: only a spaced "&" separates two tools.
+    for part in re.split(r",\s*|\s+(?:and|with|plus)\s+|\s+&\s+", head):
         label = p.make_label(cut(part)) if not _PRONOUN_START.match(part.strip()) else None
         if label and label not in labels:
             labels.append(label)

@@ -1,0 +1,171 @@
+"""Health: conditions, medications with dose and start, allergies and intolerances, measures.
+
+"I'm lactose intolerant" -> Lactose Intolerance; "I'm allergic to peanuts" -> Peanut Allergy;
+"my blood pressure is high" -> High Blood Pressure; "I have asthma", "I suffer from
+migraines" -> the condition; "my doctor put me on Lisinopril 10mg in February", "I started
+taking sertraline 50mg last month" -> the medication (its dose kept in the slice, its start a
+dated event). Everything here is ``health``; a condition is recognised by its form (a
+medical suffix, "... disease/syndrome/disorder") or a short list of common ones, never
+guessed from "I have a ...".
+"""
+
+from __future__ import annotations
+
+import re
+
+from memory.extractors import patterns as p
+from memory.extractors.rules.base import (
+    _I,
+    HEALTH,
+    IMPORTANT,
+    Clause,
+    Found,
+    cut,
+    event,
+    slice_,
+)
+from memory.temporal import resolve_when
+from memory.vocab import EventAction, SliceKind
+
+_INTOLERANT = re.compile(
+    r"\b(?:i'm|i\s+am|i've\s+become|i\s+became)\s+(?:(?:very|severely|mildly|quite|a\s+bit|"
+    r"slightly|also)\s+)*(?P<what>[a-z]+)\s+intolerant\b",
+    re.IGNORECASE,
+)
+_ALLERGIC = re.compile(
+    r"\b(?:i'm|i\s+am|i\s+have\s+always\s+been|i've\s+always\s+been)\s+(?:(?:very|severely|"
+    r"mildly|quite|really|properly|deathly|badly|also|super)\s+)*allergic\s+to\s+(?P<what>.+)$",
+    re.IGNORECASE,
+)
+_HAVE_ALLERGY = re.compile(
+    _I + r"(?:have|'ve\s+got|have\s+got)\s+(?:a|an)\s+(?P<what>[a-z]+)\s+"
+    r"(?P<kind>allergy|intolerance)\b",
+    re.IGNORECASE,
+)
+_MEASURE = re.compile(
+    r"\bmy\s+(?P<measure>blood\s+pressure|cholesterol|blood\s+sugar|iron(?:\s+levels?)?|"
+    r"vitamin\s+d(?:\s+levels?)?|heart\s+rate|a1c|thyroid\s+levels?|sugar\s+levels?)\s+"
+    r"(?:is|are|was|were|has\s+been|have\s+been|'s)\s+(?:(?:very|a\s+bit|quite|too|really|"
+    r"still|pretty|slightly|way|kind\s+of|dangerously)\s+)*(?P<level>high|low|elevated|raised)\b",
+    re.IGNORECASE,
+)
+_CONDITION_VERB = re.compile(
+    _I + r"(?:have|'ve\s+got|have\s+got|live\s+with|suffer\s+from|struggle\s+with|deal\s+with|"
+    r"get|am\s+living\s+with|'m\s+living\s+with)\s+(?P<what>.+)$",
+    re.IGNORECASE,
+)
+_CONDITIONS = frozenset(
+    """asthma diabetes migraine migraines eczema psoriasis adhd autism anxiety depression
+    insomnia epilepsy arthritis hypertension ibs crohn's coeliac celiac endometriosis pcos
+    fibromyalgia sciatica tinnitus vertigo anaemia anemia gout lupus scoliosis dyslexia ptsd
+    ocd copd hay-fever hayfever""".split()
+)
+_CONDITION_FORM = re.compile(
+    r"(?:itis|osis|emia|aemia|algia|pathy|plegia|trophy)$|^(?:.+\s)?(?:disease|syndrome|"
+    r"disorder|deficiency|infection|cancer|diabetes|fever|apnea|apnoea)$",
+    re.IGNORECASE,
+)
+_DOSE = r"\d+(?:\.\d+)?\s?(?:mg|mcg|µg|g|ml|iu|units?)\b"
+_MEDICATION = re.compile(
+    r"\b(?:put\s+me\s+on|prescribed\s+(?:me\s+)?|started\s+(?:me\s+on|taking|on)|"
+    r"(?:i'm|i\s+am|i've\s+been|i\s+have\s+been)\s+(?:now\s+|still\s+)?(?:taking|on)|"
+    r"i\s+(?:take|took|stopped\s+taking|quit\s+taking))\s+(?P<med>[A-Za-z][\w\-]+)"
+    r"(?P<dose>\s+" + _DOSE + r")?",
+    re.IGNORECASE,
+)
+_DRUG_FORM = re.compile(
+    r"(?:pril|olol|sartan|statin|azole|mab|pine|oxetine|aline|amine|cillin|cycline|mycin|"
+    r"profen|formin|prazole|tidine|lukast|zepam|zolam|done|triptan|parin|xaban|thyroxine|"
+    r"ine|ide|ate|one|ol)$",
+    re.IGNORECASE,
+)
+_NOT_DRUGS = frozenset(
+    """a an the it my this that holiday vacation leave board track time medication medicine
+    pills meds antibiotics something nothing""".split()
+)
+_STOPPED = re.compile(r"\b(?:stopped|quit|came\s+off|went\s+off)\b", re.IGNORECASE)
+
+
+def _singular(word: str) -> str:
+    lower = word.lower()
+    if lower.endswith("ies") and len(lower) > 4:
+        return word[:-3] + "y"
+    if lower.endswith("s") and not lower.endswith(("ss", "us", "is", "sh")) and len(lower) > 3:
+        return word[:-1]
+    return word
+
+
+def _allergen(phrase: str) -> str | None:
+    head = cut(phrase)
+    words = head.split()
+    if not words or len(words) > 3:
+        return None
+    words[-1] = _singular(words[-1])
+    return p.make_label(" ".join(words))
+
+
+def _condition(c: Clause, phrase: str) -> str | None:
+    when = resolve_when(phrase, c.anchor)
+    head = cut(phrase, when.phrase if when else None)
+    head = re.sub(
+        r"^(?:(?:a|an|the|mild|severe|chronic|bad|really\s+bad)\s+)+", "", head, flags=re.I
+    )
+    words = head.split()
+    if not words or len(words) > 4:
+        return None
+    last = words[-1].lower()
+    if last not in _CONDITIONS and not _CONDITION_FORM.search(head):
+        return None
+    return p.make_label(head)
+
+
+def _medication(c: Clause) -> Found:
+    match = _MEDICATION.search(c.text)
+    if not match:
+        return []
+    med = match.group("med")
+    if med.lower() in _NOT_DRUGS:
+        return []
+    dose = (match.group("dose") or "").strip()
+    if (
+        not dose
+        and not _DRUG_FORM.search(med)
+        and not re.search(r"prescri|put\s+me\s+on", c.text, re.I)
+    ):
+        return []
+    label = p.make_label(med)
+    if not label:
+        return []
+    stopped = _STOPPED.search(c.text[: match.end()])
+    started = re.search(r"\b(?:put\s+me\s+on|prescribed|started)\b", c.text, re.IGNORECASE)
+    found = slice_(c, label, HEALTH, SliceKind.OTHER.value, f"Takes {label} {dose}".strip())
+    if stopped:
+        found += event(c, label, HEALTH, EventAction.STOPPED.value, IMPORTANT)[1:]
+    elif started or resolve_when(c.text, c.anchor):
+        found += event(c, label, HEALTH, EventAction.STARTED.value, IMPORTANT)[1:]
+    return found
+
+
+def health(c: Clause) -> Found:
+    found: Found = []
+    match = _INTOLERANT.search(c.text)
+    if match and (what := p.make_label(match.group("what"))):
+        found += slice_(c, f"{what} Intolerance", HEALTH, SliceKind.OTHER.value)
+    match = _ALLERGIC.search(c.text)
+    if match and (what := _allergen(match.group("what"))):
+        found += slice_(c, f"{what} Allergy", HEALTH, SliceKind.OTHER.value)
+    match = _HAVE_ALLERGY.search(c.text)
+    if match and (what := p.make_label(match.group("what"))):
+        kind = match.group("kind").title()
+        found += slice_(c, f"{what} {kind}", HEALTH, SliceKind.OTHER.value)
+    match = _MEASURE.search(c.text)
+    if match:
+        level = "High" if match.group("level").lower() != "low" else "Low"
+        measure = p.title_case(" ".join(match.group("measure").split()))
+        found += slice_(c, f"{level} {measure}", HEALTH, SliceKind.OTHER.value)
+    found += _medication(c)
+    if not found:
+        match = _CONDITION_VERB.search(c.text)
+        if match and (label := _condition(c, match.group("what"))):
+            found += slice_(c, label, HEALTH, SliceKind.OTHER.value)
+    return found

@@ -1,0 +1,195 @@
+"""Work: roles, employers and start dates.
+
+"I'm a data engineer at Brightline Logistics", "I work as a backend developer at Kestrel &
+Finch", "I started a new job as a night nurse at St. Brigid's Hospital two weeks ago", "I got
+promoted to team lead yesterday", "I've been freelancing as a translator", "I'm the treasurer of
+the Riverside Allotment Society", "I graduated from the University of Porto in 2019", "I'm
+applying to Nordwind Energy". A role is an ``identity`` node, an employer an ``organization``;
+a start ("joined", "started", "since") is a dated event, else the clause is kept as a slice.
+"I joined in March 2024" without an object joins the employer its sentence named.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+from memory.extractors import patterns as p
+from memory.extractors.rules.base import (
+    _I,
+    IDENTITY,
+    IMPORTANT,
+    ORGANIZATION,
+    Clause,
+    Found,
+    event,
+    leading_name,
+    slice_,
+)
+from memory.temporal import resolve_when
+from memory.vocab import EventAction, SliceKind
+
+_ROLE_NOUNS = frozenset(
+    """nurse doctor chef lead head clerk engineer developer designer analyst researcher teacher
+    manager director officer assistant technician editor founder cofounder co-founder owner
+    administrator specialist coordinator programmer scientist architect accountant lawyer
+    consultant intern student translator treasurer secretary chair chairperson president
+    writer journalist photographer paramedic pharmacist therapist physiotherapist dentist
+    surgeon vet veterinarian electrician plumber carpenter mechanic driver cleaner barista
+    waiter waitress bartender librarian tutor lecturer professor postdoc volunteer coach
+    trainer principal recruiter marketer strategist artist musician actor producer""".split()
+)
+_ROLE_SUFFIX = re.compile(r"(?:er|or|ist|ian|ant|ent)$")
+_NOT_ROLES = frozenset(
+    """member fan user customer beginner lover person people parent patient resident regular
+    mess wreck sucker believer follower reader listener viewer owner-occupier other mother
+    father brother sister daughter son partner number letter order paper winter summer
+    chapter quarter center centre corner matter""".split()
+)
+_ROLE = r"(?P<role>(?:[a-z][a-z\-]*|[A-Z]{2,5})(?:\s+(?:[a-z][a-z\-]*|[A-Z]{2,5})){0,3}?)"
+_ARTICLE = r"(?:(?:a|an|the)\s+)?"
+_ORG = r"(?-i:(?P<org>(?:the\s+)?[A-Z].*))"
+_AT = r"\s+(?:at|for|with|of|in)\s+"
+# Where a role phrase ends when no employer follows: the end, a comma, a connective.
+_END = r"(?=\s*(?:$|[,;(]|\s+(?:and|but|so|because|since|which|who|mostly|mainly)\b))"
+
+_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
+    (  # "I started a new job as a night nurse at ..."
+        re.compile(
+            _I + r"(?:started|began|got|landed|accepted|took|have|got)\s+(?:a|my|the)?\s*"
+            r"(?:new\s+)?(?:job|position|role|post)\s+as\s+"
+            + _ARTICLE
+            + _ROLE
+            + rf"(?:{_AT}{_ORG}|{_END})",
+            re.IGNORECASE,
+        ),
+        EventAction.STARTED.value,
+    ),
+    (  # "I got promoted to team lead yesterday"
+        re.compile(
+            _I
+            + r"(?:got\s+|was\s+|been\s+)?promoted\s+to\s+"
+            + _ARTICLE
+            + _ROLE
+            + rf"(?:{_AT}{_ORG}|{_END})",
+            re.IGNORECASE,
+        ),
+        EventAction.ACHIEVED.value,
+    ),
+    (  # "I work as a backend developer at ...", "I've been freelancing as a translator"
+        re.compile(
+            _I + r"(?:work|worked|working|freelanc(?:e|ed|ing)|contract(?:ed|ing)?|started|"
+            r"began|volunteer(?:ed|ing)?)\s+as\s+" + _ARTICLE + _ROLE + rf"(?:{_AT}{_ORG}|{_END})",
+            re.IGNORECASE,
+        ),
+        "",
+    ),
+    (  # "I'm a data engineer at ...", "I'm the treasurer of ..."
+        re.compile(
+            r"(?:^|\b)(?:i'm|i\s+am|i\s+was|i've\s+been|i\s+have\s+been)\s+(?:(?:still|now|"
+            r"currently|also|just|officially|actually|basically)\s+)*"
+            + _ARTICLE
+            + _ROLE
+            + rf"(?:{_AT}{_ORG}|{_END})",
+            re.IGNORECASE,
+        ),
+        "",
+    ),
+)
+_WORK_AT = re.compile(_I + r"(?:work|worked|working)\s+(?:at|for)\s+" + _ORG + "$", re.IGNORECASE)
+# "At AT&T I mostly write C++": the employer leads the sentence.
+_AT_ORG_LEAD = re.compile(r"^At\s+(?P<org>[A-Z][^,]*?),?\s+(?:I|we)\s+(?!was\b|had\b)")
+_GRADUATED = re.compile(_I + r"graduated\s+from\s+" + _ORG + "$", re.IGNORECASE)
+_APPLYING = re.compile(
+    _I + r"(?:applying|applied|interviewing|interviewed)\s+(?:to|for|at|with)\s+" + _ORG,
+    re.IGNORECASE,
+)
+_JOINED_BARE = re.compile(
+    _I + r"(?:joined|started)(?:\s+(?:there|them|the\s+company|the\s+team))?\s+"
+    r"(?:in|on|last|back\s+in|since|\d|a\s|two|three|four|five|six)",
+    re.IGNORECASE,
+)
+_EMPLOYER_IN_SENTENCE = re.compile(r"\b(?:at|for|with|joined)\s+(?-i:(?P<org>(?:the\s+)?[A-Z].*))")
+
+
+def _role_label(phrase: str) -> str | None:
+    words = phrase.split()
+    if not words:
+        return None
+    last = words[-1].lower()
+    if last in _NOT_ROLES or words[0].lower() in {"huge", "big", "bit", "little", "lot"}:
+        return None
+    if last not in _ROLE_NOUNS and not _ROLE_SUFFIX.search(last):
+        return None
+    return p.make_label(phrase)
+
+
+def _org_label(c: Clause, phrase: str | None) -> str | None:
+    if not phrase:
+        return None
+    when = resolve_when(phrase, c.anchor)
+    if when:
+        phrase = phrase.replace(when.phrase, " ")
+    name = leading_name(phrase.strip())
+    return p.make_label(name) if name else None
+
+
+def _role_and_org(c: Clause, role: str | None, org: str | None, action: str) -> Found:
+    found: Found = []
+    dated = resolve_when(c.text, c.anchor) is not None
+    if role:
+        if action and dated:
+            found += event(c, role, IDENTITY, action, IMPORTANT)
+        else:
+            found += slice_(c, role, IDENTITY, SliceKind.OTHER.value)
+    if org:
+        if dated or action == EventAction.STARTED.value:
+            found += event(c, org, ORGANIZATION, EventAction.JOINED.value, IMPORTANT)
+        else:
+            found += slice_(c, org, ORGANIZATION, SliceKind.OTHER.value)
+    return found
+
+
+def employer_lead(c: Clause) -> tuple[Found, Clause | None]:
+    """ "At AT&T I mostly write C++" -> (the employer, the clause "I mostly write C++") so the
+    rest is read like any clause; (``[]``, ``None``) when no employer leads."""
+    match = _AT_ORG_LEAD.search(c.text)
+    org = _org_label(c, match.group("org")) if match else None
+    if not match or not org:
+        return [], None
+    rest = replace(c, text=c.text[match.end("org") :].lstrip(" ,"))
+    return slice_(c, org, ORGANIZATION, SliceKind.OTHER.value), rest
+
+
+def work(c: Clause) -> Found:
+    for pattern, action in _PATTERNS:
+        match = pattern.search(c.text)
+        if not match:
+            continue
+        raw_role = match.group("role")
+        when = resolve_when(raw_role, c.anchor)
+        if when:
+            raw_role = raw_role.replace(when.phrase, " ").strip()
+        role = _role_label(raw_role)
+        org = _org_label(c, match.group("org"))
+        if role or (org and action):
+            return _role_and_org(c, role, org, action)
+    match = _WORK_AT.search(c.text)
+    if match:
+        org = _org_label(c, match.group("org"))
+        return _role_and_org(c, None, org, "") if org else []
+    match = _GRADUATED.search(c.text)
+    if match:
+        org = _org_label(c, match.group("org"))
+        return event(c, org, ORGANIZATION, EventAction.ACHIEVED.value, IMPORTANT) if org else []
+    match = _APPLYING.search(c.text)
+    if match:
+        org = _org_label(c, match.group("org"))
+        return slice_(c, org, ORGANIZATION, SliceKind.PROGRESS.value) if org else []
+    at = c.sentence.find(c.text)
+    if at > 0 and _JOINED_BARE.search(c.text):
+        employer = _EMPLOYER_IN_SENTENCE.search(c.sentence[:at])
+        org = _org_label(c, employer.group("org")) if employer else None
+        if org:
+            return event(c, org, ORGANIZATION, EventAction.JOINED.value, IMPORTANT)
+    return []
