@@ -238,7 +238,9 @@ INTEREST = Category.INTEREST.value
 
 # A proper name as written in running text: capitalised words, joined by "&", "of", "and",
 # "de"... ("Kestrel & Finch", "University of Porto", "St. Brigid's Hospital", "AT&T").
-_NAME_WORD = r"(?:[A-Z][\w&'’.+\-]*|[A-Z]{2,}|&)"
+# An upper-case letter, accented ones included ("Émile", "Łukasz", "Ørsted").
+UPPER = "A-ZÀ-ÖØ-ÞĀĂĄĆČĎĐĒĘĚĞĢĪĮİĶĹĻĽŁŃŅŇŌŐŒŔŘŚŞŠŢŤŪŮŰŲŹŻŽ"
+_NAME_WORD = rf"(?:[{UPPER}][\w&'’.+\-]*|&)"
 _NAME_JOIN = r"(?:\s+(?:&|of|and|de|da|do|du|van|von|der|la|le|for|on|upon)\b)?"
 NAME_RUN = re.compile(
     rf"(?<![\w&])(?:the\s+)?(?P<name>{_NAME_WORD}(?:{_NAME_JOIN}\s+{_NAME_WORD}){{0,5}})"
@@ -259,3 +261,14 @@ def leading_name(text: str) -> str | None:
         name = name[:-1]
     name = re.sub(r"['’]s$", "", name).strip()
     return name if name and name[0].isupper() else None
+
+
+def without_time(phrase: str, when_phrase: str | None) -> str:
+    """``phrase`` with a stated time and the preposition before it removed ("a trip to Japan in
+    April 2027" -> "a trip to Japan")."""
+    if not when_phrase:
+        return phrase
+    pattern = (
+        rf"(?:\s+(?:in|on|at|by|from|until|till|for|since|around))?\s*{re.escape(when_phrase)}"
+    )
+    return re.sub(pattern, " ", phrase, flags=re.IGNORECASE).strip()

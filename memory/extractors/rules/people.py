@@ -18,6 +18,7 @@ from memory.extractors.rules.base import (
     PROJECT,
     PROJECT_WORDS,
     RELATIONSHIP,
+    UPPER,
     Clause,
     Found,
     _capitalised_text,
@@ -268,14 +269,15 @@ def _named_relation(c: Clause, name: str, category: str, relation: str) -> Found
 # "my manager is Sofia Almeida", "my mentor is Dr. Helena Vogt": the relation names a person.
 _REL_IS_NAME = re.compile(
     r"^(?:is|was|'s)\s+(?:called\s+|named\s+)?(?:(?:Dr|Mr|Mrs|Ms|Miss|Prof|Professor|Sir|Dame)"
-    r"\.?\s+)?(?P<name>[A-Z][\w'’\-]*(?:\s+[A-Z][\w'’\-]*){0,2})\b,?\s*(?P<rest>.*)$"
+    r"\.?\s+)?(?P<name>[" + UPPER + r"][\w'’\-]*(?:\s+[" + UPPER + r"][\w'’\-]*){0,2})\b,?\s*"
+    r"(?P<rest>.*)$"
 )
 # A pet is a possession unless the person says it is family.
 _IS_FAMILY = re.compile(r"\b(?:is|are)\s+(?:basically\s+|like\s+|part\s+of\s+(?:the\s+)?)?family\b")
 # A pet named with "called"/"named": "a rabbit called Pepper", "a dog named Biscuit".
 _PET_NAMED = re.compile(
     rf"\b(?:a|an|our|my)\s+(?:[\w\-]+\s+)?(?P<rel>{_RELATION})\s+(?:called|named)\s+"
-    r"(?-i:(?P<name>[A-Z][\w'’\-]*))(?P<rest>.*)$",
+    r"(?-i:(?P<name>[" + UPPER + r"][\w'’\-]*))(?P<rest>.*)$",
     re.IGNORECASE,
 )
 

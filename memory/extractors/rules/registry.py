@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from datetime import datetime
 
@@ -17,6 +18,8 @@ from memory.extractors.rules.base import (
 from memory.extractors.rules.decisions import (
     decision,
 )
+from memory.extractors.rules.experiences import experience
+from memory.extractors.rules.goals import goal
 from memory.extractors.rules.health import health
 from memory.extractors.rules.hedges import (
     hedged,
@@ -64,12 +67,21 @@ RECOGNISERS: tuple[Recogniser, ...] = (
     work,
     life_event,
     status_change,
+    experience,
     projects,
     tools,
     decision,
     preference,
     routine,
     possessive,
+    goal,
+)
+
+
+_UNSURE = re.compile(
+    r"\b(?:might|maybe|perhaps|possibly|probably|not\s+sure|i\s+guess|wonder|thinking\s+"
+    r"(?:about|of)|considering|toying)\b",
+    re.IGNORECASE,
 )
 
 
@@ -78,7 +90,10 @@ def read_clause(c: Clause) -> Found:
     if rest is not None:
         return lead + read_clause(rest)
     if p.HEDGE.search(c.text):
-        return hedged(c)  # a hedged clause is never read as a clear statement
+        # A goal the person has set ("I want to ask for a raise") is theirs; a wish hedged
+        # with "might", "maybe", "thinking about" stays a hedge.
+        found = [] if _UNSURE.search(c.text) else goal(c)
+        return found or hedged(c)  # a hedged clause is never read as a clear statement
     for recognise in RECOGNISERS:
         found = recognise(c)
         if found:

@@ -1,0 +1,113 @@
+"""Experiences: what the person did or went through, with its time.
+
+"I went to a grief support group yesterday" -> an event on Grief Support Group; "I ran a
+charity race last Saturday", "I ran my first half marathon" -> Charity Race, Half Marathon
+(achieved); "I've been to Paris twice" -> Paris (a place), "I visited my grandma in Kraków two
+weeks ago" -> Kraków; "we saw a tribute band at the Roundhouse on Friday" -> Roundhouse; "my
+first solo hike up Ben Nevis on Saturday" -> Ben Nevis. A named place is a ``place``; an
+unnamed thing done is a ``life_event``. Every event is dated from its clause when a time is
+stated ("yesterday", "last Saturday", "two weeks ago"), anchored on the message's time.
+"""
+
+from __future__ import annotations
+
+import re
+
+from memory.extractors import patterns as p
+from memory.extractors.rules.base import (
+    _I,
+    LIFE_EVENT,
+    ORDINARY,
+    PLACE,
+    Clause,
+    Found,
+    cut,
+    event,
+    leading_name,
+    slice_,
+)
+from memory.temporal import recurrence, resolve_when
+from memory.vocab import EventAction, SliceKind
+
+_ORDINALS = r"(?:(?:my|our|a|an|the|his|her)\s+)?(?:(?:very\s+)?(?:first|second|third|last|fifth|tenth|\d+(?:st|nd|rd|th))\s+)?(?:(?:ever|solo|own|big|little|proper|real)\s+)*"
+_DID = re.compile(
+    _I + r"(?P<verb>ran|completed|finished|did|took\s+part\s+in|competed\s+in|walked|"
+    r"cycled|rode|swam|hiked|climbed|entered|won|organi[sz]ed|hosted)\s+"
+    + _ORDINALS
+    + r"(?P<obj>.+)$",
+    re.IGNORECASE,
+)
+_WENT = re.compile(
+    _I + r"(?P<verb>went\s+to|go\s+to|attended|visited|saw|watched|had|celebrated|"
+    r"went\s+on|was\s+at|were\s+at)\s+" + _ORDINALS + r"(?P<obj>.+)$",
+    re.IGNORECASE,
+)
+_BEEN_TO = re.compile(
+    r"\b(?:i|we)(?:'ve|\s+have)\s+(?:(?:already|never|also|once|twice)\s+)?been\s+to\s+"
+    r"(?-i:(?P<place>[A-Z][^,;]*))",
+    re.IGNORECASE,
+)
+# "... at the Roundhouse", "... up Ben Nevis", "... in Kraków": a named place in the clause.
+_PLACE_IN = re.compile(
+    r"\b(?:at|in|up|to|on|near|around)\s+(?:the\s+)?(?-i:(?P<place>[A-Z][\w'’\-]*(?:\s+[A-Z][\w'’\-]*){0,3}))"
+)
+_EXPERIENCE_NOUNS = frozenset(
+    """race marathon half-marathon 10k 5k triathlon ultra hike trek walk ride swim climb
+    concert gig festival show play match game wedding funeral party retreat workshop
+    conference meetup group class session course exhibition exam interview trip holiday
+    vacation tour ceremony fundraiser tournament competition audition appointment""".split()
+)
+_ROUTINE_PLACES = frozenset(
+    """work school bed church office home sleep class gym store shop shops supermarket doctor
+    dentist bathroom toilet it that this there lunch dinner breakfast coffee""".split()
+)
+_NOT_EVENT_WORDS = frozenset("time day week look go chat talk think feeling idea".split())
+
+
+def _thing_done(c: Clause, phrase: str) -> str | None:
+    when = resolve_when(phrase, c.anchor)
+    head = cut(phrase, when.phrase if when else None)
+    words = head.split()
+    if not words or len(words) > 5:
+        return None
+    last = words[-1].lower().rstrip("s")
+    if last not in _EXPERIENCE_NOUNS and words[-1].lower() not in _EXPERIENCE_NOUNS:
+        return None
+    return p.make_label(head)
+
+
+def _named_place(text: str) -> str | None:
+    for match in _PLACE_IN.finditer(text):
+        name = leading_name(match.group("place"))
+        label = p.make_label(name) if name else None
+        if label and resolve_when(label, None) is None:
+            return label
+    return None
+
+
+def experience(c: Clause) -> Found:
+    if recurrence(c.text):
+        return []  # "I run 5k every morning" is a routine, not something that happened once
+    match = _BEEN_TO.search(c.text)
+    if match:
+        name = leading_name(match.group("place"))
+        label = p.make_label(name) if name else None
+        if label:
+            return slice_(c, label, PLACE, SliceKind.OTHER.value)
+    for pattern, action in ((_DID, EventAction.ACHIEVED.value), (_WENT, EventAction.OTHER.value)):
+        match = pattern.search(c.text)
+        if not match:
+            continue
+        obj = match.group("obj")
+        thing = _thing_done(c, obj)
+        place = _named_place(obj)
+        verb = match.group("verb").lower()
+        if place and (not thing or verb in ("visited", "went to", "was at", "were at")):
+            return event(c, place, PLACE, action, ORDINARY)
+        if thing:
+            return event(c, thing, LIFE_EVENT, action, ORDINARY)
+        if verb in ("went to", "visited", "attended") and (name := leading_name(obj.strip())):
+            first = cut(obj).split()
+            if first and first[0].lower() not in _ROUTINE_PLACES and (label := p.make_label(name)):
+                return event(c, label, PLACE, action, ORDINARY)
+    return []

@@ -1,0 +1,79 @@
+"""Goals, wishes and plans: "we're planning a trip to Japan in April 2027", "I want to ask for a
+raise", "my goal is to be conversational in Spanish by next summer", "we hope to buy a house in
+Bristol within two years", "I'm saving up for a motorbike".
+
+The label is what is wanted, its place kept ("Trip to Japan", "House in Bristol"), its time
+left in the slice text (a plan has no ``happened_at``: it has not happened). Wishes about
+learning, trying, starting or stopping an activity stay hedges (a candidate to review), as
+they were: "I want to learn the piano" is not yet a goal the person has set.
+"""
+
+from __future__ import annotations
+
+import re
+
+from memory.extractors import patterns as p
+from memory.extractors.rules.base import GOAL, Clause, Found, slice_, without_time
+from memory.temporal import resolve_when
+from memory.vocab import SliceKind
+
+# Verbs that keep a wish a hedge (see memory.extractors.rules.hedges).
+_HEDGE_VERBS = re.compile(
+    r"^(?:try|start|take\s+up|learn|pick\s+up|get\s+into|join|switch|move|quit|stop|give\s+up|"
+    r"build|launch|do|use|go\s+back|adopt)\b",
+    re.IGNORECASE,
+)
+_WISH = re.compile(
+    r"\b(?:i|we)(?:'re|'m|\s+am|\s+are)?\s+(?:really\s+|still\s+|also\s+|seriously\s+)?"
+    r"(?:want|wanna|would\s+like|'d\s+like|'d\s+love|would\s+love|hope|hoping|plan|planning|"
+    r"intend|intending|aim|aiming|dream\s+of|saving\s+(?:up\s+)?for|saving\s+up\s+to)\s+"
+    r"(?:to\s+)?(?P<rest>.+)$",
+    re.IGNORECASE,
+)
+_GOAL_IS = re.compile(
+    r"\b(?:my|our)\s+(?:big\s+|main\s+|long-term\s+|new\s+)?(?:goal|dream|plan|aim|resolution)"
+    r"(?:\s+for\s+\w+)?\s+(?:is|was)\s+(?:to\s+)?(?P<rest>.+)$",
+    re.IGNORECASE,
+)
+_VERB = re.compile(r"^(?P<verb>[a-z]+)\s+(?:(?:for|to|on|up)\s+)?(?P<obj>.+)$", re.IGNORECASE)
+_SKILL_IN = re.compile(
+    r"^be\s+(?:fluent|conversational|good|better|confident|comfortable)\s+(?:in|at|with)\s+"
+    r"(?P<obj>.+)$",
+    re.IGNORECASE,
+)
+_GOAL_END = re.compile(
+    r"\s*(?:[,;:()!?]|\.(?:\s|$)|\s[-–—]\s)|\s+(?:and|but|because|so|before|by|within|until|"
+    r"after|when|if|once|this|next|later|soon|someday|one\s+day|for\s+(?:my|our|the)\b|with\s+"
+    r"(?:my|our|the)\b|mostly|maybe)\b",
+    re.IGNORECASE,
+)
+_DETERMINER = re.compile(r"^(?:(?:a|an|the|my|our|some|new)\s+)+", re.IGNORECASE)
+
+
+def _goal_label(c: Clause, rest: str) -> str | None:
+    rest = rest.strip()
+    skill = _SKILL_IN.match(rest)
+    if skill:
+        obj = skill.group("obj")
+    elif re.match(r"^(?:a|an|the|my|our)\s", rest, re.IGNORECASE):
+        obj = rest  # "planning a trip to Japan": the plan is the object itself
+    else:
+        verb = _VERB.match(rest)
+        if not verb or _HEDGE_VERBS.match(rest):
+            return None
+        obj = verb.group("obj")
+    when = resolve_when(obj, c.anchor)
+    obj = without_time(obj, when.phrase if when else None)
+    end = _GOAL_END.search(obj)
+    head = _DETERMINER.sub("", (obj[: end.start()] if end else obj).strip())
+    if not head or len(head.split()) > 5:
+        return None
+    return p.make_label(head)
+
+
+def goal(c: Clause) -> Found:
+    for pattern in (_GOAL_IS, _WISH):
+        match = pattern.search(c.text)
+        if match and (label := _goal_label(c, match.group("rest"))):
+            return slice_(c, label, GOAL, SliceKind.OTHER.value)
+    return []
