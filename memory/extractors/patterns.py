@@ -44,7 +44,10 @@ def split_sentences(text: str) -> list[str]:
             continue
         previous = pieces[-1] if pieces else ""
         last_word = previous.rsplit(" ", 1)[-1].rstrip(".").lower() if previous else ""
-        if previous.endswith(".") and (last_word in _ABBREVIATIONS or len(last_word) == 1):
+        initials = re.search(r"(?:^|\s)(?:[A-Z]\.){1,3}$", previous)  # "J.R. Tolkien"
+        if previous.endswith(".") and (
+            last_word in _ABBREVIATIONS or len(last_word) == 1 or initials
+        ):
             pieces[-1] = f"{previous} {piece}"
         else:
             pieces.append(piece)

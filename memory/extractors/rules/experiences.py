@@ -19,8 +19,10 @@ from memory.extractors.rules.base import (
     LIFE_EVENT,
     ORDINARY,
     PLACE,
+    UPPER,
     Clause,
     Found,
+    _is_date_word,
     cut,
     event,
     leading_name,
@@ -49,7 +51,11 @@ _BEEN_TO = re.compile(
 )
 # "... at the Roundhouse", "... up Ben Nevis", "... in Kraków": a named place in the clause.
 _PLACE_IN = re.compile(
-    r"\b(?:at|in|up|to|on|near|around)\s+(?:the\s+)?(?-i:(?P<place>[A-Z][\w'’\-]*(?:\s+[A-Z][\w'’\-]*){0,3}))"
+    r"\b(?:at|in|up|to|on|near|around)\s+(?:the\s+)?(?P<place>["
+    + UPPER
+    + r"][\w'’\-]*(?:\s+["
+    + UPPER
+    + r"][\w'’\-]*){0,3})"
 )
 _EXPERIENCE_NOUNS = frozenset(
     """race marathon half-marathon 10k 5k triathlon ultra hike trek walk ride swim climb
@@ -80,7 +86,7 @@ def _named_place(text: str) -> str | None:
     for match in _PLACE_IN.finditer(text):
         name = leading_name(match.group("place"))
         label = p.make_label(name) if name else None
-        if label and resolve_when(label, None) is None:
+        if label and not _is_date_word(label):
             return label
     return None
 
@@ -102,6 +108,8 @@ def experience(c: Clause) -> Found:
         thing = _thing_done(c, obj)
         place = _named_place(obj)
         verb = match.group("verb").lower()
+        if verb == "had" and not thing:
+            continue  # "I had coffee with ..." is no experience of note
         if place and (not thing or verb in ("visited", "went to", "was at", "were at")):
             return event(c, place, PLACE, action, ORDINARY)
         if thing:

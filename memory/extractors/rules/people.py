@@ -282,6 +282,17 @@ _PET_NAMED = re.compile(
 )
 
 
+# "I had coffee with my cousin Zoë on Sunday": a named relation inside the clause.
+_MY_RELATION_INSIDE = re.compile(
+    rf"\b(?:my|our)\s+{_MODIFIERS}(?P<rel>{_RELATION})\s+(?-i:(?P<name>["
+    + UPPER
+    + r"][\w'’\-]*(?:\s+["
+    + UPPER
+    + r"][\w'’\-]*)?))",
+    re.IGNORECASE,
+)
+
+
 def _pet_named(c: Clause) -> Found:
     match = _PET_NAMED.search(c.text)
     if not match or RELATIONS.get(match.group("rel").lower()) != POSSESSION:
@@ -341,6 +352,14 @@ def other_people(c: Clause) -> Found:
     found = _pet_named(c)
     if found:
         return found
+    match = _MY_RELATION_INSIDE.search(text)
+    if match and RELATIONS.get(match.group("rel").lower()):
+        rel = match.group("rel").lower()
+        name = match.group("name")
+        if name.lower() not in _NOT_NAMES and p.make_label(name):
+            return _named_relation(
+                c, name, RELATIONS[rel], _relation_label(match.group("mods"), rel)
+            )
     match = _NAME_VERB.match(text)
     if match and p.is_name(match.group("name")):
         name = match.group("name")

@@ -14,6 +14,7 @@ from memory.extractors.rules.base import (
     _THEME,
     _TIME_WORDS,
     HEALTH,
+    INTEREST,
     PREFERENCE,
     Clause,
     Found,
@@ -35,6 +36,28 @@ _FAVOURITE = re.compile(
     re.IGNORECASE,
 )
 _TO_VERB = re.compile(r"^to\s+(?P<verb>[a-z]+)\b", re.IGNORECASE)
+# "I'm really into bouldering": an interest, not a like.
+_INTO = re.compile(
+    r"\b(?:i'm|i\s+am|i've\s+been|i\s+have\s+been|i\s+got)\s+(?:(?:really|so|totally|very|"
+    r"quite|super|deeply|completely|also|lately|recently|now)\s+)*(?:into|obsessed\s+with|"
+    r"hooked\s+on|passionate\s+about)\s+(?P<obj>.+)$",
+    re.IGNORECASE,
+)
+# "I'd rather take the train than fly": the first choice is the preference.
+_RATHER = re.compile(
+    r"\b(?:i'd|i\s+would|we'd|we\s+would)\s+(?:much\s+)?rather\s+(?:(?:take|have|eat|use|"
+    r"drink|go\s+by|go\s+to|watch|read|listen\s+to|play|do)\s+)?(?P<obj>.+?)\s+(?:than|over|"
+    r"instead\s+of)\s+",
+    re.IGNORECASE,
+)
+# Where a preference stops: the next clause ("..., so skip those", "... but not ...").
+_NEXT_CLAUSE = re.compile(r"\s*(?:[,;]\s*(?:so|but|because|and|which|though)\b|[;(])", re.I)
+# "Studio Ghibli films": a name followed by the kind of thing it makes is the name.
+_NAME_KIND = re.compile(
+    r"^(?P<name>(?:[A-Z][\w'’.&\-]*\s+){0,3}[A-Z][\w'’.&\-]*)\s+(?:films?|movies?|books?|"
+    r"novels?|songs?|music|albums?|shows?|series|games?|podcasts?|records?|recipes?|food|"
+    r"dishes|cuisine)$"
+)
 
 
 def _preference_subject(c: Clause, obj: str) -> str:
@@ -62,6 +85,14 @@ def _preference_subject(c: Clause, obj: str) -> str:
 
 
 def preference(c: Clause) -> Found:
+    match = _INTO.search(c.text)
+    if match:
+        label = object_label(c, _NEXT_CLAUSE.split(match.group("obj"), maxsplit=1)[0])
+        return slice_(c, label, INTEREST, SliceKind.PREFERENCE.value) if label else []
+    match = _RATHER.search(c.text)
+    if match:
+        label = object_label(c, match.group("obj"))
+        return slice_(c, label, PREFERENCE, SliceKind.PREFERENCE.value) if label else []
     match = _FAVOURITE.match(c.text)
     if match:
         label = p.make_label(match.group("what"))
@@ -69,10 +100,13 @@ def preference(c: Clause) -> Found:
     match = _PREFERS.search(c.text)
     if not match:
         return []
-    obj = match.group("obj").strip()
+    obj = _NEXT_CLAUSE.split(match.group("obj").strip(), maxsplit=1)[0]
     if _PRONOUN_START.match(obj) and not (_RESPONSES.search(obj) or _TO_VERB.match(obj)):
         return []
     if re.search(r"allergic", c.text, re.IGNORECASE):
         label = object_label(c, obj)
         return slice_(c, f"{label} Allergy", HEALTH, SliceKind.OTHER.value) if label else []
-    return slice_(c, _preference_subject(c, obj), PREFERENCE, SliceKind.PREFERENCE.value)
+    kind = _NAME_KIND.match(cut(obj))
+    named = p.make_label(kind.group("name")) if kind else None
+    subject = named or _preference_subject(c, obj)
+    return slice_(c, subject, PREFERENCE, SliceKind.PREFERENCE.value)

@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 from datetime import datetime
 
 from memory.extractors import patterns as p
-from memory.extractors import user_messages
+from memory.extractors.rules.answers import in_context
 from memory.extractors.rules.base import (
     FAMILY,
     PERSON,
@@ -102,15 +102,21 @@ def read_clause(c: Clause) -> Found:
 
 
 def read_sentence(
-    sentence: str, message_id: str, ts: datetime | None, anchor: datetime | None
+    sentence: str,
+    message_id: str,
+    ts: datetime | None,
+    anchor: datetime | None,
+    quote: str | None = None,
 ) -> Found:
+    """Proposals from one sentence. ``quote`` is what the evidence cites when the sentence was
+    rewritten from a short answer (see :mod:`memory.extractors.rules.answers`)."""
     rest, remembered = p.unwrap_remember(sentence)
     if not remembered and (p.is_smalltalk(sentence) or p.is_request(sentence)):
         return []
     if not rest.strip() or p.is_smalltalk(rest):
         return []
     clauses = [
-        Clause(p.strip_fillers(text), sentence, message_id, ts, anchor)
+        Clause(p.strip_fillers(text), quote or sentence, message_id, ts, anchor)
         for text in p.split_clauses(rest)
     ]
     clauses = [c for c in clauses if c.text]
@@ -167,8 +173,19 @@ def extract(
 ) -> list[AnyProposal]:
     """Propose what the person's own messages state. Pure and deterministic."""
     found: Found = []
-    for message in user_messages(messages):
+    previous: Message | None = None
+    for message in messages:
+        if message.role != "user" or not message.content.strip():
+            previous = message
+            continue
         anchor = message.ts or source_time
-        for sentence in p.split_sentences(markup_to_text(message.content)):
-            found += read_sentence(sentence, message.id, message.ts, anchor)
+        text = markup_to_text(message.content)
+        asked = previous.content if previous is not None and previous.role != "user" else ""
+        statement = in_context(markup_to_text(asked), text) if asked else None
+        if statement:
+            found += read_sentence(statement, message.id, message.ts, anchor, quote=text)
+        else:
+            for sentence in p.split_sentences(text):
+                found += read_sentence(sentence, message.id, message.ts, anchor)
+        previous = message
     return _merge_nodes(_settle_people(found))

@@ -17,9 +17,10 @@ from memory.extractors.rules.base import (
     cut,
     event,
     object_label,
+    slice_,
 )
-from memory.temporal import MONTHS, WEEKDAYS
-from memory.vocab import EventAction
+from memory.temporal import MONTHS, WEEKDAYS, recurrence
+from memory.vocab import EventAction, SliceKind
 
 _STATUS_VERBS: tuple[tuple[str, str], ...] = (
     (
@@ -65,6 +66,11 @@ HABITS = frozenset(
     smoking vaping drinking alcohol coffee caffeine sugar gym fasting stretching reading
     gaming social media twitter tiktok instagram reddit netflix snacking dieting diet sleep
     napping cold showers workouts working out lifting weightlifting cardio walks""".split()
+)
+# Activities that are done, not learned: a habit even without a stated schedule.
+_ROUTINE_GERUNDS = frozenset(
+    """volunteering commuting gardening walking jogging journaling meditating praying fasting
+    babysitting caregiving dog-walking""".split()
 )
 _OBJECT_LEADS: tuple[tuple[re.Pattern[str], str | None], ...] = (
     # (prefix to drop, category it implies)
@@ -142,7 +148,8 @@ def status_category(action: str, raw_object: str, clause: str) -> str:
     if p.is_name(cut(raw_object)) and not stopping:
         return PROJECT
     if first.endswith("ing"):
-        return SKILL
+        # "volunteering on Saturdays", "surfing, I go every Sunday": a routine is a habit.
+        return HABIT if recurrence(clause) or first in _ROUTINE_GERUNDS else SKILL
     if action == EventAction.COMPLETED.value:
         return PROJECT  # one finishes a piece of work, not an everyday habit
     return HABIT
@@ -163,6 +170,18 @@ def status_change(c: Clause) -> Found:
         label = object_label(c, _normalise_object(raw))
         if not label:
             continue
-        category = status_category(action, raw, c.text)
+        category = status_category(action, raw, c.sentence)
         return event(c, label, category, action)
+    match = _LEARNING.search(c.text)
+    if match and not _NOT_ACTIVITIES.match(match.group("obj")):
+        label = object_label(c, _normalise_object(match.group("obj")))
+        if label:
+            return slice_(c, label, SKILL, SliceKind.PROGRESS.value)
     return []
+
+
+# "I've been learning Kotlin for three months": an ongoing skill, no start stated.
+_LEARNING = re.compile(
+    _I + r"(?:been\s+)?(?:learning|studying|practi[sc]ing|teaching\s+myself)\s+(?P<obj>.+)$",
+    re.IGNORECASE,
+)
