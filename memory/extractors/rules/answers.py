@@ -69,3 +69,39 @@ def in_context(question_turn: str, answer: str) -> str | None:
             lead = f"{rest} " if rest else "I "
             return f"{lead}{bare.group('verb')} {what} {tail}".strip()
     return None
+
+
+# "Can you fix the pagination overflow in the invoice table renderer?" / "Done — ...": work
+# the person asked for and the other side confirmed. The person's request is the source (it
+# names the thing and the change); the reply only confirms that it happened, and nothing it
+# adds ("I capped rows at fifteen") is taken from it.
+_WORK_REQUEST = re.compile(
+    r"^(?:(?:can|could|would|will)\s+you\s+|please\s+)?(?:please\s+)?(?P<verb>fix|repair|patch|"
+    r"update|change|add|remove|rename|refactor|speed\s+up|clean\s+up|rewrite)\s+(?P<obj>.+?)"
+    r"(?:,?\s+please)?[?.!]*$",
+    re.IGNORECASE,
+)
+_CONFIRMED = re.compile(
+    r"^\W*(?:done|fixed|all\s+set|updated|implemented|sorted|patched|finished|that's\s+done|"
+    r"i(?:'ve|\s+have)\s+(?:now\s+)?(?:fixed|updated|added|changed|removed|renamed|patched|"
+    r"rewritten|refactored|made))\b",
+    re.IGNORECASE,
+)
+_COMPONENT = re.compile(
+    r"\b(?:in|on|of|inside|within)\s+(?:the|our|my)\s+(?P<part>[^,;?!]+)$", re.I
+)
+
+
+def confirmed_work(request: str, reply: str) -> tuple[str, str, str] | None:
+    """(verb, component phrase, what was done) for a work request the reply confirms."""
+    match = _WORK_REQUEST.match(request.strip())
+    if not match or not _CONFIRMED.match(reply.strip()):
+        return None
+    obj = match.group("obj").strip()
+    part = _COMPONENT.search(obj)
+    component = part.group("part") if part else re.sub(r"^(?:the|our|my)\s+", "", obj, flags=re.I)
+    verb = match.group("verb").lower()
+    done = {"fix": "Fixed", "repair": "Repaired", "patch": "Patched", "add": "Added"}.get(
+        verb, verb.split()[0].capitalize() + ("d" if verb.endswith("e") else "ed")
+    )
+    return verb, component.strip(), f"{done} {obj}"

@@ -1,4 +1,4 @@
-"""Remembered notes: a remembered sentence no other family understood."""
+"""Notes: a remembered sentence no other family understood, and terse notes with a time."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import re
 from memory.extractors import patterns as p
 from memory.extractors.rules.base import (
     _PRONOUN_START,
+    HABIT,
     OTHER,
     Clause,
     Found,
@@ -14,6 +15,7 @@ from memory.extractors.rules.base import (
     cut,
     slice_,
 )
+from memory.extractors.rules.status import HABITS
 from memory.vocab import SliceKind
 
 _COPULA_SUBJECT = re.compile(
@@ -55,3 +57,27 @@ def remembered_note(c: Clause) -> Found:
     if not label:
         return []
     return slice_(c, label, OTHER, SliceKind.OTHER.value)
+
+
+# A terse note with its time: "Gym at 6", "Dentist on Friday", "Piano lessons at 5pm".
+_TIMED_NOTE = re.compile(
+    r"^(?P<what>[A-Za-z][\w'\-]*(?:\s+[A-Za-z][\w'\-]*){0,3}?)\s+(?:at|on|by|around|from)\s+"
+    r"(?P<when>\d{1,2}(?:[:.]\d\d)?\s*(?:am|pm|h)?|noon|midday|midnight|"
+    r"(?:mon|tues|wednes|thurs|fri|satur|sun)days?(?:\s+(?:morning|afternoon|evening|night))?)$",
+    re.IGNORECASE,
+)
+MAX_NOTE_WORDS = 6
+
+
+def timed_note(c: Clause) -> Found:
+    """A short note that names a thing and a time and nothing else: a slice on the thing."""
+    if len(c.text.split()) > MAX_NOTE_WORDS:
+        return []
+    match = _TIMED_NOTE.match(c.text)
+    if not match or re.match(r"^(?:i|we|you|it|this|that|see|call|meet)\b", c.text, re.I):
+        return []
+    label = p.make_label(match.group("what"))
+    if not label:
+        return []
+    category = HABIT if label.lower() in HABITS else OTHER
+    return slice_(c, label, category, SliceKind.OTHER.value)

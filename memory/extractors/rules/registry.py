@@ -7,13 +7,17 @@ from collections.abc import Callable, Sequence
 from datetime import datetime
 
 from memory.extractors import patterns as p
-from memory.extractors.rules.answers import in_context
+from memory.extractors.rules.answers import confirmed_work, in_context
 from memory.extractors.rules.base import (
     FAMILY,
+    OTHER,
     PERSON,
+    PROJECT,
+    PROJECT_WORDS,
     RELATIONSHIP,
     Clause,
     Found,
+    event,
 )
 from memory.extractors.rules.decisions import (
     decision,
@@ -29,6 +33,7 @@ from memory.extractors.rules.life_events import (
 )
 from memory.extractors.rules.notes import (
     remembered_note,
+    timed_note,
 )
 from memory.extractors.rules.people import (
     other_people,
@@ -59,6 +64,7 @@ from memory.proposals import (
     SliceProposal,
 )
 from memory.transcripts import Message
+from memory.vocab import EventAction
 
 Recogniser = Callable[[Clause], Found]
 RECOGNISERS: tuple[Recogniser, ...] = (
@@ -75,6 +81,7 @@ RECOGNISERS: tuple[Recogniser, ...] = (
     routine,
     possessive,
     goal,
+    timed_note,
 )
 
 
@@ -168,16 +175,37 @@ def _settle_people(proposals: Found) -> Found:
     return out
 
 
+def _confirmed_work(request: Message, reply: Message, anchor: datetime | None) -> Found:
+    """A work request the assistant confirmed as done: an event on the component named."""
+    text = markup_to_text(request.content)
+    work_done = confirmed_work(text, markup_to_text(reply.content))
+    if not work_done:
+        return []
+    verb, component, done = work_done
+    label = p.make_label(component)
+    if not label:
+        return []
+    clause = Clause(done, text, request.id, request.ts, anchor)
+    action = (
+        EventAction.FIXED.value if verb in ("fix", "repair", "patch") else EventAction.OTHER.value
+    )
+    category = PROJECT if PROJECT_WORDS.search(component) else OTHER
+    return event(clause, label, category, action)
+
+
 def extract(
     messages: Sequence[Message], *, source_time: datetime | None = None
 ) -> list[AnyProposal]:
     """Propose what the person's own messages state. Pure and deterministic."""
     found: Found = []
     previous: Message | None = None
-    for message in messages:
+    for index, message in enumerate(messages):
         if message.role != "user" or not message.content.strip():
             previous = message
             continue
+        reply = messages[index + 1] if index + 1 < len(messages) else None
+        if reply is not None and reply.role == "assistant":
+            found += _confirmed_work(message, reply, message.ts or source_time)
         anchor = message.ts or source_time
         text = markup_to_text(message.content)
         asked = previous.content if previous is not None and previous.role != "user" else ""
