@@ -300,6 +300,10 @@ _TIME_UNITS = frozenset(
     """day days week weeks month months year years hour hours minute minutes time times
     yesterday today tomorrow tonight ago morning evening night weekend""".split()
 )
+_COUNTS = frozenset(
+    """a an one two three four five six seven eight nine ten few several couple many some
+    last next this past for every each""".split()
+)
 _LIGHT_GERUNDS = frozenset(
     """being having doing going getting making taking trying saying thinking feeling justing
     seeing looking wanting needing coming putting""".split()
@@ -320,8 +324,10 @@ def is_fragment(label: str) -> bool:
         return True
     if words[0] in _FRAGMENT_START or words[-1] in _FRAGMENT_END:
         return True
-    if words[-1] in _TIME_UNITS:
-        return True
+    if words[-1] in _TIME_UNITS and (
+        len(words) == 1 or words[-2] in _COUNTS or words[-2].isdigit()
+    ):
+        return True  # "Few Days", "Coffee Two Weeks"; "Strange Day" names a day
     return len(words) == 1 and words[0] in _LIGHT_GERUNDS
 
 

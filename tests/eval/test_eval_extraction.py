@@ -21,6 +21,13 @@ TOTALS = {
     "control_leaks",
     "forbidden_leaks",
     "pass_rate",
+    "label_recall",
+    "category_accuracy",
+    "state_accuracy",
+    "labels_planned",
+    "junk_label_rate",
+    "events_with_time",
+    "dated_event_rate",
     "per_fixture",
 }
 
