@@ -138,7 +138,8 @@ _STOP = re.compile(
     r"ago|again|now|anymore|any\s+more|recently|finally|every|each|already|yet|which|who|where|"
     r"rather|instead|than|over|during|by|due|thanks|if|about|like|though|although|cause|or|"
     r"for\s+good|these|those|back|earlier|this|once|twice|whenever|properly|seriously|"
-    r"regularly|full-time|part-time|too|as\s+well|either)\b",
+    r"regularly|full-time|part-time|too|as\s+well|either|daily|weekly|monthly|nightly|"
+    r"everyday|a\s+lot|all\s+the\s+time)\b",
     re.IGNORECASE,
 )
 _PRONOUN_START = re.compile(

@@ -1,0 +1,68 @@
+"""Experiences: what the person did, with its time."""
+
+from __future__ import annotations
+
+import pytest
+
+from memory.extractors.rules.experiences import experience
+from tests.memory.rules.helpers import clause, events, nodes
+
+
+@pytest.mark.parametrize(
+    ("text", "label", "category", "action", "precision"),
+    [
+        (
+            "I went to a grief support group yesterday",
+            "Grief Support Group",
+            "life_event",
+            "other",
+            "day",
+        ),
+        ("I ran a charity race last Saturday", "Charity Race", "life_event", "achieved", "day"),
+        (
+            "I ran my first half marathon last Saturday",
+            "Half Marathon",
+            "life_event",
+            "achieved",
+            "day",
+        ),
+        ("I visited my grandma in Kraków two weeks ago", "Kraków", "place", "other", "week"),
+        (
+            "We saw a tribute band at the Roundhouse on Friday",
+            "Roundhouse",
+            "place",
+            "other",
+            "day",
+        ),
+        (
+            "I did my first solo hike up Ben Nevis on Saturday",
+            "Ben Nevis",
+            "place",
+            "achieved",
+            "day",
+        ),
+    ],
+)
+def test_experiences_are_dated_events(text, label, category, action, precision):
+    (found,) = events(experience(clause(text)))
+    assert (found.on, found.category, found.action) == (label, category, action)
+    assert found.happened_at is not None and found.happened_at_precision == precision
+
+
+def test_been_to_a_place_is_a_place_without_a_date():
+    found = experience(clause("I've been to Paris twice but never to Lyon"))
+    assert nodes(found) == [("Paris", "place")]
+    assert events(found) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I went to work",
+        "I had coffee with my cousin on Sunday",
+        "I run 5k every morning",
+        "I went to bed early",
+    ],
+)
+def test_routines_and_ordinary_days_are_not_experiences(text):
+    assert experience(clause(text)) == []

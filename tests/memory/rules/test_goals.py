@@ -1,0 +1,30 @@
+"""Goals, wishes and plans."""
+
+from __future__ import annotations
+
+import pytest
+
+from memory.extractors.rules.goals import goal
+from tests.memory.rules.helpers import clause, events, nodes, slices
+
+
+@pytest.mark.parametrize(
+    ("text", "label"),
+    [
+        ("We're planning a trip to Japan in April 2027, mostly Kyoto", "Trip to Japan"),
+        ("I want to ask for a raise before the end of the year", "Raise"),
+        ("My goal is to be conversational in Spanish by next summer", "Spanish"),
+        ("We hope to buy a house in Bristol within two years", "House in Bristol"),
+        ("I'm saving up for a motorbike", "Motorbike"),
+    ],
+)
+def test_goals(text, label):
+    found = goal(clause(text))
+    assert nodes(found) == [(label, "goal")]
+    assert events(found) == []  # a plan has not happened: its time stays in the text
+    assert slices(found)[0].text.startswith(text[:10])
+
+
+@pytest.mark.parametrize("text", ["I want to learn the piano", "I want to try bouldering"])
+def test_wishes_about_activities_are_left_to_the_hedges(text):
+    assert goal(clause(text)) == []

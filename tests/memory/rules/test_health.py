@@ -1,0 +1,60 @@
+"""Health: conditions, medications with dose and start, allergies, intolerances, measures."""
+
+from __future__ import annotations
+
+import pytest
+
+from memory.extractors.rules.health import health
+from tests.memory.rules.helpers import clause, events, nodes, slices
+
+
+@pytest.mark.parametrize(
+    ("text", "label"),
+    [
+        ("I'm lactose intolerant", "Lactose Intolerance"),
+        ("Oh and I'm gluten intolerant, so pasta is out", "Gluten Intolerance"),
+        ("I'm allergic to peanuts, properly allergic", "Peanut Allergy"),
+        ("I have a shellfish allergy", "Shellfish Allergy"),
+        ("my blood pressure is high", "High Blood Pressure"),
+        ("My cholesterol is a bit low", "Low Cholesterol"),
+        ("I have asthma", "Asthma"),
+        ("I suffer from migraines when I skip meals", "Migraines"),
+        ("I live with rheumatoid arthritis", "Rheumatoid Arthritis"),
+        ("I have coeliac disease", "Coeliac Disease"),
+    ],
+)
+def test_conditions_allergies_and_measures_are_health(text, label):
+    assert nodes(health(clause(text))) == [(label, "health")]
+
+
+def test_a_medication_keeps_its_dose_and_its_dated_start():
+    found = health(clause("my doctor put me on Lisinopril 10mg in February"))
+    assert nodes(found) == [("Lisinopril", "health")]
+    assert [s.text for s in slices(found)] == ["Takes Lisinopril 10mg"]
+    (started,) = events(found)
+    assert started.action == "started"
+    assert started.happened_at.strftime("%Y-%m") == "2026-02"
+
+
+def test_stopping_a_medication_stops_it():
+    (stopped,) = events(health(clause("I stopped taking sertraline 50mg last month")))
+    assert (stopped.on, stopped.action, stopped.happened_at_precision) == (
+        "Sertraline",
+        "stopped",
+        "month",
+    )
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I have a meeting at noon",
+        "I have a dog",
+        "I'm taking the train",
+        "I take it back",
+        "I'm on holiday next week",
+        "I have two kids",
+    ],
+)
+def test_ordinary_sentences_are_not_health(text):
+    assert health(clause(text)) == []

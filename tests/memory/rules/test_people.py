@@ -1,0 +1,54 @@
+"""Other people, pets and possessives."""
+
+from __future__ import annotations
+
+import pytest
+
+from memory.extractors.rules.people import other_people, possessive
+from tests.memory.rules.helpers import clause, events, nodes, slices
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("My manager is Sofia Almeida and she wants me to lead it", ("Sofia Almeida", "person")),
+        ("My mentor is Dr. Helena Vogt, she runs a lab", ("Helena Vogt", "person")),
+        ("my co-treasurer is Émile Durand", ("Émile Durand", "person")),
+        ("My manager is Anne-Marie Lefèvre", ("Anne-Marie Lefèvre", "person")),
+        ("My daughter Ana is 7", ("Ana", "family")),
+        ("My neighbour Siobhan O'Neill is a retired teacher", ("Siobhan O'Neill", "person")),
+        ("I had coffee with my cousin Zoë on Sunday", ("Zoë", "family")),
+    ],
+)
+def test_people_are_named_with_their_relation(text, expected):
+    assert nodes(other_people(clause(text)))[0] == expected
+
+
+def test_facts_about_a_person_are_filed_under_them():
+    found = other_people(clause("My friend Tomás hates coriander"))
+    assert {s.on for s in slices(found)} == {"Tomás"}
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("My cat Miso has kidney disease", ("Miso", "possession")),
+        ("We adopted a dog named Biscuit in April", ("Biscuit", "possession")),
+        ("I have a rabbit called Pepper and she is basically family", ("Pepper", "family")),
+    ],
+)
+def test_pets_are_possessions_unless_the_person_says_family(text, expected):
+    assert nodes(other_people(clause(text)))[0] == expected
+
+
+def test_an_adopted_pet_has_a_dated_start():
+    (adopted,) = events(other_people(clause("We adopted a dog named Biscuit in April")))
+    assert (adopted.on, adopted.action, adopted.happened_at_precision) == (
+        "Biscuit",
+        "started",
+        "month",
+    )
+
+
+def test_possessives():
+    assert nodes(possessive(clause("Meera's birthday is on 14 January"))) == [("Meera", "person")]

@@ -1,0 +1,58 @@
+"""The registry: the order families are tried in, and the walk over messages."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from memory.extractors.rules import RECOGNISERS, extract
+from memory.extractors.rules.health import health
+from memory.extractors.rules.people import other_people
+from memory.extractors.rules.work import work
+from memory.proposals import NodeProposal
+from memory.transcripts import Message
+
+
+def labels(messages: list[Message], source_time: datetime | None = None) -> set[str]:
+    found = extract(messages, source_time=source_time)
+    return {p.label for p in found if isinstance(p, NodeProposal)}
+
+
+def test_health_and_people_come_before_the_general_families():
+    order = list(RECOGNISERS)
+    assert order.index(health) < order.index(other_people) < order.index(work)
+
+
+def test_one_family_per_module():
+    modules = {r.__module__ for r in RECOGNISERS}
+    assert len(modules) >= 12
+
+
+def test_an_assistant_turn_is_never_a_source_but_gives_a_short_answer_its_context():
+    messages = [
+        Message(
+            "M0", "assistant", "You mentioned you have sciatica. What's your favourite pizza?", None
+        ),
+        Message("M1", "user", "Pepperoni, of course!", None),
+    ]
+    assert labels(messages) == {"Pizza"}
+
+
+def test_markup_is_read_as_text_and_quotes_stay_readable():
+    messages = [Message("M0", "user", "I use a tool called <b>R&amp;D Tracker</b> daily.", None)]
+    found = extract(messages)
+    assert {p.label for p in found if isinstance(p, NodeProposal)} == {"R&D Tracker"}
+    assert {e.quote for p in found for e in p.evidence} == {
+        "I use a tool called R&D Tracker daily."
+    }
+
+
+def test_relative_dates_use_the_message_time_before_the_source_time():
+    message_time = datetime(2026, 5, 12, tzinfo=UTC)
+    messages = [Message("M0", "user", "I quit smoking two weeks ago.", message_time)]
+    (event,) = [
+        p
+        for p in extract(messages, source_time=datetime(2020, 1, 1, tzinfo=UTC))
+        if p.object == "event"
+    ]
+    assert event.happened_at.date().isoformat() == "2026-04-28"
+    assert event.happened_at_precision == "week"

@@ -1,0 +1,42 @@
+"""Status changes: state from tense and verbs, category from what the thing is."""
+
+from __future__ import annotations
+
+import pytest
+
+from memory.extractors.rules.status import status_change
+from tests.memory.rules.helpers import clause, events, nodes
+
+
+@pytest.mark.parametrize(
+    ("text", "label", "category", "action"),
+    [
+        ("I stopped drinking coffee two weeks ago", "Coffee", "habit", "stopped"),
+        ("I quit smoking in January", "Smoking", "habit", "stopped"),
+        ("I gave up sugar three weeks ago", "Sugar", "habit", "stopped"),
+        (
+            "I started volunteering at the animal shelter on Saturdays",
+            "Volunteering",
+            "habit",
+            "started",
+        ),
+        ("I started boxing last week", "Boxing", "skill", "started"),
+        ("I've put piano lessons on hold", "Piano Lessons", "skill", "paused"),
+        ("I finished the quarterly report", "Quarterly Report", "project", "completed"),
+    ],
+)
+def test_status_changes(text, label, category, action):
+    (found,) = events(status_change(clause(text)))
+    assert (found.on, found.category, found.action) == (label, category, action)
+
+
+def test_a_routine_stated_in_the_sentence_makes_the_activity_a_habit():
+    sentence = "I picked up surfing, I go every Sunday morning."
+    found = status_change(clause("I picked up surfing", sentence))
+    assert nodes(found) == [("Surfing", "habit")]
+
+
+def test_learning_something_is_a_skill_in_progress():
+    found = status_change(clause("I've been learning Kotlin for about three months"))
+    assert nodes(found) == [("Kotlin", "skill")]
+    assert events(found) == []
