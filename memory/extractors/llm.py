@@ -5,6 +5,12 @@ The endpoint is any server speaking ``POST {base_url}/chat/completions`` (OpenAI
 vLLM, llama.cpp server), configured by ``UME_LLM_BASE_URL``, ``UME_LLM_MODEL``,
 ``UME_LLM_API_KEY`` and ``UME_LLM_TIMEOUT``.
 
+The prompt carries ume's closed vocabularies and worked examples, and the request asks for
+ume's proposals JSON schema as structured output (``response_format`` ``json_schema``, which
+OpenAI, Ollama, vLLM and llama.cpp's server understand). An endpoint that refuses the
+parameter (HTTP 400 naming it) is asked once more without it; the prompt alone then describes
+the format.
+
 The reply is untrusted. It must validate against the proposal schema, and every object must be
 grounded: each evidence span cites a user message by id and quotes words that are in it. An
 ungrounded object (no evidence, an unknown message, an assistant message, a quote that is not
@@ -102,7 +108,148 @@ DATES: "happened_at" is "YYYY", "YYYY-MM" or "YYYY-MM-DD", only when the text st
 message's ts or the source_time ("last week", "yesterday": resolve it, \
 "happened_at_source": "resolved_phrase"). Otherwise omit "happened_at"; never use today's date \
 as a guess.
+
+LABELS: a label is the name of one thing as the user wrote it, never a fragment of a sentence \
+("Going", "Few Days", "Taste of" are not labels). Keep names whole with their punctuation and \
+accents ("R&D Tracker", "C++", "AT&T", "O'Neill", "Tomás"). Read HTML or Markdown as text.
+
+CATEGORIES THAT FIT: medications, conditions, allergies and intolerances are health; \
+volunteering and routines are habit; pets are possession (family when the user says so); an \
+employer is organization and a job title is identity. Things stopped, paused or finished get \
+that state and a dated event when a time is said.
+
+WORKED EXAMPLES (inputs shortened)
+1. user M0 (ts 2026-05-12): "I'm a data engineer at Brightline Logistics, I joined in March \
+2024. My manager is Sofia Almeida." ->
+{{"objects": [
+ {{"object": "node", "label": "Brightline Logistics", "category": "organization", \
+"confidence": 0.9, "evidence": [{{"message_id": "M0", "quote": "I'm a data engineer at \
+Brightline Logistics"}}]}},
+ {{"object": "event", "on": "Brightline Logistics", "action": "joined", "text": "Joined \
+Brightline Logistics", "importance": "important", "happened_at": "2024-03", \
+"happened_at_source": "stated", "confidence": 0.9, "evidence": [{{"message_id": "M0", \
+"quote": "I joined in March 2024"}}]}},
+ {{"object": "node", "label": "Data Engineer", "category": "identity", "confidence": 0.9, \
+"evidence": [{{"message_id": "M0", "quote": "I'm a data engineer"}}]}},
+ {{"object": "node", "label": "Sofia Almeida", "category": "person", "confidence": 0.9, \
+"evidence": [{{"message_id": "M0", "quote": "My manager is Sofia Almeida"}}]}},
+ {{"object": "slice", "on": "Sofia Almeida", "text": "The user's manager", "kind": "other", \
+"confidence": 0.9, "evidence": [{{"message_id": "M0", "quote": "My manager is Sofia Almeida"}}]}}
+]}}
+2. user M0 (ts 2026-05-12): "I stopped drinking coffee two weeks ago and I'm lactose \
+intolerant." ->
+{{"objects": [
+ {{"object": "node", "label": "Coffee", "category": "habit", "state": "stopped", \
+"confidence": 0.9, "evidence": [{{"message_id": "M0", "quote": "I stopped drinking coffee two \
+weeks ago"}}]}},
+ {{"object": "event", "on": "Coffee", "action": "stopped", "text": "Stopped drinking coffee", \
+"importance": "ordinary", "happened_at": "2026-04-28", "happened_at_source": \
+"resolved_phrase", "confidence": 0.9, "evidence": [{{"message_id": "M0", "quote": "I stopped \
+drinking coffee two weeks ago"}}]}},
+ {{"object": "node", "label": "Lactose Intolerance", "category": "health", "confidence": 0.9, \
+"evidence": [{{"message_id": "M0", "quote": "I'm lactose intolerant"}}]}}
+]}}
+3. assistant M0: "What's your favourite pizza?"; user M1: "Pepperoni, of course!" ->
+{{"objects": [{{"object": "node", "label": "Pizza", "category": "preference", "confidence": \
+0.8, "evidence": [{{"message_id": "M1", "quote": "Pepperoni, of course!"}}]}}, {{"object": \
+"slice", "on": "Pizza", "text": "Favourite pizza is pepperoni", "kind": "preference", \
+"confidence": 0.8, "evidence": [{{"message_id": "M1", "quote": "Pepperoni, of course!"}}]}}]}}
+4. user M0: "Can you summarise this thread?" -> {{"objects": []}}
 """
+
+
+def _evidence_schema() -> dict[str, Any]:
+    return {
+        "type": "array",
+        "minItems": 1,
+        "items": {
+            "type": "object",
+            "properties": {"message_id": {"type": "string"}, "quote": {"type": "string"}},
+            "required": ["message_id", "quote"],
+        },
+    }
+
+
+def proposals_schema() -> dict[str, Any]:
+    """ume's proposals format as a JSON Schema: ``{"objects": [node | slice | event | edge |
+    candidate]}`` with the closed vocabularies as enums. Sent as structured output."""
+    confidence = {"type": "number", "minimum": 0, "maximum": 1}
+    evidence = _evidence_schema()
+    category = {"type": "string", "enum": list(Category.values)}
+    date = {"type": "string", "pattern": r"^\d{4}(-\d{2}(-\d{2})?)?$"}
+    kinds: list[dict[str, Any]] = [
+        {
+            "properties": {
+                "object": {"const": "node"},
+                "label": {"type": "string"},
+                "category": category,
+                "state": {"type": "string", "enum": list(NodeState.values)},
+                "aliases": {"type": "array", "items": {"type": "string"}},
+            },
+            "required": ["object", "label", "category"],
+        },
+        {
+            "properties": {
+                "object": {"const": "slice"},
+                "on": {"type": "string"},
+                "text": {"type": "string"},
+                "kind": {"type": "string", "enum": list(SliceKind.values)},
+            },
+            "required": ["object", "on", "text", "kind"],
+        },
+        {
+            "properties": {
+                "object": {"const": "event"},
+                "on": {"type": "string"},
+                "action": {"type": "string", "enum": list(EventAction.values)},
+                "text": {"type": "string"},
+                "importance": {"type": "string", "enum": list(Importance.values)},
+                "happened_at": date,
+                "happened_at_source": {"type": "string", "enum": ["stated", "resolved_phrase"]},
+            },
+            "required": ["object", "on", "action", "text"],
+        },
+        {
+            "properties": {
+                "object": {"const": "edge"},
+                "from": {"type": "string"},
+                "to": {"type": "string"},
+                "type": {"type": "string", "enum": list(EdgeType.values)},
+            },
+            "required": ["object", "from", "to", "type"],
+        },
+        {
+            "properties": {
+                "object": {"const": "candidate"},
+                "label": {"type": "string"},
+                "category": category,
+                "reason": {"type": "string"},
+            },
+            "required": ["object", "label"],
+        },
+    ]
+    for kind in kinds:
+        kind["type"] = "object"
+        kind["properties"]["confidence"] = confidence
+        kind["properties"]["evidence"] = evidence
+        kind["required"] = [*kind["required"], "confidence", "evidence"]
+    return {
+        "type": "object",
+        "properties": {"objects": {"type": "array", "items": {"anyOf": kinds}}},
+        "required": ["objects"],
+    }
+
+
+RESPONSE_FORMAT = {
+    "type": "json_schema",
+    "json_schema": {"name": "ume_proposals", "schema": proposals_schema()},
+}
+# An endpoint that does not know structured output says so in a 400 naming the parameter.
+_NO_STRUCTURED = re.compile(r"response_format|json_schema|structured|schema", re.IGNORECASE)
+
+
+class _Unsupported(Exception):
+    """The endpoint refused the structured-output parameter; ask again without it."""
 
 
 def extract(
@@ -145,7 +292,13 @@ def extract(
             {"role": "user", "content": _user_content(context, source_time, instructions)},
         ],
     }
-    body = _post(_endpoint(base_url), payload, api_key=api_key, timeout=timeout)
+    url = _endpoint(base_url)
+    try:
+        body = _post(
+            url, {**payload, "response_format": RESPONSE_FORMAT}, api_key=api_key, timeout=timeout
+        )
+    except _Unsupported:
+        body = _post(url, payload, api_key=api_key, timeout=timeout)
     content = _reply_content(body)
     proposals = _parse_content(content, truncated=_finish_reason(body) == "length")
     return _grounded(proposals, context)
@@ -220,6 +373,8 @@ def _post(url: str, payload: dict[str, Any], *, api_key: str, timeout: float) ->
     text = bytes(raw).decode("utf-8", errors="replace")
     if api_key:  # a server may echo the credentials back in an error body
         text = text.replace(api_key, "[redacted]")
+    if status == 400 and "response_format" in payload and _NO_STRUCTURED.search(text):
+        raise _Unsupported(text)
     if status >= 400:
         raise ExtractorFailed(f"the LLM endpoint {where} answered HTTP {status}: {_excerpt(text)}")
     try:
