@@ -367,6 +367,7 @@ def _planned_events(plan: WritePlan) -> list[tuple[str, datetime | None]]:
 def _planned_categories(plan: WritePlan) -> dict[str, tuple[str, str | None]]:
     """key -> (category, state) of every new node and candidate."""
     out: dict[str, tuple[str, str | None]] = {}
+    state: str | None
     for n in plan.new_nodes:
         state = n.state
         for e in plan.new_events:
@@ -374,7 +375,7 @@ def _planned_categories(plan: WritePlan) -> dict[str, tuple[str, str | None]]:
                 state = e.new_state
         out.setdefault(n.key, (n.category, state))
     for c in plan.new_candidates:
-        state: str | None = None
+        state = None
         for h in c.held:
             if isinstance(h, NodeProposal) and h.state:
                 state = h.state
