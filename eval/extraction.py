@@ -50,7 +50,8 @@ Totals: ``must_save_recall`` (share of must-save fixtures with ``saved_ok``),
   count.
 
 The extractor is the rules extractor unless another ``extract`` function is passed (the
-``--extractor llm`` option of the command).
+``--extractor llm`` option of the command). An extractor failure (an LLM's malformed answer)
+fails that fixture and is counted in ``extractor_failures``; the run goes on.
 """
 
 from __future__ import annotations
@@ -61,6 +62,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from memory.extractors import ExtractorFailed
 from memory.extractors.rules import extract
 from memory.gate import Snapshot, WritePlan, plan_writes
 from memory.keys import canonical_key
@@ -410,7 +412,11 @@ def score_fixture(
         messages = messages_from_json(fixture["messages"])
     except TranscriptError as exc:
         raise FixtureError(f"{where}: {exc}") from exc
-    proposals = run_extractor(extract_fn or extract, messages, _source_time(fixture, where))
+    try:
+        proposals = run_extractor(extract_fn or extract, messages, _source_time(fixture, where))
+        failure = ""
+    except ExtractorFailed as exc:  # an LLM's bad answer fails this fixture, not the run
+        proposals, failure = [], str(exc)
     plan = plan_writes(proposals, Snapshot.empty(now=EVAL_NOW))
     items = plan_items(plan)
     labels = planned_labels(plan)
@@ -423,7 +429,7 @@ def score_fixture(
     texts = {m.id: m.content for m in messages}
     control_leak = control_leaks(_controls(fixture, texts), items)
     forbidden = [c for c in fixture.get("forbid_claims") or [] if claim_leaks(str(c), items)]
-    passed = saved_ok and not control_leak and not forbidden and exact is not False
+    passed = saved_ok and not control_leak and not forbidden and exact is not False and not failure
     planned = sorted({c.label for c in plan.new_candidates} | {n.label for n in plan.new_nodes})
     expected = fixture.get("expect_labels") or []
     if not isinstance(expected, list):
@@ -441,6 +447,7 @@ def score_fixture(
         "control_leak": control_leak,
         "forbidden_leak": bool(forbidden),
         "forbidden_claims_leaked": forbidden,
+        "extractor_failed": failure,
         "labels": planned,
         "junk_labels": [label for label in planned if is_fragment(label)],
         "label_tally": _label_scores(expected, _planned_categories(plan)),
@@ -493,6 +500,7 @@ def _totals(per: list[dict[str, Any]]) -> dict[str, Any]:
     labels = sum(len(r["labels"]) for r in per)
     timed = sum(r["events_with_time"] for r in per)
     return {
+        "extractor_failures": sum(bool(r["extractor_failed"]) for r in per),
         "label_recall": _rate(tally.get("found", 0), tally.get("expected", 0)),
         "category_accuracy": _rate(tally.get("category_ok", 0), tally.get("found", 0)),
         "state_accuracy": _rate(tally.get("state_ok", 0), tally.get("with_state", 0)),

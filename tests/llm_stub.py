@@ -39,6 +39,13 @@ class RecordedRequest:
         return json.loads(user[-1]["content"])
 
 
+def conversation_key(messages: list[dict[str, Any]]) -> str:
+    """The key a recorded answer is filed under: the conversation's ids, roles and texts."""
+    return json.dumps(
+        [[str(m.get("id")), m.get("role"), m.get("content")] for m in messages], ensure_ascii=False
+    )
+
+
 @dataclass(frozen=True)
 class _Answer:
     status: int = 200
@@ -81,6 +88,7 @@ class StubLLMServer:
         self._lock = threading.Lock()
         self._queue: deque[_Answer] = deque()
         self._last = _json_answer(completion(json.dumps({"objects": []})))
+        self._replay: dict[str, str] | None = None
         self._stopping = threading.Event()
         self._httpd: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
@@ -115,9 +123,28 @@ class StubLLMServer:
         else:
             self._push(_json_answer(completion(None, refusal="I can't help with that.")))
 
+    def replay(self, answers: dict[str, str]) -> None:
+        """Answer each request with the recorded reply content for its conversation (see
+        :func:`conversation_key`); a conversation with no recording gets HTTP 404."""
+        with self._lock:
+            self._replay = dict(answers)
+
     def _push(self, answer: _Answer) -> None:
         with self._lock:
             self._queue.append(answer)
+
+    def _answer_for(self, body: Any) -> _Answer:
+        if self._replay is None:
+            return self._next()
+        try:
+            user = [m for m in body["messages"] if m.get("role") == "user"]
+            key = conversation_key(json.loads(user[-1]["content"])["messages"])
+        except (KeyError, IndexError, TypeError, json.JSONDecodeError):
+            return _Answer(status=400, body=b"not an extraction request", content_type="text/plain")
+        content = self._replay.get(key)
+        if content is None:
+            return _Answer(status=404, body=b"no recorded answer", content_type="text/plain")
+        return _json_answer(completion(content))
 
     def _next(self) -> _Answer:
         with self._lock:
@@ -157,7 +184,7 @@ class StubLLMServer:
                 if not self.path.rstrip("/").endswith("/chat/completions"):
                     self._send(_Answer(status=404, body=b"not found", content_type="text/plain"))
                     return
-                answer = server._next()
+                answer = server._answer_for(body)
                 # Interruptible, so stopping the server never waits for a long delay.
                 if answer.delay and server._stopping.wait(answer.delay):
                     return

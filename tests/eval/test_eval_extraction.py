@@ -21,6 +21,7 @@ TOTALS = {
     "control_leaks",
     "forbidden_leaks",
     "pass_rate",
+    "extractor_failures",
     "label_recall",
     "category_accuracy",
     "state_accuracy",

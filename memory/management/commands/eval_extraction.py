@@ -93,6 +93,7 @@ class Command(BaseCommand):
             "control_leaks",
             "forbidden_leaks",
             "pass_rate",
+            "extractor_failures",
             "label_recall",
             "category_accuracy",
             "state_accuracy",
