@@ -15,8 +15,8 @@ a real run would do and writes nothing. Each step:
   finished transcripts stored before it and slices superseded before it are deleted. Nodes are
   never deleted by retention, so nodes a person promoted (or any other) stay;
 - **junk**: extracted nodes whose label fails ``memory.policy.label_rejection`` (the same
-  ``is_junk_label``/``is_bad_title`` the gate uses) are deleted with a ``cleanup`` suppression
-  so they do not come back. Nodes a person promoted or made are reported, never deleted;
+  ``is_junk_label``/``is_bad_title``/``is_bad_label`` the gate uses) are deleted with a
+  ``cleanup`` suppression so they do not come back. Nodes a person promoted or made are reported, never deleted;
 - **orphans**: evidence whose every target (node, slice, event, edge, candidate) is gone.
   Edges to deleted nodes cannot exist: both ends are ``on_delete=CASCADE`` foreign keys,
   enforced by the database on SQLite and PostgreSQL alike, so there is nothing to sweep.
