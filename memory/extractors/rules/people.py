@@ -28,6 +28,7 @@ from memory.extractors.rules.base import (
     node,
     slice_,
 )
+from memory.extractors.rules.projects import led_project
 from memory.extractors.rules.tools import (
     _uses_tail,
 )
@@ -322,7 +323,8 @@ def other_people(c: Clause) -> Found:
             found = _named_relation(c, name, category, relation)
             tail = is_name.group("rest").strip()
             tail = re.sub(r"^(?:and\s+)?(?:she|he|they)\s+", "", tail, flags=re.IGNORECASE)
-            return found + (_person_facts(c, name, category, tail) if tail else [])
+            found += _person_facts(c, name, category, tail) if tail else []
+            return found + led_project(replace(c, text=f"{name} {tail}")) if tail else found
         named = _NAME_IS.match(rest.rstrip(" .!"))
         if named and p.make_label(named.group("name")):  # "my sister's name is Meera"
             return _named_relation(c, named.group("name"), category, relation)

@@ -54,6 +54,22 @@ def _project_category(kind: str) -> str:
     return ORGANIZATION if kind.lower() in {"company", "business", "startup"} else PROJECT
 
 
+# "she wants me to lead the warehouse forecasting project": a project the person leads or runs.
+_LEADS = re.compile(
+    r"\b(?:lead|leading|led|run|running|own|owning|manage|managing|coordinate|coordinating)\s+"
+    r"(?:the\s+|a\s+|our\s+|this\s+|my\s+|their\s+)?(?P<obj>(?:[\w\-]+\s+){1,4}?(?:project|"
+    r"initiative|programme|program|migration|rollout|redesign|rewrite|launch))\b",
+    re.IGNORECASE,
+)
+
+
+def led_project(c: Clause) -> Found:
+    """A named piece of work the person leads, runs or owns: a project with the clause."""
+    match = _LEADS.search(c.text)
+    label = p.make_label(match.group("obj")) if match else None
+    return slice_(c, label, PROJECT, SliceKind.OTHER.value) if label else []
+
+
 def projects(c: Clause) -> Found:
     match = _MY_PROJECT_IS.match(c.text)
     if match:
@@ -81,4 +97,4 @@ def projects(c: Clause) -> Found:
         if tool_label and canonical_key(tool_label) != canonical_key(label):
             found += [node(c, tool_label, TOOL), edge(c, label, tool_label)]
         return found
-    return []
+    return led_project(c)

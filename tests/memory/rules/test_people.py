@@ -52,3 +52,13 @@ def test_an_adopted_pet_has_a_dated_start():
 
 def test_possessives():
     assert nodes(possessive(clause("Meera's birthday is on 14 January"))) == [("Meera", "person")]
+
+
+def test_a_project_the_person_is_asked_to_lead_is_a_project_of_theirs():
+    found = other_people(
+        clause(
+            "My manager is Sofia Almeida and she wants me to lead the warehouse forecasting project"
+        )
+    )
+    assert ("Warehouse Forecasting Project", "project") in nodes(found)
+    assert ("Sofia Almeida", "person") in nodes(found)
