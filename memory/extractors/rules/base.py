@@ -242,7 +242,7 @@ INTEREST = Category.INTEREST.value
 # An upper-case letter, accented ones included ("Émile", "Łukasz", "Ørsted").
 UPPER = "A-ZÀ-ÖØ-ÞĀĂĄĆČĎĐĒĘĚĞĢĪĮİĶĹĻĽŁŃŅŇŌŐŒŔŘŚŞŠŢŤŪŮŰŲŹŻŽ"
 _NAME_WORD = rf"(?:[{UPPER}][\w&'’.+\-]*|&)"
-_NAME_JOIN = r"(?:\s+(?:&|of|and|de|da|do|du|van|von|der|la|le|for|on|upon)\b)?"
+_NAME_JOIN = r"(?:\s+(?:&|of|and|de|da|do|du|van|von|der|la|le|for|upon)\b)?"
 NAME_RUN = re.compile(
     rf"(?<![\w&])(?:the\s+)?(?P<name>{_NAME_WORD}(?:{_NAME_JOIN}\s+{_NAME_WORD}){{0,5}})"
 )
@@ -255,7 +255,13 @@ def leading_name(text: str) -> str | None:
         return None
     name = match.group("name")
     words = name.split()
-    while words and (words[-1].lower() in _NOT_NAMES or words[-1] in {"&", "I"}):
+    while words and (
+        words[-1].lower() in _NOT_NAMES
+        or words[-1] in {"&", "I"}
+        or words[-1].lower() in MONTHS
+        or words[-1].lower() in WEEKDAYS
+        or words[-1].lower() in {"of", "and", "for", "de", "da", "van", "von", "upon"}
+    ):
         words.pop()
     name = " ".join(words)
     if name.endswith(".") and not re.search(r"\b(?:St|Co|Inc|Ltd|Jr|Sr)\.$", name):

@@ -27,6 +27,7 @@ from memory.extractors.rules.base import (
     event,
     leading_name,
     slice_,
+    without_time,
 )
 from memory.temporal import recurrence, resolve_when
 from memory.vocab import EventAction, SliceKind
@@ -104,7 +105,8 @@ def experience(c: Clause) -> Found:
         match = pattern.search(c.text)
         if not match:
             continue
-        obj = match.group("obj")
+        when = resolve_when(match.group("obj"), c.anchor)
+        obj = without_time(match.group("obj"), when.phrase if when else None)
         thing = _thing_done(c, obj)
         place = _named_place(obj)
         verb = match.group("verb").lower()

@@ -47,6 +47,16 @@ _GOAL_END = re.compile(
     r"(?:my|our|the)\b|mostly|maybe)\b",
     re.IGNORECASE,
 )
+# Wishes of the moment, not goals: "I want to go home", "I'd like to know more about X".
+_PASSING = re.compile(
+    r"^(?:go\s+(?:home|to\s+bed|out|back)|know|understand|hear|say|tell|talk|chat|check|"
+    r"ask\s+(?:you|about)|see\s+(?:you|it|this|that|if|how|what|whether)|sleep|rest|eat|relax|"
+    r"leave|stop\s+here|continue|finish\s+(?:this|it|that)|get\s+(?:this|it|that))\b",
+    re.IGNORECASE,
+)
+_VAGUE = re.compile(
+    r"^(?:more|less|it|this|that|something|anything|everything|you|home|out)\b", re.I
+)
 _DETERMINER = re.compile(r"^(?:(?:a|an|the|my|our|some|new)\s+)+", re.IGNORECASE)
 
 
@@ -59,14 +69,14 @@ def _goal_label(c: Clause, rest: str) -> str | None:
         obj = rest  # "planning a trip to Japan": the plan is the object itself
     else:
         verb = _VERB.match(rest)
-        if not verb or _HEDGE_VERBS.match(rest):
+        if not verb or _HEDGE_VERBS.match(rest) or _PASSING.match(rest):
             return None
         obj = verb.group("obj")
     when = resolve_when(obj, c.anchor)
     obj = without_time(obj, when.phrase if when else None)
     end = _GOAL_END.search(obj)
     head = _DETERMINER.sub("", (obj[: end.start()] if end else obj).strip())
-    if not head or len(head.split()) > 5:
+    if not head or len(head.split()) > 5 or _VAGUE.match(head):
         return None
     return p.make_label(head)
 

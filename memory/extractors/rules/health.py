@@ -73,10 +73,11 @@ _MEDICATION = re.compile(
     r"(?P<dose>\s+" + _DOSE + r")?",
     re.IGNORECASE,
 )
+# Endings of common drug names (without a dose or a prescription, only these count).
 _DRUG_FORM = re.compile(
-    r"(?:pril|olol|sartan|statin|azole|mab|pine|oxetine|aline|amine|cillin|cycline|mycin|"
-    r"profen|formin|prazole|tidine|lukast|zepam|zolam|done|triptan|parin|xaban|thyroxine|"
-    r"ine|ide|ate|one|ol)$",
+    r"(?:pril|olol|sartan|statin|azole|mab|dipine|oxetine|aline|cillin|cycline|mycin|profen|"
+    r"formin|prazole|tidine|lukast|zepam|zolam|triptan|parin|xaban|thyroxine|amol|tonin|sone|"
+    r"pram|afil|insulin|vir|azine|etamine)$",
     re.IGNORECASE,
 )
 _NOT_DRUGS = frozenset(

@@ -66,3 +66,8 @@ def test_been_to_a_place_is_a_place_without_a_date():
 )
 def test_routines_and_ordinary_days_are_not_experiences(text):
     assert experience(clause(text)) == []
+
+
+def test_the_time_is_never_part_of_the_place():
+    (visit,) = events(experience(clause("We visited the Louvre on Sunday")))
+    assert (visit.on, visit.category, visit.happened_at_precision) == ("Louvre", "place", "day")

@@ -28,3 +28,16 @@ def test_goals(text, label):
 @pytest.mark.parametrize("text", ["I want to learn the piano", "I want to try bouldering"])
 def test_wishes_about_activities_are_left_to_the_hedges(text):
     assert goal(clause(text)) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I want to go home",
+        "I would like to know more about Python",
+        "I hope to see you soon",
+        "I want to finish this tonight",
+    ],
+)
+def test_wishes_of_the_moment_are_no_goals(text):
+    assert goal(clause(text)) == []

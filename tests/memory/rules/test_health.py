@@ -54,7 +54,22 @@ def test_stopping_a_medication_stops_it():
         "I take it back",
         "I'm on holiday next week",
         "I have two kids",
+        "I'm taking Caroline to the zoo",
+        "I take chocolate to work",
+        "I'm on Slack all day",
     ],
 )
 def test_ordinary_sentences_are_not_health(text):
     assert health(clause(text)) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "label"),
+    [
+        ("I'm on metformin", "Metformin"),
+        ("I take ibuprofen for my back", "Ibuprofen"),
+        ("I've been taking melatonin", "Melatonin"),
+    ],
+)
+def test_a_drug_named_without_a_dose_is_recognised_by_its_form(text, label):
+    assert nodes(health(clause(text))) == [(label, "health")]
