@@ -346,7 +346,7 @@ _STATED_TIME = re.compile(
     + _MONTH_WORDS
     + "|"
     + _WEEKDAY_WORDS
-    + r")|(?:19|20)\d\d|on\s+\d{1,2}(?:st|nd|rd|th)?\b|(?:"
+    + r")(?!s\b|\s+(?:mornings|evenings|nights|afternoons)\b)|(?:19|20)\d\d|on\s+\d{1,2}(?:st|nd|rd|th)?\b|(?:"
     + _MONTH_WORDS
     + r")\s+\d{1,2}\b)",
     re.IGNORECASE,
@@ -354,7 +354,8 @@ _STATED_TIME = re.compile(
 
 
 def states_time(text: str) -> bool:
-    """Whether a sentence states when something happened (a date or a relative phrase)."""
+    """Whether a sentence states when something happened (a date or a relative phrase); a
+    schedule ("on Saturdays", "on Sunday mornings") is no time."""
     return bool(_STATED_TIME.search(text))
 
 

@@ -97,6 +97,9 @@ def test_is_fragment(label, fragment):
         ("I graduated in 2019", True),
         ("I have asthma", False),
         ("I swim every Tuesday", False),
+        ("I picked up cycling on Saturday mornings", False),
+        ("I volunteer on Saturdays", False),
+        ("I went on Saturday", True),
     ],
 )
 def test_states_time(text, timed):
