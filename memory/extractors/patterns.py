@@ -37,6 +37,9 @@ _CLAUSE_BREAK = re.compile(
 def split_sentences(text: str) -> list[str]:
     """Sentences of a message, code blocks dropped, abbreviations ("Dr.") kept whole."""
     text = _FENCED_CODE.sub(" ", text)
+    # A numbered or bulleted line loses its marker first, so "1. My physio is ..." is not
+    # cut after "1.".
+    text = "\n".join(_BULLET.sub("", line) for line in text.split("\n"))
     pieces: list[str] = []
     for raw in _SENTENCE_END.split(text):
         piece = _BULLET.sub("", raw).strip()

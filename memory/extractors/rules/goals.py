@@ -14,7 +14,7 @@ import re
 
 from memory.extractors import patterns as p
 from memory.extractors.rules.base import GOAL, Clause, Found, slice_, without_time
-from memory.temporal import resolve_when
+from memory.temporal import MONTHS, WEEKDAYS, resolve_when
 from memory.vocab import SliceKind
 
 # Verbs that keep a wish a hedge (see memory.extractors.rules.hedges).
@@ -41,7 +41,9 @@ _SKILL_IN = re.compile(
     r"(?P<obj>.+)$",
     re.IGNORECASE,
 )
+_WHEN_WORDS = "|".join([*MONTHS, *WEEKDAYS, "spring", "summer", "autumn", "fall", "winter"])
 _GOAL_END = re.compile(
+    r"\s+(?:in|on|during|around|over)\s+(?:the\s+)?(?:" + _WHEN_WORDS + r"|\d{4})\b|"
     r"\s*(?:[,;:()!?]|\.(?:\s|$)|\s[-–—]\s)|\s+(?:and|but|because|so|before|by|within|until|"
     r"after|when|if|once|this|next|later|soon|someday|one\s+day|for\s+(?:my|our|the)\b|with\s+"
     r"(?:my|our|the)\b|mostly|maybe)\b",

@@ -58,7 +58,8 @@ for _category, _words in (
     (
         PERSON,
         """friend buddy pal manager boss colleague coworker co-worker teammate mentor mentee
-        co-treasurer supervisor lead director pastor priest vet
+        co-treasurer supervisor lead director pastor priest vet physio physiotherapist gp
+        counsellor counselor psychiatrist psychologist nurse midwife trainer
         neighbour neighbor roommate flatmate housemate therapist doctor dentist coach teacher
         tutor landlord landlady client cofounder co-founder intern classmate""",
     ),
@@ -294,6 +295,20 @@ _MY_RELATION_INSIDE = re.compile(
 )
 
 
+def mentioned_relations(c: Clause) -> Found:
+    """People named with their relation anywhere in the clause ("... with my sister Dana"),
+    proposed beside whatever the clause is about."""
+    found: Found = []
+    for match in _MY_RELATION_INSIDE.finditer(c.text):
+        rel = match.group("rel").lower()
+        name = re.sub(r"['’]s$", "", match.group("name"))
+        if rel in RELATIONS and name.lower() not in _NOT_NAMES and p.make_label(name):
+            found += _named_relation(
+                c, name, RELATIONS[rel], _relation_label(match.group("mods"), rel)
+            )
+    return found
+
+
 def _pet_named(c: Clause) -> Found:
     match = _PET_NAMED.search(c.text)
     if not match or RELATIONS.get(match.group("rel").lower()) != POSSESSION:
@@ -354,14 +369,6 @@ def other_people(c: Clause) -> Found:
     found = _pet_named(c)
     if found:
         return found
-    match = _MY_RELATION_INSIDE.search(text)
-    if match and RELATIONS.get(match.group("rel").lower()):
-        rel = match.group("rel").lower()
-        name = match.group("name")
-        if name.lower() not in _NOT_NAMES and p.make_label(name):
-            return _named_relation(
-                c, name, RELATIONS[rel], _relation_label(match.group("mods"), rel)
-            )
     match = _NAME_VERB.match(text)
     if match and p.is_name(match.group("name")):
         name = match.group("name")

@@ -36,6 +36,7 @@ from memory.extractors.rules.notes import (
     timed_note,
 )
 from memory.extractors.rules.people import (
+    mentioned_relations,
     other_people,
     possessive,
 )
@@ -101,11 +102,23 @@ def read_clause(c: Clause) -> Found:
         # with "might", "maybe", "thinking about" stays a hedge.
         found = [] if _UNSURE.search(c.text) else goal(c)
         return found or hedged(c)  # a hedged clause is never read as a clear statement
+    found = []
     for recognise in RECOGNISERS:
         found = recognise(c)
         if found:
-            return found
-    return []
+            break
+    return found + _new_mentions(found, mentioned_relations(c))
+
+
+def _new_mentions(found: Found, mentions: Found) -> Found:
+    """The mentioned people that ``found`` does not already propose."""
+    known = {canonical_key(p.label) for p in found if isinstance(p, NodeProposal)}
+    labels = {canonical_key(p.label) for p in mentions if isinstance(p, NodeProposal)} - known
+    return [
+        p
+        for p in mentions
+        if canonical_key(p.label if isinstance(p, NodeProposal) else getattr(p, "on", "")) in labels
+    ]
 
 
 def read_sentence(

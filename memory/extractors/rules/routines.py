@@ -80,6 +80,21 @@ def _routine_activity(verb: str, obj: str) -> str | None:
     return _normalise_object(raw)
 
 
+# "I've been swimming twice a week": the activity is the gerund itself.
+_BEEN_GERUND = re.compile(
+    r"^(?:i|we)(?:'ve|\s+have)?\s+(?:also\s+|mostly\s+)?been\s+(?P<gerund>[a-z]{3,}ing)\b",
+    re.IGNORECASE,
+)
+
+
+def _been_doing(c: Clause, before: str) -> tuple[str, str, str] | None:
+    match = _BEEN_GERUND.match(before)
+    label = p.make_label(match.group("gerund")) if match else None
+    if not match or not label or match.group("gerund").lower() in _GENERIC_GERUNDS:
+        return None
+    return match.group("gerund"), label, c.detail
+
+
 def _i_routine(c: Clause, before: str) -> tuple[str, str, str] | None:
     """(activity, label, text) of "I <verb> [<activity>] <schedule>", or ``None``."""
     match = _I_ROUTINE.match(before)
@@ -119,7 +134,7 @@ def routine(c: Clause) -> Found:
         return []
     at = c.text.find(schedule)
     before, after = c.text[:at].strip(" ,"), c.text[at + len(schedule) :]
-    read = _i_routine(c, before) or _leading_activity(c, before, after)
+    read = _i_routine(c, before) or _been_doing(c, before) or _leading_activity(c, before, after)
     if not read:
         return []
     activity, label, text = read

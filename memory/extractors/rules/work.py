@@ -51,7 +51,10 @@ _ARTICLE = r"(?:(?:a|an|the)\s+)?"
 _ORG = r"(?-i:(?P<org>(?:the\s+)?[A-Z].*))"
 _AT = r"\s+(?:at|for|with|of|in)\s+"
 # Where a role phrase ends when no employer follows: the end, a comma, a connective.
-_END = r"(?=\s*(?:$|[,;(]|\s+(?:and|but|so|because|since|which|who|mostly|mainly)\b))"
+_END = (
+    r"(?=\s*(?:$|[,;(]|\s+(?:and|but|so|because|since|which|who|mostly|mainly|now|currently|"
+    r"these\s+days|too|again|here|there|full-time|part-time)\b))"
+)
 
 _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
     (  # "I started a new job as a night nurse at ..."
@@ -96,6 +99,13 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
         "",
     ),
 )
+# "I joined a new team at Calder Analytics two weeks ago as a product manager"
+_JOINED_TEAM_AT = re.compile(
+    _I + r"(?:joined|started\s+(?:on|in|with))\s+(?:a|the|my)?\s*(?:new\s+)?(?:team|department|"
+    r"group|squad|unit|company|firm|startup|office)\s+(?:at|in|of|with)\s+" + _ORG,
+    re.IGNORECASE,
+)
+_AS_ROLE = re.compile(r"\bas\s+" + _ARTICLE + _ROLE + _END, re.IGNORECASE)
 _WORK_AT = re.compile(_I + r"(?:work|worked|working)\s+(?:at|for)\s+" + _ORG + "$", re.IGNORECASE)
 # "At AT&T I mostly write C++": the employer leads the sentence.
 _AT_ORG_LEAD = re.compile(r"^At\s+(?P<org>[A-Z][^,]*?),?\s+(?:I|we)\s+(?!was\b|had\b)")
@@ -174,6 +184,11 @@ def work(c: Clause) -> Found:
         org = _org_label(c, match.group("org"))
         if role or (org and action):
             return _role_and_org(c, role, org, action)
+    match = _JOINED_TEAM_AT.search(c.text)
+    if match and (org := _org_label(c, match.group("org"))):
+        as_role = _AS_ROLE.search(c.text)
+        role = _role_label(as_role.group("role")) if as_role else None
+        return _role_and_org(c, role, org, EventAction.STARTED.value)
     match = _WORK_AT.search(c.text)
     if match:
         org = _org_label(c, match.group("org"))

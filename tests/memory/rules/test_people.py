@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from memory.extractors.rules.people import other_people, possessive
+from memory.extractors.rules.people import mentioned_relations, other_people, possessive
 from tests.memory.rules.helpers import clause, events, nodes, slices
 
 
@@ -17,7 +17,6 @@ from tests.memory.rules.helpers import clause, events, nodes, slices
         ("My manager is Anne-Marie Lefèvre", ("Anne-Marie Lefèvre", "person")),
         ("My daughter Ana is 7", ("Ana", "family")),
         ("My neighbour Siobhan O'Neill is a retired teacher", ("Siobhan O'Neill", "person")),
-        ("I had coffee with my cousin Zoë on Sunday", ("Zoë", "family")),
     ],
 )
 def test_people_are_named_with_their_relation(text, expected):
@@ -62,3 +61,16 @@ def test_a_project_the_person_is_asked_to_lead_is_a_project_of_theirs():
     )
     assert ("Warehouse Forecasting Project", "project") in nodes(found)
     assert ("Sofia Almeida", "person") in nodes(found)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("I had coffee with my cousin Zoë on Sunday", [("Zoë", "family")]),
+        ("I'm planning a trip to Lisbon with my sister Dana", [("Dana", "family")]),
+        ("I told my sister Meera's husband", [("Meera", "family")]),
+        ("I had coffee with my friends", []),
+    ],
+)
+def test_people_mentioned_with_their_relation_anywhere_in_a_clause(text, expected):
+    assert nodes(mentioned_relations(clause(text))) == expected

@@ -23,3 +23,17 @@ def test_routines():
     assert nodes(found) == [("Boxing", "skill")]
     assert slices(found)[0].kind == "progress"
     assert routine(clause("I train three days a week")) == []
+
+
+def test_a_routine_said_with_been_and_a_gerund():
+    found = routine(clause("I've been swimming twice a week instead"))
+    assert nodes(found) == [("Swimming", "habit")]
+
+
+def test_numbered_lines_are_read_without_their_numbers():
+    from memory.extractors.patterns import split_sentences
+
+    assert split_sentences("1. My physio is Dr. Ngozi Adeyemi\n2. I quit vaping.") == [
+        "My physio is Dr. Ngozi Adeyemi",
+        "I quit vaping.",
+    ]

@@ -56,3 +56,10 @@ def test_relative_dates_use_the_message_time_before_the_source_time():
     ]
     assert event.happened_at.date().isoformat() == "2026-04-28"
     assert event.happened_at_precision == "week"
+
+
+def test_a_person_mentioned_beside_a_plan_is_kept_with_the_plan():
+    messages = [
+        Message("M0", "user", "I'm planning a trip to Lisbon in June with my sister Dana.", None)
+    ]
+    assert labels(messages) == {"Trip to Lisbon", "Dana"}

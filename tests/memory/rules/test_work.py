@@ -30,6 +30,11 @@ from tests.memory.rules.helpers import clause, events, nodes
             [("University of Porto", "organization")],
         ),
         ("I'm applying to Nordwind Energy", [("Nordwind Energy", "organization")]),
+        ("I'm a senior architect now", [("Senior Architect", "identity")]),
+        (
+            "I joined a new team at Calder Analytics as a product manager",
+            [("Product Manager", "identity"), ("Calder Analytics", "organization")],
+        ),
     ],
 )
 def test_roles_and_employers(text, expected):
