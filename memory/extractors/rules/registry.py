@@ -222,11 +222,13 @@ def extract(
         anchor = message.ts or source_time
         text = markup_to_text(message.content)
         asked = previous.content if previous is not None and previous.role != "user" else ""
-        statement = in_context(markup_to_text(asked), text) if asked else None
+        sentences = p.split_sentences(text)
+        # The reply's first sentence is read with the question it answers; the rest as said.
+        statement = in_context(markup_to_text(asked), sentences[0]) if asked and sentences else None
         if statement:
-            found += read_sentence(statement, message.id, message.ts, anchor, quote=text)
-        else:
-            for sentence in p.split_sentences(text):
-                found += read_sentence(sentence, message.id, message.ts, anchor)
+            found += read_sentence(statement, message.id, message.ts, anchor, quote=sentences[0])
+            sentences = sentences[1:]
+        for sentence in sentences:
+            found += read_sentence(sentence, message.id, message.ts, anchor)
         previous = message
     return _merge_nodes(_settle_people(found))

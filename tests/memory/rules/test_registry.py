@@ -63,3 +63,14 @@ def test_a_person_mentioned_beside_a_plan_is_kept_with_the_plan():
         Message("M0", "user", "I'm planning a trip to Lisbon in June with my sister Dana.", None)
     ]
     assert labels(messages) == {"Trip to Lisbon", "Dana"}
+
+
+def test_the_rest_of_a_short_answer_is_read_as_said():
+    messages = [
+        Message("M0", "assistant", "What's your favourite pizza?", None),
+        Message("M1", "user", "Pepperoni, of course! Also I moved to Leeds last week.", None),
+    ]
+    found = extract(messages)
+    assert {p.label for p in found if isinstance(p, NodeProposal)} == {"Pizza", "Leeds"}
+    pizza = next(p for p in found if isinstance(p, NodeProposal) and p.label == "Pizza")
+    assert [e.quote for e in pizza.evidence] == ["Pepperoni, of course!"]
