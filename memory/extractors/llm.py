@@ -28,6 +28,7 @@ import re
 import time
 import unicodedata
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import datetime
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
@@ -36,6 +37,7 @@ import httpx
 from django.conf import settings
 
 from memory.extractors import ExtractorFailed
+from memory.markup import markup_to_text
 from memory.proposals import AnyProposal, EvidenceSpan, ProposalError, parse_proposals
 from memory.transcripts import Message
 from memory.vocab import Category, EdgeType, EventAction, Importance, NodeState, SliceKind
@@ -279,7 +281,13 @@ def extract(
     if missing:
         raise ExtractorFailed(f"the llm extractor is not configured: set {' and '.join(missing)}")
 
-    context = [m for m in messages if m.role in ("user", "assistant") and m.content.strip()]
+    # HTML and Markdown are read as text: the model sees readable words, and its quotes are
+    # grounded against the same words.
+    context = [
+        replace(m, content=markup_to_text(m.content))
+        for m in messages
+        if m.role in ("user", "assistant") and m.content.strip()
+    ]
     if not any(m.role == "user" for m in context):
         return []  # nothing the person said, so nothing to ask about
 

@@ -13,6 +13,7 @@ from django.core.management import call_command
 
 from eval.extraction import score_extraction
 from memory.extractors import get_extractor
+from memory.markup import markup_to_text
 from memory.transcripts import messages_from_json
 from tests.llm_stub import StubLLMServer, conversation_key, llm_server  # noqa: F401
 
@@ -28,7 +29,7 @@ def recorded_answers() -> dict[str, str]:
     for fixture_id, content in answers.items():
         messages = messages_from_json(fixtures[fixture_id]["messages"])
         sent = [
-            {"id": m.id, "role": m.role, "content": m.content}
+            {"id": m.id, "role": m.role, "content": markup_to_text(m.content)}
             for m in messages
             if m.content.strip()
         ]

@@ -87,3 +87,22 @@ def test_every_worked_example_is_valid_under_our_own_parser():
 
 def test_the_response_format_is_plain_json():
     assert json.loads(json.dumps(RESPONSE_FORMAT)) == RESPONSE_FORMAT
+
+
+def test_markup_is_sent_as_text_and_quotes_of_the_text_are_grounded(llm_server):  # noqa: F811
+    messages = [Message("M0", "user", "I use a tool called <b>R&amp;D Tracker</b> at work.", None)]
+    llm_server.reply_objects(
+        [
+            {
+                "object": "node",
+                "label": "R&D Tracker",
+                "category": "tool",
+                "confidence": 0.9,
+                "evidence": [{"message_id": "M0", "quote": "a tool called R&D Tracker"}],
+            }
+        ]
+    )
+    found = extract(messages, base_url=llm_server.base_url, model="m", api_key="", timeout=5)
+    assert [p.label for p in found] == ["R&D Tracker"]
+    sent = llm_server.last_request.user_payload["messages"][0]["content"]
+    assert sent == "I use a tool called R&D Tracker at work."
