@@ -6,9 +6,24 @@ is small talk, a question or a request to the assistant ("can you ...", "retry",
 conversation") is skipped whole. A "remember that ..." / "note:" / "don't forget ..." wrapper
 is dropped and the rest is read like any statement.
 
-Each clause is offered to the families of recognisers below, in the order of
-:data:`memory.extractors.rules.registry.RECOGNISERS` (one module per family); the first that
-understands it wins:
+Messages are read as text first (HTML and Markdown by :func:`memory.markup.markup_to_text`,
+so evidence quotes stay readable). A short reply to the other speaker's question is read with
+that question (``answers``: "What's your favourite pizza?" / "Pepperoni!"); the other speaker's
+words are never a source of facts. A work request the assistant confirms as done is an event on
+the component the person named ("fix the overflow in the invoice table renderer" / "Done").
+
+Each clause is offered to the families of recognisers, one module each, in the order of
+:data:`memory.extractors.rules.registry.RECOGNISERS`: ``health`` (conditions, medications with
+dose and start, allergies, intolerances, measures), ``people`` (below, with pets: possessions,
+or family when the person says so), ``work`` (roles are ``identity``, employers
+``organization``, starts dated), ``life_events``, ``status`` (volunteering and routines are
+habits), ``experiences`` (what the person did, dated: "I ran a charity race last Saturday"),
+``projects``, ``tools`` (lists: "with dbt and Airflow"), ``decisions``, ``preferences`` (also
+"I'm into ...", "I'd rather ..."), ``routines``, ``possessives``, ``goals`` (plans and wishes
+with their time in the text: "a trip to Japan in April 2027") and ``notes`` ("Gym at 6"). The
+first that understands a clause wins; people named with their relation anywhere in it ("...
+with my sister Dana") are proposed beside it. A hedged clause is a goal only when nothing in it
+is unsure, else a hedge. The older families, in detail:
 
 1. hedges ("I might try tennis", "thinking about learning Rust") -> a ``CandidateProposal``
    (reason ``hedged``, confidence 0.6), nothing more;
