@@ -92,11 +92,17 @@ def is_bad_title(label: str) -> bool:
 
 # A name never starts with an auxiliary, a light verb, a pronoun or a connective...
 _FRAGMENT_START = frozenset(
-    """is are was were be been being am has have had having do does did doing going gonna get
-    gets got getting just very really so such there here it its he she they we you me us them
-    his hers their theirs our your yours mine not no and or but if then also still again than
-    about for of to at by from with into as went came made took tried said told felt thought
-    wanted needed seemed off""".split()
+    """is are was were be been am has have had do does did gonna get gets got just very really
+    it its he she they we you me us them his hers their theirs our your yours mine also still
+    again than about for of to at by from with into as went came made took tried said told
+    felt thought wanted needed seemed off""".split()
+)
+# A light verb's gerund leads a fragment only when a function word follows ("Having Some of",
+# "Going There"); "Getting Things Done" and "Being Mortal" are titles.
+_LIGHT_LEADS = frozenset("being having doing going getting".split())
+_FUNCTION_WORDS = frozenset(
+    """some any a an the of to at in on up out it there here that this my your our his her
+    their them me us you so too""".split()
 )
 # ...and never ends on a word that needs something after it ("Taste of", "Having Some of").
 _FRAGMENT_END = frozenset(
@@ -149,6 +155,8 @@ def is_bad_label(label: str) -> bool:
     if not words:
         return True
     if words[0] in _FRAGMENT_START or words[-1] in _FRAGMENT_END:
+        return True
+    if words[0] in _LIGHT_LEADS and len(words) > 1 and words[1] in _FUNCTION_WORDS:
         return True
     if "i" in words[1:-1]:
         return True  # a clause with the speaker inside it ("Off That Stuff I Baked")

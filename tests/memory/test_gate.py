@@ -236,6 +236,8 @@ def test_every_reason_in_the_vocabulary_is_exercised():
         "D Tracker</b>",
         "&T",
         "R&",
+        "Going There",
+        "Is Important",
     ],
 )
 def test_fragments_never_become_nodes_or_candidates(label):
@@ -260,6 +262,10 @@ def test_fragments_never_become_nodes_or_candidates(label):
         "Trip to Japan",
         "World War I",
         "Fly.io",
+        "Getting Things Done",
+        "Being Mortal",
+        "No Man's Sky",
+        "There Will Be Blood",
     ],
 )
 def test_names_with_punctuation_and_accents_survive_intact(label):
