@@ -53,7 +53,7 @@ def test_every_chat_fixture_has_an_answer():
 
 def test_the_chat_set_through_the_llm_extractor(replaying):
     report = score_extraction(json.loads(CHATS.read_text()), get_extractor("llm"))
-    assert len(replaying.requests) == report["fixtures"] == 67
+    assert len(replaying.requests) == report["fixtures"] == 68
     assert all("response_format" in r.body for r in replaying.requests)
     # The two faulty answers fail their fixtures as llm_failed would, and the run goes on.
     failed = {
@@ -78,7 +78,7 @@ def test_the_command_scores_the_llm_extractor(replaying):
     call_command("eval_extraction", str(CHATS), "--extractor", "llm", "--json", stdout=out)
     report = json.loads(out.getvalue())
     assert report["extractor_failures"] == 2
-    assert report["fixtures"] == 67
+    assert report["fixtures"] == 68
 
 
 def test_an_unreachable_endpoint_fails_every_fixture_clearly(settings):

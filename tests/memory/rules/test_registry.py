@@ -74,3 +74,26 @@ def test_the_rest_of_a_short_answer_is_read_as_said():
     assert {p.label for p in found if isinstance(p, NodeProposal)} == {"Pizza", "Leeds"}
     pizza = next(p for p in found if isinstance(p, NodeProposal) and p.label == "Pizza")
     assert [e.quote for e in pizza.evidence] == ["Pepperoni, of course!"]
+
+
+def test_work_the_assistant_confirmed_is_an_event_on_what_the_person_named():
+    messages = [
+        Message("M0", "user", "Could you fix the date parsing bug in the billing dashboard?", None),
+        Message(
+            "M1", "assistant", "Fixed: the parser now accepts ISO weeks, and I added tests.", None
+        ),
+    ]
+    found = extract(messages)
+    (event,) = [p for p in found if p.object == "event"]
+    assert (event.on, event.action, event.category) == ("Billing Dashboard", "fixed", "project")
+    assert event.text == "Fixed the date parsing bug in the billing dashboard"
+    assert {e.message_id for p in found for e in p.evidence} == {"M0"}
+
+
+def test_an_unanswered_or_refused_request_is_nothing():
+    asked = Message(
+        "M0", "user", "Could you fix the date parsing bug in the billing dashboard?", None
+    )
+    refused = Message("M1", "assistant", "I can't see the code; could you paste it?", None)
+    assert extract([asked]) == []
+    assert extract([asked, refused]) == []
