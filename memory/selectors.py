@@ -345,3 +345,14 @@ def node_slices(owner: Any, node_id: int) -> list[Slice]:
 
 def node_events(owner: Any, node_id: int) -> list[Event]:
     return list(Event.objects.filter(owner=owner, node_id=node_id).order_by("-created_at", "-id"))
+
+
+def detail_get(owner: Any, kind: str, row_id: int) -> Any:
+    """One fact, event, alias or link of the owner (with its node), or None."""
+    from memory.services.details import KINDS
+
+    model = KINDS.get(kind)
+    if model is None:
+        return None
+    related = ("from_node", "to_node") if kind == "edge" else ("node",)
+    return model._default_manager.filter(owner=owner, pk=row_id).select_related(*related).first()

@@ -24,7 +24,9 @@ from memory.models import Node, Suppression
 from memory.search import search_nodes
 from memory.services import nodes as node_services
 from memory.services.nodes import NodeEditError
-from memory.vocab import Category
+from memory.vocab import Category, EdgeType, EventAction, SliceKind
+from receipts.models import Receipt
+from receipts.selectors import receipt_get
 
 NODE = "memory/node.html"
 NODES = "memory/nodes.html"
@@ -69,15 +71,28 @@ def nodes(request: HtmxHttpRequest) -> HttpResponse:
 @require_GET
 def node(request: HtmxHttpRequest, node_id: int) -> HttpResponse:
     node = node_or_404(request, node_id, detail=True)
-    return render(request, NODE, _node_context(node))
+    return render(request, NODE, node_context(node, undo_receipt=_last_change(request, node)))
 
 
-def _node_context(node: Node, **extra: Any) -> dict[str, Any]:
+def _last_change(request: HtmxHttpRequest, node: Node) -> Receipt | None:
+    """The person's last correction on this page, while it can still be undone."""
+    receipt_id = request.session.get("node_last_change")
+    receipt = receipt_get(request.user, receipt_id) if isinstance(receipt_id, int) else None
+    if receipt is None or receipt.undone_at or receipt.detail.get("node") != node.pk:
+        return None
+    return receipt
+
+
+def node_context(node: Node, **extra: Any) -> dict[str, Any]:
+    """What the node page and each of its regions render from."""
     initial = {"label": node.label, "category": node.category, "state": node.state}
     return {
         "node": node,
         "edit_form": NodeEditForm(initial={**initial, "summary": node.summary}),
         "alias_form": AliasForm(),
+        "slice_kinds": SliceKind.choices,
+        "event_actions": EventAction.choices,
+        "edge_types": EdgeType.choices,
         **extra,
     }
 
@@ -132,7 +147,7 @@ def _region(
     """One region of the node page (HTMX), or back to the page with a message."""
     error = status >= 400
     if request.htmx:
-        context = _node_context(node, note=note, error=error, oob_aliases=oob)
+        context = node_context(node, note=note, error=error, oob_aliases=oob)
         return render(request, f"{NODE}#{region}", context, status=status)
     messages.add_message(request, messages.ERROR if error else messages.SUCCESS, note)
     return redirect("memory:node", node_id=node.pk)
