@@ -303,23 +303,48 @@ def graph_data(
     return shown, edges
 
 
-def receipt_written(owner: Any, receipt_id: int) -> dict[str, list[Any]]:
-    """What a receipt wrote that still exists: nodes, slices, events, edges and candidates."""
+def receipt_written(owner: Any, receipt: Any) -> dict[str, list[Any]]:
+    """What a receipt wrote that still exists: nodes, slices, events, edges, aliases and
+    candidates, plus ``merged_into``: the existing node a review decision added to.
+
+    An ingest marks its rows with ``created_receipt``; a review decision (promote, merge)
+    lists the rows it wrote in its detail instead, so both are read.
+    """
+    detail = receipt.detail if isinstance(receipt.detail, dict) else {}
+    created = detail.get("created") if detail.get("candidate") else None
+    created = created if isinstance(created, dict) else {}
+
+    def ids(name: str) -> list[int]:
+        return [i for i in created.get(name, []) if isinstance(i, int)]
+
+    node_ids = [detail["node"]] if created and detail.get("node_created") else []
+    by_receipt = Q(created_receipt_id=receipt.pk)
+    merged_into = (
+        [detail["node"]] if created and detail.get("node") and not detail.get("node_created") else []
+    )
     return {
-        "nodes": list(Node.objects.filter(owner=owner, created_receipt_id=receipt_id)),
+        "nodes": list(Node.objects.filter(Q(pk__in=node_ids) | by_receipt, owner=owner)),
+        "merged_into": list(Node.objects.filter(owner=owner, pk__in=merged_into)),
         "slices": list(
-            Slice.objects.filter(owner=owner, created_receipt_id=receipt_id).select_related("node")
+            Slice.objects.filter(Q(pk__in=ids("slices")) | by_receipt, owner=owner).select_related(
+                "node"
+            )
         ),
         "events": list(
-            Event.objects.filter(owner=owner, created_receipt_id=receipt_id).select_related("node")
+            Event.objects.filter(Q(pk__in=ids("events")) | by_receipt, owner=owner).select_related(
+                "node"
+            )
         ),
         "edges": list(
-            Edge.objects.filter(owner=owner, created_receipt_id=receipt_id).select_related(
+            Edge.objects.filter(Q(pk__in=ids("edges")) | by_receipt, owner=owner).select_related(
                 "from_node", "to_node"
             )
         ),
+        "aliases": list(
+            Alias.objects.filter(owner=owner, pk__in=ids("aliases")).select_related("node")
+        ),
         "candidates": list(
-            Candidate.objects.filter(owner=owner, created_receipt_id=receipt_id).select_related(
+            Candidate.objects.filter(owner=owner, created_receipt_id=receipt.pk).select_related(
                 "promoted_node"
             )
         ),

@@ -65,3 +65,17 @@ def current(slices: Any) -> list[Any]:
 def superseded(slices: Any) -> list[Any]:
     """The slices that were replaced: the history."""
     return [s for s in slices if not s.is_current]
+
+
+@register.filter
+def get_item(mapping: Any, key: str) -> Any:
+    """``mapping[key]`` in a template; '' when it is not a mapping or has no such key."""
+    return mapping.get(key, "") if isinstance(mapping, dict) else ""
+
+
+@register.filter
+def detail_noun(kind: Any) -> str:
+    """``slice`` -> ``fact``: what a person calls each kind of detail."""
+    from memory.services.details import NOUNS
+
+    return NOUNS.get(str(kind), str(kind))
