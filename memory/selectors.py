@@ -320,7 +320,9 @@ def receipt_written(owner: Any, receipt: Any) -> dict[str, list[Any]]:
     node_ids = [detail["node"]] if created and detail.get("node_created") else []
     by_receipt = Q(created_receipt_id=receipt.pk)
     merged_into = (
-        [detail["node"]] if created and detail.get("node") and not detail.get("node_created") else []
+        [detail["node"]]
+        if created and detail.get("node") and not detail.get("node_created")
+        else []
     )
     return {
         "nodes": list(Node.objects.filter(Q(pk__in=node_ids) | by_receipt, owner=owner)),

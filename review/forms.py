@@ -25,6 +25,9 @@ class PromoteForm(forms.Form):
     label = forms.CharField(max_length=200, strip=True)
     category = forms.ChoiceField(choices=Category.choices)
     state = forms.ChoiceField(choices=NodeState.choices, initial=NodeState.ACTIVE)
+    keep_guess = forms.BooleanField(
+        required=False, help_text="Under a new label, keep the guess as another name (an alias)."
+    )
 
 
 class SuppressForm(forms.Form):

@@ -114,8 +114,24 @@ def _held(candidate: Candidate) -> list[AnyProposal]:
     return held
 
 
+_COPULA = frozenset({"is", "was", "are", "named", "called", "the", "a", "an", "my"})
+
+
+def restates(text: str, keys: set[str]) -> bool:
+    """Does a fact only say a name ("Is Sofia Almeida" on the memory Sofia Almeida)? Such a
+    fact tells nothing a label does not, and after a rename it would keep the old guess."""
+    words = text.split()
+    while words and words[0].lower() in _COPULA:
+        words = words[1:]
+    return bool(words) and canonical_key(" ".join(words)) in keys
+
+
 def _materialize(candidate: Candidate, node: Node, written: _Written, now: datetime) -> None:
-    """Write the slices, events and edges that waited on this candidate onto ``node``."""
+    """Write the slices, events and edges that waited on this candidate onto ``node``.
+
+    A held fact that only restates the node's label or the candidate's guess is dropped.
+    """
+    names = {node.canonical_key, candidate.canonical_key}
     owner = candidate.owner
     evidence: list[Evidence] = []
     # Where each quote came from (the candidate's own evidence rows, written at ingest), so
@@ -127,6 +143,8 @@ def _materialize(candidate: Candidate, node: Node, written: _Written, now: datet
     for proposal in _held(candidate):
         quotes = [span for span in proposal.evidence if span.quote]
         target: dict[str, Any] = {}
+        if isinstance(proposal, SliceProposal) and restates(proposal.text, names):
+            continue
         if isinstance(proposal, SliceProposal):
             if proposal.kind in SUPERSEDING_SLICE_KINDS:
                 current = list(
@@ -273,11 +291,14 @@ def candidate_promote(
     label: str | None = None,
     category: str | None = None,
     state: str | None = None,
+    keep_guess: bool = False,
 ) -> Node:
     """Make the candidate a node (label, category and state as the person edited them).
 
     Its evidence becomes the node's provenance and its held details are written. If the
     label names an existing node exactly, the candidate is merged into that node instead.
+    Under a new label the old guess becomes an alias only with ``keep_guess``: a guess the
+    person corrected is not another name for the memory unless they say so.
     """
     started = time.perf_counter()
     label = " ".join((label if label is not None else candidate.label_guess).split())
@@ -300,7 +321,7 @@ def candidate_promote(
                 locked,
                 existing,
                 by=by,
-                add_alias=key != existing.canonical_key and key != locked.canonical_key,
+                add_alias=keep_guess or key == locked.canonical_key,
                 now=now,
                 started=started,
                 action="promote",
@@ -327,7 +348,11 @@ def candidate_promote(
         except IntegrityError as exc:
             raise ReviewError(f"a {category} called “{label}” already exists") from exc
         written.node = node.pk
-        if key != locked.canonical_key and _alias_free(locked.owner, locked.canonical_key, now):
+        if (
+            keep_guess
+            and key != locked.canonical_key
+            and _alias_free(locked.owner, locked.canonical_key, now)
+        ):
             written.aliases.append(
                 Alias.objects.create(
                     owner=locked.owner,

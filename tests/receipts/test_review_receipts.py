@@ -41,7 +41,9 @@ def test_a_merge_receipt_names_the_memory_and_the_alias(client, owner):
     candidate_merge(candidate=candidate, node=atlas, by=owner)
     html = page(client, Receipt.objects.get(owner=owner))
     assert NOTHING not in html
-    assert "added to the existing memory" in html and reverse("memory:node", args=[atlas.pk]) in html
+    assert (
+        "added to the existing memory" in html and reverse("memory:node", args=[atlas.pk]) in html
+    )
     assert "alias “Atlas App”" in html
 
 

@@ -163,7 +163,7 @@ def test_queue_query_count_does_not_grow_with_rows(
 
 
 def test_promote_with_an_edited_label_swaps_the_card(owner_client, piano):
-    data = {"label": "Piano lessons", "category": "habit", "state": "paused"}
+    data = {"label": "Piano lessons", "category": "habit", "state": "paused", "keep_guess": "1"}
     response = owner_client.post(url("candidate-promote", piano.pk), data, **HX)
     html = response.content.decode()
     assert response.status_code == 200
@@ -176,6 +176,13 @@ def test_promote_with_an_edited_label_swaps_the_card(owner_client, piano):
     assert (node.category, node.state) == ("habit", "paused")
     assert node.evidence.filter(quote="I started piano lessons").exists()  # provenance
     assert Alias.objects.filter(node=node, alias="Piano").exists()
+
+
+def test_a_renamed_promotion_without_the_checkbox_keeps_no_alias(owner_client, piano):
+    data = {"label": "Piano lessons", "category": "habit", "state": "active"}
+    assert 'name="keep_guess"' in owner_client.get(url("queue")).content.decode()
+    owner_client.post(url("candidate-promote", piano.pk), data, **HX)
+    assert not Alias.objects.filter(node__label="Piano lessons").exists()
 
 
 def test_promote_without_javascript_redirects_with_a_message(owner_client, piano):
