@@ -88,7 +88,11 @@ def queue(request: HtmxHttpRequest) -> HttpResponse:
 @login_required
 @require_GET
 def candidate(request: HtmxHttpRequest, candidate_id: int) -> HttpResponse:
-    return _card(request, candidate_or_404(request, candidate_id))
+    """One card: the swap target for HTMX, a page of its own when opened directly."""
+    found = candidate_or_404(request, candidate_id)
+    if request.htmx:
+        return _card(request, found)
+    return render(request, "review/candidate.html", {"candidate": found, **CHOICES})
 
 
 @login_required

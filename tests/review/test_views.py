@@ -397,3 +397,14 @@ def test_bulk_with_nothing_selected(owner_client):
 def test_get_is_not_allowed_on_actions(owner_client, piano):
     assert owner_client.get(url("candidate-reject", piano.pk)).status_code == 405
     assert owner_client.get(url("bulk")).status_code == 405
+
+
+def test_a_card_opened_directly_is_a_full_page_without_stray_swaps(owner_client, piano):
+    response = owner_client.get(url("candidate", piano.pk))
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert html.lstrip().lower().startswith("<!doctype html>")
+    assert f'id="candidate-{piano.pk}"' in html and 'class="sidenav"' in html
+    assert "hx-swap-oob" not in html
+    fragment = owner_client.get(url("candidate", piano.pk), **HX).content.decode()
+    assert fragment.lstrip().startswith(f'<article id="candidate-{piano.pk}"')
