@@ -42,6 +42,12 @@ class MergeForm(forms.Form):
         min_value=1, error_messages={"required": "Pick a memory to merge into."}
     )
     add_alias = forms.BooleanField(required=False)
+    change_state = forms.BooleanField(required=False)
+
+
+class PreviewForm(forms.Form):
+    node = forms.IntegerField(min_value=1, max_value=MAX_ID)
+    add_alias = forms.BooleanField(required=False)
 
 
 class PickerForm(forms.Form):

@@ -23,7 +23,15 @@ from memory.services import review as review_services
 from memory.services.review import CandidateAlreadyDecided, ReviewError
 from memory.services.uploads import transcripts_upload
 from memory.vocab import Category, NodeState
-from review.forms import BulkForm, MergeForm, PickerForm, PromoteForm, SuppressForm, UploadForm
+from review.forms import (
+    BulkForm,
+    MergeForm,
+    PickerForm,
+    PreviewForm,
+    PromoteForm,
+    SuppressForm,
+    UploadForm,
+)
 
 QUEUE = "review/queue.html"
 PAGE_SIZE = 20
@@ -146,7 +154,16 @@ def candidate_merge_pick(request: HtmxHttpRequest, candidate_id: int) -> HttpRes
     candidate = candidate_or_404(request, candidate_id)
     form = PickerForm(request.GET)
     q = form.cleaned_data["q"] if form.is_valid() else ""
-    context = {"candidate": candidate, "q": q, "nodes": selectors.node_picker(request.user, q)}
+    context: dict[str, Any] = {
+        "candidate": candidate,
+        "q": q,
+        "nodes": selectors.node_picker(request.user, q),
+    }
+    picked = PreviewForm(request.GET)
+    if not request.htmx and candidate.status == "pending" and picked.is_valid():
+        node = selectors.node_get(request.user, picked.cleaned_data["node"])
+        if node is not None:  # the page of its own previews the picked memory (no JavaScript)
+            context["preview"] = review_services.merge_preview(candidate=candidate, node=node)
     template = "review/merge.html"
     return render(request, f"{template}#picker" if request.htmx else template, context)
 
@@ -167,10 +184,26 @@ def candidate_merge(request: HtmxHttpRequest, candidate_id: int) -> HttpResponse
             node=node,
             by=request.user,
             add_alias=form.cleaned_data["add_alias"],
+            change_state=form.cleaned_data["change_state"],
         )
     except ReviewError as exc:
         return _refused(request, candidate, exc)
     return _done(request, candidate, f"Merged into “{node.label}”.")
+
+
+@login_required
+@require_GET
+def candidate_merge_preview(request: HtmxHttpRequest, candidate_id: int) -> HttpResponse:
+    """What a merge into the picked memory would change there, before the person confirms."""
+    candidate = candidate_or_404(request, candidate_id)
+    form = PreviewForm(request.GET)
+    node = selectors.node_get(request.user, form.cleaned_data["node"]) if form.is_valid() else None
+    preview = None
+    if node is not None:
+        add_alias = form.cleaned_data["add_alias"]
+        preview = review_services.merge_preview(candidate=candidate, node=node, add_alias=add_alias)
+    context = {"candidate": candidate, "preview": preview}
+    return render(request, "review/merge.html#preview", context, status=200 if node else 400)
 
 
 @login_required
