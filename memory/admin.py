@@ -197,7 +197,18 @@ class MemoryRuleForm(forms.ModelForm):
 
     class Meta:
         model = MemoryRule
-        fields = "__all__"
+        fields = (
+            "owner",
+            "custom_instructions",
+            "includes",
+            "excludes",
+            "custom_categories",
+            "capture_default",
+            "auto_collect",
+            "retention_days",
+            "created_at",
+            "updated_at",
+        )
 
 
 @admin.register(MemoryRule)
