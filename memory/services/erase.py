@@ -37,11 +37,11 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.db import transaction
-from django.db.models import F, Q
+from django.db.models import F, Max, Q
 from django.utils import timezone
 
 from memory.models import (
@@ -152,7 +152,14 @@ def receipt_undo_preview(*, receipt: Receipt) -> dict[str, Any]:
         "candidates": [
             {"id": c.pk, "label": c.label_guess}
             for c in candidates
-            if c.status not in _KEPT_STATUSES
+            if c.status == CandidateStatus.PENDING
+        ],
+        # Guesses already turned down (rejected, suppressed, expired): deleted too, but they are
+        # not "waiting for review", and their suppressions stay.
+        "declined": [
+            {"id": c.pk, "label": c.label_guess, "status": c.get_status_display()}
+            for c in candidates
+            if c.status not in _KEPT_STATUSES and c.status != CandidateStatus.PENDING
         ],
         "kept": [
             {"id": c.pk, "label": c.label_guess, "status": c.status}
@@ -398,6 +405,7 @@ class _Undo:
                 self.not_reverted.append(
                     f"mention count of “{label}”: the node is gone or its counts were reset"
                 )
+            self._revert_last_seen(Node, node_id, field="node_id")
 
     def _revert_candidate_bumps(self, created: set[int]) -> None:
         bumps = (self.receipt.detail or {}).get("updated", {}).get("candidates", [])
@@ -453,6 +461,22 @@ class _Undo:
             if fields:
                 row.save(update_fields=fields)
                 self.reverted.append(f"candidate “{label}”: {', '.join(fields)}")
+            if quiet_since:
+                self._revert_last_seen(Candidate, row.pk, field="candidate_id")
+
+    def _revert_last_seen(self, model: Any, row_id: int, *, field: str) -> None:
+        """ "Last seen" goes back to the latest quote that is left (this run's are deleted),
+        unless the row was seen again after this run."""
+        row = model.objects.filter(owner=self.owner, pk=row_id).first()
+        if row is None or row.last_seen_at > self.receipt.created_at + timedelta(seconds=1):
+            return
+        left = Evidence.objects.filter(owner=self.owner, **{field: row_id}).aggregate(
+            latest=Max("created_at")
+        )["latest"]
+        floor = getattr(row, "first_seen_at", None) or row.created_at
+        previous = max(left, floor) if left else floor
+        if previous < row.last_seen_at:
+            model.objects.filter(pk=row_id).update(last_seen_at=previous)
 
     def _delete_transcript(self) -> None:
         transcript_id = (self.receipt.detail or {}).get("transcript")
