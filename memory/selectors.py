@@ -274,8 +274,15 @@ def suppression_get(owner: Any, suppression_id: int) -> Suppression | None:
 def candidates_pending_by_ids(owner: Any, ids: Iterable[int]) -> list[Candidate]:
     """The owner's candidates among ``ids`` that still wait for a decision (bulk actions)."""
     return list(
-        Candidate.objects.filter(owner=owner, pk__in=list(ids), status=CandidateStatus.PENDING)
+        Candidate.objects.filter(
+            owner=owner, pk__in=list(ids), status=CandidateStatus.PENDING
+        ).order_by("id")
     )
+
+
+def candidates_by_ids(owner: Any, ids: Iterable[int]) -> list[Candidate]:
+    """The owner's candidates among ``ids``, whatever their status (undo of a bulk action)."""
+    return list(Candidate.objects.filter(owner=owner, pk__in=list(ids)).order_by("id"))
 
 
 def transcript_uploads(owner: Any, *, limit: int = 50) -> QuerySet[Transcript]:

@@ -192,14 +192,18 @@ def graph(request: HtmxHttpRequest) -> HttpResponse:
 @login_required
 @require_GET
 def suppressions(request: HtmxHttpRequest) -> HttpResponse:
+    return render(request, "memory/suppressions.html", _suppression_lists(request))
+
+
+def _suppression_lists(request: HtmxHttpRequest, **extra: Any) -> dict[str, Any]:
     now = timezone.now()
     rows = list(selectors.suppression_list(request.user))
-    context = {
+    return {
         "active": [s for s in rows if s.is_active_at(now)],
         "ended": [s for s in rows if not s.is_active_at(now)],
         "now": now,
+        **extra,
     }
-    return render(request, "memory/suppressions.html", context)
 
 
 @login_required
@@ -208,8 +212,9 @@ def suppression_lift(request: HtmxHttpRequest, suppression_id: int) -> HttpRespo
     suppression = node_services.suppression_lift(
         suppression=suppression_or_404(request, suppression_id)
     )
-    if request.htmx:
-        context = {"s": suppression, "now": timezone.now(), "note": "Lifted."}
-        return render(request, "memory/suppressions.html#suppression", context)
-    messages.success(request, f"Lifted the suppression on “{suppression.label}”.")
+    note = f"Lifted the suppression on “{suppression.label}”: ume may learn it again."
+    if request.htmx:  # both lists: the lifted row moves from Active to Expired or lifted
+        context = _suppression_lists(request, note=note)
+        return render(request, "memory/suppressions.html#lists", context)
+    messages.success(request, note)
     return redirect("memory:suppressions")

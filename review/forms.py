@@ -81,6 +81,10 @@ class BulkForm(forms.Form):
         return until_from(self.cleaned_data.get("until") or "forever")
 
 
+class BulkUndoForm(forms.Form):
+    ids = IdListField(error_messages={"required": "Nothing to undo."})
+
+
 class MultipleFileInput(forms.ClearableFileInput):
     allow_multiple_selected = True
 

@@ -33,6 +33,7 @@ urlpatterns = [
     path("candidates/<int:candidate_id>/merge/", views.candidate_merge, name="candidate-merge"),
     path("candidates/<int:candidate_id>/undo/", views.candidate_undo, name="candidate-undo"),
     path("bulk/", views.bulk, name="bulk"),
+    path("bulk/undo/", views.bulk_undo, name="bulk-undo"),
     path("uploads/", views.uploads, name="uploads"),
     path("uploads/new/", views.upload, name="upload"),
 ]

@@ -25,6 +25,7 @@ from memory.services.uploads import transcripts_upload
 from memory.vocab import Category, NodeState
 from review.forms import (
     BulkForm,
+    BulkUndoForm,
     MergeForm,
     PickerForm,
     PreviewForm,
@@ -36,6 +37,7 @@ from review.forms import (
 QUEUE = "review/queue.html"
 PAGE_SIZE = 20
 LAST_DECISION = "review_last_decision"
+LAST_BULK = "review_last_bulk"
 CHOICES = {"categories": Category.choices, "states": NodeState.choices}
 
 
@@ -89,7 +91,20 @@ def queue(request: HtmxHttpRequest) -> HttpResponse:
     )
     last_id = request.session.get(LAST_DECISION)
     last = selectors.candidate_get(request.user, last_id) if last_id else None
-    context = {"page": page, "last": last if last and last.status != "pending" else None, **CHOICES}
+    bulk_ids = request.session.get(LAST_BULK) or []
+    last_bulk = [
+        c
+        for c in selectors.candidates_by_ids(
+            request.user, bulk_ids if isinstance(bulk_ids, list) else []
+        )
+        if c.status != "pending"
+    ]
+    context = {
+        "page": page,
+        "last": last if last and last.status != "pending" else None,
+        "last_bulk": last_bulk,
+        **CHOICES,
+    }
     return render(request, f"{QUEUE}#queue" if request.htmx else QUEUE, context)
 
 
@@ -239,15 +254,32 @@ def bulk(request: HtmxHttpRequest) -> HttpResponse:
         suppress=suppress,
         until=form.until_value() if suppress else None,
     )
-    skipped = len(form.cleaned_data["ids"]) - done
-    note = f" {skipped} were already decided or not found." if skipped else ""
-    messages.success(request, f"{'Suppressed' if suppress else 'Rejected'} {done}.{note}")
+    skipped = len(form.cleaned_data["ids"]) - len(done)
+    note = (
+        f" {skipped} {'was' if skipped == 1 else 'were'} already decided or not found."
+        if skipped
+        else ""
+    )
+    if done:
+        request.session[LAST_BULK] = [c.pk for c in done]
+        request.session.pop(LAST_DECISION, None)
+    verb = "Suppressed" if suppress else "Rejected"
+    said = f"{verb} {_names(done)}." if done else "Nothing was changed."
+    messages.success(request, f"{said}{note}")
     return redirect("review:queue")
 
 
-def _reject_many(candidates: list[Candidate], *, by: Any, suppress: bool, until: Any) -> int:
+def _names(candidates: list[Candidate]) -> str:
+    """“Alpha”, “Beta” and “Gamma”."""
+    quoted = [f"“{c.label_guess}”" for c in candidates]
+    return quoted[0] if len(quoted) == 1 else f"{', '.join(quoted[:-1])} and {quoted[-1]}"
+
+
+def _reject_many(
+    candidates: list[Candidate], *, by: Any, suppress: bool, until: Any
+) -> list[Candidate]:
     """Decide each candidate on its own; one decided meanwhile (another tab) is skipped."""
-    done = 0
+    done = []
     for candidate in candidates:
         try:
             review_services.candidate_reject(
@@ -255,8 +287,32 @@ def _reject_many(candidates: list[Candidate], *, by: Any, suppress: bool, until:
             )
         except CandidateAlreadyDecided:
             continue
-        done += 1
+        done.append(candidate)
     return done
+
+
+@login_required
+@require_POST
+def bulk_undo(request: HtmxHttpRequest) -> HttpResponse:
+    """Take back the last bulk action: each card goes back to the queue if it still can."""
+    form = BulkUndoForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, "; ".join(str(e) for es in form.errors.values() for e in es))
+        return redirect("review:queue")
+    undone, refused = [], []
+    for candidate in selectors.candidates_by_ids(request.user, form.cleaned_data["ids"]):
+        try:
+            review_services.candidate_undo(candidate=candidate, by=request.user)
+        except ReviewError as exc:
+            refused.append(f"“{candidate.label_guess}”: {exc}")
+            continue
+        undone.append(candidate)
+    request.session.pop(LAST_BULK, None)
+    if undone:
+        messages.success(request, f"Undone: {_names(undone)} back in the queue.")
+    if refused:
+        messages.error(request, "Not undone: " + "; ".join(refused))
+    return redirect("review:queue")
 
 
 @login_required

@@ -79,3 +79,27 @@ def detail_noun(kind: Any) -> str:
     from memory.services.details import NOUNS
 
     return NOUNS.get(str(kind), str(kind))
+
+
+_SOURCES = {
+    "review:candidate": "rejected and suppressed in Review",
+    "dashboard:node": "a memory deleted with “make it stick”",
+    "api:node": "a memory deleted through the API",
+    "mcp:node": "a memory deleted by an assistant (MCP)",
+    "undo:receipt": "an undone save",
+}
+_PLAIN_SOURCES = {
+    "manual": "added by you",
+    "cleanup": "removed by cleanup",
+    "test": "a test",
+}
+
+
+@register.filter
+def supp_source(value: Any) -> str:
+    """Where a suppression came from, in words (``review:candidate:20`` is an internal id)."""
+    text = str(value or "")
+    head, _, tail = text.rpartition(":")
+    if head in _SOURCES and tail.isdigit():
+        return _SOURCES[head]
+    return _PLAIN_SOURCES.get(text, text.replace(":", " ").replace("_", " "))

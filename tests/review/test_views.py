@@ -379,14 +379,36 @@ def test_bulk_reject_and_bulk_suppress(owner_client, owner):
     response = owner_client.post(
         url("bulk"), {"ids": [a.pk, b.pk], "action": "reject"}, follow=True
     )
-    assert "Rejected 2." in response.content.decode()
+    assert "Rejected “Alpha” and “Beta”." in response.content.decode()
     response = owner_client.post(
         url("bulk"), {"ids": [b.pk, c.pk], "action": "suppress", "until": "week"}, follow=True
     )
-    assert "Suppressed 1. 1 were already decided or not found." in response.content.decode()
+    assert "Suppressed “Gamma”. 1 was already decided or not found." in response.content.decode()
     statuses = dict(Candidate.objects.values_list("label_guess", "status"))
     assert statuses == {"Alpha": "rejected", "Beta": "rejected", "Gamma": "suppressed"}
     assert list(Suppression.objects.values_list("canonical_key", flat=True)) == ["gamma"]
+
+
+def test_bulk_reject_offers_an_undo_that_puts_them_back(owner_client, owner):
+    a, b = (make_candidate(owner=owner, label=x) for x in ("Alpha", "Beta"))
+    page = owner_client.post(
+        url("bulk"), {"ids": [a.pk, b.pk], "action": "suppress"}, follow=True
+    ).content.decode()
+    assert url("bulk-undo") in page and "Undo 2 decisions" in page
+    response = owner_client.post(url("bulk-undo"), {"ids": [a.pk, b.pk]}, follow=True)
+    assert "Undone: “Alpha” and “Beta” back in the queue." in response.content.decode()
+    assert set(Candidate.objects.values_list("status", flat=True)) == {"pending"}
+    assert not Suppression.objects.exists()
+    assert url("bulk-undo") not in response.content.decode()
+
+
+def test_bulk_undo_ignores_another_users_ids(other_client, owner, piano):
+    from memory.services.review import candidate_reject
+
+    candidate_reject(candidate=piano, by=owner)
+    other_client.post(url("bulk-undo"), {"ids": [piano.pk]})
+    piano.refresh_from_db()
+    assert piano.status == "rejected"
 
 
 def test_bulk_with_nothing_selected(owner_client):
