@@ -162,3 +162,12 @@ def test_plain_notes_with_nothing_to_remember_say_so(owner_client):
         "Read as plain notes (your own words). Nothing written: no memory found in what you said (1 message)."
         in html
     )
+
+
+def test_an_upload_updates_the_sidebar_badge_out_of_band(owner_client):
+    html = owner_client.post(
+        UPLOAD, {"transcripts": [upload("a.txt", GOOD)]}, **HX
+    ).content.decode()
+    assert html.lstrip().startswith('<section id="upload-panel"')
+    assert 'id="pending-count"' in html and 'hx-swap-oob="true"' in html
+    assert 'aria-label="1 pending"' in html

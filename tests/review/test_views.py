@@ -430,3 +430,12 @@ def test_a_card_opened_directly_is_a_full_page_without_stray_swaps(owner_client,
     assert "hx-swap-oob" not in html
     fragment = owner_client.get(url("candidate", piano.pk), **HX).content.decode()
     assert fragment.lstrip().startswith(f'<article id="candidate-{piano.pk}"')
+
+
+def test_a_decision_updates_the_queue_heading_count_out_of_band(owner_client, owner, piano):
+    make_candidate(owner=owner, label="Chess")
+    page = owner_client.get(url("queue")).content.decode()
+    assert '<span id="queue-count">2 pending</span>' in page
+    html = owner_client.post(url("candidate-reject", piano.pk), **HX).content.decode()
+    assert '<span id="queue-count" hx-swap-oob="true">1 pending</span>' in html
+    assert 'aria-label="1 pending"' in html
