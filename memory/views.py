@@ -13,6 +13,7 @@ from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.template.defaultfilters import pluralize
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
 
@@ -169,7 +170,12 @@ def node_delete(request: HtmxHttpRequest, node_id: int) -> HttpResponse:
     stick = bool(form.cleaned_data.get("stick"))
     label = node.label
     suppressions = node_services.node_delete(node=node, stick=stick)
-    note = f" {len(suppressions)} suppression(s) keep it from coming back." if stick else ""
+    n = len(suppressions)
+    note = (
+        f" {n} suppression{pluralize(n)} {'keeps' if n == 1 else 'keep'} it from coming back."
+        if stick
+        else ""
+    )
     messages.success(request, f"Deleted “{label}”.{note}")
     return redirect("memory:nodes")
 

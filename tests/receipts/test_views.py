@@ -67,7 +67,8 @@ def test_rows_newest_first_with_summary_counts_and_plan(owner_client, owner):
     )
     html = owner_client.get(SAVES).content.decode()
     assert html.index("1 node (Atlas)") < html.index("older one")
-    assert "<details>" in html and "<strong>3</strong> slices" in html
+    assert "<details>" in html and "<strong>3</strong> facts" in html
+    assert "<strong>1</strong> new memory<" in html  # not "1 nodes"
     assert "“Piano”: suppressed" in html
     assert reverse("memory:node", args=[node.pk]) in html
     assert "<svg" in html  # the chart
