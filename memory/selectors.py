@@ -181,14 +181,53 @@ def node_get(owner: Any, node_id: int) -> Node | None:
     return Node.objects.filter(owner=owner, pk=node_id).prefetch_related("aliases").first()
 
 
-def candidate_queue(owner: Any, *, status: str = CandidateStatus.PENDING) -> QuerySet[Candidate]:
-    """The review queue: newest activity first, with evidence and the possible node loaded."""
+QUEUE_ORDER = {
+    "recent": ("-last_seen_at", "-id"),
+    "confidence": ("-confidence", "-last_seen_at", "-id"),
+    "least_confident": ("confidence", "-last_seen_at", "-id"),
+}
+
+
+def candidate_queue(
+    owner: Any,
+    *,
+    status: str = CandidateStatus.PENDING,
+    category: str = "",
+    transcript: int | None = None,
+    sort: str = "recent",
+) -> QuerySet[Candidate]:
+    """The review queue (newest activity first unless ``sort`` says otherwise), optionally
+    of one category or with evidence from one source transcript; evidence and the possible
+    node loaded."""
+    queue = Candidate.objects.filter(owner=owner, status=status)
+    if category:
+        queue = queue.filter(category_guess=category)
+    if transcript is not None:
+        queue = queue.filter(
+            pk__in=Evidence.objects.filter(owner=owner, transcript_id=transcript).values(
+                "candidate_id"
+            )
+        )
     return (
-        Candidate.objects.filter(owner=owner, status=status)
-        .select_related("possible_existing_node")
+        queue.select_related("possible_existing_node")
         .prefetch_related("evidence", "evidence__transcript")
-        .order_by("-last_seen_at", "-id")
+        .order_by(*QUEUE_ORDER.get(sort, QUEUE_ORDER["recent"]))
     )
+
+
+def queue_transcripts(owner: Any) -> list[tuple[int, str]]:
+    """The owner's transcripts that pending guesses came from: (id, name), newest first."""
+    rows = (
+        Transcript.objects.filter(
+            owner=owner,
+            evidence__candidate__status=CandidateStatus.PENDING,
+            evidence__candidate__owner=owner,
+        )
+        .order_by("-created_at", "-id")
+        .values_list("id", "name")
+        .distinct()
+    )
+    return list(rows)
 
 
 def candidate_get(owner: Any, candidate_id: int) -> Candidate | None:

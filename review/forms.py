@@ -21,6 +21,40 @@ def until_from(choice: str) -> datetime | None:
     return timezone.now() + span if span else None
 
 
+class QueueFilterForm(forms.Form):
+    """The queue's filters, bound to GET; a value it cannot read is a 400."""
+
+    category = forms.ChoiceField(
+        choices=[("", "all categories"), *Category.choices], required=False
+    )
+    transcript = forms.TypedChoiceField(
+        coerce=int, empty_value=None, required=False, label="From", choices=[]
+    )
+    sort = forms.ChoiceField(
+        choices=[
+            ("recent", "most recent first"),
+            ("confidence", "most confident first"),
+            ("least_confident", "least confident first"),
+        ],
+        required=False,
+    )
+
+    def __init__(self, *args: Any, transcripts: list[tuple[int, str]], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["transcript"].choices = [("", "any source"), *transcripts]
+
+    def filters(self) -> dict[str, Any]:
+        data = self.cleaned_data
+        return {
+            "category": data.get("category") or "",
+            "transcript": data.get("transcript"),
+            "sort": data.get("sort") or "recent",
+        }
+
+    def is_filtered(self) -> bool:
+        return bool(self.is_bound and any(self.data.get(k) for k in ("category", "transcript")))
+
+
 class PromoteForm(forms.Form):
     label = forms.CharField(max_length=200, strip=True)
     category = forms.ChoiceField(choices=Category.choices)

@@ -30,6 +30,7 @@ from review.forms import (
     PickerForm,
     PreviewForm,
     PromoteForm,
+    QueueFilterForm,
     SuppressForm,
     UploadForm,
 )
@@ -86,7 +87,12 @@ def _invalid(request: HtmxHttpRequest, candidate: Candidate, form: Any) -> HttpR
 @login_required
 @require_GET
 def queue(request: HtmxHttpRequest) -> HttpResponse:
-    page = Paginator(selectors.candidate_queue(request.user), PAGE_SIZE).get_page(
+    form = QueueFilterForm(request.GET, transcripts=selectors.queue_transcripts(request.user))
+    if not form.is_valid():
+        # HTMX swaps #queue: answer with that region (carrying the error), not a page.
+        context = {"form": form, **CHOICES}
+        return render(request, f"{QUEUE}#queue" if request.htmx else QUEUE, context, status=400)
+    page = Paginator(selectors.candidate_queue(request.user, **form.filters()), PAGE_SIZE).get_page(
         request.GET.get("page")
     )
     last_id = request.session.get(LAST_DECISION)
@@ -100,6 +106,7 @@ def queue(request: HtmxHttpRequest) -> HttpResponse:
         if c.status != "pending"
     ]
     context = {
+        "form": form,
         "page": page,
         "last": last if last and last.status != "pending" else None,
         "last_bulk": last_bulk,

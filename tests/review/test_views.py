@@ -151,12 +151,13 @@ def test_queue_query_count_does_not_grow_with_rows(
             )
 
     add(1)
-    # session, user, count, page, evidence, their transcripts, the pending badge
-    _queue_queries(owner_client, django_assert_num_queries, 7)
+    # session, user, the source filter's transcripts, count, page, evidence, their
+    # transcripts, the pending badge
+    _queue_queries(owner_client, django_assert_num_queries, 8)
     add(12)
-    _queue_queries(owner_client, django_assert_num_queries, 7)
+    _queue_queries(owner_client, django_assert_num_queries, 8)
     owner_client.post(url("candidate-reject", Candidate.objects.first().pk))
-    _queue_queries(owner_client, django_assert_num_queries, 8)  # + the last decision (undo)
+    _queue_queries(owner_client, django_assert_num_queries, 9)  # + the last decision (undo)
 
 
 # --- promote ---------------------------------------------------------------------------------
@@ -439,3 +440,50 @@ def test_a_decision_updates_the_queue_heading_count_out_of_band(owner_client, ow
     html = owner_client.post(url("candidate-reject", piano.pk), **HX).content.decode()
     assert '<span id="queue-count" hx-swap-oob="true">1 pending</span>' in html
     assert 'aria-label="1 pending"' in html
+
+
+# --- filters and sort ------------------------------------------------------------------------
+
+
+def _queue_labels(html):
+    import re
+
+    return re.findall(r'<h2 id="label-\d+">([^<]+)</h2>', html)
+
+
+def test_the_queue_filters_by_category_and_sorts_by_confidence(owner_client, owner):
+    make_candidate(owner=owner, label="Piano", category_guess="skill", confidence=0.6)
+    make_candidate(owner=owner, label="Chess", category_guess="skill", confidence=0.9)
+    make_candidate(owner=owner, label="Lisbon", category_guess="place", confidence=0.8)
+    skills = owner_client.get(url("queue"), {"category": "skill", "sort": "confidence"})
+    assert _queue_labels(skills.content.decode()) == ["Chess", "Piano"]
+    low = owner_client.get(url("queue"), {"sort": "least_confident"}).content.decode()
+    assert _queue_labels(low) == ["Piano", "Lisbon", "Chess"]
+
+
+def test_the_queue_filters_by_source_transcript(owner_client, owner):
+    first = Transcript.objects.create(owner=owner, name="monday.txt", text="a", sha256="a" * 64)
+    second = Transcript.objects.create(owner=owner, name="tuesday.txt", text="b", sha256="b" * 64)
+    piano = make_candidate(owner=owner, label="Piano")
+    chess = make_candidate(owner=owner, label="Chess")
+    Evidence.objects.create(owner=owner, candidate=piano, transcript=first, quote="piano")
+    Evidence.objects.create(owner=owner, candidate=chess, transcript=second, quote="chess")
+    page = owner_client.get(url("queue")).content.decode()
+    assert ">monday.txt</option>" in page and ">tuesday.txt</option>" in page
+    html = owner_client.get(url("queue"), {"transcript": first.pk}, **HX).content.decode()
+    assert html.lstrip().startswith('<section id="queue"')
+    assert _queue_labels(html) == ["Piano"]
+
+
+def test_a_bad_queue_filter_is_a_400_that_says_so(owner_client, owner, other_user):
+    theirs = Transcript.objects.create(owner=other_user, name="x.txt", text="x", sha256="c" * 64)
+    for query in ({"sort": "loudest"}, {"category": "nope"}, {"transcript": theirs.pk}):
+        response = owner_client.get(url("queue"), query)
+        assert response.status_code == 400
+        assert "That filter can’t be read" in response.content.decode()
+
+
+def test_an_empty_filtered_queue_says_so(owner_client, owner):
+    make_candidate(owner=owner, label="Piano", category_guess="skill")
+    html = owner_client.get(url("queue"), {"category": "place"}).content.decode()
+    assert "No guesses match this filter" in html
