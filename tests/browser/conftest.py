@@ -66,9 +66,11 @@ def page(browser: Any, live_server: Any, request: Any) -> Iterator[Any]:
     errors: list[str] = []
     tab.on(
         "console",
-        lambda message: errors.append(f"console.{message.type}: {message.text}")
-        if message.type == "error"
-        else None,
+        lambda message: (
+            errors.append(f"console.{message.type}: {message.text}")
+            if message.type == "error"
+            else None
+        ),
     )
     tab.on("pageerror", lambda error: errors.append(f"uncaught: {error}"))
     tab.console_errors = errors  # a test that provokes an error on purpose may clear them
