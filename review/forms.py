@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, cast
 
 from django import forms
 from django.utils import timezone
@@ -41,7 +41,8 @@ class QueueFilterForm(forms.Form):
 
     def __init__(self, *args: Any, transcripts: list[tuple[int, str]], **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["transcript"].choices = [("", "any source"), *transcripts]
+        field = cast(forms.TypedChoiceField, self.fields["transcript"])
+        field.choices = [("", "any source"), *transcripts]
 
     def filters(self) -> dict[str, Any]:
         data = self.cleaned_data

@@ -231,7 +231,10 @@ def _alias_key_free(
         if node.pk == node_id:
             raise DetailError(f"“{text}” is already this memory's label")
         raise DetailError(f"“{text}” is the label of another memory ({node.label})")
-    if Alias.objects.filter(owner_id=owner_id, canonical_key=key).exclude(pk=alias_id).exists():
+    aliases = Alias.objects.filter(owner_id=owner_id, canonical_key=key)
+    if alias_id is not None:
+        aliases = aliases.exclude(pk=alias_id)
+    if aliases.exists():
         raise DetailError(f"“{text}” is already an alias")
     if active_suppressions(owner_id, now=timezone.now()).filter(canonical_key=key).exists():
         raise DetailError(f"“{text}” is suppressed; lift its suppression first")
@@ -332,9 +335,9 @@ def _undo_edit(receipt: Receipt, kind: str, model: type[models.Model]) -> None:
     if _dump(row) != detail["after"]:
         raise DetailError(f"that {NOUNS[kind]} was changed again since; undo that first")
     before = _load(model, detail["before"])
+    attnames = {f.name: f.attname for f in model._meta.concrete_fields}
     for name in detail["fields"]:
-        attname = model._meta.get_field(name).attname
-        setattr(row, attname, before[attname])
+        setattr(row, attnames[name], before[attnames[name]])
     try:
         with transaction.atomic():
             row.save(update_fields=detail["fields"])
