@@ -72,8 +72,7 @@ def demo_login_line(username: str, password: str) -> str:
 def on_purpose(receipt: Receipt, what: str) -> Receipt:
     """Label a failure the demo causes deliberately, so it does not read as a real one."""
     Receipt.objects.filter(pk=receipt.pk).update(
-        subject=f"demo: {receipt.subject}"[:255],
-        summary=f"Demo of a failure, on purpose ({what}). {receipt.summary}"[:500],
+        summary=f"Demo of a failure, on purpose ({what}). {receipt.summary}"[:500]
     )
     receipt.refresh_from_db()
     return receipt
