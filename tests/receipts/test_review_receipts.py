@@ -66,3 +66,17 @@ def test_a_correction_receipt_shows_before_and_after_and_undoes(client, owner):
     client.post(reverse("memory:detail-undo", args=[receipt.pk]))
     assert Slice.objects.get(pk=fact.pk).text == "Is Sofia Almeida"
     assert "Undone" in page(client, receipt)
+
+
+def test_an_undo_receipt_does_not_claim_its_writes_were_deleted(client, owner):
+    from memory.models import MemoryRule
+    from memory.services.erase import receipt_undo
+    from memory.services.ingest import ingest_proposals
+
+    client.force_login(owner)
+    MemoryRule.objects.create(owner=owner, capture_default="auto")
+    objects = [{"object": "node", "label": "Atlas", "category": "project", "confidence": 0.95}]
+    ingest = ingest_proposals(owner=owner, objects=objects, name="a.json", source="upload")
+    undo = receipt_undo(receipt=ingest)
+    html = page(client, undo)
+    assert NOTHING not in html and "This undo only deleted or put things back" in html
