@@ -222,6 +222,10 @@ def receipt_undo(
     return result
 
 
+def _plural(n: int) -> str:
+    return "" if n == 1 else "s"
+
+
 class _Undo:
     """The undo of one receipt, step by step; keeps what it did for the undo receipt."""
 
@@ -354,16 +358,15 @@ class _Undo:
             ).exclude(pk__in=self.ids["slices"])
             if not old.exists():
                 continue
+            label = new.node.label
             if Slice.objects.filter(node_id=new.node_id, kind=new.kind, is_current=True).exists():
                 self.not_reverted.append(
-                    f"slice #{new.node_id}/{new.kind}: a newer {new.kind} slice is current, "
+                    f"{new.kind} of “{label}”: a newer {new.kind} slice is current, "
                     "so the one this run superseded stays history"
                 )
                 continue
             n = old.update(is_current=True, superseded_at=None)
-            self.reverted.append(
-                f"{n} {new.kind} slice(s) made current again on node #{new.node_id}"
-            )
+            self.reverted.append(f"{n} {new.kind} fact{_plural(n)} of “{label}” made current again")
 
     def _revert_state_changes(self, node_ids: set[int]) -> None:
         changes = (self.receipt.detail or {}).get("updated", {}).get("state_changes", [])
@@ -373,7 +376,8 @@ class _Undo:
                 continue
             node = Node.objects.filter(owner=self.owner, pk=node_id).first()
             if node is None:
-                self.not_reverted.append(f"state of node #{node_id}: the node no longer exists")
+                name = change.get("label") or "a memory"
+                self.not_reverted.append(f"state of “{name}”: the memory no longer exists")
             elif node.state != change.get("to") or not change.get("from"):
                 self.not_reverted.append(
                     f"state of “{node.label}”: changed again since (now {node.state}); left as is"
@@ -539,16 +543,20 @@ class _Undo:
     def summary(self) -> str:
         labels = self.deleted["node_labels"] + self.deleted["candidate_labels"]
         shown = ", ".join(labels[:3]) + (", …" if len(labels) > 3 else "")
+        d = self.deleted
         line = (
-            f"undid receipt #{self.receipt.pk}: deleted {self.deleted['nodes']} nodes, "
-            f"{self.deleted['candidates']} candidates"
+            f"undid receipt #{self.receipt.pk}: deleted {d['nodes']} node{_plural(d['nodes'])}, "
+            f"{d['candidates']} candidate{_plural(d['candidates'])}"
             + (f" ({shown})" if shown else "")
-            + f", {self.deleted['slices']} slices, {self.deleted['events']} events"
+            + f", {d['slices']} slice{_plural(d['slices'])}, "
+            f"{d['events']} event{_plural(d['events'])}"
         )
         if self.suppressions:
-            line += f"; {len(self.suppressions)} labels suppressed"
+            n = len(self.suppressions)
+            line += f"; {n} label{_plural(n)} suppressed"
         if self.not_reverted:
-            line += f"; {len(self.not_reverted)} changes could not be reverted"
+            n = len(self.not_reverted)
+            line += f"; {n} change{_plural(n)} could not be reverted"
         return line[:500]
 
 

@@ -152,3 +152,9 @@ def count_help(counts: Any) -> list[str]:
     if not isinstance(counts, dict):
         return []
     return [text for key, text in COUNT_HELP.items() if counts.get(key)]
+
+
+@register.filter
+def count_title(key: Any) -> str:
+    """The one-line explanation of a count's word, for a tooltip ('' when it needs none)."""
+    return COUNT_HELP.get(str(key), "")

@@ -73,3 +73,24 @@ def test_the_card_dates_use_the_one_date_style(client, owner):
     html = client.get(reverse("review:queue")).content.decode()
     seen = timezone.localtime(candidate.last_seen_at)
     assert f"{seen:%-d %b %Y, %H:%M}</time>" in html and " ago<" not in html
+
+
+def test_an_undo_summary_agrees_with_its_numbers(owner):
+    from memory.models import MemoryRule
+    from memory.services.erase import receipt_undo
+
+    MemoryRule.objects.create(owner=owner, capture_default="auto")
+    objects = [{"object": "node", "label": "Atlas", "category": "project", "confidence": 0.95}]
+    ingest = ingest_proposals(owner=owner, objects=objects, name="a.json", source="upload")
+    undo = receipt_undo(receipt=ingest, suppress=True)
+    assert "deleted 1 node, 0 candidates (Atlas), 0 slices, 0 events" in undo.summary
+    assert "1 label suppressed" in undo.summary and "(s)" not in undo.summary
+
+
+def test_held_has_a_tooltip_in_the_saves_list(client, owner):
+    client.force_login(owner)
+    Receipt.objects.create(
+        owner=owner, source="upload", outcome="wrote", counts={"candidates": 1, "held": 2}
+    )
+    html = client.get(reverse("receipts:list")).content.decode()
+    assert 'title="Held: facts and events about a guess' in html
