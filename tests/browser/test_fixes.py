@@ -170,3 +170,19 @@ def test_every_page_fits_a_phone_and_the_graph_stays_legible(signed_in, person):
     assert heights and min(heights) >= 11, heights  # legible, not ~7px
     page.get_by_text("The same memories as a list").click()
     expect_text(page.locator(".graph-list"), "Atlas invoicing for freelancers")
+
+
+def test_filter_and_sort_the_queue_in_place(signed_in, person):
+    page = signed_in
+    make_candidate(owner=person, label="Piano", category_guess="skill", confidence=0.6)
+    make_candidate(owner=person, label="Chess", category_guess="skill", confidence=0.9)
+    make_candidate(owner=person, label="Lisbon", category_guess="place", confidence=0.8)
+    page.reload()
+    page.locator("form.filters select[name=category]").select_option("skill")
+    page.wait_for_url(re.compile(r"category=skill"))
+    expect_text(page.locator("#queue .count"), "2 match this filter · 3 pending")
+    page.locator("form.filters select[name=sort]").select_option("confidence")
+    page.wait_for_url(re.compile(r"sort=confidence"))
+    from playwright.sync_api import expect
+
+    expect(page.locator("#queue h2")).to_have_text(["Chess", "Piano"])
