@@ -20,9 +20,9 @@ install: $(STAMP)
 run: install
 	$(BIN)/python manage.py migrate --noinput
 	$(BIN)/python manage.py createcachetable
-	$(BIN)/python manage.py seed_demo
+	$(BIN)/python manage.py seed_demo --no-login
 	$(BIN)/python manage.py collectstatic --noinput --verbosity 0
-	DEBUG=$${DEBUG:-1} $(BIN)/python manage.py runserver $(HOST):$(PORT)
+	DEBUG=$${DEBUG:-1} $(BIN)/python manage.py serve_demo $(HOST):$(PORT)
 
 serve: install
 	$(BIN)/python manage.py migrate --noinput

@@ -6,8 +6,10 @@ from typing import Any
 
 from django import forms
 from django.contrib import admin, messages
+from django.contrib.auth import get_user_model
 from django.db.models import QuerySet
 from django.http import HttpRequest
+from django.template.defaultfilters import pluralize
 from django.utils import timezone
 
 from memory.models import (
@@ -116,7 +118,7 @@ class SuppressionAdmin(admin.ModelAdmin):
     @admin.action(description="Lift the selected suppressions")
     def lift(self, request: HttpRequest, queryset: QuerySet[Suppression]) -> None:
         count = queryset.filter(lifted_at__isnull=True).update(lifted_at=timezone.now())
-        self.message_user(request, f"Lifted {count} suppression(s).")
+        self.message_user(request, f"Lifted {count} suppression{pluralize(count)}.")
 
     def save_model(self, request: HttpRequest, obj: Suppression, form: Any, change: bool) -> None:
         from memory.keys import canonical_key
@@ -158,11 +160,77 @@ class PageAdmin(admin.ModelAdmin):
     raw_id_fields = ("owner", "node", "created_receipt")
 
 
+class TermsField(forms.CharField):
+    """A list of terms typed one per line or separated by commas (not JSON)."""
+
+    widget = forms.Textarea(attrs={"rows": 3})
+
+    def prepare_value(self, value: Any) -> Any:
+        if isinstance(value, list):
+            return "\n".join(str(term) for term in value)
+        return value
+
+    def to_python(self, value: Any) -> list[str]:  # type: ignore[override]
+        text = super().to_python(value) or ""
+        terms: list[str] = []
+        for line in text.replace(",", "\n").splitlines():
+            term = " ".join(line.split())
+            if term and term.casefold() not in {t.casefold() for t in terms}:
+                terms.append(term)
+        for term in terms:
+            if len(term) > 200:
+                raise forms.ValidationError(f"“{term[:40]}…” is over 200 characters")
+        return terms
+
+
+class MemoryRuleForm(forms.ModelForm):
+    includes = TermsField(
+        required=False,
+        help_text="One term per line, or separated by commas. If any, only matching memories "
+        "are kept.",
+    )
+    excludes = TermsField(
+        required=False,
+        help_text="One term per line, or separated by commas. Matching memories are never kept "
+        "(wins over includes).",
+    )
+
+    class Meta:
+        model = MemoryRule
+        fields = (
+            "owner",
+            "custom_instructions",
+            "includes",
+            "excludes",
+            "custom_categories",
+            "capture_default",
+            "auto_collect",
+            "retention_days",
+            "created_at",
+            "updated_at",
+        )
+
+
 @admin.register(MemoryRule)
 class MemoryRuleAdmin(admin.ModelAdmin):
-    list_display = ("owner", "capture_default", "auto_collect", "retention_days", "updated_at")
+    list_display = ("__str__", "capture_default", "auto_collect", "retention_days", "updated_at")
     list_filter = ("capture_default",)
-    raw_id_fields = ("owner",)
+    list_select_related = ("owner",)
+    search_fields = ("owner__username",)
+    form = MemoryRuleForm
+
+    def get_readonly_fields(self, request: HttpRequest, obj: MemoryRule | None = None) -> Any:
+        return ("owner",) if obj is not None else ()
+
+    def formfield_for_foreignkey(self, db_field: Any, request: HttpRequest, **kwargs: Any) -> Any:
+        if db_field.name == "owner":
+            # Each person has one rule: offer only those without one, so the add form cannot
+            # be filled in for someone whose rule exists (edit that rule instead).
+            kwargs["queryset"] = get_user_model().objects.filter(memory_rule__isnull=True)
+            kwargs["help_text"] = (
+                "People who already have rules are not listed: edit their rule instead."
+            )
+        return super().formfield_for_foreignkey(db_field, request, **kwargs)
 
 
 @admin.register(DeletionBarrier)
@@ -217,7 +285,7 @@ class AccessTokenAdmin(admin.ModelAdmin):
         "revoked_at",
     )
     readonly_fields = ("prefix", "created_at", "last_used_at", "revoked_at")
-    raw_id_fields = ("owner",)
+    autocomplete_fields = ("owner",)
     actions = ["revoke"]
     form = AccessTokenForm
 
@@ -252,4 +320,4 @@ class AccessTokenAdmin(admin.ModelAdmin):
     @admin.action(description="Revoke the selected tokens")
     def revoke(self, request: HttpRequest, queryset: QuerySet[AccessToken]) -> None:
         count = queryset.filter(revoked_at__isnull=True).update(revoked_at=timezone.now())
-        self.message_user(request, f"Revoked {count} token(s).")
+        self.message_user(request, f"Revoked {count} token{pluralize(count)}.")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django import forms
 
-from memory.vocab import Category, NodeState
+from memory.vocab import Category, EdgeType, EventAction, NodeState, SliceKind
 
 
 class NodeFilterForm(forms.Form):
@@ -26,6 +26,39 @@ class NodeEditForm(forms.Form):
 
 class AliasForm(forms.Form):
     alias = forms.CharField(max_length=200, strip=True, label="New alias")
+
+
+class SliceEditForm(forms.Form):
+    text = forms.CharField(max_length=2000, strip=True, label="Fact")
+    kind = forms.ChoiceField(choices=SliceKind.choices, label="Kind")
+
+
+class EventEditForm(forms.Form):
+    text = forms.CharField(max_length=2000, strip=True, label="What happened")
+    action = forms.ChoiceField(choices=EventAction.choices, label="Action")
+    happened_on = forms.DateField(
+        required=False,
+        label="On",
+        help_text="Leave empty when the day is unknown.",
+        widget=forms.DateInput(attrs={"type": "date"}),
+    )
+
+
+class AliasEditForm(forms.Form):
+    alias = forms.CharField(max_length=200, strip=True, label="Alias")
+
+
+class EdgeEditForm(forms.Form):
+    type = forms.ChoiceField(choices=EdgeType.choices, label="Link")
+
+
+#: The edit form of each kind of detail (the kinds of ``memory.services.details.KINDS``).
+DETAIL_FORMS: dict[str, type[forms.Form]] = {
+    "slice": SliceEditForm,
+    "event": EventEditForm,
+    "alias": AliasEditForm,
+    "edge": EdgeEditForm,
+}
 
 
 class NodeDeleteForm(forms.Form):

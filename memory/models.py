@@ -406,7 +406,7 @@ class MemoryRule(models.Model):
     updated_at = models.DateTimeField(default=timezone.now)
 
     def __str__(self) -> str:
-        return f"rules for {self.owner_id}"
+        return f"rules for {self.owner.get_username()}"
 
 
 def default_scopes() -> list[str]:

@@ -181,14 +181,53 @@ def node_get(owner: Any, node_id: int) -> Node | None:
     return Node.objects.filter(owner=owner, pk=node_id).prefetch_related("aliases").first()
 
 
-def candidate_queue(owner: Any, *, status: str = CandidateStatus.PENDING) -> QuerySet[Candidate]:
-    """The review queue: newest activity first, with evidence and the possible node loaded."""
+QUEUE_ORDER = {
+    "recent": ("-last_seen_at", "-id"),
+    "confidence": ("-confidence", "-last_seen_at", "-id"),
+    "least_confident": ("confidence", "-last_seen_at", "-id"),
+}
+
+
+def candidate_queue(
+    owner: Any,
+    *,
+    status: str = CandidateStatus.PENDING,
+    category: str = "",
+    transcript: int | None = None,
+    sort: str = "recent",
+) -> QuerySet[Candidate]:
+    """The review queue (newest activity first unless ``sort`` says otherwise), optionally
+    of one category or with evidence from one source transcript; evidence and the possible
+    node loaded."""
+    queue = Candidate.objects.filter(owner=owner, status=status)
+    if category:
+        queue = queue.filter(category_guess=category)
+    if transcript is not None:
+        queue = queue.filter(
+            pk__in=Evidence.objects.filter(owner=owner, transcript_id=transcript).values(
+                "candidate_id"
+            )
+        )
     return (
-        Candidate.objects.filter(owner=owner, status=status)
-        .select_related("possible_existing_node")
+        queue.select_related("possible_existing_node")
         .prefetch_related("evidence", "evidence__transcript")
-        .order_by("-last_seen_at", "-id")
+        .order_by(*QUEUE_ORDER.get(sort, QUEUE_ORDER["recent"]))
     )
+
+
+def queue_transcripts(owner: Any) -> list[tuple[int, str]]:
+    """The owner's transcripts that pending guesses came from: (id, name), newest first."""
+    rows = (
+        Transcript.objects.filter(
+            owner=owner,
+            evidence__candidate__status=CandidateStatus.PENDING,
+            evidence__candidate__owner=owner,
+        )
+        .order_by("-created_at", "-id")
+        .values_list("id", "name")
+        .distinct()
+    )
+    return list(rows)
 
 
 def candidate_get(owner: Any, candidate_id: int) -> Candidate | None:
@@ -274,8 +313,15 @@ def suppression_get(owner: Any, suppression_id: int) -> Suppression | None:
 def candidates_pending_by_ids(owner: Any, ids: Iterable[int]) -> list[Candidate]:
     """The owner's candidates among ``ids`` that still wait for a decision (bulk actions)."""
     return list(
-        Candidate.objects.filter(owner=owner, pk__in=list(ids), status=CandidateStatus.PENDING)
+        Candidate.objects.filter(
+            owner=owner, pk__in=list(ids), status=CandidateStatus.PENDING
+        ).order_by("id")
     )
+
+
+def candidates_by_ids(owner: Any, ids: Iterable[int]) -> list[Candidate]:
+    """The owner's candidates among ``ids``, whatever their status (undo of a bulk action)."""
+    return list(Candidate.objects.filter(owner=owner, pk__in=list(ids)).order_by("id"))
 
 
 def transcript_uploads(owner: Any, *, limit: int = 50) -> QuerySet[Transcript]:
@@ -303,23 +349,50 @@ def graph_data(
     return shown, edges
 
 
-def receipt_written(owner: Any, receipt_id: int) -> dict[str, list[Any]]:
-    """What a receipt wrote that still exists: nodes, slices, events, edges and candidates."""
+def receipt_written(owner: Any, receipt: Any) -> dict[str, list[Any]]:
+    """What a receipt wrote that still exists: nodes, slices, events, edges, aliases and
+    candidates, plus ``merged_into``: the existing node a review decision added to.
+
+    An ingest marks its rows with ``created_receipt``; a review decision (promote, merge)
+    lists the rows it wrote in its detail instead, so both are read.
+    """
+    detail = receipt.detail if isinstance(receipt.detail, dict) else {}
+    created = detail.get("created") if detail.get("candidate") else None
+    created = created if isinstance(created, dict) else {}
+
+    def ids(name: str) -> list[int]:
+        return [i for i in created.get(name, []) if isinstance(i, int)]
+
+    node_ids = [detail["node"]] if created and detail.get("node_created") else []
+    by_receipt = Q(created_receipt_id=receipt.pk)
+    merged_into = (
+        [detail["node"]]
+        if created and detail.get("node") and not detail.get("node_created")
+        else []
+    )
     return {
-        "nodes": list(Node.objects.filter(owner=owner, created_receipt_id=receipt_id)),
+        "nodes": list(Node.objects.filter(Q(pk__in=node_ids) | by_receipt, owner=owner)),
+        "merged_into": list(Node.objects.filter(owner=owner, pk__in=merged_into)),
         "slices": list(
-            Slice.objects.filter(owner=owner, created_receipt_id=receipt_id).select_related("node")
+            Slice.objects.filter(Q(pk__in=ids("slices")) | by_receipt, owner=owner).select_related(
+                "node"
+            )
         ),
         "events": list(
-            Event.objects.filter(owner=owner, created_receipt_id=receipt_id).select_related("node")
+            Event.objects.filter(Q(pk__in=ids("events")) | by_receipt, owner=owner).select_related(
+                "node"
+            )
         ),
         "edges": list(
-            Edge.objects.filter(owner=owner, created_receipt_id=receipt_id).select_related(
+            Edge.objects.filter(Q(pk__in=ids("edges")) | by_receipt, owner=owner).select_related(
                 "from_node", "to_node"
             )
         ),
+        "aliases": list(
+            Alias.objects.filter(owner=owner, pk__in=ids("aliases")).select_related("node")
+        ),
         "candidates": list(
-            Candidate.objects.filter(owner=owner, created_receipt_id=receipt_id).select_related(
+            Candidate.objects.filter(owner=owner, created_receipt_id=receipt.pk).select_related(
                 "promoted_node"
             )
         ),
@@ -345,3 +418,14 @@ def node_slices(owner: Any, node_id: int) -> list[Slice]:
 
 def node_events(owner: Any, node_id: int) -> list[Event]:
     return list(Event.objects.filter(owner=owner, node_id=node_id).order_by("-created_at", "-id"))
+
+
+def detail_get(owner: Any, kind: str, row_id: int) -> Any:
+    """One fact, event, alias or link of the owner (with its node), or None."""
+    from memory.services.details import KINDS
+
+    model = KINDS.get(kind)
+    if model is None:
+        return None
+    related = ("from_node", "to_node") if kind == "edge" else ("node",)
+    return model._default_manager.filter(owner=owner, pk=row_id).select_related(*related).first()

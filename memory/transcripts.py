@@ -156,6 +156,15 @@ def messages_from_text(text: str) -> list[Message]:
     return result
 
 
+def transcript_format(text: str, *, name: str = "") -> str:
+    """Which accepted shape ``text`` was read as, in words fit to show the person."""
+    if text.lstrip()[:1] in "[{" or name.lower().endswith(".json"):
+        return "JSON messages"
+    if any(_SPEAKER.match(line) for line in text.splitlines()):
+        return "a conversation (User:/Assistant: lines)"
+    return "plain notes (your own words)"
+
+
 def parse_transcript(text: str, *, name: str = "transcript") -> list[Message]:
     """Text of any accepted shape -> messages. JSON is recognised by its first character."""
     stripped = text.lstrip()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from memory import views
+from memory import views, views_details
 
 app_name = "memory"
 
@@ -16,6 +16,13 @@ urlpatterns = [
     path("aliases/<int:alias_id>/remove/", views.alias_remove, name="alias-remove"),
     path("nodes/<int:node_id>/delete/", views.node_delete_confirm, name="node-delete-confirm"),
     path("nodes/<int:node_id>/delete/confirm/", views.node_delete, name="node-delete"),
+    path("details/<str:kind>/<int:row_id>/edit/", views_details.detail_edit, name="detail-edit"),
+    path(
+        "details/<str:kind>/<int:row_id>/delete/",
+        views_details.detail_delete,
+        name="detail-delete",
+    ),
+    path("changes/<int:receipt_id>/undo/", views_details.detail_undo, name="detail-undo"),
     path("graph/", views.graph, name="graph"),
     path("suppressions/", views.suppressions, name="suppressions"),
     path(

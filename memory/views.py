@@ -13,6 +13,7 @@ from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.template.defaultfilters import pluralize
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
 
@@ -24,7 +25,9 @@ from memory.models import Node, Suppression
 from memory.search import search_nodes
 from memory.services import nodes as node_services
 from memory.services.nodes import NodeEditError
-from memory.vocab import Category
+from memory.vocab import Category, EdgeType, EventAction, SliceKind
+from receipts.models import Receipt
+from receipts.selectors import receipt_get
 
 NODE = "memory/node.html"
 NODES = "memory/nodes.html"
@@ -69,15 +72,28 @@ def nodes(request: HtmxHttpRequest) -> HttpResponse:
 @require_GET
 def node(request: HtmxHttpRequest, node_id: int) -> HttpResponse:
     node = node_or_404(request, node_id, detail=True)
-    return render(request, NODE, _node_context(node))
+    return render(request, NODE, node_context(node, undo_receipt=_last_change(request, node)))
 
 
-def _node_context(node: Node, **extra: Any) -> dict[str, Any]:
+def _last_change(request: HtmxHttpRequest, node: Node) -> Receipt | None:
+    """The person's last correction on this page, while it can still be undone."""
+    receipt_id = request.session.get("node_last_change")
+    receipt = receipt_get(request.user, receipt_id) if isinstance(receipt_id, int) else None
+    if receipt is None or receipt.undone_at or receipt.detail.get("node") != node.pk:
+        return None
+    return receipt
+
+
+def node_context(node: Node, **extra: Any) -> dict[str, Any]:
+    """What the node page and each of its regions render from."""
     initial = {"label": node.label, "category": node.category, "state": node.state}
     return {
         "node": node,
         "edit_form": NodeEditForm(initial={**initial, "summary": node.summary}),
         "alias_form": AliasForm(),
+        "slice_kinds": SliceKind.choices,
+        "event_actions": EventAction.choices,
+        "edge_types": EdgeType.choices,
         **extra,
     }
 
@@ -132,7 +148,7 @@ def _region(
     """One region of the node page (HTMX), or back to the page with a message."""
     error = status >= 400
     if request.htmx:
-        context = _node_context(node, note=note, error=error, oob_aliases=oob)
+        context = node_context(node, note=note, error=error, oob_aliases=oob)
         return render(request, f"{NODE}#{region}", context, status=status)
     messages.add_message(request, messages.ERROR if error else messages.SUCCESS, note)
     return redirect("memory:node", node_id=node.pk)
@@ -154,7 +170,12 @@ def node_delete(request: HtmxHttpRequest, node_id: int) -> HttpResponse:
     stick = bool(form.cleaned_data.get("stick"))
     label = node.label
     suppressions = node_services.node_delete(node=node, stick=stick)
-    note = f" {len(suppressions)} suppression(s) keep it from coming back." if stick else ""
+    n = len(suppressions)
+    note = (
+        f" {n} suppression{pluralize(n)} {'keeps' if n == 1 else 'keep'} it from coming back."
+        if stick
+        else ""
+    )
     messages.success(request, f"Deleted “{label}”.{note}")
     return redirect("memory:nodes")
 
@@ -177,14 +198,18 @@ def graph(request: HtmxHttpRequest) -> HttpResponse:
 @login_required
 @require_GET
 def suppressions(request: HtmxHttpRequest) -> HttpResponse:
+    return render(request, "memory/suppressions.html", _suppression_lists(request))
+
+
+def _suppression_lists(request: HtmxHttpRequest, **extra: Any) -> dict[str, Any]:
     now = timezone.now()
     rows = list(selectors.suppression_list(request.user))
-    context = {
+    return {
         "active": [s for s in rows if s.is_active_at(now)],
         "ended": [s for s in rows if not s.is_active_at(now)],
         "now": now,
+        **extra,
     }
-    return render(request, "memory/suppressions.html", context)
 
 
 @login_required
@@ -193,8 +218,9 @@ def suppression_lift(request: HtmxHttpRequest, suppression_id: int) -> HttpRespo
     suppression = node_services.suppression_lift(
         suppression=suppression_or_404(request, suppression_id)
     )
-    if request.htmx:
-        context = {"s": suppression, "now": timezone.now(), "note": "Lifted."}
-        return render(request, "memory/suppressions.html#suppression", context)
-    messages.success(request, f"Lifted the suppression on “{suppression.label}”.")
+    note = f"Lifted the suppression on “{suppression.label}”: ume may learn it again."
+    if request.htmx:  # both lists: the lifted row moves from Active to Expired or lifted
+        context = _suppression_lists(request, note=note)
+        return render(request, "memory/suppressions.html#lists", context)
+    messages.success(request, note)
     return redirect("memory:suppressions")

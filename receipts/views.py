@@ -56,5 +56,5 @@ def saves(request: HtmxHttpRequest) -> HttpResponse:
 @require_GET
 def receipt_detail(request: HtmxHttpRequest, receipt_id: int) -> HttpResponse:
     receipt = receipt_or_404(request, receipt_id)
-    context = {"receipt": receipt, "written": receipt_written(request.user, receipt.pk)}
+    context = {"receipt": receipt, "written": receipt_written(request.user, receipt)}
     return render(request, "receipts/detail.html", context)

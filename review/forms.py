@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, cast
 
 from django import forms
 from django.utils import timezone
@@ -21,10 +21,48 @@ def until_from(choice: str) -> datetime | None:
     return timezone.now() + span if span else None
 
 
+class QueueFilterForm(forms.Form):
+    """The queue's filters, bound to GET; a value it cannot read is a 400."""
+
+    category = forms.ChoiceField(
+        choices=[("", "all categories"), *Category.choices], required=False
+    )
+    transcript = forms.TypedChoiceField(
+        coerce=int, empty_value=None, required=False, label="From", choices=[]
+    )
+    sort = forms.ChoiceField(
+        choices=[
+            ("recent", "most recent first"),
+            ("confidence", "most confident first"),
+            ("least_confident", "least confident first"),
+        ],
+        required=False,
+    )
+
+    def __init__(self, *args: Any, transcripts: list[tuple[int, str]], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        field = cast(forms.TypedChoiceField, self.fields["transcript"])
+        field.choices = [("", "any source"), *transcripts]
+
+    def filters(self) -> dict[str, Any]:
+        data = self.cleaned_data
+        return {
+            "category": data.get("category") or "",
+            "transcript": data.get("transcript"),
+            "sort": data.get("sort") or "recent",
+        }
+
+    def is_filtered(self) -> bool:
+        return bool(self.is_bound and any(self.data.get(k) for k in ("category", "transcript")))
+
+
 class PromoteForm(forms.Form):
     label = forms.CharField(max_length=200, strip=True)
     category = forms.ChoiceField(choices=Category.choices)
     state = forms.ChoiceField(choices=NodeState.choices, initial=NodeState.ACTIVE)
+    keep_guess = forms.BooleanField(
+        required=False, help_text="Under a new label, keep the guess as another name (an alias)."
+    )
 
 
 class SuppressForm(forms.Form):
@@ -38,6 +76,12 @@ class MergeForm(forms.Form):
     node = forms.IntegerField(
         min_value=1, error_messages={"required": "Pick a memory to merge into."}
     )
+    add_alias = forms.BooleanField(required=False)
+    change_state = forms.BooleanField(required=False)
+
+
+class PreviewForm(forms.Form):
+    node = forms.IntegerField(min_value=1, max_value=MAX_ID)
     add_alias = forms.BooleanField(required=False)
 
 
@@ -70,6 +114,10 @@ class BulkForm(forms.Form):
 
     def until_value(self) -> datetime | None:
         return until_from(self.cleaned_data.get("until") or "forever")
+
+
+class BulkUndoForm(forms.Form):
+    ids = IdListField(error_messages={"required": "Nothing to undo."})
 
 
 class MultipleFileInput(forms.ClearableFileInput):

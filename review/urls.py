@@ -25,9 +25,15 @@ urlpatterns = [
         views.candidate_merge_pick,
         name="candidate-merge-pick",
     ),
+    path(
+        "candidates/<int:candidate_id>/merge/preview/",
+        views.candidate_merge_preview,
+        name="candidate-merge-preview",
+    ),
     path("candidates/<int:candidate_id>/merge/", views.candidate_merge, name="candidate-merge"),
     path("candidates/<int:candidate_id>/undo/", views.candidate_undo, name="candidate-undo"),
     path("bulk/", views.bulk, name="bulk"),
+    path("bulk/undo/", views.bulk_undo, name="bulk-undo"),
     path("uploads/", views.uploads, name="uploads"),
     path("uploads/new/", views.upload, name="upload"),
 ]

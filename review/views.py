@@ -23,11 +23,22 @@ from memory.services import review as review_services
 from memory.services.review import CandidateAlreadyDecided, ReviewError
 from memory.services.uploads import transcripts_upload
 from memory.vocab import Category, NodeState
-from review.forms import BulkForm, MergeForm, PickerForm, PromoteForm, SuppressForm, UploadForm
+from review.forms import (
+    BulkForm,
+    BulkUndoForm,
+    MergeForm,
+    PickerForm,
+    PreviewForm,
+    PromoteForm,
+    QueueFilterForm,
+    SuppressForm,
+    UploadForm,
+)
 
 QUEUE = "review/queue.html"
 PAGE_SIZE = 20
 LAST_DECISION = "review_last_decision"
+LAST_BULK = "review_last_bulk"
 CHOICES = {"categories": Category.choices, "states": NodeState.choices}
 
 
@@ -76,19 +87,42 @@ def _invalid(request: HtmxHttpRequest, candidate: Candidate, form: Any) -> HttpR
 @login_required
 @require_GET
 def queue(request: HtmxHttpRequest) -> HttpResponse:
-    page = Paginator(selectors.candidate_queue(request.user), PAGE_SIZE).get_page(
+    form = QueueFilterForm(request.GET, transcripts=selectors.queue_transcripts(request.user))
+    if not form.is_valid():
+        # HTMX swaps #queue: answer with that region (carrying the error), not a page.
+        context = {"form": form, **CHOICES}
+        return render(request, f"{QUEUE}#queue" if request.htmx else QUEUE, context, status=400)
+    page = Paginator(selectors.candidate_queue(request.user, **form.filters()), PAGE_SIZE).get_page(
         request.GET.get("page")
     )
     last_id = request.session.get(LAST_DECISION)
     last = selectors.candidate_get(request.user, last_id) if last_id else None
-    context = {"page": page, "last": last if last and last.status != "pending" else None, **CHOICES}
+    bulk_ids = request.session.get(LAST_BULK) or []
+    last_bulk = [
+        c
+        for c in selectors.candidates_by_ids(
+            request.user, bulk_ids if isinstance(bulk_ids, list) else []
+        )
+        if c.status != "pending"
+    ]
+    context = {
+        "form": form,
+        "page": page,
+        "last": last if last and last.status != "pending" else None,
+        "last_bulk": last_bulk,
+        **CHOICES,
+    }
     return render(request, f"{QUEUE}#queue" if request.htmx else QUEUE, context)
 
 
 @login_required
 @require_GET
 def candidate(request: HtmxHttpRequest, candidate_id: int) -> HttpResponse:
-    return _card(request, candidate_or_404(request, candidate_id))
+    """One card: the swap target for HTMX, a page of its own when opened directly."""
+    found = candidate_or_404(request, candidate_id)
+    if request.htmx:
+        return _card(request, found)
+    return render(request, "review/candidate.html", {"candidate": found, **CHOICES})
 
 
 @login_required
@@ -142,7 +176,16 @@ def candidate_merge_pick(request: HtmxHttpRequest, candidate_id: int) -> HttpRes
     candidate = candidate_or_404(request, candidate_id)
     form = PickerForm(request.GET)
     q = form.cleaned_data["q"] if form.is_valid() else ""
-    context = {"candidate": candidate, "q": q, "nodes": selectors.node_picker(request.user, q)}
+    context: dict[str, Any] = {
+        "candidate": candidate,
+        "q": q,
+        "nodes": selectors.node_picker(request.user, q),
+    }
+    picked = PreviewForm(request.GET)
+    if not request.htmx and candidate.status == "pending" and picked.is_valid():
+        node = selectors.node_get(request.user, picked.cleaned_data["node"])
+        if node is not None:  # the page of its own previews the picked memory (no JavaScript)
+            context["preview"] = review_services.merge_preview(candidate=candidate, node=node)
     template = "review/merge.html"
     return render(request, f"{template}#picker" if request.htmx else template, context)
 
@@ -163,10 +206,26 @@ def candidate_merge(request: HtmxHttpRequest, candidate_id: int) -> HttpResponse
             node=node,
             by=request.user,
             add_alias=form.cleaned_data["add_alias"],
+            change_state=form.cleaned_data["change_state"],
         )
     except ReviewError as exc:
         return _refused(request, candidate, exc)
     return _done(request, candidate, f"Merged into “{node.label}”.")
+
+
+@login_required
+@require_GET
+def candidate_merge_preview(request: HtmxHttpRequest, candidate_id: int) -> HttpResponse:
+    """What a merge into the picked memory would change there, before the person confirms."""
+    candidate = candidate_or_404(request, candidate_id)
+    form = PreviewForm(request.GET)
+    node = selectors.node_get(request.user, form.cleaned_data["node"]) if form.is_valid() else None
+    preview = None
+    if node is not None:
+        add_alias = form.cleaned_data["add_alias"]
+        preview = review_services.merge_preview(candidate=candidate, node=node, add_alias=add_alias)
+    context = {"candidate": candidate, "preview": preview}
+    return render(request, "review/merge.html#preview", context, status=200 if node else 400)
 
 
 @login_required
@@ -202,15 +261,32 @@ def bulk(request: HtmxHttpRequest) -> HttpResponse:
         suppress=suppress,
         until=form.until_value() if suppress else None,
     )
-    skipped = len(form.cleaned_data["ids"]) - done
-    note = f" {skipped} were already decided or not found." if skipped else ""
-    messages.success(request, f"{'Suppressed' if suppress else 'Rejected'} {done}.{note}")
+    skipped = len(form.cleaned_data["ids"]) - len(done)
+    note = (
+        f" {skipped} {'was' if skipped == 1 else 'were'} already decided or not found."
+        if skipped
+        else ""
+    )
+    if done:
+        request.session[LAST_BULK] = [c.pk for c in done]
+        request.session.pop(LAST_DECISION, None)
+    verb = "Suppressed" if suppress else "Rejected"
+    said = f"{verb} {_names(done)}." if done else "Nothing was changed."
+    messages.success(request, f"{said}{note}")
     return redirect("review:queue")
 
 
-def _reject_many(candidates: list[Candidate], *, by: Any, suppress: bool, until: Any) -> int:
+def _names(candidates: list[Candidate]) -> str:
+    """“Alpha”, “Beta” and “Gamma”."""
+    quoted = [f"“{c.label_guess}”" for c in candidates]
+    return quoted[0] if len(quoted) == 1 else f"{', '.join(quoted[:-1])} and {quoted[-1]}"
+
+
+def _reject_many(
+    candidates: list[Candidate], *, by: Any, suppress: bool, until: Any
+) -> list[Candidate]:
     """Decide each candidate on its own; one decided meanwhile (another tab) is skipped."""
-    done = 0
+    done = []
     for candidate in candidates:
         try:
             review_services.candidate_reject(
@@ -218,8 +294,32 @@ def _reject_many(candidates: list[Candidate], *, by: Any, suppress: bool, until:
             )
         except CandidateAlreadyDecided:
             continue
-        done += 1
+        done.append(candidate)
     return done
+
+
+@login_required
+@require_POST
+def bulk_undo(request: HtmxHttpRequest) -> HttpResponse:
+    """Take back the last bulk action: each card goes back to the queue if it still can."""
+    form = BulkUndoForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, "; ".join(str(e) for es in form.errors.values() for e in es))
+        return redirect("review:queue")
+    undone, refused = [], []
+    for candidate in selectors.candidates_by_ids(request.user, form.cleaned_data["ids"]):
+        try:
+            review_services.candidate_undo(candidate=candidate, by=request.user)
+        except ReviewError as exc:
+            refused.append(f"“{candidate.label_guess}”: {exc}")
+            continue
+        undone.append(candidate)
+    request.session.pop(LAST_BULK, None)
+    if undone:
+        messages.success(request, f"Undone: {_names(undone)} back in the queue.")
+    if refused:
+        messages.error(request, "Not undone: " + "; ".join(refused))
+    return redirect("review:queue")
 
 
 @login_required

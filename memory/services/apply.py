@@ -209,13 +209,21 @@ def plan_apply(
         )
         result.events.append(event.pk)
         if planned_event.new_state:
-            before = Node.objects.filter(pk=target_id).values_list("state", flat=True).first()
+            before, label = Node.objects.filter(pk=target_id).values_list(
+                "state", "label"
+            ).first() or (None, "")
             if before != planned_event.new_state:
                 Node.objects.filter(owner=owner, pk=target_id).update(
                     state=planned_event.new_state, updated_at=now
                 )
                 result.state_changes.append(
-                    {"node": target_id, "from": before, "to": planned_event.new_state}
+                    # The label, so the receipt can name the memory without a query.
+                    {
+                        "node": target_id,
+                        "label": label,
+                        "from": before,
+                        "to": planned_event.new_state,
+                    }
                 )
         evidence += _evidence_rows(planned_event.evidence, event=event, node_id=target_id, **ev)
 

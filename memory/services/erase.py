@@ -37,11 +37,11 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.db import transaction
-from django.db.models import F, Q
+from django.db.models import F, Max, Q
 from django.utils import timezone
 
 from memory.models import (
@@ -152,7 +152,14 @@ def receipt_undo_preview(*, receipt: Receipt) -> dict[str, Any]:
         "candidates": [
             {"id": c.pk, "label": c.label_guess}
             for c in candidates
-            if c.status not in _KEPT_STATUSES
+            if c.status == CandidateStatus.PENDING
+        ],
+        # Guesses already turned down (rejected, suppressed, expired): deleted too, but they are
+        # not "waiting for review", and their suppressions stay.
+        "declined": [
+            {"id": c.pk, "label": c.label_guess, "status": c.get_status_display()}
+            for c in candidates
+            if c.status not in _KEPT_STATUSES and c.status != CandidateStatus.PENDING
         ],
         "kept": [
             {"id": c.pk, "label": c.label_guess, "status": c.status}
@@ -213,6 +220,10 @@ def receipt_undo(
             _fault_injector()
     receipt.refresh_from_db()
     return result
+
+
+def _plural(n: int) -> str:
+    return "" if n == 1 else "s"
 
 
 class _Undo:
@@ -347,16 +358,15 @@ class _Undo:
             ).exclude(pk__in=self.ids["slices"])
             if not old.exists():
                 continue
+            label = new.node.label
             if Slice.objects.filter(node_id=new.node_id, kind=new.kind, is_current=True).exists():
                 self.not_reverted.append(
-                    f"slice #{new.node_id}/{new.kind}: a newer {new.kind} slice is current, "
+                    f"{new.kind} of “{label}”: a newer {new.kind} slice is current, "
                     "so the one this run superseded stays history"
                 )
                 continue
             n = old.update(is_current=True, superseded_at=None)
-            self.reverted.append(
-                f"{n} {new.kind} slice(s) made current again on node #{new.node_id}"
-            )
+            self.reverted.append(f"{n} {new.kind} fact{_plural(n)} of “{label}” made current again")
 
     def _revert_state_changes(self, node_ids: set[int]) -> None:
         changes = (self.receipt.detail or {}).get("updated", {}).get("state_changes", [])
@@ -366,7 +376,8 @@ class _Undo:
                 continue
             node = Node.objects.filter(owner=self.owner, pk=node_id).first()
             if node is None:
-                self.not_reverted.append(f"state of node #{node_id}: the node no longer exists")
+                name = change.get("label") or "a memory"
+                self.not_reverted.append(f"state of “{name}”: the memory no longer exists")
             elif node.state != change.get("to") or not change.get("from"):
                 self.not_reverted.append(
                     f"state of “{node.label}”: changed again since (now {node.state}); left as is"
@@ -398,6 +409,7 @@ class _Undo:
                 self.not_reverted.append(
                     f"mention count of “{label}”: the node is gone or its counts were reset"
                 )
+            self._revert_last_seen(Node, node_id, field="node_id")
 
     def _revert_candidate_bumps(self, created: set[int]) -> None:
         bumps = (self.receipt.detail or {}).get("updated", {}).get("candidates", [])
@@ -453,6 +465,22 @@ class _Undo:
             if fields:
                 row.save(update_fields=fields)
                 self.reverted.append(f"candidate “{label}”: {', '.join(fields)}")
+            if quiet_since:
+                self._revert_last_seen(Candidate, row.pk, field="candidate_id")
+
+    def _revert_last_seen(self, model: Any, row_id: int, *, field: str) -> None:
+        """ "Last seen" goes back to the latest quote that is left (this run's are deleted),
+        unless the row was seen again after this run."""
+        row = model.objects.filter(owner=self.owner, pk=row_id).first()
+        if row is None or row.last_seen_at > self.receipt.created_at + timedelta(seconds=1):
+            return
+        left = Evidence.objects.filter(owner=self.owner, **{field: row_id}).aggregate(
+            latest=Max("created_at")
+        )["latest"]
+        floor = getattr(row, "first_seen_at", None) or row.created_at
+        previous = max(left, floor) if left else floor
+        if previous < row.last_seen_at:
+            model.objects.filter(pk=row_id).update(last_seen_at=previous)
 
     def _delete_transcript(self) -> None:
         transcript_id = (self.receipt.detail or {}).get("transcript")
@@ -515,16 +543,20 @@ class _Undo:
     def summary(self) -> str:
         labels = self.deleted["node_labels"] + self.deleted["candidate_labels"]
         shown = ", ".join(labels[:3]) + (", …" if len(labels) > 3 else "")
+        d = self.deleted
         line = (
-            f"undid receipt #{self.receipt.pk}: deleted {self.deleted['nodes']} nodes, "
-            f"{self.deleted['candidates']} candidates"
+            f"undid receipt #{self.receipt.pk}: deleted {d['nodes']} node{_plural(d['nodes'])}, "
+            f"{d['candidates']} candidate{_plural(d['candidates'])}"
             + (f" ({shown})" if shown else "")
-            + f", {self.deleted['slices']} slices, {self.deleted['events']} events"
+            + f", {d['slices']} slice{_plural(d['slices'])}, "
+            f"{d['events']} event{_plural(d['events'])}"
         )
         if self.suppressions:
-            line += f"; {len(self.suppressions)} labels suppressed"
+            n = len(self.suppressions)
+            line += f"; {n} label{_plural(n)} suppressed"
         if self.not_reverted:
-            line += f"; {len(self.not_reverted)} changes could not be reverted"
+            n = len(self.not_reverted)
+            line += f"; {n} change{_plural(n)} could not be reverted"
         return line[:500]
 
 

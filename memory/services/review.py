@@ -114,8 +114,27 @@ def _held(candidate: Candidate) -> list[AnyProposal]:
     return held
 
 
-def _materialize(candidate: Candidate, node: Node, written: _Written, now: datetime) -> None:
-    """Write the slices, events and edges that waited on this candidate onto ``node``."""
+_COPULA = frozenset({"is", "was", "are", "named", "called", "the", "a", "an", "my"})
+
+
+def restates(text: str, keys: set[str]) -> bool:
+    """Does a fact only say a name ("Is Sofia Almeida" on the memory Sofia Almeida)? Such a
+    fact tells nothing a label does not, and after a rename it would keep the old guess."""
+    words = text.split()
+    while words and words[0].lower() in _COPULA:
+        words = words[1:]
+    return bool(words) and canonical_key(" ".join(words)) in keys
+
+
+def _materialize(
+    candidate: Candidate, node: Node, written: _Written, now: datetime, *, change_state: bool = True
+) -> None:
+    """Write the slices, events and edges that waited on this candidate onto ``node``.
+
+    A held fact that only restates the node's label or the candidate's guess is dropped. An
+    event that implies a state ("paused") sets the node's state only with ``change_state``.
+    """
+    names = {node.canonical_key, candidate.canonical_key}
     owner = candidate.owner
     evidence: list[Evidence] = []
     # Where each quote came from (the candidate's own evidence rows, written at ingest), so
@@ -127,6 +146,8 @@ def _materialize(candidate: Candidate, node: Node, written: _Written, now: datet
     for proposal in _held(candidate):
         quotes = [span for span in proposal.evidence if span.quote]
         target: dict[str, Any] = {}
+        if isinstance(proposal, SliceProposal) and restates(proposal.text, names):
+            continue
         if isinstance(proposal, SliceProposal):
             if proposal.kind in SUPERSEDING_SLICE_KINDS:
                 current = list(
@@ -155,7 +176,7 @@ def _materialize(candidate: Candidate, node: Node, written: _Written, now: datet
             )
             written.events.append(row_event.pk)
             new_state = ACTION_STATE.get(proposal.action)
-            if new_state and new_state != node.state:
+            if change_state and new_state and new_state != node.state:
                 node.state = new_state
                 node.save(update_fields=["state"])
             target = {"event": row_event, "node": node}
@@ -237,15 +258,26 @@ def _assert_not_suppressed(owner: Any, key: str, label: str, now: datetime) -> N
 
 
 def _adopt(
-    candidate: Candidate, node: Node, written: _Written, by: Any, status: str, now: datetime
+    candidate: Candidate,
+    node: Node,
+    written: _Written,
+    by: Any,
+    status: str,
+    now: datetime,
+    *,
+    change_state: bool = True,
 ) -> None:
     Evidence.objects.filter(owner=candidate.owner, candidate=candidate).update(node=node)
-    _materialize(candidate, node, written, now)
+    _materialize(candidate, node, written, now, change_state=change_state)
     candidate.status = status
     candidate.reviewed_at = now
     candidate.reviewed_by = by
     candidate.promoted_node = node
     candidate.save(update_fields=["status", "reviewed_at", "reviewed_by", "promoted_node"])
+
+
+def _count(items: list[Any], noun: str) -> str:
+    return f"{len(items)} {noun}{'' if len(items) == 1 else 's'}"
 
 
 def _detail(action: str, candidate: Candidate, written: _Written, **extra: Any) -> dict[str, Any]:
@@ -273,11 +305,14 @@ def candidate_promote(
     label: str | None = None,
     category: str | None = None,
     state: str | None = None,
+    keep_guess: bool = False,
 ) -> Node:
     """Make the candidate a node (label, category and state as the person edited them).
 
     Its evidence becomes the node's provenance and its held details are written. If the
     label names an existing node exactly, the candidate is merged into that node instead.
+    Under a new label the old guess becomes an alias only with ``keep_guess``: a guess the
+    person corrected is not another name for the memory unless they say so.
     """
     started = time.perf_counter()
     label = " ".join((label if label is not None else candidate.label_guess).split())
@@ -300,7 +335,7 @@ def candidate_promote(
                 locked,
                 existing,
                 by=by,
-                add_alias=key != existing.canonical_key and key != locked.canonical_key,
+                add_alias=keep_guess or key == locked.canonical_key,
                 now=now,
                 started=started,
                 action="promote",
@@ -327,7 +362,11 @@ def candidate_promote(
         except IntegrityError as exc:
             raise ReviewError(f"a {category} called “{label}” already exists") from exc
         written.node = node.pk
-        if key != locked.canonical_key and _alias_free(locked.owner, locked.canonical_key, now):
+        if (
+            keep_guess
+            and key != locked.canonical_key
+            and _alias_free(locked.owner, locked.canonical_key, now)
+        ):
             written.aliases.append(
                 Alias.objects.create(
                     owner=locked.owner,
@@ -343,7 +382,8 @@ def candidate_promote(
             locked.owner,
             outcome=Outcome.WROTE,
             subject=f"promote: {label}",
-            summary=f"promoted “{label}” ({category}); {len(written.slices)} slices, {len(written.events)} events",
+            summary=f"promoted “{label}” ({category}); {_count(written.slices, 'fact')}, "
+            f"{_count(written.events, 'event')}",
             detail=_detail("promote", locked, written),
             started=started,
             counts={
@@ -367,6 +407,7 @@ def _merge_locked(
     now: datetime,
     started: float,
     action: str = "merge",
+    change_state: bool = False,
 ) -> Node:
     written = _Written(node=node.pk, state_before=node.state)
     key = locked.canonical_key
@@ -385,13 +426,21 @@ def _merge_locked(
         last_seen_at=max(node.last_seen_at, locked.last_seen_at),
         updated_at=now,
     )
-    _adopt(locked, node, written, by, CandidateStatus.MERGED, now)
+    _adopt(locked, node, written, by, CandidateStatus.MERGED, now, change_state=change_state)
+    node.refresh_from_db(fields=["state"])
+    state_note = (
+        f"; state {written.state_before} → {node.state}"
+        if written.state_before != node.state
+        else ""
+    )
     _review_receipt(
         locked.owner,
         outcome=Outcome.WROTE,
         subject=f"{action}: {locked.label_guess} → {node.label}",
         summary=f"merged “{locked.label_guess}” into “{node.label}”"
-        + (" as an alias" if written.aliases else ""),
+        + (" as an alias" if written.aliases else "")
+        + f"; {_count(written.slices, 'fact')}, {_count(written.events, 'event')}"
+        + state_note,
         detail=_detail(
             "merge", locked, written, mentions=locked.mention_count, sessions=locked.session_count
         ),
@@ -407,18 +456,79 @@ def _merge_locked(
     return node
 
 
-def candidate_merge(*, candidate: Candidate, node: Node, by: Any, add_alias: bool = True) -> Node:
-    """Fold the candidate into an existing node of the same owner; its label becomes an alias."""
+def candidate_merge(
+    *,
+    candidate: Candidate,
+    node: Node,
+    by: Any,
+    add_alias: bool = True,
+    change_state: bool = False,
+) -> Node:
+    """Fold the candidate into an existing node of the same owner; its label becomes an alias.
+
+    Its held facts and events are added to the node; an event that implies a state changes
+    the node's state only with ``change_state`` (see :func:`merge_preview`).
+    """
     if node.owner_id != candidate.owner_id:
         raise ReviewError("that node does not exist")
     started = time.perf_counter()
     with transaction.atomic():
         locked = _lock_pending(candidate)
         result = _merge_locked(
-            locked, node, by=by, add_alias=add_alias, now=timezone.now(), started=started
+            locked,
+            node,
+            by=by,
+            add_alias=add_alias,
+            now=timezone.now(),
+            started=started,
+            change_state=change_state,
         )
     candidate.refresh_from_db()
     return result
+
+
+@dataclass(frozen=True)
+class MergePreview:
+    """Everything a merge would change on its target, shown before the person confirms."""
+
+    node: Node
+    alias: str | None
+    alias_refused: str
+    slices: list[SliceProposal]
+    events: list[EventProposal]
+    edges: list[EdgeProposal]
+    state_from: str
+    state_to: str | None
+
+
+def merge_preview(*, candidate: Candidate, node: Node, add_alias: bool = True) -> MergePreview:
+    """What :func:`candidate_merge` would write on ``node``: the alias, the facts and events
+    held on the candidate, its links, and the state its events imply (None: no change)."""
+    now = timezone.now()
+    names = {node.canonical_key, candidate.canonical_key}
+    held = _held(candidate)
+    slices = [p for p in held if isinstance(p, SliceProposal) and not restates(p.text, names)]
+    events = [p for p in held if isinstance(p, EventProposal)]
+    state_to = None
+    for event in events:
+        implied = ACTION_STATE.get(event.action)
+        state_to = implied or state_to
+    alias, refused = None, ""
+    if add_alias and candidate.canonical_key != node.canonical_key:
+        if _alias_free(candidate.owner, candidate.canonical_key, now):
+            alias = candidate.label_guess
+        else:
+            refused = "it already names a memory or is suppressed"
+    return MergePreview(
+        node=node,
+        alias=alias,
+        alias_refused=refused,
+        slices=slices,
+        events=events,
+        edges=[p for p in held if isinstance(p, EdgeProposal)],
+        state_from=node.state,
+        state_to=state_to if state_to and state_to != node.state else None,
+    )
 
 
 def candidate_reject(

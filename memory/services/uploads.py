@@ -20,7 +20,12 @@ from django.core.files.uploadedfile import UploadedFile
 
 from memory.models import Transcript
 from memory.services.ingest import ingest_transcript, transcript_store
-from memory.transcripts import TranscriptError, decode_bytes, parse_transcript
+from memory.transcripts import (
+    TranscriptError,
+    decode_bytes,
+    parse_transcript,
+    transcript_format,
+)
 from memory.vocab import TranscriptStatus
 from receipts.models import Outcome, Receipt, Source
 
@@ -76,7 +81,7 @@ def transcript_upload_one(
     )
     if not created and transcript.status != TranscriptStatus.DONE:
         return UploadResult(
-            name, True, f"already uploaded ({transcript.status}); nothing new", transcript
+            name, True, f"Already uploaded ({transcript.status}); nothing new.", transcript
         )
     if created and len(data) > settings.UME_INLINE_UPLOAD_BYTES:
         message = (
@@ -90,7 +95,23 @@ def transcript_upload_one(
     message = receipt.error or receipt.summary or receipt.get_outcome_display()
     if receipt.outcome == Outcome.DUPLICATE:
         message = "already uploaded; nothing new"
-    return UploadResult(name, ok, message, transcript, receipt)
+    elif receipt.outcome == Outcome.MEANINGFUL_NO_WRITE:
+        message = f"{message}: {_why_nothing(text, name)}"
+    return UploadResult(
+        name,
+        ok,
+        f"Read as {transcript_format(text, name=name)}. {message[:1].upper()}{message[1:].rstrip('.')}.",
+        transcript,
+        receipt,
+    )
+
+
+def _why_nothing(text: str, name: str) -> str:
+    """Why a readable file gave nothing to remember, fit to show next to it."""
+    said = [m for m in parse_transcript(text, name=name) if m.role == "user"]
+    if not said:
+        return "no line is yours (only User:, Me: or Human: lines are read as your words)"
+    return f"no memory found in what you said ({len(said)} message{'s' * (len(said) != 1)})"
 
 
 def transcripts_upload(

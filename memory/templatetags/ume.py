@@ -65,3 +65,96 @@ def current(slices: Any) -> list[Any]:
 def superseded(slices: Any) -> list[Any]:
     """The slices that were replaced: the history."""
     return [s for s in slices if not s.is_current]
+
+
+@register.filter
+def get_item(mapping: Any, key: str) -> Any:
+    """``mapping[key]`` in a template; '' when it is not a mapping or has no such key."""
+    return mapping.get(key, "") if isinstance(mapping, dict) else ""
+
+
+@register.filter
+def detail_noun(kind: Any) -> str:
+    """``slice`` -> ``fact``: what a person calls each kind of detail."""
+    from memory.services.details import NOUNS
+
+    return NOUNS.get(str(kind), str(kind))
+
+
+_SOURCES = {
+    "review:candidate": "rejected and suppressed in Review",
+    "dashboard:node": "a memory deleted with “make it stick”",
+    "api:node": "a memory deleted through the API",
+    "mcp:node": "a memory deleted by an assistant (MCP)",
+    "undo:receipt": "an undone save",
+}
+_PLAIN_SOURCES = {
+    "manual": "added by you",
+    "cleanup": "removed by cleanup",
+    "test": "a test",
+}
+
+
+@register.filter
+def supp_source(value: Any) -> str:
+    """Where a suppression came from, in words (``review:candidate:20`` is an internal id)."""
+    text = str(value or "")
+    head, _, tail = text.rpartition(":")
+    if head in _SOURCES and tail.isdigit():
+        return _SOURCES[head]
+    return _PLAIN_SOURCES.get(text, text.replace(":", " ").replace("_", " "))
+
+
+# A receipt's count keys in words: (one, many). Unknown keys fall back to their own words.
+_COUNT_NOUNS = {
+    "nodes": ("new memory", "new memories"),
+    "nodes_updated": ("memory seen again", "memories seen again"),
+    "slices": ("fact", "facts"),
+    "superseded": ("fact superseded", "facts superseded"),
+    "events": ("event", "events"),
+    "edges": ("link", "links"),
+    "candidates": ("guess for review", "guesses for review"),
+    "candidate_bumps": ("guess seen again", "guesses seen again"),
+    "held": ("detail held", "details held"),
+    "rejected": ("skipped", "skipped"),
+    "suppressions": ("suppression", "suppressions"),
+    "reverted": ("change reverted", "changes reverted"),
+    "not_reverted": ("change not reverted", "changes not reverted"),
+}
+# One line for the words a person cannot guess, shown the first time they appear on a page.
+COUNT_HELP = {
+    "held": "Held: facts and events about a guess still waiting for review; they are written "
+    "when you promote or merge the guess, and dropped if you reject it.",
+    "reverted": "Reverted: something this save had changed (a count, a state, a superseded "
+    "fact) was put back as it was before.",
+    "not_reverted": "Not reverted: a change that could not be put back, because something "
+    "newer had changed it since; the receipt says what.",
+    "superseded": "Superseded: an older fact replaced by a newer one of the same kind; it is "
+    "kept as history.",
+}
+
+
+@register.filter
+def count_noun(key: Any, n: Any) -> str:
+    """The words after a count: ``("slices", 1)`` -> ``"fact"``, ``("nodes", 2)`` ->
+    ``"new memories"``."""
+    try:
+        number = int(n)
+    except (TypeError, ValueError):
+        number = 0
+    one, many = _COUNT_NOUNS.get(str(key), (words(key), words(key)))
+    return one if number == 1 else many
+
+
+@register.filter
+def count_help(counts: Any) -> list[str]:
+    """The explanations of the unusual words among a receipt's non-zero counts."""
+    if not isinstance(counts, dict):
+        return []
+    return [text for key, text in COUNT_HELP.items() if counts.get(key)]
+
+
+@register.filter
+def count_title(key: Any) -> str:
+    """The one-line explanation of a count's word, for a tooltip ('' when it needs none)."""
+    return COUNT_HELP.get(str(key), "")

@@ -55,14 +55,29 @@ def browser() -> Iterator[Any]:
 
 
 @pytest.fixture
-def page(browser: Any, live_server: Any) -> Iterator[Any]:
+def page(browser: Any, live_server: Any, request: Any) -> Iterator[Any]:
+    """A tab of a fresh browser context. Any console error or uncaught exception on any page
+    fails the test: htmx reports a bad selector or a missing swap target only there."""
     context = browser.new_context(
         base_url=live_server.url, viewport={"width": 1280, "height": 900}, device_scale_factor=1
     )
     context.set_default_timeout(10_000)
     tab = context.new_page()
+    errors: list[str] = []
+    tab.on(
+        "console",
+        lambda message: (
+            errors.append(f"console.{message.type}: {message.text}")
+            if message.type == "error"
+            else None
+        ),
+    )
+    tab.on("pageerror", lambda error: errors.append(f"uncaught: {error}"))
+    tab.console_errors = errors  # a test that provokes an error on purpose may clear them
     yield tab
     context.close()
+    if errors:
+        pytest.fail("the browser console showed errors:\n" + "\n".join(errors), pytrace=False)
 
 
 @pytest.fixture
@@ -84,3 +99,11 @@ def sign_in(page: Any, username: str = "ada", password: str = PASSWORD) -> None:
 def signed_in(page: Any, person: Any) -> Any:
     sign_in(page)
     return page
+
+
+def expected_console_error(page: Any, text: str) -> None:
+    """A test that provokes an error on purpose (a 400 page) takes it off the list, and
+    checks that it was there."""
+    matching = [e for e in page.console_errors if text in e]
+    assert matching, f"expected a console error with {text!r}"
+    page.console_errors[:] = [e for e in page.console_errors if text not in e]

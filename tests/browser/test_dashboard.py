@@ -11,7 +11,7 @@ from django.utils import timezone
 from memory.models import Alias, Candidate, Node, Suppression
 from memory.services.ingest import ingest_text
 from receipts.models import Receipt
-from tests.browser.conftest import sign_in
+from tests.browser.conftest import expected_console_error, sign_in
 from tests.factories import make_candidate, make_node
 
 pytestmark = pytest.mark.browser
@@ -88,7 +88,7 @@ def test_triage_with_the_keyboard(signed_in, person):
     page.keyboard.press("j")
     page.keyboard.press("x")
     page.get_by_role("button", name="Reject selected").click()
-    expect_text(page.locator(".flash"), "Rejected 2.")
+    expect_text(page.locator(".flash"), "Rejected “Delta” and “Echo”.")
     statuses = dict(Candidate.objects.values_list("label_guess", "status"))
     assert statuses == {
         "Alpha": "rejected",
@@ -117,6 +117,7 @@ def test_promote_with_an_edited_label(signed_in, person):
     this = card(page, guess)
     this.get_by_label("Label").fill("Kubernetes")
     this.get_by_label("Category").select_option("tool")
+    this.get_by_label(re.compile("Keep “Kubernetes a Lot” as another name")).check()
     this.get_by_role("button", name="Promote").click()
     expect_text(this, "Promoted “Kubernetes”")
     this.get_by_role("link", name="Kubernetes").click()
@@ -194,6 +195,7 @@ def test_filter_the_saves_page(signed_in, person):
     response = page.goto("/saves/?outcome=bogus")
     assert response.status == 400
     expect_text(page.locator("[role=alert]"), "That filter can’t be read")
+    expected_console_error(page, "status of 400")
 
 
 def test_delete_a_node_with_make_it_stick(signed_in, person):

@@ -111,3 +111,49 @@ def test_node_admin_search(admin_client, owner):
         b"Universal Memory Engine"
         in admin_client.get(reverse("admin:memory_node_changelist") + "?q=UME").content
     )
+
+
+def test_memory_rule_terms_are_typed_per_line_or_comma_separated(admin_client):
+    from memory.models import MemoryRule
+
+    person = get_user_model().objects.create_user("daniel", password="pw-for-tests-1")
+    add = reverse("admin:memory_memoryrule_add")
+    form = {
+        "owner": person.pk,
+        "custom_instructions": "",
+        "includes": "Daniel, Gym\nRunning",
+        "excludes": "salary\n\n  salary  \nhealth",
+        "custom_categories": "[]",
+        "capture_default": "review",
+        "auto_collect": "on",
+        "created_at_0": "2026-01-01",
+        "created_at_1": "10:00:00",
+        "updated_at_0": "2026-01-01",
+        "updated_at_1": "10:00:00",
+    }
+    response = admin_client.post(add, form)
+    assert response.status_code == 302, response.content.decode()[:2000]
+    rule = MemoryRule.objects.get(owner=person)
+    assert rule.includes == ["Daniel", "Gym", "Running"]
+    assert rule.excludes == ["salary", "health"]
+    change = admin_client.get(reverse("admin:memory_memoryrule_change", args=[rule.pk]))
+    html = change.content.decode()
+    assert "Daniel\nGym\nRunning</textarea>" in html
+    assert "rules for daniel" in html and "rules for 1" not in html
+
+
+def test_the_rule_add_form_offers_only_people_without_a_rule(admin_client):
+    from memory.models import MemoryRule
+
+    has_rule = get_user_model().objects.create_user("hasrule", password="pw-for-tests-1")
+    MemoryRule.objects.create(owner=has_rule)
+    get_user_model().objects.create_user("norule", password="pw-for-tests-1")
+    html = admin_client.get(reverse("admin:memory_memoryrule_add")).content.decode()
+    assert ">norule</option>" in html and ">hasrule</option>" not in html
+    assert "edit their rule instead" in html
+
+
+def test_the_token_owner_is_an_autocomplete_not_a_number(admin_client):
+    html = admin_client.get(reverse("admin:memory_accesstoken_add")).content.decode()
+    assert "admin-autocomplete" in html
+    assert 'class="vForeignKeyRawIdAdminField"' not in html

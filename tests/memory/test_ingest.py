@@ -274,7 +274,9 @@ def test_promotion_writes_the_held_details_with_their_dates(owner):
         },
     )
     ingest_text(owner=owner, text=doc, name="berlin.json", extractor="proposals")
-    node = candidate_promote(candidate=Candidate.objects.get(), by=owner, label="Berlin, Germany")
+    node = candidate_promote(
+        candidate=Candidate.objects.get(), by=owner, label="Berlin, Germany", keep_guess=True
+    )
     assert (node.label, node.origin) == ("Berlin, Germany", "promoted")
     event = node.events.get()
     assert (event.happened_at, event.happened_at_precision) == (

@@ -35,7 +35,12 @@ def ev(quote):
 def test_promote_uses_the_edited_label_category_and_state(owner):
     candidate = make_candidate(owner=owner, label="boxing clas", category_guess="other")
     node = candidate_promote(
-        candidate=candidate, by=owner, label="Boxing Class", category="habit", state="paused"
+        candidate=candidate,
+        by=owner,
+        label="Boxing Class",
+        category="habit",
+        state="paused",
+        keep_guess=True,
     )
     assert (node.label, node.category, node.state, node.origin) == (
         "Boxing Class",
@@ -261,3 +266,46 @@ def test_undo_raises_the_deletion_barrier(owner):
     candidate_promote(candidate=candidate, by=owner)
     candidate_undo(candidate=candidate, by=owner)
     assert DeletionBarrier.objects.filter(owner=owner).exists()
+
+
+def _manager_guess(owner):
+    ingest(
+        owner,
+        {"object": "node", "label": "Manager", "category": "person", "evidence": ev("my manager")},
+        {
+            "object": "slice",
+            "on": "Manager",
+            "text": "Is Sofia Almeida",
+            "evidence": ev("My manager is Sofia Almeida"),
+        },
+        {
+            "object": "slice",
+            "on": "Manager",
+            "text": "runs the platform team",
+            "evidence": ev("she runs the platform team"),
+        },
+    )
+    return Candidate.objects.get()
+
+
+def test_a_renamed_promotion_keeps_neither_the_guess_as_alias_nor_a_fact_restating_the_name(
+    owner,
+):
+    node = candidate_promote(candidate=_manager_guess(owner), by=owner, label="Sofia Almeida")
+    assert node.label == "Sofia Almeida"
+    assert not node.aliases.exists()
+    assert list(node.slices.values_list("text", flat=True)) == ["runs the platform team"]
+
+
+def test_a_renamed_promotion_keeps_the_guess_as_alias_when_asked(owner):
+    node = candidate_promote(
+        candidate=_manager_guess(owner), by=owner, label="Sofia Almeida", keep_guess=True
+    )
+    assert list(node.aliases.values_list("alias", flat=True)) == ["Manager"]
+    assert list(node.slices.values_list("text", flat=True)) == ["runs the platform team"]
+
+
+def test_a_renamed_promotion_onto_an_existing_memory_adds_no_alias_unless_kept(owner):
+    sofia = make_node(owner=owner, label="Sofia Almeida", category="person")
+    node = candidate_promote(candidate=_manager_guess(owner), by=owner, label="sofia almeida")
+    assert node.pk == sofia.pk and not node.aliases.exists()

@@ -31,6 +31,17 @@ def test_seed_demo_fills_every_outcome_and_is_idempotent(capsys, settings):
         "duplicate",
         "rejected_input",
     }
+    # The failures the demo causes on purpose say so, and only those.
+    failed = Receipt.objects.filter(
+        owner=user, outcome__in=["llm_failed", "db_write_failed", "rejected_input"]
+    )
+    assert failed.count() == 3
+    for receipt in failed:
+        assert receipt.summary.startswith("Demo of a failure, on purpose (")
+    assert not Receipt.objects.filter(
+        owner=user, outcome="wrote", summary__contains="Demo"
+    ).exists()
+    assert "also the admin" in out
     days = {r.created_at.date() for r in Receipt.objects.filter(owner=user)}
     assert len(days) >= 7  # a few weeks of conversations, not one burst
     assert Candidate.objects.filter(owner=user, status="pending").count() >= 5
@@ -83,3 +94,29 @@ def test_pending_workers_in_parallel_process_each_upload_once():
     assert sorted(handled) == sorted(f"t{n}.txt" for n in range(12))
     assert set(Transcript.objects.values_list("status", flat=True)) == {"done"}
     assert not any(r.outcome == "duplicate" for batch in results for r in batch)
+
+
+def test_serve_demo_prints_the_login_after_the_servers_start_up_lines(settings):
+    import io
+
+    from memory.management.commands.serve_demo import Command
+
+    out = io.StringIO()
+    command = Command(stdout=out)
+    command.addr, command.port, command._raw_ipv6, command.protocol = (
+        "127.0.0.1",
+        "8000",
+        False,
+        "http",
+    )
+    command.on_bind("8000")
+    text = out.getvalue()
+    assert "Starting development server at http://127.0.0.1:8000/" in text
+    assert text.index("Quit the server") < text.index("Demo login: username 'demo'")
+    assert text.rstrip().splitlines()[-1].startswith("Demo login")
+
+
+@pytest.mark.django_db
+def test_seed_demo_can_leave_the_login_to_the_server(capsys):
+    call_command("seed_demo", no_login=True)
+    assert "Demo login" not in capsys.readouterr().out

@@ -6,7 +6,12 @@ from datetime import UTC, datetime
 
 import pytest
 
-from memory.transcripts import TranscriptError, decode_bytes, parse_transcript
+from memory.transcripts import (
+    TranscriptError,
+    decode_bytes,
+    parse_transcript,
+    transcript_format,
+)
 
 
 def test_speaker_lines_with_continuations():
@@ -79,3 +84,22 @@ def test_decode_refuses_what_is_not_text(data, limit, error):
 
 def test_decode_accepts_utf8_with_bom():
     assert decode_bytes("\ufeffUser: Zoë".encode(), name="f.txt", max_bytes=100) == "User: Zoë"
+
+
+@pytest.mark.parametrize(
+    ("text", "name", "shape"),
+    [
+        ("I moved to Lisbon.\nI like tea.", "notes.txt", "plain notes (your own words)"),
+        ("User: hi\nAssistant: hello", "chat.md", "a conversation (User:/Assistant: lines)"),
+        ("**Human:** hi", "chat.md", "a conversation (User:/Assistant: lines)"),
+        ('[{"role": "user", "content": "hi"}]', "x.txt", "JSON messages"),
+        ("", "x.json", "JSON messages"),
+    ],
+)
+def test_transcript_format_names_the_shape_that_was_read(text, name, shape):
+    assert transcript_format(text, name=name) == shape
+
+
+def test_plain_notes_are_one_message_of_the_user():
+    messages = parse_transcript("I moved to Lisbon.\nI like tea.")
+    assert [(m.role, m.content) for m in messages] == [("user", "I moved to Lisbon.\nI like tea.")]

@@ -300,7 +300,10 @@ def test_suppressions_active_and_expired_with_hits(owner_client, owner):
     html = owner_client.get(url("suppressions")).content.decode()
     active, ended = html.split("Expired or lifted")
     assert "Piano" in active and "Chess" in ended
-    assert '<td class="num">4</td>' in active and "2\xa0hours ago" in active
+    assert '<td data-label="Hits" class="num">4</td>' in active
+    # One date style everywhere: day month year, hours and minutes (no "2 hours ago").
+    hit = timezone.localtime(Suppression.objects.get(label="Piano").last_hit_at)
+    assert f">{hit:%-d %b %Y, %H:%M}</time>" in active and "ago" not in active
     assert "for ever" in active and "ended" in ended
 
 
@@ -308,12 +311,25 @@ def test_lift_a_suppression(owner_client, owner):
     suppression = make_suppression(owner=owner, label="Piano")
     response = owner_client.post(url("suppression-lift", suppression.pk), **HX)
     html = response.content.decode()
-    assert html.lstrip().startswith(f'<tr id="suppression-{suppression.pk}"')
-    assert "Lifted." in html
+    # The whole lists region: the lifted row leaves Active at once (it stayed until a reload).
+    assert html.lstrip().startswith('<div id="suppression-lists"')
+    active, ended = html.split("Expired or lifted")
+    row = f'<tr id="suppression-{suppression.pk}"'
+    assert row not in active and row in ended
+    assert "Lifted the suppression on “Piano”" in active
     suppression.refresh_from_db()
     assert suppression.lifted_at is not None
     again = owner_client.post(url("suppression-lift", suppression.pk), follow=True)
     assert "Lifted the suppression on “Piano”" in again.content.decode()
+
+
+def test_suppression_sources_are_words_not_internal_ids(owner_client, owner):
+    make_suppression(owner=owner, label="Tea", source="review:candidate:20")
+    make_suppression(owner=owner, label="Gym", source="dashboard:node:7")
+    html = owner_client.get(url("suppressions")).content.decode()
+    assert "review:candidate:20" not in html and "dashboard:node:7" not in html
+    assert "rejected and suppressed in Review" in html
+    assert "a memory deleted with “make it stick”" in html
 
 
 def test_empty_suppressions_page(owner_client):

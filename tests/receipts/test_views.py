@@ -67,7 +67,8 @@ def test_rows_newest_first_with_summary_counts_and_plan(owner_client, owner):
     )
     html = owner_client.get(SAVES).content.decode()
     assert html.index("1 node (Atlas)") < html.index("older one")
-    assert "<details>" in html and "<strong>3</strong> slices" in html
+    assert "<details>" in html and "<strong>3</strong> facts" in html
+    assert "<strong>1</strong> new memory<" in html  # not "1 nodes"
     assert "“Piano”: suppressed" in html
     assert reverse("memory:node", args=[node.pk]) in html
     assert "<svg" in html  # the chart
@@ -166,3 +167,28 @@ def test_chart_of_a_quiet_system_is_empty_not_broken():
     today = timezone.localdate()
     chart = stacked_chart({}, today - timedelta(days=29), today)
     assert chart.total == 0 and chart.rects == () and chart.legend == ()
+
+
+def test_an_upload_row_names_its_file(owner_client, owner):
+    make_receipt(owner, source="upload", subject="monday-chat.txt", summary="2 candidates")
+    html = owner_client.get(SAVES).content.decode()
+    assert '<span class="file">monday-chat.txt</span>: 2 candidates' in html
+
+
+def test_no_write_and_duplicate_have_distinct_chart_colours():
+    import re
+    from pathlib import Path
+
+    from django.conf import settings
+
+    css = (Path(settings.BASE_DIR) / "static" / "css" / "ume.css").read_text()
+
+    def fill(outcome):
+        return re.search(rf"\.o-{outcome} {{ fill: (#[0-9a-f]{{6}})", css).group(1)
+
+    def rgb(colour):
+        return [int(colour[i : i + 2], 16) for i in (1, 3, 5)]
+
+    a, b = rgb(fill("meaningful_no_write")), rgb(fill("duplicate"))
+    # Far apart, not two greys: their distance in RGB is well above a shade's.
+    assert sum((x - y) ** 2 for x, y in zip(a, b, strict=True)) ** 0.5 > 100

@@ -160,3 +160,40 @@ def test_cleanup_undo_and_delete_all_receipts_render(client, owner, receipt):
     assert "junk nodes removed" in cleanup_page.content.decode()
     assert "deleted all memory" in erase_page.content.decode()
     assert "Delete everything this ingest wrote" not in erase_page.content.decode()
+
+
+def test_the_confirm_page_does_not_call_a_suppressed_guess_waiting(client, owner, receipt):
+    from memory.services.review import candidate_reject
+
+    candidate_reject(candidate=Candidate.objects.get(label_guess="Chess"), by=owner, suppress=True)
+    client.force_login(owner)
+    page = client.get(reverse("receipts:undo-confirm", args=[receipt.pk])).content.decode()
+    assert "0 guesses waiting for review" in page
+    assert "1 guess you already turned down: Chess (suppressed)" in page
+
+
+def test_undo_puts_last_seen_back_to_the_mention_before(owner, receipt):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from memory.models import Evidence
+    from memory.services.erase import receipt_undo
+
+    earlier = timezone.now() - timedelta(days=3)
+    atlas = Node.objects.get(label="Atlas")
+    Node.objects.filter(pk=atlas.pk).update(last_seen_at=earlier, created_at=earlier)
+    Evidence.objects.filter(node=atlas).update(created_at=earlier)
+    chess = Candidate.objects.get(label_guess="Chess")
+    Candidate.objects.filter(pk=chess.pk).update(last_seen_at=earlier, first_seen_at=earlier)
+    Evidence.objects.filter(candidate=chess).update(created_at=earlier)
+    Receipt.objects.filter(pk=receipt.pk).update(created_at=earlier)
+
+    again = ingest_proposals(owner=owner, objects=DOC, name="later.json", source="upload")
+    atlas.refresh_from_db()
+    assert atlas.last_seen_at > earlier
+    receipt_undo(receipt=again)
+    atlas.refresh_from_db()
+    chess.refresh_from_db()
+    assert atlas.last_seen_at == earlier
+    assert chess.last_seen_at == earlier

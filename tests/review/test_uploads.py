@@ -100,7 +100,7 @@ def test_when_did_this_happen_sets_the_source_time(owner_client, owner):
 def test_the_same_file_twice_is_stored_once(owner_client, owner):
     owner_client.post(UPLOAD, {"transcripts": [upload("a.txt", GOOD)]})
     response = owner_client.post(UPLOAD, {"transcripts": [upload("again.txt", GOOD)]})
-    assert "already uploaded" in response.content.decode()
+    assert "Already uploaded; nothing new." in response.content.decode()
     assert Transcript.objects.filter(owner=owner).count() == 1
 
 
@@ -138,3 +138,36 @@ def test_an_oversized_file_is_refused_by_its_size_before_it_is_read(owner, setti
     assert not result.ok and result.message == "big.txt: 450 bytes is over the limit of 100 bytes"
     assert result.receipt is not None and result.receipt.outcome == "rejected_input"
     assert not Transcript.objects.exists()
+
+
+def test_plain_notes_are_read_as_the_persons_words_and_the_format_is_named(owner_client):
+    notes = b"I started learning the cello in January.\nMy sister Ana moved to Lisbon.\n"
+    html = owner_client.post(UPLOAD, {"transcripts": [upload("notes.txt", notes)]}).content.decode()
+    assert "Read as plain notes (your own words)." in html
+    assert Receipt.objects.get(subject__contains="notes.txt").outcome == "wrote"
+    conversation = owner_client.post(UPLOAD, {"transcripts": [upload("c.txt", GOOD)]})
+    assert "Read as a conversation (User:/Assistant: lines)." in conversation.content.decode()
+
+
+def test_a_file_with_only_assistant_lines_says_why_nothing_was_written(owner_client):
+    data = b"Assistant: You could try yoga.\nAssistant: And drink more water.\n"
+    html = owner_client.post(UPLOAD, {"transcripts": [upload("a.txt", data)]}).content.decode()
+    assert "Nothing written: no line is yours" in html
+
+
+def test_plain_notes_with_nothing_to_remember_say_so(owner_client):
+    data = b"Nice weather today.\n"
+    html = owner_client.post(UPLOAD, {"transcripts": [upload("w.txt", data)]}).content.decode()
+    assert (
+        "Read as plain notes (your own words). Nothing written: no memory found in what you said (1 message)."
+        in html
+    )
+
+
+def test_an_upload_updates_the_sidebar_badge_out_of_band(owner_client):
+    html = owner_client.post(
+        UPLOAD, {"transcripts": [upload("a.txt", GOOD)]}, **HX
+    ).content.decode()
+    assert html.lstrip().startswith('<section id="upload-panel"')
+    assert 'id="pending-count"' in html and 'hx-swap-oob="true"' in html
+    assert 'aria-label="1 pending"' in html

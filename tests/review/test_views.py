@@ -151,19 +151,20 @@ def test_queue_query_count_does_not_grow_with_rows(
             )
 
     add(1)
-    # session, user, count, page, evidence, their transcripts, the pending badge
-    _queue_queries(owner_client, django_assert_num_queries, 7)
+    # session, user, the source filter's transcripts, count, page, evidence, their
+    # transcripts, the pending badge
+    _queue_queries(owner_client, django_assert_num_queries, 8)
     add(12)
-    _queue_queries(owner_client, django_assert_num_queries, 7)
+    _queue_queries(owner_client, django_assert_num_queries, 8)
     owner_client.post(url("candidate-reject", Candidate.objects.first().pk))
-    _queue_queries(owner_client, django_assert_num_queries, 8)  # + the last decision (undo)
+    _queue_queries(owner_client, django_assert_num_queries, 9)  # + the last decision (undo)
 
 
 # --- promote ---------------------------------------------------------------------------------
 
 
 def test_promote_with_an_edited_label_swaps_the_card(owner_client, piano):
-    data = {"label": "Piano lessons", "category": "habit", "state": "paused"}
+    data = {"label": "Piano lessons", "category": "habit", "state": "paused", "keep_guess": "1"}
     response = owner_client.post(url("candidate-promote", piano.pk), data, **HX)
     html = response.content.decode()
     assert response.status_code == 200
@@ -176,6 +177,13 @@ def test_promote_with_an_edited_label_swaps_the_card(owner_client, piano):
     assert (node.category, node.state) == ("habit", "paused")
     assert node.evidence.filter(quote="I started piano lessons").exists()  # provenance
     assert Alias.objects.filter(node=node, alias="Piano").exists()
+
+
+def test_a_renamed_promotion_without_the_checkbox_keeps_no_alias(owner_client, piano):
+    data = {"label": "Piano lessons", "category": "habit", "state": "active"}
+    assert 'name="keep_guess"' in owner_client.get(url("queue")).content.decode()
+    owner_client.post(url("candidate-promote", piano.pk), data, **HX)
+    assert not Alias.objects.filter(node__label="Piano lessons").exists()
 
 
 def test_promote_without_javascript_redirects_with_a_message(owner_client, piano):
@@ -372,14 +380,36 @@ def test_bulk_reject_and_bulk_suppress(owner_client, owner):
     response = owner_client.post(
         url("bulk"), {"ids": [a.pk, b.pk], "action": "reject"}, follow=True
     )
-    assert "Rejected 2." in response.content.decode()
+    assert "Rejected “Alpha” and “Beta”." in response.content.decode()
     response = owner_client.post(
         url("bulk"), {"ids": [b.pk, c.pk], "action": "suppress", "until": "week"}, follow=True
     )
-    assert "Suppressed 1. 1 were already decided or not found." in response.content.decode()
+    assert "Suppressed “Gamma”. 1 was already decided or not found." in response.content.decode()
     statuses = dict(Candidate.objects.values_list("label_guess", "status"))
     assert statuses == {"Alpha": "rejected", "Beta": "rejected", "Gamma": "suppressed"}
     assert list(Suppression.objects.values_list("canonical_key", flat=True)) == ["gamma"]
+
+
+def test_bulk_reject_offers_an_undo_that_puts_them_back(owner_client, owner):
+    a, b = (make_candidate(owner=owner, label=x) for x in ("Alpha", "Beta"))
+    page = owner_client.post(
+        url("bulk"), {"ids": [a.pk, b.pk], "action": "suppress"}, follow=True
+    ).content.decode()
+    assert url("bulk-undo") in page and "Undo 2 decisions" in page
+    response = owner_client.post(url("bulk-undo"), {"ids": [a.pk, b.pk]}, follow=True)
+    assert "Undone: “Alpha” and “Beta” back in the queue." in response.content.decode()
+    assert set(Candidate.objects.values_list("status", flat=True)) == {"pending"}
+    assert not Suppression.objects.exists()
+    assert url("bulk-undo") not in response.content.decode()
+
+
+def test_bulk_undo_ignores_another_users_ids(other_client, owner, piano):
+    from memory.services.review import candidate_reject
+
+    candidate_reject(candidate=piano, by=owner)
+    other_client.post(url("bulk-undo"), {"ids": [piano.pk]})
+    piano.refresh_from_db()
+    assert piano.status == "rejected"
 
 
 def test_bulk_with_nothing_selected(owner_client):
@@ -390,3 +420,70 @@ def test_bulk_with_nothing_selected(owner_client):
 def test_get_is_not_allowed_on_actions(owner_client, piano):
     assert owner_client.get(url("candidate-reject", piano.pk)).status_code == 405
     assert owner_client.get(url("bulk")).status_code == 405
+
+
+def test_a_card_opened_directly_is_a_full_page_without_stray_swaps(owner_client, piano):
+    response = owner_client.get(url("candidate", piano.pk))
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert html.lstrip().lower().startswith("<!doctype html>")
+    assert f'id="candidate-{piano.pk}"' in html and 'class="sidenav"' in html
+    assert "hx-swap-oob" not in html
+    fragment = owner_client.get(url("candidate", piano.pk), **HX).content.decode()
+    assert fragment.lstrip().startswith(f'<article id="candidate-{piano.pk}"')
+
+
+def test_a_decision_updates_the_queue_heading_count_out_of_band(owner_client, owner, piano):
+    make_candidate(owner=owner, label="Chess")
+    page = owner_client.get(url("queue")).content.decode()
+    assert '<span id="queue-count">2 pending</span>' in page
+    html = owner_client.post(url("candidate-reject", piano.pk), **HX).content.decode()
+    assert '<span id="queue-count" hx-swap-oob="true">1 pending</span>' in html
+    assert 'aria-label="1 pending"' in html
+
+
+# --- filters and sort ------------------------------------------------------------------------
+
+
+def _queue_labels(html):
+    import re
+
+    return re.findall(r'<h2 id="label-\d+">([^<]+)</h2>', html)
+
+
+def test_the_queue_filters_by_category_and_sorts_by_confidence(owner_client, owner):
+    make_candidate(owner=owner, label="Piano", category_guess="skill", confidence=0.6)
+    make_candidate(owner=owner, label="Chess", category_guess="skill", confidence=0.9)
+    make_candidate(owner=owner, label="Lisbon", category_guess="place", confidence=0.8)
+    skills = owner_client.get(url("queue"), {"category": "skill", "sort": "confidence"})
+    assert _queue_labels(skills.content.decode()) == ["Chess", "Piano"]
+    low = owner_client.get(url("queue"), {"sort": "least_confident"}).content.decode()
+    assert _queue_labels(low) == ["Piano", "Lisbon", "Chess"]
+
+
+def test_the_queue_filters_by_source_transcript(owner_client, owner):
+    first = Transcript.objects.create(owner=owner, name="monday.txt", text="a", sha256="a" * 64)
+    second = Transcript.objects.create(owner=owner, name="tuesday.txt", text="b", sha256="b" * 64)
+    piano = make_candidate(owner=owner, label="Piano")
+    chess = make_candidate(owner=owner, label="Chess")
+    Evidence.objects.create(owner=owner, candidate=piano, transcript=first, quote="piano")
+    Evidence.objects.create(owner=owner, candidate=chess, transcript=second, quote="chess")
+    page = owner_client.get(url("queue")).content.decode()
+    assert ">monday.txt</option>" in page and ">tuesday.txt</option>" in page
+    html = owner_client.get(url("queue"), {"transcript": first.pk}, **HX).content.decode()
+    assert html.lstrip().startswith('<section id="queue"')
+    assert _queue_labels(html) == ["Piano"]
+
+
+def test_a_bad_queue_filter_is_a_400_that_says_so(owner_client, owner, other_user):
+    theirs = Transcript.objects.create(owner=other_user, name="x.txt", text="x", sha256="c" * 64)
+    for query in ({"sort": "loudest"}, {"category": "nope"}, {"transcript": theirs.pk}):
+        response = owner_client.get(url("queue"), query)
+        assert response.status_code == 400
+        assert "That filter can’t be read" in response.content.decode()
+
+
+def test_an_empty_filtered_queue_says_so(owner_client, owner):
+    make_candidate(owner=owner, label="Piano", category_guess="skill")
+    html = owner_client.get(url("queue"), {"category": "place"}).content.decode()
+    assert "No guesses match this filter" in html

@@ -62,6 +62,22 @@ def clock(at: datetime) -> Iterator[None]:
         yield
 
 
+def demo_login_line(username: str, password: str) -> str:
+    return (
+        f"Demo login: username {username!r}, password {password!r}; the demo user is also the "
+        "admin (/admin/). Local demo only; set UME_DEMO_PASSWORD to change it."
+    )
+
+
+def on_purpose(receipt: Receipt, what: str) -> Receipt:
+    """Label a failure the demo causes deliberately, so it does not read as a real one."""
+    Receipt.objects.filter(pk=receipt.pk).update(
+        summary=f"Demo of a failure, on purpose ({what}). {receipt.summary}"[:500]
+    )
+    receipt.refresh_from_db()
+    return receipt
+
+
 def backdate(receipt: Receipt, at: datetime) -> Receipt:
     Receipt.objects.filter(pk=receipt.pk).update(created_at=at)
     return receipt
@@ -73,6 +89,11 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument(
             "--reset", action="store_true", help="delete the demo user's data and seed again"
+        )
+        parser.add_argument(
+            "--no-login",
+            action="store_true",
+            help="do not print the demo login (`serve_demo` prints it after the server starts)",
         )
 
     def handle(self, *args: Any, **opts: Any) -> None:
@@ -86,21 +107,18 @@ class Command(BaseCommand):
             self.stdout.write(
                 f"Demo data already present for {username!r} (use --reset to reseed)."
             )
-            self.print_login(username, password)
+            if not opts["no_login"]:
+                self.print_login(username, password)
             return
         if user is None:
             user = users.create_superuser(username=username, password=password, email="")
         MemoryRule.objects.get_or_create(owner=user)
         self.seed(user)
-        self.print_login(username, password)
+        if not opts["no_login"]:
+            self.print_login(username, password)
 
     def print_login(self, username: str, password: str) -> None:
-        self.stdout.write(
-            self.style.SUCCESS(
-                f"Demo login: username {username!r}, password {password!r} "
-                "(local demo only; set UME_DEMO_PASSWORD to change it)"
-            )
-        )
+        self.stdout.write(self.style.SUCCESS(demo_login_line(username, password)))
 
     def ingest_file(self, user: Any, name: str, at: datetime) -> Receipt:
         data = (DEMO_DIR / name).read_bytes()
@@ -153,11 +171,8 @@ class Command(BaseCommand):
         at = datetime(2026, 11, 25, 10, 0, tzinfo=UTC)
         with clock(at):
             png = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01"
-            receipts.append(
-                backdate(
-                    ingest_bytes(owner=user, data=png, name="holiday.png", source="upload"), at
-                )
-            )
+            receipt = ingest_bytes(owner=user, data=png, name="holiday.png", source="upload")
+            receipts.append(on_purpose(backdate(receipt, at), "a photo is not a transcript"))
         # The LLM extractor with its endpoint down: extractor failed, transcript kept for retry.
         at = datetime(2026, 11, 26, 16, 40, tzinfo=UTC)
         with (
@@ -169,23 +184,16 @@ class Command(BaseCommand):
             ),
         ):
             text = "User: I finished the Atlas tax report feature today.\n"
-            receipts.append(
-                backdate(
-                    ingest_text(
-                        owner=user, text=text, name="llm-chat.txt", source="upload", extractor="llm"
-                    ),
-                    at,
-                )
+            receipt = ingest_text(
+                owner=user, text=text, name="llm-chat.txt", source="upload", extractor="llm"
             )
+            receipts.append(on_purpose(backdate(receipt, at), "the LLM endpoint is switched off"))
         # A database that refuses the write: rolled back, recorded afterwards.
         at = datetime(2026, 11, 28, 11, 5, tzinfo=UTC)
         with clock(at), fault("simulated for the demo: the database refused the write"):
             text = "User: I started a pottery class on Thursdays.\n"
-            receipts.append(
-                backdate(
-                    ingest_text(owner=user, text=text, name="pottery.txt", source="upload"), at
-                )
-            )
+            receipt = ingest_text(owner=user, text=text, name="pottery.txt", source="upload")
+            receipts.append(on_purpose(backdate(receipt, at), "the database write is made to fail"))
 
         outcomes = sorted({r.outcome for r in receipts})
         nodes = Node.objects.filter(owner=user).count()

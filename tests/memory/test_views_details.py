@@ -1,0 +1,140 @@
+"""The node page's edit and delete of one fact, event, alias or link, with Undo; the owner,
+another user and an anonymous visitor."""
+
+from __future__ import annotations
+
+import pytest
+from django.urls import reverse
+
+from memory.models import Alias, Edge, Event, Slice
+from receipts.models import Receipt
+from tests.factories import make_edge, make_event, make_node, make_slice
+
+pytestmark = pytest.mark.django_db
+HX = {"HTTP_HX_REQUEST": "true"}
+
+
+@pytest.fixture
+def sofia(owner):
+    node = make_node(owner=owner, label="Sofia Almeida", category="person", aliases=("Manager",))
+    make_slice(node=node, text="Is Sofia Almeida")
+    make_event(node=node, text="joined Northwind", action="joined")
+    make_edge(from_node=node, to_node=make_node(owner=owner, label="Northwind", category="work"))
+    return node
+
+
+def rows(node):
+    return {
+        "slice": node.slices.get(),
+        "event": node.events.get(),
+        "alias": node.aliases.get(),
+        "edge": node.edges_out.get(),
+    }
+
+
+def test_the_node_page_offers_edit_and_delete_for_every_detail(client, owner, sofia):
+    client.force_login(owner)
+    html = client.get(reverse("memory:node", args=[sofia.pk])).content.decode()
+    for kind, row in rows(sofia).items():
+        assert reverse("memory:detail-edit", args=[kind, row.pk]) in html
+        assert reverse("memory:detail-delete", args=[kind, row.pk]) in html
+
+
+@pytest.mark.parametrize(
+    ("kind", "region", "model"),
+    [
+        ("slice", "facts", Slice),
+        ("event", "timeline", Event),
+        ("alias", "aliases", Alias),
+        ("edge", "links", Edge),
+    ],
+)
+def test_delete_answers_with_its_region_and_an_undo_that_works(
+    client, owner, sofia, kind, region, model
+):
+    client.force_login(owner)
+    row = rows(sofia)[kind]
+    response = client.post(reverse("memory:detail-delete", args=[kind, row.pk]), **HX)
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert html.lstrip().startswith(f'<section id="{region}"')
+    assert not model.objects.filter(pk=row.pk).exists()
+    receipt = Receipt.objects.get(owner=owner, detail__action="detail_delete")
+    assert reverse("memory:detail-undo", args=[receipt.pk]) in html
+
+    response = client.post(reverse("memory:detail-undo", args=[receipt.pk]), **HX)
+    assert response.status_code == 200
+    assert "Undone" in response.content.decode()
+    assert model.objects.filter(pk=row.pk).exists()
+
+
+def test_edit_a_fact_in_place_and_see_it_in_the_region(client, owner, sofia):
+    client.force_login(owner)
+    fact = sofia.slices.get()
+    response = client.post(
+        reverse("memory:detail-edit", args=["slice", fact.pk]),
+        {"text": "My manager at Northwind", "kind": "other"},
+        **HX,
+    )
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert "My manager at Northwind" in html and "Saved the fact." in html
+    fact.refresh_from_db()
+    assert fact.text == "My manager at Northwind"
+
+
+def test_a_bad_edit_is_a_400_with_the_reason_and_changes_nothing(client, owner, sofia):
+    client.force_login(owner)
+    event = sofia.events.get()
+    response = client.post(
+        reverse("memory:detail-edit", args=["event", event.pk]),
+        {"text": "joined", "action": "exploded"},
+        **HX,
+    )
+    assert response.status_code == 400
+    assert 'role="alert"' in response.content.decode()
+    event.refresh_from_db()
+    assert event.action == "joined"
+
+
+def test_without_javascript_a_delete_redirects_and_the_page_offers_undo(client, owner, sofia):
+    client.force_login(owner)
+    fact = sofia.slices.get()
+    response = client.post(reverse("memory:detail-delete", args=["slice", fact.pk]))
+    assert response.status_code == 302
+    page = client.get(response["Location"]).content.decode()
+    assert "Deleted the fact" in page
+    receipt = Receipt.objects.get(owner=owner)
+    assert reverse("memory:detail-undo", args=[receipt.pk]) in page
+
+
+def test_another_user_gets_404_and_changes_nothing(client, other_user, sofia):
+    client.force_login(other_user)
+    for kind, row in rows(sofia).items():
+        assert client.post(reverse("memory:detail-delete", args=[kind, row.pk])).status_code == 404
+        edit = client.post(reverse("memory:detail-edit", args=[kind, row.pk]), {"text": "x"})
+        assert edit.status_code == 404
+    assert Slice.objects.filter(node=sofia).count() == 1
+    assert not Receipt.objects.exists()
+
+
+def test_another_user_cannot_undo_the_owners_change(client, owner, other_user, sofia):
+    from memory.services.details import detail_delete
+
+    receipt = detail_delete(row=sofia.slices.get())
+    client.force_login(other_user)
+    assert client.post(reverse("memory:detail-undo", args=[receipt.pk])).status_code == 404
+    receipt.refresh_from_db()
+    assert receipt.undone_at is None
+
+
+def test_anonymous_visitor_is_sent_to_sign_in(client, sofia):
+    fact = sofia.slices.get()
+    response = client.post(reverse("memory:detail-delete", args=["slice", fact.pk]))
+    assert response.status_code == 302 and "login" in response["Location"]
+    assert Slice.objects.filter(pk=fact.pk).exists()
+
+
+def test_unknown_kind_is_404(client, owner, sofia):
+    client.force_login(owner)
+    assert client.post(reverse("memory:detail-delete", args=["node", sofia.pk])).status_code == 404
