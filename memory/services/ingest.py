@@ -30,7 +30,7 @@ from django.utils import timezone
 from memory.extractors import ExtractorFailed, get_extractor
 from memory.gate import WritePlan, plan_writes
 from memory.models import Transcript
-from memory.proposals import AnyProposal, ProposalError, parse_proposals
+from memory.proposals import AnyProposal, ProposalError, parse_proposals, proposals_dedupe
 from memory.selectors import gate_snapshot
 from memory.services.apply import ApplyResult, CandidateDecided, plan_apply, plan_recheck
 from memory.services.barrier import DeletionConflict, barrier_check
@@ -348,10 +348,10 @@ def _read(transcript: Transcript, extractor: str) -> tuple[list[Message], list[A
             if isinstance(data, dict) and "messages" in data
             else []
         )
-        return messages, parse_proposals(data)
+        return messages, proposals_dedupe(parse_proposals(data))
     messages = parse_transcript(transcript.text, name=transcript.name)
     extract = get_extractor(extractor)
-    return messages, extract(messages, source_time=transcript.source_time)
+    return messages, proposals_dedupe(extract(messages, source_time=transcript.source_time))
 
 
 def ingest_transcript(
