@@ -193,6 +193,12 @@ LOGGING = {
 # --- ume's own settings (documented in the README) -----------------------------------------
 UME_MAX_TRANSCRIPT_BYTES = env_int("UME_MAX_TRANSCRIPT_BYTES", 5 * 1024 * 1024, minimum=1)
 UME_INLINE_UPLOAD_BYTES = env_int("UME_INLINE_UPLOAD_BYTES", 64 * 1024, minimum=0)
+# A save with more messages than this goes to the pending workers, like a large upload.
+UME_INLINE_MESSAGES = env_int("UME_INLINE_MESSAGES", 200, minimum=1)
+# How long a claim on a transcript holds without finishing; after that a retry takes it over.
+UME_CLAIM_LEASE_SECONDS = env_int("UME_CLAIM_LEASE_SECONDS", 60, minimum=1)
+# The time a pending worker may spend on one transcript before giving up on it.
+UME_INGEST_BUDGET_SECONDS = env_int("UME_INGEST_BUDGET_SECONDS", 45, minimum=1)
 UME_DEFAULT_EXTRACTOR = env_str("UME_EXTRACTOR", "rules")
 UME_LLM_BASE_URL = env_str("UME_LLM_BASE_URL")
 UME_LLM_MODEL = env_str("UME_LLM_MODEL")

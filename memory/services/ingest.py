@@ -16,8 +16,11 @@ from __future__ import annotations
 
 import json
 import logging
+import signal
+import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -49,8 +52,13 @@ from receipts.summary import summarise
 log = logging.getLogger(__name__)
 
 APPLY_ATTEMPTS = 4
-STALE_CLAIM = timedelta(minutes=15)
 MAX_ATTEMPTS = 5
+
+
+def _lease() -> timedelta:
+    """How long a claim holds without finishing (``UME_CLAIM_LEASE_SECONDS``)."""
+    return timedelta(seconds=settings.UME_CLAIM_LEASE_SECONDS)
+
 
 # Test and demo hook: a callable run inside the apply transaction, after the writes.
 # Raising from it exercises the rollback path exactly as a real database failure would.
@@ -301,7 +309,7 @@ def transcript_claim(transcript: Transcript, *, now: datetime) -> bool:
         pk=transcript.pk, status__in=[TranscriptStatus.PENDING, TranscriptStatus.FAILED]
     )
     stale = Transcript.objects.filter(
-        pk=transcript.pk, status=TranscriptStatus.PROCESSING, claimed_at__lt=now - STALE_CLAIM
+        pk=transcript.pk, status=TranscriptStatus.PROCESSING, claimed_at__lt=now - _lease()
     )
     # An attempt is counted when it starts, so a transcript that kills its worker every time
     # still runs out of attempts.
@@ -314,6 +322,39 @@ def transcript_claim(transcript: Transcript, *, now: datetime) -> bool:
         transcript.claimed_at = now
         transcript.attempts += 1
     return bool(claimed)
+
+
+def _claim_or_wait(transcript: Transcript) -> tuple[str, dict[str, Any], str] | None:
+    """Claim ``transcript``, or say why not: ``None`` once claimed, else (outcome, detail,
+    error) for the receipt.
+
+    Identical content being processed right now is waited for (up to its lease), so the answer
+    is ``duplicate`` naming the receipt it duplicates; a first attempt that never finished (its
+    worker died) loses its claim when the lease runs out, and this attempt processes it.
+    """
+    lease = timedelta(seconds=settings.UME_CLAIM_LEASE_SECONDS)
+    deadline = time.monotonic() + lease.total_seconds() + 1
+    pause = 0.02
+    while True:
+        if transcript_claim(transcript, now=timezone.now()):
+            return None
+        try:
+            transcript.refresh_from_db(fields=["status", "receipt", "claimed_at", "attempts"])
+        except Transcript.DoesNotExist:
+            # Deleted (delete all, undo) between storing it and claiming it.
+            error = "the transcript was deleted while this save was in flight; nothing was written"
+            return Outcome.DELETION_CONFLICT, {}, error
+        if transcript.status == TranscriptStatus.DONE and transcript.receipt_id is not None:
+            detail = {
+                "original_receipt": transcript.receipt_id,
+                "reason": "identical content already processed",
+            }
+            return Outcome.DUPLICATE, detail, ""
+        if time.monotonic() > deadline:
+            error = "identical content is still being processed; try again later"
+            return Outcome.DB_WRITE_FAILED, {"retryable": True}, error
+        time.sleep(pause)
+        pause = min(pause * 2, 0.5)
 
 
 def _finish(transcript: Transcript, *, status: str, receipt: Receipt, error: str = "") -> None:
@@ -354,6 +395,29 @@ def _read(transcript: Transcript, extractor: str) -> tuple[list[Message], list[A
     return messages, proposals_dedupe(extract(messages, source_time=transcript.source_time))
 
 
+class OverBudget(Exception):
+    """Extraction ran past the time budget of one transcript."""
+
+
+@contextmanager
+def _time_budget(seconds: float | None) -> Iterator[None]:
+    """Raise :class:`OverBudget` in this (main) thread after ``seconds``; no-op elsewhere."""
+    if not seconds or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def expire(signum: int, frame: Any) -> None:
+        raise OverBudget(f"extraction took longer than the budget of {seconds:g} s; stopped")
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
 def ingest_transcript(
     *,
     transcript: Transcript,
@@ -362,28 +426,46 @@ def ingest_transcript(
     started: float | None = None,
     source: str | None = None,
     claimed: bool = False,
+    budget: float | None = None,
 ) -> Receipt:
-    """Run one stored transcript through extractor, gate and apply. One receipt, always."""
+    """Run one stored transcript through extractor, gate and apply. One receipt, always.
+
+    With ``budget`` (seconds), reading and extracting stop when it runs out (in the main thread,
+    where the pending workers run) and the transcript fails visibly instead of running on.
+    """
     started = started if started is not None else time.perf_counter()
     extractor = extractor or settings.UME_DEFAULT_EXTRACTOR
     src = Source(transcript.owner, source or transcript.source, token)
     began = timezone.now()
-    if not claimed and not transcript_claim(transcript, now=began):
-        transcript.refresh_from_db()
-        return _receipt(
+    if not claimed:
+        waiting = _claim_or_wait(transcript)
+        if waiting is not None:
+            return _receipt(
+                src,
+                outcome=waiting[0],
+                subject=transcript.name,
+                started=started,
+                extractor=extractor,
+                error=waiting[2],
+                detail={"transcript": transcript.pk, **waiting[1]},
+            )
+        began = timezone.now()
+    try:
+        with _time_budget(budget):
+            messages, proposals = _read(transcript, extractor)
+    except OverBudget as exc:
+        error = f"{transcript.name}: {exc}"
+        receipt = _receipt(
             src,
-            outcome=Outcome.DUPLICATE,
+            outcome=Outcome.LLM_FAILED,
             subject=transcript.name,
             started=started,
             extractor=extractor,
-            detail={
-                "transcript": transcript.pk,
-                "original_receipt": transcript.receipt_id,
-                "reason": f"identical content already {transcript.status}",
-            },
+            error=error,
+            detail={"transcript": transcript.pk, "retryable": False},
         )
-    try:
-        messages, proposals = _read(transcript, extractor)
+        _finish(transcript, status=TranscriptStatus.FAILED, receipt=receipt, error=error)
+        return receipt
     except (TranscriptError, ProposalError) as exc:
         error = str(exc)
         if not error.startswith(f"{transcript.name}: "):
@@ -483,6 +565,10 @@ def apply_proposals(
             plan = plan_writes(proposals, snapshot)
             with transaction.atomic():
                 barrier_check(src.owner, started_at=began)
+                if transcript is not None and not _still_there(transcript):
+                    # Deleted (delete all, undo) after it was claimed: the deletion has
+                    # committed, since it holds the barrier row we now hold.
+                    raise DeletionConflict(timezone.now())
                 plan_recheck(owner=src.owner, plan=plan, now=now)
                 receipt = Receipt.objects.create(
                     owner=src.owner,
@@ -528,6 +614,10 @@ def apply_proposals(
             return failed(Outcome.DB_WRITE_FAILED, error, retryable=False)
     error = f"database write failed after {APPLY_ATTEMPTS} attempts: {last_error}"
     return failed(Outcome.DB_WRITE_FAILED, error, retryable=True)
+
+
+def _still_there(transcript: Transcript) -> bool:
+    return Transcript.objects.filter(pk=transcript.pk).exists()
 
 
 def _complete(
@@ -578,7 +668,7 @@ def ingest_pending(*, limit: int = 50, extractor: str | None = None) -> list[Rec
     # A worker that died on the same transcript MAX_ATTEMPTS times: give up on it, visibly.
     Transcript.objects.filter(
         status=TranscriptStatus.PROCESSING,
-        claimed_at__lt=now - STALE_CLAIM,
+        claimed_at__lt=now - _lease(),
         attempts__gte=MAX_ATTEMPTS,
     ).update(
         status=TranscriptStatus.FAILED,
@@ -616,7 +706,7 @@ def ingest_pending(*, limit: int = 50, extractor: str | None = None) -> list[Rec
                     Transcript.objects.select_for_update(skip_locked=True)
                     .filter(
                         status=TranscriptStatus.PROCESSING,
-                        claimed_at__lt=now - STALE_CLAIM,
+                        claimed_at__lt=now - _lease(),
                         attempts__lt=MAX_ATTEMPTS,
                     )
                     .order_by("claimed_at", "id")
@@ -627,5 +717,12 @@ def ingest_pending(*, limit: int = 50, extractor: str | None = None) -> list[Rec
                 break
             if not transcript_claim(row, now=now):
                 continue
-        receipts.append(ingest_transcript(transcript=row, extractor=extractor, claimed=True))
+        receipts.append(
+            ingest_transcript(
+                transcript=row,
+                extractor=extractor,
+                claimed=True,
+                budget=settings.UME_INGEST_BUDGET_SECONDS,
+            )
+        )
     return receipts
