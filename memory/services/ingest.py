@@ -210,13 +210,33 @@ def ingest_messages(
 ) -> Receipt:
     """A conversation sent by an assistant (API or MCP): stored as a JSON transcript."""
     started = time.perf_counter()
-    src = Source(owner, source, token)
     try:
-        parsed = messages_from_json(list(messages))
+        text, when, day = _conversation(messages, source_time)
     except TranscriptError as exc:
         return _receipt(
-            src, outcome=Outcome.REJECTED_INPUT, subject=name, started=started, error=str(exc)
+            Source(owner, source, token),
+            outcome=Outcome.REJECTED_INPUT,
+            subject=name,
+            started=started,
+            error=str(exc),
         )
+    return ingest_text(
+        owner=owner,
+        text=text,
+        name=name,
+        source=source,
+        extractor=extractor,
+        source_time=when,
+        token=token,
+        dedupe_key=day,
+    )
+
+
+def _conversation(
+    messages: Sequence[dict[str, Any]], source_time: datetime | None
+) -> tuple[str, datetime, str]:
+    """The stored text of a conversation, its time and its dedupe key (the day)."""
+    parsed = messages_from_json(list(messages))
     payload = [
         {
             "id": m.id,
@@ -226,31 +246,72 @@ def ingest_messages(
         }
         for m in parsed
     ]
-    text = json.dumps({"messages": payload}, ensure_ascii=False)
-    day = (source_time or timezone.now()).date().isoformat()
-    return ingest_text(
-        owner=owner,
-        text=text,
-        name=name,
-        source=source,
-        extractor=extractor,
-        source_time=source_time or timezone.now(),
-        token=token,
-        dedupe_key=day,
+    when = source_time or timezone.now()
+    return json.dumps({"messages": payload}, ensure_ascii=False), when, when.date().isoformat()
+
+
+def save_messages(
+    *,
+    owner: Any,
+    messages: Sequence[dict[str, Any]],
+    name: str,
+    source: str,
+    token: Any = None,
+    source_time: datetime | None = None,
+) -> Receipt | Transcript:
+    """An assistant's save (API or MCP), with the work one request may do bounded.
+
+    A conversation within ``UME_INLINE_UPLOAD_BYTES`` and ``UME_INLINE_MESSAGES`` is processed
+    now and its receipt returned. A larger one is stored for the pending workers (``ingest
+    --pending``) and its transcript returned: its status, and its receipt once processed, are at
+    ``GET /v1/transcripts/{id}``. Too large or malformed: a ``rejected_input`` receipt either way.
+    """
+    try:
+        text, when, day = _conversation(messages, source_time)
+    except TranscriptError:
+        text = ""
+    size = len(text.encode("utf-8"))
+    inline = (
+        size <= settings.UME_INLINE_UPLOAD_BYTES and len(messages) <= settings.UME_INLINE_MESSAGES
     )
+    if not text or inline or size > settings.UME_MAX_TRANSCRIPT_BYTES or "\x00" in text:
+        return ingest_messages(
+            owner=owner,
+            messages=messages,
+            name=name,
+            source=source,
+            token=token,
+            source_time=source_time,
+        )
+    transcript, _created = transcript_store(
+        owner=owner, text=text, name=name, source=source, source_time=when, dedupe_key=day
+    )
+    return transcript
 
 
 def ingest_memory(*, owner: Any, text: str, source: str, token: Any = None) -> Receipt:
     """One memory in the person's words ("I started boxing last week")."""
     now = timezone.now()
-    return ingest_messages(
-        owner=owner,
-        messages=[{"role": "user", "content": text, "ts": now.isoformat()}],
-        name="memory: " + " ".join(text.replace("\x00", "").split())[:80],
-        source=source,
-        token=token,
-        source_time=now,
-    )
+    return ingest_messages(**_memory_save(owner, text, source, token, now))
+
+
+def save_memory_text(
+    *, owner: Any, text: str, source: str, token: Any = None
+) -> Receipt | Transcript:
+    """:func:`ingest_memory` with the bounds of :func:`save_messages` (a large text waits for
+    the pending workers)."""
+    return save_messages(**_memory_save(owner, text, source, token, timezone.now()))
+
+
+def _memory_save(owner: Any, text: str, source: str, token: Any, now: datetime) -> dict[str, Any]:
+    return {
+        "owner": owner,
+        "messages": [{"role": "user", "content": text, "ts": now.isoformat()}],
+        "name": "memory: " + " ".join(text.replace("\x00", "").split())[:80],
+        "source": source,
+        "token": token,
+        "source_time": now,
+    }
 
 
 def ingest_proposals(

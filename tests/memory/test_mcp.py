@@ -368,3 +368,19 @@ def test_empty_lists_are_accepted_like_the_reference_server(
 
     assert ok(call(server_url, secret, tool, arguments)) is not None
     assert not Node.objects.filter(owner=owner).exists()
+
+
+def test_a_save_too_large_for_one_call_is_queued_for_the_pending_workers(server_url, owner, secret):
+    from memory.models import Transcript
+
+    text = "I started learning the cello last week. " * 2000  # over UME_INLINE_UPLOAD_BYTES
+    result = call(server_url, secret, "save_memory", {"text": text})
+    payload = ok(result)
+    transcript = Transcript.objects.get(owner=owner)
+    assert payload == {
+        "status": "queued",
+        "transcript_id": transcript.pk,
+        "size_bytes": transcript.size_bytes,
+    }
+    assert transcript.status == "pending"
+    assert "queued" in result.content[0].text
