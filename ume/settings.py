@@ -177,6 +177,9 @@ STORAGES = {
 
 # Uploads: transcripts are read into memory and stored as text rows, never as files on disk.
 DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("UME_MAX_REQUEST_BYTES", 12 * 1024 * 1024, minimum=1024)
+# The largest body a dashboard form other than uploads accepts (login, review, edits); refused
+# before it is read (ume/guard.py).
+UME_MAX_FORM_BYTES = env_int("UME_MAX_FORM_BYTES", 1024 * 1024, minimum=1024)
 FILE_UPLOAD_MAX_MEMORY_SIZE = DATA_UPLOAD_MAX_MEMORY_SIZE
 
 SESSION_COOKIE_HTTPONLY = True

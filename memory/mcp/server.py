@@ -70,12 +70,34 @@ def _call(
             raise ToolError("unauthorized: the token is unknown, revoked or expired")
         if not token_has_scope(token, scope):
             raise ToolError(f"insufficient_scope: this token does not have the {scope} scope")
+        nul = _nul_at(kwargs)
+        if nul is not None:
+            # Checked before anything is stored: PostgreSQL refuses NUL in text, and a save
+            # that cannot be stored must be reported as an error, not as a quiet receipt.
+            raise ToolError(f"invalid_input: {nul} contains a NUL character (\\u0000)")
         try:
             return fn(token, **kwargs)
         except tools.ToolInputError as exc:
             raise ToolError(f"invalid_input: {exc}") from exc
     finally:
         close_old_connections()
+
+
+def _nul_at(value: Any, path: str = "arguments") -> str | None:
+    """Where the first string holding a NUL character is, in the tool's arguments."""
+    if isinstance(value, str):
+        return path if "\x00" in value else None
+    if isinstance(value, dict):
+        items: Any = value.items()
+    elif isinstance(value, list | tuple):
+        items = enumerate(value)
+    else:
+        return None
+    for key, item in items:
+        found = _nul_at(item, f"{path}.{key}" if path != "arguments" else str(key))
+        if found is not None:
+            return found
+    return None
 
 
 async def _run(
