@@ -441,3 +441,26 @@ class DeletionBarrier(models.Model):
 
     def __str__(self) -> str:
         return f"{self.owner_id} @ {self.barrier_at:%Y-%m-%d %H:%M:%S}"
+
+
+class RateCount(models.Model):
+    """One counter per key and time bucket (requests of a token a minute, failed logins of an
+    account or an address in a quarter hour), incremented atomically in the database so that
+    a limit holds across every process and host."""
+
+    key = models.CharField(max_length=200)
+    bucket = models.BigIntegerField(
+        help_text="The window's number: seconds since the epoch // its length."
+    )
+    count = models.PositiveIntegerField(default=0)
+    expires_at = models.DateTimeField(db_index=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["key", "bucket"], name="memory_ratecount_one_per_bucket"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.key} #{self.bucket}: {self.count}"

@@ -29,6 +29,8 @@ from django.db import close_old_connections
 from django.db.utils import InterfaceError, OperationalError
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from memory.api.errors import ApiError
+
 log = logging.getLogger(__name__)
 
 MCP_PATH = "/mcp"
@@ -99,15 +101,15 @@ async def send_error(
     await send({"type": "http.response.body", "body": data})
 
 
-def _token_is_live(header: str | None) -> bool:
-    from memory.services.tokens import token_authenticate
+def _token_is_live(header: str | None, address: str) -> bool:
+    from memory.api.auth import token_for
 
     scheme, _, secret = (header or "").partition(" ")
     if scheme.lower() != "bearer" or not secret.strip():
         return False
     close_old_connections()
     try:
-        return token_authenticate(secret.strip()) is not None
+        return token_for(secret.strip(), address=address) is not None
     finally:
         close_old_connections()
 
@@ -158,9 +160,13 @@ class Guard:
                     {"Connection": "close"},
                 )
         if path.startswith(API_PREFIX) and scope.get("method") in WRITE_METHODS:
-            live = await sync_to_async(_token_is_live, thread_sensitive=False)(
-                _header(scope, b"authorization")
-            )
+            client = scope.get("client") or ("", 0)
+            try:
+                live = await sync_to_async(_token_is_live, thread_sensitive=False)(
+                    _header(scope, b"authorization"), str(client[0])
+                )
+            except ApiError as exc:  # too many invalid tokens from this address
+                raise _Refused(exc.status, exc.code, exc.message, exc.headers) from None
             if not live:
                 raise _Refused(
                     401,

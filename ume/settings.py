@@ -214,6 +214,12 @@ UME_UNDO_SECONDS = env_int("UME_UNDO_SECONDS", 300, minimum=1)
 UME_DEMO_USERNAME = env_str("UME_DEMO_USERNAME", "demo")
 UME_DEMO_PASSWORD = env_str("UME_DEMO_PASSWORD", "demo-memory-2026")
 UME_RECALL_CONTEXT_CHARS = env_int("UME_RECALL_CONTEXT_CHARS", 2400, minimum=200)
+# Sign-in throttling (ume/login.py): attempts per account, failures per address, per window.
+UME_LOGIN_ATTEMPTS_PER_ACCOUNT = env_int("UME_LOGIN_ATTEMPTS_PER_ACCOUNT", 5, minimum=1)
+UME_LOGIN_FAILURES_PER_ADDRESS = env_int("UME_LOGIN_FAILURES_PER_ADDRESS", 20, minimum=1)
+UME_LOGIN_WINDOW_SECONDS = env_int("UME_LOGIN_WINDOW_SECONDS", 900, minimum=1)
+# Failed bearer tokens an address may send a minute before it is refused with 429.
+UME_BAD_TOKENS_PER_ADDRESS = env_int("UME_BAD_TOKENS_PER_ADDRESS", 30, minimum=1)
 UME_API_RATE_LIMIT = env_int("UME_API_RATE_LIMIT", 120, minimum=1)  # requests per minute per token
 UME_MCP_ALLOWED_HOSTS = env_list("UME_MCP_ALLOWED_HOSTS", ["127.0.0.1:*", "localhost:*", "[::1]:*"])
 UME_MCP_ALLOWED_ORIGINS = env_list(

@@ -4,7 +4,8 @@ Every tool call resolves the caller's :class:`~memory.models.AccessToken` afresh
 the bearer token the request carried (authenticated by :mod:`memory.mcp.http` on every
 request), over stdio the secret given to ``manage.py mcp_stdio`` (re-checked on every call,
 so revoking it takes effect at once). Reads need ``memory:read``, writes ``memory:write``.
-ORM work runs in Django's sync thread through ``sync_to_async``.
+ORM work runs through ``sync_to_async`` in a thread of its own per call (not Django's one
+shared sync thread), so reads never queue behind a long write.
 """
 
 from __future__ import annotations
@@ -103,7 +104,9 @@ def _nul_at(value: Any, path: str = "arguments") -> str | None:
 async def _run(
     ctx: Context, scope: str, fn: Callable[..., tools.ToolResult], **kwargs: Any
 ) -> CallToolResult:
-    result = await sync_to_async(_call, thread_sensitive=True)(
+    # Not thread_sensitive: each call gets a thread of its own (and its own database
+    # connection), so a recall never waits behind a long save in the same worker.
+    result = await sync_to_async(_call, thread_sensitive=False)(
         _request_token(ctx), scope, fn, kwargs
     )
     return CallToolResult(

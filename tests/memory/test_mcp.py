@@ -16,6 +16,7 @@ from typing import Any
 import anyio
 import httpx
 import pytest
+from django.db import connection
 import uvicorn
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
@@ -444,3 +445,36 @@ def test_get_opens_no_endless_stream(server_url, secret):
     assert response.status_code == 405
     assert response.headers["allow"] == "POST"
     assert_json_rpc_error(response)
+
+
+@pytest.mark.postgres
+@pytest.mark.skipif(
+    connection.vendor != "postgresql",
+    reason="a write transaction locks all of SQLite: runs on PostgreSQL (DATABASE_URL=...)",
+)
+def test_a_recall_does_not_wait_behind_a_save_in_progress(server_url, owner, secret, monkeypatch):
+    from memory.services import ingest as ingest_module
+
+    make_node(owner=owner, label="Boxing")
+    inside, release = threading.Event(), threading.Event()
+
+    def hold_the_save() -> None:
+        inside.set()
+        release.wait(20)
+
+    monkeypatch.setattr(ingest_module, "_fault_injector", hold_the_save)
+    saver = threading.Thread(
+        target=call, args=(server_url, secret, "save_memory", {"text": "I started rowing."})
+    )
+    saver.start()
+    try:
+        assert inside.wait(20), "the save never reached its write"
+        began = time.monotonic()
+        recalled = ok(call(server_url, secret, "recall_memory", {"query": "boxing"}))
+        took = time.monotonic() - began
+        assert not release.is_set()  # the save is still in progress
+    finally:
+        release.set()
+        saver.join(20)
+    assert recalled["items"][0]["label"] == "Boxing"
+    assert took < 10
