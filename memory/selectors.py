@@ -301,7 +301,7 @@ def node_detail(owner: Any, node_id: int) -> Node | None:
 
 
 def node_evidence(
-    owner: Any, node_id: int, *, of: str = "", item_id: int | None = None
+    owner: Any, node_id: int, *, of: str = "", item_id: int = 0
 ) -> QuerySet[Evidence]:
     """The quotes behind a node, newest first: its own (``of=""``), or those of one of its
     facts, events or links (``of`` is ``slice``, ``event`` or ``edge``)."""

@@ -16,8 +16,8 @@ from typing import Any
 import anyio
 import httpx
 import pytest
-from django.db import connection
 import uvicorn
+from django.db import connection
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
