@@ -444,23 +444,15 @@ class DeletionBarrier(models.Model):
 
 
 class RateCount(models.Model):
-    """One counter per key and time bucket (requests of a token a minute, failed logins of an
-    account or an address in a quarter hour), incremented atomically in the database so that
-    a limit holds across every process and host."""
+    """The counter of one key (requests of a token a minute, failed sign-ins of an account or an
+    address in a quarter hour) in its current window, incremented atomically in the database so
+    that a limit holds across every process and host. One row per key: a new window resets it."""
 
-    key = models.CharField(max_length=200)
+    key = models.CharField(max_length=200, unique=True)
     bucket = models.BigIntegerField(
-        help_text="The window's number: seconds since the epoch // its length."
+        help_text="The current window's number: seconds since the epoch // its length."
     )
     count = models.PositiveIntegerField(default=0)
-    expires_at = models.DateTimeField(db_index=True)
-
-    class Meta:
-        constraints = [
-            models.UniqueConstraint(
-                fields=["key", "bucket"], name="memory_ratecount_one_per_bucket"
-            )
-        ]
 
     def __str__(self) -> str:
         return f"{self.key} #{self.bucket}: {self.count}"

@@ -10,6 +10,9 @@ from ume.login import ThrottledLoginView
 
 urlpatterns = [
     path("admin/", admin.site.urls),
+    # The API's root has no route of its own: JSON 404 like any unknown API path (django-ninja
+    # would answer its HTML one).
+    path("v1/", api_not_found),
     path("v1/", api.urls),
     re_path(r"^v1/", api_not_found),
     path("login/", ThrottledLoginView.as_view(), name="login"),

@@ -13,7 +13,7 @@ from ninja.security import HttpBearer
 
 from memory.api.errors import ApiError, too_large
 from memory.models import AccessToken
-from memory.services.ratelimit import rate_hit, rate_peek
+from memory.services.ratelimit import rate_hit
 from memory.services.tokens import token_authenticate, token_has_scope
 
 # Room for JSON punctuation or multipart framing around the largest transcript we accept.
@@ -39,22 +39,19 @@ def rate_limit(token: AccessToken, *, now: float | None = None) -> None:
 
 
 def token_for(secret: str, *, address: str) -> AccessToken | None:
-    """The live token for ``secret``, or None; an address that sent too many unknown tokens in
-    the last minute is refused with 429 before the lookup (guessing tokens is throttled like
-    guessing passwords)."""
-    key = f"bad-token:{address}"
-    limit = int(settings.UME_BAD_TOKENS_PER_ADDRESS)
-    seen = rate_peek(key, window=60)
-    if seen.count >= limit:
-        raise ApiError(
-            429,
-            "rate_limited",
-            f"too many invalid tokens from this address; retry in {seen.retry_after} s",
-            headers={"Retry-After": str(seen.retry_after)},
-        )
+    """The live token for ``secret``, or None. Unknown tokens are counted per address: past
+    ``UME_BAD_TOKENS_PER_ADDRESS`` a minute they are refused with 429 instead of 401, so
+    guessing tokens is throttled like guessing passwords (a live token costs no extra query)."""
     token = token_authenticate(secret)
     if token is None:
-        rate_hit(key, window=60)
+        miss = rate_hit(f"bad-token:{address}", window=60)
+        if miss.count > int(settings.UME_BAD_TOKENS_PER_ADDRESS):
+            raise ApiError(
+                429,
+                "rate_limited",
+                f"too many invalid tokens from this address; retry in {miss.retry_after} s",
+                headers={"Retry-After": str(miss.retry_after)},
+            )
     return token
 
 

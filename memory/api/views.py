@@ -458,7 +458,15 @@ def upload_transcript(
 ) -> Status[dict[str, Any]]:
     """Stores the file (text with ``User:``/``Assistant:`` lines, or JSON messages). Small files
     are processed right away; larger ones wait for ``ingest --pending``. Identical content is
-    stored once: uploading it again answers 200 with ``duplicate: true``."""
+    stored once: uploading it again answers 200 with ``duplicate: true``. One file per request:
+    several ``file`` fields are refused (400), never all but one silently dropped."""
+    sent = len(request.FILES.getlist("file"))
+    if sent > 1:
+        raise ApiError(
+            400,
+            "invalid_input",
+            f"send one file per request (this one has {sent} 'file' fields); nothing was stored",
+        )
     limit = settings.UME_MAX_TRANSCRIPT_BYTES
     if file.size is not None and file.size > limit:
         raise too_large(f"the file is {file.size:,} bytes; the limit is {limit:,}")

@@ -390,3 +390,17 @@ def test_another_users_evidence_page_is_404(client, owner, other_user):
     client.force_login(other_user)
     response = client.get(url("node-evidence", node.pk), {"of": "slice", "id": fact.pk})
     assert response.status_code == 404
+
+
+def test_forgetting_a_node_deletes_its_quotes_at_once(owner_client, owner, boxing):
+    atlas = make_node(owner=owner, label="Atlas")
+    link = make_edge(from_node=atlas, to_node=boxing)
+    fact = boxing.slices.first()
+    event = boxing.events.first()
+    for target in ({"node": boxing}, {"slice": fact}, {"event": event}, {"edge": link}):
+        Evidence.objects.create(owner=owner, quote="I box every day", **target)
+    kept = Evidence.objects.create(owner=owner, node=atlas, quote="Atlas is my project")
+
+    owner_client.post(url("node-delete", boxing.pk), {"stick": "1"})
+
+    assert list(Evidence.objects.filter(owner=owner)) == [kept]
