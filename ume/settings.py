@@ -91,6 +91,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "ume.csp.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -182,8 +183,19 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("UME_MAX_REQUEST_BYTES", 12 * 1024 * 1024,
 UME_MAX_FORM_BYTES = env_int("UME_MAX_FORM_BYTES", 1024 * 1024, minimum=1024)
 FILE_UPLOAD_MAX_MEMORY_SIZE = DATA_UPLOAD_MAX_MEMORY_SIZE
 
+# Production (DEBUG off) is HTTPS by default and passes ``manage.py check --deploy``: redirect
+# to HTTPS, HSTS, Secure cookies. UME_HTTPS=0 serves plain HTTP (a local `make serve`, tests).
+UME_HTTPS = env_bool("UME_HTTPS", not DEBUG)
+SECURE_SSL_REDIRECT = UME_HTTPS
+SECURE_REDIRECT_EXEMPT = [r"^healthz/?$", r"^readyz/?$"]
+SECURE_HSTS_SECONDS = env_int("UME_HSTS_SECONDS", 31536000 if UME_HTTPS else 0, minimum=0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("UME_HSTS_INCLUDE_SUBDOMAINS", True)
+SECURE_HSTS_PRELOAD = env_bool("UME_HSTS_PRELOAD", True)
+if env_bool("UME_BEHIND_PROXY", False):
+    # Behind a TLS-terminating proxy that sets X-Forwarded-Proto (and strips the client's).
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 SESSION_COOKIE_HTTPONLY = True
-SESSION_COOKIE_SECURE = env_bool("UME_SECURE_COOKIES", not DEBUG and env_bool("UME_HTTPS", False))
+SESSION_COOKIE_SECURE = env_bool("UME_SECURE_COOKIES", UME_HTTPS)
 CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
 
 LOGGING = {
