@@ -310,13 +310,14 @@ async def _big_saver(base: str, secret: str, until: float, results: Results) -> 
 
 
 async def _load(
-    base: str, secrets: list[str], duration: float, clients: int
+    base: str, secrets: list[str], duration: float, clients: int, big_saves: bool = True
 ) -> tuple[Results, float]:
     results = Results()
     began = time.monotonic()
     until = began + duration
     tasks = [_client(base, secrets[n], n, until, results) for n in range(clients)]
-    tasks.append(_big_saver(base, secrets[clients], until, results))
+    if big_saves:
+        tasks.append(_big_saver(base, secrets[clients], until, results))
     await asyncio.gather(*tasks)
     return results, time.monotonic() - began
 
@@ -459,6 +460,7 @@ def main(argv: list[str] | None = None) -> int:
         "--database-url", default="", help="an existing database (else a fresh PostgreSQL one)"
     )
     parser.add_argument("--no-kill", action="store_true", help="skip the SIGKILL phase")
+    parser.add_argument("--no-big-saves", action="store_true", help="no client sending 1 MB saves")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead")
     args = parser.parse_args(argv)
     if args.clients < 1 or args.duration <= 0:
@@ -476,7 +478,9 @@ def main(argv: list[str] | None = None) -> int:
         server = Server(database_url, workers=workers, rate_limit=10**9)
         try:
             server.wait_ready()
-            results, elapsed = asyncio.run(_load(server.url, secrets, args.duration, args.clients))
+            results, elapsed = asyncio.run(
+                _load(server.url, secrets, args.duration, args.clients, not args.no_big_saves)
+            )
             burst = Results()
             kill = (
                 None if args.no_kill else asyncio.run(_kill_and_recover(server, secrets[0], burst))
