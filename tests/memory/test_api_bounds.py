@@ -150,3 +150,18 @@ def test_the_api_root_is_json_404(client, auth):
     assert response.status_code == 404
     assert response["Content-Type"].startswith("application/json")
     assert response.json()["code"] == "not_found"
+
+
+def test_the_review_queue_shows_the_first_quotes_and_how_many_there_are(client, auth, owner):
+    from memory.models import Evidence
+    from tests.factories import make_candidate
+
+    big = Transcript.objects.create(owner=owner, name="big.txt", text="x" * 200_000, sha256="b")
+    candidate = make_candidate(owner=owner, label="Cello")
+    for i in range(12):
+        Evidence.objects.create(owner=owner, candidate=candidate, transcript=big, quote=f"q{i:02}")
+
+    (shown,) = client.get("/v1/candidates", **auth).json()["candidates"]
+
+    assert [e["quote"] for e in shown["evidence"]] == ["q00", "q01", "q02", "q03", "q04"]
+    assert shown["evidence_count"] == 12
