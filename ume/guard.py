@@ -39,6 +39,7 @@ API_PREFIX = "/v1/"
 LARGE_BODY_PREFIXES = (API_PREFIX, MCP_PATH, "/review/uploads/", "/admin/")
 WRITE_METHODS = {"POST", "PUT", "PATCH", "DELETE"}
 DB_RETRY_AFTER = "5"
+GUARD_TOKEN = "ume.guard_token"  # the token the guard found, in the ASGI scope
 
 
 def _is_mcp(path: str) -> bool:
@@ -101,15 +102,16 @@ async def send_error(
     await send({"type": "http.response.body", "body": data})
 
 
-def _token_is_live(header: str | None, address: str) -> bool:
+def _live_token(header: str | None, address: str) -> Any:
+    """The live token the ``Authorization`` header names, or None."""
     from memory.api.auth import token_for
 
     scheme, _, secret = (header or "").partition(" ")
     if scheme.lower() != "bearer" or not secret.strip():
-        return False
+        return None
     close_old_connections()
     try:
-        return token_for(secret.strip(), address=address) is not None
+        return token_for(secret.strip(), address=address)
     finally:
         close_old_connections()
 
@@ -162,12 +164,14 @@ class Guard:
         if path.startswith(API_PREFIX) and scope.get("method") in WRITE_METHODS:
             client = scope.get("client") or ("", 0)
             try:
-                live = await sync_to_async(_token_is_live, thread_sensitive=False)(
+                live = await sync_to_async(_live_token, thread_sensitive=False)(
                     _header(scope, b"authorization"), str(client[0])
                 )
             except ApiError as exc:  # too many invalid tokens from this address
                 raise _Refused(exc.status, exc.code, exc.message, exc.headers) from None
-            if not live:
+            # The API's authentication uses it instead of looking the token up again.
+            scope[GUARD_TOKEN] = live
+            if live is None:
                 raise _Refused(
                     401,
                     "unauthorized",

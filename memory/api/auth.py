@@ -80,7 +80,11 @@ class TokenAuth(HttpBearer):
         self.scope = scope
 
     def authenticate(self, request: HttpRequest, token: str) -> AccessToken | None:
-        found = token_for(token.strip(), address=str(request.META.get("REMOTE_ADDR") or ""))
+        # The ASGI guard already looked up the token of an API write (ume/guard.py).
+        scope = getattr(request, "scope", None) or {}
+        found = scope.get("ume.guard_token")
+        if found is None:
+            found = token_for(token.strip(), address=str(request.META.get("REMOTE_ADDR") or ""))
         if found is None:
             return None
         if not token_has_scope(found, self.scope):
