@@ -12,7 +12,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from django.db import connection
+from django.db import connection, transaction
 
 from memory.models import RateCount
 
@@ -39,9 +39,19 @@ def rate_hit(key: str, *, window: int, now: float | None = None) -> Hit:
         f"count = CASE WHEN {table}.bucket = excluded.bucket THEN {table}.count + 1 ELSE 1 END, "
         "bucket = excluded.bucket RETURNING count"
     )
-    with connection.cursor() as cursor:
-        cursor.execute(sql, [key[:200], bucket])
-        row = cursor.fetchone()
+    if connection.vendor == "postgresql" and not connection.in_atomic_block:
+        # Every request counts one of these: without waiting for its WAL to reach the disk it
+        # costs about a fifth (0.65 ms instead of 3.2 ms here). A crash can forget the last
+        # few counts; it can never miscount concurrent ones. Only in a transaction of its own,
+        # so no other write ever shares the relaxed commit.
+        with transaction.atomic(), connection.cursor() as cursor:
+            cursor.execute("SET LOCAL synchronous_commit TO OFF")
+            cursor.execute(sql, [key[:200], bucket])
+            row = cursor.fetchone()
+    else:
+        with connection.cursor() as cursor:
+            cursor.execute(sql, [key[:200], bucket])
+            row = cursor.fetchone()
     return Hit(count=int(row[0]) if row else 1, retry_after=retry_after)
 
 
