@@ -91,6 +91,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "ume.csp.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -177,10 +178,24 @@ STORAGES = {
 
 # Uploads: transcripts are read into memory and stored as text rows, never as files on disk.
 DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("UME_MAX_REQUEST_BYTES", 12 * 1024 * 1024, minimum=1024)
+# The largest body a dashboard form other than uploads accepts (login, review, edits); refused
+# before it is read (ume/guard.py).
+UME_MAX_FORM_BYTES = env_int("UME_MAX_FORM_BYTES", 1024 * 1024, minimum=1024)
 FILE_UPLOAD_MAX_MEMORY_SIZE = DATA_UPLOAD_MAX_MEMORY_SIZE
 
+# Production (DEBUG off) is HTTPS by default and passes ``manage.py check --deploy``: redirect
+# to HTTPS, HSTS, Secure cookies. UME_HTTPS=0 serves plain HTTP (a local `make serve`, tests).
+UME_HTTPS = env_bool("UME_HTTPS", not DEBUG)
+SECURE_SSL_REDIRECT = UME_HTTPS
+SECURE_REDIRECT_EXEMPT = [r"^healthz/?$", r"^readyz/?$"]
+SECURE_HSTS_SECONDS = env_int("UME_HSTS_SECONDS", 31536000 if UME_HTTPS else 0, minimum=0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("UME_HSTS_INCLUDE_SUBDOMAINS", True)
+SECURE_HSTS_PRELOAD = env_bool("UME_HSTS_PRELOAD", True)
+if env_bool("UME_BEHIND_PROXY", False):
+    # Behind a TLS-terminating proxy that sets X-Forwarded-Proto (and strips the client's).
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 SESSION_COOKIE_HTTPONLY = True
-SESSION_COOKIE_SECURE = env_bool("UME_SECURE_COOKIES", not DEBUG and env_bool("UME_HTTPS", False))
+SESSION_COOKIE_SECURE = env_bool("UME_SECURE_COOKIES", UME_HTTPS)
 CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
 
 LOGGING = {
@@ -193,6 +208,12 @@ LOGGING = {
 # --- ume's own settings (documented in the README) -----------------------------------------
 UME_MAX_TRANSCRIPT_BYTES = env_int("UME_MAX_TRANSCRIPT_BYTES", 5 * 1024 * 1024, minimum=1)
 UME_INLINE_UPLOAD_BYTES = env_int("UME_INLINE_UPLOAD_BYTES", 64 * 1024, minimum=0)
+# A save with more messages than this goes to the pending workers, like a large upload.
+UME_INLINE_MESSAGES = env_int("UME_INLINE_MESSAGES", 200, minimum=1)
+# How long a claim on a transcript holds without finishing; after that a retry takes it over.
+UME_CLAIM_LEASE_SECONDS = env_int("UME_CLAIM_LEASE_SECONDS", 60, minimum=1)
+# The time a pending worker may spend on one transcript before giving up on it.
+UME_INGEST_BUDGET_SECONDS = env_int("UME_INGEST_BUDGET_SECONDS", 45, minimum=1)
 UME_DEFAULT_EXTRACTOR = env_str("UME_EXTRACTOR", "rules")
 UME_LLM_BASE_URL = env_str("UME_LLM_BASE_URL")
 UME_LLM_MODEL = env_str("UME_LLM_MODEL")
@@ -205,6 +226,12 @@ UME_UNDO_SECONDS = env_int("UME_UNDO_SECONDS", 300, minimum=1)
 UME_DEMO_USERNAME = env_str("UME_DEMO_USERNAME", "demo")
 UME_DEMO_PASSWORD = env_str("UME_DEMO_PASSWORD", "demo-memory-2026")
 UME_RECALL_CONTEXT_CHARS = env_int("UME_RECALL_CONTEXT_CHARS", 2400, minimum=200)
+# Sign-in throttling (ume/login.py): attempts per account, failures per address, per window.
+UME_LOGIN_ATTEMPTS_PER_ACCOUNT = env_int("UME_LOGIN_ATTEMPTS_PER_ACCOUNT", 5, minimum=1)
+UME_LOGIN_FAILURES_PER_ADDRESS = env_int("UME_LOGIN_FAILURES_PER_ADDRESS", 20, minimum=1)
+UME_LOGIN_WINDOW_SECONDS = env_int("UME_LOGIN_WINDOW_SECONDS", 900, minimum=1)
+# Failed bearer tokens an address may send a minute before it is refused with 429.
+UME_BAD_TOKENS_PER_ADDRESS = env_int("UME_BAD_TOKENS_PER_ADDRESS", 30, minimum=1)
 UME_API_RATE_LIMIT = env_int("UME_API_RATE_LIMIT", 120, minimum=1)  # requests per minute per token
 UME_MCP_ALLOWED_HOSTS = env_list("UME_MCP_ALLOWED_HOSTS", ["127.0.0.1:*", "localhost:*", "[::1]:*"])
 UME_MCP_ALLOWED_ORIGINS = env_list(

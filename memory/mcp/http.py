@@ -24,11 +24,10 @@ from mcp.server.transport_security import TransportSecuritySettings
 from starlette.authentication import AuthCredentials
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from memory.api.auth import rate_limit
+from memory.api.auth import rate_limit, token_for
 from memory.api.errors import ApiError
 from memory.mcp.server import mcp_server
 from memory.models import AccessToken
-from memory.services.tokens import token_authenticate
 
 MCP_PATH = "/mcp"
 
@@ -41,10 +40,10 @@ def transport_security() -> TransportSecuritySettings:
     )
 
 
-def _authenticate(secret: str) -> AccessToken:
+def _authenticate(secret: str, address: str) -> AccessToken:
     close_old_connections()
     try:
-        token = token_authenticate(secret)
+        token = token_for(secret, address=address)
         if token is None:
             raise ApiError(
                 401,
@@ -85,7 +84,10 @@ class BearerTokenMiddleware:
                 raise ApiError(
                     401, "unauthorized", "send your token as 'Authorization: Bearer <token>'"
                 )
-            token = await sync_to_async(_authenticate, thread_sensitive=True)(secret.strip())
+            client = scope.get("client") or ("", 0)
+            token = await sync_to_async(_authenticate, thread_sensitive=False)(
+                secret.strip(), str(client[0])
+            )
         except ApiError as exc:
             headers = dict(exc.headers)
             if exc.status == 401:
