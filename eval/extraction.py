@@ -41,7 +41,7 @@ Totals: ``must_save_recall`` (share of must-save fixtures with ``saved_ok``),
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -307,12 +307,20 @@ def _rate(hits: int, total: int) -> float | None:
     return round(hits / total, 4) if total else None
 
 
-def score_extraction(fixture_data: Any) -> dict[str, Any]:
-    """Score a decoded golden file (``{"fixtures": [...]}`` or a bare list). Pure."""
+def score_extraction(
+    fixture_data: Any, on_fixture: Callable[[str], None] | None = None
+) -> dict[str, Any]:
+    """Score a decoded golden file (``{"fixtures": [...]}`` or a bare list). Pure.
+
+    ``on_fixture(fixture_id)`` is called after each fixture (a command's progress bar)."""
     fixtures = fixture_data.get("fixtures") if isinstance(fixture_data, dict) else fixture_data
     if not isinstance(fixtures, list):
         raise FixtureError('expected {"fixtures": [...]} or a list of fixtures')
-    per = [score_fixture(f, f"fixture {i}") for i, f in enumerate(fixtures)]
+    per = []
+    for i, f in enumerate(fixtures):
+        per.append(score_fixture(f, f"fixture {i}"))
+        if on_fixture is not None:
+            on_fixture(str(per[-1].get("id", i)))
     must = [r for r in per if r["must_save"]]
     must_not = [r for r in per if not r["must_save"]]
     with_subject = [r for r in per if r["subject_exact"] is not None]

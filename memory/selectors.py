@@ -31,7 +31,7 @@ from memory.models import (
     Transcript,
 )
 from memory.proposals import AnyProposal, EventProposal
-from memory.vocab import CandidateStatus
+from memory.vocab import CandidateStatus, TranscriptStatus
 
 # Words too common to find "the existing node it may belong to" by.
 _HINT_STOP = frozenset(
@@ -345,3 +345,8 @@ def node_slices(owner: Any, node_id: int) -> list[Slice]:
 
 def node_events(owner: Any, node_id: int) -> list[Event]:
     return list(Event.objects.filter(owner=owner, node_id=node_id).order_by("-created_at", "-id"))
+
+
+def transcripts_waiting_count() -> int:
+    """Transcripts waiting for ``ingest --pending`` (every owner: the workers serve them all)."""
+    return Transcript.objects.filter(status=TranscriptStatus.PENDING).count()

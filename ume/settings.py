@@ -90,6 +90,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "ume.logs.RequestLogMiddleware",  # first, so the access log times the whole request
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -179,15 +180,50 @@ STORAGES = {
 DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("UME_MAX_REQUEST_BYTES", 12 * 1024 * 1024, minimum=1024)
 FILE_UPLOAD_MAX_MEMORY_SIZE = DATA_UPLOAD_MAX_MEMORY_SIZE
 
+# UME_HTTPS=1: served behind a TLS-terminating reverse proxy that sets X-Forwarded-Proto
+# (docs/deploy.md). Plain HTTP is redirected, except the probes, which a load balancer may call
+# over plain HTTP on the private side.
+UME_HTTPS = env_bool("UME_HTTPS", False)
+if UME_HTTPS:
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    SECURE_SSL_REDIRECT = env_bool("UME_SSL_REDIRECT", True)
+    SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$"]
+    SECURE_HSTS_SECONDS = env_int("UME_HSTS_SECONDS", 60 * 60 * 24 * 365, minimum=0)
+    # Both bind every subdomain of the host to HTTPS (preload for years): opt in knowingly.
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("UME_HSTS_INCLUDE_SUBDOMAINS", False)
+    SECURE_HSTS_PRELOAD = env_bool("UME_HSTS_PRELOAD", False)
+
 SESSION_COOKIE_HTTPONLY = True
-SESSION_COOKIE_SECURE = env_bool("UME_SECURE_COOKIES", not DEBUG and env_bool("UME_HTTPS", False))
+SESSION_COOKIE_SECURE = env_bool("UME_SECURE_COOKIES", not DEBUG and UME_HTTPS)
 CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
 
+# UME_LOG_FORMAT=json: one JSON object per line (ume/logs.py), with the access log of every
+# request and the workers' lines at INFO. "text" keeps Django's plain lines.
+UME_LOG_FORMAT = env_str("UME_LOG_FORMAT", "text")
+if UME_LOG_FORMAT not in {"text", "json"}:
+    raise ImproperlyConfigured(f"UME_LOG_FORMAT must be text or json, got {UME_LOG_FORMAT!r}")
+_LOG_LEVEL = env_str("UME_LOG_LEVEL", "WARNING")
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
-    "root": {"handlers": ["console"], "level": env_str("UME_LOG_LEVEL", "WARNING")},
+    "filters": {"request_id": {"()": "ume.logs.RequestIdFilter"}},
+    "formatters": {"json": {"()": "ume.logs.JsonFormatter"}},
+    "handlers": {
+        "console": {
+            "class": "logging.StreamHandler",
+            "filters": ["request_id"],
+            **({"formatter": "json"} if UME_LOG_FORMAT == "json" else {}),
+        }
+    },
+    "root": {"handlers": ["console"], "level": _LOG_LEVEL},
+    "loggers": (
+        {
+            name: {"level": "INFO", "handlers": ["console"], "propagate": False}
+            for name in ("ume.request", "ume.worker")
+        }
+        if UME_LOG_FORMAT == "json"
+        else {}
+    ),
 }
 
 # --- ume's own settings (documented in the README) -----------------------------------------

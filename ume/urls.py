@@ -6,8 +6,11 @@ from django.urls import include, path, re_path
 from django.views.generic import RedirectView
 
 from memory.api import api, api_not_found
+from ume.health import healthz, readyz
 
 urlpatterns = [
+    path("healthz", healthz, name="healthz"),
+    path("readyz", readyz, name="readyz"),
     path("admin/", admin.site.urls),
     path("v1/", api.urls),
     re_path(r"^v1/", api_not_found),

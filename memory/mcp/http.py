@@ -92,6 +92,8 @@ class BearerTokenMiddleware:
                 headers["WWW-Authenticate"] = 'Bearer realm="ume"'
             await _json(send, exc.status, {"code": exc.code, "message": exc.message}, headers)
             return
+        if isinstance(scope.get("ume.log"), dict):  # the access log (ume/logs.py) names the user
+            scope["ume.log"]["user_id"] = token.owner_id
         scope = dict(scope)
         scope["ume.token"] = token
         # The SDK binds a stateful session to the credential that opened it; give it ours.

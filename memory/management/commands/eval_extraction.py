@@ -13,6 +13,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from eval.extraction import FixtureError, score_extraction
+from memory.progress import Progress
 
 
 def _flag(value: bool | None) -> str:
@@ -46,8 +47,13 @@ class Command(BaseCommand):
             raise CommandError(
                 f"{path}: malformed JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
             ) from exc
+        fixtures = data.get("fixtures") if isinstance(data, dict) else data
+        progress = Progress.for_command(
+            len(fixtures) if isinstance(fixtures, list) else 0, self.stderr, as_json=options["json"]
+        )
         try:
-            report = score_extraction(data)
+            report = score_extraction(data, on_fixture=progress.step)
+            progress.finish()
         except FixtureError as exc:
             raise CommandError(f"{path}: {exc}") from exc
         if options["json"]:
