@@ -279,9 +279,11 @@ def candidates_pending_by_ids(owner: Any, ids: Iterable[int]) -> list[Candidate]
 
 
 def transcript_uploads(owner: Any, *, limit: int = 50) -> QuerySet[Transcript]:
-    """The owner's uploaded transcripts, newest first, with their receipts (no text loaded)."""
+    """The owner's uploaded transcripts, newest first, with their receipts (no text loaded).
+
+    Conversations of a chat import are shown with their import instead."""
     return (
-        Transcript.objects.filter(owner=owner, source="upload")
+        Transcript.objects.filter(owner=owner, source="upload", chat_import__isnull=True)
         .select_related("receipt")
         .defer("text")
         .order_by("-created_at", "-id")[:limit]

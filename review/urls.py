@@ -30,4 +30,5 @@ urlpatterns = [
     path("bulk/", views.bulk, name="bulk"),
     path("uploads/", views.uploads, name="uploads"),
     path("uploads/new/", views.upload, name="upload"),
+    path("imports/<int:import_id>/", views.import_progress, name="import-progress"),
 ]

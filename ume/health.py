@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 
 from django.db import DatabaseError, connection
-from django.db.migrations.executor import MigrationExecutor
+from django.db.migrations.loader import MigrationLoader
 from django.http import HttpRequest, JsonResponse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
@@ -37,12 +37,12 @@ def _migrations_done() -> bool:
     if _migrations_applied:
         return True
     try:
-        executor = MigrationExecutor(connection)
-        plan = executor.migration_plan(executor.loader.graph.leaf_nodes())
+        loader = MigrationLoader(connection, ignore_no_migrations=True)
+        unapplied = set(loader.graph.nodes) - set(loader.applied_migrations or {})
     except DatabaseError:
         log.warning("readyz: cannot read the migration state", exc_info=True)
         return False
-    _migrations_applied = not plan
+    _migrations_applied = not unapplied
     return _migrations_applied
 
 

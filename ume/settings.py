@@ -229,6 +229,9 @@ LOGGING = {
 # --- ume's own settings (documented in the README) -----------------------------------------
 UME_MAX_TRANSCRIPT_BYTES = env_int("UME_MAX_TRANSCRIPT_BYTES", 5 * 1024 * 1024, minimum=1)
 UME_INLINE_UPLOAD_BYTES = env_int("UME_INLINE_UPLOAD_BYTES", 64 * 1024, minimum=0)
+# A whole chat export (ChatGPT's or Claude's conversations.json): read as a stream, one
+# conversation at a time; each conversation is still held to UME_MAX_TRANSCRIPT_BYTES.
+UME_MAX_IMPORT_BYTES = env_int("UME_MAX_IMPORT_BYTES", 512 * 1024 * 1024, minimum=1024)
 UME_DEFAULT_EXTRACTOR = env_str("UME_EXTRACTOR", "rules")
 UME_LLM_BASE_URL = env_str("UME_LLM_BASE_URL")
 UME_LLM_MODEL = env_str("UME_LLM_MODEL")

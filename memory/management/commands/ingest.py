@@ -5,13 +5,14 @@ from __future__ import annotations
 import json
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.utils.dateparse import parse_datetime
 
 from memory.extractors import EXTRACTORS
+from memory.imports.services import chat_import_process, chat_import_store, export_format
 from memory.progress import Progress
 from memory.selectors import transcripts_waiting_count
 from memory.services.ingest import ingest_bytes, ingest_pending
@@ -87,7 +88,12 @@ class Command(BaseCommand):
         failures = 0
         for path in paths:
             try:
-                data = path.read_bytes()
+                with path.open("rb") as stream:
+                    fmt = export_format(stream, path.name)
+                    if fmt is not None:
+                        self.ingest_export(owner, stream, path, fmt, opts, progress)
+                        continue
+                    data = stream.read()
             except OSError as exc:
                 failures += 1
                 message = f"{path}: cannot read ({exc.strerror or exc})"
@@ -111,6 +117,36 @@ class Command(BaseCommand):
             progress.step(path.name)
         if failures and failures == len(paths):
             raise CommandError(f"none of the {len(paths)} file(s) could be read")
+
+    def ingest_export(
+        self,
+        owner: Any,
+        stream: BinaryIO,
+        path: Path,
+        fmt: str,
+        opts: dict[str, Any],
+        progress: Progress,
+    ) -> None:
+        """A chat export: one transcript and one receipt per conversation, processed now."""
+        as_json = opts["json"]
+        result = chat_import_store(
+            owner=owner, stream=stream, name=path.name, fmt=fmt, source="command"
+        )
+        progress.add(len(result.transcript_ids))
+        for receipt in [*result.broken, *([result.receipt] if result.receipt else [])]:
+            progress.clear()
+            self.emit(receipt, str(path), as_json)
+
+        def done(receipt: Receipt) -> None:
+            progress.clear()
+            self.emit(receipt, f"{path} / {receipt.subject}", as_json)
+            progress.step(receipt.subject)
+
+        chat_import_process(result, extractor=opts["extractor"], on_done=done)
+        progress.clear()
+        if not as_json:
+            self.stdout.write(f"{path}: {result.message}")
+        progress.step(path.name)
 
     def emit(self, receipt: Receipt, path: str, as_json: bool) -> None:
         if as_json:
