@@ -20,4 +20,6 @@ urlpatterns = [
     path("review/", include("review.urls")),
     path("saves/", include("receipts.urls")),
     path("memory/", include("memory.urls")),
+    path("connections/", include("connectors.urls")),
+    path("", include("connectors.oauth_urls")),
 ]

@@ -12,6 +12,7 @@ process can answer any request, as DESIGN.md's scale-out needs.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 from asgiref.sync import sync_to_async
@@ -41,10 +42,22 @@ def transport_security() -> TransportSecuritySettings:
     )
 
 
-def _authenticate(secret: str) -> AccessToken:
+# Other ways to turn a bearer secret into a token for this request (the OAuth connectors
+# register theirs, see connectors/apps.py), and the extra WWW-Authenticate parameters of a
+# 401 (where the protected resource metadata is). memory never imports them.
+AUTHENTICATORS: list[Callable[[str, Scope], AccessToken | None]] = []
+CHALLENGES: list[Callable[[Scope], str]] = []
+
+
+def _authenticate(secret: str, scope: Scope | None = None) -> AccessToken:
     close_old_connections()
     try:
         token = token_authenticate(secret)
+        if token is None and scope is not None:
+            for authenticate in AUTHENTICATORS:
+                token = authenticate(secret, scope)
+                if token is not None:
+                    break
         if token is None:
             raise ApiError(
                 401,
@@ -85,11 +98,12 @@ class BearerTokenMiddleware:
                 raise ApiError(
                     401, "unauthorized", "send your token as 'Authorization: Bearer <token>'"
                 )
-            token = await sync_to_async(_authenticate, thread_sensitive=True)(secret.strip())
+            token = await sync_to_async(_authenticate, thread_sensitive=True)(secret.strip(), scope)
         except ApiError as exc:
             headers = dict(exc.headers)
             if exc.status == 401:
-                headers["WWW-Authenticate"] = 'Bearer realm="ume"'
+                params = ['realm="ume"', *(c(scope) for c in CHALLENGES)]
+                headers["WWW-Authenticate"] = "Bearer " + ", ".join(params)
             await _json(send, exc.status, {"code": exc.code, "message": exc.message}, headers)
             return
         if isinstance(scope.get("ume.log"), dict):  # the access log (ume/logs.py) names the user
