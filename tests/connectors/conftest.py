@@ -6,41 +6,17 @@ import base64
 import hashlib
 import re
 import secrets
-import socket
-import threading
-import time
 from dataclasses import dataclass
 from urllib.parse import parse_qs, urlencode, urlsplit
 
 import httpx
 import pytest
-import uvicorn
 from django.test import Client
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-@pytest.fixture(scope="module")
-def base_url(django_db_setup):
-    from ume.asgi import application
-
-    port = _free_port()
-    server = uvicorn.Server(
-        uvicorn.Config(application, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
-    )
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not server.started:
-        assert thread.is_alive() and time.monotonic() < deadline, "uvicorn did not start"
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}"
-    server.should_exit = True
-    thread.join(timeout=10)
+@pytest.fixture
+def base_url(live_asgi_url):
+    return live_asgi_url
 
 
 def session_cookies(user) -> dict[str, str]:
