@@ -156,7 +156,7 @@ def connection_ensure(
         token = AccessToken.objects.create(
             owner=owner,
             name=name[:100],
-            prefix="oauth",
+            prefix="oauth_" + secrets.token_hex(5),
             # Never a usable bearer secret: the connection's OAuth tokens stand for it.
             secret_sha256=hashlib.sha256(secrets.token_bytes(32)).hexdigest(),
             scopes=granted or ["memory:read"],

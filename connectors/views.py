@@ -73,6 +73,16 @@ class Consent(AuthorizationView):
     template_name = "connectors/consent.html"
 
     def get(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        try:  # client, redirect URI and PKCE first: a bad one is never redirected to
+            _scopes, credentials = self.validate_authorization_request(request)
+        except OAuthToolkitError as error:
+            return self.error_response(error, application=None)
+        if credentials.get("code_challenge_method", "plain") != "S256":
+            # The toolkit refuses "plain" only when the code is made, after the person
+            # approved; refuse before asking them.
+            return self._refuse(
+                credentials, "invalid_request", 'PKCE code_challenge_method must be "S256"'
+            )
         asked = request.GET.getlist("resource")
         ours = mcp_resource(request)
         if not asked:
@@ -80,10 +90,6 @@ class Consent(AuthorizationView):
             query.setlist("resource", [ours])
             request.GET = query  # type: ignore[assignment]  # the toolkit reads it from here
         elif any(canonical(r) != canonical(ours) for r in asked):
-            try:
-                _scopes, credentials = self.validate_authorization_request(request)
-            except OAuthToolkitError as error:
-                return self.error_response(error, application=None)
             return self._invalid_target(credentials, ours)
         return super().get(request, *args, **kwargs)
 
@@ -100,14 +106,18 @@ class Consent(AuthorizationView):
         return super().form_valid(form)
 
     def _invalid_target(self, credentials: dict[str, Any], ours: str) -> HttpResponse:
+        return self._refuse(
+            credentials, "invalid_target", f"this server grants access only to {ours}"
+        )
+
+    def _refuse(self, credentials: dict[str, Any], code: str, description: str) -> HttpResponse:
+        """Send the client back to its (already validated) redirect URI with an error."""
         application = (
             get_application_model().objects.filter(client_id=credentials.get("client_id")).first()
         )
         error = OAuthToolkitError(
             error=CustomOAuth2Error(
-                error="invalid_target",
-                description=f"this server grants access only to {ours}",
-                state=credentials.get("state"),
+                error=code, description=description, state=credentials.get("state")
             ),
             redirect_uri=credentials.get("redirect_uri"),
         )
