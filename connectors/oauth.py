@@ -64,7 +64,9 @@ def mcp_resource(request: HttpRequest) -> str:
 def _scope_origin(scope: MutableMapping[str, Any]) -> str:
     headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope.get("headers", [])}
     scheme = str(scope.get("scheme") or "http")
-    if getattr(settings, "UME_HTTPS", False) and headers.get("x-forwarded-proto") == "https":
+    # Django's own rule for trusting a proxy: SECURE_PROXY_SSL_HEADER (UME_BEHIND_PROXY).
+    proxy = getattr(settings, "SECURE_PROXY_SSL_HEADER", None)
+    if proxy and headers.get("x-forwarded-proto") == proxy[1]:
         scheme = "https"
     server = scope.get("server") or ("127.0.0.1", 80)
     host = headers.get("host") or f"{server[0]}:{server[1]}"

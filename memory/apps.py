@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from typing import Any
+
 from django.apps import AppConfig
 
 
@@ -7,3 +9,20 @@ class MemoryConfig(AppConfig):
     name = "memory"
     verbose_name = "Memory"
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        from django.contrib.auth import get_user_model
+        from django.db.models.signals import post_save
+
+        post_save.connect(
+            _barrier_with_the_user, sender=get_user_model(), dispatch_uid="memory-barrier"
+        )
+
+
+def _barrier_with_the_user(sender: Any, instance: Any, created: bool, raw: bool, **_: Any) -> None:
+    """Every user gets a deletion barrier row when created, so that their first deletion has a
+    row to lock (see ``memory.services.barrier``)."""
+    if created and not raw:
+        from memory.services.barrier import barrier_ensure
+
+        barrier_ensure(instance)

@@ -15,6 +15,14 @@ class NodeFilterForm(forms.Form):
     state = forms.ChoiceField(choices=[("", "any state"), *NodeState.choices], required=False)
 
 
+class EvidenceFilterForm(forms.Form):
+    """Which quotes of a node to list: those of one fact, event or link."""
+
+    of = forms.ChoiceField(choices=[("slice", "fact"), ("event", "event"), ("edge", "link")])
+    id = forms.IntegerField(min_value=1)
+    page = forms.IntegerField(min_value=1, required=False)
+
+
 class NodeEditForm(forms.Form):
     label = forms.CharField(max_length=200, strip=True)
     category = forms.ChoiceField(choices=Category.choices)

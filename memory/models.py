@@ -490,3 +490,18 @@ class ChatImport(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+
+class RateCount(models.Model):
+    """The counter of one key (requests of a token a minute, failed sign-ins of an account or an
+    address in a quarter hour) in its current window, incremented atomically in the database so
+    that a limit holds across every process and host. One row per key: a new window resets it."""
+
+    key = models.CharField(max_length=200, unique=True)
+    bucket = models.BigIntegerField(
+        help_text="The current window's number: seconds since the epoch // its length."
+    )
+    count = models.PositiveIntegerField(default=0)
+
+    def __str__(self) -> str:
+        return f"{self.key} #{self.bucket}: {self.count}"

@@ -229,6 +229,23 @@ def parse_proposals(data: Any) -> list[AnyProposal]:
     return proposals
 
 
+def proposals_dedupe(proposals: list[AnyProposal]) -> list[AnyProposal]:
+    """The same object proposed several times (a fact said three times, a sentence pasted a
+    thousand times) becomes one, with the highest confidence and one evidence span per distinct
+    message and quote. Order is kept: the first occurrence stands for the others."""
+    merged: dict[str, tuple[AnyProposal, float, dict[tuple[str, str], EvidenceSpan]]] = {}
+    for proposal in proposals:
+        key = proposal.model_dump_json(exclude={"evidence", "confidence"}, by_alias=True)
+        first, confidence, spans = merged.get(key, (proposal, 0.0, {}))
+        for span in proposal.evidence:
+            spans.setdefault((span.message_id, span.quote), span)
+        merged[key] = (first, max(confidence, proposal.confidence), spans)
+    return [
+        first.model_copy(update={"confidence": confidence, "evidence": tuple(spans.values())})
+        for first, confidence, spans in merged.values()
+    ]
+
+
 def _nul_path(data: Any) -> str | None:
     """Where the first string holding a NUL character is (PostgreSQL refuses NUL in text)."""
     queue: deque[tuple[tuple[str, ...], Any]] = deque([((), data)])

@@ -8,6 +8,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db.models import Count, F, Prefetch, Q, QuerySet
+from django.db.models.functions import Left
 
 from memory.gate import (
     CandidateRef,
@@ -186,7 +187,16 @@ def candidate_queue(owner: Any, *, status: str = CandidateStatus.PENDING) -> Que
     return (
         Candidate.objects.filter(owner=owner, status=status)
         .select_related("possible_existing_node")
-        .prefetch_related("evidence", "evidence__transcript")
+        .annotate(evidence_count=Count("evidence"))
+        .prefetch_related(
+            Prefetch(
+                "evidence",
+                queryset=Evidence.objects.select_related("transcript")
+                .only(*_EVIDENCE_FIELDS, "quote", "candidate_id")
+                .order_by("created_at", "id")[:EVIDENCE_PER_ITEM],
+                to_attr="first_evidence",
+            )
+        )
         .order_by("-last_seen_at", "-id")
     )
 
@@ -210,39 +220,101 @@ def suppression_list(owner: Any) -> QuerySet[Suppression]:
 # --- reads for the memory browser and the review dashboard ---------------------------------
 
 
+# What a page shows of one piece of evidence: never the transcript's text, only its name and
+# time, and the head of the quote (a quote can be as long as a message).
+EVIDENCE_PER_ITEM = 5
+EVIDENCE_PAGE = 20
+QUOTE_CHARS = 400
+_EVIDENCE_FIELDS = (
+    "id",
+    "source",
+    "message_id",
+    "message_ts",
+    "created_at",
+    "receipt_id",
+    "node_id",
+    "slice_id",
+    "event_id",
+    "edge_id",
+    "transcript__id",
+    "transcript__name",
+    "transcript__source_time",
+)
+
+
+def evidence_rows() -> QuerySet[Evidence]:
+    """Evidence as pages show it: ``quote_head`` instead of the quote, the transcript's name and
+    time instead of the transcript."""
+    return (
+        Evidence.objects.select_related("transcript")
+        .only(*_EVIDENCE_FIELDS)
+        .annotate(quote_head=Left("quote", QUOTE_CHARS + 1))
+        .order_by("created_at", "id")
+    )
+
+
 def node_detail(owner: Any, node_id: int) -> Node | None:
-    """One node with everything its page shows, in a constant number of queries."""
-    evidence = Evidence.objects.select_related("transcript").order_by("created_at", "id")
+    """One node with everything its page shows, in a constant number of queries.
+
+    Each fact, event and link carries its evidence count and its first
+    ``EVIDENCE_PER_ITEM`` quotes (a sliced prefetch: one query whatever the number of rows);
+    the node's own evidence is paged by :func:`node_evidence_page`.
+    """
+    first = evidence_rows()[:EVIDENCE_PER_ITEM]
+    counted = Count("evidence")
     return (
         Node.objects.filter(owner=owner, pk=node_id)
         .prefetch_related(
             "aliases",
-            Prefetch("slices", queryset=Slice.objects.order_by("-created_at", "-id")),
-            Prefetch("slices__evidence", queryset=evidence),
+            Prefetch(
+                "slices",
+                queryset=Slice.objects.annotate(evidence_count=counted).order_by(
+                    "-created_at", "-id"
+                ),
+            ),
+            Prefetch("slices__evidence", queryset=first, to_attr="first_evidence"),
             # The timeline: when it happened first (unknown dates last), then when ume learned it.
             Prefetch(
                 "events",
-                queryset=Event.objects.order_by(
+                queryset=Event.objects.annotate(evidence_count=counted).order_by(
                     F("happened_at").desc(nulls_last=True), "-created_at", "-id"
                 ),
             ),
-            Prefetch("events__evidence", queryset=evidence),
+            Prefetch("events__evidence", queryset=first, to_attr="first_evidence"),
             Prefetch(
-                "edges_out", queryset=Edge.objects.select_related("to_node").order_by("type", "id")
+                "edges_out",
+                queryset=Edge.objects.select_related("to_node")
+                .annotate(evidence_count=counted)
+                .order_by("type", "id"),
             ),
             Prefetch(
-                "edges_in", queryset=Edge.objects.select_related("from_node").order_by("type", "id")
+                "edges_in",
+                queryset=Edge.objects.select_related("from_node")
+                .annotate(evidence_count=counted)
+                .order_by("type", "id"),
             ),
-            Prefetch("edges_out__evidence", queryset=evidence),
-            Prefetch("edges_in__evidence", queryset=evidence),
-            Prefetch(
-                "evidence",
-                queryset=evidence.filter(slice__isnull=True, event__isnull=True, edge__isnull=True),
-                to_attr="node_evidence",
-            ),
+            Prefetch("edges_out__evidence", queryset=first, to_attr="first_evidence"),
+            Prefetch("edges_in__evidence", queryset=first, to_attr="first_evidence"),
         )
         .first()
     )
+
+
+def node_evidence(
+    owner: Any, node_id: int, *, of: str = "", item_id: int = 0
+) -> QuerySet[Evidence]:
+    """The quotes behind a node, newest first: its own (``of=""``), or those of one of its
+    facts, events or links (``of`` is ``slice``, ``event`` or ``edge``)."""
+    rows = evidence_rows().filter(owner=owner).order_by("-created_at", "-id")
+    if of == "slice":
+        return rows.filter(slice_id=item_id, slice__node_id=node_id)
+    if of == "event":
+        return rows.filter(event_id=item_id, event__node_id=node_id)
+    if of == "edge":
+        return rows.filter(
+            Q(edge__from_node_id=node_id) | Q(edge__to_node_id=node_id), edge_id=item_id
+        )
+    return rows.filter(node_id=node_id, slice__isnull=True, event__isnull=True, edge__isnull=True)
 
 
 def node_facets(owner: Any) -> dict[str, dict[str, int]]:
@@ -336,7 +408,10 @@ def nodes_by_ids(owner: Any, ids: Iterable[int]) -> dict[int, Node]:
 
 def transcript_get(owner: Any, transcript_id: int) -> Transcript | None:
     return (
-        Transcript.objects.filter(owner=owner, pk=transcript_id).select_related("receipt").first()
+        Transcript.objects.filter(owner=owner, pk=transcript_id)
+        .select_related("receipt")
+        .defer("text")
+        .first()
     )
 
 

@@ -329,5 +329,10 @@ def resolve_when(text: str, anchor: datetime | None) -> When | None:
         return stated
     if anchor is None:
         return None
-    anchor = anchor.replace(tzinfo=UTC) if anchor.tzinfo is None else anchor.astimezone(UTC)
-    return _relative(text, anchor)
+    try:
+        anchor = anchor.replace(tzinfo=UTC) if anchor.tzinfo is None else anchor.astimezone(UTC)
+        return _relative(text, anchor)
+    except (OverflowError, ValueError):
+        # "yesterday" or "last month" said on 0001-01-01 (or "in 3 weeks" on 9999-12-31) has no date we can
+        # represent: no trustworthy date, like a phrase without an anchor.
+        return None

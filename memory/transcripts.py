@@ -129,6 +129,13 @@ def messages_from_json(data: Any) -> list[Message]:
         if "\x00" in content or "\x00" in message_id:
             # PostgreSQL refuses NUL in text columns; refuse it here, saying where.
             raise TranscriptError(f"{where}: contains a NUL character (\\u0000)")
+        try:  # a lone surrogate escape ("\ud800") parses as JSON, but is not text
+            content.encode("utf-8")
+            message_id.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise TranscriptError(
+                f"{where}: contains a lone surrogate escape (\\ud800-\\udfff); send valid Unicode"
+            ) from exc
         messages.append(
             Message(message_id, role, content.strip(), _parse_ts(item.get("ts"), where))
         )

@@ -11,6 +11,7 @@ app_name = "memory"
 urlpatterns = [
     path("", views.nodes, name="nodes"),
     path("nodes/<int:node_id>/", views.node, name="node"),
+    path("nodes/<int:node_id>/evidence/", views.node_evidence, name="node-evidence"),
     path("nodes/<int:node_id>/edit/", views.node_edit, name="node-edit"),
     path("nodes/<int:node_id>/aliases/", views.alias_add, name="alias-add"),
     path("aliases/<int:alias_id>/remove/", views.alias_remove, name="alias-remove"),

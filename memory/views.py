@@ -17,7 +17,14 @@ from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
 
 from memory import selectors
-from memory.forms import AliasForm, GraphFilterForm, NodeDeleteForm, NodeEditForm, NodeFilterForm
+from memory.forms import (
+    AliasForm,
+    EvidenceFilterForm,
+    GraphFilterForm,
+    NodeDeleteForm,
+    NodeEditForm,
+    NodeFilterForm,
+)
 from memory.graph_layout import NodeIn, layout_graph
 from memory.htmx import HtmxHttpRequest
 from memory.models import Node, Suppression
@@ -68,8 +75,36 @@ def nodes(request: HtmxHttpRequest) -> HttpResponse:
 @login_required
 @require_GET
 def node(request: HtmxHttpRequest, node_id: int) -> HttpResponse:
+    if request.htmx and "page" in request.GET:
+        # The pager of "Why ume has this memory": that region only.
+        node = node_or_404(request, node_id)
+        context = {"node": node, **_evidence_context(request, node)}
+        return render(request, f"{NODE}#node-evidence", context)
     node = node_or_404(request, node_id, detail=True)
-    return render(request, NODE, _node_context(node))
+    return render(request, NODE, _node_context(node, **_evidence_context(request, node)))
+
+
+def _evidence_context(request: HttpRequest, node: Node) -> dict[str, Any]:
+    rows = selectors.node_evidence(request.user, node.pk)
+    page = Paginator(rows, selectors.EVIDENCE_PAGE).get_page(request.GET.get("page"))
+    return {"evidence_page": page}
+
+
+@login_required
+@require_GET
+def node_evidence(request: HtmxHttpRequest, node_id: int) -> HttpResponse:
+    """Every quote behind one fact, event or link of a node, a page at a time."""
+    node = node_or_404(request, node_id)
+    form = EvidenceFilterForm(request.GET)
+    if not form.is_valid():
+        return render(request, "memory/evidence.html", {"node": node, "form": form}, status=400)
+    rows = selectors.node_evidence(
+        request.user, node.pk, of=form.cleaned_data["of"], item_id=form.cleaned_data["id"]
+    )
+    page = Paginator(rows, selectors.EVIDENCE_PAGE).get_page(form.cleaned_data["page"])
+    context = {"node": node, "form": form, "evidence_page": page}
+    template = "memory/evidence.html#evidence-list" if request.htmx else "memory/evidence.html"
+    return render(request, template, context)
 
 
 def _node_context(node: Node, **extra: Any) -> dict[str, Any]:

@@ -67,3 +67,39 @@ def test_secret_key_is_required_without_debug(tmp_path):
         ).returncode
         == 0
     )
+
+
+def test_production_defaults_pass_check_deploy():
+    import secrets
+    import subprocess
+    import sys
+
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "DJANGO_SETTINGS_MODULE": "ume.settings",
+        "SECRET_KEY": secrets.token_urlsafe(60),
+    }
+    result = subprocess.run(
+        [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
+        env=env,
+        capture_output=True,
+        text=True,
+        cwd=BASE_DIR,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "no issues" in result.stdout
+
+
+@pytest.mark.django_db
+def test_dashboard_pages_carry_a_content_security_policy_that_fits_htmx(client):
+    from tests.factories import make_user
+
+    client.force_login(make_user("csp"))
+    response = client.get("/review/")
+    policy = response["Content-Security-Policy"]
+    assert "script-src 'self'" in policy and "unsafe-inline" not in policy
+    assert "frame-ancestors 'none'" in policy
+    html = response.content.decode()
+    # htmx would otherwise add an inline <style> the policy blocks.
+    assert '"includeIndicatorStyles":false' in html
+    assert "<script>" not in html and "style=" not in html

@@ -20,6 +20,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send  # noqa: E402
 django_app = cast(ASGIApp, get_asgi_application())
 
 from memory.mcp.http import MCP_PATH, build_mcp_app  # noqa: E402
+from ume.guard import Guard  # noqa: E402
 from ume.logs import AsgiAccessLog  # noqa: E402
 
 mcp_app, session_manager = build_mcp_app()
@@ -40,12 +41,21 @@ async def _lifespan(receive: Receive, send: Send) -> None:
     await send({"type": "lifespan.shutdown.complete"})
 
 
-async def application(scope: Scope, receive: Receive, send: Send) -> None:
-    if scope["type"] == "lifespan":
-        await _lifespan(receive, send)
-        return
+async def _route(scope: Scope, receive: Receive, send: Send) -> None:
     path = scope.get("path", "")
     if path == MCP_PATH or path.startswith(MCP_PATH + "/"):
         await mcp_app(scope, receive, send)
         return
     await django_app(scope, receive, send)
+
+
+# Body limits, unauthenticated API writes and a database that is down are answered here,
+# before Django or the MCP SDK read a byte of the body (see ume/guard.py).
+guarded = Guard(_route)
+
+
+async def application(scope: Scope, receive: Receive, send: Send) -> None:
+    if scope["type"] == "lifespan":
+        await _lifespan(receive, send)
+        return
+    await guarded(scope, receive, send)

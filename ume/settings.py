@@ -94,6 +94,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "ume.logs.RequestLogMiddleware",  # first, so the access log times the whole request
     "django.middleware.security.SecurityMiddleware",
+    "ume.csp.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -180,23 +181,24 @@ STORAGES = {
 
 # Uploads: transcripts are read into memory and stored as text rows, never as files on disk.
 DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("UME_MAX_REQUEST_BYTES", 12 * 1024 * 1024, minimum=1024)
+# The largest body a dashboard form other than uploads accepts (login, review, edits); refused
+# before it is read (ume/guard.py).
+UME_MAX_FORM_BYTES = env_int("UME_MAX_FORM_BYTES", 1024 * 1024, minimum=1024)
 FILE_UPLOAD_MAX_MEMORY_SIZE = DATA_UPLOAD_MAX_MEMORY_SIZE
 
-# UME_HTTPS=1: served behind a TLS-terminating reverse proxy that sets X-Forwarded-Proto
-# (docs/deploy.md). Plain HTTP is redirected, except the probes, which a load balancer may call
-# over plain HTTP on the private side.
-UME_HTTPS = env_bool("UME_HTTPS", False)
-if UME_HTTPS:
+# Production (DEBUG off) is HTTPS by default and passes ``manage.py check --deploy``: redirect
+# to HTTPS, HSTS, Secure cookies. UME_HTTPS=0 serves plain HTTP (a local `make serve`, tests).
+UME_HTTPS = env_bool("UME_HTTPS", not DEBUG)
+SECURE_SSL_REDIRECT = UME_HTTPS
+SECURE_REDIRECT_EXEMPT = [r"^healthz/?$", r"^readyz/?$"]
+SECURE_HSTS_SECONDS = env_int("UME_HSTS_SECONDS", 31536000 if UME_HTTPS else 0, minimum=0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("UME_HSTS_INCLUDE_SUBDOMAINS", True)
+SECURE_HSTS_PRELOAD = env_bool("UME_HSTS_PRELOAD", True)
+if env_bool("UME_BEHIND_PROXY", False):
+    # Behind a TLS-terminating proxy that sets X-Forwarded-Proto (and strips the client's).
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
-    SECURE_SSL_REDIRECT = env_bool("UME_SSL_REDIRECT", True)
-    SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$"]
-    SECURE_HSTS_SECONDS = env_int("UME_HSTS_SECONDS", 60 * 60 * 24 * 365, minimum=0)
-    # Both bind every subdomain of the host to HTTPS (preload for years): opt in knowingly.
-    SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("UME_HSTS_INCLUDE_SUBDOMAINS", False)
-    SECURE_HSTS_PRELOAD = env_bool("UME_HSTS_PRELOAD", False)
-
 SESSION_COOKIE_HTTPONLY = True
-SESSION_COOKIE_SECURE = env_bool("UME_SECURE_COOKIES", not DEBUG and UME_HTTPS)
+SESSION_COOKIE_SECURE = env_bool("UME_SECURE_COOKIES", UME_HTTPS)
 CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
 
 # UME_LOG_FORMAT=json: one JSON object per line (ume/logs.py), with the access log of every
@@ -234,6 +236,12 @@ UME_INLINE_UPLOAD_BYTES = env_int("UME_INLINE_UPLOAD_BYTES", 64 * 1024, minimum=
 # A whole chat export (ChatGPT's or Claude's conversations.json): read as a stream, one
 # conversation at a time; each conversation is still held to UME_MAX_TRANSCRIPT_BYTES.
 UME_MAX_IMPORT_BYTES = env_int("UME_MAX_IMPORT_BYTES", 512 * 1024 * 1024, minimum=1024)
+# A save with more messages than this goes to the pending workers, like a large upload.
+UME_INLINE_MESSAGES = env_int("UME_INLINE_MESSAGES", 200, minimum=1)
+# How long a claim on a transcript holds without finishing; after that a retry takes it over.
+UME_CLAIM_LEASE_SECONDS = env_int("UME_CLAIM_LEASE_SECONDS", 60, minimum=1)
+# The time a pending worker may spend on one transcript before giving up on it.
+UME_INGEST_BUDGET_SECONDS = env_int("UME_INGEST_BUDGET_SECONDS", 45, minimum=1)
 UME_DEFAULT_EXTRACTOR = env_str("UME_EXTRACTOR", "rules")
 UME_LLM_BASE_URL = env_str("UME_LLM_BASE_URL")
 UME_LLM_MODEL = env_str("UME_LLM_MODEL")
@@ -246,6 +254,12 @@ UME_UNDO_SECONDS = env_int("UME_UNDO_SECONDS", 300, minimum=1)
 UME_DEMO_USERNAME = env_str("UME_DEMO_USERNAME", "demo")
 UME_DEMO_PASSWORD = env_str("UME_DEMO_PASSWORD", "demo-memory-2026")
 UME_RECALL_CONTEXT_CHARS = env_int("UME_RECALL_CONTEXT_CHARS", 2400, minimum=200)
+# Sign-in throttling (ume/login.py): attempts per account, failures per address, per window.
+UME_LOGIN_ATTEMPTS_PER_ACCOUNT = env_int("UME_LOGIN_ATTEMPTS_PER_ACCOUNT", 5, minimum=1)
+UME_LOGIN_FAILURES_PER_ADDRESS = env_int("UME_LOGIN_FAILURES_PER_ADDRESS", 20, minimum=1)
+UME_LOGIN_WINDOW_SECONDS = env_int("UME_LOGIN_WINDOW_SECONDS", 900, minimum=1)
+# Failed bearer tokens an address may send a minute before it is refused with 429.
+UME_BAD_TOKENS_PER_ADDRESS = env_int("UME_BAD_TOKENS_PER_ADDRESS", 30, minimum=1)
 UME_API_RATE_LIMIT = env_int("UME_API_RATE_LIMIT", 120, minimum=1)  # requests per minute per token
 UME_MCP_ALLOWED_HOSTS = env_list("UME_MCP_ALLOWED_HOSTS", ["127.0.0.1:*", "localhost:*", "[::1]:*"])
 UME_MCP_ALLOWED_ORIGINS = env_list(
@@ -260,8 +274,9 @@ OAUTH2_PROVIDER_APPLICATION_MODEL = "oauth2_provider.Application"
 UME_OAUTH_ACCESS_TOKEN_SECONDS = env_int("UME_OAUTH_ACCESS_TOKEN_SECONDS", 3600, minimum=60)
 UME_OAUTH_REFRESH_TOKEN_DAYS = env_int("UME_OAUTH_REFRESH_TOKEN_DAYS", 30, minimum=1)
 # Desktop clients receive the code on http://127.0.0.1:<port>/... (RFC 8252); hosted
-# connectors use https callbacks. ume accepts http only for loopback hosts.
-UME_OAUTH_LOOPBACK_REDIRECTS = env_bool("UME_OAUTH_LOOPBACK_REDIRECTS", True)
+# connectors use https callbacks. ume accepts http only for loopback hosts, and by default only
+# when it is itself served over plain HTTP (so production defaults pass check --deploy).
+UME_OAUTH_LOOPBACK_REDIRECTS = env_bool("UME_OAUTH_LOOPBACK_REDIRECTS", not UME_HTTPS)
 OAUTH2_PROVIDER = {
     "SCOPES": {
         "memory:read": "Read your memories: recall, search and list them",

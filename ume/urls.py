@@ -7,14 +7,18 @@ from django.views.generic import RedirectView
 
 from memory.api import api, api_not_found
 from ume.health import healthz, readyz
+from ume.login import ThrottledLoginView
 
 urlpatterns = [
     path("healthz", healthz, name="healthz"),
     path("readyz", readyz, name="readyz"),
     path("admin/", admin.site.urls),
+    # The API's root has no route of its own: JSON 404 like any unknown API path (django-ninja
+    # would answer its HTML one).
+    path("v1/", api_not_found),
     path("v1/", api.urls),
     re_path(r"^v1/", api_not_found),
-    path("login/", auth_views.LoginView.as_view(), name="login"),
+    path("login/", ThrottledLoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("", RedirectView.as_view(pattern_name="review:queue"), name="home"),
     path("review/", include("review.urls")),

@@ -1,22 +1,19 @@
 """Bearer-token authentication, scopes, the per-token rate limit and the body-size ceiling.
 
-The rate limit counts requests per token in fixed one-minute windows in Django's cache. With
-``UME_CACHE=locmem`` (the default) that cache is per process: a deployment with N workers lets
-a token make up to N times ``UME_API_RATE_LIMIT`` requests a minute. ``UME_CACHE=database``
-keeps the counters in the shared database, so the limit holds across every process.
+The rate limit counts requests per token in fixed one-minute windows, atomically in the
+database (``memory.services.ratelimit``), so the limit holds exactly across every worker and
+host.
 """
 
 from __future__ import annotations
 
-import time
-
 from django.conf import settings
-from django.core.cache import cache
 from django.http import HttpRequest
 from ninja.security import HttpBearer
 
 from memory.api.errors import ApiError, too_large
 from memory.models import AccessToken
+from memory.services.ratelimit import rate_hit
 from memory.services.tokens import token_authenticate, token_has_scope
 
 # Room for JSON punctuation or multipart framing around the largest transcript we accept.
@@ -29,24 +26,33 @@ def max_body_bytes() -> int:
 
 def rate_limit(token: AccessToken, *, now: float | None = None) -> None:
     """Count one request for ``token``; raise 429 with Retry-After past the per-minute limit."""
-    now = time.time() if now is None else now
-    window = int(now // 60)
-    key = f"ume:api-rate:{token.pk}:{window}"
-    cache.add(key, 0, timeout=120)
-    try:
-        count = cache.incr(key)
-    except ValueError:  # evicted between add and incr
-        cache.set(key, 1, timeout=120)
-        count = 1
+    hit = rate_hit(f"token:{token.pk}", window=60, now=now)
     limit = int(settings.UME_API_RATE_LIMIT)
-    if count > limit:
-        retry_after = max(1, 60 - int(now % 60))
+    if hit.count > limit:
+        retry_after = hit.retry_after
         raise ApiError(
             429,
             "rate_limited",
             f"more than {limit} requests a minute with this token; retry in {retry_after} s",
             headers={"Retry-After": str(retry_after)},
         )
+
+
+def token_for(secret: str, *, address: str) -> AccessToken | None:
+    """The live token for ``secret``, or None. Unknown tokens are counted per address: past
+    ``UME_BAD_TOKENS_PER_ADDRESS`` a minute they are refused with 429 instead of 401, so
+    guessing tokens is throttled like guessing passwords (a live token costs no extra query)."""
+    token = token_authenticate(secret)
+    if token is None:
+        miss = rate_hit(f"bad-token:{address}", window=60)
+        if miss.count > int(settings.UME_BAD_TOKENS_PER_ADDRESS):
+            raise ApiError(
+                429,
+                "rate_limited",
+                f"too many invalid tokens from this address; retry in {miss.retry_after} s",
+                headers={"Retry-After": str(miss.retry_after)},
+            )
+    return token
 
 
 def check_declared_size(request: HttpRequest) -> None:
@@ -74,7 +80,11 @@ class TokenAuth(HttpBearer):
         self.scope = scope
 
     def authenticate(self, request: HttpRequest, token: str) -> AccessToken | None:
-        found = token_authenticate(token.strip())
+        # The ASGI guard already looked up the token of an API write (ume/guard.py).
+        scope = getattr(request, "scope", None) or {}
+        found = scope.get("ume.guard_token")
+        if found is None:
+            found = token_for(token.strip(), address=str(request.META.get("REMOTE_ADDR") or ""))
         if found is None:
             return None
         if not token_has_scope(found, self.scope):

@@ -4,7 +4,8 @@ Codes: ``invalid_input`` and ``invalid_json`` (400), ``invalid_edit`` and
 ``invalid_decision`` (400, an edit or review decision the engine refused), ``unauthorized``
 (401), ``insufficient_scope`` (403), ``not_found`` (404, also for another owner's objects),
 ``method_not_allowed`` (405), ``already_decided`` (409), ``payload_too_large`` (413),
-``rate_limited`` (429), ``internal_error`` (500).
+``rate_limited`` (429), ``internal_error`` (500), ``unavailable`` (503, the database is down;
+with ``Retry-After``).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import logging
 from typing import Any
 
 from django.core.exceptions import RequestDataTooBig, TooManyFieldsSent, TooManyFilesSent
+from django.db.utils import InterfaceError, OperationalError
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.http.multipartparser import MultiPartParserError
 from ninja import NinjaAPI
@@ -89,6 +91,14 @@ def _unexpected(request: HttpRequest, exc: Any) -> HttpResponse:
         return error_response(413, "payload_too_large", "the request body is too large")
     if isinstance(exc, TooManyFieldsSent | TooManyFilesSent | MultiPartParserError):
         return error_response(400, "invalid_input", "the form data could not be read")
+    if isinstance(exc, OperationalError | InterfaceError):
+        log.error("database unavailable: %s %s: %s", request.method, request.path, exc)
+        return error_response(
+            503,
+            "unavailable",
+            "the database is unavailable; try again shortly",
+            headers={"Retry-After": "5"},
+        )
     log.exception("API request failed: %s %s", request.method, request.path)
     return error_response(500, "internal_error", "something went wrong; nothing was changed")
 

@@ -1,5 +1,6 @@
 """Request bodies. Every string refuses NUL characters (PostgreSQL cannot store them) and has
-a length cap, so hostile input is a 400 before anything is written."""
+a length cap, so hostile input is a 400 before anything is written. Booleans and numbers are
+strict: ``true`` is not 1, ``"yes"`` is not true, and ``"ts": true`` is not 1970."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from datetime import UTC, datetime
 from typing import Annotated, Any
 
 from ninja import Schema
-from pydantic import AfterValidator, Field
+from pydantic import AfterValidator, Field, StrictBool, StrictFloat, StrictInt
 
 from memory.transcripts import MAX_MESSAGES
 
@@ -50,7 +51,9 @@ class MemoryIn(Schema):
 class MessageIn(Schema):
     role: Word = Field(description="user, assistant or system")
     content: Text | list[dict[str, Any]] = Field(description="Text, or OpenAI-style parts.")
-    ts: Moment | float | None = Field(default=None, description="ISO 8601 or epoch seconds.")
+    ts: Moment | StrictInt | StrictFloat | None = Field(
+        default=None, description="ISO 8601 or epoch seconds."
+    )
     id: Annotated[str, Field(max_length=64), AfterValidator(_no_nul)] | None = None
 
 
@@ -65,7 +68,7 @@ class RecallIn(Schema):
     query: Annotated[
         str, Field(max_length=1000), AfterValidator(_no_nul), AfterValidator(_not_blank)
     ]
-    limit: int = Field(default=10, ge=1, le=50)
+    limit: StrictInt = Field(default=10, ge=1, le=50)
 
 
 class NodePatch(Schema):
@@ -83,7 +86,7 @@ class PromoteIn(Schema):
 
 
 class RejectIn(Schema):
-    suppress_similar: bool = Field(
+    suppress_similar: StrictBool = Field(
         default=False, description="Also stop proposing this label (a suppression)."
     )
     until: Moment | None = Field(
@@ -92,8 +95,8 @@ class RejectIn(Schema):
 
 
 class MergeIn(Schema):
-    node_id: int
-    add_alias: bool = True
+    node_id: StrictInt
+    add_alias: StrictBool = True
 
 
 Term = Annotated[str, Field(max_length=80), AfterValidator(_no_nul)]
@@ -109,5 +112,5 @@ class RulesIn(Schema):
     excludes: list[Term] | None = Field(default=None, max_length=32)
     custom_categories: list[Term] | None = Field(default=None, max_length=32)
     capture_default: Word | None = Field(default=None, description="review or auto")
-    auto_collect: bool | None = None
-    retention_days: int | None = Field(default=None, ge=1, le=36500)
+    auto_collect: StrictBool | None = None
+    retention_days: StrictInt | None = Field(default=None, ge=1, le=36500)

@@ -10,6 +10,7 @@ from datetime import datetime
 from typing import Any
 
 from memory.models import Candidate, Event, MemoryRule, Node, Slice, Suppression, Transcript
+from memory.selectors import EVIDENCE_PER_ITEM
 
 
 def _iso(moment: datetime | None) -> str | None:
@@ -90,9 +91,21 @@ def candidate_json(candidate: Candidate) -> dict[str, Any]:
                 "source": e.source,
                 "message_ts": _iso(e.message_ts),
             }
-            for e in candidate.evidence.all()
+            for e in _first_evidence(candidate)
         ],
+        # The quotes above are the first few; this is how many there are in all.
+        "evidence_count": (
+            candidate.evidence_count
+            if hasattr(candidate, "evidence_count")
+            else candidate.evidence.count()
+        ),
     }
+
+
+def _first_evidence(candidate: Candidate) -> list[Any]:
+    if hasattr(candidate, "first_evidence"):
+        return list(candidate.first_evidence)
+    return list(candidate.evidence.order_by("created_at", "id")[:EVIDENCE_PER_ITEM])
 
 
 def suppression_json(row: Suppression, *, now: datetime) -> dict[str, Any]:

@@ -39,7 +39,7 @@ from memory.api.shapes import (
     suppression_json,
     transcript_json,
 )
-from memory.models import AccessToken
+from memory.models import AccessToken, Transcript
 from memory.retrieval import recall
 from memory.selectors import (
     candidate_get,
@@ -53,9 +53,9 @@ from memory.selectors import (
     transcript_get,
 )
 from memory.services.ingest import (
-    ingest_memory,
-    ingest_messages,
     ingest_transcript,
+    save_memory_text,
+    save_messages,
     transcript_store,
 )
 from memory.services.nodes import (
@@ -80,7 +80,7 @@ from memory.transcripts import (
     parse_transcript,
 )
 from memory.vocab import SCOPE_READ, SCOPE_WRITE, CandidateStatus, Category, NodeState
-from receipts.models import Outcome
+from receipts.models import Outcome, Receipt
 from receipts.models import Source as ReceiptSource
 from receipts.selectors import receipt_get, receipt_list
 
@@ -114,24 +114,54 @@ class Page(Schema):
 # --- saves ----------------------------------------------------------------------------------
 
 
-@router.post("/memories", auth=WRITE, tags=["saves"], summary="Save one memory")
-def save_memory(request: HttpRequest, payload: MemoryIn) -> dict[str, Any]:
-    """Runs the text through the extractor and the gate; returns the receipt."""
+def _saved(request: HttpRequest, saved: Receipt | Transcript) -> Status[dict[str, Any]]:
+    """The receipt (200), or ``202`` with the status link of a save left to the pending
+    workers because it was larger than one request may process."""
+    if isinstance(saved, Receipt):
+        return Status(200, saved.as_json())
+    fresh = transcript_get(_owner(request), saved.pk)
+    assert fresh is not None
+    body = {
+        "status": "queued",
+        "status_url": f"/v1/transcripts/{fresh.pk}",
+        "transcript": transcript_json(fresh),
+    }
+    return Status(202, body)
+
+
+@router.post(
+    "/memories",
+    auth=WRITE,
+    tags=["saves"],
+    summary="Save one memory",
+    response={200: dict, 202: dict},
+)
+def save_memory(request: HttpRequest, payload: MemoryIn) -> Status[dict[str, Any]]:
+    """Runs the text through the extractor and the gate; returns the receipt. A text over
+    ``UME_INLINE_UPLOAD_BYTES`` waits for the pending workers: ``202`` with a status link."""
     size = len(payload.text.encode("utf-8"))
     if size > settings.UME_MAX_TRANSCRIPT_BYTES:
         raise too_large(
             f"text is {size:,} bytes; the limit is {settings.UME_MAX_TRANSCRIPT_BYTES:,}"
         )
-    receipt = ingest_memory(
+    saved = save_memory_text(
         owner=_owner(request), text=payload.text, source=ReceiptSource.API, token=_token(request)
     )
-    return receipt.as_json()
+    return _saved(request, saved)
 
 
-@router.post("/conversations", auth=WRITE, tags=["saves"], summary="Save a conversation")
-def save_conversation(request: HttpRequest, payload: ConversationIn) -> dict[str, Any]:
+@router.post(
+    "/conversations",
+    auth=WRITE,
+    tags=["saves"],
+    summary="Save a conversation",
+    response={200: dict, 202: dict},
+)
+def save_conversation(request: HttpRequest, payload: ConversationIn) -> Status[dict[str, Any]]:
     """Stores the conversation as a transcript and runs it through the gate; returns the
-    receipt. Sending the same conversation again the same day is a ``duplicate``."""
+    receipt. Sending the same conversation again the same day is a ``duplicate``. One over
+    ``UME_INLINE_UPLOAD_BYTES`` or ``UME_INLINE_MESSAGES`` waits for the pending workers:
+    ``202`` with a status link."""
     messages = [m.model_dump(exclude_none=True) for m in payload.messages]
     for message in messages:
         if "ts" in message and not isinstance(message["ts"], int | float):
@@ -147,7 +177,7 @@ def save_conversation(request: HttpRequest, payload: ConversationIn) -> dict[str
         )
     first = next((m for m in messages if m["role"] == "user"), messages[0])
     name = "conversation: " + " ".join(str(first.get("content", "")).split())[:80]
-    receipt = ingest_messages(
+    saved = save_messages(
         owner=_owner(request),
         messages=messages,
         name=name,
@@ -155,7 +185,7 @@ def save_conversation(request: HttpRequest, payload: ConversationIn) -> dict[str
         token=_token(request),
         source_time=payload.source_time,
     )
-    return receipt.as_json()
+    return _saved(request, saved)
 
 
 @router.post("/recall", auth=READ, tags=["recall"], summary="Recall what ume knows")
@@ -428,7 +458,15 @@ def upload_transcript(
 ) -> Status[dict[str, Any]]:
     """Stores the file (text with ``User:``/``Assistant:`` lines, or JSON messages). Small files
     are processed right away; larger ones wait for ``ingest --pending``. Identical content is
-    stored once: uploading it again answers 200 with ``duplicate: true``."""
+    stored once: uploading it again answers 200 with ``duplicate: true``. One file per request:
+    several ``file`` fields are refused (400), never all but one silently dropped."""
+    sent = len(request.FILES.getlist("file"))
+    if sent > 1:
+        raise ApiError(
+            400,
+            "invalid_input",
+            f"send one file per request (this one has {sent} 'file' fields); nothing was stored",
+        )
     limit = settings.UME_MAX_TRANSCRIPT_BYTES
     if file.size is not None and file.size > limit:
         raise too_large(f"the file is {file.size:,} bytes; the limit is {limit:,}")

@@ -25,7 +25,7 @@ from mcp.server.transport_security import TransportSecuritySettings
 from starlette.authentication import AuthCredentials
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from memory.api.auth import rate_limit
+from memory.api.auth import rate_limit, token_for
 from memory.api.errors import ApiError
 from memory.mcp.server import mcp_server
 from memory.models import AccessToken
@@ -49,7 +49,7 @@ AUTHENTICATORS: list[Callable[[str, Scope], AccessToken | None]] = []
 CHALLENGES: list[Callable[[Scope], str]] = []
 
 
-def _authenticate(secret: str, scope: Scope | None = None) -> AccessToken:
+def _authenticate(secret: str, address: str, scope: Scope | None = None) -> AccessToken:
     close_old_connections()
     try:
         token = token_authenticate(secret)
@@ -58,6 +58,8 @@ def _authenticate(secret: str, scope: Scope | None = None) -> AccessToken:
                 token = authenticate(secret, scope)
                 if token is not None:
                     break
+        if token is None:  # counts the miss against the address (429 past the limit)
+            token = token_for(secret, address=address)
         if token is None:
             raise ApiError(
                 401,
@@ -98,7 +100,10 @@ class BearerTokenMiddleware:
                 raise ApiError(
                     401, "unauthorized", "send your token as 'Authorization: Bearer <token>'"
                 )
-            token = await sync_to_async(_authenticate, thread_sensitive=True)(secret.strip(), scope)
+            client = scope.get("client") or ("", 0)
+            token = await sync_to_async(_authenticate, thread_sensitive=False)(
+                secret.strip(), str(client[0]), scope
+            )
         except ApiError as exc:
             headers = dict(exc.headers)
             if exc.status == 401:

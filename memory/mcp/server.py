@@ -4,7 +4,8 @@ Every tool call resolves the caller's :class:`~memory.models.AccessToken` afresh
 the bearer token the request carried (authenticated by :mod:`memory.mcp.http` on every
 request), over stdio the secret given to ``manage.py mcp_stdio`` (re-checked on every call,
 so revoking it takes effect at once). Reads need ``memory:read``, writes ``memory:write``.
-ORM work runs in Django's sync thread through ``sync_to_async``.
+ORM work runs through ``sync_to_async`` in a thread of its own per call (not Django's one
+shared sync thread), so reads never queue behind a long write.
 """
 
 from __future__ import annotations
@@ -70,6 +71,11 @@ def _call(
             raise ToolError("unauthorized: the token is unknown, revoked or expired")
         if not token_has_scope(token, scope):
             raise ToolError(f"insufficient_scope: this token does not have the {scope} scope")
+        nul = _nul_at(kwargs)
+        if nul is not None:
+            # Checked before anything is stored: PostgreSQL refuses NUL in text, and a save
+            # that cannot be stored must be reported as an error, not as a quiet receipt.
+            raise ToolError(f"invalid_input: {nul} contains a NUL character (\\u0000)")
         try:
             return fn(token, **kwargs)
         except tools.ToolInputError as exc:
@@ -78,10 +84,29 @@ def _call(
         close_old_connections()
 
 
+def _nul_at(value: Any, path: str = "arguments") -> str | None:
+    """Where the first string holding a NUL character is, in the tool's arguments."""
+    if isinstance(value, str):
+        return path if "\x00" in value else None
+    if isinstance(value, dict):
+        items: Any = value.items()
+    elif isinstance(value, list | tuple):
+        items = enumerate(value)
+    else:
+        return None
+    for key, item in items:
+        found = _nul_at(item, f"{path}.{key}" if path != "arguments" else str(key))
+        if found is not None:
+            return found
+    return None
+
+
 async def _run(
     ctx: Context, scope: str, fn: Callable[..., tools.ToolResult], **kwargs: Any
 ) -> CallToolResult:
-    result = await sync_to_async(_call, thread_sensitive=True)(
+    # Not thread_sensitive: each call gets a thread of its own (and its own database
+    # connection), so a recall never waits behind a long save in the same worker.
+    result = await sync_to_async(_call, thread_sensitive=False)(
         _request_token(ctx), scope, fn, kwargs
     )
     return CallToolResult(

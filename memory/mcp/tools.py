@@ -24,11 +24,11 @@ from django.db.models import Prefetch, Q
 
 from memory.api.shapes import candidate_json
 from memory.keys import canonical_key
-from memory.models import AccessToken, Alias, Candidate, Edge, Node, Slice
+from memory.models import AccessToken, Alias, Candidate, Edge, Node, Slice, Transcript
 from memory.retrieval import recall
 from memory.selectors import candidate_queue
 from memory.services.barrier import barrier_raise
-from memory.services.ingest import ingest_memory, ingest_messages, ingest_proposals
+from memory.services.ingest import ingest_proposals, save_memory_text, save_messages
 from memory.services.nodes import node_delete
 from memory.services.review import CandidateAlreadyDecided, candidate_reject
 from memory.transcripts import TranscriptError, messages_from_json
@@ -147,8 +147,8 @@ def _receipt_text(receipt: Receipt) -> str:
 
 def save_memory(token: AccessToken, *, text: str) -> ToolResult:
     _check_text("text", text)
-    receipt = ingest_memory(owner=token.owner, text=text, source=Source.MCP, token=token)
-    return ToolResult(receipt.as_json(), _receipt_text(receipt))
+    saved = save_memory_text(owner=token.owner, text=text, source=Source.MCP, token=token)
+    return _saved(saved)
 
 
 def save_conversation(
@@ -169,7 +169,7 @@ def save_conversation(
         )
     first = next((m for m in messages if m.get("role") == "user"), messages[0])
     name = "conversation: " + " ".join(str(first.get("content", "")).split())[:80]
-    receipt = ingest_messages(
+    saved = save_messages(
         owner=token.owner,
         messages=messages,
         name=name,
@@ -177,7 +177,19 @@ def save_conversation(
         token=token,
         source_time=source_time,
     )
-    return ToolResult(receipt.as_json(), _receipt_text(receipt))
+    return _saved(saved)
+
+
+def _saved(saved: Receipt | Transcript) -> ToolResult:
+    """The receipt, or for a save too large to process in one call, where it waits."""
+    if isinstance(saved, Receipt):
+        return ToolResult(saved.as_json(), _receipt_text(saved))
+    payload = {"status": "queued", "transcript_id": saved.pk, "size_bytes": saved.size_bytes}
+    text = (
+        f"queued: transcript {saved.pk} ({saved.size_bytes:,} bytes) is larger than one call "
+        "processes; the pending workers will process it and leave a receipt"
+    )
+    return ToolResult(payload, text)
 
 
 def recall_memory(token: AccessToken, *, query: str, limit: int = 10) -> ToolResult:

@@ -9,7 +9,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('memory', '0002_initial'),
+        ('memory', '0011_rate_counts'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

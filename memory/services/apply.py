@@ -283,8 +283,29 @@ def plan_apply(
         Suppression.objects.filter(owner=owner, pk__in=plan.suppression_hits).update(
             hit_count=F("hit_count") + 1, last_hit_at=now
         )
-    Evidence.objects.bulk_create(evidence)
+    Evidence.objects.bulk_create(_distinct(evidence))
     return result
+
+
+def _distinct(rows: list[Evidence]) -> list[Evidence]:
+    """One row per target, message and quote: a candidate's own span and the span of a detail it
+    holds are often the same words, and must not show as two pieces of evidence."""
+    seen: set[tuple[Any, ...]] = set()
+    kept = []
+    for row in rows:
+        key = (
+            row.node_id,
+            row.slice_id,
+            row.event_id,
+            row.edge_id,
+            row.candidate_id,
+            row.message_id,
+            row.quote,
+        )
+        if key not in seen:
+            seen.add(key)
+            kept.append(row)
+    return kept
 
 
 class CandidateDecided(RuntimeError):

@@ -4,11 +4,16 @@ Deletions call :func:`barrier_raise` inside their transaction; writers call
 :func:`barrier_check` inside theirs. Both lock the owner's barrier row, so on PostgreSQL the
 two serialise: either the write commits first (and the deletion then removes what it wrote),
 or the deletion commits first and the write sees a barrier newer than its start and aborts.
+
+The row must exist for there to be something to lock: it is created with the user (and by a
+data migration for users from before), and :func:`_locked_row` creates it if it is still
+missing. Two transactions creating it at once serialise on its unique key, so even a person's
+very first deletion waits for writes in flight.
 """
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from django.db import IntegrityError, transaction
@@ -28,14 +33,35 @@ class DeletionConflict(RuntimeError):
         self.barrier_at = barrier_at
 
 
-def _locked_row(owner: Any) -> DeletionBarrier | None:
-    return DeletionBarrier.objects.select_for_update().filter(owner=owner).first()
+# "Nothing deleted yet": older than any write.
+NEVER = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+def barrier_ensure(owner: Any) -> None:
+    """Create ``owner``'s barrier row if it is missing (with the user, and as a fallback)."""
+    if DeletionBarrier.objects.filter(owner=owner).exists():
+        return
+    try:
+        with transaction.atomic():
+            DeletionBarrier.objects.create(owner=owner, barrier_at=NEVER)
+    except IntegrityError:
+        pass  # created meanwhile by another transaction, which has committed
+
+
+def _locked_row(owner: Any) -> DeletionBarrier:
+    row = DeletionBarrier.objects.select_for_update().filter(owner=owner).first()
+    if row is None:
+        # On PostgreSQL a concurrent creator makes this wait for its commit, then fail on the
+        # unique key: from then on the row exists and we lock it.
+        barrier_ensure(owner)
+        row = DeletionBarrier.objects.select_for_update().get(owner=owner)
+    return row
 
 
 def barrier_check(owner: Any, *, started_at: datetime) -> None:
     """Raise :class:`DeletionConflict` if a deletion happened after ``started_at``."""
     row = _locked_row(owner)
-    if row is not None and row.barrier_at > started_at:
+    if row.barrier_at > started_at:
         raise DeletionConflict(row.barrier_at)
 
 
@@ -43,15 +69,5 @@ def barrier_raise(owner: Any, *, at: datetime | None = None) -> None:
     """Record that ``owner`` deleted something now. Call inside the deletion's transaction."""
     at = at or timezone.now()
     row = _locked_row(owner)
-    if row is not None:
-        row.barrier_at = max(row.barrier_at, at)
-        row.save(update_fields=["barrier_at"])
-        return
-    try:
-        with transaction.atomic():
-            DeletionBarrier.objects.create(owner=owner, barrier_at=at)
-    except IntegrityError:
-        row = _locked_row(owner)
-        assert row is not None
-        row.barrier_at = max(row.barrier_at, at)
-        row.save(update_fields=["barrier_at"])
+    row.barrier_at = max(row.barrier_at, at)
+    row.save(update_fields=["barrier_at"])

@@ -16,8 +16,11 @@ from __future__ import annotations
 
 import json
 import logging
+import signal
+import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -30,7 +33,7 @@ from django.utils import timezone
 from memory.extractors import ExtractorFailed, get_extractor
 from memory.gate import WritePlan, plan_writes
 from memory.models import Transcript
-from memory.proposals import AnyProposal, ProposalError, parse_proposals
+from memory.proposals import AnyProposal, ProposalError, parse_proposals, proposals_dedupe
 from memory.selectors import gate_snapshot
 from memory.services.apply import ApplyResult, CandidateDecided, plan_apply, plan_recheck
 from memory.services.barrier import DeletionConflict, barrier_check
@@ -51,8 +54,13 @@ log = logging.getLogger(__name__)
 worker_log = logging.getLogger("ume.worker")
 
 APPLY_ATTEMPTS = 4
-STALE_CLAIM = timedelta(minutes=15)
 MAX_ATTEMPTS = 5
+
+
+def _lease() -> timedelta:
+    """How long a claim holds without finishing (``UME_CLAIM_LEASE_SECONDS``)."""
+    return timedelta(seconds=settings.UME_CLAIM_LEASE_SECONDS)
+
 
 # Test and demo hook: a callable run inside the apply transaction, after the writes.
 # Raising from it exercises the rollback path exactly as a real database failure would.
@@ -204,13 +212,33 @@ def ingest_messages(
 ) -> Receipt:
     """A conversation sent by an assistant (API or MCP): stored as a JSON transcript."""
     started = time.perf_counter()
-    src = Source(owner, source, token)
     try:
-        parsed = messages_from_json(list(messages))
+        text, when, day = _conversation(messages, source_time)
     except TranscriptError as exc:
         return _receipt(
-            src, outcome=Outcome.REJECTED_INPUT, subject=name, started=started, error=str(exc)
+            Source(owner, source, token),
+            outcome=Outcome.REJECTED_INPUT,
+            subject=name,
+            started=started,
+            error=str(exc),
         )
+    return ingest_text(
+        owner=owner,
+        text=text,
+        name=name,
+        source=source,
+        extractor=extractor,
+        source_time=when,
+        token=token,
+        dedupe_key=day,
+    )
+
+
+def _conversation(
+    messages: Sequence[dict[str, Any]], source_time: datetime | None
+) -> tuple[str, datetime, str]:
+    """The stored text of a conversation, its time and its dedupe key (the day)."""
+    parsed = messages_from_json(list(messages))
     payload = [
         {
             "id": m.id,
@@ -220,31 +248,72 @@ def ingest_messages(
         }
         for m in parsed
     ]
-    text = json.dumps({"messages": payload}, ensure_ascii=False)
-    day = (source_time or timezone.now()).date().isoformat()
-    return ingest_text(
-        owner=owner,
-        text=text,
-        name=name,
-        source=source,
-        extractor=extractor,
-        source_time=source_time or timezone.now(),
-        token=token,
-        dedupe_key=day,
+    when = source_time or timezone.now()
+    return json.dumps({"messages": payload}, ensure_ascii=False), when, when.date().isoformat()
+
+
+def save_messages(
+    *,
+    owner: Any,
+    messages: Sequence[dict[str, Any]],
+    name: str,
+    source: str,
+    token: Any = None,
+    source_time: datetime | None = None,
+) -> Receipt | Transcript:
+    """An assistant's save (API or MCP), with the work one request may do bounded.
+
+    A conversation within ``UME_INLINE_UPLOAD_BYTES`` and ``UME_INLINE_MESSAGES`` is processed
+    now and its receipt returned. A larger one is stored for the pending workers (``ingest
+    --pending``) and its transcript returned: its status, and its receipt once processed, are at
+    ``GET /v1/transcripts/{id}``. Too large or malformed: a ``rejected_input`` receipt either way.
+    """
+    try:
+        text, when, day = _conversation(messages, source_time)
+    except TranscriptError:
+        text = ""
+    size = len(text.encode("utf-8"))
+    inline = (
+        size <= settings.UME_INLINE_UPLOAD_BYTES and len(messages) <= settings.UME_INLINE_MESSAGES
     )
+    if not text or inline or size > settings.UME_MAX_TRANSCRIPT_BYTES or "\x00" in text:
+        return ingest_messages(
+            owner=owner,
+            messages=messages,
+            name=name,
+            source=source,
+            token=token,
+            source_time=source_time,
+        )
+    transcript, _created = transcript_store(
+        owner=owner, text=text, name=name, source=source, source_time=when, dedupe_key=day
+    )
+    return transcript
 
 
 def ingest_memory(*, owner: Any, text: str, source: str, token: Any = None) -> Receipt:
     """One memory in the person's words ("I started boxing last week")."""
     now = timezone.now()
-    return ingest_messages(
-        owner=owner,
-        messages=[{"role": "user", "content": text, "ts": now.isoformat()}],
-        name="memory: " + " ".join(text.replace("\x00", "").split())[:80],
-        source=source,
-        token=token,
-        source_time=now,
-    )
+    return ingest_messages(**_memory_save(owner, text, source, token, now))
+
+
+def save_memory_text(
+    *, owner: Any, text: str, source: str, token: Any = None
+) -> Receipt | Transcript:
+    """:func:`ingest_memory` with the bounds of :func:`save_messages` (a large text waits for
+    the pending workers)."""
+    return save_messages(**_memory_save(owner, text, source, token, timezone.now()))
+
+
+def _memory_save(owner: Any, text: str, source: str, token: Any, now: datetime) -> dict[str, Any]:
+    return {
+        "owner": owner,
+        "messages": [{"role": "user", "content": text, "ts": now.isoformat()}],
+        "name": "memory: " + " ".join(text.replace("\x00", "").split())[:80],
+        "source": source,
+        "token": token,
+        "source_time": now,
+    }
 
 
 def ingest_proposals(
@@ -303,7 +372,7 @@ def transcript_claim(transcript: Transcript, *, now: datetime) -> bool:
         pk=transcript.pk, status__in=[TranscriptStatus.PENDING, TranscriptStatus.FAILED]
     )
     stale = Transcript.objects.filter(
-        pk=transcript.pk, status=TranscriptStatus.PROCESSING, claimed_at__lt=now - STALE_CLAIM
+        pk=transcript.pk, status=TranscriptStatus.PROCESSING, claimed_at__lt=now - _lease()
     )
     # An attempt is counted when it starts, so a transcript that kills its worker every time
     # still runs out of attempts.
@@ -316,6 +385,39 @@ def transcript_claim(transcript: Transcript, *, now: datetime) -> bool:
         transcript.claimed_at = now
         transcript.attempts += 1
     return bool(claimed)
+
+
+def _claim_or_wait(transcript: Transcript) -> tuple[str, dict[str, Any], str] | None:
+    """Claim ``transcript``, or say why not: ``None`` once claimed, else (outcome, detail,
+    error) for the receipt.
+
+    Identical content being processed right now is waited for (up to its lease), so the answer
+    is ``duplicate`` naming the receipt it duplicates; a first attempt that never finished (its
+    worker died) loses its claim when the lease runs out, and this attempt processes it.
+    """
+    lease = timedelta(seconds=settings.UME_CLAIM_LEASE_SECONDS)
+    deadline = time.monotonic() + lease.total_seconds() + 1
+    pause = 0.02
+    while True:
+        if transcript_claim(transcript, now=timezone.now()):
+            return None
+        try:
+            transcript.refresh_from_db(fields=["status", "receipt", "claimed_at", "attempts"])
+        except Transcript.DoesNotExist:
+            # Deleted (delete all, undo) between storing it and claiming it.
+            error = "the transcript was deleted while this save was in flight; nothing was written"
+            return Outcome.DELETION_CONFLICT, {}, error
+        if transcript.status == TranscriptStatus.DONE and transcript.receipt_id is not None:
+            detail = {
+                "original_receipt": transcript.receipt_id,
+                "reason": "identical content already processed",
+            }
+            return Outcome.DUPLICATE, detail, ""
+        if time.monotonic() > deadline:
+            error = "identical content is still being processed; try again later"
+            return Outcome.DB_WRITE_FAILED, {"retryable": True}, error
+        time.sleep(pause)
+        pause = min(pause * 2, 0.5)
 
 
 def _finish(transcript: Transcript, *, status: str, receipt: Receipt, error: str = "") -> None:
@@ -350,10 +452,33 @@ def _read(transcript: Transcript, extractor: str) -> tuple[list[Message], list[A
             if isinstance(data, dict) and "messages" in data
             else []
         )
-        return messages, parse_proposals(data)
+        return messages, proposals_dedupe(parse_proposals(data))
     messages = parse_transcript(transcript.text, name=transcript.name)
     extract = get_extractor(extractor)
-    return messages, extract(messages, source_time=transcript.source_time)
+    return messages, proposals_dedupe(extract(messages, source_time=transcript.source_time))
+
+
+class OverBudget(Exception):
+    """Extraction ran past the time budget of one transcript."""
+
+
+@contextmanager
+def _time_budget(seconds: float | None) -> Iterator[None]:
+    """Raise :class:`OverBudget` in this (main) thread after ``seconds``; no-op elsewhere."""
+    if not seconds or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def expire(signum: int, frame: Any) -> None:
+        raise OverBudget(f"extraction took longer than the budget of {seconds:g} s; stopped")
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 def ingest_transcript(
@@ -364,28 +489,46 @@ def ingest_transcript(
     started: float | None = None,
     source: str | None = None,
     claimed: bool = False,
+    budget: float | None = None,
 ) -> Receipt:
-    """Run one stored transcript through extractor, gate and apply. One receipt, always."""
+    """Run one stored transcript through extractor, gate and apply. One receipt, always.
+
+    With ``budget`` (seconds), reading and extracting stop when it runs out (in the main thread,
+    where the pending workers run) and the transcript fails visibly instead of running on.
+    """
     started = started if started is not None else time.perf_counter()
     extractor = extractor or settings.UME_DEFAULT_EXTRACTOR
     src = Source(transcript.owner, source or transcript.source, token)
     began = timezone.now()
-    if not claimed and not transcript_claim(transcript, now=began):
-        transcript.refresh_from_db()
-        return _receipt(
+    if not claimed:
+        waiting = _claim_or_wait(transcript)
+        if waiting is not None:
+            return _receipt(
+                src,
+                outcome=waiting[0],
+                subject=transcript.name,
+                started=started,
+                extractor=extractor,
+                error=waiting[2],
+                detail={"transcript": transcript.pk, **waiting[1]},
+            )
+        began = timezone.now()
+    try:
+        with _time_budget(budget):
+            messages, proposals = _read(transcript, extractor)
+    except OverBudget as exc:
+        error = f"{transcript.name}: {exc}"
+        receipt = _receipt(
             src,
-            outcome=Outcome.DUPLICATE,
+            outcome=Outcome.LLM_FAILED,
             subject=transcript.name,
             started=started,
             extractor=extractor,
-            detail={
-                "transcript": transcript.pk,
-                "original_receipt": transcript.receipt_id,
-                "reason": f"identical content already {transcript.status}",
-            },
+            error=error,
+            detail={"transcript": transcript.pk, "retryable": False},
         )
-    try:
-        messages, proposals = _read(transcript, extractor)
+        _finish(transcript, status=TranscriptStatus.FAILED, receipt=receipt, error=error)
+        return receipt
     except (TranscriptError, ProposalError) as exc:
         error = str(exc)
         if not error.startswith(f"{transcript.name}: "):
@@ -485,6 +628,10 @@ def apply_proposals(
             plan = plan_writes(proposals, snapshot)
             with transaction.atomic():
                 barrier_check(src.owner, started_at=began)
+                if transcript is not None and not _still_there(transcript):
+                    # Deleted (delete all, undo) after it was claimed: the deletion has
+                    # committed, since it holds the barrier row we now hold.
+                    raise DeletionConflict(timezone.now())
                 plan_recheck(owner=src.owner, plan=plan, now=now)
                 receipt = Receipt.objects.create(
                     owner=src.owner,
@@ -530,6 +677,10 @@ def apply_proposals(
             return failed(Outcome.DB_WRITE_FAILED, error, retryable=False)
     error = f"database write failed after {APPLY_ATTEMPTS} attempts: {last_error}"
     return failed(Outcome.DB_WRITE_FAILED, error, retryable=True)
+
+
+def _still_there(transcript: Transcript) -> bool:
+    return Transcript.objects.filter(pk=transcript.pk).exists()
 
 
 def _complete(
@@ -585,7 +736,7 @@ def ingest_pending(
     # A worker that died on the same transcript MAX_ATTEMPTS times: give up on it, visibly.
     Transcript.objects.filter(
         status=TranscriptStatus.PROCESSING,
-        claimed_at__lt=now - STALE_CLAIM,
+        claimed_at__lt=now - _lease(),
         attempts__gte=MAX_ATTEMPTS,
     ).update(
         status=TranscriptStatus.FAILED,
@@ -623,7 +774,7 @@ def ingest_pending(
                     Transcript.objects.select_for_update(skip_locked=True)
                     .filter(
                         status=TranscriptStatus.PROCESSING,
-                        claimed_at__lt=now - STALE_CLAIM,
+                        claimed_at__lt=now - _lease(),
                         attempts__lt=MAX_ATTEMPTS,
                     )
                     .order_by("claimed_at", "id")
@@ -634,7 +785,12 @@ def ingest_pending(
                 break
             if not transcript_claim(row, now=now):
                 continue
-        receipt = ingest_transcript(transcript=row, extractor=extractor, claimed=True)
+        receipt = ingest_transcript(
+            transcript=row,
+            extractor=extractor,
+            claimed=True,
+            budget=settings.UME_INGEST_BUDGET_SECONDS,
+        )
         worker_log.info(
             "transcript processed",
             extra={

@@ -7,10 +7,11 @@ from datetime import datetime
 from typing import Any
 
 from django.db import IntegrityError, transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from memory.keys import canonical_key
-from memory.models import Alias, Candidate, Node, Suppression
+from memory.models import Alias, Candidate, Evidence, Node, Suppression
 from memory.policy import label_rejection
 from memory.services.barrier import barrier_raise
 from memory.vocab import CandidateStatus, Category, NodeState, SuppressionKind, SuppressionReason
@@ -111,7 +112,7 @@ def alias_remove(*, alias: Alias) -> None:
 
 
 def node_delete(*, node: Node, stick: bool = True, source: str = "dashboard") -> list[Suppression]:
-    """Delete a node with its slices, events, edges and aliases.
+    """Delete a node with its slices, events, edges, aliases and evidence quotes.
 
     With ``stick`` (the default) its label and aliases are suppressed, so extraction cannot
     recreate it, and pending candidates with those labels are closed. Raises the owner's
@@ -140,6 +141,16 @@ def node_delete(*, node: Node, stick: bool = True, source: str = "dashboard") ->
             Candidate.objects.filter(
                 owner=node.owner_id, canonical_key__in=list(keys), status=CandidateStatus.PENDING
             ).update(status=CandidateStatus.SUPPRESSED, reviewed_at=now)
+        # The verbatim quotes go with it, now, not when cleanup next runs: its own, its facts',
+        # its events' and its links'.
+        Evidence.objects.filter(
+            Q(node=node)
+            | Q(slice__node=node)
+            | Q(event__node=node)
+            | Q(edge__from_node=node)
+            | Q(edge__to_node=node),
+            owner=node.owner_id,
+        ).delete()
         node.delete()
     return suppressions
 

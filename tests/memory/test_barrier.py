@@ -17,6 +17,7 @@ from django.utils import timezone
 
 from memory.models import Candidate, DeletionBarrier, Node, Slice, Suppression
 from memory.services import ingest as ingest_module
+from memory.services.barrier import NEVER
 from memory.services.erase import memory_erase_all, receipt_undo
 from memory.services.ingest import ingest_proposals
 from memory.services.nodes import node_delete
@@ -141,7 +142,8 @@ def test_another_users_deletion_does_not_drop_my_write(owner, other_user, tickin
     receipt = ingest_proposals(owner=owner, objects=DOC, name="chat", source="api")
 
     assert receipt.outcome == "wrote"
-    assert not DeletionBarrier.objects.filter(owner=owner).exists()
+    # My barrier is the one every user gets at creation, untouched by their deletion.
+    assert DeletionBarrier.objects.get(owner=owner).barrier_at == NEVER
 
 
 # --- two connections (PostgreSQL) -----------------------------------------------------------
@@ -230,7 +232,7 @@ def wait_for_lock_wait(timeout: float = 30.0) -> None:
 def test_a_deletion_waits_for_a_write_already_committing_then_removes_it(ticking, monkeypatch):
     owner = make_user("racer")
     boxing = make_node(owner=owner, label="Boxing")
-    DeletionBarrier.objects.create(owner=owner, barrier_at=timezone.now())
+    DeletionBarrier.objects.filter(owner=owner).update(barrier_at=timezone.now())
     written, release = threading.Event(), threading.Event()
 
     def hold_inside_the_transaction() -> None:
@@ -266,3 +268,115 @@ def test_a_deletion_waits_for_a_write_already_committing_then_removes_it(ticking
     assert not Node.objects.filter(owner=owner).exists()
     assert not Slice.objects.filter(owner=owner).exists()
     assert Suppression.objects.filter(owner=owner, label="Boxing").exists()
+
+
+# --- a person's first deletion ---------------------------------------------------------------
+
+
+@pytest.mark.django_db
+def test_every_user_gets_a_barrier_row_that_says_nothing_was_deleted():
+    user = make_user("newcomer")
+    assert DeletionBarrier.objects.get(owner=user).barrier_at == NEVER
+
+
+@needs_postgres
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("row", ["created_with_the_user", "missing"])
+def test_a_first_deletion_waits_for_a_write_in_flight_then_removes_it(row, ticking, monkeypatch):
+    owner = make_user("first-timer")
+    make_node(owner=owner, label="Boxing")
+    if row == "missing":  # a user from before barrier rows were created with the user
+        DeletionBarrier.objects.filter(owner=owner).delete()
+    written, release = threading.Event(), threading.Event()
+
+    def hold_inside_the_transaction() -> None:
+        written.set()
+        assert release.wait(30)
+
+    monkeypatch.setattr(ingest_module, "_fault_injector", hold_inside_the_transaction)
+    writer = Writer(owner)
+    writer.start()
+    deleter_errors: list[BaseException] = []
+
+    def delete_all() -> None:
+        try:
+            memory_erase_all(owner=owner)
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            deleter_errors.append(exc)
+        finally:
+            connections.close_all()
+
+    deleter = threading.Thread(target=delete_all)
+    try:
+        assert written.wait(30)
+        deleter.start()
+        wait_for_lock_wait()  # the person's first deletion queues behind the write
+    finally:
+        release.set()
+        writer.join(30)
+        deleter.join(30)
+
+    assert writer.error is None and not deleter_errors
+    assert writer.receipt is not None and writer.receipt.outcome == "wrote"
+    nothing_landed(owner)
+    assert not Node.objects.filter(owner=owner).exists()
+
+
+@needs_postgres
+@pytest.mark.django_db(transaction=True)
+def test_delete_all_in_a_burst_of_saves_leaves_nothing_without_its_receipt():
+    from memory.models import Evidence
+    from memory.services.ingest import ingest_messages
+
+    owner = make_user("bursty")
+    start = threading.Barrier(11, timeout=30)
+    outcomes: list[str] = []
+    errors: list[BaseException] = []
+
+    def save(n: int) -> None:
+        try:
+            start.wait()
+            for i in range(3):
+                text = f"I started learning the cello {n}-{i} last week. I use Logic Pro {n}."
+                receipt = ingest_messages(
+                    owner=owner,
+                    messages=[{"role": "user", "content": text}],
+                    name=f"burst {n} {i}",
+                    source="api",
+                )
+                outcomes.append(receipt.outcome)
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+        finally:
+            connections.close_all()
+
+    def erase() -> None:
+        try:
+            start.wait()
+            time.sleep(0.05)  # mid-burst
+            memory_erase_all(owner=owner)
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=save, args=(n,)) for n in range(10)]
+    threads.append(threading.Thread(target=erase))
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+
+    assert not errors
+    assert len(outcomes) == 30
+    assert set(outcomes) <= {"wrote", "deletion_conflict", "meaningful_no_write"}
+    receipts = set(Receipt.objects.filter(owner=owner).values_list("pk", flat=True))
+    # Whatever survived was written after the deletion, by a save whose receipt survived too.
+    for model in (Candidate, Evidence):
+        kept = model.objects.filter(owner=owner)
+        orphans = [
+            row.pk
+            for row in kept
+            if (row.created_receipt_id if model is Candidate else row.receipt_id) not in receipts
+        ]
+        assert not orphans, f"{model.__name__} rows outlived their receipts: {orphans}"

@@ -7,12 +7,15 @@ a thread of this process, so it reads and writes the test database; tests use
 
 from __future__ import annotations
 
+import threading
+import time
 from contextlib import asynccontextmanager
 from typing import Any
 
 import anyio
 import httpx
 import pytest
+from django.db import connection
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
@@ -312,10 +315,39 @@ def test_foreign_host_and_origin_are_refused(server_url, secret):
     assert good.status_code == 200, good.text
     host = httpx.post(server_url, json=body, headers={**headers, "Host": "evil.example"})
     assert host.status_code == 421
+    assert_json_rpc_error(host)
     origin = httpx.post(
         server_url, json=body, headers={**headers, "Origin": "https://evil.example"}
     )
     assert origin.status_code == 403
+    assert_json_rpc_error(origin)
+
+
+def assert_json_rpc_error(response) -> dict[str, Any]:
+    assert response.headers["content-type"].startswith("application/json"), response.text
+    body = response.json()
+    assert body["jsonrpc"] == "2.0" and body["id"] is None
+    assert isinstance(body["error"]["code"], int) and body["error"]["message"]
+    return body
+
+
+def test_transport_refusals_are_json_rpc_errors(server_url, secret):
+    headers = {"Authorization": f"Bearer {secret}", "Accept": "application/json, text/event-stream"}
+    wrong_type = httpx.post(
+        server_url, content=b"{}", headers={**headers, "Content-Type": "text/plain"}
+    )
+    assert wrong_type.status_code in {400, 415}
+    assert_json_rpc_error(wrong_type)
+    huge = (
+        b'{"jsonrpc": "2.0", "id": 1, "method": "x", "params": {"p": "'
+        + b"x" * (6 * 1024 * 1024)
+        + b'"}}'
+    )
+    too_large = httpx.post(
+        server_url, content=huge, headers={**headers, "Content-Type": "application/json"}
+    )
+    assert too_large.status_code == 413
+    assert assert_json_rpc_error(too_large)["error"]["data"]["code"] == "payload_too_large"
 
 
 def test_django_still_answers_beside_mcp(server_url, secret):
@@ -344,3 +376,83 @@ def test_empty_lists_are_accepted_like_the_reference_server(
 
     assert ok(call(server_url, secret, tool, arguments)) is not None
     assert not Node.objects.filter(owner=owner).exists()
+
+
+def test_a_save_too_large_for_one_call_is_queued_for_the_pending_workers(server_url, owner, secret):
+    from memory.models import Transcript
+
+    text = "I started learning the cello last week. " * 2000  # over UME_INLINE_UPLOAD_BYTES
+    result = call(server_url, secret, "save_memory", {"text": text})
+    payload = ok(result)
+    transcript = Transcript.objects.get(owner=owner)
+    assert payload == {
+        "status": "queued",
+        "transcript_id": transcript.pk,
+        "size_bytes": transcript.size_bytes,
+    }
+    assert transcript.status == "pending"
+    assert "queued" in result.content[0].text
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments"),
+    [
+        ("create_entities", {"entities": [{"name": "Kite", "entityType": "sk\x00ill"}]}),
+        ("create_relations", {"relations": [{"from": "A", "to": "B", "relationType": "us\x00es"}]}),
+        ("save_memory", {"text": "I started boxing\x00 last week"}),
+    ],
+)
+def test_a_nul_character_is_an_error_and_nothing_is_stored(
+    server_url, owner, secret, tool, arguments
+):
+    from memory.models import Transcript
+    from receipts.models import Receipt
+
+    result = call(server_url, secret, tool, arguments)
+    assert result.is_error
+    assert "NUL" in result.content[0].text
+    assert not Transcript.objects.filter(owner=owner).exists()
+    assert not Receipt.objects.filter(owner=owner).exists()
+
+
+def test_get_opens_no_endless_stream(server_url, secret):
+    with httpx.Client(timeout=5) as http:
+        response = http.get(
+            server_url, headers={"Authorization": f"Bearer {secret}", "Accept": "text/event-stream"}
+        )
+    assert response.status_code == 405
+    assert response.headers["allow"] == "POST"
+    assert_json_rpc_error(response)
+
+
+@pytest.mark.postgres
+@pytest.mark.skipif(
+    connection.vendor != "postgresql",
+    reason="a write transaction locks all of SQLite: runs on PostgreSQL (DATABASE_URL=...)",
+)
+def test_a_recall_does_not_wait_behind_a_save_in_progress(server_url, owner, secret, monkeypatch):
+    from memory.services import ingest as ingest_module
+
+    make_node(owner=owner, label="Boxing")
+    inside, release = threading.Event(), threading.Event()
+
+    def hold_the_save() -> None:
+        inside.set()
+        release.wait(20)
+
+    monkeypatch.setattr(ingest_module, "_fault_injector", hold_the_save)
+    saver = threading.Thread(
+        target=call, args=(server_url, secret, "save_memory", {"text": "I started rowing."})
+    )
+    saver.start()
+    try:
+        assert inside.wait(20), "the save never reached its write"
+        began = time.monotonic()
+        recalled = ok(call(server_url, secret, "recall_memory", {"query": "boxing"}))
+        took = time.monotonic() - began
+        assert not release.is_set()  # the save is still in progress
+    finally:
+        release.set()
+        saver.join(20)
+    assert recalled["items"][0]["label"] == "Boxing"
+    assert took < 10

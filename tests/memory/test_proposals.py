@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from memory.proposals import ProposalError, dump_proposal, parse_proposals
+from memory.proposals import ProposalError, dump_proposal, parse_proposals, proposals_dedupe
 
 
 def test_unknown_vocabulary_becomes_other_and_unknown_edge_types_are_kept():
@@ -99,3 +99,24 @@ def test_dump_round_trips():
         }
     )
     assert parse_proposals([dump_proposal(p) for p in proposals]) == proposals
+
+
+def test_the_same_object_said_again_is_one_with_one_span_per_distinct_message():
+    said = {"object": "slice", "on": "Cello", "kind": "progress", "text": "practises daily"}
+    proposals = parse_proposals(
+        [
+            {**said, "confidence": 0.6, "evidence": [{"message_id": "m1", "quote": "daily"}]},
+            {**said, "confidence": 0.9, "evidence": [{"message_id": "m1", "quote": "daily"}]},
+            {**said, "confidence": 0.7, "evidence": [{"message_id": "m2", "quote": "daily"}]},
+            {**said, "text": "practises weekly", "evidence": [{"message_id": "m3", "quote": "x"}]},
+        ]
+    )
+
+    merged = proposals_dedupe(proposals)
+
+    assert [p.text for p in merged] == ["practises daily", "practises weekly"]
+    assert merged[0].confidence == 0.9
+    assert [(s.message_id, s.quote) for s in merged[0].evidence] == [
+        ("m1", "daily"),
+        ("m2", "daily"),
+    ]

@@ -318,3 +318,89 @@ def test_lift_a_suppression(owner_client, owner):
 
 def test_empty_suppressions_page(owner_client):
     assert "No active suppressions" in owner_client.get(url("suppressions")).content.decode()
+
+
+# --- evidence: bounded per page, never a transcript's text -------------------------------------
+
+
+def _evidence_heavy_node(owner):
+    """A node on one large transcript: 30 quotes of its own and 12 on one fact."""
+    big = Transcript.objects.create(
+        owner=owner, name="huge-chat.json", text="I box. " * 40_000, sha256="huge"
+    )
+    node = make_node(owner=owner, label="Boxing")
+    fact = make_slice(node=node, text="boxes on Mondays")
+    for i in range(30):
+        Evidence.objects.create(owner=owner, node=node, transcript=big, quote=f"own quote {i:02}")
+    for i in range(12):
+        Evidence.objects.create(
+            owner=owner, node=node, slice=fact, transcript=big, quote=f"fact quote {i:02}"
+        )
+    return node, fact
+
+
+def test_node_page_loads_what_it_shows_never_a_transcripts_text(owner_client, owner):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    node, fact = _evidence_heavy_node(owner)
+    with CaptureQueriesContext(connection) as queries:
+        html = owner_client.get(url("node", node.pk)).content.decode()
+    text_column = '"memory_transcript"."text"'
+    assert not [q["sql"] for q in queries if text_column in q["sql"]]
+    assert "huge-chat.json" in html  # the source's name is still shown
+    # The fact shows its first quotes, the total, and a link to all of them.
+    assert "Evidence (12)" in html
+    assert "fact quote 04" in html and "fact quote 05" not in html
+    all_quotes = f"{url('node-evidence', node.pk)}?of=slice&amp;id={fact.pk}"
+    assert all_quotes in html and "All 12 quotes" in html
+    # The node's own quotes: a page of 20, newest first, with a pager.
+    assert "30 quotes, newest first" in html
+    assert "own quote 29" in html and "own quote 10" in html and "own quote 09" not in html
+    assert "Page 1 of 2" in html
+
+
+def test_node_evidence_pages_by_htmx(owner_client, owner):
+    node, _fact = _evidence_heavy_node(owner)
+    response = owner_client.get(url("node", node.pk), {"page": 2}, **HX)
+    html = response.content.decode()
+    assert html.lstrip().startswith('<section id="node-evidence"')
+    assert "own quote 09" in html and "own quote 00" in html and "own quote 10" not in html
+    assert "Page 2 of 2" in html
+
+
+def test_all_quotes_of_one_fact(owner_client, owner):
+    node, fact = _evidence_heavy_node(owner)
+    page = owner_client.get(url("node-evidence", node.pk), {"of": "slice", "id": fact.pk})
+    html = page.content.decode()
+    assert page.status_code == 200
+    assert "12 quotes" in html and "fact quote 00" in html and "fact quote 11" in html
+    assert "own quote" not in html
+    assert (
+        owner_client.get(url("node-evidence", node.pk), {"of": "nope", "id": 1}).status_code == 400
+    )
+    # Another node's fact id shows nothing of it.
+    other = make_node(owner=owner, label="Running")
+    wrong = owner_client.get(url("node-evidence", other.pk), {"of": "slice", "id": fact.pk})
+    assert "fact quote" not in wrong.content.decode()
+
+
+def test_another_users_evidence_page_is_404(client, owner, other_user):
+    node, fact = _evidence_heavy_node(owner)
+    client.force_login(other_user)
+    response = client.get(url("node-evidence", node.pk), {"of": "slice", "id": fact.pk})
+    assert response.status_code == 404
+
+
+def test_forgetting_a_node_deletes_its_quotes_at_once(owner_client, owner, boxing):
+    atlas = make_node(owner=owner, label="Atlas")
+    link = make_edge(from_node=atlas, to_node=boxing)
+    fact = boxing.slices.first()
+    event = boxing.events.first()
+    for target in ({"node": boxing}, {"slice": fact}, {"event": event}, {"edge": link}):
+        Evidence.objects.create(owner=owner, quote="I box every day", **target)
+    kept = Evidence.objects.create(owner=owner, node=atlas, quote="Atlas is my project")
+
+    owner_client.post(url("node-delete", boxing.pk), {"stick": "1"})
+
+    assert list(Evidence.objects.filter(owner=owner)) == [kept]

@@ -20,6 +20,7 @@ from memory.services import ingest as ingest_module
 from memory.services.ingest import (
     ingest_bytes,
     ingest_memory,
+    ingest_messages,
     ingest_pending,
     ingest_text,
     transcript_store,
@@ -426,3 +427,34 @@ def test_promotion_writes_every_held_detail_however_many_piled_up(owner):
     candidate = make_candidate(owner=owner, label="Boxing", held_objects=held)
     node_ = candidate_promote(candidate=candidate, by=owner)
     assert node_.events.count() == 501
+
+
+@pytest.mark.django_db
+def test_a_sentence_pasted_a_thousand_times_is_one_guess_with_one_quote(owner):
+    sentence = "I started learning the cello last week. "
+    receipt = ingest_messages(
+        owner=owner,
+        messages=[{"role": "user", "content": sentence * 1000}],
+        name="paste",
+        source="api",
+    )
+
+    assert receipt.outcome == "wrote"
+    candidate = Candidate.objects.get(owner=owner)
+    assert len(candidate.held_objects) == 1
+    assert Evidence.objects.filter(owner=owner).count() == 1
+
+
+@pytest.mark.django_db
+def test_a_node_mentioned_once_has_one_piece_of_evidence_after_promotion(owner):
+    ingest_messages(
+        owner=owner,
+        messages=[{"role": "user", "content": "I started learning the cello last week."}],
+        name="once",
+        source="api",
+    )
+    node = candidate_promote(candidate=Candidate.objects.get(owner=owner), by=owner)
+
+    own = Evidence.objects.filter(node=node, slice=None, event=None, edge=None)
+    assert own.count() == 1
+    assert Evidence.objects.filter(node=node, event__isnull=False).count() == 1

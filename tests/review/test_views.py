@@ -151,12 +151,12 @@ def test_queue_query_count_does_not_grow_with_rows(
             )
 
     add(1)
-    # session, user, count, page, evidence, their transcripts, the pending badge
-    _queue_queries(owner_client, django_assert_num_queries, 7)
+    # session, user, count, page, evidence with its transcripts' names, the pending badge
+    _queue_queries(owner_client, django_assert_num_queries, 6)
     add(12)
-    _queue_queries(owner_client, django_assert_num_queries, 7)
+    _queue_queries(owner_client, django_assert_num_queries, 6)
     owner_client.post(url("candidate-reject", Candidate.objects.first().pk))
-    _queue_queries(owner_client, django_assert_num_queries, 8)  # + the last decision (undo)
+    _queue_queries(owner_client, django_assert_num_queries, 7)  # + the last decision (undo)
 
 
 # --- promote ---------------------------------------------------------------------------------

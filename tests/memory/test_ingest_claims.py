@@ -1,0 +1,137 @@
+"""Claims on a transcript: a lease that expires, retries after a crash, honest duplicates and
+the pending workers' time budget."""
+
+from __future__ import annotations
+
+import threading
+import time
+from datetime import timedelta
+
+import pytest
+from django.db import connection, connections
+from django.utils import timezone
+
+from memory.models import Transcript
+from memory.services import ingest as ingest_module
+from memory.services.ingest import ingest_messages, ingest_pending, transcript_store
+from receipts.models import Receipt
+from tests.factories import make_user
+
+needs_postgres = pytest.mark.skipif(
+    connection.vendor != "postgresql",
+    reason="needs two real connections: runs on PostgreSQL (DATABASE_URL=postgres://...)",
+)
+
+SAID = [{"role": "user", "content": "I started learning the cello last week."}]
+
+
+def save(owner):
+    return ingest_messages(owner=owner, messages=SAID, name="cello", source="api")
+
+
+@pytest.mark.django_db
+def test_a_retry_after_a_crash_is_processed_once_the_lease_runs_out(owner, settings):
+    settings.UME_CLAIM_LEASE_SECONDS = 30
+    first = save(owner)
+    assert first.outcome == "wrote"
+    # Simulate the state a SIGKILLed worker leaves: the row claimed, never finished.
+    Receipt.objects.filter(owner=owner).delete()
+    Transcript.objects.filter(owner=owner).update(
+        status="processing",
+        receipt=None,
+        claimed_at=timezone.now() - timedelta(seconds=31),
+    )
+    from memory.models import Candidate
+
+    Candidate.objects.filter(owner=owner).delete()
+
+    retry = save(owner)
+
+    assert retry.outcome == "wrote"
+    assert Candidate.objects.filter(owner=owner).count() == 1
+    assert Transcript.objects.get(owner=owner).status == "done"
+
+
+@pytest.mark.django_db
+def test_a_duplicate_always_names_the_receipt_it_duplicates(owner):
+    first = save(owner)
+    again = save(owner)
+    assert again.outcome == "duplicate"
+    assert again.detail["original_receipt"] == first.pk
+
+
+@pytest.mark.django_db
+def test_a_save_whose_transcript_was_deleted_before_its_claim_is_a_deletion_conflict(
+    owner, monkeypatch
+):
+    real = ingest_module.transcript_claim
+
+    def deleted_first(transcript, *, now):
+        Transcript.objects.filter(pk=transcript.pk).delete()
+        return real(transcript, now=now)
+
+    monkeypatch.setattr(ingest_module, "transcript_claim", deleted_first)
+    receipt = save(owner)
+    assert receipt.outcome == "deletion_conflict"
+    assert "deleted" in receipt.error
+
+
+@needs_postgres
+@pytest.mark.django_db(transaction=True)
+def test_identical_content_in_flight_is_waited_for_then_named_as_the_duplicate(monkeypatch):
+    owner = make_user("twice")
+    inside, release = threading.Event(), threading.Event()
+    calls: list[int] = []
+
+    def hold_the_first() -> None:
+        calls.append(1)
+        if len(calls) == 1:
+            inside.set()
+            assert release.wait(30)
+
+    monkeypatch.setattr(ingest_module, "_fault_injector", hold_the_first)
+    results: dict[str, Receipt] = {}
+
+    def run(name: str) -> None:
+        try:
+            results[name] = save(owner)
+        finally:
+            connections.close_all()
+
+    first = threading.Thread(target=run, args=("first",))
+    first.start()
+    assert inside.wait(30)
+    second = threading.Thread(target=run, args=("second",))
+    second.start()
+    time.sleep(0.3)
+    assert "second" not in results  # waiting for the first, not answering blind
+    release.set()
+    first.join(30)
+    second.join(30)
+
+    assert results["first"].outcome == "wrote"
+    assert results["second"].outcome == "duplicate"
+    assert results["second"].detail["original_receipt"] == results["first"].pk
+
+
+@pytest.mark.django_db
+def test_a_pending_worker_stops_a_transcript_at_its_time_budget(owner, settings):
+    settings.UME_INGEST_BUDGET_SECONDS = 1
+    lines = "\n".join(
+        f"User: I started learning instrument number {i} last week with my friend Sam {i}. "
+        f"I use Logic Pro {i} and Ableton {i} at the Riverside studio {i} every Monday. " * 4
+        for i in range(4_000)
+    )
+    transcript, _ = transcript_store(
+        owner=owner, text=lines, name="huge.txt", source="upload", source_time=None
+    )
+    began = time.monotonic()
+    (receipt,) = ingest_pending()
+    took = time.monotonic() - began
+
+    assert receipt.outcome == "llm_failed"
+    assert "budget of 1 s" in receipt.error
+    assert receipt.detail["retryable"] is False
+    transcript.refresh_from_db()
+    assert transcript.status == "failed"
+    assert took < 5

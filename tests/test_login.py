@@ -1,0 +1,82 @@
+"""Sign-in throttling by account and by address, and throttled token guessing."""
+
+from __future__ import annotations
+
+import pytest
+from django.urls import reverse
+
+from memory.services.tokens import token_create
+from tests.factories import make_user
+
+pytestmark = pytest.mark.django_db
+
+PASSWORD = "pw-for-tests-1"
+
+
+def sign_in(client, username, password, address="10.0.0.1"):
+    return client.post(
+        reverse("login"), {"username": username, "password": password}, REMOTE_ADDR=address
+    )
+
+
+def test_the_right_password_signs_in(client):
+    make_user("ada")
+    assert sign_in(client, "ada", PASSWORD).status_code == 302
+
+
+def test_after_five_wrong_passwords_even_the_right_one_is_refused(client, settings):
+    settings.UME_LOGIN_ATTEMPTS_PER_ACCOUNT = 5
+    make_user("ada")
+    for _ in range(5):
+        assert sign_in(client, "ada", "wrong").status_code == 200
+    refused = sign_in(client, "ada", PASSWORD)
+    assert refused.status_code == 429
+    assert "Too many failed sign-ins for this account" in refused.content.decode()
+    assert 1 <= int(refused["Retry-After"]) <= settings.UME_LOGIN_WINDOW_SECONDS
+    assert "_auth_user_id" not in client.session
+    # Another account is not locked by it (from another address).
+    make_user("bob")
+    assert sign_in(client, "bob", PASSWORD, address="10.0.0.2").status_code == 302
+
+
+def test_a_success_clears_the_accounts_count(client, settings):
+    settings.UME_LOGIN_ATTEMPTS_PER_ACCOUNT = 3
+    make_user("ada")
+    for _ in range(2):
+        sign_in(client, "ada", "wrong")
+    assert sign_in(client, "ada", PASSWORD).status_code == 302
+    client.logout()
+    for _ in range(2):
+        assert sign_in(client, "ada", "wrong").status_code == 200
+    assert sign_in(client, "ada", PASSWORD).status_code == 302
+
+
+def test_one_address_guessing_across_accounts_is_throttled(client, settings):
+    settings.UME_LOGIN_FAILURES_PER_ADDRESS = 4
+    make_user("ada")
+    for n in range(4):
+        assert sign_in(client, f"user{n}", "wrong").status_code == 200
+    refused = sign_in(client, "ada", PASSWORD)
+    assert refused.status_code == 429
+    assert "from this address" in refused.content.decode()
+    assert sign_in(client, "ada", PASSWORD, address="10.0.0.9").status_code == 302
+
+
+def test_guessing_bearer_tokens_is_throttled_by_address(client, owner, settings):
+    settings.UME_BAD_TOKENS_PER_ADDRESS = 3
+    _token, secret = token_create(owner=owner, name="tool")
+
+    def guess(n, address="10.0.0.5"):
+        return client.get(
+            "/v1/rules", HTTP_AUTHORIZATION=f"Bearer ume_guess{n}", REMOTE_ADDR=address
+        )
+
+    for n in range(3):
+        assert guess(n).status_code == 401
+    refused = guess(3)
+    assert refused.status_code == 429 and refused.json()["code"] == "rate_limited"
+    assert int(refused["Retry-After"]) >= 1
+    assert guess(4, address="10.0.0.6").status_code == 401  # another address is not throttled
+    # The holder of a live token is not locked out by someone guessing from their address.
+    ok = client.get("/v1/rules", HTTP_AUTHORIZATION=f"Bearer {secret}", REMOTE_ADDR="10.0.0.5")
+    assert ok.status_code == 200

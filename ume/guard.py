@@ -1,0 +1,286 @@
+"""The ASGI guard in front of Django and /mcp: limits enforced before a body is read.
+
+Django's ASGI handler spools the whole request body to a temporary file before any view or
+middleware runs, so a size check in Django cannot refuse "before reading". This guard runs
+first, in the router (``ume.asgi``):
+
+- a ``Content-Length`` over the route's limit is refused with 413 without reading a byte;
+- a body with no declared length (chunked) is counted as it arrives and cut off at the limit
+  (413), so nothing past the limit is read or spooled;
+- a write to ``/v1/`` without a live token is refused with 401 before its body is read;
+- the database being down is a 503 with ``Retry-After``, JSON on ``/v1/`` and ``/mcp``;
+- every error ``/mcp`` answers is a JSON-RPC error object (the SDK answers some in plain text);
+- ``GET /mcp`` is a 405: the server is stateless and has no event stream to hold open.
+
+Limits: ``/mcp`` takes ``UME_MAX_TRANSCRIPT_BYTES`` plus 64 KB of JSON around it; the upload
+page takes a whole chat export (``UME_MAX_IMPORT_BYTES``); ``/v1/``, the other upload routes
+and admin take ``UME_MAX_REQUEST_BYTES``; every other dashboard form (login included)
+takes ``UME_MAX_FORM_BYTES``.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import Any
+
+from asgiref.sync import sync_to_async
+from django.conf import settings
+from django.db import close_old_connections
+from django.db.utils import InterfaceError, OperationalError
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from memory.api.errors import ApiError
+
+log = logging.getLogger(__name__)
+
+MCP_PATH = "/mcp"
+API_PREFIX = "/v1/"
+# Routes that take files or whole transcripts; every other form is small.
+LARGE_BODY_PREFIXES = (API_PREFIX, MCP_PATH, "/review/uploads/", "/admin/")
+UPLOAD_PATH = "/review/uploads/new/"
+WRITE_METHODS = {"POST", "PUT", "PATCH", "DELETE"}
+DB_RETRY_AFTER = "5"
+GUARD_TOKEN = "ume.guard_token"  # the token the guard found, in the ASGI scope
+
+
+def _is_mcp(path: str) -> bool:
+    return path == MCP_PATH or path.startswith(MCP_PATH + "/")
+
+
+def body_limit(path: str) -> int:
+    if _is_mcp(path):  # the largest transcript a save takes, as the SDK's own limit
+        return int(settings.UME_MAX_TRANSCRIPT_BYTES) + 64 * 1024
+    if path == UPLOAD_PATH:  # a whole chat export; files are spooled to disk, never held whole
+        return max(int(settings.DATA_UPLOAD_MAX_MEMORY_SIZE), int(settings.UME_MAX_IMPORT_BYTES))
+    if path.startswith(LARGE_BODY_PREFIXES):
+        return int(settings.DATA_UPLOAD_MAX_MEMORY_SIZE)
+    return int(settings.UME_MAX_FORM_BYTES)
+
+
+def _header(scope: Scope, name: bytes) -> str | None:
+    for key, value in scope.get("headers", []):
+        if key == name:
+            return str(value.decode("latin-1"))
+    return None
+
+
+class _Refused(Exception):
+    def __init__(self, status: int, code: str, message: str, headers: dict[str, str]) -> None:
+        super().__init__(message)
+        self.status, self.code, self.message, self.headers = status, code, message, headers
+
+
+def error_body(path: str, status: int, code: str, message: str) -> bytes:
+    """JSON-RPC on /mcp, ``{"code", "message"}`` elsewhere."""
+    if _is_mcp(path):
+        rpc_code = {
+            400: -32700,
+            405: -32601,
+            413: -32600,
+            401: -32001,
+            429: -32002,
+            503: -32003,
+        }.get(status, -32600 if status < 500 else -32603)
+        body: dict[str, Any] = {
+            "jsonrpc": "2.0",
+            "id": None,
+            "error": {
+                "code": rpc_code,
+                "message": message,
+                "data": {"status": status, "code": code},
+            },
+        }
+    else:
+        body = {"code": code, "message": message}
+    return json.dumps(body).encode()
+
+
+async def send_error(
+    send: Send, path: str, status: int, code: str, message: str, headers: dict[str, str]
+) -> None:
+    data = error_body(path, status, code, message)
+    raw = [(b"content-type", b"application/json"), (b"content-length", str(len(data)).encode())]
+    raw += [(k.lower().encode(), v.encode()) for k, v in headers.items()]
+    await send({"type": "http.response.start", "status": status, "headers": raw})
+    await send({"type": "http.response.body", "body": data})
+
+
+def _live_token(header: str | None, address: str) -> Any:
+    """The live token the ``Authorization`` header names, or None."""
+    from memory.api.auth import token_for
+
+    scheme, _, secret = (header or "").partition(" ")
+    if scheme.lower() != "bearer" or not secret.strip():
+        return None
+    close_old_connections()
+    try:
+        return token_for(secret.strip(), address=address)
+    finally:
+        close_old_connections()
+
+
+class Guard:
+    """Wraps the router; see the module docstring."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        path = scope.get("path", "")
+        try:
+            await self._check_before_reading(scope, path)
+        except _Refused as exc:
+            await send_error(send, path, exc.status, exc.code, exc.message, exc.headers)
+            return
+        except (OperationalError, InterfaceError):
+            await self._database_down(send, path)
+            return
+        await self._run(scope, receive, send, path)
+
+    async def _check_before_reading(self, scope: Scope, path: str) -> None:
+        if _is_mcp(path) and scope.get("method") == "GET":
+            # A stateless server has no stream to offer: the SSE stream a GET opens would never
+            # end. The transport allows answering 405 instead.
+            raise _Refused(
+                405,
+                "method_not_allowed",
+                "this server is stateless and offers no event stream; POST JSON-RPC messages",
+                {"Allow": "POST"},
+            )
+        limit = body_limit(path)
+        declared = _header(scope, b"content-length")
+        if declared is not None:
+            try:
+                size = int(declared)
+            except ValueError:
+                raise _Refused(400, "invalid_input", "Content-Length is not a number", {}) from None
+            if size > limit:
+                raise _Refused(
+                    413,
+                    "payload_too_large",
+                    f"the request body ({size:,} bytes) is over the limit of {limit:,} bytes",
+                    {"Connection": "close"},
+                )
+        if path.startswith(API_PREFIX) and scope.get("method") in WRITE_METHODS:
+            client = scope.get("client") or ("", 0)
+            try:
+                live = await sync_to_async(_live_token, thread_sensitive=False)(
+                    _header(scope, b"authorization"), str(client[0])
+                )
+            except ApiError as exc:  # too many invalid tokens from this address
+                raise _Refused(exc.status, exc.code, exc.message, exc.headers) from None
+            # The API's authentication uses it instead of looking the token up again.
+            scope[GUARD_TOKEN] = live
+            if live is None:
+                raise _Refused(
+                    401,
+                    "unauthorized",
+                    "send a valid, unrevoked token as 'Authorization: Bearer <token>'",
+                    {"WWW-Authenticate": 'Bearer realm="ume"', "Connection": "close"},
+                )
+
+    async def _database_down(self, send: Send, path: str) -> None:
+        message = "the database is unavailable; try again shortly"
+        headers = {"Retry-After": DB_RETRY_AFTER}
+        await send_error(send, path, 503, "unavailable", message, headers)
+
+    async def _run(self, scope: Scope, receive: Receive, send: Send, path: str) -> None:
+        limit = body_limit(path)
+        state: dict[str, Any] = {
+            "read": 0,
+            "over": False,
+            "started": False,
+            "rewrite": False,
+            "status": 0,
+        }
+        mcp = _is_mcp(path)
+
+        async def counted() -> Message:
+            if state["over"]:
+                return {"type": "http.disconnect"}
+            message = await receive()
+            if message["type"] == "http.request":
+                state["read"] += len(message.get("body", b""))
+                if state["read"] > limit:
+                    # Stop here: the app sees a client that went away, we answer 413.
+                    state["over"] = True
+                    return {"type": "http.disconnect"}
+            return message
+
+        async def guarded_send(message: Message) -> None:
+            if state["over"]:
+                return  # the 413 below replaces whatever the app makes of the cut-off body
+            if message["type"] == "http.response.start":
+                status = int(message["status"])
+                content_type = ""
+                for key, value in message.get("headers", []):
+                    if key.lower() == b"content-type":
+                        content_type = value.decode("latin-1")
+                json_error = status >= 400 and "json" not in content_type
+                if mcp and json_error:
+                    # Plain-text refusals of the SDK (wrong Content-Type, Host, Origin, size):
+                    # answer them as JSON-RPC errors instead.
+                    state["rewrite"], state["status"] = True, status
+                    state["headers"] = [
+                        (k, v)
+                        for k, v in message.get("headers", [])
+                        if k.lower() not in {b"content-type", b"content-length"}
+                    ]
+                    state["body"] = b""
+                    return
+                state["started"] = True
+                await send(message)
+                return
+            if message["type"] == "http.response.body" and state["rewrite"]:
+                state["body"] += message.get("body", b"")
+                if message.get("more_body"):
+                    return
+                text = state["body"].decode("utf-8", "replace").strip() or "request refused"
+                status = state["status"]
+                data = error_body(path, status, _code(status), text)
+                headers = [
+                    *state["headers"],
+                    (b"content-type", b"application/json"),
+                    (b"content-length", str(len(data)).encode()),
+                ]
+                state["started"] = True
+                await send({"type": "http.response.start", "status": status, "headers": headers})
+                await send({"type": "http.response.body", "body": data})
+                return
+            await send(message)
+
+        try:
+            await self.app(scope, counted, guarded_send)
+        except (OperationalError, InterfaceError):
+            log.error("database unavailable: %s %s", scope.get("method"), path)
+            if not state["started"]:
+                await self._database_down(send, path)
+            return
+        if state["over"] and not state["started"]:
+            await send_error(
+                send,
+                path,
+                413,
+                "payload_too_large",
+                f"the request body is over the limit of {limit:,} bytes",
+                {"Connection": "close"},
+            )
+
+
+def _code(status: int) -> str:
+    return {
+        400: "invalid_input",
+        401: "unauthorized",
+        403: "forbidden",
+        404: "not_found",
+        405: "method_not_allowed",
+        406: "not_acceptable",
+        413: "payload_too_large",
+        415: "unsupported_media_type",
+        421: "misdirected_request",
+        429: "rate_limited",
+    }.get(status, "error")
