@@ -277,3 +277,15 @@ def test_a_connection_revoked_in_the_admin_can_neither_call_nor_refresh(base_url
     )
     assert refresh.status_code == 400 and refresh.json()["error"] == "invalid_grant"
     assert Connection.objects.filter(owner=owner).count() == 1  # no new connection appeared
+
+
+def test_oauth_calls_are_not_counted_as_bad_token_guesses(base_url, client_id, owner, settings):
+    settings.UME_BAD_TOKENS_PER_ADDRESS = 2
+    pkce = Pkce.make()
+    code = approve_code(base_url, client_id, session_cookies(owner), pkce)
+    token = exchange(base_url, client_id, code, pkce.verifier).json()["access_token"]
+    auth = {**MCP_HEADERS, "Authorization": f"Bearer {token}"}
+    statuses = [
+        httpx.post(f"{base_url}/mcp", headers=auth, json=LIST_TOOLS).status_code for _ in range(4)
+    ]
+    assert statuses == [200] * 4

@@ -96,3 +96,30 @@ def test_reuploading_an_export_is_a_duplicate_and_stores_nothing(owner_client, o
     assert "already imported" in html
     assert Transcript.objects.count() == before
     assert Receipt.objects.filter(owner=owner, outcome="duplicate").count() == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_upload_page_takes_an_export_larger_than_other_requests(live_asgi_url, owner, settings):
+    """Through the real ASGI router and its body guard, not just the view."""
+    import re
+
+    import httpx
+    from django.test import Client
+
+    settings.UME_MAX_REQUEST_BYTES = settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 4096
+    data = (EXPORTS / "chatgpt_conversations.json").read_bytes()
+    assert len(data) > 4096
+    browser_login = Client()
+    browser_login.force_login(owner)
+    cookies = {"sessionid": browser_login.cookies["sessionid"].value}
+    with httpx.Client(base_url=live_asgi_url, cookies=cookies) as browser:
+        page = browser.get("/review/uploads/")
+        csrf = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page.text).group(1)
+        response = browser.post(
+            "/review/uploads/new/",
+            data={"csrfmiddlewaretoken": csrf},
+            files={"transcripts": ("conversations.json", data, "application/json")},
+            headers={"Referer": f"{live_asgi_url}/review/uploads/"},
+        )
+    assert response.status_code == 200, response.text[:300]
+    assert "ChatGPT export: 4 conversations" in response.text
