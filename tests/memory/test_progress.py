@@ -102,3 +102,13 @@ def test_cleanup_and_the_evals_show_the_bar_on_a_terminal(owner):
     err = Terminal()
     call_command("eval_retrieval", str(fixture), json=True, stdout=io.StringIO(), stderr=err)
     assert err.getvalue() == ""
+
+
+@pytest.mark.django_db
+def test_ingest_of_a_chat_export_counts_its_conversations_on_the_bar(owner):
+    export = BASE_DIR / "tests/fixtures/exports/claude_conversations.json"
+    err, out = Terminal(), io.StringIO()
+    call_command("ingest", str(export), user="owner", stdout=out, stderr=err)
+    # one step per conversation processed, plus the file itself
+    assert "3/3" in err.getvalue()
+    assert "Claude export: 4 conversations; 2 new" in out.getvalue()
