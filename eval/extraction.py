@@ -468,13 +468,23 @@ def run_extractor(
     return extract_fn(messages, source_time=source_time)
 
 
-def score_extraction(fixture_data: Any, extract_fn: Extract | None = None) -> dict[str, Any]:
+def score_extraction(
+    fixture_data: Any,
+    extract_fn: Extract | None = None,
+    on_fixture: Callable[[str], None] | None = None,
+) -> dict[str, Any]:
     """Score a decoded golden file (``{"fixtures": [...]}`` or a bare list). Pure with the
-    rules extractor."""
+    rules extractor.
+
+    ``on_fixture(fixture_id)`` is called after each fixture (a command's progress bar)."""
     fixtures = fixture_data.get("fixtures") if isinstance(fixture_data, dict) else fixture_data
     if not isinstance(fixtures, list):
         raise FixtureError('expected {"fixtures": [...]} or a list of fixtures')
-    per = [score_fixture(f, f"fixture {i}", extract_fn) for i, f in enumerate(fixtures)]
+    per = []
+    for i, f in enumerate(fixtures):
+        per.append(score_fixture(f, f"fixture {i}", extract_fn))
+        if on_fixture is not None:
+            on_fixture(str(per[-1].get("id", i)))
     must = [r for r in per if r["must_save"]]
     must_not = [r for r in per if not r["must_save"]]
     with_subject = [r for r in per if r["subject_exact"] is not None]

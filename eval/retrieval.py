@@ -31,7 +31,7 @@ import json
 import math
 import time
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -354,8 +354,12 @@ def _mean(values: Sequence[float], vacuous: float) -> float:
     return round(sum(values) / len(values), 4) if values else vacuous
 
 
-def score(data: dict[str, Any], tenant: Tenant) -> dict[str, Any]:
-    """Run every query for the seeded tenant and compute the report (DESIGN.md's shape)."""
+def score(
+    data: dict[str, Any], tenant: Tenant, on_query: Callable[[str], None] | None = None
+) -> dict[str, Any]:
+    """Run every query for the seeded tenant and compute the report (the README's shape).
+
+    ``on_query(query_id)`` is called after each query (a command's progress bar)."""
     per_query: list[dict[str, Any]] = []
     r5: list[float] = []
     r10: list[float] = []
@@ -369,6 +373,8 @@ def score(data: dict[str, Any], tenant: Tenant) -> dict[str, Any]:
         started = time.perf_counter()
         result: RecallResult = recall(tenant.owner, q["query"], limit=LIMIT)
         latencies.append((time.perf_counter() - started) * 1000)
+        if on_query is not None:
+            on_query(str(q.get("id", "")))
         returned = [
             tenant.fixture_id(item.kind, item.id, item.label) for item in result.items[:LIMIT]
         ]
@@ -416,7 +422,7 @@ def score(data: dict[str, Any], tenant: Tenant) -> dict[str, Any]:
     }
 
 
-def run_eval(data: dict[str, Any]) -> dict[str, Any]:
+def run_eval(data: dict[str, Any], on_query: Callable[[str], None] | None = None) -> dict[str, Any]:
     """Seed a fresh owner with a unique name, score, and delete the owner (even on failure)."""
     validate_fixture(data)
     user_model = get_user_model()
@@ -426,7 +432,7 @@ def run_eval(data: dict[str, Any]) -> dict[str, Any]:
     try:
         with transaction.atomic():
             tenant = seed(owner, data)
-        return score(data, tenant)
+        return score(data, tenant, on_query)
     finally:
         user_model.objects.filter(pk=owner.pk).delete()
 

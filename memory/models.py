@@ -302,6 +302,14 @@ class Transcript(models.Model):
     created_at = models.DateTimeField(default=timezone.now)
     claimed_at = models.DateTimeField(null=True, blank=True)
     processed_at = models.DateTimeField(null=True, blank=True)
+    chat_import = models.ForeignKey(
+        "ChatImport",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="transcripts",
+        help_text="the chat export this conversation came from, if any",
+    )
 
     class Meta:
         constraints = [
@@ -441,6 +449,47 @@ class DeletionBarrier(models.Model):
 
     def __str__(self) -> str:
         return f"{self.owner_id} @ {self.barrier_at:%Y-%m-%d %H:%M:%S}"
+
+
+class ChatImport(models.Model):
+    """A whole chat export (ChatGPT, Claude, JSON Lines): one transcript per conversation.
+
+    The counts are fixed when the export has been read; progress afterwards is the status of
+    its transcripts. The same file (by SHA-256) is imported once per owner.
+    """
+
+    owner = models.ForeignKey(Owner, on_delete=models.CASCADE, related_name="memory_imports")
+    name = models.CharField(max_length=255)
+    format = models.CharField(max_length=16)
+    sha256 = models.CharField(max_length=64)
+    size_bytes = models.BigIntegerField(default=0)
+    source = models.CharField(max_length=16, default="upload")
+    conversations = models.PositiveIntegerField(default=0, help_text="conversations in the file")
+    stored = models.PositiveIntegerField(default=0, help_text="new transcripts stored")
+    duplicates = models.PositiveIntegerField(
+        default=0, help_text="conversations already stored by an earlier import"
+    )
+    empty = models.PositiveIntegerField(default=0, help_text="conversations with no message kept")
+    broken = models.PositiveIntegerField(
+        default=0, help_text="conversations that could not be read (each has its own receipt)"
+    )
+    skipped = models.JSONField(
+        default=dict, blank=True, help_text="messages skipped, by reason (system, tool, hidden...)"
+    )
+    attachments = models.PositiveIntegerField(default=0)
+    error = models.TextField(
+        blank=True, default="", help_text="why reading stopped early (the rest was not stored)"
+    )
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["owner", "sha256"], name="memory_chatimport_unique_sha")
+        ]
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return self.name
 
 
 class RateCount(models.Model):

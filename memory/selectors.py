@@ -32,7 +32,7 @@ from memory.models import (
     Transcript,
 )
 from memory.proposals import AnyProposal, EventProposal
-from memory.vocab import CandidateStatus
+from memory.vocab import CandidateStatus, TranscriptStatus
 
 # Words too common to find "the existing node it may belong to" by.
 _HINT_STOP = frozenset(
@@ -397,9 +397,11 @@ def candidates_by_ids(owner: Any, ids: Iterable[int]) -> list[Candidate]:
 
 
 def transcript_uploads(owner: Any, *, limit: int = 50) -> QuerySet[Transcript]:
-    """The owner's uploaded transcripts, newest first, with their receipts (no text loaded)."""
+    """The owner's uploaded transcripts, newest first, with their receipts (no text loaded).
+
+    Conversations of a chat import are shown with their import instead."""
     return (
-        Transcript.objects.filter(owner=owner, source="upload")
+        Transcript.objects.filter(owner=owner, source="upload", chat_import__isnull=True)
         .select_related("receipt")
         .defer("text")
         .order_by("-created_at", "-id")[:limit]
@@ -504,3 +506,8 @@ def detail_get(owner: Any, kind: str, row_id: int) -> Any:
         return None
     related = ("from_node", "to_node") if kind == "edge" else ("node",)
     return model._default_manager.filter(owner=owner, pk=row_id).select_related(*related).first()
+
+
+def transcripts_waiting_count() -> int:
+    """Transcripts waiting for ``ingest --pending`` (every owner: the workers serve them all)."""
+    return Transcript.objects.filter(status=TranscriptStatus.PENDING).count()

@@ -36,4 +36,5 @@ urlpatterns = [
     path("bulk/undo/", views.bulk_undo, name="bulk-undo"),
     path("uploads/", views.uploads, name="uploads"),
     path("uploads/new/", views.upload, name="upload"),
+    path("imports/<int:import_id>/", views.import_progress, name="import-progress"),
 ]

@@ -18,6 +18,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from memory import selectors
 from memory.htmx import HtmxHttpRequest
+from memory.imports import selectors as import_selectors
 from memory.models import Candidate
 from memory.services import review as review_services
 from memory.services.review import CandidateAlreadyDecided, ReviewError
@@ -349,8 +350,22 @@ def _uploads_page(
         "form": form,
         "results": results,
         "transcripts": selectors.transcript_uploads(request.user),
+        "imports": import_selectors.chat_imports_recent(request.user),
     }
     template = "review/uploads.html"
     return render(
         request, f"{template}#upload-panel" if request.htmx else template, context, status=status
+    )
+
+
+@login_required
+@require_GET
+def import_progress(request: HtmxHttpRequest, import_id: int) -> HttpResponse:
+    """One chat import's progress; the partial polls itself until nothing is left to do."""
+    progress = import_selectors.chat_import_progress(request.user, import_id)
+    if progress is None:
+        raise Http404("No such import")
+    template = "review/import.html"
+    return render(
+        request, f"{template}#import-progress" if request.htmx else template, {"p": progress}
     )

@@ -30,6 +30,38 @@ def User():
     return get_user_model()
 
 
+@pytest.fixture(scope="session")
+def live_asgi_url(django_db_setup):
+    """One live ume (``ume.asgi:application`` under uvicorn, in a thread of this process) for
+    the whole session: the MCP SDK's session manager can run only once per process.
+
+    It reads and writes the test database, so tests that use it need ``transactional_db``.
+    """
+    import socket
+    import threading
+    import time
+
+    import uvicorn
+
+    from ume.asgi import application
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    server = uvicorn.Server(
+        uvicorn.Config(application, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
+    )
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not server.started:
+        assert thread.is_alive() and time.monotonic() < deadline, "uvicorn did not start"
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{port}"
+    server.should_exit = True
+    thread.join(timeout=10)
+
+
 # The stub LLM server fixture, available to every test module.
 from tests.llm_stub import llm_server  # noqa: E402,F401
 

@@ -21,8 +21,10 @@ django_app = cast(ASGIApp, get_asgi_application())
 
 from memory.mcp.http import MCP_PATH, build_mcp_app  # noqa: E402
 from ume.guard import Guard  # noqa: E402
+from ume.logs import AsgiAccessLog  # noqa: E402
 
 mcp_app, session_manager = build_mcp_app()
+mcp_app = AsgiAccessLog(mcp_app, route=MCP_PATH)
 
 
 async def _lifespan(receive: Receive, send: Send) -> None:

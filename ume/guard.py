@@ -12,8 +12,9 @@ first, in the router (``ume.asgi``):
 - every error ``/mcp`` answers is a JSON-RPC error object (the SDK answers some in plain text);
 - ``GET /mcp`` is a 405: the server is stateless and has no event stream to hold open.
 
-Limits: ``/mcp`` takes ``UME_MAX_TRANSCRIPT_BYTES`` plus 64 KB of JSON around it; ``/v1/``,
-uploads and admin take ``UME_MAX_REQUEST_BYTES``; every other dashboard form (login included)
+Limits: ``/mcp`` takes ``UME_MAX_TRANSCRIPT_BYTES`` plus 64 KB of JSON around it; the upload
+page takes a whole chat export (``UME_MAX_IMPORT_BYTES``); ``/v1/``, the other upload routes
+and admin take ``UME_MAX_REQUEST_BYTES``; every other dashboard form (login included)
 takes ``UME_MAX_FORM_BYTES``.
 """
 
@@ -37,6 +38,7 @@ MCP_PATH = "/mcp"
 API_PREFIX = "/v1/"
 # Routes that take files or whole transcripts; every other form is small.
 LARGE_BODY_PREFIXES = (API_PREFIX, MCP_PATH, "/review/uploads/", "/admin/")
+UPLOAD_PATH = "/review/uploads/new/"
 WRITE_METHODS = {"POST", "PUT", "PATCH", "DELETE"}
 DB_RETRY_AFTER = "5"
 GUARD_TOKEN = "ume.guard_token"  # the token the guard found, in the ASGI scope
@@ -49,6 +51,8 @@ def _is_mcp(path: str) -> bool:
 def body_limit(path: str) -> int:
     if _is_mcp(path):  # the largest transcript a save takes, as the SDK's own limit
         return int(settings.UME_MAX_TRANSCRIPT_BYTES) + 64 * 1024
+    if path == UPLOAD_PATH:  # a whole chat export; files are spooled to disk, never held whole
+        return max(int(settings.DATA_UPLOAD_MAX_MEMORY_SIZE), int(settings.UME_MAX_IMPORT_BYTES))
     if path.startswith(LARGE_BODY_PREFIXES):
         return int(settings.DATA_UPLOAD_MAX_MEMORY_SIZE)
     return int(settings.UME_MAX_FORM_BYTES)

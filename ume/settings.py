@@ -84,12 +84,15 @@ INSTALLED_APPS = [
     "django_htmx",
     "template_partials",
     "ninja",
+    "oauth2_provider",
     "memory",
     "receipts",
     "review",
+    "connectors",
 ]
 
 MIDDLEWARE = [
+    "ume.logs.RequestLogMiddleware",  # first, so the access log times the whole request
     "django.middleware.security.SecurityMiddleware",
     "ume.csp.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -198,16 +201,41 @@ SESSION_COOKIE_HTTPONLY = True
 SESSION_COOKIE_SECURE = env_bool("UME_SECURE_COOKIES", UME_HTTPS)
 CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
 
+# UME_LOG_FORMAT=json: one JSON object per line (ume/logs.py), with the access log of every
+# request and the workers' lines at INFO. "text" keeps Django's plain lines.
+UME_LOG_FORMAT = env_str("UME_LOG_FORMAT", "text")
+if UME_LOG_FORMAT not in {"text", "json"}:
+    raise ImproperlyConfigured(f"UME_LOG_FORMAT must be text or json, got {UME_LOG_FORMAT!r}")
+_LOG_LEVEL = env_str("UME_LOG_LEVEL", "WARNING")
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
-    "root": {"handlers": ["console"], "level": env_str("UME_LOG_LEVEL", "WARNING")},
+    "filters": {"request_id": {"()": "ume.logs.RequestIdFilter"}},
+    "formatters": {"json": {"()": "ume.logs.JsonFormatter"}},
+    "handlers": {
+        "console": {
+            "class": "logging.StreamHandler",
+            "filters": ["request_id"],
+            **({"formatter": "json"} if UME_LOG_FORMAT == "json" else {}),
+        }
+    },
+    "root": {"handlers": ["console"], "level": _LOG_LEVEL},
+    "loggers": (
+        {
+            name: {"level": "INFO", "handlers": ["console"], "propagate": False}
+            for name in ("ume.request", "ume.worker")
+        }
+        if UME_LOG_FORMAT == "json"
+        else {}
+    ),
 }
 
 # --- ume's own settings (documented in the README) -----------------------------------------
 UME_MAX_TRANSCRIPT_BYTES = env_int("UME_MAX_TRANSCRIPT_BYTES", 5 * 1024 * 1024, minimum=1)
 UME_INLINE_UPLOAD_BYTES = env_int("UME_INLINE_UPLOAD_BYTES", 64 * 1024, minimum=0)
+# A whole chat export (ChatGPT's or Claude's conversations.json): read as a stream, one
+# conversation at a time; each conversation is still held to UME_MAX_TRANSCRIPT_BYTES.
+UME_MAX_IMPORT_BYTES = env_int("UME_MAX_IMPORT_BYTES", 512 * 1024 * 1024, minimum=1024)
 # A save with more messages than this goes to the pending workers, like a large upload.
 UME_INLINE_MESSAGES = env_int("UME_INLINE_MESSAGES", 200, minimum=1)
 # How long a claim on a transcript holds without finishing; after that a retry takes it over.
@@ -237,3 +265,62 @@ UME_MCP_ALLOWED_HOSTS = env_list("UME_MCP_ALLOWED_HOSTS", ["127.0.0.1:*", "local
 UME_MCP_ALLOWED_ORIGINS = env_list(
     "UME_MCP_ALLOWED_ORIGINS", ["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"]
 )
+
+# --- OAuth 2.1 for remote MCP connectors (connectors/, django-oauth-toolkit) ----------------
+# UME_PUBLIC_URL fixes the issuer and the /mcp resource identifier (e.g.
+# https://memory.example.org); unset, both are derived from each request's Host.
+UME_PUBLIC_URL = env_str("UME_PUBLIC_URL").rstrip("/")
+OAUTH2_PROVIDER_APPLICATION_MODEL = "oauth2_provider.Application"
+UME_OAUTH_ACCESS_TOKEN_SECONDS = env_int("UME_OAUTH_ACCESS_TOKEN_SECONDS", 3600, minimum=60)
+UME_OAUTH_REFRESH_TOKEN_DAYS = env_int("UME_OAUTH_REFRESH_TOKEN_DAYS", 30, minimum=1)
+# Desktop clients receive the code on http://127.0.0.1:<port>/... (RFC 8252); hosted
+# connectors use https callbacks. ume accepts http only for loopback hosts, and by default only
+# when it is itself served over plain HTTP (so production defaults pass check --deploy).
+UME_OAUTH_LOOPBACK_REDIRECTS = env_bool("UME_OAUTH_LOOPBACK_REDIRECTS", not UME_HTTPS)
+OAUTH2_PROVIDER = {
+    "SCOPES": {
+        "memory:read": "Read your memories: recall, search and list them",
+        "memory:write": "Save new memories and conversations, and change or forget them",
+    },
+    "DEFAULT_SCOPES": ["memory:read"],
+    "READ_SCOPE": "memory:read",
+    "WRITE_SCOPE": "memory:write",
+    "OAUTH2_VALIDATOR_CLASS": "connectors.oauth.UmeOAuth2Validator",
+    "PKCE_REQUIRED": True,
+    "AUTHORIZATION_CODE_EXPIRE_SECONDS": 60,
+    "ACCESS_TOKEN_EXPIRE_SECONDS": UME_OAUTH_ACCESS_TOKEN_SECONDS,
+    "REFRESH_TOKEN_EXPIRE_SECONDS": UME_OAUTH_REFRESH_TOKEN_DAYS * 86400,
+    "ROTATE_REFRESH_TOKEN": True,
+    "REFRESH_TOKEN_REUSE_PROTECTION": True,
+    "REFRESH_TOKEN_GRACE_PERIOD_SECONDS": 0,
+    "REQUEST_APPROVAL_PROMPT": "force",
+    "ALLOWED_REDIRECT_URI_SCHEMES": ["http", "https"]
+    if UME_OAUTH_LOOPBACK_REDIRECTS
+    else ["https"],
+    "ALLOWED_SCHEMES": ["https", "http"] if UME_OAUTH_LOOPBACK_REDIRECTS else ["https"],
+    "ALLOW_LOCALHOST_LOOPBACK": UME_OAUTH_LOOPBACK_REDIRECTS,
+    "ALLOW_URI_WILDCARDS": False,
+    "COMPLIANT_BCP_RFC9700_IMPLICIT_GRANT": True,
+    "COMPLIANT_BCP_RFC9700_PASSWORD_GRANT": True,
+    "COMPLIANT_BCP_RFC9700_PKCE_METHOD": True,  # S256 only
+    "COMPLIANT_BCP_RFC9700_ACCESS_TOKEN_TRANSPORT": True,
+    "COMPLIANT_BCP_RFC9700_AUTHZ_RESPONSE_ISS": True,
+    "COMPLIANT_BCP_RFC9700_TOKEN_STORAGE": True,  # tokens hashed at rest
+    "COMPLIANT_BCP_RFC9700_REFRESH_TOKEN": True,
+    "COMPLIANT_BCP_RFC9700_REDIRECT_URI_MATCHING": True,
+    "COMPLIANT_BCP_RFC9700_PKCE_REQUIRED": True,
+    "DCR_ENABLED": True,
+    # Connectors register themselves before anyone signs in (RFC 7591 open registration);
+    # a client gets nothing until a signed-in person approves it on the consent page.
+    "DCR_REGISTRATION_PERMISSION_CLASSES": ("oauth2_provider.dcr.AllowAllDCRPermission",),
+    "OAUTH2_RESPONSE_TYPES_SUPPORTED": ["code"],
+    "OAUTH2_GRANT_TYPES_SUPPORTED": ["authorization_code", "refresh_token"],
+    "OAUTH2_TOKEN_ENDPOINT_AUTH_METHODS_SUPPORTED": [
+        "none",
+        "client_secret_basic",
+        "client_secret_post",
+    ],
+    "OAUTH2_PROTECTED_RESOURCE_NAME": "ume memory (MCP)",
+    "OIDC_ISS_ENDPOINT": UME_PUBLIC_URL,
+    "OAUTH2_PROTECTED_RESOURCE_IDENTIFIER": f"{UME_PUBLIC_URL}/mcp" if UME_PUBLIC_URL else "",
+}

@@ -6,9 +6,12 @@ from django.urls import include, path, re_path
 from django.views.generic import RedirectView
 
 from memory.api import api, api_not_found
+from ume.health import healthz, readyz
 from ume.login import ThrottledLoginView
 
 urlpatterns = [
+    path("healthz", healthz, name="healthz"),
+    path("readyz", readyz, name="readyz"),
     path("admin/", admin.site.urls),
     # The API's root has no route of its own: JSON 404 like any unknown API path (django-ninja
     # would answer its HTML one).
@@ -21,4 +24,6 @@ urlpatterns = [
     path("review/", include("review.urls")),
     path("saves/", include("receipts.urls")),
     path("memory/", include("memory.urls")),
+    path("connections/", include("connectors.urls")),
+    path("", include("connectors.oauth_urls")),
 ]

@@ -12,6 +12,7 @@ process can answer any request, as DESIGN.md's scale-out needs.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 from asgiref.sync import sync_to_async
@@ -28,6 +29,7 @@ from memory.api.auth import rate_limit, token_for
 from memory.api.errors import ApiError
 from memory.mcp.server import mcp_server
 from memory.models import AccessToken
+from memory.services.tokens import token_authenticate
 
 MCP_PATH = "/mcp"
 
@@ -40,10 +42,24 @@ def transport_security() -> TransportSecuritySettings:
     )
 
 
-def _authenticate(secret: str, address: str) -> AccessToken:
+# Other ways to turn a bearer secret into a token for this request (the OAuth connectors
+# register theirs, see connectors/apps.py), and the extra WWW-Authenticate parameters of a
+# 401 (where the protected resource metadata is). memory never imports them.
+AUTHENTICATORS: list[Callable[[str, Scope], AccessToken | None]] = []
+CHALLENGES: list[Callable[[Scope], str]] = []
+
+
+def _authenticate(secret: str, address: str, scope: Scope | None = None) -> AccessToken:
     close_old_connections()
     try:
-        token = token_for(secret, address=address)
+        token = token_authenticate(secret)
+        if token is None and scope is not None:
+            for authenticate in AUTHENTICATORS:
+                token = authenticate(secret, scope)
+                if token is not None:
+                    break
+        if token is None:  # counts the miss against the address (429 past the limit)
+            token = token_for(secret, address=address)
         if token is None:
             raise ApiError(
                 401,
@@ -86,14 +102,17 @@ class BearerTokenMiddleware:
                 )
             client = scope.get("client") or ("", 0)
             token = await sync_to_async(_authenticate, thread_sensitive=False)(
-                secret.strip(), str(client[0])
+                secret.strip(), str(client[0]), scope
             )
         except ApiError as exc:
             headers = dict(exc.headers)
             if exc.status == 401:
-                headers["WWW-Authenticate"] = 'Bearer realm="ume"'
+                params = ['realm="ume"', *(c(scope) for c in CHALLENGES)]
+                headers["WWW-Authenticate"] = "Bearer " + ", ".join(params)
             await _json(send, exc.status, {"code": exc.code, "message": exc.message}, headers)
             return
+        if isinstance(scope.get("ume.log"), dict):  # the access log (ume/logs.py) names the user
+            scope["ume.log"]["user_id"] = token.owner_id
         scope = dict(scope)
         scope["ume.token"] = token
         # The SDK binds a stateful session to the credential that opened it; give it ours.

@@ -36,8 +36,10 @@ still past), so nothing is counted twice.
 
 from __future__ import annotations
 
+import logging
 import time
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
@@ -69,6 +71,9 @@ from memory.vocab import (
     TranscriptStatus,
 )
 from receipts.models import Outcome, Receipt, Source
+
+# One line per user checked (ids, counts, status; never labels): see ume/logs.py.
+worker_log = logging.getLogger("ume.worker")
 
 # The first key of the two-key advisory lock: "ume cleanup", so other advisory-lock users of
 # the same database do not collide with us.
@@ -153,7 +158,12 @@ class _Plan:
 
 
 def cleanup_run(
-    *, now: datetime | None = None, dry_run: bool = False, user: Any = None
+    *,
+    now: datetime | None = None,
+    dry_run: bool = False,
+    user: Any = None,
+    on_user: Callable[[UserCleanup], None] | None = None,
+    on_start: Callable[[int], None] | None = None,
 ) -> list[UserCleanup]:
     """Clean up every user that has memory data (or just ``user``). One report per user."""
     now = now or timezone.now()
@@ -169,7 +179,26 @@ def cleanup_run(
             )
         )
         owners = list(get_user_model().objects.filter(pk__in=ids).order_by("pk"))
-    return [cleanup_user(owner=owner, now=now, dry_run=dry_run) for owner in owners]
+    if on_start is not None:
+        on_start(len(owners))
+    reports = []
+    for owner in owners:
+        report = cleanup_user(owner=owner, now=now, dry_run=dry_run)
+        worker_log.info(
+            "cleanup user",
+            extra={
+                "route": "cleanup",
+                "user_id": owner.pk,
+                "status": report.status,
+                "dry_run": dry_run,
+                "counts": {k: n for k, n in report.counts.items() if n},
+                "receipt_id": report.receipt.pk if report.receipt else None,
+            },
+        )
+        reports.append(report)
+        if on_user is not None:
+            on_user(report)
+    return reports
 
 
 def cleanup_user(*, owner: Any, now: datetime | None = None, dry_run: bool = False) -> UserCleanup:

@@ -47,6 +47,7 @@ from django.utils import timezone
 from memory.models import (
     Alias,
     Candidate,
+    ChatImport,
     Edge,
     Event,
     Evidence,
@@ -583,6 +584,7 @@ def memory_erase_all(
         ("pages", Page),
         ("nodes", Node),
         ("transcripts", Transcript),
+        ("chat_imports", ChatImport),  # so importing the same export again starts afresh
         ("receipts", Receipt),
     ]
     if not keep_suppressions:

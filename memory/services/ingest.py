@@ -50,6 +50,8 @@ from receipts.models import Outcome, Receipt
 from receipts.summary import summarise
 
 log = logging.getLogger(__name__)
+# One line per processed transcript (ids, outcome, duration; never text): see ume/logs.py.
+worker_log = logging.getLogger("ume.worker")
 
 APPLY_ATTEMPTS = 4
 MAX_ATTEMPTS = 5
@@ -717,7 +719,12 @@ def _complete(
     )
 
 
-def ingest_pending(*, limit: int = 50, extractor: str | None = None) -> list[Receipt]:
+def ingest_pending(
+    *,
+    limit: int = 50,
+    extractor: str | None = None,
+    on_done: Callable[[Receipt], None] | None = None,
+) -> list[Receipt]:
     """Process uploaded transcripts waiting in the database, oldest first.
 
     Safe with several workers at once: rows are claimed with ``SELECT ... FOR UPDATE SKIP
@@ -778,12 +785,24 @@ def ingest_pending(*, limit: int = 50, extractor: str | None = None) -> list[Rec
                 break
             if not transcript_claim(row, now=now):
                 continue
-        receipts.append(
-            ingest_transcript(
-                transcript=row,
-                extractor=extractor,
-                claimed=True,
-                budget=settings.UME_INGEST_BUDGET_SECONDS,
-            )
+        receipt = ingest_transcript(
+            transcript=row,
+            extractor=extractor,
+            claimed=True,
+            budget=settings.UME_INGEST_BUDGET_SECONDS,
         )
+        worker_log.info(
+            "transcript processed",
+            extra={
+                "route": "ingest --pending",
+                "user_id": row.owner_id,
+                "transcript_id": row.pk,
+                "receipt_id": receipt.pk,
+                "outcome": receipt.outcome,
+                "duration_ms": receipt.duration_ms,
+            },
+        )
+        receipts.append(receipt)
+        if on_done is not None:
+            on_done(receipt)
     return receipts

@@ -18,7 +18,8 @@ from typing import Any
 from django.conf import settings
 from django.core.files.uploadedfile import UploadedFile
 
-from memory.models import Transcript
+from memory.imports.services import chat_import_process, chat_import_store, export_format
+from memory.models import ChatImport, Transcript
 from memory.services.ingest import ingest_transcript, transcript_store
 from memory.transcripts import (
     TranscriptError,
@@ -29,6 +30,7 @@ from memory.transcripts import (
 from memory.vocab import TranscriptStatus
 from receipts.models import Outcome, Receipt, Source
 
+EXPORT_SUFFIXES = (".json", ".jsonl", ".ndjson")
 _FAILED = {Outcome.LLM_FAILED, Outcome.DB_WRITE_FAILED, Outcome.DELETION_CONFLICT}
 
 
@@ -42,6 +44,7 @@ class UploadResult:
     transcript: Transcript | None = None
     receipt: Receipt | None = None
     waiting: bool = False
+    chat_import: ChatImport | None = None
 
 
 def _reject(owner: Any, name: str, message: str, started: float) -> UploadResult:
@@ -125,6 +128,12 @@ def transcripts_upload(
     results = []
     for upload in files:
         name = upload.name or "upload.txt"
+        # Chat exports are JSON files: only those are opened to look for one, so an
+        # oversized text file is still refused by its size without being read at all.
+        fmt = export_format(upload, name) if name.lower().endswith(EXPORT_SUFFIXES) else None
+        if fmt is not None:
+            results.append(chat_export_upload(owner=owner, upload=upload, name=name, fmt=fmt))
+            continue
         if upload.size is not None and upload.size > limit:
             message = f"{name}: {upload.size:,} bytes is over the limit of {limit:,} bytes"
             results.append(_reject(owner, name, message, time.perf_counter()))
@@ -134,3 +143,25 @@ def transcripts_upload(
             transcript_upload_one(owner=owner, name=name, data=data, source_time=source_time)
         )
     return results
+
+
+def chat_export_upload(*, owner: Any, upload: UploadedFile, name: str, fmt: str) -> UploadResult:
+    """A whole chat export: one pending transcript per conversation, read from the stored
+    upload as a stream. A small export is processed at once; a larger one by the workers."""
+    name = os.path.basename(name)[:255] or "conversations.json"
+    result = chat_import_store(owner=owner, stream=upload, name=name, fmt=fmt, source="upload")
+    waiting = bool(result.transcript_ids)
+    if waiting and (upload.size or 0) <= settings.UME_INLINE_UPLOAD_BYTES:
+        chat_import_process(result)
+        waiting = False
+    message = result.message
+    if waiting:
+        message += "; the conversations are processed by `manage.py ingest --pending`"
+    return UploadResult(
+        name,
+        result.ok,
+        message,
+        receipt=result.receipt,
+        waiting=waiting,
+        chat_import=result.chat_import,
+    )

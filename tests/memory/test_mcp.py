@@ -7,7 +7,6 @@ a thread of this process, so it reads and writes the test database; tests use
 
 from __future__ import annotations
 
-import socket
 import threading
 import time
 from contextlib import asynccontextmanager
@@ -16,7 +15,6 @@ from typing import Any
 import anyio
 import httpx
 import pytest
-import uvicorn
 from django.db import connection
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
@@ -48,30 +46,10 @@ TOOLS = {
 }
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
-def server_url(django_db_setup):
-    """One live server per module: the SDK's session manager runs once per process lifespan."""
-    from ume.asgi import application
-
-    port = _free_port()
-    server = uvicorn.Server(
-        uvicorn.Config(application, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
-    )
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not server.started:
-        assert thread.is_alive() and time.monotonic() < deadline, "uvicorn did not start"
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}/mcp"
-    server.should_exit = True
-    thread.join(timeout=10)
+def server_url(live_asgi_url):
+    """The session's live server (tests/conftest.py): /mcp to the SDK, the rest to Django."""
+    return f"{live_asgi_url}/mcp"
 
 
 @pytest.fixture

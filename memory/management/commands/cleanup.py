@@ -12,9 +12,11 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.utils import timezone
 
+from memory.progress import Progress
 from memory.services.cleanup import cleanup_run
 from memory.services.erase import EraseError, receipt_undo, receipt_undo_preview
 from receipts.models import Receipt
+from ume.logs import request_context
 
 
 class Command(BaseCommand):
@@ -53,7 +55,16 @@ class Command(BaseCommand):
         if opts["no_suppress"]:
             raise CommandError("--no-suppress goes with --undo-receipt")
         now = timezone.now()
-        reports = cleanup_run(now=now, dry_run=opts["dry_run"], user=user)
+        progress = Progress.for_command(0, self.stderr, as_json=opts["json"])
+        with request_context():
+            reports = cleanup_run(
+                now=now,
+                dry_run=opts["dry_run"],
+                user=user,
+                on_start=progress.add,
+                on_user=lambda report: progress.step(report.username),
+            )
+        progress.finish()
         if opts["json"]:
             totals: dict[str, int] = {}
             for report in reports:

@@ -16,6 +16,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from eval.extraction import FixtureError, score_extraction
 from memory.extractors import ExtractorFailed, get_extractor
+from memory.progress import Progress
 
 
 def _flag(value: bool | None) -> str:
@@ -55,8 +56,15 @@ class Command(BaseCommand):
             raise CommandError(
                 f"{path}: malformed JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
             ) from exc
+        fixtures = data.get("fixtures") if isinstance(data, dict) else data
+        progress = Progress.for_command(
+            len(fixtures) if isinstance(fixtures, list) else 0, self.stderr, as_json=options["json"]
+        )
         try:
-            report = score_extraction(data, get_extractor(options["extractor"]))
+            report = score_extraction(
+                data, get_extractor(options["extractor"]), on_fixture=progress.step
+            )
+            progress.finish()
         except FixtureError as exc:
             raise CommandError(f"{path}: {exc}") from exc
         except ExtractorFailed as exc:

@@ -20,6 +20,7 @@ from eval.retrieval import (
     read_fixture,
     run_eval,
 )
+from memory.progress import Progress
 
 FLOORS_HELP = (
     "comma-separated bounds the run must meet, e.g. "
@@ -47,7 +48,14 @@ class Command(BaseCommand):
         path = Path(options["fixture"])
         try:
             data = read_fixture(path)
-            report = run_eval(data)
+            queries = data.get("queries") if isinstance(data, dict) else None
+            progress = Progress.for_command(
+                len(queries) if isinstance(queries, list) else 0,
+                self.stderr,
+                as_json=options["json"],
+            )
+            report = run_eval(data, on_query=progress.step)
+            progress.finish()
         except FixtureError as exc:
             message = str(exc)
             raise CommandError(message if str(path) in message else f"{path}: {message}") from exc

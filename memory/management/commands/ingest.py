@@ -3,18 +3,21 @@
 from __future__ import annotations
 
 import json
-import sys
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.utils.dateparse import parse_datetime
 
 from memory.extractors import EXTRACTORS
+from memory.imports.services import chat_import_process, chat_import_store, export_format
+from memory.progress import Progress
+from memory.selectors import transcripts_waiting_count
 from memory.services.ingest import ingest_bytes, ingest_pending
 from receipts.models import Receipt
+from ume.logs import request_context
 
 
 def parse_source_time(value: str) -> datetime:
@@ -38,25 +41,6 @@ def receipt_json(receipt: Receipt, **extra: Any) -> dict[str, Any]:
     return data
 
 
-class Progress:
-    """A one-line progress bar on a terminal; silent when output is piped or JSON."""
-
-    def __init__(self, total: int, stream: Any, enabled: bool) -> None:
-        self.total, self.stream, self.enabled, self.done = total, stream, enabled, 0
-
-    def step(self, label: str) -> None:
-        self.done += 1
-        if not self.enabled:
-            return
-        width = 30
-        filled = int(width * self.done / max(1, self.total))
-        bar = "#" * filled + "-" * (width - filled)
-        self.stream.write(f"\r[{bar}] {self.done}/{self.total} {label[:40]:<40}")
-        if self.done == self.total:
-            self.stream.write("\n")
-        self.stream.flush()
-
-
 class Command(BaseCommand):
     help = "Run transcripts through the extractor and the write gate; one receipt each."
 
@@ -78,8 +62,18 @@ class Command(BaseCommand):
                 raise CommandError("give either paths or --pending, not both")
             if opts["limit"] < 1:
                 raise CommandError("--limit must be at least 1")
-            for receipt in ingest_pending(limit=opts["limit"], extractor=opts["extractor"]):
+            progress = Progress.for_command(
+                min(opts["limit"], transcripts_waiting_count()), self.stderr, as_json=as_json
+            )
+
+            def done(receipt: Receipt) -> None:
+                progress.clear()
                 self.emit(receipt, receipt.subject, as_json)
+                progress.step(receipt.subject)
+
+            with request_context():
+                ingest_pending(limit=opts["limit"], extractor=opts["extractor"], on_done=done)
+            progress.finish()
             return
         if not opts["paths"]:
             raise CommandError("give one or more transcript paths, or --pending")
@@ -90,16 +84,20 @@ class Command(BaseCommand):
             raise CommandError(f"unknown user {opts['user']!r}")
         source_time = parse_source_time(opts["source_time"]) if opts["source_time"] else None
         paths = [Path(p) for p in opts["paths"]]
-        progress = Progress(
-            len(paths), sys.stderr, enabled=not as_json and len(paths) > 1 and sys.stderr.isatty()
-        )
+        progress = Progress.for_command(len(paths), self.stderr, as_json=as_json)
         failures = 0
         for path in paths:
             try:
-                data = path.read_bytes()
+                with path.open("rb") as stream:
+                    fmt = export_format(stream, path.name)
+                    if fmt is not None:
+                        self.ingest_export(owner, stream, path, fmt, opts, progress)
+                        continue
+                    data = stream.read()
             except OSError as exc:
                 failures += 1
                 message = f"{path}: cannot read ({exc.strerror or exc})"
+                progress.clear()
                 if as_json:
                     self.stdout.write(json.dumps({"path": str(path), "error": message}))
                 else:
@@ -114,10 +112,41 @@ class Command(BaseCommand):
                 extractor=opts["extractor"],
                 source_time=source_time,
             )
-            progress.step(path.name)
+            progress.clear()
             self.emit(receipt, str(path), as_json)
+            progress.step(path.name)
         if failures and failures == len(paths):
             raise CommandError(f"none of the {len(paths)} file(s) could be read")
+
+    def ingest_export(
+        self,
+        owner: Any,
+        stream: BinaryIO,
+        path: Path,
+        fmt: str,
+        opts: dict[str, Any],
+        progress: Progress,
+    ) -> None:
+        """A chat export: one transcript and one receipt per conversation, processed now."""
+        as_json = opts["json"]
+        result = chat_import_store(
+            owner=owner, stream=stream, name=path.name, fmt=fmt, source="command"
+        )
+        progress.add(len(result.transcript_ids))
+        for receipt in [*result.broken, *([result.receipt] if result.receipt else [])]:
+            progress.clear()
+            self.emit(receipt, str(path), as_json)
+
+        def done(receipt: Receipt) -> None:
+            progress.clear()
+            self.emit(receipt, f"{path} / {receipt.subject}", as_json)
+            progress.step(receipt.subject)
+
+        chat_import_process(result, extractor=opts["extractor"], on_done=done)
+        progress.clear()
+        if not as_json:
+            self.stdout.write(f"{path}: {result.message}")
+        progress.step(path.name)
 
     def emit(self, receipt: Receipt, path: str, as_json: bool) -> None:
         if as_json:

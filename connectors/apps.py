@@ -1,0 +1,20 @@
+from __future__ import annotations
+
+from django.apps import AppConfig
+
+
+class ConnectorsConfig(AppConfig):
+    name = "connectors"
+    verbose_name = "Connectors (OAuth)"
+    default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        # /mcp accepts OAuth access tokens beside ume's own, and its 401 says where the
+        # protected resource metadata is (RFC 9728).
+        from connectors.oauth import mcp_authenticate, mcp_challenge
+        from memory.mcp import http
+
+        if mcp_authenticate not in http.AUTHENTICATORS:
+            http.AUTHENTICATORS.append(mcp_authenticate)
+        if mcp_challenge not in http.CHALLENGES:
+            http.CHALLENGES.append(mcp_challenge)

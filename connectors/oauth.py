@@ -1,0 +1,211 @@
+"""ume's OAuth 2.1 profile for remote MCP connectors, on django-oauth-toolkit.
+
+What the toolkit does: authorization codes with PKCE (S256 only, by its RFC 9700 gate),
+dynamic client registration (RFC 7591), authorization server metadata (RFC 8414), protected
+resource metadata (RFC 9728), rotating refresh tokens with reuse detection, tokens hashed
+at rest, resource indicators (RFC 8707) stored on grants and tokens, and the `iss`
+authorization-response parameter (RFC 9207).
+
+What ume adds (the MCP profile and ume's own model):
+
+- one protected resource, ``/mcp``: every token is bound to it (a request without a
+  ``resource`` gets it; a request for any other resource is refused with ``invalid_target``);
+- the resource server side of ``/mcp``: an OAuth token is accepted only for the resource it
+  was issued for, only while the person's connection is live, and acts as that connection's
+  :class:`memory.models.AccessToken` (scopes, rate limit, receipts), narrowed to the scopes of
+  the OAuth token itself;
+- a connection per person and client, created when a token is first issued after consent,
+  and refused on refresh once revoked.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from collections.abc import MutableMapping
+from typing import Any
+from urllib.parse import urlsplit
+
+from django.conf import settings
+from django.db import transaction
+from django.http import HttpRequest
+from django.utils import timezone
+from oauth2_provider.models import get_access_token_model
+from oauth2_provider.oauth2_validators import OAuth2Validator
+from oauthlib.oauth2.rfc6749 import errors
+
+from connectors.models import Connection
+from memory.models import AccessToken
+from memory.services.tokens import normalise_scopes
+from memory.vocab import SCOPES
+
+MCP_PATH = "/mcp"
+PRM_PATH = "/.well-known/oauth-protected-resource"
+
+
+def canonical(uri: str) -> str:
+    """A resource URI compared the way RFC 8707 clients send it: no trailing slash, lower host."""
+    parts = urlsplit(uri.strip())
+    path = parts.path.rstrip("/")
+    return f"{parts.scheme.lower()}://{parts.netloc.lower()}{path}"
+
+
+def public_origin(scheme: str, host: str) -> str:
+    """``UME_PUBLIC_URL`` when set, else the origin this request came to."""
+    if settings.UME_PUBLIC_URL:
+        return str(settings.UME_PUBLIC_URL)
+    return f"{scheme}://{host}".lower()
+
+
+def mcp_resource(request: HttpRequest) -> str:
+    return public_origin(request.scheme or "http", request.get_host()) + MCP_PATH
+
+
+def _scope_origin(scope: MutableMapping[str, Any]) -> str:
+    headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope.get("headers", [])}
+    scheme = str(scope.get("scheme") or "http")
+    # Django's own rule for trusting a proxy: SECURE_PROXY_SSL_HEADER (UME_BEHIND_PROXY).
+    proxy = getattr(settings, "SECURE_PROXY_SSL_HEADER", None)
+    if proxy and headers.get("x-forwarded-proto") == proxy[1]:
+        scheme = "https"
+    server = scope.get("server") or ("127.0.0.1", 80)
+    host = headers.get("host") or f"{server[0]}:{server[1]}"
+    return public_origin(scheme, host)
+
+
+def mcp_resource_for_scope(scope: MutableMapping[str, Any]) -> str:
+    """The /mcp resource identifier as seen by an ASGI request to /mcp."""
+    return _scope_origin(scope) + MCP_PATH
+
+
+def mcp_challenge(scope: MutableMapping[str, Any]) -> str:
+    """The ``WWW-Authenticate`` parameters for a 401 from /mcp (RFC 9728 section 5.1)."""
+    return f'resource_metadata="{_scope_origin(scope)}{PRM_PATH}{MCP_PATH}"'
+
+
+class UmeOAuth2Validator(OAuth2Validator):
+    """The toolkit's validator, held to one resource and to live connections."""
+
+    def _check_and_set_request_resource(self, request: Any) -> None:
+        super()._check_and_set_request_resource(request)
+        ours = canonical(_origin_of(request) + MCP_PATH)
+        if not request.resource:
+            request.resource = [ours]
+        for resource in request.resource:
+            if canonical(resource) != ours:
+                raise errors.CustomOAuth2Error(
+                    error="invalid_target",
+                    description=f"this server issues tokens only for {ours}",
+                    request=request,
+                )
+        request.resource = [ours]
+
+    def _save_bearer_token(self, token: Any, request: Any, *args: Any, **kwargs: Any) -> Any:
+        saved = super()._save_bearer_token(token, request, *args, **kwargs)
+        if request.user is None or request.client is None:
+            return saved
+        if request.grant_type == "refresh_token":
+            live = Connection.objects.filter(
+                owner=request.user, application=request.client, token__revoked_at__isnull=True
+            ).exists()
+            if not live:  # revoked meanwhile: the rotation above is rolled back with it
+                raise errors.InvalidGrantError(
+                    description="this connection was revoked; connect again", request=request
+                )
+            return saved
+        connection_ensure(
+            owner=request.user,
+            application=request.client,
+            scopes=str(token.get("scope", "")).split(),
+            resource=request.resource[0],
+        )
+        return saved
+
+
+def _origin_of(request: Any) -> str:
+    """The origin an oauthlib request (built by the toolkit from Django's) came to."""
+    headers = request.headers or {}
+    scheme = "https" if headers.get("X_DJANGO_OAUTH_TOOLKIT_SECURE") else "http"
+    # Django validated HTTP_HOST against ALLOWED_HOSTS before the toolkit saw it.
+    return public_origin(scheme, str(headers.get("HTTP_HOST", "")))
+
+
+def _granted(scopes: list[str]) -> list[str]:
+    chosen = [s for s in scopes if s in SCOPES]
+    return normalise_scopes(chosen) if chosen else []
+
+
+def connection_ensure(
+    *, owner: Any, application: Any, scopes: list[str], resource: str
+) -> Connection:
+    """The person's live connection to ``application``, created (with its access token row)
+    on the first token after consent; a new consent widens its scopes."""
+    granted = _granted(scopes)
+    with transaction.atomic():
+        connection = (
+            Connection.objects.select_for_update()
+            .select_related("token")
+            .filter(owner=owner, application=application, token__revoked_at__isnull=True)
+            .first()
+        )
+        if connection is not None:
+            merged = sorted(set(connection.token.scopes or []) | set(granted))
+            if merged != sorted(connection.token.scopes or []):
+                connection.token.scopes = merged
+                connection.token.save(update_fields=["scopes"])
+            return connection
+        name = " ".join(str(application.name or "").split()) or f"OAuth client {application.pk}"
+        token = AccessToken.objects.create(
+            owner=owner,
+            name=name[:100],
+            prefix="oauth_" + secrets.token_hex(5),
+            # Never a usable bearer secret: the connection's OAuth tokens stand for it.
+            secret_sha256=hashlib.sha256(secrets.token_bytes(32)).hexdigest(),
+            scopes=granted or ["memory:read"],
+        )
+        return Connection.objects.create(
+            owner=owner, application=application, token=token, resource=resource
+        )
+
+
+def mcp_authenticate(secret: str, scope: MutableMapping[str, Any]) -> AccessToken | None:
+    """The connection token an OAuth access token acts as on /mcp, or None.
+
+    None when the token is unknown, expired, issued for another resource, not issued to a
+    person, or when the person's connection to that client has been revoked. The returned
+    row carries the OAuth token's own scopes (never more than the connection's).
+    """
+    if not secret or secret.startswith("ume_") or len(secret) > 512:
+        return None
+    oauth_token = (
+        get_access_token_model()
+        .objects.select_related("application", "user")
+        .filter(token_checksum=hashlib.sha256(secret.encode("utf-8")).hexdigest())
+        .first()
+    )
+    if oauth_token is None or oauth_token.is_expired() or oauth_token.user is None:
+        return None
+    if not oauth_token.user.is_active or oauth_token.application is None:
+        return None
+    ours = canonical(mcp_resource_for_scope(scope))
+    if [canonical(r) for r in (oauth_token.resource or [])] != [ours]:
+        return None
+    connection = (
+        Connection.objects.select_related("token", "token__owner")
+        .filter(
+            owner=oauth_token.user,
+            application=oauth_token.application,
+            token__revoked_at__isnull=True,
+        )
+        .first()
+    )
+    if connection is None:
+        return None
+    token = connection.token
+    now = timezone.now()
+    if token.last_used_at is None or (now - token.last_used_at).total_seconds() > 30:
+        AccessToken.objects.filter(pk=token.pk).update(last_used_at=now)
+        token.last_used_at = now
+    allowed = set(token.scopes or [])
+    token.scopes = [s for s in _granted(oauth_token.scope.split()) if s in allowed]
+    return token

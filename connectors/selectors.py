@@ -1,0 +1,26 @@
+"""Reads for the connections page: every one takes the owner."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db.models import F, QuerySet
+
+from memory.models import AccessToken
+
+
+def access_tokens(owner: Any) -> QuerySet[AccessToken]:
+    """The owner's tokens and OAuth connections, live ones first, with the connected client."""
+    return (
+        AccessToken.objects.filter(owner=owner)
+        .select_related("connection__application")
+        .order_by(F("revoked_at").asc(nulls_first=True), "-created_at", "-id")
+    )
+
+
+def access_token_get(owner: Any, token_id: int) -> AccessToken | None:
+    return (
+        AccessToken.objects.filter(owner=owner, pk=token_id)
+        .select_related("connection__application")
+        .first()
+    )

@@ -1,0 +1,166 @@
+"""OAuth endpoints with ume's MCP profile, and the Connections page of the dashboard."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+from urllib.parse import urlsplit
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import redirect, render
+from django.utils import timezone
+from django.views.decorators.http import require_GET, require_POST
+from oauth2_provider.exceptions import OAuthToolkitError
+from oauth2_provider.models import get_application_model
+from oauth2_provider.views import (
+    AuthorizationView,
+    DynamicClientRegistrationView,
+    OAuthProtectedResourceMetadataView,
+)
+from oauthlib.oauth2.rfc6749.errors import CustomOAuth2Error
+
+from connectors import selectors
+from connectors.oauth import MCP_PATH, canonical, mcp_resource
+from connectors.services import access_revoke
+from memory.htmx import HtmxHttpRequest
+
+_LOOPBACK = {"127.0.0.1", "localhost", "::1"}
+
+
+class ProtectedResourceMetadata(OAuthProtectedResourceMetadataView):
+    """RFC 9728 metadata for /mcp, at the root and at the path-component form alike."""
+
+    def get_resource(self, request: HttpRequest) -> str:
+        return mcp_resource(request)
+
+
+class Register(DynamicClientRegistrationView):
+    """RFC 7591 registration, limited to what an MCP connector needs: the authorization code
+    grant (with refresh tokens) and https redirect URIs, or http on a loopback host."""
+
+    def post(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        try:
+            data = json.loads(request.body)
+        except (ValueError, UnicodeDecodeError):
+            data = None
+        if isinstance(data, dict):
+            grants = data.get("grant_types", ["authorization_code"])
+            if isinstance(grants, list) and set(grants) - {"authorization_code", "refresh_token"}:
+                return _registration_error("only authorization_code and refresh_token")
+            uris = data.get("redirect_uris")
+            if isinstance(uris, list):
+                for uri in uris:
+                    parts = urlsplit(str(uri))
+                    if parts.scheme == "http" and (parts.hostname or "") not in _LOOPBACK:
+                        return _registration_error(
+                            f"redirect URI {uri!r}: http is allowed on a loopback host only"
+                        )
+        return super().post(request, *args, **kwargs)
+
+
+def _registration_error(description: str) -> JsonResponse:
+    return JsonResponse(
+        {"error": "invalid_client_metadata", "error_description": description}, status=400
+    )
+
+
+class Consent(AuthorizationView):
+    """The consent page: the signed-in person sees the client and the scopes it asks for, and
+    approves or denies. Every grant is bound to this server's /mcp (RFC 8707)."""
+
+    template_name = "connectors/consent.html"
+
+    def get(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        try:  # client, redirect URI and PKCE first: a bad one is never redirected to
+            _scopes, credentials = self.validate_authorization_request(request)
+        except OAuthToolkitError as error:
+            return self.error_response(error, application=None)
+        if credentials.get("code_challenge_method", "plain") != "S256":
+            # The toolkit refuses "plain" only when the code is made, after the person
+            # approved; refuse before asking them.
+            return self._refuse(
+                credentials, "invalid_request", 'PKCE code_challenge_method must be "S256"'
+            )
+        asked = request.GET.getlist("resource")
+        ours = mcp_resource(request)
+        if not asked:
+            query = request.GET.copy()
+            query.setlist("resource", [ours])
+            request.GET = query  # type: ignore[assignment]  # the toolkit reads it from here
+        elif any(canonical(r) != canonical(ours) for r in asked):
+            return self._invalid_target(credentials, ours)
+        return super().get(request, *args, **kwargs)
+
+    def form_valid(self, form: Any) -> HttpResponse:
+        ours = mcp_resource(self.request)
+        resources = str(form.cleaned_data.get("resource") or "").split()
+        if [canonical(r) for r in resources] != [canonical(ours)]:
+            credentials = {
+                "redirect_uri": form.cleaned_data.get("redirect_uri"),
+                "state": form.cleaned_data.get("state"),
+                "client_id": form.cleaned_data.get("client_id"),
+            }
+            return self._invalid_target(credentials, ours)
+        return super().form_valid(form)
+
+    def _invalid_target(self, credentials: dict[str, Any], ours: str) -> HttpResponse:
+        return self._refuse(
+            credentials, "invalid_target", f"this server grants access only to {ours}"
+        )
+
+    def _refuse(self, credentials: dict[str, Any], code: str, description: str) -> HttpResponse:
+        """Send the client back to its (already validated) redirect URI with an error."""
+        application = (
+            get_application_model().objects.filter(client_id=credentials.get("client_id")).first()
+        )
+        error = OAuthToolkitError(
+            error=CustomOAuth2Error(
+                error=code, description=description, state=credentials.get("state")
+            ),
+            redirect_uri=credentials.get("redirect_uri"),
+        )
+        return self.error_response(error, application)
+
+    def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
+        context = super().get_context_data(**kwargs)
+        context["mcp_path"] = MCP_PATH
+        context["scopes_descriptions_pairs"] = list(
+            zip(context.get("scopes") or [], context.get("scopes_descriptions") or [], strict=False)
+        )
+        redirect_uri = context.get("redirect_uri") or ""
+        context["redirect_host"] = urlsplit(redirect_uri).netloc
+        return context
+
+
+# --- the Connections page -------------------------------------------------------------------
+
+
+@login_required
+@require_GET
+def connections(request: HtmxHttpRequest) -> HttpResponse:
+    return render(
+        request,
+        "connectors/connections.html",
+        {
+            "tokens": selectors.access_tokens(request.user),
+            "mcp_url": mcp_resource(request),
+            "now": timezone.now(),
+        },
+    )
+
+
+@login_required
+@require_POST
+def token_revoke(request: HtmxHttpRequest, token_id: int) -> HttpResponse:
+    token = selectors.access_token_get(request.user, token_id)
+    if token is None:
+        raise Http404("No such token")
+    access_revoke(token=token)
+    if request.htmx:
+        token = selectors.access_token_get(request.user, token_id)
+        context = {"t": token, "now": timezone.now()}
+        return render(request, "connectors/connections.html#token-row", context)
+    messages.success(request, f"Revoked {token.name}.")
+    return redirect("connectors:list")

@@ -1,0 +1,67 @@
+"""Reads for chat imports: every one takes the owner."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from django.db.models import Count, Q, QuerySet
+
+from memory.models import ChatImport
+from memory.vocab import TranscriptStatus
+
+
+@dataclass(frozen=True)
+class ImportProgress:
+    """Where an import's conversations are: processed, failed, still waiting."""
+
+    chat_import: ChatImport
+    done: int
+    failed: int  # failed processing, plus conversations that could not be read
+    waiting: int
+
+    @property
+    def total(self) -> int:
+        return self.chat_import.stored + self.chat_import.broken
+
+    @property
+    def finished(self) -> bool:
+        return self.waiting == 0
+
+    @property
+    def percent(self) -> int:
+        return 100 if not self.total else int(100 * (self.done + self.failed) / self.total)
+
+
+def _with_counts(qs: QuerySet[ChatImport]) -> QuerySet[ChatImport]:
+    return qs.annotate(
+        n_done=Count("transcripts", filter=Q(transcripts__status=TranscriptStatus.DONE)),
+        n_failed=Count("transcripts", filter=Q(transcripts__status=TranscriptStatus.FAILED)),
+        n_waiting=Count(
+            "transcripts",
+            filter=Q(
+                transcripts__status__in=[TranscriptStatus.PENDING, TranscriptStatus.PROCESSING]
+            ),
+        ),
+    )
+
+
+def _progress(row: Any) -> ImportProgress:
+    return ImportProgress(
+        chat_import=row,
+        done=row.n_done,
+        failed=row.n_failed + row.broken,
+        waiting=row.n_waiting,
+    )
+
+
+def chat_import_progress(owner: Any, import_id: int) -> ImportProgress | None:
+    """One import of ``owner`` with its progress (one query), or None."""
+    row = _with_counts(ChatImport.objects.filter(owner=owner, pk=import_id)).first()
+    return _progress(row) if row is not None else None
+
+
+def chat_imports_recent(owner: Any, *, limit: int = 10) -> list[ImportProgress]:
+    """The owner's latest imports with their progress, newest first (one query)."""
+    rows = _with_counts(ChatImport.objects.filter(owner=owner)).order_by("-created_at", "-id")
+    return [_progress(row) for row in rows[:limit]]

@@ -1,0 +1,49 @@
+"""A whole chat export uploaded in the browser; its progress refreshes itself until done."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from memory.models import ChatImport
+from memory.services.ingest import ingest_pending
+
+pytestmark = pytest.mark.browser
+EXPORTS = Path(__file__).resolve().parents[1] / "fixtures" / "exports"
+
+
+def test_a_large_export_shows_its_progress_until_the_workers_finish(signed_in, person, settings):
+    from playwright.sync_api import expect
+
+    settings.UME_INLINE_UPLOAD_BYTES = 100  # every export waits for the workers
+    page = signed_in
+    page.goto("/review/uploads/")
+    page.set_input_files("input[type=file]", str(EXPORTS / "chatgpt_conversations.json"))
+    page.get_by_role("button", name="Upload").click()
+    expect(page.locator("#upload-panel")).to_contain_text("ChatGPT export: 4 conversations")
+    row = ChatImport.objects.get(owner=person)
+    panel = page.locator(f"#import-{row.pk}")
+    expect(panel).to_contain_text("2 left")
+    ingest_pending(limit=10)  # a worker, meanwhile
+    # no reload: htmx polls the panel and it stops once finished
+    expect(panel).to_contain_text("finished", timeout=8_000)
+    expect(panel).to_contain_text("2 done")
+    assert panel.get_attribute("hx-trigger") is None
+
+
+def test_the_connections_page_revokes_in_place(signed_in, person):
+    from playwright.sync_api import expect
+
+    from memory.services.tokens import token_create
+
+    token, _secret = token_create(owner=person, name="Desktop client")
+    page = signed_in
+    page.goto("/connections/")
+    row = page.locator(f"#token-{token.pk}")
+    expect(row).to_contain_text("active")
+    page.once("dialog", lambda dialog: dialog.accept())
+    row.get_by_role("button", name="Revoke").click()
+    expect(row).to_contain_text("revoked")
+    token.refresh_from_db()
+    assert token.revoked_at is not None
