@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 
 from memory.extractors import patterns as p
 from memory.proposals import (
@@ -180,13 +180,24 @@ def cut(phrase: str, when_phrase: str | None = None) -> str:
     return (text[: match.start()] if match else text).strip()
 
 
+# Any representable moment: where a time phrase stands in a sentence does not depend on when
+# it was said, so a sentence without a usable anchor (none given, or year 1 where "two weeks
+# ago" has no date) still has its phrase found and cut from the label.
+_PHRASE_PROBE = datetime(2000, 6, 15, tzinfo=UTC)
+
+
+def time_phrase(text: str, anchor: datetime | None) -> str | None:
+    """The words of ``text`` that say when ("two weeks ago", "in March 2024"), or None."""
+    when = resolve_when(text, anchor) or resolve_when(text, _PHRASE_PROBE)
+    return when.phrase if when else None
+
+
 def object_label(c: Clause, phrase: str) -> str | None:
     """The label of an object phrase; a schedule ("on Sunday mornings") is never part of it."""
     schedule = recurrence(phrase)
     if schedule:
         phrase = phrase[: phrase.find(schedule)]
-    when = resolve_when(c.text, c.anchor)
-    raw = cut(phrase, when.phrase if when else None)
+    raw = cut(phrase, time_phrase(c.text, c.anchor))
     if not raw or _PRONOUN_START.match(raw):
         return None
     return p.make_label(raw)

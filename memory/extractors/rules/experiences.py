@@ -27,9 +27,10 @@ from memory.extractors.rules.base import (
     event,
     leading_name,
     slice_,
+    time_phrase,
     without_time,
 )
-from memory.temporal import recurrence, resolve_when
+from memory.temporal import recurrence
 from memory.vocab import EventAction, SliceKind
 
 _ORDINALS = r"(?:(?:my|our|a|an|the|his|her)\s+)?(?:(?:very\s+)?(?:first|second|third|last|fifth|tenth|\d+(?:st|nd|rd|th))\s+)?(?:(?:ever|solo|own|big|little|proper|real)\s+)*"
@@ -72,8 +73,7 @@ _NOT_EVENT_WORDS = frozenset("time day week look go chat talk think feeling idea
 
 
 def _thing_done(c: Clause, phrase: str) -> str | None:
-    when = resolve_when(phrase, c.anchor)
-    head = cut(phrase, when.phrase if when else None)
+    head = cut(phrase, time_phrase(phrase, c.anchor))
     words = head.split()
     if not words or len(words) > 5:
         return None
@@ -105,8 +105,7 @@ def experience(c: Clause) -> Found:
         match = pattern.search(c.text)
         if not match:
             continue
-        when = resolve_when(match.group("obj"), c.anchor)
-        obj = without_time(match.group("obj"), when.phrase if when else None)
+        obj = without_time(match.group("obj"), time_phrase(match.group("obj"), c.anchor))
         thing = _thing_done(c, obj)
         place = _named_place(obj)
         verb = match.group("verb").lower()

@@ -13,8 +13,8 @@ from __future__ import annotations
 import re
 
 from memory.extractors import patterns as p
-from memory.extractors.rules.base import GOAL, Clause, Found, slice_, without_time
-from memory.temporal import MONTHS, WEEKDAYS, resolve_when
+from memory.extractors.rules.base import GOAL, Clause, Found, slice_, time_phrase, without_time
+from memory.temporal import MONTHS, WEEKDAYS
 from memory.vocab import SliceKind
 
 # Verbs that keep a wish a hedge (see memory.extractors.rules.hedges).
@@ -74,8 +74,7 @@ def _goal_label(c: Clause, rest: str) -> str | None:
         if not verb or _HEDGE_VERBS.match(rest) or _PASSING.match(rest):
             return None
         obj = verb.group("obj")
-    when = resolve_when(obj, c.anchor)
-    obj = without_time(obj, when.phrase if when else None)
+    obj = without_time(obj, time_phrase(obj, c.anchor))
     end = _GOAL_END.search(obj)
     head = _DETERMINER.sub("", (obj[: end.start()] if end else obj).strip())
     if not head or len(head.split()) > 5 or _VAGUE.match(head):

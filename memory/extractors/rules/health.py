@@ -23,8 +23,8 @@ from memory.extractors.rules.base import (
     cut,
     event,
     slice_,
+    time_phrase,
 )
-from memory.temporal import resolve_when
 from memory.vocab import EventAction, SliceKind
 
 _INTOLERANT = re.compile(
@@ -106,8 +106,7 @@ def _allergen(phrase: str) -> str | None:
 
 
 def _condition(c: Clause, phrase: str) -> str | None:
-    when = resolve_when(phrase, c.anchor)
-    head = cut(phrase, when.phrase if when else None)
+    head = cut(phrase, time_phrase(phrase, c.anchor))
     head = re.sub(
         r"^(?:(?:a|an|the|mild|severe|chronic|bad|really\s+bad)\s+)+", "", head, flags=re.I
     )
@@ -142,7 +141,7 @@ def _medication(c: Clause) -> Found:
     found = slice_(c, label, HEALTH, SliceKind.OTHER.value, f"Takes {label} {dose}".strip())
     if stopped:
         found += event(c, label, HEALTH, EventAction.STOPPED.value, IMPORTANT)[1:]
-    elif started or resolve_when(c.text, c.anchor):
+    elif started or time_phrase(c.text, c.anchor):
         found += event(c, label, HEALTH, EventAction.STARTED.value, IMPORTANT)[1:]
     return found
 

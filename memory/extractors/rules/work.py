@@ -25,8 +25,8 @@ from memory.extractors.rules.base import (
     event,
     leading_name,
     slice_,
+    time_phrase,
 )
-from memory.temporal import resolve_when
 from memory.vocab import EventAction, SliceKind
 
 _ROLE_NOUNS = frozenset(
@@ -137,16 +137,16 @@ def _role_label(phrase: str) -> str | None:
 def _org_label(c: Clause, phrase: str | None) -> str | None:
     if not phrase:
         return None
-    when = resolve_when(phrase, c.anchor)
+    when = time_phrase(phrase, c.anchor)
     if when:
-        phrase = phrase.replace(when.phrase, " ")
+        phrase = phrase.replace(when, " ")
     name = leading_name(phrase.strip())
     return p.make_label(name) if name else None
 
 
 def _role_and_org(c: Clause, role: str | None, org: str | None, action: str) -> Found:
     found: Found = []
-    dated = resolve_when(c.text, c.anchor) is not None
+    dated = time_phrase(c.text, c.anchor) is not None
     if role:
         if action and dated:
             found += event(c, role, IDENTITY, action, IMPORTANT)
@@ -177,9 +177,9 @@ def work(c: Clause) -> Found:
         if not match:
             continue
         raw_role = match.group("role")
-        when = resolve_when(raw_role, c.anchor)
+        when = time_phrase(raw_role, c.anchor)
         if when:
-            raw_role = raw_role.replace(when.phrase, " ").strip()
+            raw_role = raw_role.replace(when, " ").strip()
         role = _role_label(raw_role)
         org = _org_label(c, match.group("org"))
         if role or (org and action):

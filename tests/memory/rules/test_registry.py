@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+import pytest
+
 from memory.extractors.rules import RECOGNISERS, extract
 from memory.extractors.rules.health import health
 from memory.extractors.rules.people import other_people
 from memory.extractors.rules.work import work
-from memory.proposals import NodeProposal
+from memory.proposals import EventProposal, NodeProposal
 from memory.transcripts import Message
 
 
@@ -97,3 +99,21 @@ def test_an_unanswered_or_refused_request_is_nothing():
     refused = Message("M1", "assistant", "I can't see the code; could you paste it?", None)
     assert extract([asked]) == []
     assert extract([asked, refused]) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I started boxing 2 weeks ago.",
+        "I was diagnosed with asthma three weeks ago.",
+        "I joined Calder Analytics two weeks ago.",
+    ],
+)
+@pytest.mark.parametrize("anchor", [None, datetime(1, 1, 1, tzinfo=UTC)], ids=["none", "year-1"])
+def test_a_time_phrase_without_a_usable_anchor_is_cut_from_the_label_not_the_sentence(text, anchor):
+    """Without a moment to resolve against (none given, or year 1 where "two weeks ago" has
+    no date), the phrase is still recognised: the memory is kept, undated."""
+    found = extract([Message("m1", "user", text, None)], source_time=anchor)
+    labels = [x.label for x in found if isinstance(x, NodeProposal)]
+    assert labels and not any("week" in label.lower() for label in labels)
+    assert all(x.happened_at is None for x in found if isinstance(x, EventProposal))
