@@ -316,6 +316,40 @@ class Transcript(models.Model):
         return self.name
 
 
+class Episode(models.Model):
+    """One message of a conversation, kept as it was said: searchable, with provenance.
+
+    Written in the same transaction as the rest of a save (``memory.services.episodes``) and
+    removed with the transcript it came from (undo of an ingest, delete-all, retention).
+    """
+
+    owner = models.ForeignKey(Owner, on_delete=models.CASCADE, related_name="memory_episodes")
+    transcript = models.ForeignKey(Transcript, on_delete=models.CASCADE, related_name="episodes")
+    message_id = models.CharField(max_length=80)
+    seq = models.PositiveIntegerField(help_text="Position of the message in its transcript.")
+    role = models.CharField(max_length=16)
+    text = models.TextField()
+    said_at = models.DateTimeField(
+        help_text="The message's time, else the transcript's source time, else when it was ingested."
+    )
+    learned_at = models.DateTimeField(default=timezone.now, help_text="When ume learned it.")
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["transcript", "message_id"], name="memory_episode_unique_message"
+            ),
+        ]
+        indexes = [
+            models.Index(fields=["owner", "-said_at"], name="memory_episode_owner_said"),
+            models.Index(fields=["transcript", "seq"], name="memory_episode_transcript_seq"),
+        ]
+        ordering = ["transcript_id", "seq"]
+
+    def __str__(self) -> str:
+        return f"{self.role}: {self.text[:80]}"
+
+
 class Evidence(models.Model):
     """Why a memory exists: the source message and the quoted span that justified it."""
 
@@ -402,6 +436,11 @@ class MemoryRule(models.Model):
     )
     auto_collect = models.BooleanField(default=True)
     retention_days = models.PositiveIntegerField(null=True, blank=True)
+    episodes = models.BooleanField(
+        default=True,
+        help_text="Recall also returns what was said in conversations (episodes), not only "
+        "reviewed memories.",
+    )
     created_at = models.DateTimeField(default=timezone.now)
     updated_at = models.DateTimeField(default=timezone.now)
 

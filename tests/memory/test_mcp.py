@@ -22,7 +22,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
-from memory.models import Candidate, Edge, MemoryRule, Node, Slice, Suppression
+from memory.models import Candidate, Edge, Episode, MemoryRule, Node, Slice, Suppression
 from memory.services.tokens import token_create, token_revoke
 from memory.vocab import SCOPE_READ
 from tests.factories import make_candidate, make_node, make_slice
@@ -133,6 +133,11 @@ def test_save_conversation_then_see_the_candidate_recall_and_forget(server_url, 
     )
     assert receipt["receipt_id"] and receipt["source"] == "mcp"
     assert receipt["outcome"] == "wrote", receipt
+    said = Episode.objects.filter(owner=owner).order_by("seq")
+    assert [(e.role, e.text) for e in said] == [
+        ("user", "I started learning piano last week."),
+        ("assistant", "That's great!"),
+    ]
 
     pending = ok(call(server_url, secret, "list_pending_candidates"))
     assert pending["count"] >= 1
