@@ -45,6 +45,7 @@ from memory.proposals import parse_partial_date
 from memory.recall import RecallResult, recall
 from memory.services.ingest import ingest_proposals
 from memory.services.nodes import node_delete
+from memory.services.recall_index import recall_index_rebuild
 from memory.services.review import candidate_reject
 from memory.vocab import (
     CandidateStatus,
@@ -301,6 +302,7 @@ def seed(owner: Any, data: dict[str, Any]) -> Tenant:
             node_id=tenant.created.get(spec["node_id"]) if spec.get("node_id") else None,
         )
         tenant.page_ids[page.pk] = spec["id"]
+    recall_index_rebuild(owner_id=owner.pk)
     for i, step in enumerate(data.get("setup", [])):
         _run_step(tenant, step, f"setup[{i}]")
     return tenant
