@@ -11,7 +11,8 @@ from typing import Any
 from django.db.models import Q
 from django.db.models.functions import Coalesce
 
-from memory.models import Alias, Event, Node, Page, RecallStats, RecallTerm, Slice
+from memory.models import Alias, Event, Node, Page, RecallDoc, RecallStats, RecallTerm, Slice
+from memory.recall.embed import MODEL_NAME
 from memory.recall.items import (
     EVENTS_PER_ITEM,
     SLICES_PER_ITEM,
@@ -269,3 +270,13 @@ def load_candidates(owner: Any, index: OwnerIndex, refs: Sequence[tuple[str, int
         ):
             nodes[node_id].slices.append((text, kind))
     return OwnerIndex(docs=docs, names=index.names, complete=True)
+
+
+def recall_index_stale(owner: Any) -> int:
+    """How many of the owner's documents need rebuilding: embedded by another model than the
+    current one, or without a vector."""
+    return (
+        RecallDoc.objects.filter(owner=owner)
+        .filter(~Q(model=MODEL_NAME) | Q(vector__isnull=True))
+        .count()
+    )
