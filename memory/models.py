@@ -523,7 +523,11 @@ class RecallTerm(models.Model):
 
     class Meta:
         indexes = [
-            models.Index(fields=["owner", "term"], name="memory_recallterm_owner_term"),
+            # Covers every column recall reads, so postings come from the index alone.
+            models.Index(
+                fields=["owner", "term", "kind", "tf", "ref_id", "length"],
+                name="memory_recallterm_owner_term",
+            ),
             models.Index(fields=["owner", "kind", "ref_id"], name="memory_recallterm_owner_ref"),
         ]
 

@@ -62,6 +62,7 @@ def bm25_scores(
     avg_length: float,
     scored: Sequence[str],
     named: Sequence[str],
+    df: dict[str, int] | None = None,
 ) -> dict[tuple[str, int], float]:
     """BM25F-style scores (field-weighted term frequencies) of the documents in ``counts``
     (their frequencies of the wanted terms), in a corpus of ``n_docs`` documents.
@@ -70,10 +71,12 @@ def bm25_scores(
     matched) count only towards the share of the query a document must match.
     """
     wanted = set(scored) | set(named)
-    df: dict[str, int] = defaultdict(int)
-    for doc_counts in counts.values():
-        for term in doc_counts:
-            df[term] += 1
+    if df is None:
+        df = defaultdict(int)
+        for doc_counts in counts.values():
+            for term in doc_counts:
+                df[term] += 1
+    df = {t: df.get(t, 0) for t in wanted}
     n = max(n_docs, max(df.values(), default=0))
     idf = {t: math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5)) for t in wanted}
     total = sum(idf.values())
@@ -148,11 +151,13 @@ def bm25_postings(
         return {}
     counts: dict[tuple[str, int], dict[str, float]] = defaultdict(dict)
     lengths: dict[tuple[str, int], float] = {}
+    df: dict[str, int] = defaultdict(int)
     for p in postings:
         ref = (p.kind, p.ref_id)
         counts[ref][p.term] = counts[ref].get(p.term, 0.0) + p.tf
         lengths[ref] = p.length
-    return bm25_scores(counts, lengths, stats.docs, stats.avg_length, scored, named)
+        df[p.term] = p.df or df[p.term] + 1
+    return bm25_scores(counts, lengths, stats.docs, stats.avg_length, scored, named, df)
 
 
 def semantic_scores(
