@@ -40,6 +40,7 @@ from django.db.models.functions import Coalesce
 
 from memory.keys import canonical_key
 from memory.models import Alias, Event, Node, Page, Slice
+from memory.recall_episodes import EpisodeItem, recall_episodes
 
 # --- vocabulary ---------------------------------------------------------------------------
 
@@ -436,7 +437,7 @@ class RecallItem:
 @dataclass(frozen=True)
 class RecallResult:
     query: str
-    items: tuple[RecallItem, ...]
+    items: tuple[RecallItem | EpisodeItem, ...]
     no_recall: bool
     reason: str
     context: str = ""
@@ -1021,7 +1022,7 @@ def rank(index: OwnerIndex, parsed: Parsed) -> tuple[list[RecallItem], str]:
     return items, REASON_MATCHED if items else REASON_NO_MATCH
 
 
-def build_context(items: Sequence[RecallItem], budget: int) -> tuple[str, bool]:
+def build_context(items: Sequence[RecallItem | EpisodeItem], budget: int) -> tuple[str, bool]:
     """Lines for an assistant, within ``budget`` characters. The first line that does not fit
     is clipped with an ellipsis and marks the context truncated; nothing after it is added."""
     lines: list[str] = []
@@ -1063,18 +1064,34 @@ def recall(
     if index is None:
         index = load_index(owner)
     items, reason = rank(index, parsed)
-    if not items:
+    # What was said comes after confirmed memories, sharing the limit: when both have
+    # something, episodes keep at least half of it.
+    episodes = (
+        recall_episodes(owner, subject_terms(parsed), limit=limit)
+        if reason != REASON_UTILITY
+        else []
+    )
+    if not items and not episodes:
         return RecallResult(query=query, items=(), no_recall=True, reason=reason)
-    chosen = items[:limit]
+    keep = limit - min(len(episodes), limit // 2) if episodes else limit
+    chosen = items[:keep]
     if profile:
         chosen = with_slices(owner, chosen)
-    returned = tuple(with_events(owner, chosen))
+    returned: tuple[RecallItem | EpisodeItem, ...] = (
+        *with_events(owner, chosen),
+        *episodes[: limit - len(chosen)],
+    )
     context, truncated = build_context(returned, max(0, budget))
     return RecallResult(
         query=query,
         items=returned,
         no_recall=False,
-        reason=reason,
+        reason=REASON_MATCHED if reason == REASON_NO_MATCH else reason,
         context=context,
         context_truncated=truncated,
     )
+
+
+def subject_terms(parsed: Parsed) -> list[str]:
+    """Stemmed content words of the query's subject, in order, each once."""
+    return list(dict.fromkeys(terms(" ".join(parsed.subject))))

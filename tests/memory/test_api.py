@@ -446,6 +446,11 @@ def test_rules_get_and_put(api, owner):
     api.send("put", "/v1/rules", {"retention_days": None})
     rule.refresh_from_db()
     assert rule.retention_days is None and rule.excludes == ["work", "crypto"]
+    # the episode lane: on by default, off on request
+    assert defaults["episodes"] is True
+    assert api.send("put", "/v1/rules", {"episodes": False}).json()["episodes"] is False
+    rule.refresh_from_db()
+    assert rule.episodes is False and rule.capture_default == "auto"
 
 
 @pytest.mark.parametrize(
@@ -457,6 +462,7 @@ def test_rules_get_and_put(api, owner):
         {"capture_default": "sometimes"},
         {"retention_days": 0},
         {"auto_collect": None},
+        {"episodes": None},
         {"includes": "work"},
     ],
 )
