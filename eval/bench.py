@@ -140,7 +140,7 @@ def bench_recall(owner: Any, queries: list[tuple[str, str]]) -> dict[str, Any]:
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
-    from memory.retrieval import recall
+    from memory.recall import recall
 
     timings, counts = [], []
     by_kind: dict[str, list[float]] = {}

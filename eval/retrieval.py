@@ -42,7 +42,7 @@ from django.db import transaction
 from memory.keys import canonical_key
 from memory.models import Alias, Candidate, Event, MemoryRule, Node, Page, Slice
 from memory.proposals import parse_partial_date
-from memory.retrieval import RecallResult, recall
+from memory.recall import RecallResult, recall
 from memory.services.ingest import ingest_proposals
 from memory.services.nodes import node_delete
 from memory.services.review import candidate_reject

@@ -12,7 +12,7 @@ from typing import Any, overload
 
 from memory.keys import canonical_key
 from memory.models import Node
-from memory.retrieval import MAX_LIMIT, RecallItem, recall
+from memory.recall import MAX_LIMIT, RecallItem, recall
 from memory.selectors import node_list, nodes_by_ids
 
 

@@ -40,7 +40,7 @@ from memory.api.shapes import (
     transcript_json,
 )
 from memory.models import AccessToken
-from memory.retrieval import recall
+from memory.recall import recall
 from memory.selectors import (
     candidate_get,
     candidate_queue,

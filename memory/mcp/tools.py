@@ -25,7 +25,7 @@ from django.db.models import Prefetch, Q
 from memory.api.shapes import candidate_json
 from memory.keys import canonical_key
 from memory.models import AccessToken, Alias, Candidate, Edge, Node, Slice
-from memory.retrieval import recall
+from memory.recall import recall
 from memory.selectors import candidate_queue
 from memory.services.barrier import barrier_raise
 from memory.services.ingest import ingest_memory, ingest_messages, ingest_proposals

@@ -8,8 +8,7 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from memory.recall_episodes import EpisodeItem
-from memory.retrieval import MAX_LIMIT, recall
+from memory.recall import MAX_LIMIT, EpisodeItem, recall
 
 
 class Command(BaseCommand):

@@ -12,22 +12,21 @@ from django.core.management import CommandError, call_command
 
 from memory.keys import canonical_key
 from memory.models import Page
-from memory.recall_episodes import COUNT_QUERIES
-from memory.retrieval import (
-    DETAIL_QUERIES,
-    INDEX_QUERIES,
-    NAME_QUERIES,
-    NAMED_QUERIES,
-    PROFILE_QUERIES,
-    REASON_EMPTY,
+from memory.recall import (
     REASON_MATCHED,
     REASON_NO_MATCH,
     REASON_PROFILE,
     REASON_SMALLTALK,
     REASON_UTILITY,
-    parse_query,
     recall,
-    stem,
+)
+from memory.recall.episode_loaders import COUNT_QUERIES
+from memory.recall.loaders import (
+    DETAIL_QUERIES,
+    INDEX_QUERIES,
+    NAME_QUERIES,
+    NAMED_QUERIES,
+    PROFILE_QUERIES,
 )
 from tests.factories import make_event, make_node, make_slice
 
@@ -45,100 +44,6 @@ def make_page(*, owner, title: str, summary: str = "", node=None, topic: str = "
         topic=topic,
         node=node,
     )
-
-
-# --- pure: stemmer and query parsing ---------------------------------------------------------
-
-
-@pytest.mark.parametrize(
-    ("words", "expected"),
-    [
-        (("trained", "training", "trains", "train"), "train"),
-        (("prefers", "prefer", "preferred"), "prefer"),
-        (("belays", "belay"), "belai"),
-        (("projects", "project"), "project"),
-        (("ponies", "pony"), "poni"),
-        (("caresses",), "caress"),
-        (("hopping",), "hop"),
-        (("relational",), "relat"),
-        (("d1",), "d1"),
-        (("go",), "go"),
-    ],
-)
-def test_stem_conflates_inflections(words, expected):
-    assert {stem(w) for w in words} == {expected}
-
-
-@pytest.mark.parametrize(
-    ("query", "reason"),
-    [
-        ("", REASON_EMPTY),
-        ("   ", REASON_EMPTY),
-        ("?!", REASON_EMPTY),
-        ("hi", REASON_SMALLTALK),
-        ("Hello there!", REASON_SMALLTALK),
-        ("thanks a lot", REASON_SMALLTALK),
-        ("thank you so much", REASON_SMALLTALK),
-        ("ok cool", REASON_SMALLTALK),
-        ("Good morning", REASON_SMALLTALK),
-        ("how are you?", REASON_SMALLTALK),
-        ("what is 2+2", REASON_UTILITY),
-        ("12 * 7 =", REASON_UTILITY),
-        ("how do I reverse a list in python", REASON_UTILITY),
-        ("translate hello to French", REASON_UTILITY),
-        ("explain recursion", REASON_UTILITY),
-        ("what is the capital of France?", REASON_UTILITY),
-    ],
-)
-def test_gate_refuses_smalltalk_and_utility(query, reason):
-    assert parse_query(query).reason == reason
-
-
-@pytest.mark.parametrize(
-    ("query", "subject"),
-    [
-        ("What do you remember about Rahul?", "rahul"),
-        ("Do you remember Rahul?", "rahul"),
-        ("do you remember anything about the boxing", "the boxing"),
-        ("Tell me everything you know about Atlas", "atlas"),
-        ("tell me everything you remember about Atlas", "atlas"),
-        ("Can you recall what I said about football?", "football"),
-        ("what did I tell you about my brother", "my brother"),
-        ("remind me about the dentist", "the dentist"),
-        ("please, what do you know about Meera", "meera"),
-        ("Who is Rahul?", "rahul"),
-        ("what is Atlas?", "atlas"),
-        ("who is working nights", "working nights"),
-        ("how do I fix my bike", "how do i fix my bike"),
-        ("am I still boxing", "am i still boxing"),
-    ],
-)
-def test_recall_phrasing_is_stripped(query, subject):
-    parsed = parse_query(query)
-    assert parsed.reason == ""
-    assert " ".join(parsed.subject) == subject
-
-
-@pytest.mark.parametrize(
-    ("query", "categories"),
-    [
-        ("what are my projects", ("project",)),
-        ("my health", ("health",)),
-        ("tell me about my family", ("family",)),
-        ("list my skills and habits", ("skill", "habit")),
-        ("what do you remember about my goals", ("goal",)),
-    ],
-)
-def test_broad_profile_words_map_to_categories(query, categories):
-    assert parse_query(query).profile == categories
-
-
-def test_targeted_question_with_a_category_word_is_not_a_profile_query():
-    assert parse_query("which of my projects uses Cloudflare Workers").profile == ()
-    assert parse_query("my sister").profile == ()
-
-
-# --- recall over the database -------------------------------------------------------------------
 
 
 @pytest.fixture
@@ -478,9 +383,9 @@ EQUIVALENCE_QUERIES = [
 
 
 def _whole_index_only(monkeypatch):
-    import memory.retrieval as retrieval
+    import memory.recall.engine as engine
 
-    monkeypatch.setattr(retrieval, "load_named_index", lambda owner, parsed: None)
+    monkeypatch.setattr(engine, "load_named_index", lambda owner, parsed: None)
 
 
 @pytest.mark.parametrize("query", EQUIVALENCE_QUERIES)

@@ -1,0 +1,117 @@
+"""The episode lane of recall, loading part (selectors): every read is filtered by owner."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from datetime import datetime
+from typing import Any
+
+from django.db.models import Q
+from django.utils import timezone
+
+from memory.keys import canonical_key
+from memory.models import Episode, MemoryRule, Suppression
+from memory.recall.episodes import EpisodeRow, EpisodeSettings, is_short, rank_episodes
+from memory.recall.items import EpisodeItem
+from memory.recall.text import probe
+from memory.vocab import SuppressionReason
+
+EPISODE_CANDIDATES = 400  # most recent matching messages read per recall
+
+# Suppression reasons that mean "forget it", not only "stop proposing it".
+FORGETTING_REASONS = (SuppressionReason.DELETED, SuppressionReason.FORGOTTEN)
+
+
+COUNT_QUERIES = 1  # how many episodes the owner has: all the lane reads when none
+SETTINGS_QUERIES = 2  # the owner's rule, the forgetting suppressions
+CANDIDATE_QUERIES = 1  # the matching episodes
+NEIGHBOUR_QUERIES = 1  # the neighbours of short replies, when there are any
+
+
+def episode_settings(owner: Any, *, now: datetime | None = None) -> EpisodeSettings:
+    """Whether the lane is on for ``owner``, and what it must never return."""
+    now = now or timezone.now()
+    rule = MemoryRule.objects.filter(owner=owner).values_list("episodes", "excludes").first()
+    enabled, excludes = rule if rule is not None else (True, [])
+    if not enabled:
+        return EpisodeSettings(False, ())
+    keys = set(
+        Suppression.objects.filter(
+            owner=owner, reason__in=FORGETTING_REASONS, lifted_at__isnull=True
+        )
+        .filter(Q(suppressed_until__isnull=True) | Q(suppressed_until__gt=now))
+        .values_list("canonical_key", flat=True)
+    )
+    keys |= {canonical_key(term) for term in excludes or [] if isinstance(term, str)}
+    return EpisodeSettings(True, tuple(sorted(k for k in keys if k)))
+
+
+def _row(values: tuple[Any, ...]) -> EpisodeRow:
+    return EpisodeRow(*values)
+
+
+_COLUMNS = ("id", "transcript_id", "message_id", "seq", "role", "text", "said_at")
+
+
+def episode_count(owner: Any) -> int:
+    return Episode.objects.filter(owner=owner).count()
+
+
+def load_episode_candidates(
+    owner: Any, probes: Iterable[str]
+) -> tuple[list[EpisodeRow], list[EpisodeRow]]:
+    """``(candidates, neighbours)``: the owner's most recent episodes containing one of
+    ``probes`` (at most :data:`EPISODE_CANDIDATES`), and the messages next to those that are
+    short replies or answered by short replies."""
+    probes = sorted({p for p in probes if p})
+    if not probes:
+        return [], []
+    contains = Q()
+    for word in probes:
+        contains |= Q(text__icontains=word)
+    candidates = [
+        _row(values)
+        for values in Episode.objects.filter(contains, owner=owner)
+        .order_by("-said_at", "-id")
+        .values_list(*_COLUMNS)[:EPISODE_CANDIDATES]
+    ]
+    wanted: dict[int, set[int]] = {}
+    have = {(c.transcript_id, c.seq) for c in candidates}
+    for c in candidates:
+        seqs = wanted.setdefault(c.transcript_id, set())
+        seqs.add(c.seq + 1)  # a short reply to this message
+        if is_short(c.text):
+            seqs.add(c.seq - 1)  # the message this short reply answers
+    near = Q()
+    for transcript_id, seqs in sorted(wanted.items()):
+        missing = sorted(s for s in seqs if s >= 0 and (transcript_id, s) not in have)
+        if missing:
+            near |= Q(transcript_id=transcript_id, seq__in=missing)
+    neighbours: list[EpisodeRow] = []
+    if near:
+        neighbours = [
+            _row(values)
+            for values in Episode.objects.filter(near, owner=owner)
+            .order_by("id")
+            .values_list(*_COLUMNS)
+        ]
+    return candidates, neighbours
+
+
+def recall_episodes(owner: Any, query_terms: Sequence[str], *, limit: int) -> list[EpisodeItem]:
+    """The episode lane for ``owner``: nothing when the owner has no episodes or turned the
+    lane off. Reads :data:`COUNT_QUERIES`; when there are episodes, :data:`SETTINGS_QUERIES`;
+    when the lane is on, :data:`CANDIDATE_QUERIES` (+ :data:`NEIGHBOUR_QUERIES` when a
+    matching message has neighbours to read)."""
+    if not query_terms:
+        return []
+    total = episode_count(owner)
+    if not total:
+        return []
+    settings = episode_settings(owner)
+    if not settings.enabled:
+        return []
+    candidates, neighbours = load_episode_candidates(owner, {probe(t) for t in query_terms})
+    return rank_episodes(
+        query_terms, candidates, neighbours, total, forgotten=settings.forgotten, limit=limit
+    )

@@ -1,0 +1,193 @@
+"""The episode lane of recall, ranking part: what was said in conversations. Pure: no ORM.
+
+Episodes come after confirmed memories (nodes and pages). :func:`rank_episodes` ranks the
+rows the loaders (:mod:`memory.recall.episode_loaders`) return: BM25 over the message text (a
+short reply also matches on the message it answers, at half weight), the person's own words
+above the assistant's, and floors so that loosely related messages never fill the list.
+
+**Forgetting**: an episode that mentions a forgotten label is never returned, nor quoted as
+the message a reply answers. A label is forgotten when a node was deleted with make-it-stick,
+a memory rule excludes it, or a candidate was rejected with "and forget what was said about
+it". A plain reject-and-suppress ("stop proposing this") forgets nothing: the conversation
+stays searchable.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from memory.keys import canonical_key
+from memory.recall.items import WHY_EPISODE, EpisodeItem
+from memory.recall.text import stem, terms
+
+# Ranking constants.
+SHORT_REPLY_WORDS = 8  # a message this short is read together with the one it answers
+REPLY_CONTEXT_WEIGHT = 0.5  # how much the answered message's words count for a short reply
+REPLY_SNIPPET_WORDS = 12  # words of the answered message shown with a short reply
+ROLE_WEIGHTS = {"user": 1.0, "assistant": 0.6, "system": 0.3}
+RELATIVE_FLOOR = 0.35  # of the best episode's score
+MIN_TERM_SHARE = 0.5  # of the idf weight of the query's words
+BM25_K1 = 1.2
+BM25_B = 0.75
+
+
+@dataclass(frozen=True)
+class EpisodeRow:
+    """An episode as ranking sees it."""
+
+    id: int
+    transcript_id: int
+    message_id: str
+    seq: int
+    role: str
+    text: str
+    said_at: datetime
+
+
+@dataclass(frozen=True)
+class EpisodeSettings:
+    enabled: bool
+    forgotten: tuple[str, ...]  # canonical keys of forgotten labels and excluded terms
+
+
+# --- ranking (pure) -------------------------------------------------------------------------
+
+
+def is_short(text: str) -> bool:
+    return len(text.split()) <= SHORT_REPLY_WORDS
+
+
+def _mentions(words: Sequence[str], phrase: Sequence[str]) -> bool:
+    n = len(phrase)
+    return bool(n) and any(
+        list(words[i : i + n]) == list(phrase) for i in range(len(words) - n + 1)
+    )
+
+
+def mentions_forgotten(text: str, forgotten: Sequence[str]) -> bool:
+    """Whether ``text`` mentions one of the ``forgotten`` keys, as whole words, in any form
+    that stems alike ("tarot readings" mentions "Tarot Reading"). Forgetting errs on the side
+    of hiding: a message is never shown for a name the person asked ume to forget."""
+    if not forgotten:
+        return False
+    words = canonical_key(text).split()
+    if not words:
+        return False
+    stemmed = [stem(w) for w in words]
+    for key in forgotten:
+        phrase = key.split()
+        if _mentions(words, phrase) or _mentions(stemmed, [stem(w) for w in phrase]):
+            return True
+    return False
+
+
+def _answered(
+    e: EpisodeRow, by_pos: dict[tuple[int, int], EpisodeRow], hidden: set[tuple[int, int]]
+) -> EpisodeRow | None:
+    """The message a short reply answers, unless it is hidden (it mentions a forgotten label)."""
+    if not is_short(e.text):
+        return None
+    key = (e.transcript_id, e.seq - 1)
+    return None if key in hidden else by_pos.get(key)
+
+
+def _snippet(text: str) -> str:
+    words = text.split()
+    head = " ".join(words[:REPLY_SNIPPET_WORDS])
+    return head + ("…" if len(words) > REPLY_SNIPPET_WORDS else "")
+
+
+def rank_episodes(
+    query_terms: Sequence[str],
+    candidates: Sequence[EpisodeRow],
+    neighbours: Sequence[EpisodeRow],
+    total: int,
+    *,
+    forgotten: Sequence[str] = (),
+    limit: int = 10,
+) -> list[EpisodeItem]:
+    """Episodes for stemmed ``query_terms``, best first, at most ``limit``.
+
+    Pure. Scores are BM25 over the message (with the answered message's words at
+    :data:`REPLY_CONTEXT_WEIGHT` for a short reply), times the speaker's weight (the person's
+    own words first), normalised to the best (0..1]. An episode must match
+    :data:`MIN_TERM_SHARE` of the query's idf weight and reach :data:`RELATIVE_FLOOR` of the
+    best score. Nothing that mentions a ``forgotten`` key is returned, nor quoted as the
+    message a reply answers.
+    """
+    wanted = list(dict.fromkeys(t for t in query_terms if t))
+    if not wanted or not candidates or total <= 0:
+        return []
+    by_pos = {(e.transcript_id, e.seq): e for e in [*neighbours, *candidates]}
+    hidden = {key for key, e in by_pos.items() if mentions_forgotten(e.text, forgotten)}
+    pool = [e for e in by_pos.values() if (e.transcript_id, e.seq) not in hidden]
+    wanted_set = set(wanted)
+    tf: dict[tuple[int, int], dict[str, float]] = {}
+    own: dict[tuple[int, int], set[str]] = {}
+    lengths: dict[tuple[int, int], float] = {}
+    df: dict[str, int] = dict.fromkeys(wanted, 0)
+    for e in pool:
+        key = (e.transcript_id, e.seq)
+        words = terms(e.text)
+        present = {w for w in words if w in wanted_set}
+        own[key] = present
+        for w in present:
+            df[w] += 1
+        counts: dict[str, float] = {}
+        for w in words:
+            if w in wanted_set:
+                counts[w] = counts.get(w, 0.0) + 1.0
+        length = float(len(words))
+        previous = _answered(e, by_pos, hidden)
+        if previous is not None:
+            context = terms(previous.text)
+            for w in context:
+                if w in wanted_set:
+                    counts[w] = counts.get(w, 0.0) + REPLY_CONTEXT_WEIGHT
+            length += REPLY_CONTEXT_WEIGHT * len(context)
+        tf[key] = counts
+        lengths[key] = length
+    n = max(total, len(pool))
+    idf = {t: math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5)) for t in wanted}
+    weight_total = sum(idf.values())
+    avg = (sum(lengths.values()) / len(lengths)) if lengths else 1.0
+    avg = avg or 1.0
+    scored: list[tuple[float, EpisodeRow]] = []
+    for e in pool:
+        key = (e.transcript_id, e.seq)
+        counts = tf[key]
+        if not counts:
+            continue
+        if len(idf) > 1 and sum(idf[t] for t in counts) < MIN_TERM_SHARE * weight_total:
+            continue
+        norm = BM25_K1 * (1 - BM25_B + BM25_B * lengths[key] / avg)
+        raw = sum(idf[t] * f * (BM25_K1 + 1) / (f + norm) for t, f in counts.items())
+        raw *= ROLE_WEIGHTS.get(e.role, 0.5)
+        if raw > 0:
+            scored.append((raw, e))
+    if not scored:
+        return []
+    best = max(s for s, _e in scored)
+    scored = [(s / best, e) for s, e in scored if s / best >= RELATIVE_FLOOR]
+    scored.sort(key=lambda se: (-se[0], -se[1].said_at.timestamp(), -se[1].id))
+    items: list[EpisodeItem] = []
+    for score, e in scored[: max(0, limit)]:
+        previous = _answered(e, by_pos, hidden)
+        reply_to = _snippet(previous.text) if previous is not None else ""
+        items.append(
+            EpisodeItem(
+                id=e.id,
+                text=e.text,
+                role=e.role,
+                said_at=e.said_at,
+                transcript_id=e.transcript_id,
+                message_id=e.message_id,
+                why=WHY_EPISODE,
+                score=score,
+                reply_to=reply_to,
+            )
+        )
+    return items
