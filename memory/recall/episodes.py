@@ -2,7 +2,7 @@
 
 Episodes come after confirmed memories (nodes and pages). :func:`rank_episodes` ranks the
 rows the loaders (:mod:`memory.recall.episode_loaders`) return: BM25 over the message text (a
-short reply also matches on the message it answers, at half weight), the person's own words
+short reply also matches on the message it answers, at :data:`REPLY_CONTEXT_WEIGHT`), the person's own words
 above the assistant's, and floors so that loosely related messages never fill the list.
 
 **Forgetting**: an episode that mentions a forgotten label is never returned, nor quoted as
@@ -25,7 +25,7 @@ from memory.recall.text import stem, terms
 
 # Ranking constants.
 SHORT_REPLY_WORDS = 8  # a message this short is read together with the one it answers
-REPLY_CONTEXT_WEIGHT = 0.5  # how much the answered message's words count for a short reply
+REPLY_CONTEXT_WEIGHT = 0.8  # how much the answered message's words count for a short reply
 REPLY_SNIPPET_WORDS = 12  # words of the answered message shown with a short reply
 ROLE_WEIGHTS = {"user": 1.0, "assistant": 0.6, "system": 0.3}
 RELATIVE_FLOOR = 0.35  # of the best episode's score
@@ -87,11 +87,13 @@ def mentions_forgotten(text: str, forgotten: Sequence[str]) -> bool:
 def _answered(
     e: EpisodeRow, by_pos: dict[tuple[int, int], EpisodeRow], hidden: set[tuple[int, int]]
 ) -> EpisodeRow | None:
-    """The message a short reply answers, unless it is hidden (it mentions a forgotten label)."""
+    """The message a short reply answers (the other speaker's, just before it), unless it is
+    hidden (it mentions a forgotten label)."""
     if not is_short(e.text):
         return None
     key = (e.transcript_id, e.seq - 1)
-    return None if key in hidden else by_pos.get(key)
+    previous = None if key in hidden else by_pos.get(key)
+    return previous if previous is not None and previous.role != e.role else None
 
 
 def _snippet(text: str) -> str:
