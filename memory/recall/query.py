@@ -100,8 +100,11 @@ _RECALL_PHRASES = [
 _RECALL_INTENT = re.compile(
     r"\b(?:remember|recall|remind me|you know|i told you|i said|i mentioned)\b"
 )
+# Self-contained requests: how-to, conversions, definitions, writing and jokes. "How did I
+# ...", "what did I ..." and "when did I ..." ask about the person's own past: not here.
 _UTILITY_PREFIX = re.compile(
-    r"^(?:how (?:do|can|should|would|does|did) (?:i|you|we|one)|how to|"
+    r"^(?:how (?:do|can|should|would|does) (?:i|you|we|one)|how did (?:you|one)|how to|"
+    r"tell me (?:a|an)(?! (?:bit|little|lot|few)\b)|"
     r"translate|convert|calculate|compute|define|explain|summari[sz]e|spell|write (?:me )?(?:a|an)|"
     r"give me (?:a|an)|can you (?:explain|help|write|translate|convert|calculate|fix|debug)|"
     r"what time is it|what is the (?:weather|time|date|capital|meaning|definition|difference)|"
