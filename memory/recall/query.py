@@ -93,8 +93,10 @@ _RECALL_PHRASES = [
         r"^(?:do|did) you (?:still )?(?:remember|recall|know)(?: anything| everything| what)?"
         r"(?: i (?:said|told you|mentioned))?(?: about| regarding| of| on)?\b",
         r"^(?:anything|everything|something) (?:about|regarding|on)\b",
-        r"^(?:who|what) (?:is|are|was|were|s)\b",
+        r"^(?:(?:who|what) (?:is|are|was|were|s)|whats|whos)\b",
         r"^(?:recall|remember)(?: about)?\b",
+        # "what is the name of my dentist": the question's frame, not its subject
+        r"^(?:the )?(?:full |first |last )?names? of\b",
     )
 ]
 _RECALL_INTENT = re.compile(

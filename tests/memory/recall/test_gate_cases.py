@@ -45,3 +45,15 @@ def test_recall_questions_pass(query):
 )
 def test_small_talk_and_utility_are_refused(query, reason):
     assert parse_query(query).reason == reason
+
+
+@pytest.mark.parametrize(
+    "query,subject",
+    [
+        ("What is the name of my dentist?", ("my", "dentist")),
+        ("whats the name of my landlord", ("my", "landlord")),
+        ("the full name of my grandmother", ("my", "grandmother")),
+    ],
+)
+def test_the_name_of_frame_is_not_the_subject(query, subject):
+    assert parse_query(query).subject == subject
