@@ -7,7 +7,14 @@ from typing import Any
 from django.conf import settings
 
 from memory.recall.episode_loaders import recall_episodes
-from memory.recall.items import MAX_LIMIT, EpisodeItem, RecallItem, RecallResult
+from memory.recall.items import (
+    MAX_LIMIT,
+    WHY_ALIAS,
+    WHY_EXACT,
+    EpisodeItem,
+    RecallItem,
+    RecallResult,
+)
 from memory.recall.loaders import (
     load_index,
     load_named_index,
@@ -15,9 +22,8 @@ from memory.recall.loaders import (
     with_events,
     with_slices,
 )
-from memory.recall.query import REASON_MATCHED, REASON_NO_MATCH, REASON_UTILITY, Parsed, parse_query
+from memory.recall.query import REASON_MATCHED, REASON_NO_MATCH, REASON_UTILITY, parse_query
 from memory.recall.ranking import build_context, rank
-from memory.recall.text import terms
 
 
 def recall(
@@ -47,8 +53,13 @@ def recall(
     items, reason = rank(index, parsed)
     # What was said comes after confirmed memories, sharing the limit: when both have
     # something, episodes keep at least half of it.
+    named = [
+        (item.id, item.label)
+        for item in items
+        if item.kind == "node" and item.why.split("+")[0] in (WHY_EXACT, WHY_ALIAS)
+    ]
     episodes = (
-        recall_episodes(owner, subject_terms(parsed), limit=limit)
+        recall_episodes(owner, parsed.subject, named=named, limit=limit)
         if reason != REASON_UTILITY
         else []
     )
@@ -71,8 +82,3 @@ def recall(
         context=context,
         context_truncated=truncated,
     )
-
-
-def subject_terms(parsed: Parsed) -> list[str]:
-    """Stemmed content words of the query's subject, in order, each once."""
-    return list(dict.fromkeys(terms(" ".join(parsed.subject))))

@@ -10,10 +10,16 @@ from django.db.models import Q
 from django.utils import timezone
 
 from memory.keys import canonical_key
-from memory.models import Episode, MemoryRule, Suppression
-from memory.recall.episodes import EpisodeRow, EpisodeSettings, is_short, rank_episodes
+from memory.models import Alias, Episode, MemoryRule, Suppression
+from memory.recall.episodes import (
+    EpisodeRow,
+    EpisodeSettings,
+    is_short,
+    rank_episodes,
+    split_named,
+)
 from memory.recall.items import EpisodeItem
-from memory.recall.text import probe
+from memory.recall.text import probe, terms
 from memory.vocab import SuppressionReason
 
 EPISODE_CANDIDATES = 400  # most recent matching messages read per recall
@@ -24,6 +30,7 @@ FORGETTING_REASONS = (SuppressionReason.DELETED, SuppressionReason.FORGOTTEN)
 
 COUNT_QUERIES = 1  # how many episodes the owner has: all the lane reads when none
 SETTINGS_QUERIES = 2  # the owner's rule, the forgetting suppressions
+NAME_QUERIES = 1  # the aliases of the nodes the question named, when it named any
 CANDIDATE_QUERIES = 1  # the matching episodes
 NEIGHBOUR_QUERIES = 1  # the neighbours of short replies, when there are any
 
@@ -98,12 +105,33 @@ def load_episode_candidates(
     return candidates, neighbours
 
 
-def recall_episodes(owner: Any, query_terms: Sequence[str], *, limit: int) -> list[EpisodeItem]:
-    """The episode lane for ``owner``: nothing when the owner has no episodes or turned the
-    lane off. Reads :data:`COUNT_QUERIES`; when there are episodes, :data:`SETTINGS_QUERIES`;
-    when the lane is on, :data:`CANDIDATE_QUERIES` (+ :data:`NEIGHBOUR_QUERIES` when a
-    matching message has neighbours to read)."""
-    if not query_terms:
+def name_alternatives(owner: Any, nodes: Sequence[tuple[int, str]]) -> list[tuple[str, ...]]:
+    """For each ``(node id, label)``: the label and the node's aliases (one query)."""
+    aliases: dict[int, list[str]] = {nid: [] for nid, _label in nodes}
+    for node_id, alias in (
+        Alias.objects.filter(owner=owner, node_id__in=sorted(aliases))
+        .order_by("id")
+        .values_list("node_id", "alias")
+    ):
+        aliases[node_id].append(alias)
+    return [(label, *aliases[nid]) for nid, label in nodes]
+
+
+def recall_episodes(
+    owner: Any,
+    subject: Sequence[str],
+    *,
+    named: Sequence[tuple[int, str]] = (),
+    limit: int,
+) -> list[EpisodeItem]:
+    """The episode lane for ``owner``: what was said about the question's ``subject`` words
+    and the ``named`` nodes (``(id, label)``; a message naming one by any alias matches).
+
+    Nothing when the owner has no episodes or turned the lane off. Reads
+    :data:`COUNT_QUERIES`; when there are episodes, :data:`SETTINGS_QUERIES`; when the lane
+    is on, :data:`NAME_QUERIES` if the question named nodes, :data:`CANDIDATE_QUERIES`, and
+    :data:`NEIGHBOUR_QUERIES` when a matching message has neighbours to read."""
+    if not subject:
         return []
     total = episode_count(owner)
     if not total:
@@ -111,7 +139,21 @@ def recall_episodes(owner: Any, query_terms: Sequence[str], *, limit: int) -> li
     settings = episode_settings(owner)
     if not settings.enabled:
         return []
-    candidates, neighbours = load_episode_candidates(owner, {probe(t) for t in query_terms})
+    names = name_alternatives(owner, named) if named else []
+    rest, found = split_named(subject, names)
+    query_terms = list(dict.fromkeys(terms(" ".join(rest))))
+    probes = {probe(t) for t in query_terms}
+    for alternatives in found:
+        probes |= {probe(t) for alt in alternatives for t in terms(alt)}
+    if not probes:
+        return []
+    candidates, neighbours = load_episode_candidates(owner, probes)
     return rank_episodes(
-        query_terms, candidates, neighbours, total, forgotten=settings.forgotten, limit=limit
+        query_terms,
+        candidates,
+        neighbours,
+        total,
+        names=found,
+        forgotten=settings.forgotten,
+        limit=limit,
     )

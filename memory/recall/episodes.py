@@ -102,59 +102,115 @@ def _snippet(text: str) -> str:
     return head + ("…" if len(words) > REPLY_SNIPPET_WORDS else "")
 
 
+def split_named(
+    subject: Sequence[str], names: Sequence[Sequence[str]]
+) -> tuple[list[str], list[tuple[str, ...]]]:
+    """The subject's words that no name covers, and the names found in it (each as its
+    alternatives). A name counts when one of its alternatives is a phrase of the subject."""
+    covered: set[int] = set()
+    found: list[tuple[str, ...]] = []
+    for alternatives in names:
+        hit = False
+        for alt in alternatives:
+            phrase = canonical_key(alt).split()
+            n = len(phrase)
+            for i in range(len(subject) - n + 1 if n else 0):
+                if list(subject[i : i + n]) == phrase:
+                    covered.update(range(i, i + n))
+                    hit = True
+        if hit:
+            found.append(tuple(alternatives))
+    return [w for i, w in enumerate(subject) if i not in covered], found
+
+
+def _stem_words(text: str) -> list[str]:
+    return [stem(w) for w in canonical_key(text).split()]
+
+
+def _phrase_count(words: Sequence[str], phrase: Sequence[str]) -> int:
+    n = len(phrase)
+    if not n:
+        return 0
+    return sum(1 for i in range(len(words) - n + 1) if list(words[i : i + n]) == list(phrase))
+
+
+def _counts(
+    text: str,
+    wanted: set[str],
+    names: Sequence[Sequence[list[str]]],
+) -> tuple[dict[str, float], int]:
+    """Term frequencies of ``text`` for the wanted terms and name groups (``=0``, ``=1``...),
+    and its length in content terms."""
+    words = terms(text)
+    counts: dict[str, float] = {}
+    for w in words:
+        if w in wanted:
+            counts[w] = counts.get(w, 0.0) + 1.0
+    if names:
+        stemmed = _stem_words(text)
+        for i, alternatives in enumerate(names):
+            hits = sum(_phrase_count(stemmed, alt) for alt in alternatives)
+            if hits:
+                counts[f"={i}"] = float(hits)
+    return counts, len(words)
+
+
 def rank_episodes(
     query_terms: Sequence[str],
     candidates: Sequence[EpisodeRow],
     neighbours: Sequence[EpisodeRow],
     total: int,
     *,
+    names: Sequence[Sequence[str]] = (),
     forgotten: Sequence[str] = (),
     limit: int = 10,
 ) -> list[EpisodeItem]:
-    """Episodes for stemmed ``query_terms``, best first, at most ``limit``.
+    """Episodes for stemmed ``query_terms`` and ``names``, best first, at most ``limit``.
 
-    Pure. Scores are BM25 over the message (with the answered message's words at
-    :data:`REPLY_CONTEXT_WEIGHT` for a short reply), times the speaker's weight (the person's
-    own words first), normalised to the best (0..1]. An episode must match
-    :data:`MIN_TERM_SHARE` of the query's idf weight and reach :data:`RELATIVE_FLOOR` of the
-    best score. Nothing that mentions a ``forgotten`` key is returned, nor quoted as the
-    message a reply answers.
+    Pure. ``names`` are the things the question named, each as its alternative names (a
+    label and its aliases): a message that says any of them matches that name ("Mum" for a
+    question about "Maggie"). Scores are BM25 over the message (with the answered message's
+    words at :data:`REPLY_CONTEXT_WEIGHT` for a short reply), times the speaker's weight (the
+    person's own words first), normalised to the best (0..1]. An episode must match
+    :data:`MIN_TERM_SHARE` of the question's idf weight (a word no message contains weighs no
+    more than the rarest word one does) and reach :data:`RELATIVE_FLOOR` of the best score.
+    Nothing that mentions a ``forgotten`` key is returned, nor quoted as the message a reply
+    answers.
     """
+    groups = [
+        [alt for alt in (_stem_words(a) for a in alternatives) if alt] for alternatives in names
+    ]
+    groups = [g for g in groups if g]
     wanted = list(dict.fromkeys(t for t in query_terms if t))
-    if not wanted or not candidates or total <= 0:
+    keys = wanted + [f"={i}" for i in range(len(groups))]
+    if not keys or not candidates or total <= 0:
         return []
     by_pos = {(e.transcript_id, e.seq): e for e in [*neighbours, *candidates]}
     hidden = {key for key, e in by_pos.items() if mentions_forgotten(e.text, forgotten)}
     pool = [e for e in by_pos.values() if (e.transcript_id, e.seq) not in hidden]
     wanted_set = set(wanted)
     tf: dict[tuple[int, int], dict[str, float]] = {}
-    own: dict[tuple[int, int], set[str]] = {}
     lengths: dict[tuple[int, int], float] = {}
-    df: dict[str, int] = dict.fromkeys(wanted, 0)
+    df: dict[str, int] = dict.fromkeys(keys, 0)
     for e in pool:
         key = (e.transcript_id, e.seq)
-        words = terms(e.text)
-        present = {w for w in words if w in wanted_set}
-        own[key] = present
-        for w in present:
+        counts, length = _counts(e.text, wanted_set, groups)
+        for w in counts:
             df[w] += 1
-        counts: dict[str, float] = {}
-        for w in words:
-            if w in wanted_set:
-                counts[w] = counts.get(w, 0.0) + 1.0
-        length = float(len(words))
         previous = _answered(e, by_pos, hidden)
         if previous is not None:
-            context = terms(previous.text)
-            for w in context:
-                if w in wanted_set:
-                    counts[w] = counts.get(w, 0.0) + REPLY_CONTEXT_WEIGHT
-            length += REPLY_CONTEXT_WEIGHT * len(context)
+            context, context_length = _counts(previous.text, wanted_set, groups)
+            for w, f in context.items():
+                counts[w] = counts.get(w, 0.0) + REPLY_CONTEXT_WEIGHT * f
+            length += int(REPLY_CONTEXT_WEIGHT * context_length)
         tf[key] = counts
-        lengths[key] = length
+        lengths[key] = float(length)
     n = max(total, len(pool))
-    idf = {t: math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5)) for t in wanted}
-    weight_total = sum(idf.values())
+    idf = {t: math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5)) for t in keys}
+    seen = [idf[t] for t in keys if df[t]]
+    cap = max(seen) if seen else 0.0
+    share = {t: idf[t] if df[t] else cap for t in keys}
+    weight_total = sum(share.values())
     avg = (sum(lengths.values()) / len(lengths)) if lengths else 1.0
     avg = avg or 1.0
     scored: list[tuple[float, EpisodeRow]] = []
@@ -163,7 +219,7 @@ def rank_episodes(
         counts = tf[key]
         if not counts:
             continue
-        if len(idf) > 1 and sum(idf[t] for t in counts) < MIN_TERM_SHARE * weight_total:
+        if len(keys) > 1 and sum(share[t] for t in counts) < MIN_TERM_SHARE * weight_total:
             continue
         norm = BM25_K1 * (1 - BM25_B + BM25_B * lengths[key] / avg)
         raw = sum(idf[t] * f * (BM25_K1 + 1) / (f + norm) for t, f in counts.items())

@@ -42,7 +42,7 @@ from datetime import datetime
 from typing import Any
 
 from django.db import transaction
-from django.db.models import F, Q
+from django.db.models import F, Q, QuerySet
 from django.utils import timezone
 
 from memory.models import (
@@ -96,11 +96,24 @@ def _check_undoable(receipt: Receipt) -> None:
             f"receipt #{receipt.pk} records a {receipt.source} action, not an ingest; "
             "only what an ingest wrote can be undone this way"
         )
-    if receipt.outcome != Outcome.WROTE:
+    if receipt.outcome != Outcome.WROTE and not _said_in(receipt).exists():
         raise EraseError(
             f"receipt #{receipt.pk} wrote nothing ({receipt.get_outcome_display()}); "
             "there is nothing to undo"
         )
+
+
+def _said_in(receipt: Receipt) -> QuerySet[Episode]:
+    """The episodes of the conversation ``receipt`` saved: a save that kept no memory still
+    kept what was said, and undoing it removes that."""
+    return Episode.objects.filter(
+        owner=receipt.owner_id,
+        transcript__in=Transcript.objects.filter(
+            owner=receipt.owner_id,
+            pk=(receipt.detail or {}).get("transcript") or 0,
+            receipt=receipt,
+        ),
+    )
 
 
 def _ids(rows: Iterable[Any]) -> set[int]:
@@ -176,12 +189,7 @@ def receipt_undo_preview(*, receipt: Receipt) -> dict[str, Any]:
                 | Q(to_node_id__in=ids["nodes"])
             ).count(),
             "candidates": sum(1 for c in candidates if c.status not in _KEPT_STATUSES),
-            "episodes": Episode.objects.filter(
-                owner=receipt.owner_id,
-                transcript__in=Transcript.objects.filter(
-                    pk=(receipt.detail or {}).get("transcript") or 0, receipt=receipt
-                ),
-            ).count(),
+            "episodes": _said_in(receipt).count(),
         },
     }
 

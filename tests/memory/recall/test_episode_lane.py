@@ -7,6 +7,7 @@ import json
 from datetime import UTC, datetime
 
 import pytest
+from django.urls import reverse
 
 from memory.models import Candidate, Episode, MemoryRule, Node
 from memory.recall import recall
@@ -194,3 +195,15 @@ def test_the_lane_reads_a_fixed_number_of_queries(owner, django_assert_num_queri
     ):
         assert recall(owner, "bouldering night Friday").no_recall
     assert Node.objects.filter(owner=owner).count() == 1
+
+
+def test_a_save_that_kept_no_memory_can_still_be_undone_for_what_was_said(owner, client):
+    receipt = save(owner, messages=[{"role": "user", "content": "Bouldering again next week."}])
+    assert receipt.outcome == "meaningful_no_write"
+    client.force_login(owner)
+    page = client.get(reverse("receipts:detail", args=[receipt.pk])).content.decode()
+    assert "1 message of this conversation is kept" in page
+    assert "Delete everything this ingest wrote" in page
+    undo = receipt_undo(receipt=receipt)
+    assert undo.counts["episodes_deleted"] == 1
+    assert recall(owner, "bouldering").no_recall
