@@ -46,6 +46,7 @@ from memory.recall import RecallResult, recall
 from memory.services.erase import memory_erase_all, receipt_undo
 from memory.services.ingest import ingest_proposals, ingest_text
 from memory.services.nodes import node_delete
+from memory.services.recall_index import recall_index_rebuild
 from memory.services.review import candidate_reject
 from memory.transcripts import TranscriptError, messages_from_json
 from memory.vocab import (
@@ -365,6 +366,7 @@ def seed(owner: Any, data: dict[str, Any]) -> Tenant:
             node_id=tenant.created.get(spec["node_id"]) if spec.get("node_id") else None,
         )
         tenant.page_ids[page.pk] = spec["id"]
+    recall_index_rebuild(owner_id=owner.pk)
     for i, step in enumerate(data.get("setup", [])):
         _run_step(tenant, step, f"setup[{i}]")
     return tenant

@@ -480,3 +480,74 @@ class DeletionBarrier(models.Model):
 
     def __str__(self) -> str:
         return f"{self.owner_id} @ {self.barrier_at:%Y-%m-%d %H:%M:%S}"
+
+
+class RecallDoc(models.Model):
+    """One searchable document of recall's index: a node (label, aliases, summary, current
+    slices, events), a page, or an episode. Written by ``memory.services.recall_index`` in
+    the same transaction as the row it describes; ``ref_id`` is that row's id."""
+
+    class Kind(models.TextChoices):
+        NODE = "node", "node"
+        PAGE = "page", "page"
+        EPISODE = "episode", "episode"
+
+    owner = models.ForeignKey(Owner, on_delete=models.CASCADE, related_name="+")
+    kind = models.CharField(max_length=8, choices=Kind.choices)
+    ref_id = models.BigIntegerField()
+    length = models.FloatField(help_text="Field-weighted length in words, for BM25.")
+    model = models.CharField(max_length=64, blank=True, default="", help_text="Embedding model")
+    vector = models.BinaryField(null=True, blank=True, help_text="int8, unit length x 127")
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["owner", "kind", "ref_id"], name="memory_recalldoc_unique_ref"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.kind} #{self.ref_id}"
+
+
+class RecallTerm(models.Model):
+    """A posting: a stemmed term of one document with its field-weighted frequency (and the
+    document's length, so BM25 reads nothing else for the documents a query matches)."""
+
+    owner = models.ForeignKey(Owner, on_delete=models.CASCADE, related_name="+")
+    term = models.CharField(max_length=64)
+    kind = models.CharField(max_length=8, choices=RecallDoc.Kind.choices)
+    ref_id = models.BigIntegerField()
+    tf = models.FloatField()
+    length = models.FloatField()
+
+    class Meta:
+        indexes = [
+            models.Index(fields=["owner", "term"], name="memory_recallterm_owner_term"),
+            models.Index(fields=["owner", "kind", "ref_id"], name="memory_recallterm_owner_ref"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.term} in {self.kind} #{self.ref_id}"
+
+
+class RecallStats(models.Model):
+    """Per owner and corpus (``memory``: nodes and pages; ``episode``): how many documents and
+    their total length, for BM25, and a version (a new random number on every index write)
+    that keys the in-process caches, so they are never stale after a write from any process."""
+
+    owner = models.ForeignKey(Owner, on_delete=models.CASCADE, related_name="+")
+    corpus = models.CharField(max_length=8)
+    docs = models.BigIntegerField(default=0)
+    total_length = models.FloatField(default=0.0)
+    version = models.BigIntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["owner", "corpus"], name="memory_recallstats_unique_corpus"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.corpus}: {self.docs} documents, version {self.version}"

@@ -30,6 +30,7 @@ from memory.selectors import candidate_queue
 from memory.services.barrier import barrier_raise
 from memory.services.ingest import ingest_memory, ingest_messages, ingest_proposals
 from memory.services.nodes import node_delete
+from memory.services.recall_index import recall_index_refresh
 from memory.services.review import CandidateAlreadyDecided, candidate_reject
 from memory.transcripts import TranscriptError, messages_from_json
 from memory.vocab import CandidateStatus, Category, EdgeType
@@ -513,6 +514,7 @@ def delete_observations(token: AccessToken, *, deletions: list[dict[str, Any]]) 
                 ]
                 removed = [s.text for s in rows]
                 Slice.objects.filter(pk__in=[s.pk for s in rows]).delete()
+                recall_index_refresh(owner_id=owner.pk, nodes=[node.pk])
             else:
                 candidate = _pending_named(owner, item["entityName"])
                 if candidate is not None:

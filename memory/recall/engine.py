@@ -6,24 +6,61 @@ from typing import Any
 
 from django.conf import settings
 
+from memory.recall.embed import embed
 from memory.recall.episode_loaders import recall_episodes
 from memory.recall.items import (
     MAX_LIMIT,
     WHY_ALIAS,
     WHY_EXACT,
+    Candidates,
+    CorpusStats,
     EpisodeItem,
+    OwnerIndex,
     RecallItem,
     RecallResult,
 )
+from memory.recall.lanes import bm25_postings, semantic_scores
 from memory.recall.loaders import (
-    load_index,
+    load_candidates,
     load_named_index,
+    load_postings,
     load_profile_nodes,
+    load_stats,
     with_events,
     with_slices,
 )
-from memory.recall.query import REASON_MATCHED, REASON_NO_MATCH, REASON_UTILITY, parse_query
-from memory.recall.ranking import build_context, rank
+from memory.recall.query import (
+    REASON_MATCHED,
+    REASON_NO_MATCH,
+    REASON_UTILITY,
+    Parsed,
+    parse_query,
+)
+from memory.recall.ranking import build_context, plan_query, rank, shortlist
+from memory.recall.vectors import load_vectors
+
+
+def find_candidates(
+    owner: Any, index: OwnerIndex, parsed: Parsed, limit: int
+) -> tuple[OwnerIndex, Candidates | None]:
+    """For a query that is not only names: the lexical lane over the inverted index and the
+    semantic lane over the owner's vectors, then the shortlisted rows read by id."""
+    if index.complete:
+        return index, None
+    plan = plan_query(index, parsed)
+    if plan.reason:
+        return index, None
+    stats = load_stats(owner).get("memory", CorpusStats())
+    postings = load_postings(owner, [*plan.scored, *plan.named], ("node", "page"))
+    candidates = Candidates(lexical=bm25_postings(postings, stats, plan.scored, plan.named))
+    if plan.semantic_text and stats.docs:
+        vectors = load_vectors(owner.pk, "memory", stats.version)
+        query_vector = embed([plan.semantic_text])[0]
+        candidates.semantic = semantic_scores(
+            vectors.refs, vectors.coarse, vectors.full, query_vector, floor=0.0
+        )
+    refs = shortlist(index, parsed, plan, candidates, limit)
+    return load_candidates(owner, index, refs), candidates
 
 
 def recall(
@@ -34,12 +71,14 @@ def recall(
 
     Smalltalk and self-contained utility questions touch no table. A broad profile question
     reads the nodes of its categories and the slices of those returned
-    (:data:`PROFILE_QUERIES`); a query whose content words are all names reads the named rows
-    (:data:`NAME_QUERIES` + :data:`NAMED_QUERIES`); any other reads the name lookup and then
-    the owner's whole index (:data:`INDEX_QUERIES`) for BM25. Each then reads the recent
-    events of the nodes it returns (:data:`DETAIL_QUERIES`), and the episode lane reads what
-    :func:`memory.recall.episode_loaders.recall_episodes` says. Every read is filtered by
-    owner and nothing is kept between calls.
+    (:data:`~memory.recall.loaders.PROFILE_QUERIES`); a query whose content words are all
+    names reads the named rows (``NAME_QUERIES`` + ``NAMED_QUERIES``); any other reads the
+    name lookup, the corpus statistics, the postings of its words, the owner's vectors when
+    the in-process cache does not hold their current version, and the shortlisted rows
+    (``STATS_QUERIES`` + ``POSTINGS_QUERIES`` + ``VECTOR_QUERIES`` + ``CANDIDATE_QUERIES``).
+    Each then reads the recent events of the nodes it returns (``DETAIL_QUERIES``). Every
+    read is filtered by owner. The episode lane then reads what
+    :func:`memory.recall.episode_loaders.recall_episodes` says.
     """
     limit = max(1, min(int(limit), MAX_LIMIT))
     budget = char_budget if char_budget is not None else settings.UME_RECALL_CONTEXT_CHARS
@@ -47,10 +86,12 @@ def recall(
     if parsed.reason:
         return RecallResult(query=query, items=(), no_recall=True, reason=parsed.reason)
     profile = bool(parsed.profile or parsed.everything)
-    index = load_profile_nodes(owner, parsed) if profile else load_named_index(owner, parsed)
-    if index is None:
-        index = load_index(owner)
-    items, reason = rank(index, parsed)
+    candidates = None
+    if profile:
+        index = load_profile_nodes(owner, parsed)
+    else:
+        index, candidates = find_candidates(owner, load_named_index(owner, parsed), parsed, limit)
+    items, reason = rank(index, parsed, candidates)
     # What was said comes after confirmed memories, sharing the limit: when both have
     # something, episodes keep at least half of it.
     named = [

@@ -10,7 +10,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from memory.keys import canonical_key
-from memory.models import Alias, Episode, MemoryRule, Suppression
+from memory.models import Alias, Episode, MemoryRule, Node, Suppression
 from memory.recall.episodes import (
     EpisodeRow,
     EpisodeSettings,
@@ -30,7 +30,7 @@ FORGETTING_REASONS = (SuppressionReason.DELETED, SuppressionReason.FORGOTTEN)
 
 COUNT_QUERIES = 1  # how many episodes the owner has: all the lane reads when none
 SETTINGS_QUERIES = 2  # the owner's rule, the forgetting suppressions
-NAME_QUERIES = 1  # the aliases of the nodes the question named, when it named any
+NAME_QUERIES = 2  # when the question named nodes: their aliases, and their twins' labels
 CANDIDATE_QUERIES = 1  # the matching episodes
 NEIGHBOUR_QUERIES = 1  # the neighbours of short replies, when there are any
 
@@ -88,7 +88,8 @@ def load_episode_candidates(
         seqs = wanted.setdefault(c.transcript_id, set())
         seqs.add(c.seq + 1)  # a short reply to this message
         if is_short(c.text):
-            seqs.add(c.seq - 1)  # the message this short reply answers
+            seqs.update((c.seq - 1, c.seq - 2))  # the message this short reply answers, and
+            # the one before it (the thread)
     near = Q()
     for transcript_id, seqs in sorted(wanted.items()):
         missing = sorted(s for s in seqs if s >= 0 and (transcript_id, s) not in have)
@@ -117,6 +118,23 @@ def name_alternatives(owner: Any, nodes: Sequence[tuple[int, str]]) -> list[tupl
     return [(label, *aliases[nid]) for nid, label in nodes]
 
 
+def twin_labels(owner: Any, names: Sequence[Sequence[str]], named_ids: Iterable[int]) -> list[str]:
+    """Labels of the owner's other nodes whose key holds one of ``names`` as whole words
+    ("Kafka Connect" for "Kafka"): one query."""
+    keys = {k for alternatives in names for k in (canonical_key(a) for a in alternatives) if k}
+    if not keys:
+        return []
+    holds = Q()
+    for key in sorted(keys):
+        holds |= Q(canonical_key__contains=key)
+    rows = (
+        Node.objects.filter(holds, owner=owner)
+        .exclude(pk__in=list(named_ids))
+        .values_list("label", "canonical_key")
+    )
+    return [label for label, key in rows if any(f" {k} " in f" {key} " and k != key for k in keys)]
+
+
 def recall_episodes(
     owner: Any,
     subject: Sequence[str],
@@ -141,6 +159,7 @@ def recall_episodes(
         return []
     names = name_alternatives(owner, named) if named else []
     rest, found = split_named(subject, names)
+    twins = twin_labels(owner, found, [nid for nid, _label in named]) if named else []
     query_terms = list(dict.fromkeys(terms(" ".join(rest))))
     probes = {probe(t) for t in query_terms}
     for alternatives in found:
@@ -154,6 +173,7 @@ def recall_episodes(
         neighbours,
         total,
         names=found,
+        twins=twins,
         forgotten=settings.forgotten,
         limit=limit,
     )

@@ -26,6 +26,7 @@ from memory.recall.text import stem, terms
 # Ranking constants.
 SHORT_REPLY_WORDS = 8  # a message this short is read together with the one it answers
 REPLY_CONTEXT_WEIGHT = 0.8  # how much the answered message's words count for a short reply
+THREAD_CONTEXT_WEIGHT = 0.4  # and the message before that (the thread the reply is in)
 REPLY_SNIPPET_WORDS = 12  # words of the answered message shown with a short reply
 ROLE_WEIGHTS = {"user": 1.0, "assistant": 0.6, "system": 0.3}
 RELATIVE_FLOOR = 0.35  # of the best episode's score
@@ -87,9 +88,9 @@ def mentions_forgotten(text: str, forgotten: Sequence[str]) -> bool:
 def _answered(
     e: EpisodeRow, by_pos: dict[tuple[int, int], EpisodeRow], hidden: set[tuple[int, int]]
 ) -> EpisodeRow | None:
-    """The message a short reply answers (the other speaker's, just before it), unless it is
-    hidden (it mentions a forgotten label)."""
-    if not is_short(e.text):
+    """The message a person's short reply answers (the assistant's, just before it), unless
+    it is hidden (it mentions a forgotten label)."""
+    if e.role != "user" or not is_short(e.text):
         return None
     key = (e.transcript_id, e.seq - 1)
     previous = None if key in hidden else by_pos.get(key)
@@ -127,20 +128,22 @@ def _stem_words(text: str) -> list[str]:
     return [stem(w) for w in canonical_key(text).split()]
 
 
-def _phrase_count(words: Sequence[str], phrase: Sequence[str]) -> int:
+def _phrase_starts(words: Sequence[str], phrase: Sequence[str]) -> list[int]:
     n = len(phrase)
     if not n:
-        return 0
-    return sum(1 for i in range(len(words) - n + 1) if list(words[i : i + n]) == list(phrase))
+        return []
+    return [i for i in range(len(words) - n + 1) if list(words[i : i + n]) == list(phrase)]
 
 
 def _counts(
     text: str,
     wanted: set[str],
     names: Sequence[Sequence[list[str]]],
+    twins: Sequence[list[str]] = (),
 ) -> tuple[dict[str, float], int]:
     """Term frequencies of ``text`` for the wanted terms and name groups (``=0``, ``=1``...),
-    and its length in content terms."""
+    and its length in content terms. A name said only inside a twin's name ("Kafka" in
+    "Kafka Connect") does not count: that message is about the twin."""
     words = terms(text)
     counts: dict[str, float] = {}
     for w in words:
@@ -148,10 +151,21 @@ def _counts(
             counts[w] = counts.get(w, 0.0) + 1.0
     if names:
         stemmed = _stem_words(text)
-        for i, alternatives in enumerate(names):
-            hits = sum(_phrase_count(stemmed, alt) for alt in alternatives)
+        inside_twin = {
+            p
+            for twin in twins
+            for i in _phrase_starts(stemmed, twin)
+            for p in range(i, i + len(twin))
+        }
+        for g, alternatives in enumerate(names):
+            hits = sum(
+                1
+                for alt in alternatives
+                for i in _phrase_starts(stemmed, alt)
+                if not inside_twin & set(range(i, i + len(alt)))
+            )
             if hits:
-                counts[f"={i}"] = float(hits)
+                counts[f"={g}"] = float(hits)
     return counts, len(words)
 
 
@@ -162,6 +176,7 @@ def rank_episodes(
     total: int,
     *,
     names: Sequence[Sequence[str]] = (),
+    twins: Sequence[str] = (),
     forgotten: Sequence[str] = (),
     limit: int = 10,
 ) -> list[EpisodeItem]:
@@ -169,8 +184,11 @@ def rank_episodes(
 
     Pure. ``names`` are the things the question named, each as its alternative names (a
     label and its aliases): a message that says any of them matches that name ("Mum" for a
-    question about "Maggie"). Scores are BM25 over the message (with the answered message's
-    words at :data:`REPLY_CONTEXT_WEIGHT` for a short reply), times the speaker's weight (the
+    question about "Maggie"), unless it is said only inside one of ``twins``: the names of
+    other things that hold a name the question used ("Kafka Connect" for "Kafka"), which the
+    question did not ask about (the identity guard). Scores are BM25 over the message (with the answered message's
+    words at :data:`REPLY_CONTEXT_WEIGHT`, and the one before it at :data:`THREAD_CONTEXT_WEIGHT`,
+    for a short reply), times the speaker's weight (the
     person's own words first), normalised to the best (0..1]. An episode must match
     :data:`MIN_TERM_SHARE` of the question's idf weight (a word no message contains weighs no
     more than the rarest word one does) and reach :data:`RELATIVE_FLOOR` of the best score.
@@ -181,6 +199,7 @@ def rank_episodes(
         [alt for alt in (_stem_words(a) for a in alternatives) if alt] for alternatives in names
     ]
     groups = [g for g in groups if g]
+    twin_words = [w for w in (_stem_words(t) for t in twins) if w]
     wanted = list(dict.fromkeys(t for t in query_terms if t))
     keys = wanted + [f"={i}" for i in range(len(groups))]
     if not keys or not candidates or total <= 0:
@@ -194,15 +213,20 @@ def rank_episodes(
     df: dict[str, int] = dict.fromkeys(keys, 0)
     for e in pool:
         key = (e.transcript_id, e.seq)
-        counts, length = _counts(e.text, wanted_set, groups)
+        counts, length = _counts(e.text, wanted_set, groups, twin_words)
         for w in counts:
             df[w] += 1
         previous = _answered(e, by_pos, hidden)
         if previous is not None:
-            context, context_length = _counts(previous.text, wanted_set, groups)
-            for w, f in context.items():
-                counts[w] = counts.get(w, 0.0) + REPLY_CONTEXT_WEIGHT * f
-            length += int(REPLY_CONTEXT_WEIGHT * context_length)
+            before = by_pos.get((e.transcript_id, e.seq - 2))
+            thread = [(previous, REPLY_CONTEXT_WEIGHT)]
+            if before is not None and (e.transcript_id, e.seq - 2) not in hidden:
+                thread.append((before, THREAD_CONTEXT_WEIGHT))
+            for message, weight in thread:
+                context, context_length = _counts(message.text, wanted_set, groups, twin_words)
+                for w, f in context.items():
+                    counts[w] = counts.get(w, 0.0) + weight * f
+                length += int(weight * context_length)
         tf[key] = counts
         lengths[key] = float(length)
     n = max(total, len(pool))

@@ -11,6 +11,7 @@ WHY_EXACT = "exact"
 WHY_ALIAS = "alias"
 WHY_LEXICAL = "lexical"
 WHY_PROFILE = "profile"
+WHY_SEMANTIC = "semantic"
 WHY_EPISODE = "episode"
 
 MAX_LIMIT = 50
@@ -205,3 +206,36 @@ class OwnerIndex:
 
     docs: list[Doc]
     names: dict[str, list[tuple[Doc, str]]]  # canonical key -> [(doc, why)]
+    # False when only the named rows are here: the engine then adds the lexical and semantic
+    # candidates (:class:`Candidates`) before ranking.
+    complete: bool = True
+
+
+@dataclass(frozen=True)
+class Posting:
+    """One row of the inverted index: ``term`` occurs in document (kind, ref_id)."""
+
+    term: str
+    kind: str
+    ref_id: int
+    tf: float  # field-weighted frequency
+    length: float  # the document's field-weighted length
+
+
+@dataclass(frozen=True)
+class CorpusStats:
+    docs: int = 0
+    total_length: float = 0.0
+    version: int = 0
+
+    @property
+    def avg_length(self) -> float:
+        return (self.total_length / self.docs) if self.docs else 1.0
+
+
+@dataclass
+class Candidates:
+    """What the lexical and semantic lanes found, by (kind, id), before any row is read."""
+
+    lexical: dict[tuple[str, int], float] = field(default_factory=dict)  # raw BM25
+    semantic: dict[tuple[str, int], float] = field(default_factory=dict)  # cosine

@@ -1,6 +1,7 @@
 """The lanes of recall, as pure functions over what the loaders read: the named lane
-(labels and aliases found in the query), the lexical lane (BM25 over field-weighted terms)
-and the profile lane (the nodes of the categories a broad question asks about). No ORM."""
+(labels and aliases found in the query), the lexical lane (BM25 over the inverted index's
+postings), the semantic lane (cosine similarity to the owner's vectors) and the profile lane
+(the nodes of the categories a broad question asks about). No ORM."""
 
 from __future__ import annotations
 
@@ -9,22 +10,26 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import numpy as np
+
 from memory.keys import canonical_key
-from memory.recall.items import SLICES_PER_ITEM, WHY_PROFILE, Doc, OwnerIndex, RecallItem, SliceView
+from memory.recall.documents import WEIGHTS
+from memory.recall.items import (
+    SLICES_PER_ITEM,
+    WHY_PROFILE,
+    CorpusStats,
+    Doc,
+    OwnerIndex,
+    Posting,
+    RecallItem,
+    SliceView,
+)
 from memory.recall.text import content, probe, terms
 
 MIN_TERM_SHARE = 0.5  # of the idf weight of the query's words
 BM25_K1 = 1.2
 BM25_B = 0.75
-NODE_FIELD_WEIGHTS = {
-    "label": 3.0,
-    "alias": 3.0,
-    "summary": 1.5,
-    "slice": 1.0,
-    "event": 1.0,
-    "category": 1.0,
-}
-PAGE_FIELD_WEIGHTS = {"title": 3.0, "topic": 2.0, "summary": 1.5, "body": 1.0}
+SEMANTIC_SHORTLIST = 400  # documents scored exactly after the coarse first pass
 
 
 @dataclass(frozen=True)
@@ -50,65 +55,130 @@ def named_spans(words: Sequence[str], names: dict[str, list[tuple[Doc, str]]]) -
     return sorted(spans, key=lambda s: s.start)
 
 
+def bm25_scores(
+    counts: dict[tuple[str, int], dict[str, float]],
+    lengths: dict[tuple[str, int], float],
+    n_docs: int,
+    avg_length: float,
+    scored: Sequence[str],
+    named: Sequence[str],
+) -> dict[tuple[str, int], float]:
+    """BM25F-style scores (field-weighted term frequencies) of the documents in ``counts``
+    (their frequencies of the wanted terms), in a corpus of ``n_docs`` documents.
+
+    Only ``scored`` terms add to a score; ``named`` terms (words of a name the query already
+    matched) count only towards the share of the query a document must match.
+    """
+    wanted = set(scored) | set(named)
+    df: dict[str, int] = defaultdict(int)
+    for doc_counts in counts.values():
+        for term in doc_counts:
+            df[term] += 1
+    n = max(n_docs, max(df.values(), default=0))
+    idf = {t: math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5)) for t in wanted}
+    total = sum(idf.values())
+    scoring = set(scored)
+    avg = avg_length or 1.0
+    scores: dict[tuple[str, int], float] = {}
+    for ref, doc_counts in counts.items():
+        if not doc_counts:
+            continue
+        # A document must match enough of the query's weight, not one incidental word of a
+        # question that is about something else ("best hiking boots" is not the best man).
+        if len(idf) > 1 and sum(idf[t] for t in doc_counts) < MIN_TERM_SHARE * total:
+            continue
+        norm = BM25_K1 * (1 - BM25_B + BM25_B * lengths[ref] / avg)
+        score = sum(
+            idf[t] * freq * (BM25_K1 + 1) / (freq + norm)
+            for t, freq in doc_counts.items()
+            if t in scoring
+        )
+        if score > 0:
+            scores[ref] = score
+    return scores
+
+
 def bm25(
     docs: Sequence[Doc],
     scored: Sequence[str],
     named: Sequence[str],
 ) -> dict[int, float]:
-    """BM25F-style scores (field-weighted term frequencies) by position in ``docs``.
-
-    Only ``scored`` terms add to a score; ``named`` terms (words of a name the query already
-    matched) count only towards the share of the query a document must match.
-    """
+    """BM25 over ``docs`` read whole (a small set: the pages that may join a named node), by
+    position in ``docs``; the corpus is ``docs`` itself."""
     if not scored or not docs:
         return {}
     wanted = set(scored) | set(named)
     probes = {probe(t) for t in wanted}
-    tf: list[dict[str, float]] = []
-    lengths: list[float] = []
-    df: dict[str, int] = defaultdict(int)
-    for doc in docs:
-        weights = PAGE_FIELD_WEIGHTS if doc.kind == "page" else NODE_FIELD_WEIGHTS
-        counts: dict[str, float] = defaultdict(float)
+    counts: dict[tuple[str, int], dict[str, float]] = {}
+    lengths: dict[tuple[str, int], float] = {}
+    for i, doc in enumerate(docs):
+        ref = ("", i)
+        weights = WEIGHTS[doc.kind]
         # Length in words (field-weighted), cheap for every document; only documents whose
         # text contains a probe of a wanted term are tokenised and stemmed.
-        lengths.append(sum(weights[name] * len(text.split()) for name, text in doc.fields))
-        tf.append(counts)
+        lengths[ref] = sum(weights[name] * len(text.split()) for name, text in doc.fields)
         joined = "\n".join(text for _name, text in doc.fields)
         blob = joined.lower() if joined.isascii() else canonical_key(joined)
         if not any(p in blob for p in probes):
             continue
+        doc_counts: dict[str, float] = defaultdict(float)
         for name, text in doc.fields:
             if not text:
                 continue
             weight = weights[name]
             for term in terms(text):
                 if term in wanted:
-                    counts[term] += weight
-        for term in counts:
-            df[term] += 1
-    n = len(docs)
-    avg = (sum(lengths) / n) or 1.0
-    idf = {t: math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5)) for t in wanted}
-    total = sum(idf.values())
-    scoring = set(scored)
-    scores: dict[int, float] = {}
-    for i, counts in enumerate(tf):
-        if not counts:
-            continue
-        # A document must match enough of the query's weight, not one incidental word of a
-        # question that is about something else ("best hiking boots" is not the best man).
-        if len(idf) > 1 and sum(idf[t] for t in counts) < MIN_TERM_SHARE * total:
-            continue
-        norm = BM25_K1 * (1 - BM25_B + BM25_B * lengths[i] / avg)
-        score = sum(
-            idf[t] * freq * (BM25_K1 + 1) / (freq + norm)
-            for t, freq in counts.items()
-            if t in scoring
-        )
-        if score > 0:
-            scores[i] = score
-    return scores
+                    doc_counts[term] += weight
+        if doc_counts:
+            counts[ref] = doc_counts
+    avg = sum(lengths.values()) / len(docs)
+    scores = bm25_scores(counts, lengths, len(docs), avg, scored, named)
+    return {i: score for (_kind, i), score in scores.items()}
+
+
+def bm25_postings(
+    postings: Sequence[Posting],
+    stats: CorpusStats,
+    scored: Sequence[str],
+    named: Sequence[str],
+) -> dict[tuple[str, int], float]:
+    """BM25 over the inverted index: ``postings`` are every posting of the wanted terms in
+    the owner's corpus, ``stats`` its size and total length; raw scores by (kind, id)."""
+    if not scored:
+        return {}
+    counts: dict[tuple[str, int], dict[str, float]] = defaultdict(dict)
+    lengths: dict[tuple[str, int], float] = {}
+    for p in postings:
+        ref = (p.kind, p.ref_id)
+        counts[ref][p.term] = counts[ref].get(p.term, 0.0) + p.tf
+        lengths[ref] = p.length
+    return bm25_scores(counts, lengths, stats.docs, stats.avg_length, scored, named)
+
+
+def semantic_scores(
+    refs: Sequence[tuple[str, int]],
+    coarse: np.ndarray,
+    full: np.ndarray,
+    query: np.ndarray,
+    *,
+    floor: float,
+    shortlist: int = SEMANTIC_SHORTLIST,
+) -> dict[tuple[str, int], float]:
+    """Cosine similarity of ``query`` (unit length, float32) to the owner's vectors, for the
+    documents at or above ``floor``. ``coarse`` holds the first dimensions of every vector
+    (float32, for a fast first pass over the whole corpus); the ``shortlist`` best of that
+    pass are scored exactly on ``full`` (int8, x127)."""
+    if not len(refs) or not query.any():
+        return {}
+    dims = coarse.shape[1]
+    q_coarse = query[:dims]
+    first = coarse @ q_coarse
+    if len(refs) > shortlist:
+        top = np.argpartition(-first, shortlist - 1)[:shortlist]
+    else:
+        top = np.arange(len(refs))
+    exact = (full[top].astype(np.float32) @ query) / 127.0
+    return {refs[int(i)]: float(s) for i, s in zip(top, exact, strict=True) if s >= floor}
 
 
 def item_of(doc: Doc, why: str, score: float) -> RecallItem:

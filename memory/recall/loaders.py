@@ -11,15 +11,18 @@ from typing import Any
 from django.db.models import Q
 from django.db.models.functions import Coalesce
 
-from memory.models import Alias, Event, Node, Page, Slice
+from memory.models import Alias, Event, Node, Page, RecallDoc, RecallStats, RecallTerm, Slice
+from memory.recall.embed import MODEL_NAME
 from memory.recall.items import (
     EVENTS_PER_ITEM,
     SLICES_PER_ITEM,
     WHY_ALIAS,
     WHY_EXACT,
+    CorpusStats,
     Doc,
     EventView,
     OwnerIndex,
+    Posting,
     RecallItem,
     SliceView,
 )
@@ -27,101 +30,35 @@ from memory.recall.lanes import named_spans
 from memory.recall.query import Parsed
 from memory.recall.text import content
 
-INDEX_QUERIES = 5
 DETAIL_QUERIES = 1  # the events of the nodes recall returns, when it returns any
-
-
-def load_index(owner: Any) -> OwnerIndex:
-    """The owner's nodes, aliases, current slices, event texts and pages: five queries,
-    whatever the corpus size. Superseded slices are not read.
-
-    Only what ranking needs is read: not event dates, since converting thousands of
-    datetimes costs more than ranking; :func:`with_events` reads the events of the few nodes
-    recall returns."""
-    nodes: dict[int, Doc] = {}
-    for nid, label, key, category, state, summary in (
-        Node.objects.filter(owner=owner)
-        .order_by("id")
-        .values_list("id", "label", "canonical_key", "category", "state", "summary")
-    ):
-        nodes[nid] = Doc("node", nid, label, key, category=category, state=state, summary=summary)
-    names: dict[str, list[tuple[Doc, str]]] = defaultdict(list)
-    for doc in nodes.values():
-        names[doc.key].append((doc, WHY_EXACT))
-    for node_id, alias, key in (
-        Alias.objects.filter(owner=owner)
-        .order_by("id")
-        .values_list("node_id", "alias", "canonical_key")
-    ):
-        alias_doc = nodes.get(node_id)
-        if alias_doc is not None:
-            alias_doc.aliases.append(alias)
-            names[key].append((alias_doc, WHY_ALIAS))
-    for node_id, text, kind in (
-        Slice.objects.filter(owner=owner, is_current=True)
-        .order_by("-created_at", "-id")
-        .values_list("node_id", "text", "kind")
-    ):
-        slice_doc = nodes.get(node_id)
-        if slice_doc is not None:
-            slice_doc.slices.append((text, kind))
-    # Ranking only counts words, so the order of a node's events does not matter here.
-    for node_id, text in Event.objects.filter(owner=owner).values_list("node_id", "text"):
-        event_doc = nodes.get(node_id)
-        if event_doc is not None:
-            event_doc.event_texts.append(text)
-    docs = list(nodes.values())
-    for doc in docs:
-        doc.fields = [
-            ("label", doc.label),
-            ("summary", doc.summary),
-            ("category", doc.category.replace("_", " ")),
-        ]
-        doc.fields += [("alias", a) for a in doc.aliases]
-        doc.fields += [("slice", text) for text, _kind in doc.slices]
-        doc.fields += [("event", t) for t in doc.event_texts]
-    for pid, title, key, topic, summary, body, node_id in (
-        Page.objects.filter(owner=owner)
-        .order_by("id")
-        .values_list("id", "title", "canonical_key", "topic", "summary", "body", "node_id")
-    ):
-        page = Doc("page", pid, title, key, summary=summary, node_id=node_id)
-        page.fields = [("title", title), ("topic", topic), ("summary", summary), ("body", body)]
-        docs.append(page)
-        names[key].append((page, WHY_EXACT))
-    return OwnerIndex(docs=docs, names=dict(names))
 
 
 NAME_QUERIES = 3  # nodes, aliases and pages whose key is a phrase of the query
 NAMED_QUERIES = 2  # then, for a query that only names things: their pages and slices
-MAX_NAME_PHRASES = 400  # a longer question reads the whole index instead
+MAX_NAME_WORDS = 12  # no label or alias is looked up by a longer run of words
 
 
 def _name_phrases(words: Sequence[str]) -> set[str]:
-    """Every run of ``words`` that :func:`named_spans` could look up."""
+    """Every run of ``words`` (up to :data:`MAX_NAME_WORDS`) that :func:`named_spans` could
+    look up."""
     phrases = set()
     for start in range(len(words)):
-        for end in range(start + 1, len(words) + 1):
+        for end in range(start + 1, min(len(words), start + MAX_NAME_WORDS) + 1):
             if content(words[start:end]):
                 phrases.add(" ".join(words[start:end]))
     return phrases
 
 
-def load_named_index(owner: Any, parsed: Parsed) -> OwnerIndex | None:
-    """The part of the owner's index that :func:`rank` reads for a query whose content words
-    are all names (or that needs a name): the nodes, aliases and pages whose key is a phrase
-    of the query, the pages that may join a named node, and the named nodes' current slices.
-    ``None`` when the query has other content words: it needs the whole index for BM25.
-
-    Reads :data:`NAME_QUERIES` queries, then :data:`NAMED_QUERIES` when the query is fully
-    named, whatever the corpus size. :func:`rank` returns the same over this part as over
-    the whole index, because in these cases it looks only at these rows."""
+def load_named_index(owner: Any, parsed: Parsed) -> OwnerIndex:
+    """The nodes, aliases and pages whose key is a phrase of the query (:data:`NAME_QUERIES`
+    queries). For a query whose content words are all names, also the pages that may join a
+    named node and the named nodes' current slices (:data:`NAMED_QUERIES` more): everything
+    :func:`rank` reads for it, and the index is ``complete``. For any other query the index
+    holds the named rows only and the engine adds the lexical and semantic candidates."""
     words = list(parsed.subject)
     if not [w for w in words if content([w])]:
         return OwnerIndex(docs=[], names={})  # rank returns no_match before reading any
     phrases = _name_phrases(words)
-    if len(phrases) > MAX_NAME_PHRASES:
-        return None
     keys = sorted(phrases)
     nodes: dict[int, Doc] = {}
     names: dict[str, list[tuple[Doc, str]]] = defaultdict(list)
@@ -164,7 +101,10 @@ def load_named_index(owner: Any, parsed: Parsed) -> OwnerIndex | None:
     spans = named_spans(words, names)
     named_positions = {i for s in spans for i in range(s.start, s.end)}
     if not all(i in named_positions for i, w in enumerate(words) if content([w])):
-        return OwnerIndex(docs=[], names=dict(names)) if parsed.needs_name else None
+        if parsed.needs_name:
+            return OwnerIndex(docs=[], names=dict(names))
+        named = list(nodes.values()) + [pages[pid] for pid in sorted(pages)]
+        return OwnerIndex(docs=named, names=dict(names), complete=False)
     named_nodes = {d.id: d for s in spans for d, _why in names[s.key] if d.kind == "node"}
     # Pages linked to a named node, or unlinked with a named key among their words (rank
     # checks the words; the database only narrows the rows down).
@@ -266,3 +206,77 @@ def with_events(owner: Any, items: Sequence[RecallItem]) -> list[RecallItem]:
         replace(item, events=tuple(events.get(item.id, ()))) if item.kind == "node" else item
         for item in items
     ]
+
+
+STATS_QUERIES = 1  # the owner's corpus statistics and index versions
+POSTINGS_QUERIES = 1  # every posting of the query's terms
+VECTOR_QUERIES = 1  # the owner's vectors, only when the cache does not hold their version
+CANDIDATE_QUERIES = 3  # the shortlisted nodes, pages and the nodes' current slices
+
+
+def load_stats(owner: Any) -> dict[str, CorpusStats]:
+    """Documents, total length and index version per corpus (``memory``, ``episode``)."""
+    return {
+        corpus: CorpusStats(docs=docs, total_length=total, version=version)
+        for corpus, docs, total, version in RecallStats.objects.filter(owner=owner).values_list(
+            "corpus", "docs", "total_length", "version"
+        )
+    }
+
+
+def load_postings(owner: Any, terms: Sequence[str], kinds: Sequence[str]) -> list[Posting]:
+    """Every posting of ``terms`` in the owner's documents of ``kinds``: what BM25 needs,
+    and nothing of documents that match none of the terms."""
+    if not terms:
+        return []
+    return [
+        Posting(term, kind, ref_id, tf, length)
+        for term, kind, ref_id, tf, length in RecallTerm.objects.filter(
+            owner=owner, term__in=sorted(set(terms)), kind__in=list(kinds)
+        ).values_list("term", "kind", "ref_id", "tf", "length")
+    ]
+
+
+def load_candidates(owner: Any, index: OwnerIndex, refs: Sequence[tuple[str, int]]) -> OwnerIndex:
+    """``index`` with the shortlisted documents ``refs`` added (nodes and pages, read by id
+    for this owner only; a row deleted since it was indexed is simply absent), and the
+    current slices of every node in it, newest first."""
+    known = {(d.kind, d.id): d for d in index.docs}
+    node_ids = sorted({i for k, i in refs if k == "node" and ("node", i) not in known})
+    page_ids = sorted({i for k, i in refs if k == "page" and ("page", i) not in known})
+    docs = list(index.docs)
+    if node_ids:
+        for nid, label, key, category, state, summary in (
+            Node.objects.filter(owner=owner, id__in=node_ids)
+            .order_by("id")
+            .values_list("id", "label", "canonical_key", "category", "state", "summary")
+        ):
+            docs.append(
+                Doc("node", nid, label, key, category=category, state=state, summary=summary)
+            )
+    if page_ids:
+        for pid, title, key, summary, node_id in (
+            Page.objects.filter(owner=owner, id__in=page_ids)
+            .order_by("id")
+            .values_list("id", "title", "canonical_key", "summary", "node_id")
+        ):
+            docs.append(Doc("page", pid, title, key, summary=summary, node_id=node_id))
+    nodes = {d.id: d for d in docs if d.kind == "node"}
+    if nodes:
+        for node_id, text, kind in (
+            Slice.objects.filter(owner=owner, is_current=True, node_id__in=sorted(nodes))
+            .order_by("-created_at", "-id")
+            .values_list("node_id", "text", "kind")
+        ):
+            nodes[node_id].slices.append((text, kind))
+    return OwnerIndex(docs=docs, names=index.names, complete=True)
+
+
+def recall_index_stale(owner: Any) -> int:
+    """How many of the owner's documents need rebuilding: embedded by another model than the
+    current one, or without a vector."""
+    return (
+        RecallDoc.objects.filter(owner=owner)
+        .filter(~Q(model=MODEL_NAME) | Q(vector__isnull=True))
+        .count()
+    )

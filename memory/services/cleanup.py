@@ -65,6 +65,7 @@ from memory.models import (
 )
 from memory.policy import label_rejection
 from memory.selectors import active_suppressions
+from memory.services.recall_index import recall_index_refresh
 from memory.vocab import (
     CandidateStatus,
     NodeOrigin,
@@ -396,8 +397,10 @@ def _apply(owner: Any, now: datetime, plan: _Plan, report: UserCleanup) -> None:
         .update(status=CandidateStatus.EXPIRED)
     )
 
+    touched: set[int] = {n.pk for n, _ in plan.junk}  # nodes whose recall documents change
     if plan.retention_cutoff is not None:
         cutoff = plan.retention_cutoff
+        touched |= set(_old_slices(owner, cutoff).values_list("node_id", flat=True))
         counts["evidence_deleted"] = _old_evidence(owner, cutoff).delete()[0]
         counts["episodes_deleted"] = _old_episodes(owner, cutoff).delete()[0]
         counts["transcripts_deleted"] = _deleted(
@@ -446,6 +449,7 @@ def _apply(owner: Any, now: datetime, plan: _Plan, report: UserCleanup) -> None:
         candidate__isnull=True,
     ).delete()[0]
     counts["orphan_episodes_deleted"] = _orphan_episodes(owner, plan).delete()[0]
+    recall_index_refresh(owner_id=owner.pk, nodes=touched)
 
 
 def _deleted(result: tuple[int, dict[str, int]], model: type[models.Model]) -> int:

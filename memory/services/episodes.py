@@ -20,6 +20,7 @@ from typing import Any
 from django.utils import timezone
 
 from memory.models import Episode, Transcript
+from memory.services.recall_index import recall_index_refresh
 from memory.transcripts import Message, episode_rows
 
 
@@ -48,7 +49,9 @@ def episodes_record(
         for row in rows
         if row.message_id not in existing
     ]
-    return Episode.objects.bulk_create(episodes, batch_size=500)
+    created = Episode.objects.bulk_create(episodes, batch_size=500)
+    recall_index_refresh(owner_id=transcript.owner_id, episodes=[e.pk for e in created])
+    return created
 
 
 def episodes_delete(
@@ -64,5 +67,7 @@ def episodes_delete(
         rows = rows.filter(transcript_id__in=list(transcript_ids))
     if before is not None:
         rows = rows.filter(learned_at__lt=before)
+    ids = list(rows.values_list("id", flat=True))
     deleted, _by_model = rows.delete()
+    recall_index_refresh(owner_id=owner.pk, episodes=ids)
     return deleted

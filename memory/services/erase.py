@@ -61,6 +61,7 @@ from memory.models import (
 from memory.selectors import active_suppressions
 from memory.services.barrier import barrier_raise
 from memory.services.episodes import episodes_delete
+from memory.services.recall_index import recall_index_rebuild, recall_index_refresh
 from memory.vocab import (
     SUPERSEDING_SLICE_KINDS,
     CandidateStatus,
@@ -212,7 +213,9 @@ def receipt_undo(
         owner = locked.owner
         barrier_raise(owner, at=now)
         undo = _Undo(locked, now)
+        touched = undo.touched_nodes()
         undo.run(suppress=suppress)
+        recall_index_refresh(owner_id=owner.pk, nodes=touched, pages=undo.ids["pages"])
         locked.undone_at = now
         locked.save(update_fields=["undone_at"])
         result = Receipt.objects.create(
@@ -248,6 +251,17 @@ class _Undo:
         self.suppressions: list[dict[str, Any]] = []
         self.transcript_deleted = False
         self.episodes_deleted = 0
+
+    def touched_nodes(self) -> set[int]:
+        """The nodes whose recall documents the undo changes: those it deletes and those
+        whose slices, events or aliases it deletes or restores."""
+        owner, ids = self.owner, self.ids
+        touched = set(ids["nodes"])
+        for model, key in ((Slice, "slices"), (Event, "events"), (Alias, "aliases")):
+            touched |= set(
+                model.objects.filter(owner=owner, pk__in=ids[key]).values_list("node_id", flat=True)
+            )
+        return touched
 
     def run(self, *, suppress: bool) -> None:
         owner, ids = self.owner, self.ids
@@ -583,6 +597,7 @@ def memory_erase_all(
         barrier_raise(owner, at=now)
         for name, model in models:
             counts[name] = model.objects.filter(owner=owner).delete()[1].get(model._meta.label, 0)
+        recall_index_rebuild(owner_id=owner.pk)  # nothing left to index: empties it
         kept = Suppression.objects.filter(owner=owner).count() if keep_suppressions else 0
         receipt = Receipt.objects.create(
             owner=owner,

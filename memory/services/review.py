@@ -35,6 +35,7 @@ from memory.proposals import (
 )
 from memory.selectors import active_suppressions
 from memory.services.barrier import barrier_raise
+from memory.services.recall_index import recall_index_refresh
 from memory.vocab import (
     ACTION_STATE,
     SUPERSEDING_SLICE_KINDS,
@@ -241,6 +242,7 @@ def _adopt(
 ) -> None:
     Evidence.objects.filter(owner=candidate.owner, candidate=candidate).update(node=node)
     _materialize(candidate, node, written, now)
+    recall_index_refresh(owner_id=candidate.owner_id, nodes=[node.pk])
     candidate.status = status
     candidate.reviewed_at = now
     candidate.reviewed_by = by
@@ -535,6 +537,8 @@ def candidate_undo(*, candidate: Candidate, by: Any) -> Candidate:
             Node.objects.filter(
                 owner=locked.owner, pk=node_id, mention_count__gte=detail.get("mentions", 0)
             ).update(**updates)
+        if node_id:
+            recall_index_refresh(owner_id=locked.owner_id, nodes=[node_id])
         clash = Candidate.objects.filter(
             owner=locked.owner, canonical_key=locked.canonical_key, status=CandidateStatus.PENDING
         ).exclude(pk=locked.pk)

@@ -9,21 +9,22 @@ from datetime import UTC, datetime
 import pytest
 from django.urls import reverse
 
-from memory.models import Candidate, Episode, MemoryRule, Node
+from memory.models import Candidate, Episode, MemoryRule
 from memory.recall import recall
 from memory.recall.episode_loaders import (
     CANDIDATE_QUERIES,
     COUNT_QUERIES,
+    NAME_QUERIES,
     NEIGHBOUR_QUERIES,
     SETTINGS_QUERIES,
+    recall_episodes,
 )
-from memory.recall.loaders import INDEX_QUERIES, NAME_QUERIES
 from memory.services.erase import memory_erase_all, receipt_undo
 from memory.services.ingest import ingest_text
 from memory.services.nodes import node_delete
 from memory.services.review import candidate_promote, candidate_reject
 from memory.services.rules import memory_rule_update
-from tests.factories import make_node, make_slice
+from tests.factories import make_node
 
 pytestmark = pytest.mark.django_db
 
@@ -183,18 +184,23 @@ def test_delete_all_removes_every_episode(owner, other_user):
 def test_the_lane_reads_a_fixed_number_of_queries(owner, django_assert_num_queries):
     for i in range(3):
         save(owner, messages=[*CHAT, {"role": "user", "content": f"note {i}"}], name=f"c{i}")
-    node = make_node(owner=owner, label="Pottery", category="interest")
-    make_slice(node=node, text="wheel throwing on Tuesdays")
+    ana = make_node(owner=owner, label="Ana", category="person", aliases=("Ana Lima",))
+    subject = ("bouldering", "night", "friday")
     lane = COUNT_QUERIES + SETTINGS_QUERIES + CANDIDATE_QUERIES + NEIGHBOUR_QUERIES
-    with django_assert_num_queries(NAME_QUERIES + INDEX_QUERIES + lane):
-        result = recall(owner, "bouldering night Friday")
-    assert episodes_of(result)
+    with django_assert_num_queries(lane):
+        assert recall_episodes(owner, subject, limit=10)
+    # a question that names a node also reads that node's aliases
+    with django_assert_num_queries(lane + NAME_QUERIES):
+        said = recall_episodes(owner, ("ana", "bouldering"), named=[(ana.pk, "Ana")], limit=10)
+    assert said and all("Ana" in e.text or e.reply_to for e in said)
+    # the lane turned off: the count and the rule only
     MemoryRule.objects.update_or_create(owner=owner, defaults={"episodes": False})
-    with django_assert_num_queries(
-        NAME_QUERIES + INDEX_QUERIES + COUNT_QUERIES + SETTINGS_QUERIES - 1
-    ):
-        assert recall(owner, "bouldering night Friday").no_recall
-    assert Node.objects.filter(owner=owner).count() == 1
+    with django_assert_num_queries(COUNT_QUERIES + 1):
+        assert recall_episodes(owner, subject, limit=10) == []
+    # no episodes at all: the count only
+    Episode.objects.filter(owner=owner).delete()
+    with django_assert_num_queries(COUNT_QUERIES):
+        assert recall_episodes(owner, subject, limit=10) == []
 
 
 def test_a_save_that_kept_no_memory_can_still_be_undone_for_what_was_said(owner, client):

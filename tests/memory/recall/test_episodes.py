@@ -112,3 +112,27 @@ def test_episode_item_json_shape():
 def test_the_limit_holds():
     rows = [row(i, f"pottery night number {i}") for i in range(1, 30)]
     assert len(ranked("pottery", rows, limit=4)) == 4
+
+
+def test_a_name_said_only_inside_a_twins_name_does_not_count():
+    rows = [
+        row(1, "Upgrading Kafka Connect took the whole afternoon.", t=1),
+        row(2, "Kafka lag is down after the partition change.", t=2),
+    ]
+    both = ranked("kafka", rows)
+    assert {i.id for i in both} == {1, 2}
+    guarded = rank_episodes([], rows, [], 100, names=[("Kafka",)], twins=["Kafka Connect"])
+    assert [i.id for i in guarded] == [2]
+    # a message that names both still counts for the one asked about
+    rows.append(row(3, "Kafka itself was fine; Kafka Connect was the problem.", t=3))
+    guarded = rank_episodes([], rows, [], 100, names=[("Kafka",)], twins=["Kafka Connect"])
+    assert {i.id for i in guarded} == {2, 3}
+
+
+def test_a_named_thing_matches_by_any_of_its_names():
+    rows = [
+        row(1, "Got Mum a silk scarf for her birthday.", t=1),
+        row(2, "My birthday is in May.", t=2),
+    ]
+    items = rank_episodes(terms("birthday"), rows, [], 100, names=[("Margaret", "Mum", "Maggie")])
+    assert [i.id for i in items] == [1]
