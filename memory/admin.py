@@ -16,6 +16,7 @@ from memory.models import (
     Candidate,
     DeletionBarrier,
     Edge,
+    Episode,
     Event,
     Evidence,
     MemoryRule,
@@ -158,10 +159,30 @@ class PageAdmin(admin.ModelAdmin):
     raw_id_fields = ("owner", "node", "created_receipt")
 
 
+@admin.register(Episode)
+class EpisodeAdmin(admin.ModelAdmin):
+    list_display = ("said_at", "owner", "role", "short_text", "transcript", "message_id")
+    list_filter = ("role",)
+    search_fields = ("text",)
+    raw_id_fields = ("owner", "transcript")
+    date_hierarchy = "said_at"
+
+    @admin.display(description="text")
+    def short_text(self, obj: Episode) -> str:
+        return obj.text[:80]
+
+
 @admin.register(MemoryRule)
 class MemoryRuleAdmin(admin.ModelAdmin):
-    list_display = ("owner", "capture_default", "auto_collect", "retention_days", "updated_at")
-    list_filter = ("capture_default",)
+    list_display = (
+        "owner",
+        "capture_default",
+        "auto_collect",
+        "episodes",
+        "retention_days",
+        "updated_at",
+    )
+    list_filter = ("capture_default", "episodes")
     raw_id_fields = ("owner",)
 
 

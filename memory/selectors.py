@@ -22,6 +22,7 @@ from memory.models import (
     Alias,
     Candidate,
     Edge,
+    Episode,
     Event,
     Evidence,
     MemoryRule,
@@ -303,9 +304,11 @@ def graph_data(
     return shown, edges
 
 
-def receipt_written(owner: Any, receipt_id: int) -> dict[str, list[Any]]:
-    """What a receipt wrote that still exists: nodes, slices, events, edges and candidates."""
+def receipt_written(owner: Any, receipt_id: int) -> dict[str, Any]:
+    """What a receipt wrote that still exists: nodes, slices, events, edges and candidates,
+    and how many messages of its conversation are kept as episodes."""
     return {
+        "episodes": Episode.objects.filter(owner=owner, transcript__receipt_id=receipt_id).count(),
         "nodes": list(Node.objects.filter(owner=owner, created_receipt_id=receipt_id)),
         "slices": list(
             Slice.objects.filter(owner=owner, created_receipt_id=receipt_id).select_related("node")

@@ -23,7 +23,15 @@ from memory.services import review as review_services
 from memory.services.review import CandidateAlreadyDecided, ReviewError
 from memory.services.uploads import transcripts_upload
 from memory.vocab import Category, NodeState
-from review.forms import BulkForm, MergeForm, PickerForm, PromoteForm, SuppressForm, UploadForm
+from review.forms import (
+    BulkForm,
+    MergeForm,
+    PickerForm,
+    PromoteForm,
+    RejectForm,
+    SuppressForm,
+    UploadForm,
+)
 
 QUEUE = "review/queue.html"
 PAGE_SIZE = 20
@@ -112,11 +120,16 @@ def candidate_promote(request: HtmxHttpRequest, candidate_id: int) -> HttpRespon
 @require_POST
 def candidate_reject(request: HtmxHttpRequest, candidate_id: int) -> HttpResponse:
     candidate = candidate_or_404(request, candidate_id)
+    form = RejectForm(request.POST)
+    if not form.is_valid():
+        return _invalid(request, candidate, form)
+    forget = form.cleaned_data["forget"]
     try:
-        review_services.candidate_reject(candidate=candidate, by=request.user)
+        review_services.candidate_reject(candidate=candidate, by=request.user, forget=forget)
     except ReviewError as exc:
         return _refused(request, candidate, exc)
-    return _done(request, candidate, f"Rejected “{candidate.label_guess}”.")
+    said = "; what was said about it is forgotten" if forget else ""
+    return _done(request, candidate, f"Rejected “{candidate.label_guess}”{said}.")
 
 
 @login_required

@@ -89,6 +89,11 @@ class RejectIn(Schema):
     until: Moment | None = Field(
         default=None, description="End of the suppression; null = for ever."
     )
+    forget: bool = Field(
+        default=False,
+        description="And forget what was said about it: a permanent suppression that also "
+        "hides every message mentioning the label from recall.",
+    )
 
 
 class MergeIn(Schema):
@@ -111,3 +116,8 @@ class RulesIn(Schema):
     capture_default: Word | None = Field(default=None, description="review or auto")
     auto_collect: bool | None = None
     retention_days: int | None = Field(default=None, ge=1, le=36500)
+    episodes: bool | None = Field(
+        default=None,
+        description="Recall also returns what was said in conversations (on by default); "
+        "false for reviewed memories only.",
+    )

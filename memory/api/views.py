@@ -314,6 +314,7 @@ def reject_candidate(
             by=_owner(request),
             suppress=payload.suppress_similar,
             until=payload.until,
+            forget=payload.forget,
         )
     return {
         "candidate": _candidate_after(request, candidate_id),

@@ -222,6 +222,9 @@ def forget_memory(
         node = Node.objects.filter(owner=owner, pk=node_id).first()
     else:
         node = _node_named(owner, _check_text("label", label or "", limit=800))
+        candidate = _pending_named(owner, label or "") if node is None else None
+        if candidate is not None:
+            return _forget_candidate(owner, candidate, stick=stick)
     if node is None:
         raise ToolInputError(
             f"no memory {'#' + str(node_id) if node_id else repr(label)} to forget"
@@ -235,6 +238,26 @@ def forget_memory(
     }
     how = " and will not be relearned" if stick else ""
     return ToolResult(payload, f"forgot “{forgotten['label']}”{how}")
+
+
+def _forget_candidate(owner: Any, candidate: Candidate, *, stick: bool) -> ToolResult:
+    """A label still waiting for review: reject it; with ``stick``, never propose it again and
+    forget what was said about it."""
+    try:
+        suppression = candidate_reject(candidate=candidate, by=owner, suppress=stick, forget=stick)
+    except CandidateAlreadyDecided as exc:
+        raise ToolInputError(str(exc)) from exc
+    payload = {
+        "forgotten": {
+            "candidate_id": candidate.pk,
+            "label": candidate.label_guess,
+            "category": candidate.category_guess,
+        },
+        "stick": stick,
+        "suppressed_labels": [suppression.label] if suppression else [],
+    }
+    how = ", will not be proposed again, and what was said about it is forgotten"
+    return ToolResult(payload, f"rejected “{candidate.label_guess}”{how if stick else ''}")
 
 
 def list_pending_candidates(token: AccessToken, *, limit: int = 20) -> ToolResult:
@@ -465,7 +488,8 @@ def _delete_named(
         candidate = _pending_named(owner, name)
         if candidate is not None:
             try:
-                candidate_reject(candidate=candidate, by=owner, suppress=True)
+                # Like a deleted memory: never proposed again, and what was said is forgotten.
+                candidate_reject(candidate=candidate, by=owner, suppress=True, forget=True)
                 withdrawn.append(name)
                 continue
             except CandidateAlreadyDecided:

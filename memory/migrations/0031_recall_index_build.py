@@ -20,7 +20,7 @@ def build(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ("memory", "0030_recall_index"),
+        ("memory", "0023_merge_recall_index"),
     ]
 
     operations = [

@@ -19,6 +19,10 @@ answer on SQLite and PostgreSQL:
    used by a name do not score again, so identities that merely share words with a named one
    are not returned; a query whose content words match nothing returns nothing.
 
+5. **Episode lane.** What was said in conversations, after confirmed memories
+   (:mod:`memory.recall.episodes`, loaded by :mod:`memory.recall.episode_loaders`): never a
+   message that mentions a label the person asked ume to forget.
+
 Ranking and fusion live in :mod:`memory.recall.ranking`. Superseded slices never feed ranking
 or context.
 """
@@ -33,7 +37,14 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 from memory.recall.engine import recall  # noqa: E402
-from memory.recall.items import MAX_LIMIT, EventView, RecallItem, RecallResult, SliceView
+from memory.recall.items import (  # noqa: E402
+    MAX_LIMIT,
+    EpisodeItem,
+    EventView,
+    RecallItem,
+    RecallResult,
+    SliceView,
+)
 from memory.recall.query import (
     REASON_EMPTY,
     REASON_MATCHED,
@@ -53,6 +64,7 @@ __all__ = [
     "REASON_PROFILE",
     "REASON_SMALLTALK",
     "REASON_UTILITY",
+    "EpisodeItem",
     "EventView",
     "Parsed",
     "RecallItem",

@@ -7,7 +7,18 @@ from typing import Any
 from django.conf import settings
 
 from memory.recall.embed import embed
-from memory.recall.items import MAX_LIMIT, Candidates, CorpusStats, OwnerIndex, RecallResult
+from memory.recall.episode_loaders import recall_episodes
+from memory.recall.items import (
+    MAX_LIMIT,
+    WHY_ALIAS,
+    WHY_EXACT,
+    Candidates,
+    CorpusStats,
+    EpisodeItem,
+    OwnerIndex,
+    RecallItem,
+    RecallResult,
+)
 from memory.recall.lanes import bm25_postings, semantic_scores
 from memory.recall.loaders import (
     load_candidates,
@@ -18,7 +29,13 @@ from memory.recall.loaders import (
     with_events,
     with_slices,
 )
-from memory.recall.query import Parsed, parse_query
+from memory.recall.query import (
+    REASON_MATCHED,
+    REASON_NO_MATCH,
+    REASON_UTILITY,
+    Parsed,
+    parse_query,
+)
 from memory.recall.ranking import build_context, fuse, plan_query, rank, shortlist
 from memory.recall.text import content, stem
 from memory.recall.vectors import load_vectors
@@ -77,7 +94,8 @@ def episode_candidates(
 def recall(
     owner: Any, query: str, limit: int = 10, *, char_budget: int | None = None
 ) -> RecallResult:
-    """Ranked nodes and pages for ``query``, read for ``owner`` only.
+    """Ranked nodes and pages for ``query``, then what was said (episodes), read for
+    ``owner`` only.
 
     Smalltalk and self-contained utility questions touch no table. A broad profile question
     reads the nodes of its categories and the slices of those returned
@@ -87,7 +105,8 @@ def recall(
     the in-process cache does not hold their current version, and the shortlisted rows
     (``STATS_QUERIES`` + ``POSTINGS_QUERIES`` + ``VECTOR_QUERIES`` + ``CANDIDATE_QUERIES``).
     Each then reads the recent events of the nodes it returns (``DETAIL_QUERIES``). Every
-    read is filtered by owner.
+    read is filtered by owner. The episode lane then reads what
+    :func:`memory.recall.episode_loaders.recall_episodes` says.
     """
     limit = max(1, min(int(limit), MAX_LIMIT))
     budget = char_budget if char_budget is not None else settings.UME_RECALL_CONTEXT_CHARS
@@ -101,18 +120,34 @@ def recall(
     else:
         index, candidates = find_candidates(owner, load_named_index(owner, parsed), parsed, limit)
     items, reason = rank(index, parsed, candidates)
-    if not items:
+    # What was said comes after confirmed memories, sharing the limit: when both have
+    # something, episodes keep at least half of it.
+    named = [
+        (item.id, item.label)
+        for item in items
+        if item.kind == "node" and item.why.split("+")[0] in (WHY_EXACT, WHY_ALIAS)
+    ]
+    episodes = (
+        recall_episodes(owner, parsed.subject, named=named, limit=limit)
+        if reason != REASON_UTILITY
+        else []
+    )
+    if not items and not episodes:
         return RecallResult(query=query, items=(), no_recall=True, reason=reason)
-    chosen = items[:limit]
+    keep = limit - min(len(episodes), limit // 2) if episodes else limit
+    chosen = items[:keep]
     if profile:
         chosen = with_slices(owner, chosen)
-    returned = tuple(with_events(owner, chosen))
+    returned: tuple[RecallItem | EpisodeItem, ...] = (
+        *with_events(owner, chosen),
+        *episodes[: limit - len(chosen)],
+    )
     context, truncated = build_context(returned, max(0, budget))
     return RecallResult(
         query=query,
         items=returned,
         no_recall=False,
-        reason=reason,
+        reason=REASON_MATCHED if reason == REASON_NO_MATCH else reason,
         context=context,
         context_truncated=truncated,
     )

@@ -101,9 +101,64 @@ class RecallItem:
 
 
 @dataclass(frozen=True)
+class EpisodeItem:
+    """One message, as recall returns it: what was said, by whom, when, and where."""
+
+    id: int
+    text: str
+    role: str
+    said_at: datetime
+    transcript_id: int
+    message_id: str
+    why: str
+    score: float
+    reply_to: str = ""  # a few words of the message a short reply answers
+    kind: str = "episode"
+
+    @property
+    def label(self) -> str:
+        return self.text
+
+    @property
+    def category(self) -> str:
+        return ""
+
+    @property
+    def state(self) -> str:
+        return ""
+
+    def context_line(self) -> str:
+        who = "you" if self.role == "user" else self.role
+        line = f'Said on {self.said_at:%Y-%m-%d} by {who}: "{_one_line(self.text)}"'
+        if self.reply_to:
+            line += f' (in reply to "{self.reply_to}")'
+        return line
+
+    def as_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "kind": self.kind,
+            "id": self.id,
+            "text": self.text,
+            "role": self.role,
+            "said_at": self.said_at.isoformat(),
+            "transcript_id": self.transcript_id,
+            "message_id": self.message_id,
+            "why": self.why,
+            "score": round(self.score, 4),
+        }
+        if self.reply_to:
+            data["reply_to"] = self.reply_to
+        return data
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+@dataclass(frozen=True)
 class RecallResult:
     query: str
-    items: tuple[RecallItem, ...]
+    items: tuple[RecallItem | EpisodeItem, ...]
     no_recall: bool
     reason: str
     context: str = ""

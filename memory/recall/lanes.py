@@ -63,6 +63,7 @@ def bm25_scores(
     scored: Sequence[str],
     named: Sequence[str],
     df: dict[str, int] | None = None,
+    min_share: float = MIN_TERM_SHARE,
 ) -> dict[tuple[str, int], float]:
     """BM25F-style scores (field-weighted term frequencies) of the documents in ``counts``
     (their frequencies of the wanted terms), in a corpus of ``n_docs`` documents.
@@ -88,7 +89,7 @@ def bm25_scores(
             continue
         # A document must match enough of the query's weight, not one incidental word of a
         # question that is about something else ("best hiking boots" is not the best man).
-        if len(idf) > 1 and sum(idf[t] for t in doc_counts) < MIN_TERM_SHARE * total:
+        if len(idf) > 1 and sum(idf[t] for t in doc_counts) < min_share * total:
             continue
         norm = BM25_K1 * (1 - BM25_B + BM25_B * lengths[ref] / avg)
         score = sum(
@@ -144,9 +145,13 @@ def bm25_postings(
     stats: CorpusStats,
     scored: Sequence[str],
     named: Sequence[str],
+    *,
+    min_share: float = MIN_TERM_SHARE,
 ) -> dict[tuple[str, int], float]:
     """BM25 over the inverted index: ``postings`` are every posting of the wanted terms in
-    the owner's corpus, ``stats`` its size and total length; raw scores by (kind, id)."""
+    the owner's corpus, ``stats`` its size and total length; raw scores by (kind, id).
+    ``min_share`` is the share of the query's idf weight a document must match (0 for a
+    candidate generator whose caller applies its own)."""
     if not scored:
         return {}
     counts: dict[tuple[str, int], dict[str, float]] = defaultdict(dict)
@@ -157,7 +162,9 @@ def bm25_postings(
         counts[ref][p.term] = counts[ref].get(p.term, 0.0) + p.tf
         lengths[ref] = p.length
         df[p.term] = p.df or df[p.term] + 1
-    return bm25_scores(counts, lengths, stats.docs, stats.avg_length, scored, named, df)
+    return bm25_scores(
+        counts, lengths, stats.docs, stats.avg_length, scored, named, df, min_share=min_share
+    )
 
 
 def semantic_scores(

@@ -93,15 +93,20 @@ _RECALL_PHRASES = [
         r"^(?:do|did) you (?:still )?(?:remember|recall|know)(?: anything| everything| what)?"
         r"(?: i (?:said|told you|mentioned))?(?: about| regarding| of| on)?\b",
         r"^(?:anything|everything|something) (?:about|regarding|on)\b",
-        r"^(?:who|what) (?:is|are|was|were|s)\b",
+        r"^(?:(?:who|what) (?:is|are|was|were|s)|whats|whos)\b",
         r"^(?:recall|remember)(?: about)?\b",
+        # "what is the name of my dentist": the question's frame, not its subject
+        r"^(?:the )?(?:full |first |last )?names? of\b",
     )
 ]
 _RECALL_INTENT = re.compile(
     r"\b(?:remember|recall|remind me|you know|i told you|i said|i mentioned)\b"
 )
+# Self-contained requests: how-to, conversions, definitions, writing and jokes. "How did I
+# ...", "what did I ..." and "when did I ..." ask about the person's own past: not here.
 _UTILITY_PREFIX = re.compile(
-    r"^(?:how (?:do|can|should|would|does|did) (?:i|you|we|one)|how to|"
+    r"^(?:how (?:do|can|should|would|does) (?:i|you|we|one)|how did (?:you|one)|how to|"
+    r"tell me (?:a|an)(?! (?:bit|little|lot|few)\b)|"
     r"translate|convert|calculate|compute|define|explain|summari[sz]e|spell|write (?:me )?(?:a|an)|"
     r"give me (?:a|an)|can you (?:explain|help|write|translate|convert|calculate|fix|debug)|"
     r"what time is it|what is the (?:weather|time|date|capital|meaning|definition|difference)|"

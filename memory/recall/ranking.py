@@ -12,6 +12,7 @@ from memory.recall.items import (
     WHY_SEMANTIC,
     Candidates,
     Doc,
+    EpisodeItem,
     OwnerIndex,
     RecallItem,
 )
@@ -234,7 +235,7 @@ def rank(
     return items, REASON_MATCHED if items else REASON_NO_MATCH
 
 
-def build_context(items: Sequence[RecallItem], budget: int) -> tuple[str, bool]:
+def build_context(items: Sequence[RecallItem | EpisodeItem], budget: int) -> tuple[str, bool]:
     """Lines for an assistant, within ``budget`` characters. The first line that does not fit
     is clipped with an ellipsis and marks the context truncated; nothing after it is added."""
     lines: list[str] = []

@@ -424,14 +424,27 @@ def candidate_merge(*, candidate: Candidate, node: Node, by: Any, add_alias: boo
 
 
 def candidate_reject(
-    *, candidate: Candidate, by: Any, suppress: bool = False, until: datetime | None = None
+    *,
+    candidate: Candidate,
+    by: Any,
+    suppress: bool = False,
+    until: datetime | None = None,
+    forget: bool = False,
 ) -> Suppression | None:
     """ "This guess was wrong" -- or, with ``suppress``, "stop proposing this" (a tombstone on
-    the label that the gate checks as node and as candidate, until ``until`` or for ever)."""
+    the label that the gate checks as node and as candidate, until ``until`` or for ever).
+
+    With ``forget`` ("and forget what was said about it") the suppression is permanent and
+    also hides from recall every message that mentions the label. A plain suppression
+    does not: suppressing a junk label must not hide every message containing that word."""
     started = time.perf_counter()
     now = timezone.now()
+    if forget and until is not None:
+        raise ReviewError("forgetting is permanent: it cannot end on a date")
     if until is not None and until <= now:
         raise ReviewError("a suppression must end in the future")
+    suppress = suppress or forget
+    action = "forget" if forget else "suppress" if suppress else "reject"
     with transaction.atomic():
         locked = _lock_pending(candidate)
         suppression = None
@@ -441,7 +454,7 @@ def candidate_reject(
                 kind=SuppressionKind.CANDIDATE,
                 canonical_key=locked.canonical_key,
                 label=locked.label_guess,
-                reason=SuppressionReason.REJECTED,
+                reason=SuppressionReason.FORGOTTEN if forget else SuppressionReason.REJECTED,
                 source=f"review:candidate:{locked.pk}",
                 suppressed_until=until,
                 created_at=now,
@@ -450,18 +463,19 @@ def candidate_reject(
         locked.reviewed_at = now
         locked.reviewed_by = by
         locked.save(update_fields=["status", "reviewed_at", "reviewed_by"])
+        summaries = {
+            "forget": f"rejected “{locked.label_guess}” and forgot what was said about it",
+            "suppress": f"rejected “{locked.label_guess}” and suppressed similar"
+            + (f" until {until:%Y-%m-%d}" if until else ""),
+            "reject": f"rejected “{locked.label_guess}”",
+        }
         _review_receipt(
             locked.owner,
             outcome=Outcome.WROTE if suppress else Outcome.MEANINGFUL_NO_WRITE,
-            subject=f"{'suppress' if suppress else 'reject'}: {locked.label_guess}",
-            summary=(
-                f"rejected “{locked.label_guess}” and suppressed similar"
-                + (f" until {until:%Y-%m-%d}" if until else "")
-            )
-            if suppress
-            else f"rejected “{locked.label_guess}”",
+            subject=f"{action}: {locked.label_guess}",
+            summary=summaries[action],
             detail={
-                "action": "suppress" if suppress else "reject",
+                "action": action,
                 "candidate": locked.pk,
                 "suppression": suppression.pk if suppression else None,
             },

@@ -18,8 +18,10 @@ def test_bench_runs_every_kind_at_a_tiny_size():
     kinds = {"named", "lexical", "semantic", "profile", "episodes", "smalltalk"}
     assert set(row["recall_p50_ms_by_kind"]) == kinds
     assert set(row["recall_p95_ms_by_kind"]) == kinds
-    # A constant number of queries per recall, whatever the size (the test suite pins each).
-    assert 0 <= row["queries_per_recall_min"] <= row["queries_per_recall_max"] <= 12
+    # A constant number of queries per recall, whatever the size (the test suite pins each
+    # path): at most the lexical path's 12 (name lookup 3, statistics 1, postings 3, vectors
+    # 1, candidates 3, events 1) and the episode lane's 8.
+    assert 0 <= row["queries_per_recall_min"] <= row["queries_per_recall_max"] <= 20
     assert row["ingest_outcomes"] == {"wrote": 2}
     assert row["peak_mb"] > 0
     assert not get_user_model().objects.filter(username__startswith="bench-").exists()

@@ -373,3 +373,21 @@ def test_empty_lists_are_accepted_like_the_reference_server(
 
     assert ok(call(server_url, secret, tool, arguments)) is not None
     assert not Node.objects.filter(owner=owner).exists()
+
+
+def test_forget_a_label_still_waiting_for_review_forgets_what_was_said(server_url, owner, secret):
+    ok(
+        call(
+            server_url,
+            secret,
+            "save_conversation",
+            {"messages": [{"role": "user", "content": "I started learning piano last week."}]},
+        )
+    )
+    assert ok(call(server_url, secret, "recall_memory", {"query": "piano"}))["items"]
+    candidate = Candidate.objects.get(owner=owner, status="pending")
+    forgotten = ok(call(server_url, secret, "forget_memory", {"label": candidate.label_guess}))
+    assert forgotten["forgotten"]["candidate_id"] == candidate.pk and forgotten["stick"] is True
+    assert Suppression.objects.get(owner=owner).reason == "forgotten"
+    recalled = ok(call(server_url, secret, "recall_memory", {"query": "piano"}))
+    assert recalled["no_recall"] is True and recalled["items"] == []

@@ -19,6 +19,7 @@ from memory.recall import (
     recall,
     vectors,
 )
+from memory.recall.episode_loaders import COUNT_QUERIES
 from memory.recall.loaders import (
     CANDIDATE_QUERIES,
     DETAIL_QUERIES,
@@ -260,26 +261,28 @@ def test_constant_number_of_queries_whatever_the_corpus_size(
 ):
     _corpus(owner, size)
     vectors.clear()
+    # The episode lane: the owner has none, so it reads only their count.
+    EPISODES = COUNT_QUERIES
     # A query with words that are not names: the name lookup, the corpus statistics, the
     # postings of its words, the owner's vectors (not cached yet), the shortlisted nodes and
     # their slices (no page matched: no page query), then the events of the nodes returned.
     lexical = NAME_QUERIES + STATS_QUERIES + POSTINGS_QUERIES + CANDIDATE_QUERIES - 1
-    with django_assert_num_queries(lexical + VECTOR_QUERIES + DETAIL_QUERIES):
+    with django_assert_num_queries(lexical + VECTOR_QUERIES + DETAIL_QUERIES + EPISODES):
         result = recall(owner, "detail number 2")
     assert result.items[0].label == "Topic 2"
     # The same again: the vectors come from the cache, whose version is still current.
-    with django_assert_num_queries(lexical + DETAIL_QUERIES):
+    with django_assert_num_queries(lexical + DETAIL_QUERIES + EPISODES):
         assert recall(owner, "detail number 2").items[0].label == "Topic 2"
     # A broad profile question: the nodes of its categories, then the slices and events of
     # the nodes returned.
-    with django_assert_num_queries(PROFILE_QUERIES + DETAIL_QUERIES):
+    with django_assert_num_queries(PROFILE_QUERIES + DETAIL_QUERIES + EPISODES):
         recall(owner, "what are my interests")
     # A query that only names things: the name lookup, the named nodes' pages and slices,
     # their events; never the whole index.
-    with django_assert_num_queries(NAME_QUERIES + NAMED_QUERIES + DETAIL_QUERIES):
+    with django_assert_num_queries(NAME_QUERIES + NAMED_QUERIES + DETAIL_QUERIES + EPISODES):
         result = recall(owner, "what do you remember about Topic 2")
     assert [i.label for i in result.items] == ["Topic 2"]
-    with django_assert_num_queries(NAME_QUERIES + NAMED_QUERIES + DETAIL_QUERIES):
+    with django_assert_num_queries(NAME_QUERIES + NAMED_QUERIES + DETAIL_QUERIES + EPISODES):
         assert recall(owner, "T1").items[0].label == "Topic 1"
 
 
