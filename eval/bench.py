@@ -286,13 +286,59 @@ def bench_ingest(owner: Any, count: int, rng: random.Random) -> dict[str, float]
     }
 
 
+def _worker(owner_pk: int, queries: list[tuple[str, str]]) -> dict[str, Any]:
+    """In a fresh process, like a web worker: load Django, answer ``queries`` for the owner
+    (the first call loads the owner's vectors), and report the figures with this process's
+    peak memory."""
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "ume.settings")
+    import django
+
+    django.setup()
+    from django.contrib.auth import get_user_model
+
+    from memory.recall import recall
+
+    owner = get_user_model().objects.get(pk=owner_pk)
+    recall(owner, "warm up the semantic cache")
+    figures = bench_recall(owner, queries)
+    figures["peak_mb"] = _peak_mb()
+    return figures
+
+
+def _recall_figures(owner: Any, queries: list[tuple[str, str]], worker: bool) -> dict[str, Any]:
+    if worker:
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        from django.db import connection
+
+        connection.close()  # the worker opens its own
+        context = multiprocessing.get_context("spawn")
+        with ProcessPoolExecutor(max_workers=1, mp_context=context) as pool:
+            return pool.submit(_worker, owner.pk, queries).result()
+    from memory.recall import recall
+
+    recall(owner, "warm up the semantic cache")  # the first call loads the vectors
+    figures = bench_recall(owner, queries)
+    figures["peak_mb"] = _peak_mb()
+    return figures
+
+
 def run(
-    sizes: list[int], episodes: list[int], queries: int, transcripts: int, seed: int
+    sizes: list[int],
+    episodes: list[int],
+    queries: int,
+    transcripts: int,
+    seed: int,
+    *,
+    worker: bool = False,
 ) -> list[dict[str, Any]]:
+    """One row of figures per size. With ``worker``, recall runs in a fresh process (its
+    peak memory is a web worker's: Django, the model and the owner's cached vectors, not the
+    seeding); the corpus must then be committed, as it is outside tests."""
     from django.contrib.auth import get_user_model
     from django.db import connection
 
-    from memory.recall import recall
     from memory.services.recall_index import recall_index_rebuild
 
     user_model = get_user_model()
@@ -317,9 +363,8 @@ def run(
                 "seed_s": round(seeded, 2),
                 "index_s": round(indexed, 2),
             }
-            recall(owner, "warm up the semantic cache")  # the first call loads the vectors
-            row.update(bench_recall(owner, query_mix(facts, said, queries, rng)))
-            row["peak_mb"] = _peak_mb()
+            mix = query_mix(facts, said, queries, rng)
+            row.update(_recall_figures(owner, mix, worker))
             row.update(bench_ingest(owner, transcripts, rng))
             rows.append(row)
         finally:
@@ -355,7 +400,7 @@ def main(argv: list[str] | None = None) -> int:
     if len(episodes) != len(sizes) or min(episodes) < 0:
         parser.error("--episodes needs one count (0 or more) per size")
     _setup_django()
-    rows = run(sizes, episodes, args.queries, args.transcripts, args.seed)
+    rows = run(sizes, episodes, args.queries, args.transcripts, args.seed, worker=True)
     for row in rows:
         if args.json:
             print(json.dumps(row))
