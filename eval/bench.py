@@ -332,6 +332,7 @@ def run(
     seed: int,
     *,
     worker: bool = False,
+    on_row: Any = None,
 ) -> list[dict[str, Any]]:
     """One row of figures per size. With ``worker``, recall runs in a fresh process (its
     peak memory is a web worker's: Django, the model and the owner's cached vectors, not the
@@ -367,6 +368,8 @@ def run(
             row.update(_recall_figures(owner, mix, worker))
             row.update(bench_ingest(owner, transcripts, rng))
             rows.append(row)
+            if on_row is not None:
+                on_row(row)
         finally:
             user_model.objects.filter(pk=owner.pk).delete()
     return rows
@@ -400,11 +403,11 @@ def main(argv: list[str] | None = None) -> int:
     if len(episodes) != len(sizes) or min(episodes) < 0:
         parser.error("--episodes needs one count (0 or more) per size")
     _setup_django()
-    rows = run(sizes, episodes, args.queries, args.transcripts, args.seed, worker=True)
-    for row in rows:
+
+    def show(row: dict[str, Any]) -> None:
         if args.json:
-            print(json.dumps(row))
-            continue
+            print(json.dumps(row), flush=True)
+            return
         print(
             f"{row['backend']:<10} nodes={row['nodes']:<6} episodes={row['episodes']:<6} "
             f"recall p50={row['recall_p50_ms']} ms p95={row['recall_p95_ms']} ms "
@@ -418,6 +421,9 @@ def main(argv: list[str] | None = None) -> int:
                 f"    {kind:<10} p50={row['recall_p50_ms_by_kind'][kind]} ms "
                 f"p95={row['recall_p95_ms_by_kind'][kind]} ms"
             )
+        sys.stdout.flush()
+
+    run(sizes, episodes, args.queries, args.transcripts, args.seed, worker=True, on_row=show)
     return 0
 
 

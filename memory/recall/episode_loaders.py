@@ -85,12 +85,18 @@ def load_episode_candidates(
     postings = load_postings(owner, wanted, (RecallDoc.Kind.EPISODE,))
     weights = bm25_postings(postings, CorpusStats(docs=total), wanted, [], min_share=0.0)
     best = sorted(weights, key=lambda ref: (-weights[ref], -ref[1]))[:EPISODE_CANDIDATES]
-    candidates = [
-        _row(values)
-        for values in Episode.objects.filter(owner=owner, id__in=sorted(i for _k, i in best))
-        .order_by("-said_at", "-id")
-        .values_list(*_COLUMNS)
-    ]
+    # Sorted here, not in SQL: an ORDER BY on when it was said would lead the database to
+    # walk the owner's whole (owner, said_at) index instead of fetching these rows by id.
+    candidates = sorted(
+        (
+            _row(values)
+            for values in Episode.objects.filter(
+                owner=owner, id__in=sorted(i for _k, i in best)
+            ).values_list(*_COLUMNS)
+        ),
+        key=lambda row: (row.said_at, row.id),
+        reverse=True,
+    )
     wanted_seqs: dict[int, set[int]] = {}
     have = {(c.transcript_id, c.seq) for c in candidates}
     for c in candidates:
