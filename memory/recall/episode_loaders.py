@@ -7,6 +7,7 @@ from datetime import datetime
 from typing import Any
 
 from django.db.models import Q
+from django.db.models.expressions import RawSQL
 from django.utils import timezone
 
 from memory.keys import canonical_key
@@ -25,7 +26,7 @@ from memory.recall.loaders import POSTINGS_QUERIES, load_postings, load_stats
 from memory.recall.text import terms
 from memory.vocab import SuppressionReason
 
-EPISODE_CANDIDATES = 400  # matching messages read per recall, where the words weigh most
+EPISODE_CANDIDATES = 60  # matching messages read per recall, where the words weigh most
 
 # Suppression reasons that mean "forget it", not only "stop proposing it".
 FORGETTING_REASONS = (SuppressionReason.DELETED, SuppressionReason.FORGOTTEN)
@@ -105,16 +106,26 @@ def load_episode_candidates(
         if is_short(c.text):
             seqs.update((c.seq - 1, c.seq - 2))  # the message this short reply answers, and
             # the one before it (the thread)
-    near = Q()
-    for transcript_id, seqs in sorted(wanted_seqs.items()):
-        missing = sorted(s for s in seqs if s >= 0 and (transcript_id, s) not in have)
-        if missing:
-            near |= Q(transcript_id=transcript_id, seq__in=missing)
+    missing = {
+        (transcript_id, s)
+        for transcript_id, seqs in wanted_seqs.items()
+        for s in seqs
+        if s >= 0 and (transcript_id, s) not in have
+    }
     neighbours: list[EpisodeRow] = []
-    if near:
+    if missing:
+        # The (transcript, position) pairs as one row-value list, not a disjunction per
+        # message, which costs more to build than to run.
+        pairs = sorted(missing)
+        values = ", ".join(["(%s, %s)"] * len(pairs))
+        positions = RawSQL(
+            f"SELECT id FROM {Episode._meta.db_table} "
+            f"WHERE (transcript_id, seq) IN (VALUES {values})",
+            [n for pair in pairs for n in pair],
+        )
         neighbours = [
             _row(values)
-            for values in Episode.objects.filter(near, owner=owner)
+            for values in Episode.objects.filter(owner=owner, id__in=positions)
             .order_by("id")
             .values_list(*_COLUMNS)
         ]
