@@ -103,9 +103,10 @@ def load_episode_candidates(
     for c in candidates:
         seqs = wanted_seqs.setdefault(c.transcript_id, set())
         seqs.add(c.seq + 1)  # a short reply to this message
-        if is_short(c.text):
-            seqs.update((c.seq - 1, c.seq - 2))  # the message this short reply answers, and
-            # the one before it (the thread)
+        if c.role == "user":
+            seqs.add(c.seq - 1)  # the message this reply answers
+            if is_short(c.text):
+                seqs.add(c.seq - 2)  # and, for a short reply, the one before it
     missing = {
         (transcript_id, s)
         for transcript_id, seqs in wanted_seqs.items()

@@ -27,10 +27,11 @@ from memory.recall.text import stem, terms
 SHORT_REPLY_WORDS = 8  # a message this short is read together with the one it answers
 REPLY_CONTEXT_WEIGHT = 0.8  # how much the answered message's words count for a short reply
 THREAD_CONTEXT_WEIGHT = 0.4  # and the message before that (the thread the reply is in)
+LONG_REPLY_CONTEXT_WEIGHT = 0.4  # the answered message's words for a longer reply
 REPLY_SNIPPET_WORDS = 12  # words of the answered message shown with a short reply
 ROLE_WEIGHTS = {"user": 1.0, "assistant": 0.6, "system": 0.3}
 RELATIVE_FLOOR = 0.35  # of the best episode's score
-MIN_TERM_SHARE = 0.5  # of the idf weight of the query's words
+MIN_TERM_SHARE = 0.3  # of the idf weight of the query's words
 BM25_K1 = 1.2
 BM25_B = 0.75
 
@@ -88,9 +89,9 @@ def mentions_forgotten(text: str, forgotten: Sequence[str]) -> bool:
 def _answered(
     e: EpisodeRow, by_pos: dict[tuple[int, int], EpisodeRow], hidden: set[tuple[int, int]]
 ) -> EpisodeRow | None:
-    """The message a person's short reply answers (the assistant's, just before it), unless
-    it is hidden (it mentions a forgotten label)."""
-    if e.role != "user" or not is_short(e.text):
+    """The message a person's reply answers (the assistant's, just before it), unless it is
+    hidden (it mentions a forgotten label)."""
+    if e.role != "user":
         return None
     key = (e.transcript_id, e.seq - 1)
     previous = None if key in hidden else by_pos.get(key)
@@ -188,7 +189,7 @@ def rank_episodes(
     other things that hold a name the question used ("Kafka Connect" for "Kafka"), which the
     question did not ask about (the identity guard). Scores are BM25 over the message (with the answered message's
     words at :data:`REPLY_CONTEXT_WEIGHT`, and the one before it at :data:`THREAD_CONTEXT_WEIGHT`,
-    for a short reply), times the speaker's weight (the
+    for a person's short reply; at :data:`LONG_REPLY_CONTEXT_WEIGHT` for a longer one), times the speaker's weight (the
     person's own words first), normalised to the best (0..1]. An episode must match
     :data:`MIN_TERM_SHARE` of the question's idf weight (a word no message contains weighs no
     more than the rarest word one does) and reach :data:`RELATIVE_FLOOR` of the best score.
@@ -218,9 +219,10 @@ def rank_episodes(
             df[w] += 1
         previous = _answered(e, by_pos, hidden)
         if previous is not None:
+            short = is_short(e.text)
+            thread = [(previous, REPLY_CONTEXT_WEIGHT if short else LONG_REPLY_CONTEXT_WEIGHT)]
             before = by_pos.get((e.transcript_id, e.seq - 2))
-            thread = [(previous, REPLY_CONTEXT_WEIGHT)]
-            if before is not None and (e.transcript_id, e.seq - 2) not in hidden:
+            if short and before is not None and (e.transcript_id, e.seq - 2) not in hidden:
                 thread.append((before, THREAD_CONTEXT_WEIGHT))
             for message, weight in thread:
                 context, context_length = _counts(message.text, wanted_set, groups, twin_words)
@@ -257,7 +259,7 @@ def rank_episodes(
     scored.sort(key=lambda se: (-se[0], -se[1].said_at.timestamp(), -se[1].id))
     items: list[EpisodeItem] = []
     for score, e in scored[: max(0, limit)]:
-        previous = _answered(e, by_pos, hidden)
+        previous = _answered(e, by_pos, hidden) if is_short(e.text) else None
         reply_to = _snippet(previous.text) if previous is not None else ""
         items.append(
             EpisodeItem(

@@ -113,6 +113,7 @@ _UTILITY_PREFIX = re.compile(
     r"what s the (?:weather|time|date|capital|meaning|definition|difference))\b"
 )
 _SUBJECT_QUESTION = re.compile(r"^(?:what|who)(?:'s|’s| is| are| was| were)\s+(.+)$", re.I)
+_PAST_QUESTION = re.compile(r"^(?:what|who)\s+(?:was|were)\b", re.I)
 _PERSONAL = frozenset({"i", "my", "me", "mine", "myself", "we", "our", "ours", "us"})
 _ARTICLES = frozenset({"a", "an", "the", "some", "this", "that"})
 
@@ -148,6 +149,24 @@ def _strip_phrasing(key: str) -> tuple[str, bool]:
         stripped = True
 
 
+# The frame of a question, not its subject: "how long did Bea end up staying" asks about Bea
+# staying. Removed from the subject so that no lane looks for "long", "end" or "take".
+_FRAMES = [
+    re.compile(p)
+    for p in (
+        r"^how (?:long|much|many|often|far|soon)\b",
+        r"\b(?:end|ends|ended|ending) up\b",
+        r"\b(?:did|does|do|will|would|should) it take\b",
+    )
+]
+
+
+def _strip_frames(subject: str) -> str:
+    for frame in _FRAMES:
+        subject = frame.sub(" ", subject)
+    return " ".join(subject.split())
+
+
 def _profile_categories(words: Sequence[str]) -> tuple[tuple[str, ...], bool]:
     rest = [w for w in words if w not in _PROFILE_FILLER or w in PROFILE_WORDS]
     if "my" not in words and "me" not in words and "i" not in words:
@@ -176,7 +195,7 @@ def parse_query(query: str) -> Parsed:
         return Parsed(reason=REASON_UTILITY)
     subject, phrased = _strip_phrasing(key)
     intent = phrased and bool(_RECALL_INTENT.search(key))
-    words = tuple(subject.split())
+    words = tuple(_strip_frames(subject).split()) or tuple(subject.split())
     if not words:
         return Parsed(reason=REASON_EMPTY)
     if key in _EVERYTHING or subject in _EVERYTHING and intent:
@@ -197,12 +216,17 @@ def parse_query(query: str) -> Parsed:
         said = question.group(1).split()
         if _PERSONAL & set(words):
             return Parsed(subject=words)
-        # "Who is Rahul?", "what is Atlas?": a capitalised name is a recall question, and so
-        # is "who is working nights" (people are what memory knows). "What is a monad?" and
-        # "who is the president?" are recall questions only if memory has that exact name.
+        # "Who is Rahul?", "what is Atlas?", "what is the score in Finn's match?": a
+        # capitalised name is a recall question, and so is "who is working nights" (people
+        # are what memory knows) and a question about the past ("what was wrong with the
+        # boiler?"). "What is a monad?" and "who is the president?" are recall questions only
+        # if memory has that exact name.
         article = said[0].lower() in _ARTICLES
-        named = any(w[:1].isupper() for w in said)
-        if not article and (named or raw[:3].lower() == "who"):
+        named = any(w[:1].isupper() for w in said[1:] if article) or (
+            not article and any(w[:1].isupper() for w in said)
+        )
+        past = bool(_PAST_QUESTION.match(raw))
+        if named or past or (not article and raw[:3].lower() == "who"):
             return Parsed(subject=words)
         return Parsed(subject=words, needs_name=True)
     return Parsed(subject=words)

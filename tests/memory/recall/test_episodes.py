@@ -135,4 +135,9 @@ def test_a_named_thing_matches_by_any_of_its_names():
         row(2, "My birthday is in May.", t=2),
     ]
     items = rank_episodes(terms("birthday"), rows, [], 100, names=[("Margaret", "Mum", "Maggie")])
-    assert [i.id for i in items] == [1]
+    assert items[0].id == 1 and items[0].score == 1.0
+    assert all(i.score < 0.7 for i in items[1:])  # a birthday that is not hers, well below
+    # without the name's other forms, "Maggie" matches nothing said about Mum: the shorter
+    # birthday message wins on words alone
+    plain = rank_episodes(terms("Maggie birthday"), rows, [], 100)
+    assert [i.id for i in plain] == [2, 1]
