@@ -116,7 +116,7 @@ def recall(
     profile = bool(parsed.profile or parsed.everything)
     candidates = None
     if profile:
-        index = load_profile_nodes(owner, parsed)
+        index = load_profile_nodes(owner, parsed, limit)
     else:
         index, candidates = find_candidates(owner, load_named_index(owner, parsed), parsed, limit)
     items, reason = rank(index, parsed, candidates)

@@ -8,13 +8,14 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from django.db.models import Count, Q
+from django.db.models import Case, Count, Q, Value, When
 from django.db.models.functions import Coalesce
 
 from memory.models import Alias, Event, Node, Page, RecallDoc, RecallStats, RecallTerm, Slice
 from memory.recall.embed import MODEL_NAME
 from memory.recall.items import (
     EVENTS_PER_ITEM,
+    MAX_LIMIT,
     SLICES_PER_ITEM,
     WHY_ALIAS,
     WHY_EXACT,
@@ -128,16 +129,46 @@ def load_named_index(owner: Any, parsed: Parsed) -> OwnerIndex:
     return OwnerIndex(docs=docs, names=dict(names))
 
 
-PROFILE_QUERIES = 2  # the nodes of the categories asked about, the slices of those returned
+PROFILE_QUERIES = 3  # the first nodes of the categories asked about, those tied with the last,
+# the slices of those returned
 
 
-def load_profile_nodes(owner: Any, parsed: Parsed) -> OwnerIndex:
-    """For a broad profile question: the owner's nodes of the categories asked about (all of
-    them for "tell me about me"), in one query. No slices: :func:`with_slices` reads those of
-    the nodes recall returns."""
+def load_profile_nodes(owner: Any, parsed: Parsed, limit: int = MAX_LIMIT) -> OwnerIndex:
+    """For a broad profile question: the owner's ``limit`` first nodes of the categories
+    asked about (all categories for "tell me about me"), in the profile lane's order (active
+    first, most recently seen, most mentioned), and every node tied with the last of them,
+    so that the lane's own tie-break (the label) sees all it needs: two queries, whatever
+    the number of nodes. No slices: :func:`with_slices` reads those of the nodes returned."""
     nodes = Node.objects.filter(owner=owner)
     if not parsed.everything:
         nodes = nodes.filter(category__in=sorted(set(parsed.profile)))
+    nodes = nodes.annotate(inactive=Case(When(state="active", then=Value(0)), default=Value(1)))
+    columns = (
+        "id",
+        "label",
+        "canonical_key",
+        "category",
+        "state",
+        "summary",
+        "mention_count",
+        "last_seen_at",
+        "inactive",
+    )
+    rows = list(
+        nodes.order_by("inactive", "-last_seen_at", "-mention_count", "id").values_list(*columns)[
+            :limit
+        ]
+    )
+    if rows:
+        *_rest, mentions, seen, inactive = rows[-1]
+        have = {row[0] for row in rows}
+        rows += [
+            row
+            for row in nodes.filter(
+                inactive=inactive, last_seen_at=seen, mention_count=mentions
+            ).values_list(*columns)
+            if row[0] not in have
+        ]
     docs = [
         Doc(
             "node",
@@ -150,18 +181,7 @@ def load_profile_nodes(owner: Any, parsed: Parsed) -> OwnerIndex:
             mention_count=mentions,
             last_seen_at=seen,
         )
-        for nid, label, key, category, state, summary, mentions, seen in nodes.order_by(
-            "id"
-        ).values_list(
-            "id",
-            "label",
-            "canonical_key",
-            "category",
-            "state",
-            "summary",
-            "mention_count",
-            "last_seen_at",
-        )
+        for nid, label, key, category, state, summary, mentions, seen, _inactive in rows
     ]
     return OwnerIndex(docs=docs, names={})
 

@@ -459,3 +459,25 @@ def test_when_every_word_is_common_the_least_common_one_finds_the_candidates(own
     lexical = [i for i in result.items if "lexical" in i.why]
     assert 1 <= len(lexical) <= 3
     assert all(i.label.startswith("Topic ") for i in lexical)
+
+
+def test_profile_reads_only_the_first_nodes_and_those_tied_with_the_last(
+    owner, django_assert_num_queries
+):
+    seen = datetime(2026, 3, 1, tzinfo=UTC)
+    # Six interests learned in one save (the same time and mentions), created in reverse
+    # alphabetical order; one older, one paused.
+    for label in ["Weaving", "Pottery", "Origami", "Knitting", "Juggling", "Baking"]:
+        make_node(owner=owner, label=label, category="interest", last_seen_at=seen)
+    make_node(
+        owner=owner,
+        label="Archery",
+        category="interest",
+        last_seen_at=datetime(2025, 1, 1, tzinfo=UTC),
+    )
+    make_node(owner=owner, label="Aikido", category="interest", state="paused", last_seen_at=seen)
+    # (and the episode lane's count: this person has no episodes)
+    with django_assert_num_queries(PROFILE_QUERIES + DETAIL_QUERIES + COUNT_QUERIES):
+        result = recall(owner, "what are my interests", limit=3)
+    assert labels(result) == ["Baking", "Juggling", "Knitting"]
+    assert labels(recall(owner, "what are my interests", limit=8))[-2:] == ["Archery", "Aikido"]
