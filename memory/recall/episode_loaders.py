@@ -34,7 +34,9 @@ FORGETTING_REASONS = (SuppressionReason.DELETED, SuppressionReason.FORGOTTEN)
 
 COUNT_QUERIES = 1  # how many episodes the owner has: all the lane reads when none
 SETTINGS_QUERIES = 2  # the owner's rule, the forgetting suppressions
-NAME_QUERIES = 2  # when the question named nodes: their aliases, and their twins' labels
+# when the question named nodes: their aliases, the postings of their names' words among
+# nodes (one more when a word is common), and the labels of the nodes holding every word
+NAME_QUERIES = 1 + POSTINGS_QUERIES + 1
 # the postings of the question's words (document frequencies, then postings; one more when
 # a word is common), then the matching episodes by id
 CANDIDATE_QUERIES = POSTINGS_QUERIES + 1
@@ -147,18 +149,26 @@ def name_alternatives(owner: Any, nodes: Sequence[tuple[int, str]]) -> list[tupl
 
 def twin_labels(owner: Any, names: Sequence[Sequence[str]], named_ids: Iterable[int]) -> list[str]:
     """Labels of the owner's other nodes whose key holds one of ``names`` as whole words
-    ("Kafka Connect" for "Kafka"): one query."""
+    ("Kafka Connect" for "Kafka"). Recall's inverted index narrows them down to the nodes
+    whose document has every word of a name (:func:`memory.recall.loaders.load_postings`),
+    then one query reads their labels: never a scan of every label."""
     keys = {k for alternatives in names for k in (canonical_key(a) for a in alternatives) if k}
-    if not keys:
+    wanted = {key: set(terms(key)) for key in keys}
+    wanted = {key: words for key, words in wanted.items() if words}
+    if not wanted:
         return []
-    holds = Q()
-    for key in sorted(keys):
-        holds |= Q(canonical_key__contains=key)
-    rows = (
-        Node.objects.filter(holds, owner=owner)
-        .exclude(pk__in=list(named_ids))
-        .values_list("label", "canonical_key")
+    found: dict[int, set[str]] = {}
+    for posting in load_postings(owner, sorted(set().union(*wanted.values())), ("node",)):
+        found.setdefault(posting.ref_id, set()).add(posting.term)
+    excluded = set(named_ids)
+    ids = sorted(
+        ref
+        for ref, present in found.items()
+        if ref not in excluded and any(words <= present for words in wanted.values())
     )
+    if not ids:
+        return []
+    rows = Node.objects.filter(owner=owner, id__in=ids).values_list("label", "canonical_key")
     return [label for label, key in rows if any(f" {k} " in f" {key} " and k != key for k in keys)]
 
 
