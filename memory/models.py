@@ -6,6 +6,8 @@ concurrent writers cannot create twins (see ``memory.services.apply``).
 
 from __future__ import annotations
 
+import secrets
+
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
@@ -504,6 +506,11 @@ class RecallDoc(models.Model):
     length = models.FloatField(help_text="Field-weighted length in words, for BM25.")
     model = models.CharField(max_length=64, blank=True, default="", help_text="Embedding model")
     vector = models.BinaryField(null=True, blank=True, help_text="int8, unit length x 127")
+    seq = models.BigIntegerField(
+        default=0,
+        help_text="The owner's index write that wrote it (RecallStats.seq): in commit order, "
+        "so a cache can read only what was written since its copy.",
+    )
 
     class Meta:
         constraints = [
@@ -511,6 +518,7 @@ class RecallDoc(models.Model):
                 fields=["owner", "kind", "ref_id"], name="memory_recalldoc_unique_ref"
             ),
         ]
+        indexes = [models.Index(fields=["owner", "seq"], name="memory_recalldoc_owner_seq")]
 
     def __str__(self) -> str:
         return f"{self.kind} #{self.ref_id}"
@@ -541,6 +549,10 @@ class RecallTerm(models.Model):
         return f"{self.term} in {self.kind} #{self.ref_id}"
 
 
+def random_epoch() -> int:
+    return secrets.randbits(62)
+
+
 class RecallStats(models.Model):
     """Per owner and corpus (``memory``: nodes and pages; ``episode``): how many documents and
     their total length, for BM25, and a version (a new random number on every index write)
@@ -551,6 +563,14 @@ class RecallStats(models.Model):
     docs = models.BigIntegerField(default=0)
     total_length = models.FloatField(default=0.0)
     version = models.BigIntegerField(default=0)
+    seq = models.BigIntegerField(
+        default=0, help_text="Index writes so far, counted under this row's lock."
+    )
+    epoch = models.BigIntegerField(
+        default=random_epoch,
+        help_text="Random, set when the row is created: a cached copy of another row (an owner "
+        "deleted and created again with the same id) is never taken for this one's.",
+    )
 
     class Meta:
         constraints = [

@@ -55,7 +55,7 @@ def find_candidates(
     postings = load_postings(owner, [*plan.scored, *plan.named], ("node", "page"))
     candidates = Candidates(lexical=bm25_postings(postings, stats, plan.scored, plan.named))
     if plan.semantic_text and stats.docs:
-        vectors = load_vectors(owner.pk, "memory", stats.version)
+        vectors = load_vectors(owner.pk, "memory", stats)
         query_vector = embed([plan.semantic_text])[0]
         candidates.semantic = semantic_scores(
             vectors.refs, vectors.coarse, vectors.full, query_vector, floor=0.0
@@ -82,7 +82,7 @@ def episode_candidates(
     scored = [stem(w) for w in words]
     postings = load_postings(owner, scored, ("episode",))
     candidates = Candidates(lexical=bm25_postings(postings, corpus, scored, []))
-    vectors = load_vectors(owner.pk, "episode", corpus.version)
+    vectors = load_vectors(owner.pk, "episode", corpus)
     candidates.semantic = semantic_scores(
         vectors.refs, vectors.coarse, vectors.full, embed([" ".join(words)])[0], floor=0.0
     )

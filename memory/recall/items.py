@@ -228,6 +228,8 @@ class CorpusStats:
     docs: int = 0
     total_length: float = 0.0
     version: int = 0
+    seq: int = 0  # the latest index write
+    epoch: int = 0  # random, per statistics row
 
     @property
     def avg_length(self) -> float:

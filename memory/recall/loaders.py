@@ -238,9 +238,9 @@ CANDIDATE_QUERIES = 3  # the shortlisted nodes, pages and the nodes' current sli
 def load_stats(owner: Any) -> dict[str, CorpusStats]:
     """Documents, total length and index version per corpus (``memory``, ``episode``)."""
     return {
-        corpus: CorpusStats(docs=docs, total_length=total, version=version)
-        for corpus, docs, total, version in RecallStats.objects.filter(owner=owner).values_list(
-            "corpus", "docs", "total_length", "version"
+        row[0]: CorpusStats(*row[1:])
+        for row in RecallStats.objects.filter(owner=owner).values_list(
+            "corpus", "docs", "total_length", "version", "seq", "epoch"
         )
     }
 

@@ -116,20 +116,30 @@ _READERS: dict[str, Callable[[int, list[int]], list[DocText]]] = {
 }
 
 
-def _bump(owner_id: int, corpus: str, docs: int, length: float) -> None:
+def _lock(owner_id: int, corpus: str) -> int:
+    """Lock the owner's statistics row of ``corpus`` for this transaction and return the
+    sequence number of this write. Writers of one owner take turns here, so sequence numbers
+    follow commit order: a reader that has seen write N has seen every write before it."""
+    RecallStats.objects.get_or_create(owner_id=owner_id, corpus=corpus)
+    stats = RecallStats.objects.select_for_update().get(owner_id=owner_id, corpus=corpus)
+    return stats.seq + 1
+
+
+def _bump(owner_id: int, corpus: str, docs: int, length: float, seq: int) -> None:
     """Adjust the corpus statistics and give the owner's index a new version. The version is
     random, not a counter, so no two states share one even across rolled-back transactions
     or a re-created owner with the same id: a cache keyed by it can never be stale."""
-    RecallStats.objects.get_or_create(owner_id=owner_id, corpus=corpus)
     RecallStats.objects.filter(owner_id=owner_id, corpus=corpus).update(
         docs=F("docs") + docs,
         total_length=F("total_length") + length,
         version=secrets.randbits(62),
+        seq=seq,
     )
 
 
 def _write(owner_id: int, kind: str, ids: list[int], *, fresh: bool = False) -> int:
     """Rewrite the documents of ``ids`` (of one kind); returns how many exist now."""
+    seq = _lock(owner_id, corpus_of(kind))
     docs = _READERS[kind](owner_id, ids)
     old_count, old_length = 0, 0.0
     if not fresh:
@@ -148,6 +158,7 @@ def _write(owner_id: int, kind: str, ids: list[int], *, fresh: bool = False) -> 
                 length=d.length,
                 model=MODEL_NAME,
                 vector=vector,
+                seq=seq,
             )
             for d, vector in zip(docs, vectors, strict=True)
         ],
@@ -163,9 +174,8 @@ def _write(owner_id: int, kind: str, ids: list[int], *, fresh: bool = False) -> 
         ],
         batch_size=2000,
     )
-    _bump(
-        owner_id, corpus_of(kind), len(docs) - old_count, sum(d.length for d in docs) - old_length
-    )
+    length = sum(d.length for d in docs) - old_length
+    _bump(owner_id, corpus_of(kind), len(docs) - old_count, length, seq)
     return len(docs)
 
 

@@ -198,3 +198,32 @@ def test_rebuild_reports_progress(owner):
     seen: list[tuple[int, int]] = []
     recall_index_rebuild(owner_id=owner.pk, progress=lambda done, total: seen.append((done, total)))
     assert seen[-1] == (3, 3)
+
+
+def test_the_vector_cache_reads_only_what_was_written_since_and_everything_after_a_removal(
+    owner,
+):
+    from memory.recall.loaders import load_stats
+    from memory.recall.vectors import load_vectors
+
+    def current():
+        return load_vectors(owner.pk, "memory", load_stats(owner)["memory"])
+
+    vectors.clear()
+    kiln = make_node(owner=owner, label="Kiln", category="interest", summary="fires pots")
+    wheel = make_node(owner=owner, label="Wheel", category="interest")
+    first = current()
+    assert first.size == 2 and current() is first  # same version: the cache
+    make_node(owner=owner, label="Glaze", category="interest")
+    grown = current()
+    assert grown is first and grown.size == 3  # only the new document was read
+    before = grown.full[[grown.refs[i] for i in range(grown.size)].index(("node", kiln.pk))].copy()
+    node_update(node=kiln, summary="an electric kiln for stoneware")
+    rewritten = current()
+    assert rewritten is first and rewritten.size == 3
+    row = [rewritten.refs[i] for i in range(rewritten.size)].index(("node", kiln.pk))
+    assert not (rewritten.full[row] == before).all()  # the new vector replaced the old one
+    node_delete(node=wheel)
+    reread = current()
+    assert reread is not first and reread.size == 2  # a removal: the corpus read again
+    assert ("node", wheel.pk) not in [reread.refs[i] for i in range(reread.size)]
