@@ -120,9 +120,15 @@ def _lock(owner_id: int, corpus: str) -> int:
     """Lock the owner's statistics row of ``corpus`` for this transaction and return the
     sequence number of this write. Writers of one owner take turns here, so sequence numbers
     follow commit order: a reader that has seen write N has seen every write before it."""
-    RecallStats.objects.get_or_create(owner_id=owner_id, corpus=corpus)
-    stats = RecallStats.objects.select_for_update().get(owner_id=owner_id, corpus=corpus)
-    return stats.seq + 1
+    # Always the memory row first, then the episode row: one order for every writer, so two
+    # writers (an ingest, an undo) can never each hold the row the other waits for.
+    locked: dict[str, RecallStats] = {}
+    for name in (CORPUS_MEMORY, CORPUS_EPISODE):
+        RecallStats.objects.get_or_create(owner_id=owner_id, corpus=name)
+        locked[name] = RecallStats.objects.select_for_update().get(owner_id=owner_id, corpus=name)
+        if name == corpus:
+            break
+    return locked[corpus].seq + 1
 
 
 def _bump(owner_id: int, corpus: str, docs: int, length: float, seq: int) -> None:
