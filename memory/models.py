@@ -111,7 +111,9 @@ class Slice(models.Model):
 
     class Meta:
         indexes = [
-            models.Index(fields=["node", "kind", "is_current"], name="memory_slice_node_kind")
+            models.Index(fields=["node", "kind", "is_current"], name="memory_slice_node_kind"),
+            # Recall reads the current slices of a few nodes by owner and node.
+            models.Index(fields=["owner", "node", "is_current"], name="memory_slice_owner_node"),
         ]
         ordering = ["-created_at", "-id"]
 
@@ -149,7 +151,11 @@ class Event(models.Model):
                 name="memory_event_precision_with_date",
             ),
         ]
-        indexes = [models.Index(fields=["node", "-created_at"], name="memory_event_node_created")]
+        indexes = [
+            models.Index(fields=["node", "-created_at"], name="memory_event_node_created"),
+            # Recall reads the recent events of a few nodes by owner and node.
+            models.Index(fields=["owner", "node"], name="memory_event_owner_node"),
+        ]
         ordering = ["-created_at", "-id"]
 
     def __str__(self) -> str:
@@ -523,7 +529,11 @@ class RecallTerm(models.Model):
 
     class Meta:
         indexes = [
-            models.Index(fields=["owner", "term"], name="memory_recallterm_owner_term"),
+            # Covers every column recall reads, so postings come from the index alone.
+            models.Index(
+                fields=["owner", "term", "kind", "tf", "ref_id", "length"],
+                name="memory_recallterm_owner_term",
+            ),
             models.Index(fields=["owner", "kind", "ref_id"], name="memory_recallterm_owner_ref"),
         ]
 

@@ -54,7 +54,7 @@ class Migration(migrations.Migration):
                 ('owner', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to=settings.AUTH_USER_MODEL)),
             ],
             options={
-                'indexes': [models.Index(fields=['owner', 'term'], name='memory_recallterm_owner_term'), models.Index(fields=['owner', 'kind', 'ref_id'], name='memory_recallterm_owner_ref')],
+                'indexes': [models.Index(fields=['owner', 'term', 'kind', 'tf', 'ref_id', 'length'], name='memory_recallterm_owner_term'), models.Index(fields=['owner', 'kind', 'ref_id'], name='memory_recallterm_owner_ref')],
             },
         ),
     ]

@@ -7,10 +7,12 @@ from datetime import datetime
 from typing import Any
 
 from django.db.models import Q
+from django.db.models.expressions import RawSQL
 from django.utils import timezone
 
 from memory.keys import canonical_key
-from memory.models import Alias, Episode, MemoryRule, Node, Suppression
+from memory.models import Alias, Episode, MemoryRule, Node, RecallDoc, Suppression
+from memory.recall.documents import CORPUS_EPISODE
 from memory.recall.episodes import (
     EpisodeRow,
     EpisodeSettings,
@@ -18,11 +20,13 @@ from memory.recall.episodes import (
     rank_episodes,
     split_named,
 )
-from memory.recall.items import EpisodeItem
-from memory.recall.text import probe, terms
+from memory.recall.items import CorpusStats, EpisodeItem
+from memory.recall.lanes import bm25_postings
+from memory.recall.loaders import POSTINGS_QUERIES, load_postings, load_stats
+from memory.recall.text import terms
 from memory.vocab import SuppressionReason
 
-EPISODE_CANDIDATES = 400  # most recent matching messages read per recall
+EPISODE_CANDIDATES = 60  # matching messages read per recall, where the words weigh most
 
 # Suppression reasons that mean "forget it", not only "stop proposing it".
 FORGETTING_REASONS = (SuppressionReason.DELETED, SuppressionReason.FORGOTTEN)
@@ -31,7 +35,9 @@ FORGETTING_REASONS = (SuppressionReason.DELETED, SuppressionReason.FORGOTTEN)
 COUNT_QUERIES = 1  # how many episodes the owner has: all the lane reads when none
 SETTINGS_QUERIES = 2  # the owner's rule, the forgetting suppressions
 NAME_QUERIES = 2  # when the question named nodes: their aliases, and their twins' labels
-CANDIDATE_QUERIES = 1  # the matching episodes
+# the postings of the question's words (document frequencies, then postings; one more when
+# a word is common), then the matching episodes by id
+CANDIDATE_QUERIES = POSTINGS_QUERIES + 1
 NEIGHBOUR_QUERIES = 1  # the neighbours of short replies, when there are any
 
 
@@ -61,46 +67,66 @@ _COLUMNS = ("id", "transcript_id", "message_id", "seq", "role", "text", "said_at
 
 
 def episode_count(owner: Any) -> int:
-    return Episode.objects.filter(owner=owner).count()
+    """How many episodes the owner has, from recall's index statistics (one small read)."""
+    return load_stats(owner).get(CORPUS_EPISODE, CorpusStats()).docs
 
 
 def load_episode_candidates(
-    owner: Any, probes: Iterable[str]
+    owner: Any, index_terms: Iterable[str], total: int
 ) -> tuple[list[EpisodeRow], list[EpisodeRow]]:
-    """``(candidates, neighbours)``: the owner's most recent episodes containing one of
-    ``probes`` (at most :data:`EPISODE_CANDIDATES`), and the messages next to those that are
-    short replies or answered by short replies."""
-    probes = sorted({p for p in probes if p})
-    if not probes:
+    """``(candidates, neighbours)``: the owner's episodes that recall's inverted index finds
+    for the stemmed ``index_terms`` (the question's words and every alternative of the names
+    it used), the :data:`EPISODE_CANDIDATES` where those words weigh most, and the messages
+    next to those that are short replies or answered by short replies. Reads the postings
+    (:func:`memory.recall.loaders.load_postings`), never the whole corpus, then the rows by
+    id for this owner only (an episode deleted since it was indexed is simply absent)."""
+    wanted = sorted({t for t in index_terms if t})
+    if not wanted:
         return [], []
-    contains = Q()
-    for word in probes:
-        contains |= Q(text__icontains=word)
-    candidates = [
-        _row(values)
-        for values in Episode.objects.filter(contains, owner=owner)
-        .order_by("-said_at", "-id")
-        .values_list(*_COLUMNS)[:EPISODE_CANDIDATES]
-    ]
-    wanted: dict[int, set[int]] = {}
+    postings = load_postings(owner, wanted, (RecallDoc.Kind.EPISODE,))
+    weights = bm25_postings(postings, CorpusStats(docs=total), wanted, [], min_share=0.0)
+    best = sorted(weights, key=lambda ref: (-weights[ref], -ref[1]))[:EPISODE_CANDIDATES]
+    # Sorted here, not in SQL: an ORDER BY on when it was said would lead the database to
+    # walk the owner's whole (owner, said_at) index instead of fetching these rows by id.
+    candidates = sorted(
+        (
+            _row(values)
+            for values in Episode.objects.filter(
+                owner=owner, id__in=sorted(i for _k, i in best)
+            ).values_list(*_COLUMNS)
+        ),
+        key=lambda row: (row.said_at, row.id),
+        reverse=True,
+    )
+    wanted_seqs: dict[int, set[int]] = {}
     have = {(c.transcript_id, c.seq) for c in candidates}
     for c in candidates:
-        seqs = wanted.setdefault(c.transcript_id, set())
+        seqs = wanted_seqs.setdefault(c.transcript_id, set())
         seqs.add(c.seq + 1)  # a short reply to this message
         if c.role == "user":
             seqs.add(c.seq - 1)  # the message this reply answers
             if is_short(c.text):
                 seqs.add(c.seq - 2)  # and, for a short reply, the one before it
-    near = Q()
-    for transcript_id, seqs in sorted(wanted.items()):
-        missing = sorted(s for s in seqs if s >= 0 and (transcript_id, s) not in have)
-        if missing:
-            near |= Q(transcript_id=transcript_id, seq__in=missing)
+    missing = {
+        (transcript_id, s)
+        for transcript_id, seqs in wanted_seqs.items()
+        for s in seqs
+        if s >= 0 and (transcript_id, s) not in have
+    }
     neighbours: list[EpisodeRow] = []
-    if near:
+    if missing:
+        # The (transcript, position) pairs as one row-value list, not a disjunction per
+        # message, which costs more to build than to run.
+        pairs = sorted(missing)
+        values = ", ".join(["(%s, %s)"] * len(pairs))
+        positions = RawSQL(
+            f"SELECT id FROM {Episode._meta.db_table} "
+            f"WHERE (transcript_id, seq) IN (VALUES {values})",
+            [n for pair in pairs for n in pair],
+        )
         neighbours = [
             _row(values)
-            for values in Episode.objects.filter(near, owner=owner)
+            for values in Episode.objects.filter(owner=owner, id__in=positions)
             .order_by("id")
             .values_list(*_COLUMNS)
         ]
@@ -162,12 +188,12 @@ def recall_episodes(
     rest, found = split_named(subject, names)
     twins = twin_labels(owner, found, [nid for nid, _label in named]) if named else []
     query_terms = list(dict.fromkeys(terms(" ".join(rest))))
-    probes = {probe(t) for t in query_terms}
+    index_terms = set(query_terms)
     for alternatives in found:
-        probes |= {probe(t) for alt in alternatives for t in terms(alt)}
-    if not probes:
+        index_terms |= {t for alt in alternatives for t in terms(alt)}
+    if not index_terms:
         return []
-    candidates, neighbours = load_episode_candidates(owner, probes)
+    candidates, neighbours = load_episode_candidates(owner, index_terms, total)
     return rank_episodes(
         query_terms,
         candidates,

@@ -220,6 +220,7 @@ class Posting:
     ref_id: int
     tf: float  # field-weighted frequency
     length: float  # the document's field-weighted length
+    df: int = 0  # how many of the owner's documents hold the term (0: count the postings)
 
 
 @dataclass(frozen=True)

@@ -62,6 +62,8 @@ def bm25_scores(
     avg_length: float,
     scored: Sequence[str],
     named: Sequence[str],
+    df: dict[str, int] | None = None,
+    min_share: float = MIN_TERM_SHARE,
 ) -> dict[tuple[str, int], float]:
     """BM25F-style scores (field-weighted term frequencies) of the documents in ``counts``
     (their frequencies of the wanted terms), in a corpus of ``n_docs`` documents.
@@ -70,10 +72,12 @@ def bm25_scores(
     matched) count only towards the share of the query a document must match.
     """
     wanted = set(scored) | set(named)
-    df: dict[str, int] = defaultdict(int)
-    for doc_counts in counts.values():
-        for term in doc_counts:
-            df[term] += 1
+    if df is None:
+        df = defaultdict(int)
+        for doc_counts in counts.values():
+            for term in doc_counts:
+                df[term] += 1
+    df = {t: df.get(t, 0) for t in wanted}
     n = max(n_docs, max(df.values(), default=0))
     idf = {t: math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5)) for t in wanted}
     total = sum(idf.values())
@@ -85,7 +89,7 @@ def bm25_scores(
             continue
         # A document must match enough of the query's weight, not one incidental word of a
         # question that is about something else ("best hiking boots" is not the best man).
-        if len(idf) > 1 and sum(idf[t] for t in doc_counts) < MIN_TERM_SHARE * total:
+        if len(idf) > 1 and sum(idf[t] for t in doc_counts) < min_share * total:
             continue
         norm = BM25_K1 * (1 - BM25_B + BM25_B * lengths[ref] / avg)
         score = sum(
@@ -141,18 +145,26 @@ def bm25_postings(
     stats: CorpusStats,
     scored: Sequence[str],
     named: Sequence[str],
+    *,
+    min_share: float = MIN_TERM_SHARE,
 ) -> dict[tuple[str, int], float]:
     """BM25 over the inverted index: ``postings`` are every posting of the wanted terms in
-    the owner's corpus, ``stats`` its size and total length; raw scores by (kind, id)."""
+    the owner's corpus, ``stats`` its size and total length; raw scores by (kind, id).
+    ``min_share`` is the share of the query's idf weight a document must match (0 for a
+    candidate generator whose caller applies its own)."""
     if not scored:
         return {}
     counts: dict[tuple[str, int], dict[str, float]] = defaultdict(dict)
     lengths: dict[tuple[str, int], float] = {}
+    df: dict[str, int] = defaultdict(int)
     for p in postings:
         ref = (p.kind, p.ref_id)
         counts[ref][p.term] = counts[ref].get(p.term, 0.0) + p.tf
         lengths[ref] = p.length
-    return bm25_scores(counts, lengths, stats.docs, stats.avg_length, scored, named)
+        df[p.term] = p.df or df[p.term] + 1
+    return bm25_scores(
+        counts, lengths, stats.docs, stats.avg_length, scored, named, df, min_share=min_share
+    )
 
 
 def semantic_scores(

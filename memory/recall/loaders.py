@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from django.db.models import Q
+from django.db.models import Count, Q
 from django.db.models.functions import Coalesce
 
 from memory.models import Alias, Event, Node, Page, RecallDoc, RecallStats, RecallTerm, Slice
@@ -209,7 +209,8 @@ def with_events(owner: Any, items: Sequence[RecallItem]) -> list[RecallItem]:
 
 
 STATS_QUERIES = 1  # the owner's corpus statistics and index versions
-POSTINGS_QUERIES = 1  # every posting of the query's terms
+POSTINGS_QUERIES = 2  # the terms' document frequencies, then their postings
+COMMON_QUERIES = 1  # when a term is common: its postings in the documents found
 VECTOR_QUERIES = 1  # the owner's vectors, only when the cache does not hold their version
 CANDIDATE_QUERIES = 3  # the shortlisted nodes, pages and the nodes' current slices
 
@@ -224,17 +225,59 @@ def load_stats(owner: Any) -> dict[str, CorpusStats]:
     }
 
 
+POSTINGS_PER_TERM = 1000  # of a common term, the most frequent; see load_postings
+
+
 def load_postings(owner: Any, terms: Sequence[str], kinds: Sequence[str]) -> list[Posting]:
-    """Every posting of ``terms`` in the owner's documents of ``kinds``: what BM25 needs,
-    and nothing of documents that match none of the terms."""
-    if not terms:
+    """The postings BM25 needs for ``terms`` in the owner's documents of ``kinds``, each with
+    its term's document frequency: at most three queries, reading from the index only.
+
+    The document frequencies come first (one grouped count). A term in at most
+    :data:`POSTINGS_PER_TERM` documents ("rare") brings all its postings. A common term
+    brings its postings in the documents a rare term matched, so each of those is scored
+    exactly; when every term is common, the documents where the least common one weighs
+    most (its :data:`POSTINGS_PER_TERM` highest frequencies) are the candidates instead. A
+    document that only common terms match is otherwise not a candidate: it could only pass
+    the coverage floor on words that say little about it."""
+    wanted = sorted(set(terms))
+    if not wanted:
         return []
-    return [
-        Posting(term, kind, ref_id, tf, length)
-        for term, kind, ref_id, tf, length in RecallTerm.objects.filter(
-            owner=owner, term__in=sorted(set(terms)), kind__in=list(kinds)
-        ).values_list("term", "kind", "ref_id", "tf", "length")
+    base = RecallTerm.objects.filter(owner=owner, term__in=wanted, kind__in=list(kinds))
+    df = dict(base.order_by().values("term").annotate(n=Count("id")).values_list("term", "n"))
+    rare = sorted(t for t, n in df.items() if n <= POSTINGS_PER_TERM)
+    common = sorted(t for t, n in df.items() if n > POSTINGS_PER_TERM)
+    columns = ("term", "kind", "ref_id", "tf", "length")
+    if rare:
+        first = base.filter(term__in=rare).values_list(*columns)
+    elif common:
+        seed = min(common, key=lambda t: (df[t], t))
+        common.remove(seed)
+        first = (
+            base.filter(term=seed)
+            .order_by("-tf", "kind", "ref_id")
+            .values_list(*columns)[:POSTINGS_PER_TERM]
+        )
+    else:
+        return []
+    postings = [
+        Posting(term, kind, ref_id, tf, length, df[term])
+        for term, kind, ref_id, tf, length in first
     ]
+    if not common or not postings:
+        return postings
+    by_kind: dict[str, set[int]] = defaultdict(set)
+    for p in postings:
+        by_kind[p.kind].add(p.ref_id)
+    found = Q()
+    for kind, ids in sorted(by_kind.items()):
+        found |= Q(kind=kind, ref_id__in=sorted(ids))
+    postings += [
+        Posting(term, kind, ref_id, tf, length, df[term])
+        for term, kind, ref_id, tf, length in base.filter(term__in=common)
+        .filter(found)
+        .values_list(*columns)
+    ]
+    return postings
 
 
 def load_candidates(owner: Any, index: OwnerIndex, refs: Sequence[tuple[str, int]]) -> OwnerIndex:

@@ -397,10 +397,18 @@ def _apply(owner: Any, now: datetime, plan: _Plan, report: UserCleanup) -> None:
         .update(status=CandidateStatus.EXPIRED)
     )
 
-    touched: set[int] = {n.pk for n, _ in plan.junk}  # nodes whose recall documents change
+    # The nodes and episodes whose recall documents change.
+    touched: set[int] = {n.pk for n, _ in plan.junk}
+    gone = set(_orphan_episodes(owner, plan).values_list("id", flat=True))
     if plan.retention_cutoff is not None:
         cutoff = plan.retention_cutoff
         touched |= set(_old_slices(owner, cutoff).values_list("node_id", flat=True))
+        gone |= set(_old_episodes(owner, cutoff).values_list("id", flat=True))
+        gone |= set(
+            Episode.objects.filter(
+                owner=owner, transcript__in=_old_transcripts(owner, cutoff)
+            ).values_list("id", flat=True)
+        )
         counts["evidence_deleted"] = _old_evidence(owner, cutoff).delete()[0]
         counts["episodes_deleted"] = _old_episodes(owner, cutoff).delete()[0]
         counts["transcripts_deleted"] = _deleted(
@@ -449,7 +457,7 @@ def _apply(owner: Any, now: datetime, plan: _Plan, report: UserCleanup) -> None:
         candidate__isnull=True,
     ).delete()[0]
     counts["orphan_episodes_deleted"] = _orphan_episodes(owner, plan).delete()[0]
-    recall_index_refresh(owner_id=owner.pk, nodes=touched)
+    recall_index_refresh(owner_id=owner.pk, nodes=touched, episodes=gone)
 
 
 def _deleted(result: tuple[int, dict[str, int]], model: type[models.Model]) -> int:

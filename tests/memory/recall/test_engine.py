@@ -433,3 +433,29 @@ def test_profile_items_carry_their_newest_current_slices_and_events(owner):
     assert [s.text for s in items[0].slices] == [f"detail {i}" for i in (6, 5, 4, 3, 2)]
     assert [e.text for e in items[1].events] == ["fired 3", "fired 2", "fired 1"]
     assert items[1].slices == ()
+
+
+@pytest.mark.parametrize("query", ["detail number 2", "started topic 7", "topic 11 detail"])
+def test_common_words_are_read_only_where_rare_ones_matched_and_score_the_same(
+    owner, monkeypatch, query
+):
+    import memory.recall.loaders as loaders
+
+    _corpus(owner, 12)
+    everything = recall(owner, query, limit=50).as_json()
+    # "detail", "number", "started", "topic" are now common (in more than 3 documents); the
+    # numbers are rare. Common words are read only for the documents a number matched, and
+    # those are scored exactly as before.
+    monkeypatch.setattr(loaders, "POSTINGS_PER_TERM", 3)
+    assert recall(owner, query, limit=50).as_json() == everything
+
+
+def test_when_every_word_is_common_the_least_common_one_finds_the_candidates(owner, monkeypatch):
+    import memory.recall.loaders as loaders
+
+    _corpus(owner, 12)
+    monkeypatch.setattr(loaders, "POSTINGS_PER_TERM", 3)
+    result = recall(owner, "detail topic", limit=50)
+    lexical = [i for i in result.items if "lexical" in i.why]
+    assert 1 <= len(lexical) <= 3
+    assert all(i.label.startswith("Topic ") for i in lexical)
