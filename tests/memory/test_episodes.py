@@ -198,3 +198,36 @@ def test_http_api_conversation_keeps_episodes(client, owner):
     episode = Episode.objects.get(owner=owner)
     assert episode.text == "My sister Ines lives in Braga." and episode.role == "user"
     assert episode.transcript.source == "api" and episode.transcript.owner_id == owner.pk
+
+
+# --- cleanup: retention and orphans -------------------------------------------------------------
+
+
+def test_retention_deletes_old_episodes_and_cleanup_sweeps_orphans(owner, other_user):
+    from memory.models import MemoryRule
+    from memory.services.cleanup import cleanup_user
+
+    ingest_text(owner=owner, text="User: I planted tulips by the gate.", name="old")
+    ingest_text(owner=owner, text="User: The tulips came up purple.", name="new")
+    ingest_text(owner=other_user, text="User: I planted tulips too.", name="theirs")
+    old = Transcript.objects.get(owner=owner, name="old")
+    long_ago = timezone.now() - timedelta(days=40)
+    Episode.objects.filter(transcript=old).update(learned_at=long_ago)
+    Transcript.objects.filter(pk=old.pk).update(created_at=long_ago)
+    MemoryRule.objects.create(owner=owner, retention_days=30)
+
+    dry = cleanup_user(owner=owner, dry_run=True)
+    assert dry.counts["episodes_deleted"] == 1 and Episode.objects.filter(owner=owner).count() == 2
+    report = cleanup_user(owner=owner)
+    assert report.counts["episodes_deleted"] == 1
+    assert report.counts["transcripts_deleted"] == 1  # transcripts, not their episodes too
+    assert list(Episode.objects.filter(owner=owner).values_list("text", flat=True)) == [
+        "The tulips came up purple."
+    ]
+    # a transcript that is no longer a finished save: its episodes are orphans
+    new = Transcript.objects.get(owner=owner, name="new")
+    Transcript.objects.filter(pk=new.pk).update(status="failed")
+    report = cleanup_user(owner=owner)
+    assert report.counts["orphan_episodes_deleted"] == 1
+    assert not Episode.objects.filter(owner=owner).exists()
+    assert Episode.objects.filter(owner=other_user).count() == 1  # never another person's
