@@ -27,7 +27,7 @@ from memory.models import RecallDoc
 from memory.recall.embed import DIM, MODEL_NAME
 from memory.recall.items import CorpusStats
 
-COARSE_DIMS = 64  # the first pass over every vector uses these dimensions only
+COARSE_DIMS = 32  # the first pass over every vector uses these dimensions only
 CORPUS_KINDS = {"memory": ("node", "page"), "episode": ("episode",)}
 KINDS = ("node", "page", "episode")
 CHUNK = 5000  # rows per fetch while reading a corpus
@@ -53,7 +53,9 @@ class OwnerVectors:
     max_seq: int = 0  # the latest index write read
     skipped: int = 0  # documents without a vector of the current model
     size: int = 0
-    rows: dict[int, int] = field(default_factory=dict)  # ref_id * 4 + kind -> row
+    # ref_id * 4 + kind -> row; built on the first update after a full read (a full read
+    # meets each document once and needs no lookup)
+    rows: dict[int, int] | None = None
     kinds: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.uint8))
     ids: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     full_rows: np.ndarray = field(default_factory=lambda: np.zeros((0, DIM), dtype=np.int8))
@@ -78,7 +80,7 @@ class OwnerVectors:
     @property
     def nbytes(self) -> int:
         arrays = (self.kinds, self.ids, self.full_rows, self.coarse_rows)
-        return int(sum(a.nbytes for a in arrays)) + 100 * len(self.rows)
+        return int(sum(a.nbytes for a in arrays)) + 100 * len(self.rows or ())
 
     def _grow(self, needed: int) -> None:
         capacity = len(self.ids)
@@ -93,20 +95,25 @@ class OwnerVectors:
         coarse[: self.size] = self.coarse_rows[: self.size]
         self.full_rows, self.coarse_rows = full, coarse
 
-    def put(self, batch: list[tuple[int, str, int, bytes | None, str]]) -> None:
-        """Add or replace the rows of ``batch`` (write sequence, kind, ref id, vector, model)."""
+    def put(self, batch: list[tuple[int, str, int, bytes | None, str]], *, fresh: bool) -> None:
+        """Add or replace the rows of ``batch`` (write sequence, kind, ref id, vector, model);
+        ``fresh`` while reading the whole corpus (each document once)."""
         self._grow(self.size + len(batch))
+        if not fresh and self.rows is None:
+            keys = self.ids[: self.size] * 4 + self.kinds[: self.size]
+            self.rows = {int(k): i for i, k in enumerate(keys)}
         for seq, kind, ref_id, blob, model in batch:
             self.max_seq = max(self.max_seq, seq)
             if blob is None or model != MODEL_NAME or len(blob) != DIM:
                 self.skipped += 1
                 continue
             code = KINDS.index(kind)
-            key = ref_id * 4 + code
-            at = self.rows.get(key)
+            at = None if self.rows is None else self.rows.get(ref_id * 4 + code)
             if at is None:
-                at = self.rows[key] = self.size
+                at = self.size
                 self.size += 1
+                if self.rows is not None:
+                    self.rows[ref_id * 4 + code] = at
             self.kinds[at], self.ids[at] = code, ref_id
             vector = np.frombuffer(bytes(blob), dtype=np.int8)
             self.full_rows[at] = vector
@@ -120,10 +127,11 @@ _cache: OrderedDict[tuple[int, str], OwnerVectors] = OrderedDict()
 
 
 def _budget_bytes() -> int:
-    return int(getattr(settings, "UME_RECALL_VECTOR_CACHE_MB", 160)) * 1024 * 1024
+    return int(getattr(settings, "UME_RECALL_VECTOR_CACHE_MB", 256)) * 1024 * 1024
 
 
 def _read(owner_id: int, corpus: str, entry: OwnerVectors, after: int) -> None:
+    fresh = after == 0 and entry.size == 0
     rows = (
         RecallDoc.objects.filter(owner_id=owner_id, kind__in=CORPUS_KINDS[corpus], seq__gt=after)
         .order_by("seq", "id")
@@ -133,9 +141,9 @@ def _read(owner_id: int, corpus: str, entry: OwnerVectors, after: int) -> None:
     for seq, kind, ref_id, blob, model in rows.iterator(chunk_size=CHUNK):
         batch.append((seq, kind, ref_id, None if blob is None else bytes(blob), model))
         if len(batch) >= CHUNK:
-            entry.put(batch)
+            entry.put(batch, fresh=fresh)
             batch = []
-    entry.put(batch)
+    entry.put(batch, fresh=fresh)
 
 
 def load_vectors(owner_id: int, corpus: str, stats: CorpusStats) -> OwnerVectors:
@@ -158,6 +166,7 @@ def load_vectors(owner_id: int, corpus: str, stats: CorpusStats) -> OwnerVectors
             entry = hit
     if entry is None:
         entry = OwnerVectors(version=stats.version, epoch=stats.epoch)
+        entry._grow(stats.docs)  # sized once: no copies while reading
         _read(owner_id, corpus, entry, 0)
     with _lock:
         _cache[key] = entry
