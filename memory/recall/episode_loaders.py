@@ -6,7 +6,7 @@ from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Any
 
-from django.db.models import Q
+from django.db.models import BooleanField, Q
 from django.db.models.expressions import RawSQL
 from django.utils import timezone
 
@@ -119,16 +119,22 @@ def load_episode_candidates(
     if missing:
         # The (transcript, position) pairs as one row-value list, not a disjunction per
         # message, which costs more to build than to run.
-        pairs = sorted(missing)
-        values = ", ".join(["(%s, %s)"] * len(pairs))
-        positions = RawSQL(
-            f"SELECT id FROM {Episode._meta.db_table} "
-            f"WHERE (transcript_id, seq) IN (VALUES {values})",
-            [n for pair in pairs for n in pair],
-        )
+        # One condition per transcript, written out rather than built as a Django Q per
+        # message (which costs more to build than to run): each is an index range on
+        # (transcript, seq) for both databases.
+        by_transcript: dict[int, list[int]] = {}
+        for transcript_id, seq in sorted(missing):
+            by_transcript.setdefault(transcript_id, []).append(seq)
+        clauses: list[str] = []
+        params: list[int] = []
+        for transcript_id, positions_in in by_transcript.items():
+            marks = ", ".join(["%s"] * len(positions_in))
+            clauses.append(f"(transcript_id = %s AND seq IN ({marks}))")
+            params += [transcript_id, *positions_in]
+        positions = RawSQL(f"({' OR '.join(clauses)})", params, output_field=BooleanField())
         neighbours = [
             _row(values)
-            for values in Episode.objects.filter(owner=owner, id__in=positions)
+            for values in Episode.objects.filter(positions, owner=owner)
             .order_by("id")
             .values_list(*_COLUMNS)
         ]
