@@ -1,10 +1,16 @@
-"""``python -m eval.bench``: recall latency, queries per recall and ingest throughput.
+"""``python -m eval.bench``: recall latency per lane, queries per recall, worker memory and
+ingest throughput.
 
 Creates a throwaway owner per corpus size with a synthetic corpus (nodes with aliases,
-current and superseded slices, dated and undated events, pages), runs a mix of recall
-queries (exact, alias, lexical, profile, no match, smalltalk) and ingests transcripts of
-proposals through :func:`memory.services.ingest.ingest_proposals`. Prints figures; asserts
-nothing. Every owner it creates is deleted afterwards, also when it fails.
+current and superseded slices, dated and undated events, pages, and conversation messages
+kept as episodes), builds recall's index for it, runs a mix of recall queries (named: exact
+and alias; lexical; semantic: words the corpus never uses; profile; episodes: the episode
+lane's candidates; smalltalk) and ingests transcripts of proposals through
+:func:`memory.services.ingest.ingest_proposals`. Prints figures, p50 and p95 per kind;
+asserts nothing. Every owner it creates is deleted afterwards, also when it fails.
+
+``--sizes 2000,100000 --episodes 4000,200000`` is the scale the targets are set at (about
+half an hour on SQLite, more on PostgreSQL); the default run takes a few minutes.
 
 Runs against the configured database (``DATABASE_URL``; SQLite in the project folder by
 default), which it migrates first.
@@ -14,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import random
 import statistics
@@ -36,6 +43,22 @@ sierra silver slate solar sparrow spruce summit sunset tango thistle thunder tid
 topaz tundra tulip valley velvet violet walnut willow wren zephyr
 """.split()
 VERBS = "tuned fixed shipped reviewed planned measured rewrote tested cleaned migrated".split()
+# Questions in words the synthetic corpus never uses: only the semantic lane can answer them.
+SEMANTIC_QUESTIONS = [
+    "which gemstone did I mention",
+    "what tree grows near the house",
+    "which bird did I see",
+    "what flower do I like",
+    "anything about the weather at sea",
+    "which spice did I cook with",
+]
+SAID = [
+    "we talked about the {w} {v} plan again",
+    "I {v} the {w} thing yesterday, it went fine",
+    "remind me to check the {w} numbers on Monday",
+    "my sister thinks the {w} idea is silly",
+    "yes, the {w} one",
+]
 CATEGORIES = ["project", "tool", "skill", "habit", "person", "interest", "health", "goal"]
 
 
@@ -118,9 +141,50 @@ def seed_corpus(owner: Any, size: int, rng: random.Random) -> list[dict[str, str
     return facts
 
 
-def query_mix(facts: list[dict[str, str]], count: int, rng: random.Random) -> list[tuple[str, str]]:
+def seed_episodes(owner: Any, count: int, rng: random.Random) -> list[str]:
+    """``count`` messages in conversations of 50, kept as episodes; returns some of their
+    words for the episode queries."""
+    from memory.models import Episode, Transcript
+
+    now = datetime.now(UTC)
+    words: list[str] = []
+    for start in range(0, count, 5000):
+        transcripts = Transcript.objects.bulk_create(
+            Transcript(
+                owner=owner,
+                name=f"bench chat {start + i}",
+                text="",
+                sha256=uuid.uuid4().hex,
+                status="done",
+            )
+            for i in range(0, min(5000, count - start), 50)
+        )
+        episodes = []
+        for n in range(min(5000, count - start)):
+            word = rng.choice(WORDS)
+            words.append(word)
+            episodes.append(
+                Episode(
+                    owner=owner,
+                    transcript=transcripts[n // 50],
+                    message_id=f"m{n % 50}",
+                    seq=n % 50,
+                    role="user" if n % 2 == 0 else "assistant",
+                    text=rng.choice(SAID).format(w=word, v=rng.choice(VERBS)),
+                    said_at=now,
+                    learned_at=now,
+                )
+            )
+        Episode.objects.bulk_create(episodes, batch_size=1000)
+    return words
+
+
+def query_mix(
+    facts: list[dict[str, str]], said: list[str], count: int, rng: random.Random
+) -> list[tuple[str, str]]:
     """``count`` queries as ``(kind, query)``; kinds name the path recall takes."""
     with_alias = [f for f in facts if f["alias"]]
+    said = said or WORDS
     makers = [
         ("named", lambda: rng.choice(facts)["label"]),
         ("named", lambda: f"what do you remember about {rng.choice(facts)['label']}?"),
@@ -131,34 +195,52 @@ def query_mix(facts: list[dict[str, str]], count: int, rng: random.Random) -> li
         ("lexical", lambda: " ".join(rng.choice(facts)["detail"].split()[2:4])),
         ("profile", lambda: "what are my projects"),
         ("lexical", lambda: "cooking pasta tonight"),
+        ("semantic", lambda: rng.choice(SEMANTIC_QUESTIONS)),
+        ("episodes", lambda: f"what did we say about the {rng.choice(said)} numbers"),
         ("smalltalk", lambda: "thanks!"),
     ]
     return [(makers[i % len(makers)][0], makers[i % len(makers)][1]()) for i in range(count)]
+
+
+def _p95(values: list[float]) -> float:
+    ordered = sorted(values)
+    return round(ordered[max(0, math.ceil(0.95 * len(ordered)) - 1)], 2)
+
+
+def _peak_mb() -> float:
+    """Peak resident memory of this process (the worker's share: Django, the model, caches)."""
+    import resource
+
+    return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
 
 
 def bench_recall(owner: Any, queries: list[tuple[str, str]]) -> dict[str, Any]:
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
-    from memory.retrieval import recall
+    from memory.recall import parse_query, recall
+    from memory.recall.engine import episode_candidates
 
     timings, counts = [], []
     by_kind: dict[str, list[float]] = {}
     for kind, query in queries:
         with CaptureQueriesContext(connection) as ctx:
             started = time.perf_counter()
-            recall(owner, query)
+            if kind == "episodes":
+                episode_candidates(owner, parse_query(query))
+            else:
+                recall(owner, query)
             elapsed = (time.perf_counter() - started) * 1000
         timings.append(elapsed)
         by_kind.setdefault(kind, []).append(elapsed)
         counts.append(len(ctx.captured_queries))
-    timings.sort()
     return {
         "recall_p50_ms": round(statistics.median(timings), 2),
-        "recall_p95_ms": round(timings[max(0, int(0.95 * len(timings)) - 1)], 2),
+        "recall_p95_ms": _p95(timings),
         "recall_p50_ms_by_kind": {
             kind: round(statistics.median(values), 2) for kind, values in by_kind.items()
         },
+        "recall_p95_ms_by_kind": {kind: _p95(values) for kind, values in by_kind.items()},
         "queries_per_recall_max": max(counts),
         "queries_per_recall_min": min(counts),
     }
@@ -204,13 +286,65 @@ def bench_ingest(owner: Any, count: int, rng: random.Random) -> dict[str, float]
     }
 
 
-def run(sizes: list[int], queries: int, transcripts: int, seed: int) -> list[dict[str, Any]]:
+def _worker(owner_pk: int, queries: list[tuple[str, str]]) -> dict[str, Any]:
+    """In a fresh process, like a web worker: load Django, answer ``queries`` for the owner
+    (the first call loads the owner's vectors), and report the figures with this process's
+    peak memory."""
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "ume.settings")
+    import django
+
+    django.setup()
+    from django.contrib.auth import get_user_model
+
+    from memory.recall import recall
+
+    owner = get_user_model().objects.get(pk=owner_pk)
+    recall(owner, "warm up the semantic cache")
+    figures = bench_recall(owner, queries)
+    figures["peak_mb"] = _peak_mb()
+    return figures
+
+
+def _recall_figures(owner: Any, queries: list[tuple[str, str]], worker: bool) -> dict[str, Any]:
+    if worker:
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        from django.db import connection
+
+        connection.close()  # the worker opens its own
+        context = multiprocessing.get_context("spawn")
+        with ProcessPoolExecutor(max_workers=1, mp_context=context) as pool:
+            return pool.submit(_worker, owner.pk, queries).result()
+    from memory.recall import recall
+
+    recall(owner, "warm up the semantic cache")  # the first call loads the vectors
+    figures = bench_recall(owner, queries)
+    figures["peak_mb"] = _peak_mb()
+    return figures
+
+
+def run(
+    sizes: list[int],
+    episodes: list[int],
+    queries: int,
+    transcripts: int,
+    seed: int,
+    *,
+    worker: bool = False,
+    on_row: Any = None,
+) -> list[dict[str, Any]]:
+    """One row of figures per size. With ``worker``, recall runs in a fresh process (its
+    peak memory is a web worker's: Django, the model and the owner's cached vectors, not the
+    seeding); the corpus must then be committed, as it is outside tests."""
     from django.contrib.auth import get_user_model
     from django.db import connection
 
+    from memory.services.recall_index import recall_index_rebuild
+
     user_model = get_user_model()
     rows = []
-    for size in sizes:
+    for size, n_episodes in zip(sizes, episodes, strict=True):
         rng = random.Random(seed + size)
         owner = user_model.objects.create_user(
             username=f"bench-{uuid.uuid4().hex[:12]}", password=None
@@ -218,15 +352,24 @@ def run(sizes: list[int], queries: int, transcripts: int, seed: int) -> list[dic
         try:
             started = time.perf_counter()
             facts = seed_corpus(owner, size, rng)
+            said = seed_episodes(owner, n_episodes, rng)
             seeded = time.perf_counter() - started
+            started = time.perf_counter()
+            recall_index_rebuild(owner_id=owner.pk)
+            indexed = time.perf_counter() - started
             row: dict[str, Any] = {
                 "backend": connection.vendor,
                 "nodes": size,
+                "episodes": n_episodes,
                 "seed_s": round(seeded, 2),
+                "index_s": round(indexed, 2),
             }
-            row.update(bench_recall(owner, query_mix(facts, queries, rng)))
+            mix = query_mix(facts, said, queries, rng)
+            row.update(_recall_figures(owner, mix, worker))
             row.update(bench_ingest(owner, transcripts, rng))
             rows.append(row)
+            if on_row is not None:
+                on_row(row)
         finally:
             user_model.objects.filter(pk=owner.pk).delete()
     return rows
@@ -237,7 +380,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--sizes", default="200,2000,10000", help="corpus sizes in nodes (comma list)"
     )
-    parser.add_argument("--queries", type=int, default=70, help="recall calls per size")
+    parser.add_argument(
+        "--episodes",
+        default="",
+        help="messages kept as episodes, one per size (comma list; default twice the nodes)",
+    )
+    parser.add_argument("--queries", type=int, default=90, help="recall calls per size")
     parser.add_argument("--transcripts", type=int, default=30, help="ingests per size")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--json", action="store_true", help="print one JSON object per size")
@@ -248,20 +396,34 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--sizes takes whole numbers separated by commas")
     if not sizes or min(sizes) < 1 or args.queries < 1 or args.transcripts < 1:
         parser.error("sizes, --queries and --transcripts must be at least 1")
+    try:
+        episodes = [int(s) for s in args.episodes.split(",") if s.strip()] or [2 * s for s in sizes]
+    except ValueError:
+        parser.error("--episodes takes whole numbers separated by commas")
+    if len(episodes) != len(sizes) or min(episodes) < 0:
+        parser.error("--episodes needs one count (0 or more) per size")
     _setup_django()
-    rows = run(sizes, args.queries, args.transcripts, args.seed)
-    for row in rows:
+
+    def show(row: dict[str, Any]) -> None:
         if args.json:
-            print(json.dumps(row))
-            continue
+            print(json.dumps(row), flush=True)
+            return
         print(
-            f"{row['backend']:<10} nodes={row['nodes']:<6} "
+            f"{row['backend']:<10} nodes={row['nodes']:<6} episodes={row['episodes']:<6} "
             f"recall p50={row['recall_p50_ms']} ms p95={row['recall_p95_ms']} ms "
             f"queries/recall={row['queries_per_recall_min']}..{row['queries_per_recall_max']}  "
-            f"p50 by kind={row['recall_p50_ms_by_kind']}  "
+            f"peak={row['peak_mb']} MB  "
             f"ingest={row['ingest_per_s']} transcripts/s {row['ingest_outcomes']}  "
-            f"(seeded in {row['seed_s']} s)"
+            f"(seeded in {row['seed_s']} s, indexed in {row['index_s']} s)"
         )
+        for kind in row["recall_p50_ms_by_kind"]:
+            print(
+                f"    {kind:<10} p50={row['recall_p50_ms_by_kind'][kind]} ms "
+                f"p95={row['recall_p95_ms_by_kind'][kind]} ms"
+            )
+        sys.stdout.flush()
+
+    run(sizes, episodes, args.queries, args.transcripts, args.seed, worker=True, on_row=show)
     return 0
 
 

@@ -32,7 +32,7 @@ import math
 import time
 import uuid
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -40,12 +40,15 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 
 from memory.keys import canonical_key
-from memory.models import Alias, Candidate, Event, MemoryRule, Node, Page, Slice
+from memory.models import Alias, Candidate, Episode, Event, MemoryRule, Node, Page, Slice
 from memory.proposals import parse_partial_date
-from memory.retrieval import RecallResult, recall
-from memory.services.ingest import ingest_proposals
+from memory.recall import RecallResult, recall
+from memory.services.erase import memory_erase_all, receipt_undo
+from memory.services.ingest import ingest_proposals, ingest_text
 from memory.services.nodes import node_delete
+from memory.services.recall_index import recall_index_rebuild
 from memory.services.review import candidate_reject
+from memory.transcripts import TranscriptError, messages_from_json
 from memory.vocab import (
     CandidateStatus,
     CaptureDefault,
@@ -74,7 +77,15 @@ METRICS = (
 )
 # Lower is better for these: a bound on them is a ceiling, on every other metric a floor.
 CEILING_METRICS = frozenset({"wrong_identity_rate", "p50_ms", "p95_ms"})
-SETUP_STEPS = ("rules", "ingest", "delete_node", "reject_candidate")
+SETUP_STEPS = (
+    "rules",
+    "ingest",
+    "conversation",
+    "delete_node",
+    "reject_candidate",
+    "undo",
+    "delete_all",
+)
 
 
 class FixtureError(ValueError):
@@ -174,6 +185,7 @@ def validate_fixture(data: Any) -> None:
         _need(node_id is None or node_id in ids, f"{where}: node_id {node_id!r} is not a node")
     setup = data.get("setup", [])
     _need(isinstance(setup, list), "'setup' must be a list of steps")
+    conversations: set[str] = set()
     for i, step in enumerate(setup):
         where = f"setup[{i}]"
         _need(isinstance(step, dict), f"{where} must be an object")
@@ -197,6 +209,18 @@ def validate_fixture(data: Any) -> None:
                 step.get("capture_default", CaptureDefault.REVIEW) in CaptureDefault.values,
                 f"{where}: capture_default must be review or auto",
             )
+            _str_list(step.get("excludes", []), f"{where}.excludes")
+            _need(
+                isinstance(step.get("episodes", True), bool),
+                f"{where}: episodes must be true or false",
+            )
+        if step["do"] == "conversation":
+            _validate_conversation(step, where, ids, conversations)
+        if step["do"] == "undo":
+            _need(
+                step.get("conversation") in conversations,
+                f"{where}: unknown conversation {step.get('conversation')!r}",
+            )
     queries = data.get("queries")
     _need(isinstance(queries, list) and queries, "missing 'queries' list")
     seen: set[str] = set()
@@ -207,7 +231,7 @@ def validate_fixture(data: Any) -> None:
         _need(q["id"] not in seen, f"{where}: duplicate query id {q['id']!r}")
         seen.add(q["id"])
         _need(isinstance(q.get("query"), str), f"{where} needs a 'query' string")
-        for name in ("expect_nodes", "forbid_nodes", "expect_pages"):
+        for name in ("expect_nodes", "forbid_nodes", "expect_pages", "expect_episodes"):
             _str_list(q.get(name, []), f"{where}.{name}")
         state = q.get("expect_state")
         _need(state is None or state in NodeState.values, f"{where}: unknown expect_state")
@@ -215,6 +239,43 @@ def validate_fixture(data: Any) -> None:
             state is None or bool(q.get("expect_nodes")),
             f"{where}: expect_state needs an expected node",
         )
+
+
+def _validate_conversation(
+    step: dict[str, Any], where: str, ids: set[str], conversations: set[str]
+) -> None:
+    """A conversation step: its name is unique, its messages parse, and each message id is a
+    fixture id of its own (the episode it becomes is reported by it)."""
+    name = step.get("name")
+    if not isinstance(name, str) or not name:
+        raise FixtureError(f"{where} needs a 'name'")
+    _need(name not in conversations, f"{where}: duplicate conversation {name!r}")
+    conversations.add(name)
+    messages = step.get("messages")
+    if not isinstance(messages, list) or not messages:
+        raise FixtureError(f"{where} needs a 'messages' list")
+    for j, message in enumerate(messages):
+        _need(
+            isinstance(message, dict) and isinstance(message.get("id"), str) and message["id"],
+            f"{where}.messages[{j}] needs a string 'id'",
+        )
+        _need(message["id"] not in ids, f"{where}.messages[{j}]: duplicate id {message['id']!r}")
+        ids.add(message["id"])
+    try:
+        messages_from_json(messages)
+    except TranscriptError as exc:
+        raise FixtureError(f"{where}: {exc}") from exc
+    _need(isinstance(step.get("objects", []), list), f"{where}: 'objects' must be a list")
+    labels = step.get("ids", {})
+    _need(
+        isinstance(labels, dict) and all(isinstance(v, str) for v in labels.values()),
+        f"{where}: 'ids' must map labels to fixture ids",
+    )
+    when = step.get("source_time")
+    _need(
+        when is None or (isinstance(when, str) and parse_partial_date(when) is not None),
+        f"{where}: source_time {when!r} is not an ISO date",
+    )
 
 
 # --- seeding --------------------------------------------------------------------------------
@@ -229,8 +290,12 @@ class Tenant:
     page_ids: dict[int, str]
     key_ids: dict[str, str]  # canonical label/alias key -> fixture id (for re-created nodes)
     created: dict[str, int]  # fixture id -> node pk
+    episode_ids: dict[int, str] = field(default_factory=dict)  # episode pk -> message id
+    receipts: dict[str, Any] = field(default_factory=dict)  # conversation name -> receipt
 
     def fixture_id(self, kind: str, pk: int, label: str) -> str:
+        if kind == "episode":
+            return self.episode_ids.get(pk, f"episode:{pk}")
         if kind == "page":
             return self.page_ids.get(pk, f"page:{canonical_key(label)}")
         known = self.node_ids.get(pk)
@@ -301,6 +366,7 @@ def seed(owner: Any, data: dict[str, Any]) -> Tenant:
             node_id=tenant.created.get(spec["node_id"]) if spec.get("node_id") else None,
         )
         tenant.page_ids[page.pk] = spec["id"]
+    recall_index_rebuild(owner_id=owner.pk)
     for i, step in enumerate(data.get("setup", [])):
         _run_step(tenant, step, f"setup[{i}]")
     return tenant
@@ -310,10 +376,19 @@ def _run_step(tenant: Tenant, step: dict[str, Any], where: str) -> None:
     owner = tenant.owner
     action = step["do"]
     if action == "rules":
-        MemoryRule.objects.update_or_create(
-            owner=owner,
-            defaults={"capture_default": step.get("capture_default", CaptureDefault.REVIEW)},
-        )
+        defaults: dict[str, Any] = {
+            "capture_default": step.get("capture_default", CaptureDefault.REVIEW)
+        }
+        for name in ("excludes", "episodes"):
+            if name in step:
+                defaults[name] = step[name]
+        MemoryRule.objects.update_or_create(owner=owner, defaults=defaults)
+    elif action == "conversation":
+        _run_conversation(tenant, step, where)
+    elif action == "undo":
+        receipt_undo(receipt=tenant.receipts[step["conversation"]], source="command")
+    elif action == "delete_all":
+        memory_erase_all(owner=owner, source="command")
     elif action == "ingest":
         for label, fixture_id in step.get("ids", {}).items():
             tenant.key_ids[canonical_key(label)] = fixture_id
@@ -336,7 +411,37 @@ def _run_step(tenant: Tenant, step: dict[str, Any], where: str) -> None:
         ).first()
         if candidate is None:
             raise FixtureError(f"{where}: no pending candidate {step['label']!r} to reject")
-        candidate_reject(candidate=candidate, by=owner, suppress=_flag(step.get("suppress", True)))
+        candidate_reject(
+            candidate=candidate,
+            by=owner,
+            suppress=_flag(step.get("suppress", True)),
+            forget=_flag(step.get("forget", False)),
+        )
+
+
+def _run_conversation(tenant: Tenant, step: dict[str, Any], where: str) -> None:
+    """A conversation through the real write path (the proposals an assistant drew from it,
+    if any, with its messages), so its messages become episodes as every save's do."""
+    for label, fixture_id in step.get("ids", {}).items():
+        tenant.key_ids[canonical_key(label)] = fixture_id
+    parsed = parse_partial_date(step["source_time"]) if step.get("source_time") else None
+    doc = {"objects": step.get("objects", []), "messages": step["messages"]}
+    receipt = ingest_text(
+        owner=tenant.owner,
+        text=json.dumps(doc, ensure_ascii=False),
+        name=f"eval {step['name']}",
+        source="command",
+        extractor="proposals",
+        source_time=parsed[0] if parsed else None,
+    )
+    transcript_id = (receipt.detail or {}).get("transcript")
+    if receipt.outcome not in ("wrote", "meaningful_no_write") or transcript_id is None:
+        raise FixtureError(f"{where}: the conversation was not saved ({receipt.summary})")
+    tenant.receipts[step["name"]] = receipt
+    for pk, message_id in Episode.objects.filter(transcript_id=transcript_id).values_list(
+        "pk", "message_id"
+    ):
+        tenant.episode_ids[pk] = message_id
 
 
 # --- scoring --------------------------------------------------------------------------------
@@ -381,7 +486,11 @@ def score(
         states_shown = {
             tenant.fixture_id(item.kind, item.id, item.label): item.state for item in result.items
         }
-        expected = list(q.get("expect_nodes", [])) + list(q.get("expect_pages", []))
+        expected = (
+            list(q.get("expect_nodes", []))
+            + list(q.get("expect_pages", []))
+            + list(q.get("expect_episodes", []))
+        )
         forbidden = set(q.get("forbid_nodes", []))
         passed = True
         if expected:

@@ -18,6 +18,7 @@ from memory.models import (
     Candidate,
     DeletionBarrier,
     Edge,
+    Episode,
     Event,
     Evidence,
     MemoryRule,
@@ -27,8 +28,58 @@ from memory.models import (
     Suppression,
     Transcript,
 )
+from memory.services.recall_index import recall_index_refresh
 from memory.services.tokens import TokenError, normalise_scopes, token_create
 from memory.vocab import SCOPES
+
+
+def _indexed(rows: Any) -> dict[int, dict[str, set[int]]]:
+    """The recall documents ``rows`` belong to, by owner: a node's (its own, or that of its
+    slice, event or alias), a page's, an episode's."""
+    refs: dict[int, dict[str, set[int]]] = {}
+    for row in rows:
+        if row is None:
+            continue
+        kinds = refs.setdefault(row.owner_id, {"nodes": set(), "pages": set(), "episodes": set()})
+        if isinstance(row, Node):
+            kinds["nodes"].add(row.pk)
+        elif isinstance(row, Slice | Event | Alias):
+            kinds["nodes"].add(row.node_id)
+        elif isinstance(row, Page):
+            kinds["pages"].add(row.pk)
+        elif isinstance(row, Episode):
+            kinds["episodes"].add(row.pk)
+    return refs
+
+
+def _refresh(*groups: dict[int, dict[str, set[int]]]) -> None:
+    for refs in groups:
+        for owner_id, kinds in refs.items():
+            recall_index_refresh(owner_id=owner_id, **kinds)
+
+
+class RecallIndexedAdmin(admin.ModelAdmin):
+    """Edits made here keep recall's index in step, as the services' writes do: the row's
+    document before and after the change is rewritten."""
+
+    def save_model(self, request: HttpRequest, obj: Any, form: Any, change: bool) -> None:
+        before = _indexed([type(obj).objects.filter(pk=obj.pk).first()]) if change else {}
+        super().save_model(request, obj, form, change)
+        _refresh(before, _indexed([obj]))
+
+    def save_related(self, request: HttpRequest, form: Any, formsets: Any, change: bool) -> None:
+        super().save_related(request, form, formsets, change)
+        _refresh(_indexed([form.instance]))  # inline aliases
+
+    def delete_model(self, request: HttpRequest, obj: Any) -> None:
+        refs = _indexed([obj])
+        super().delete_model(request, obj)
+        _refresh(refs)
+
+    def delete_queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> None:
+        refs = _indexed(list(queryset))
+        super().delete_queryset(request, queryset)
+        _refresh(refs)
 
 
 class AliasInline(admin.TabularInline):
@@ -39,7 +90,7 @@ class AliasInline(admin.TabularInline):
 
 
 @admin.register(Node)
-class NodeAdmin(admin.ModelAdmin):
+class NodeAdmin(RecallIndexedAdmin):
     list_display = ("label", "category", "state", "owner", "origin", "mention_count", "updated_at")
     list_filter = ("category", "state", "origin")
     search_fields = ("label", "canonical_key", "aliases__alias")
@@ -49,7 +100,7 @@ class NodeAdmin(admin.ModelAdmin):
 
 
 @admin.register(Slice)
-class SliceAdmin(admin.ModelAdmin):
+class SliceAdmin(RecallIndexedAdmin):
     list_display = ("text", "node", "kind", "is_current", "created_at")
     list_filter = ("kind", "is_current")
     search_fields = ("text", "node__label")
@@ -57,7 +108,7 @@ class SliceAdmin(admin.ModelAdmin):
 
 
 @admin.register(Event)
-class EventAdmin(admin.ModelAdmin):
+class EventAdmin(RecallIndexedAdmin):
     list_display = ("text", "node", "action", "happened_at", "happened_at_precision", "created_at")
     list_filter = ("action", "importance", "happened_at_source")
     search_fields = ("text", "node__label")
@@ -154,7 +205,7 @@ class EvidenceAdmin(admin.ModelAdmin):
 
 
 @admin.register(Page)
-class PageAdmin(admin.ModelAdmin):
+class PageAdmin(RecallIndexedAdmin):
     list_display = ("title", "owner", "topic", "updated_at")
     search_fields = ("title", "summary")
     raw_id_fields = ("owner", "node", "created_receipt")
@@ -205,16 +256,37 @@ class MemoryRuleForm(forms.ModelForm):
             "custom_categories",
             "capture_default",
             "auto_collect",
+            "episodes",
             "retention_days",
             "created_at",
             "updated_at",
         )
 
 
+@admin.register(Episode)
+class EpisodeAdmin(RecallIndexedAdmin):
+    list_display = ("said_at", "owner", "role", "short_text", "transcript", "message_id")
+    list_filter = ("role",)
+    search_fields = ("text",)
+    raw_id_fields = ("owner", "transcript")
+    date_hierarchy = "said_at"
+
+    @admin.display(description="text")
+    def short_text(self, obj: Episode) -> str:
+        return obj.text[:80]
+
+
 @admin.register(MemoryRule)
 class MemoryRuleAdmin(admin.ModelAdmin):
-    list_display = ("__str__", "capture_default", "auto_collect", "retention_days", "updated_at")
-    list_filter = ("capture_default",)
+    list_display = (
+        "__str__",
+        "capture_default",
+        "auto_collect",
+        "episodes",
+        "retention_days",
+        "updated_at",
+    )
+    list_filter = ("capture_default", "episodes")
     list_select_related = ("owner",)
     search_fields = ("owner__username",)
     form = MemoryRuleForm

@@ -6,6 +6,8 @@ concurrent writers cannot create twins (see ``memory.services.apply``).
 
 from __future__ import annotations
 
+import secrets
+
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
@@ -111,7 +113,9 @@ class Slice(models.Model):
 
     class Meta:
         indexes = [
-            models.Index(fields=["node", "kind", "is_current"], name="memory_slice_node_kind")
+            models.Index(fields=["node", "kind", "is_current"], name="memory_slice_node_kind"),
+            # Recall reads the current slices of a few nodes by owner and node.
+            models.Index(fields=["owner", "node", "is_current"], name="memory_slice_owner_node"),
         ]
         ordering = ["-created_at", "-id"]
 
@@ -149,7 +153,11 @@ class Event(models.Model):
                 name="memory_event_precision_with_date",
             ),
         ]
-        indexes = [models.Index(fields=["node", "-created_at"], name="memory_event_node_created")]
+        indexes = [
+            models.Index(fields=["node", "-created_at"], name="memory_event_node_created"),
+            # Recall reads the recent events of a few nodes by owner and node.
+            models.Index(fields=["owner", "node"], name="memory_event_owner_node"),
+        ]
         ordering = ["-created_at", "-id"]
 
     def __str__(self) -> str:
@@ -324,6 +332,40 @@ class Transcript(models.Model):
         return self.name
 
 
+class Episode(models.Model):
+    """One message of a conversation, kept as it was said: searchable, with provenance.
+
+    Written in the same transaction as the rest of a save (``memory.services.episodes``) and
+    removed with the transcript it came from (undo of an ingest, delete-all, retention).
+    """
+
+    owner = models.ForeignKey(Owner, on_delete=models.CASCADE, related_name="memory_episodes")
+    transcript = models.ForeignKey(Transcript, on_delete=models.CASCADE, related_name="episodes")
+    message_id = models.CharField(max_length=80)
+    seq = models.PositiveIntegerField(help_text="Position of the message in its transcript.")
+    role = models.CharField(max_length=16)
+    text = models.TextField()
+    said_at = models.DateTimeField(
+        help_text="The message's time, else the transcript's source time, else when it was ingested."
+    )
+    learned_at = models.DateTimeField(default=timezone.now, help_text="When ume learned it.")
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["transcript", "message_id"], name="memory_episode_unique_message"
+            ),
+        ]
+        indexes = [
+            models.Index(fields=["owner", "-said_at"], name="memory_episode_owner_said"),
+            models.Index(fields=["transcript", "seq"], name="memory_episode_transcript_seq"),
+        ]
+        ordering = ["transcript_id", "seq"]
+
+    def __str__(self) -> str:
+        return f"{self.role}: {self.text[:80]}"
+
+
 class Evidence(models.Model):
     """Why a memory exists: the source message and the quoted span that justified it."""
 
@@ -410,6 +452,11 @@ class MemoryRule(models.Model):
     )
     auto_collect = models.BooleanField(default=True)
     retention_days = models.PositiveIntegerField(null=True, blank=True)
+    episodes = models.BooleanField(
+        default=True,
+        help_text="Recall also returns what was said in conversations (episodes), not only "
+        "reviewed memories.",
+    )
     created_at = models.DateTimeField(default=timezone.now)
     updated_at = models.DateTimeField(default=timezone.now)
 
@@ -505,3 +552,94 @@ class RateCount(models.Model):
 
     def __str__(self) -> str:
         return f"{self.key} #{self.bucket}: {self.count}"
+class RecallDoc(models.Model):
+    """One searchable document of recall's index: a node (label, aliases, summary, current
+    slices, events), a page, or an episode. Written by ``memory.services.recall_index`` in
+    the same transaction as the row it describes; ``ref_id`` is that row's id."""
+
+    class Kind(models.TextChoices):
+        NODE = "node", "node"
+        PAGE = "page", "page"
+        EPISODE = "episode", "episode"
+
+    owner = models.ForeignKey(Owner, on_delete=models.CASCADE, related_name="+")
+    kind = models.CharField(max_length=8, choices=Kind.choices)
+    ref_id = models.BigIntegerField()
+    length = models.FloatField(help_text="Field-weighted length in words, for BM25.")
+    model = models.CharField(max_length=64, blank=True, default="", help_text="Embedding model")
+    vector = models.BinaryField(null=True, blank=True, help_text="int8, unit length x 127")
+    seq = models.BigIntegerField(
+        default=0,
+        help_text="The owner's index write that wrote it (RecallStats.seq): in commit order, "
+        "so a cache can read only what was written since its copy.",
+    )
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["owner", "kind", "ref_id"], name="memory_recalldoc_unique_ref"
+            ),
+        ]
+        indexes = [models.Index(fields=["owner", "seq"], name="memory_recalldoc_owner_seq")]
+
+    def __str__(self) -> str:
+        return f"{self.kind} #{self.ref_id}"
+
+
+class RecallTerm(models.Model):
+    """A posting: a stemmed term of one document with its field-weighted frequency (and the
+    document's length, so BM25 reads nothing else for the documents a query matches)."""
+
+    owner = models.ForeignKey(Owner, on_delete=models.CASCADE, related_name="+")
+    term = models.CharField(max_length=64)
+    kind = models.CharField(max_length=8, choices=RecallDoc.Kind.choices)
+    ref_id = models.BigIntegerField()
+    tf = models.FloatField()
+    length = models.FloatField()
+
+    class Meta:
+        indexes = [
+            # Covers every column recall reads, so postings come from the index alone.
+            models.Index(
+                fields=["owner", "term", "kind", "tf", "ref_id", "length"],
+                name="memory_recallterm_owner_term",
+            ),
+            models.Index(fields=["owner", "kind", "ref_id"], name="memory_recallterm_owner_ref"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.term} in {self.kind} #{self.ref_id}"
+
+
+def random_epoch() -> int:
+    return secrets.randbits(62)
+
+
+class RecallStats(models.Model):
+    """Per owner and corpus (``memory``: nodes and pages; ``episode``): how many documents and
+    their total length, for BM25, and a version (a new random number on every index write)
+    that keys the in-process caches, so they are never stale after a write from any process."""
+
+    owner = models.ForeignKey(Owner, on_delete=models.CASCADE, related_name="+")
+    corpus = models.CharField(max_length=8)
+    docs = models.BigIntegerField(default=0)
+    total_length = models.FloatField(default=0.0)
+    version = models.BigIntegerField(default=0)
+    seq = models.BigIntegerField(
+        default=0, help_text="Index writes so far, counted under this row's lock."
+    )
+    epoch = models.BigIntegerField(
+        default=random_epoch,
+        help_text="Random, set when the row is created: a cached copy of another row (an owner "
+        "deleted and created again with the same id) is never taken for this one's.",
+    )
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["owner", "corpus"], name="memory_recallstats_unique_corpus"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.corpus}: {self.docs} documents, version {self.version}"

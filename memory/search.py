@@ -12,7 +12,7 @@ from typing import Any, overload
 
 from memory.keys import canonical_key
 from memory.models import Node
-from memory.retrieval import MAX_LIMIT, recall
+from memory.recall import MAX_LIMIT, RecallItem, recall
 from memory.selectors import node_list, nodes_by_ids
 
 
@@ -57,10 +57,11 @@ def search_nodes(owner: Any, *, q: str = "", category: str = "", state: str = ""
     if not canonical_key(q):
         return Search(_Browse(node_list(owner, category=category, state=state)))
     result = recall(owner, q, limit=MAX_LIMIT)
-    ids = [item.node_id if item.kind == "page" else item.id for item in result.items]
+    memories = [item for item in result.items if isinstance(item, RecallItem)]  # not episodes
+    ids = [item.node_id if item.kind == "page" else item.id for item in memories]
     nodes = nodes_by_ids(owner, [i for i in ids if i is not None])
     hits: dict[int, NodeHit] = {}
-    for item, node_id in zip(result.items, ids, strict=True):
+    for item, node_id in zip(memories, ids, strict=True):
         node = nodes.get(node_id) if node_id is not None else None
         if node is None or (category and node.category != category):
             continue

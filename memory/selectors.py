@@ -23,6 +23,7 @@ from memory.models import (
     Alias,
     Candidate,
     Edge,
+    Episode,
     Event,
     Evidence,
     MemoryRule,
@@ -423,9 +424,10 @@ def graph_data(
     return shown, edges
 
 
-def receipt_written(owner: Any, receipt: Any) -> dict[str, list[Any]]:
+def receipt_written(owner: Any, receipt: Any) -> dict[str, Any]:
     """What a receipt wrote that still exists: nodes, slices, events, edges, aliases and
-    candidates, plus ``merged_into``: the existing node a review decision added to.
+    candidates, plus ``merged_into``: the existing node a review decision added to, and
+    ``episodes``: how many messages of its conversation are kept as what was said.
 
     An ingest marks its rows with ``created_receipt``; a review decision (promote, merge)
     lists the rows it wrote in its detail instead, so both are read.
@@ -445,6 +447,7 @@ def receipt_written(owner: Any, receipt: Any) -> dict[str, list[Any]]:
         else []
     )
     return {
+        "episodes": Episode.objects.filter(owner=owner, transcript__receipt_id=receipt.pk).count(),
         "nodes": list(Node.objects.filter(Q(pk__in=node_ids) | by_receipt, owner=owner)),
         "merged_into": list(Node.objects.filter(owner=owner, pk__in=merged_into)),
         "slices": list(

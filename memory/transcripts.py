@@ -189,3 +189,35 @@ def parse_transcript(text: str, *, name: str = "transcript") -> list[Message]:
         except TranscriptError as exc:
             raise TranscriptError(f"{name}: {exc}") from exc
     return messages_from_text(text)
+
+
+@dataclass(frozen=True)
+class EpisodeRow:
+    """What one message becomes when it is kept as an episode."""
+
+    message_id: str
+    seq: int
+    role: str
+    text: str
+    said_at: datetime
+
+
+def episode_rows(
+    messages: list[Message], *, source_time: datetime | None, now: datetime
+) -> list[EpisodeRow]:
+    """Messages -> episode rows: said at the message's ``ts``, else the transcript's source time,
+    else ``now`` (when it was ingested). Empty messages are skipped; a message id repeated in
+    one transcript gets its position appended, so every row stays unique per transcript."""
+    rows: list[EpisodeRow] = []
+    seen: set[str] = set()
+    for seq, message in enumerate(messages):
+        text = message.content.strip()
+        if not text:
+            continue
+        message_id = message.id or f"M{seq}"
+        if message_id in seen:
+            message_id = f"{message_id[:60]}#{seq}"
+        seen.add(message_id)
+        said_at = message.ts or source_time or now
+        rows.append(EpisodeRow(message_id, seq, message.role, text, said_at))
+    return rows

@@ -159,6 +159,7 @@ class SuppressionReason(models.TextChoices):
     CLEANUP = "cleanup", "removed by cleanup"
     UNDO = "undo", "ingest undone"
     MANUAL = "manual", "added by a person"
+    FORGOTTEN = "forgotten", "rejected in review, and what was said about it forgotten"
 
 
 class TranscriptStatus(models.TextChoices):

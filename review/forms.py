@@ -65,6 +65,10 @@ class PromoteForm(forms.Form):
     )
 
 
+class RejectForm(forms.Form):
+    forget = forms.BooleanField(required=False)  # "and forget what was said about it"
+
+
 class SuppressForm(forms.Form):
     until = forms.ChoiceField(choices=TIME_BOX_CHOICES, required=False)
 

@@ -32,6 +32,7 @@ from review.forms import (
     PreviewForm,
     PromoteForm,
     QueueFilterForm,
+    RejectForm,
     SuppressForm,
     UploadForm,
 )
@@ -147,11 +148,16 @@ def candidate_promote(request: HtmxHttpRequest, candidate_id: int) -> HttpRespon
 @require_POST
 def candidate_reject(request: HtmxHttpRequest, candidate_id: int) -> HttpResponse:
     candidate = candidate_or_404(request, candidate_id)
+    form = RejectForm(request.POST)
+    if not form.is_valid():
+        return _invalid(request, candidate, form)
+    forget = form.cleaned_data["forget"]
     try:
-        review_services.candidate_reject(candidate=candidate, by=request.user)
+        review_services.candidate_reject(candidate=candidate, by=request.user, forget=forget)
     except ReviewError as exc:
         return _refused(request, candidate, exc)
-    return _done(request, candidate, f"Rejected “{candidate.label_guess}”.")
+    said = "; what was said about it is forgotten" if forget else ""
+    return _done(request, candidate, f"Rejected “{candidate.label_guess}”{said}.")
 
 
 @login_required

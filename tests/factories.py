@@ -1,4 +1,5 @@
-"""Plain factory functions: ``make_node(owner=..., **overrides)`` and friends."""
+"""Plain factory functions: ``make_node(owner=..., **overrides)`` and friends. Like the
+services, they keep recall's index in step with the rows they write."""
 
 from __future__ import annotations
 
@@ -7,7 +8,8 @@ from typing import Any
 from django.contrib.auth import get_user_model
 
 from memory.keys import canonical_key
-from memory.models import Alias, Candidate, Edge, Event, Node, Slice, Suppression
+from memory.models import Alias, Candidate, Edge, Event, Node, Page, Slice, Suppression
+from memory.services.recall_index import recall_index_refresh
 
 
 def make_user(username: str = "owner", password: str = "pw-for-tests-1") -> Any:
@@ -26,19 +28,39 @@ def make_node(
         Alias.objects.create(
             owner=owner, node=node, alias=alias, canonical_key=canonical_key(alias)
         )
+    recall_index_refresh(owner_id=node.owner_id, nodes=[node.pk])
     return node
 
 
 def make_slice(*, node: Node, text: str = "trains three days a week", **overrides: Any) -> Slice:
     fields: dict[str, Any] = {"kind": "other", "is_current": True}
     fields.update(overrides)
-    return Slice.objects.create(owner=node.owner, node=node, text=text, **fields)
+    row = Slice.objects.create(owner=node.owner, node=node, text=text, **fields)
+    recall_index_refresh(owner_id=node.owner_id, nodes=[node.pk])
+    return row
 
 
 def make_event(*, node: Node, text: str = "started boxing", **overrides: Any) -> Event:
     fields: dict[str, Any] = {"action": "started"}
     fields.update(overrides)
-    return Event.objects.create(owner=node.owner, node=node, text=text, **fields)
+    row = Event.objects.create(owner=node.owner, node=node, text=text, **fields)
+    recall_index_refresh(owner_id=node.owner_id, nodes=[node.pk])
+    return row
+
+
+def make_page(
+    *, owner: Any, title: str, summary: str = "", node: Node | None = None, topic: str = ""
+) -> Page:
+    page = Page.objects.create(
+        owner=owner,
+        title=title,
+        canonical_key=canonical_key(title),
+        summary=summary,
+        topic=topic,
+        node=node,
+    )
+    recall_index_refresh(owner_id=page.owner_id, pages=[page.pk])
+    return page
 
 
 def make_edge(*, from_node: Node, to_node: Node, type: str = "uses") -> Edge:

@@ -260,6 +260,7 @@ UME_LOGIN_FAILURES_PER_ADDRESS = env_int("UME_LOGIN_FAILURES_PER_ADDRESS", 20, m
 UME_LOGIN_WINDOW_SECONDS = env_int("UME_LOGIN_WINDOW_SECONDS", 900, minimum=1)
 # Failed bearer tokens an address may send a minute before it is refused with 429.
 UME_BAD_TOKENS_PER_ADDRESS = env_int("UME_BAD_TOKENS_PER_ADDRESS", 30, minimum=1)
+UME_RECALL_VECTOR_CACHE_MB = env_int("UME_RECALL_VECTOR_CACHE_MB", 256, minimum=1)
 UME_API_RATE_LIMIT = env_int("UME_API_RATE_LIMIT", 120, minimum=1)  # requests per minute per token
 UME_MCP_ALLOWED_HOSTS = env_list("UME_MCP_ALLOWED_HOSTS", ["127.0.0.1:*", "localhost:*", "[::1]:*"])
 UME_MCP_ALLOWED_ORIGINS = env_list(

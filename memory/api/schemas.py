@@ -92,6 +92,11 @@ class RejectIn(Schema):
     until: Moment | None = Field(
         default=None, description="End of the suppression; null = for ever."
     )
+    forget: bool = Field(
+        default=False,
+        description="And forget what was said about it: a permanent suppression that also "
+        "hides every message mentioning the label from recall.",
+    )
 
 
 class MergeIn(Schema):
@@ -114,3 +119,8 @@ class RulesIn(Schema):
     capture_default: Word | None = Field(default=None, description="review or auto")
     auto_collect: StrictBool | None = None
     retention_days: StrictInt | None = Field(default=None, ge=1, le=36500)
+    episodes: StrictBool | None = Field(
+        default=None,
+        description="Recall also returns what was said in conversations (on by default); "
+        "false for reviewed memories only.",
+    )

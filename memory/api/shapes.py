@@ -133,6 +133,7 @@ def rules_json(rule: MemoryRule) -> dict[str, Any]:
         "capture_default": rule.capture_default,
         "auto_collect": rule.auto_collect,
         "retention_days": rule.retention_days,
+        "episodes": rule.episodes,
         "updated_at": _iso(rule.updated_at) if rule.pk else None,
     }
 

@@ -40,7 +40,7 @@ from memory.api.shapes import (
     transcript_json,
 )
 from memory.models import AccessToken, Transcript
-from memory.retrieval import recall
+from memory.recall import recall
 from memory.selectors import (
     candidate_get,
     candidate_queue,
@@ -344,6 +344,7 @@ def reject_candidate(
             by=_owner(request),
             suppress=payload.suppress_similar,
             until=payload.until,
+            forget=payload.forget,
         )
     return {
         "candidate": _candidate_after(request, candidate_id),

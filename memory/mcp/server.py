@@ -207,7 +207,8 @@ async def forget_memory(
     stick: Annotated[bool, Field(description="Never relearn it (default).")] = True,
 ) -> CallToolResult:
     """Delete a memory with its details. By default it sticks: its name and aliases are
-    suppressed so it is never learned again."""
+    suppressed so it is never learned again, and messages that mention it are no longer
+    recalled. A label still waiting for review is rejected the same way."""
     return await _run(
         ctx, SCOPE_WRITE, tools.forget_memory, label=label, node_id=node_id, stick=stick
     )

@@ -25,11 +25,12 @@ from django.db.models import Prefetch, Q
 from memory.api.shapes import candidate_json
 from memory.keys import canonical_key
 from memory.models import AccessToken, Alias, Candidate, Edge, Node, Slice, Transcript
-from memory.retrieval import recall
+from memory.recall import recall
 from memory.selectors import candidate_queue
 from memory.services.barrier import barrier_raise
 from memory.services.ingest import ingest_proposals, save_memory_text, save_messages
 from memory.services.nodes import node_delete
+from memory.services.recall_index import recall_index_refresh
 from memory.services.review import CandidateAlreadyDecided, candidate_reject
 from memory.transcripts import TranscriptError, messages_from_json
 from memory.vocab import CandidateStatus, Category, EdgeType
@@ -233,6 +234,9 @@ def forget_memory(
         node = Node.objects.filter(owner=owner, pk=node_id).first()
     else:
         node = _node_named(owner, _check_text("label", label or "", limit=800))
+        candidate = _pending_named(owner, label or "") if node is None else None
+        if candidate is not None:
+            return _forget_candidate(owner, candidate, stick=stick)
     if node is None:
         raise ToolInputError(
             f"no memory {'#' + str(node_id) if node_id else repr(label)} to forget"
@@ -246,6 +250,26 @@ def forget_memory(
     }
     how = " and will not be relearned" if stick else ""
     return ToolResult(payload, f"forgot “{forgotten['label']}”{how}")
+
+
+def _forget_candidate(owner: Any, candidate: Candidate, *, stick: bool) -> ToolResult:
+    """A label still waiting for review: reject it; with ``stick``, never propose it again and
+    forget what was said about it."""
+    try:
+        suppression = candidate_reject(candidate=candidate, by=owner, suppress=stick, forget=stick)
+    except CandidateAlreadyDecided as exc:
+        raise ToolInputError(str(exc)) from exc
+    payload = {
+        "forgotten": {
+            "candidate_id": candidate.pk,
+            "label": candidate.label_guess,
+            "category": candidate.category_guess,
+        },
+        "stick": stick,
+        "suppressed_labels": [suppression.label] if suppression else [],
+    }
+    how = ", will not be proposed again, and what was said about it is forgotten"
+    return ToolResult(payload, f"rejected “{candidate.label_guess}”{how if stick else ''}")
 
 
 def list_pending_candidates(token: AccessToken, *, limit: int = 20) -> ToolResult:
@@ -476,7 +500,8 @@ def _delete_named(
         candidate = _pending_named(owner, name)
         if candidate is not None:
             try:
-                candidate_reject(candidate=candidate, by=owner, suppress=True)
+                # Like a deleted memory: never proposed again, and what was said is forgotten.
+                candidate_reject(candidate=candidate, by=owner, suppress=True, forget=True)
                 withdrawn.append(name)
                 continue
             except CandidateAlreadyDecided:
@@ -501,6 +526,7 @@ def delete_observations(token: AccessToken, *, deletions: list[dict[str, Any]]) 
                 ]
                 removed = [s.text for s in rows]
                 Slice.objects.filter(pk__in=[s.pk for s in rows]).delete()
+                recall_index_refresh(owner_id=owner.pk, nodes=[node.pk])
             else:
                 candidate = _pending_named(owner, item["entityName"])
                 if candidate is not None:

@@ -29,6 +29,7 @@ from memory.models import (
 )
 from memory.proposals import EvidenceSpan, dump_proposal
 from memory.selectors import active_suppressions
+from memory.services.recall_index import recall_index_refresh
 from memory.vocab import CandidateStatus, NodeOrigin
 from receipts.models import Receipt
 
@@ -292,6 +293,13 @@ def plan_apply(
             hit_count=F("hit_count") + 1, last_hit_at=now
         )
     Evidence.objects.bulk_create(_distinct(evidence))
+    recall_index_refresh(
+        owner_id=owner.pk,
+        nodes={n["id"] for n in result.nodes}
+        | {u.node_id for u in plan.node_updates if u.new_aliases}
+        | {node_id(s.target) for s in plan.new_slices}
+        | {node_id(e.target) for e in plan.new_events},
+    )
     return result
 
 

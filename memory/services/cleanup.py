@@ -16,7 +16,11 @@ a real run would do and writes nothing. Each step:
   never deleted by retention, so nodes a person promoted (or any other) stay;
 - **junk**: extracted nodes whose label fails ``memory.policy.label_rejection`` (the same
   ``is_junk_label``/``is_bad_title``/``is_bad_label`` the gate uses) are deleted with a
-  ``cleanup`` suppression so they do not come back. Nodes a person promoted or made are reported, never deleted;
+  ``cleanup`` suppression so they do not come back. Nodes a person promoted or made are
+  reported, never deleted;
+- **episodes**: retention deletes what was said before the cut-off (and the episodes of the
+  transcripts it deletes); episodes of a transcript that is no longer a finished save are
+  swept as orphans;
 - **orphans**: evidence whose every target (node, slice, event, edge, candidate) is gone.
   Edges to deleted nodes cannot exist: both ends are ``on_delete=CASCADE`` foreign keys,
   enforced by the database on SQLite and PostgreSQL alike, so there is nothing to sweep.
@@ -53,6 +57,7 @@ from memory.models import (
     Candidate,
     DeletionBarrier,
     Edge,
+    Episode,
     Event,
     Evidence,
     MemoryRule,
@@ -63,6 +68,7 @@ from memory.models import (
 )
 from memory.policy import label_rejection
 from memory.selectors import active_suppressions
+from memory.services.recall_index import recall_index_refresh
 from memory.vocab import (
     CandidateStatus,
     NodeOrigin,
@@ -85,6 +91,7 @@ COUNT_KEYS = (
     "suppressions_expired",
     "evidence_deleted",
     "transcripts_deleted",
+    "episodes_deleted",
     "slices_deleted",
     "junk_nodes_removed",
     "junk_slices_removed",
@@ -92,6 +99,7 @@ COUNT_KEYS = (
     "junk_edges_removed",
     "suppressions_written",
     "orphan_evidence_deleted",
+    "orphan_episodes_deleted",
 )
 
 
@@ -138,10 +146,13 @@ class UserCleanup:
         if self.retention:
             parts.append(
                 f"retention {self.retention['days']} days: {c['evidence_deleted']} evidence, "
-                f"{c['transcripts_deleted']} transcripts, {c['slices_deleted']} old slices deleted"
+                f"{c['transcripts_deleted']} transcripts, {c['episodes_deleted']} episodes, "
+                f"{c['slices_deleted']} old slices deleted"
             )
         parts.append(f"{c['junk_nodes_removed']} junk nodes removed")
         parts.append(f"{c['orphan_evidence_deleted']} orphan evidence deleted")
+        if c["orphan_episodes_deleted"]:
+            parts.append(f"{c['orphan_episodes_deleted']} orphan episodes deleted")
         return "; ".join(parts)[:500]
 
 
@@ -288,6 +299,7 @@ def _plan(owner: Any, now: datetime, report: UserCleanup) -> _Plan:
         report.retention = {"days": rule.retention_days, "cutoff": cutoff.isoformat()}
         counts["evidence_deleted"] = _old_evidence(owner, cutoff).count()
         counts["transcripts_deleted"] = _old_transcripts(owner, cutoff).count()
+        counts["episodes_deleted"] = _old_episodes(owner, cutoff).count()
         counts["slices_deleted"] = _old_slices(owner, cutoff).count()
 
     # Junk nodes.
@@ -322,6 +334,7 @@ def _plan(owner: Any, now: datetime, report: UserCleanup) -> _Plan:
 
     # Evidence left with no target, including what the steps above will leave so.
     counts["orphan_evidence_deleted"] = _orphans_after(owner, plan, junk_ids).count()
+    counts["orphan_episodes_deleted"] = _orphan_episodes(owner, plan).count()
     return plan
 
 
@@ -342,6 +355,26 @@ def _old_transcripts(owner: Any, cutoff: datetime) -> QuerySet[Transcript]:
         created_at__lt=cutoff,
         status__in=[TranscriptStatus.DONE, TranscriptStatus.FAILED],
     )
+
+
+def _old_episodes(owner: Any, cutoff: datetime) -> QuerySet[Episode]:
+    """What was said before the cut-off, and everything said in a transcript retention
+    deletes (which would take its episodes with it anyway: counted here, not hidden)."""
+    return Episode.objects.filter(owner=owner).filter(
+        Q(learned_at__lt=cutoff) | Q(transcript__in=_old_transcripts(owner, cutoff))
+    )
+
+
+def _orphan_episodes(owner: Any, plan: _Plan) -> QuerySet[Episode]:
+    """Episodes of a transcript that is no longer a finished save (re-queued, or failed on a
+    later run): recall shows only what was saved. An episode cannot outlive its transcript
+    (a cascading foreign key), so there is nothing else to sweep."""
+    rows = Episode.objects.filter(owner=owner).exclude(
+        transcript__status__in=[TranscriptStatus.DONE, TranscriptStatus.PROCESSING]
+    )
+    if plan.retention_cutoff is not None:
+        rows = rows.exclude(pk__in=_old_episodes(owner, plan.retention_cutoff).values("pk"))
+    return rows
 
 
 def _old_slices(owner: Any, cutoff: datetime) -> QuerySet[Slice]:
@@ -394,10 +427,23 @@ def _apply(owner: Any, now: datetime, plan: _Plan, report: UserCleanup) -> None:
         .update(status=CandidateStatus.EXPIRED)
     )
 
+    # The nodes and episodes whose recall documents change.
+    touched: set[int] = {n.pk for n, _ in plan.junk}
+    gone = set(_orphan_episodes(owner, plan).values_list("id", flat=True))
     if plan.retention_cutoff is not None:
         cutoff = plan.retention_cutoff
+        touched |= set(_old_slices(owner, cutoff).values_list("node_id", flat=True))
+        gone |= set(_old_episodes(owner, cutoff).values_list("id", flat=True))
+        gone |= set(
+            Episode.objects.filter(
+                owner=owner, transcript__in=_old_transcripts(owner, cutoff)
+            ).values_list("id", flat=True)
+        )
         counts["evidence_deleted"] = _old_evidence(owner, cutoff).delete()[0]
-        counts["transcripts_deleted"] = _old_transcripts(owner, cutoff).delete()[0]
+        counts["episodes_deleted"] = _old_episodes(owner, cutoff).delete()[0]
+        counts["transcripts_deleted"] = _deleted(
+            _old_transcripts(owner, cutoff).delete(), Transcript
+        )
         counts["slices_deleted"] = _deleted(_old_slices(owner, cutoff).delete(), Slice)
 
     if plan.junk:
@@ -440,6 +486,8 @@ def _apply(owner: Any, now: datetime, plan: _Plan, report: UserCleanup) -> None:
         edge__isnull=True,
         candidate__isnull=True,
     ).delete()[0]
+    counts["orphan_episodes_deleted"] = _orphan_episodes(owner, plan).delete()[0]
+    recall_index_refresh(owner_id=owner.pk, nodes=touched, episodes=gone)
 
 
 def _deleted(result: tuple[int, dict[str, int]], model: type[models.Model]) -> int:

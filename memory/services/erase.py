@@ -21,12 +21,13 @@ Decisions, written down:
   ``last_seen_at`` is never rewound.
 - **Suppressions** (reason ``undo``) are written by default for every label the run created,
   so the same transcript cannot recreate them; labels already actively suppressed are skipped.
-- **The transcript** the run processed is deleted with it, so uploading the same file again is
+- **The transcript** the run processed is deleted with it (and its episodes, what was said in
+  it), so uploading the same file again is
   processed afresh rather than reported as a duplicate of an undone run. The suppressions
   block the labels either way; with ``suppress=False`` a re-ingest recreates them, which is
   what "undo, and let me run it again" means.
 - **Delete all** removes every memory row the owner has: nodes, aliases, slices, events,
-  edges, candidates, evidence, transcripts, pages, receipts and (unless
+  edges, candidates, evidence, episodes, transcripts, pages, receipts and (unless
   ``keep_suppressions``) suppressions. It keeps the owner's memory rules and access tokens
   (settings and credentials, not memory: connected assistants keep working against the empty
   store; revoke tokens separately) and the deletion barrier itself. It then writes one receipt
@@ -41,7 +42,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.db import transaction
-from django.db.models import F, Max, Q
+from django.db.models import F, Max, Q, QuerySet
 from django.utils import timezone
 
 from memory.models import (
@@ -49,6 +50,7 @@ from memory.models import (
     Candidate,
     ChatImport,
     Edge,
+    Episode,
     Event,
     Evidence,
     Node,
@@ -59,6 +61,8 @@ from memory.models import (
 )
 from memory.selectors import active_suppressions
 from memory.services.barrier import barrier_raise
+from memory.services.episodes import episodes_delete
+from memory.services.recall_index import recall_index_rebuild, recall_index_refresh
 from memory.vocab import (
     SUPERSEDING_SLICE_KINDS,
     CandidateStatus,
@@ -94,11 +98,24 @@ def _check_undoable(receipt: Receipt) -> None:
             f"receipt #{receipt.pk} records a {receipt.source} action, not an ingest; "
             "only what an ingest wrote can be undone this way"
         )
-    if receipt.outcome != Outcome.WROTE:
+    if receipt.outcome != Outcome.WROTE and not _said_in(receipt).exists():
         raise EraseError(
             f"receipt #{receipt.pk} wrote nothing ({receipt.get_outcome_display()}); "
             "there is nothing to undo"
         )
+
+
+def _said_in(receipt: Receipt) -> QuerySet[Episode]:
+    """The episodes of the conversation ``receipt`` saved: a save that kept no memory still
+    kept what was said, and undoing it removes that."""
+    return Episode.objects.filter(
+        owner=receipt.owner_id,
+        transcript__in=Transcript.objects.filter(
+            owner=receipt.owner_id,
+            pk=(receipt.detail or {}).get("transcript") or 0,
+            receipt=receipt,
+        ),
+    )
 
 
 def _ids(rows: Iterable[Any]) -> set[int]:
@@ -181,6 +198,7 @@ def receipt_undo_preview(*, receipt: Receipt) -> dict[str, Any]:
                 | Q(to_node_id__in=ids["nodes"])
             ).count(),
             "candidates": sum(1 for c in candidates if c.status not in _KEPT_STATUSES),
+            "episodes": _said_in(receipt).count(),
         },
     }
 
@@ -203,7 +221,9 @@ def receipt_undo(
         owner = locked.owner
         barrier_raise(owner, at=now)
         undo = _Undo(locked, now)
+        touched = undo.touched_nodes()
         undo.run(suppress=suppress)
+        recall_index_refresh(owner_id=owner.pk, nodes=touched, pages=undo.ids["pages"])
         locked.undone_at = now
         locked.save(update_fields=["undone_at"])
         result = Receipt.objects.create(
@@ -242,6 +262,18 @@ class _Undo:
         self.also_removed: list[str] = []
         self.suppressions: list[dict[str, Any]] = []
         self.transcript_deleted = False
+        self.episodes_deleted = 0
+
+    def touched_nodes(self) -> set[int]:
+        """The nodes whose recall documents the undo changes: those it deletes and those
+        whose slices, events or aliases it deletes or restores."""
+        owner, ids = self.owner, self.ids
+        touched = set(ids["nodes"])
+        for model, key in ((Slice, "slices"), (Event, "events"), (Alias, "aliases")):
+            touched |= set(
+                model.objects.filter(owner=owner, pk__in=ids[key]).values_list("node_id", flat=True)
+            )
+        return touched
 
     def run(self, *, suppress: bool) -> None:
         owner, ids = self.owner, self.ids
@@ -487,10 +519,13 @@ class _Undo:
         transcript_id = (self.receipt.detail or {}).get("transcript")
         if transcript_id is None:
             return
-        deleted = Transcript.objects.filter(
-            owner=self.owner, pk=transcript_id, receipt=self.receipt
-        ).delete()[0]
-        self.transcript_deleted = bool(deleted)
+        rows = Transcript.objects.filter(owner=self.owner, pk=transcript_id, receipt=self.receipt)
+        if rows.exists():
+            # What was said in it goes too: recall must not quote an undone conversation.
+            self.episodes_deleted = episodes_delete(
+                owner=self.owner, transcript_ids=[transcript_id]
+            )
+        self.transcript_deleted = bool(rows.delete()[0])
 
     def _suppress(self, labels: dict[str, tuple[str, str]]) -> None:
         covered = set(
@@ -523,6 +558,7 @@ class _Undo:
             "aliases_deleted": self.deleted["aliases"],
             "candidates_deleted": self.deleted["candidates"],
             "evidence_deleted": self.deleted["evidence"],
+            "episodes_deleted": self.episodes_deleted,
             "suppressions": len(self.suppressions),
             "reverted": len(self.reverted),
             "not_reverted": len(self.not_reverted),
@@ -583,6 +619,7 @@ def memory_erase_all(
         ("candidates", Candidate),
         ("pages", Page),
         ("nodes", Node),
+        ("episodes", Episode),
         ("transcripts", Transcript),
         ("chat_imports", ChatImport),  # so importing the same export again starts afresh
         ("receipts", Receipt),
@@ -594,6 +631,7 @@ def memory_erase_all(
         barrier_raise(owner, at=now)
         for name, model in models:
             counts[name] = model.objects.filter(owner=owner).delete()[1].get(model._meta.label, 0)
+        recall_index_rebuild(owner_id=owner.pk)  # nothing left to index: empties it
         kept = Suppression.objects.filter(owner=owner).count() if keep_suppressions else 0
         receipt = Receipt.objects.create(
             owner=owner,

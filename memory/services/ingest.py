@@ -37,6 +37,7 @@ from memory.proposals import AnyProposal, ProposalError, parse_proposals, propos
 from memory.selectors import gate_snapshot
 from memory.services.apply import ApplyResult, CandidateDecided, plan_apply, plan_recheck
 from memory.services.barrier import DeletionConflict, barrier_check
+from memory.services.episodes import episodes_record
 from memory.transcripts import (
     Message,
     TranscriptError,
@@ -578,6 +579,7 @@ def ingest_transcript(
         began=began,
         extractor=extractor,
         transcript=transcript,
+        messages=messages,
         extra={
             "messages": len(messages),
             "user_messages": sum(1 for m in messages if m.role == "user"),
@@ -602,9 +604,12 @@ def apply_proposals(
     began: datetime,
     extractor: str = "",
     transcript: Transcript | None = None,
+    messages: Sequence[Message] = (),
     extra: dict[str, Any] | None = None,
 ) -> Receipt:
-    """Gate ``proposals`` against fresh state and apply the plan; retry on unique-key races."""
+    """Gate ``proposals`` against fresh state and apply the plan; retry on unique-key races.
+
+    The transcript's messages are kept as episodes in the same transaction."""
     last_error: Exception | None = None
 
     def failed(outcome: str, error: str, *, retryable: bool | None) -> Receipt:
@@ -649,6 +654,8 @@ def apply_proposals(
                     transcript=transcript,
                     source=src.source,
                 )
+                if transcript is not None and messages:
+                    episodes_record(transcript=transcript, messages=messages, now=now)
                 if _fault_injector is not None:
                     _fault_injector()
                 _complete(

@@ -14,6 +14,7 @@ from memory.keys import canonical_key
 from memory.models import Alias, Candidate, Evidence, Node, Suppression
 from memory.policy import label_rejection
 from memory.services.barrier import barrier_raise
+from memory.services.recall_index import recall_index_refresh
 from memory.vocab import CandidateStatus, Category, NodeState, SuppressionKind, SuppressionReason
 
 
@@ -83,6 +84,7 @@ def node_update(
                         owner_id=node.owner_id, node=node, alias=old_label, canonical_key=old_key
                     )
             node.save(update_fields=[*fields, "updated_at"])
+            recall_index_refresh(owner_id=node.owner_id, nodes=[node.pk])
     except IntegrityError as exc:
         raise NodeEditError(f"a {node.category} called “{node.label}” already exists") from exc
     return node
@@ -100,15 +102,19 @@ def alias_add(*, node: Node, alias: str) -> Alias:
         )
     try:
         with transaction.atomic():
-            return Alias.objects.create(
+            row = Alias.objects.create(
                 owner_id=node.owner_id, node=node, alias=text, canonical_key=key
             )
+            recall_index_refresh(owner_id=node.owner_id, nodes=[node.pk])
+            return row
     except IntegrityError as exc:
         raise NodeEditError(f"“{text}” is already an alias") from exc
 
 
 def alias_remove(*, alias: Alias) -> None:
-    alias.delete()
+    with transaction.atomic():
+        alias.delete()
+        recall_index_refresh(owner_id=alias.owner_id, nodes=[alias.node_id])
 
 
 def node_delete(*, node: Node, stick: bool = True, source: str = "dashboard") -> list[Suppression]:
@@ -151,7 +157,9 @@ def node_delete(*, node: Node, stick: bool = True, source: str = "dashboard") ->
             | Q(edge__to_node=node),
             owner=node.owner_id,
         ).delete()
+        node_id = node.pk
         node.delete()
+        recall_index_refresh(owner_id=node.owner_id, nodes=[node_id])
     return suppressions
 
 

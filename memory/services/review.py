@@ -35,6 +35,7 @@ from memory.proposals import (
 )
 from memory.selectors import active_suppressions
 from memory.services.barrier import barrier_raise
+from memory.services.recall_index import recall_index_refresh
 from memory.vocab import (
     ACTION_STATE,
     SUPERSEDING_SLICE_KINDS,
@@ -269,6 +270,7 @@ def _adopt(
 ) -> None:
     Evidence.objects.filter(owner=candidate.owner, candidate=candidate).update(node=node)
     _materialize(candidate, node, written, now, change_state=change_state)
+    recall_index_refresh(owner_id=candidate.owner_id, nodes=[node.pk])
     candidate.status = status
     candidate.reviewed_at = now
     candidate.reviewed_by = by
@@ -532,14 +534,27 @@ def merge_preview(*, candidate: Candidate, node: Node, add_alias: bool = True) -
 
 
 def candidate_reject(
-    *, candidate: Candidate, by: Any, suppress: bool = False, until: datetime | None = None
+    *,
+    candidate: Candidate,
+    by: Any,
+    suppress: bool = False,
+    until: datetime | None = None,
+    forget: bool = False,
 ) -> Suppression | None:
     """ "This guess was wrong" -- or, with ``suppress``, "stop proposing this" (a tombstone on
-    the label that the gate checks as node and as candidate, until ``until`` or for ever)."""
+    the label that the gate checks as node and as candidate, until ``until`` or for ever).
+
+    With ``forget`` ("and forget what was said about it") the suppression is permanent and
+    also hides from recall every message that mentions the label. A plain suppression
+    does not: suppressing a junk label must not hide every message containing that word."""
     started = time.perf_counter()
     now = timezone.now()
+    if forget and until is not None:
+        raise ReviewError("forgetting is permanent: it cannot end on a date")
     if until is not None and until <= now:
         raise ReviewError("a suppression must end in the future")
+    suppress = suppress or forget
+    action = "forget" if forget else "suppress" if suppress else "reject"
     with transaction.atomic():
         locked = _lock_pending(candidate)
         suppression = None
@@ -549,7 +564,7 @@ def candidate_reject(
                 kind=SuppressionKind.CANDIDATE,
                 canonical_key=locked.canonical_key,
                 label=locked.label_guess,
-                reason=SuppressionReason.REJECTED,
+                reason=SuppressionReason.FORGOTTEN if forget else SuppressionReason.REJECTED,
                 source=f"review:candidate:{locked.pk}",
                 suppressed_until=until,
                 created_at=now,
@@ -558,18 +573,19 @@ def candidate_reject(
         locked.reviewed_at = now
         locked.reviewed_by = by
         locked.save(update_fields=["status", "reviewed_at", "reviewed_by"])
+        summaries = {
+            "forget": f"rejected “{locked.label_guess}” and forgot what was said about it",
+            "suppress": f"rejected “{locked.label_guess}” and suppressed similar"
+            + (f" until {until:%Y-%m-%d}" if until else ""),
+            "reject": f"rejected “{locked.label_guess}”",
+        }
         _review_receipt(
             locked.owner,
             outcome=Outcome.WROTE if suppress else Outcome.MEANINGFUL_NO_WRITE,
-            subject=f"{'suppress' if suppress else 'reject'}: {locked.label_guess}",
-            summary=(
-                f"rejected “{locked.label_guess}” and suppressed similar"
-                + (f" until {until:%Y-%m-%d}" if until else "")
-            )
-            if suppress
-            else f"rejected “{locked.label_guess}”",
+            subject=f"{action}: {locked.label_guess}",
+            summary=summaries[action],
             detail={
-                "action": "suppress" if suppress else "reject",
+                "action": action,
                 "candidate": locked.pk,
                 "suppression": suppression.pk if suppression else None,
             },
@@ -631,6 +647,8 @@ def candidate_undo(*, candidate: Candidate, by: Any) -> Candidate:
             Node.objects.filter(
                 owner=locked.owner, pk=node_id, mention_count__gte=detail.get("mentions", 0)
             ).update(**updates)
+        if node_id:
+            recall_index_refresh(owner_id=locked.owner_id, nodes=[node_id])
         clash = Candidate.objects.filter(
             owner=locked.owner, canonical_key=locked.canonical_key, status=CandidateStatus.PENDING
         ).exclude(pk=locked.pk)

@@ -1,7 +1,7 @@
 """Validating and saving a person's memory rules (the API, and any other door that edits them).
 
 Limits: at most 32 terms of at most 80 characters per list, instructions of at most 2000
-characters, ``capture_default`` ``review`` or ``auto``, ``retention_days`` at least 1 or null.
+characters, ``capture_default`` ``review`` or ``auto``, ``retention_days`` at least 1 or null, ``auto_collect`` and ``episodes`` true or false.
 """
 
 from __future__ import annotations
@@ -62,10 +62,11 @@ def memory_rule_update(*, owner: Any, changes: dict[str, Any]) -> MemoryRule:
         if changes["capture_default"] not in CaptureDefault.values:
             raise RulesError("capture_default: choose review or auto")
         cleaned["capture_default"] = changes["capture_default"]
-    if "auto_collect" in changes:
-        if not isinstance(changes["auto_collect"], bool):
-            raise RulesError("auto_collect: expected true or false")
-        cleaned["auto_collect"] = changes["auto_collect"]
+    for flag in ("auto_collect", "episodes"):
+        if flag in changes:
+            if not isinstance(changes[flag], bool):
+                raise RulesError(f"{flag}: expected true or false")
+            cleaned[flag] = changes[flag]
     if "retention_days" in changes:
         days = changes["retention_days"]
         if days is not None and (isinstance(days, bool) or not isinstance(days, int) or days < 1):

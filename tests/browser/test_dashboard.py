@@ -225,3 +225,23 @@ def test_phone_width_has_no_sideways_scroll(signed_in, person):
         page.goto(path)
         overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
         assert overflow <= 1, path
+
+
+def test_reject_and_forget_what_was_said(signed_in, person):
+    page = signed_in
+    ingest_text(
+        owner=person,
+        text='{"objects": [{"object": "node", "label": "Tarot", "category": "interest", '
+        '"confidence": 0.6, "evidence": [{"message_id": "m1", "quote": "tarot"}]}], '
+        '"messages": [{"id": "m1", "role": "user", "content": "My aunt read my tarot cards."}]}',
+        name="chat",
+        extractor="proposals",
+    )
+    tarot = Candidate.objects.get(owner=person, canonical_key="tarot")
+    page.reload()
+    card(page, tarot).get_by_role("button", name="Reject & forget what was said").click()
+    expect_text(card(page, tarot), "what was said about it is forgotten")
+    assert Suppression.objects.get(owner=person, canonical_key="tarot").reason == "forgotten"
+    from memory.recall import recall
+
+    assert recall(person, "aunt tarot cards").no_recall

@@ -13,7 +13,7 @@ from django.core.management import CommandError, call_command
 from eval.retrieval import parse_floors
 
 FIXTURES = Path(__file__).resolve().parents[2] / "eval" / "fixtures"
-GOLDEN = ["retrieval_life.json", "retrieval_work.json"]
+GOLDEN = ["retrieval_life.json", "retrieval_work.json", "retrieval_fresh_start.json"]
 FLOORS = "recall_at_5=1.0,mrr>=0.95,wrong_identity_rate=0,no_recall_accuracy=1.0,state_accuracy=1.0"
 KEYS = {
     "queries",
@@ -52,6 +52,24 @@ def test_golden_set_meets_the_floors(name):
     assert report["state_accuracy"] == 1.0
 
 
+# Questions in the assistant's own words: before the semantic lane, 0.27 of them found their
+# memory in the top five (pass rate 0.33); the floor keeps what it gained.
+PARAPHRASE_FLOORS = "recall_at_5>=0.6,wrong_identity_rate=0,no_recall_accuracy=1.0"
+
+
+def test_paraphrase_golden_set_meets_its_floors():
+    data = json.loads((FIXTURES / "retrieval_paraphrase.json").read_text())
+    answerable = [q for q in data["queries"] if q["expect_nodes"]]
+    assert len(answerable) >= 25
+    assert all(q["intent"] == "paraphrase" for q in answerable)
+    report = json.loads(
+        run(str(FIXTURES / "retrieval_paraphrase.json"), "--json", "--floors", PARAPHRASE_FLOORS)
+    )
+    assert report["recall_at_5"] >= 0.6
+    assert report["no_recall_accuracy"] == 1.0
+    assert report["wrong_identity_rate"] == 0.0
+
+
 def test_golden_sets_are_big_enough_and_cover_every_kind_of_case():
     queries = []
     for name in GOLDEN:
@@ -83,9 +101,24 @@ def test_setup_steps_really_ran(django_user_model):
     report = json.loads(run(str(FIXTURES / "retrieval_life.json"), "--json"))
     by_id = {q["id"]: q for q in report["per_query"]}
     assert by_id["l41"]["returned"] == ["n-sourdough"]  # auto-captured in the same batch
-    assert by_id["l40"]["returned"] == ["n-chess"]  # deleted without stick: came back
+    # deleted without stick: came back, and what was said about chess is still there
+    assert by_id["l40"]["returned"] == ["n-chess", "e-chess-1"]
     assert by_id["l37"]["returned"] == []  # deleted with stick: stays gone
     assert by_id["l39"]["returned"] == []  # rejected and suppressed: stays absent
+    # what was said: forgotten, undone or excluded stays gone; the controls come back
+    assert by_id["le07"]["returned"] == []  # a make-it-stick label in the message
+    assert by_id["le08"]["returned"] == []  # rejected with "and forget what was said"
+    assert by_id["le09"]["returned"] == ["e-crystal-2"]  # the rest of that conversation
+    assert by_id["le10"]["returned"] == ["e-market-1"]  # a plain suppression forgets nothing
+    assert by_id["le11"]["returned"] == []  # the ingest was undone
+    assert by_id["le12"]["returned"] == []  # a memory rule excludes it
+
+
+def test_delete_all_leaves_nothing_said_before_it():
+    report = json.loads(run(str(FIXTURES / "retrieval_fresh_start.json"), "--json"))
+    by_id = {q["id"]: q for q in report["per_query"]}
+    assert [by_id[q]["returned"] for q in ("fs01", "fs02", "fs03")] == [[], [], []]
+    assert by_id["fs04"]["returned"][0] == "e-after-1"
 
 
 def test_throwaway_tenant_is_deleted():

@@ -11,7 +11,7 @@ from django.urls import reverse
 from memory.models import AccessToken, Suppression
 from memory.services.tokens import token_authenticate, token_create
 from receipts.models import Receipt
-from tests.factories import make_node, make_suppression
+from tests.factories import make_node, make_slice, make_suppression
 
 
 @pytest.fixture
@@ -157,3 +157,32 @@ def test_the_token_owner_is_an_autocomplete_not_a_number(admin_client):
     html = admin_client.get(reverse("admin:memory_accesstoken_add")).content.decode()
     assert "admin-autocomplete" in html
     assert 'class="vForeignKeyRawIdAdminField"' not in html
+def test_admin_edits_keep_recall_index_in_step(admin_client, owner):
+    from memory.models import Page
+    from memory.recall import recall
+
+    node = make_node(owner=owner, label="Kiln", category="interest")
+    response = admin_client.post(
+        reverse("admin:memory_page_add"),
+        {
+            "owner": owner.pk,
+            "title": "Glazing notes",
+            "canonical_key": "glazing notes",
+            "topic": "",
+            "summary": "celadon needs a reduction firing",
+            "body": "",
+            "created_at_0": "2026-01-05",
+            "created_at_1": "10:00:00",
+            "updated_at_0": "2026-01-05",
+            "updated_at_1": "10:00:00",
+        },
+    )
+    assert response.status_code == 302, response.content.decode()[:2000]
+    page = Page.objects.get(owner=owner)
+    assert [i.id for i in recall(owner, "which firing does celadon need").items] == [page.pk]
+    admin_client.post(reverse("admin:memory_page_delete", args=[page.pk]), {"post": "yes"})
+    assert recall(owner, "which firing does celadon need").items == ()
+    slice_row = make_slice(node=node, text="bisque firing on Sundays")
+    assert [i.label for i in recall(owner, "when is the bisque").items] == ["Kiln"]
+    admin_client.post(reverse("admin:memory_slice_delete", args=[slice_row.pk]), {"post": "yes"})
+    assert recall(owner, "when is the bisque").items == ()

@@ -372,6 +372,20 @@ def test_reject_and_reject_with_suppress(api, owner):
     assert_error(api.post(f"/v1/candidates/{loud.pk}/reject", {}), 409, "already_decided")
 
 
+def test_reject_and_forget(api, owner):
+    candidate = make_candidate(owner=owner, label="Tarot Reading")
+    data = api.post(f"/v1/candidates/{candidate.pk}/reject", {"forget": True}).json()
+    assert data["candidate"]["status"] == "suppressed"
+    assert data["suppression"]["label"] == "Tarot Reading"
+    assert Suppression.objects.get(canonical_key="tarot reading").reason == "forgotten"
+    # forgetting is permanent: it takes no end date
+    other = make_candidate(owner=owner, label="Chess")
+    until = (timezone.now() + timedelta(days=3)).isoformat()
+    response = api.post(f"/v1/candidates/{other.pk}/reject", {"forget": True, "until": until})
+    assert_error(response, 400, "invalid_decision")
+    assert Candidate.objects.get(pk=other.pk).status == "pending"
+
+
 def test_reject_until_in_the_past_is_400(api, owner):
     candidate = make_candidate(owner=owner, label="Piano")
     past = (timezone.now() - timedelta(days=1)).isoformat()
@@ -446,6 +460,11 @@ def test_rules_get_and_put(api, owner):
     api.send("put", "/v1/rules", {"retention_days": None})
     rule.refresh_from_db()
     assert rule.retention_days is None and rule.excludes == ["work", "crypto"]
+    # the episode lane: on by default, off on request
+    assert defaults["episodes"] is True
+    assert api.send("put", "/v1/rules", {"episodes": False}).json()["episodes"] is False
+    rule.refresh_from_db()
+    assert rule.episodes is False and rule.capture_default == "auto"
 
 
 @pytest.mark.parametrize(
@@ -457,6 +476,7 @@ def test_rules_get_and_put(api, owner):
         {"capture_default": "sometimes"},
         {"retention_days": 0},
         {"auto_collect": None},
+        {"episodes": None},
         {"includes": "work"},
     ],
 )

@@ -382,6 +382,7 @@ def test_one_receipt_per_user_touched_and_none_for_the_untouched(owner, other_us
         "suppressions_expired": 1,
         "evidence_deleted": 1,
         "transcripts_deleted": 1,
+        "episodes_deleted": 0,
         "slices_deleted": 1,
         "junk_nodes_removed": 1,
         "junk_slices_removed": 0,
@@ -389,6 +390,7 @@ def test_one_receipt_per_user_touched_and_none_for_the_untouched(owner, other_us
         "junk_edges_removed": 0,
         "suppressions_written": 1,
         "orphan_evidence_deleted": 1,
+        "orphan_episodes_deleted": 0,
     }
     assert receipt.detail["action"] == "cleanup"
     assert [j["label"] for j in receipt.detail["junk_removed"]] == ["that thing"]

@@ -371,6 +371,7 @@ def test_the_preview_lists_what_would_go_and_writes_nothing(owner, world):
         "events": 1,
         "edges": 1,
         "candidates": 1,
+        "episodes": 0,
     }
 
 

@@ -21,7 +21,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
-from memory.models import Candidate, Edge, MemoryRule, Node, Slice, Suppression
+from memory.models import Candidate, Edge, Episode, MemoryRule, Node, Slice, Suppression
 from memory.services.tokens import token_create, token_revoke
 from memory.vocab import SCOPE_READ
 from tests.factories import make_candidate, make_node, make_slice
@@ -112,6 +112,11 @@ def test_save_conversation_then_see_the_candidate_recall_and_forget(server_url, 
     )
     assert receipt["receipt_id"] and receipt["source"] == "mcp"
     assert receipt["outcome"] == "wrote", receipt
+    said = Episode.objects.filter(owner=owner).order_by("seq")
+    assert [(e.role, e.text) for e in said] == [
+        ("user", "I started learning piano last week."),
+        ("assistant", "That's great!"),
+    ]
 
     pending = ok(call(server_url, secret, "list_pending_candidates"))
     assert pending["count"] >= 1
@@ -456,3 +461,19 @@ def test_a_recall_does_not_wait_behind_a_save_in_progress(server_url, owner, sec
         saver.join(20)
     assert recalled["items"][0]["label"] == "Boxing"
     assert took < 10
+def test_forget_a_label_still_waiting_for_review_forgets_what_was_said(server_url, owner, secret):
+    ok(
+        call(
+            server_url,
+            secret,
+            "save_conversation",
+            {"messages": [{"role": "user", "content": "I started learning piano last week."}]},
+        )
+    )
+    assert ok(call(server_url, secret, "recall_memory", {"query": "piano"}))["items"]
+    candidate = Candidate.objects.get(owner=owner, status="pending")
+    forgotten = ok(call(server_url, secret, "forget_memory", {"label": candidate.label_guess}))
+    assert forgotten["forgotten"]["candidate_id"] == candidate.pk and forgotten["stick"] is True
+    assert Suppression.objects.get(owner=owner).reason == "forgotten"
+    recalled = ok(call(server_url, secret, "recall_memory", {"query": "piano"}))
+    assert recalled["no_recall"] is True and recalled["items"] == []

@@ -270,6 +270,23 @@ def test_reject_writes_no_suppression(owner_client, piano):
     assert not Suppression.objects.exists()
 
 
+def test_reject_and_forget_from_the_reject_form(owner_client, piano):
+    page = owner_client.get(reverse("review:queue")).content.decode()
+    assert 'name="forget" value="1"' in page and "Reject &amp; forget what was said" in page
+    response = owner_client.post(url("candidate-reject", piano.pk), {"forget": "1"}, **HX)
+    body = response.content.decode()
+    assert response.status_code == 200 and "what was said about it is forgotten" in body
+    piano.refresh_from_db()
+    assert piano.status == "suppressed"
+    suppression = Suppression.objects.get()
+    assert (suppression.reason, suppression.suppressed_until) == ("forgotten", None)
+    # without JavaScript: the button's own name and value, then a redirect
+    other = make_candidate(owner=piano.owner, label="Chess")
+    response = owner_client.post(url("candidate-reject", other.pk), {"forget": "1"})
+    assert response.status_code == 302
+    assert Suppression.objects.filter(canonical_key="chess", reason="forgotten").exists()
+
+
 @pytest.mark.parametrize("choice,days", [("week", 7), ("month", 30), ("forever", None)])
 def test_suppress_with_a_time_box(owner_client, piano, choice, days):
     response = owner_client.post(url("candidate-suppress", piano.pk), {"until": choice})

@@ -8,7 +8,7 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from memory.retrieval import MAX_LIMIT, recall
+from memory.recall import MAX_LIMIT, EpisodeItem, recall
 
 
 class Command(BaseCommand):
@@ -41,6 +41,13 @@ class Command(BaseCommand):
             self.stdout.write("(context clipped to the character budget)")
         self.stdout.write("")
         for rank, item in enumerate(result.items, start=1):
+            if isinstance(item, EpisodeItem):
+                self.stdout.write(
+                    f"{rank:>2}. said {item.said_at:%Y-%m-%d} by {item.role}: "
+                    f"{' '.join(item.text.split())[:80]} #{item.id}  why={item.why}  "
+                    f"score={item.score:.3f}"
+                )
+                continue
             what = "page" if item.kind == "page" else f"{item.category}, {item.state}"
             self.stdout.write(
                 f"{rank:>2}. {item.label} ({what}) #{item.id}  why={item.why}  score={item.score:.3f}"

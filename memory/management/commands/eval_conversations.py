@@ -1,0 +1,57 @@
+"""``manage.py eval_conversations FIXTURE [--json]``: recall on long everyday conversations.
+
+Ingests each person's sessions through the real write path for a throwaway owner, asks the
+questions with nothing reviewed and with everything promoted, and prints evidence hit@5 and
+@10, answer-word recall and (for questions with nothing to find) how often nothing came back,
+per question type, beside BM25 over the raw messages (:mod:`eval.conversations`).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from eval.conversations import SYSTEMS, TYPES, FixtureError, read_fixture, run_eval
+
+
+class Command(BaseCommand):
+    help = "Score recall on multi-session conversations against BM25 over the raw messages."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("fixture", help="path to a conversations_*.json fixture")
+        parser.add_argument("--json", action="store_true", help="print one JSON object only")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        path = Path(options["fixture"])
+        try:
+            report = run_eval(read_fixture(path))
+        except FixtureError as exc:
+            message = str(exc)
+            raise CommandError(message if str(path) in message else f"{path}: {message}") from exc
+        if options["json"]:
+            self.stdout.write(json.dumps(report, ensure_ascii=False))
+            return
+        self.stdout.write(
+            f"{path.name}: {len(report['people'])} people, {report['questions']} questions, "
+            f"{report['seconds']} s"
+        )
+        header = f"{'type':<16}{'n':>4}  " + "  ".join(f"{s:>26}" for s in SYSTEMS)
+        self.stdout.write(header)
+        self.stdout.write(f"{'':<22}" + "  ".join(f"{'hit@5 hit@10 answer':>26}" for _ in SYSTEMS))
+        for qtype in (*TYPES, "overall"):
+            cells = []
+            n = 0
+            for system in SYSTEMS:
+                data = report["systems"][system]
+                row = data["overall"] if qtype == "overall" else data["by_type"][qtype]
+                n = row["questions"]
+                if qtype == "nothing":
+                    cells.append(f"{'quiet ' + format(row['quiet'], '.2f'):>26}")
+                else:
+                    cells.append(
+                        f"{row['hit_at_5']:>10.2f} {row['hit_at_10']:>6.2f} {row['answer_recall']:>7.2f}"
+                    )
+            self.stdout.write(f"{qtype:<16}{n:>4}  " + "  ".join(cells))

@@ -1,0 +1,153 @@
+"""The recall entry point: parse, load what the question needs, rank, add details."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+
+from memory.recall.embed import embed
+from memory.recall.episode_loaders import recall_episodes
+from memory.recall.items import (
+    MAX_LIMIT,
+    WHY_ALIAS,
+    WHY_EXACT,
+    Candidates,
+    CorpusStats,
+    EpisodeItem,
+    OwnerIndex,
+    RecallItem,
+    RecallResult,
+)
+from memory.recall.lanes import bm25_postings, semantic_scores
+from memory.recall.loaders import (
+    load_candidates,
+    load_named_index,
+    load_postings,
+    load_profile_nodes,
+    load_stats,
+    with_events,
+    with_slices,
+)
+from memory.recall.query import (
+    REASON_MATCHED,
+    REASON_NO_MATCH,
+    REASON_UTILITY,
+    Parsed,
+    parse_query,
+)
+from memory.recall.ranking import build_context, fuse, plan_query, rank, shortlist
+from memory.recall.text import content, stem
+from memory.recall.vectors import load_vectors
+
+
+def find_candidates(
+    owner: Any, index: OwnerIndex, parsed: Parsed, limit: int
+) -> tuple[OwnerIndex, Candidates | None]:
+    """For a query that is not only names: the lexical lane over the inverted index and the
+    semantic lane over the owner's vectors, then the shortlisted rows read by id."""
+    if index.complete:
+        return index, None
+    plan = plan_query(index, parsed)
+    if plan.reason:
+        return index, None
+    stats = load_stats(owner).get("memory", CorpusStats())
+    postings = load_postings(owner, [*plan.scored, *plan.named], ("node", "page"))
+    candidates = Candidates(lexical=bm25_postings(postings, stats, plan.scored, plan.named))
+    if plan.semantic_text and stats.docs:
+        vectors = load_vectors(owner.pk, "memory", stats)
+        query_vector = embed([plan.semantic_text])[0]
+        candidates.semantic = semantic_scores(
+            vectors.refs, vectors.coarse, vectors.full, query_vector, floor=0.0
+        )
+    refs = shortlist(index, parsed, plan, candidates, limit)
+    return load_candidates(owner, index, refs), candidates
+
+
+def episode_candidates(
+    owner: Any, parsed: Parsed, limit: int = 10, *, stats: dict[str, CorpusStats] | None = None
+) -> list[tuple[int, float, tuple[str, ...]]]:
+    """The episode lane's candidates: ``(episode id, fused score 0..1, lanes)`` best first,
+    at most ``limit``, from the inverted index (every content word of the question scores:
+    names matter in what was said) and the episodes' vectors. Reads the statistics (unless
+    given), the postings of the question's words and, when the cache does not hold their
+    version, the owner's episode vectors; never an episode row: the caller reads those it
+    keeps, by id and owner, so a deleted episode is simply absent."""
+    words = [w for w in parsed.subject if content([w])]
+    if parsed.reason or not words:
+        return []
+    corpus = (stats if stats is not None else load_stats(owner)).get("episode", CorpusStats())
+    if not corpus.docs:
+        return []
+    scored = [stem(w) for w in words]
+    postings = load_postings(owner, scored, ("episode",))
+    candidates = Candidates(lexical=bm25_postings(postings, corpus, scored, []))
+    vectors = load_vectors(owner.pk, "episode", corpus)
+    candidates.semantic = semantic_scores(
+        vectors.refs, vectors.coarse, vectors.full, embed([" ".join(words)])[0], floor=0.0
+    )
+    fused = fuse(candidates)
+    best = sorted(fused.items(), key=lambda pair: (-pair[1][0], pair[0][1]))[:limit]
+    return [(ref[1], score, lanes) for ref, (score, lanes) in best]
+
+
+def recall(
+    owner: Any, query: str, limit: int = 10, *, char_budget: int | None = None
+) -> RecallResult:
+    """Ranked nodes and pages for ``query``, then what was said (episodes), read for
+    ``owner`` only.
+
+    Smalltalk and self-contained utility questions touch no table. A broad profile question
+    reads the nodes of its categories and the slices of those returned
+    (:data:`~memory.recall.loaders.PROFILE_QUERIES`); a query whose content words are all
+    names reads the named rows (``NAME_QUERIES`` + ``NAMED_QUERIES``); any other reads the
+    name lookup, the corpus statistics, the postings of its words, the owner's vectors when
+    the in-process cache does not hold their current version, and the shortlisted rows
+    (``STATS_QUERIES`` + ``POSTINGS_QUERIES`` + ``VECTOR_QUERIES`` + ``CANDIDATE_QUERIES``).
+    Each then reads the recent events of the nodes it returns (``DETAIL_QUERIES``). Every
+    read is filtered by owner. The episode lane then reads what
+    :func:`memory.recall.episode_loaders.recall_episodes` says.
+    """
+    limit = max(1, min(int(limit), MAX_LIMIT))
+    budget = char_budget if char_budget is not None else settings.UME_RECALL_CONTEXT_CHARS
+    parsed = parse_query(query)
+    if parsed.reason:
+        return RecallResult(query=query, items=(), no_recall=True, reason=parsed.reason)
+    profile = bool(parsed.profile or parsed.everything)
+    candidates = None
+    if profile:
+        index = load_profile_nodes(owner, parsed, limit)
+    else:
+        index, candidates = find_candidates(owner, load_named_index(owner, parsed), parsed, limit)
+    items, reason = rank(index, parsed, candidates)
+    # What was said comes after confirmed memories, sharing the limit: when both have
+    # something, episodes keep at least half of it.
+    named = [
+        (item.id, item.label)
+        for item in items
+        if item.kind == "node" and item.why.split("+")[0] in (WHY_EXACT, WHY_ALIAS)
+    ]
+    episodes = (
+        recall_episodes(owner, parsed.subject, named=named, limit=limit)
+        if reason != REASON_UTILITY
+        else []
+    )
+    if not items and not episodes:
+        return RecallResult(query=query, items=(), no_recall=True, reason=reason)
+    keep = limit - min(len(episodes), limit // 2) if episodes else limit
+    chosen = items[:keep]
+    if profile:
+        chosen = with_slices(owner, chosen)
+    returned: tuple[RecallItem | EpisodeItem, ...] = (
+        *with_events(owner, chosen),
+        *episodes[: limit - len(chosen)],
+    )
+    context, truncated = build_context(returned, max(0, budget))
+    return RecallResult(
+        query=query,
+        items=returned,
+        no_recall=False,
+        reason=REASON_MATCHED if reason == REASON_NO_MATCH else reason,
+        context=context,
+        context_truncated=truncated,
+    )

@@ -1,0 +1,222 @@
+"""The episode lane of recall, loading part (selectors): every read is filtered by owner."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from datetime import datetime
+from typing import Any
+
+from django.db.models import BooleanField, Q
+from django.db.models.expressions import RawSQL
+from django.utils import timezone
+
+from memory.keys import canonical_key
+from memory.models import Alias, Episode, MemoryRule, Node, RecallDoc, Suppression
+from memory.recall.documents import CORPUS_EPISODE
+from memory.recall.episodes import (
+    EpisodeRow,
+    EpisodeSettings,
+    is_short,
+    rank_episodes,
+    split_named,
+)
+from memory.recall.items import CorpusStats, EpisodeItem
+from memory.recall.lanes import bm25_postings
+from memory.recall.loaders import POSTINGS_QUERIES, load_postings, load_stats
+from memory.recall.text import terms
+from memory.vocab import SuppressionReason
+
+EPISODE_CANDIDATES = 60  # matching messages read per recall, where the words weigh most
+
+# Suppression reasons that mean "forget it", not only "stop proposing it".
+FORGETTING_REASONS = (SuppressionReason.DELETED, SuppressionReason.FORGOTTEN)
+
+
+COUNT_QUERIES = 1  # how many episodes the owner has: all the lane reads when none
+SETTINGS_QUERIES = 2  # the owner's rule, the forgetting suppressions
+# when the question named nodes: their aliases, the postings of their names' words among
+# nodes (one more when a word is common), and the labels of the nodes holding every word
+NAME_QUERIES = 1 + POSTINGS_QUERIES + 1
+# the postings of the question's words (document frequencies, then postings; one more when
+# a word is common), then the matching episodes by id
+CANDIDATE_QUERIES = POSTINGS_QUERIES + 1
+NEIGHBOUR_QUERIES = 1  # the neighbours of short replies, when there are any
+
+
+def episode_settings(owner: Any, *, now: datetime | None = None) -> EpisodeSettings:
+    """Whether the lane is on for ``owner``, and what it must never return."""
+    now = now or timezone.now()
+    rule = MemoryRule.objects.filter(owner=owner).values_list("episodes", "excludes").first()
+    enabled, excludes = rule if rule is not None else (True, [])
+    if not enabled:
+        return EpisodeSettings(False, ())
+    keys = set(
+        Suppression.objects.filter(
+            owner=owner, reason__in=FORGETTING_REASONS, lifted_at__isnull=True
+        )
+        .filter(Q(suppressed_until__isnull=True) | Q(suppressed_until__gt=now))
+        .values_list("canonical_key", flat=True)
+    )
+    keys |= {canonical_key(term) for term in excludes or [] if isinstance(term, str)}
+    return EpisodeSettings(True, tuple(sorted(k for k in keys if k)))
+
+
+def _row(values: tuple[Any, ...]) -> EpisodeRow:
+    return EpisodeRow(*values)
+
+
+_COLUMNS = ("id", "transcript_id", "message_id", "seq", "role", "text", "said_at")
+
+
+def episode_count(owner: Any) -> int:
+    """How many episodes the owner has, from recall's index statistics (one small read)."""
+    return load_stats(owner).get(CORPUS_EPISODE, CorpusStats()).docs
+
+
+def load_episode_candidates(
+    owner: Any, index_terms: Iterable[str], total: int
+) -> tuple[list[EpisodeRow], list[EpisodeRow]]:
+    """``(candidates, neighbours)``: the owner's episodes that recall's inverted index finds
+    for the stemmed ``index_terms`` (the question's words and every alternative of the names
+    it used), the :data:`EPISODE_CANDIDATES` where those words weigh most, and the messages
+    next to those that are short replies or answered by short replies. Reads the postings
+    (:func:`memory.recall.loaders.load_postings`), never the whole corpus, then the rows by
+    id for this owner only (an episode deleted since it was indexed is simply absent)."""
+    wanted = sorted({t for t in index_terms if t})
+    if not wanted:
+        return [], []
+    postings = load_postings(owner, wanted, (RecallDoc.Kind.EPISODE,))
+    weights = bm25_postings(postings, CorpusStats(docs=total), wanted, [], min_share=0.0)
+    best = sorted(weights, key=lambda ref: (-weights[ref], -ref[1]))[:EPISODE_CANDIDATES]
+    # Sorted here, not in SQL: an ORDER BY on when it was said would lead the database to
+    # walk the owner's whole (owner, said_at) index instead of fetching these rows by id.
+    candidates = sorted(
+        (
+            _row(values)
+            for values in Episode.objects.filter(
+                owner=owner, id__in=sorted(i for _k, i in best)
+            ).values_list(*_COLUMNS)
+        ),
+        key=lambda row: (row.said_at, row.id),
+        reverse=True,
+    )
+    wanted_seqs: dict[int, set[int]] = {}
+    have = {(c.transcript_id, c.seq) for c in candidates}
+    for c in candidates:
+        seqs = wanted_seqs.setdefault(c.transcript_id, set())
+        seqs.add(c.seq + 1)  # a short reply to this message
+        if c.role == "user":
+            seqs.add(c.seq - 1)  # the message this reply answers
+            if is_short(c.text):
+                seqs.add(c.seq - 2)  # and, for a short reply, the one before it
+    missing = {
+        (transcript_id, s)
+        for transcript_id, seqs in wanted_seqs.items()
+        for s in seqs
+        if s >= 0 and (transcript_id, s) not in have
+    }
+    neighbours: list[EpisodeRow] = []
+    if missing:
+        # The (transcript, position) pairs as one row-value list, not a disjunction per
+        # message, which costs more to build than to run.
+        # One condition per transcript, written out rather than built as a Django Q per
+        # message (which costs more to build than to run): each is an index range on
+        # (transcript, seq) for both databases.
+        by_transcript: dict[int, list[int]] = {}
+        for transcript_id, seq in sorted(missing):
+            by_transcript.setdefault(transcript_id, []).append(seq)
+        clauses: list[str] = []
+        params: list[int] = []
+        for transcript_id, positions_in in by_transcript.items():
+            marks = ", ".join(["%s"] * len(positions_in))
+            clauses.append(f"(transcript_id = %s AND seq IN ({marks}))")
+            params += [transcript_id, *positions_in]
+        positions = RawSQL(f"({' OR '.join(clauses)})", params, output_field=BooleanField())
+        neighbours = [
+            _row(values)
+            for values in Episode.objects.filter(positions, owner=owner)
+            .order_by("id")
+            .values_list(*_COLUMNS)
+        ]
+    return candidates, neighbours
+
+
+def name_alternatives(owner: Any, nodes: Sequence[tuple[int, str]]) -> list[tuple[str, ...]]:
+    """For each ``(node id, label)``: the label and the node's aliases (one query)."""
+    aliases: dict[int, list[str]] = {nid: [] for nid, _label in nodes}
+    for node_id, alias in (
+        Alias.objects.filter(owner=owner, node_id__in=sorted(aliases))
+        .order_by("id")
+        .values_list("node_id", "alias")
+    ):
+        aliases[node_id].append(alias)
+    return [(label, *aliases[nid]) for nid, label in nodes]
+
+
+def twin_labels(owner: Any, names: Sequence[Sequence[str]], named_ids: Iterable[int]) -> list[str]:
+    """Labels of the owner's other nodes whose key holds one of ``names`` as whole words
+    ("Kafka Connect" for "Kafka"). Recall's inverted index narrows them down to the nodes
+    whose document has every word of a name (:func:`memory.recall.loaders.load_postings`),
+    then one query reads their labels: never a scan of every label."""
+    keys = {k for alternatives in names for k in (canonical_key(a) for a in alternatives) if k}
+    wanted = {key: set(terms(key)) for key in keys}
+    wanted = {key: words for key, words in wanted.items() if words}
+    if not wanted:
+        return []
+    found: dict[int, set[str]] = {}
+    for posting in load_postings(owner, sorted(set().union(*wanted.values())), ("node",)):
+        found.setdefault(posting.ref_id, set()).add(posting.term)
+    excluded = set(named_ids)
+    ids = sorted(
+        ref
+        for ref, present in found.items()
+        if ref not in excluded and any(words <= present for words in wanted.values())
+    )
+    if not ids:
+        return []
+    rows = Node.objects.filter(owner=owner, id__in=ids).values_list("label", "canonical_key")
+    return [label for label, key in rows if any(f" {k} " in f" {key} " and k != key for k in keys)]
+
+
+def recall_episodes(
+    owner: Any,
+    subject: Sequence[str],
+    *,
+    named: Sequence[tuple[int, str]] = (),
+    limit: int,
+) -> list[EpisodeItem]:
+    """The episode lane for ``owner``: what was said about the question's ``subject`` words
+    and the ``named`` nodes (``(id, label)``; a message naming one by any alias matches).
+
+    Nothing when the owner has no episodes or turned the lane off. Reads
+    :data:`COUNT_QUERIES`; when there are episodes, :data:`SETTINGS_QUERIES`; when the lane
+    is on, :data:`NAME_QUERIES` if the question named nodes, :data:`CANDIDATE_QUERIES`, and
+    :data:`NEIGHBOUR_QUERIES` when a matching message has neighbours to read."""
+    if not subject:
+        return []
+    total = episode_count(owner)
+    if not total:
+        return []
+    settings = episode_settings(owner)
+    if not settings.enabled:
+        return []
+    names = name_alternatives(owner, named) if named else []
+    rest, found = split_named(subject, names)
+    twins = twin_labels(owner, found, [nid for nid, _label in named]) if named else []
+    query_terms = list(dict.fromkeys(terms(" ".join(rest))))
+    index_terms = set(query_terms)
+    for alternatives in found:
+        index_terms |= {t for alt in alternatives for t in terms(alt)}
+    if not index_terms:
+        return []
+    candidates, neighbours = load_episode_candidates(owner, index_terms, total)
+    return rank_episodes(
+        query_terms,
+        candidates,
+        neighbours,
+        total,
+        names=found,
+        twins=twins,
+        forgotten=settings.forgotten,
+        limit=limit,
+    )

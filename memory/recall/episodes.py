@@ -1,0 +1,277 @@
+"""The episode lane of recall, ranking part: what was said in conversations. Pure: no ORM.
+
+Episodes come after confirmed memories (nodes and pages). :func:`rank_episodes` ranks the
+rows the loaders (:mod:`memory.recall.episode_loaders`) return: BM25 over the message text (a
+short reply also matches on the message it answers, at :data:`REPLY_CONTEXT_WEIGHT`), the person's own words
+above the assistant's, and floors so that loosely related messages never fill the list.
+
+**Forgetting**: an episode that mentions a forgotten label is never returned, nor quoted as
+the message a reply answers. A label is forgotten when a node was deleted with make-it-stick,
+a memory rule excludes it, or a candidate was rejected with "and forget what was said about
+it". A plain reject-and-suppress ("stop proposing this") forgets nothing: the conversation
+stays searchable.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from memory.keys import canonical_key
+from memory.recall.items import WHY_EPISODE, EpisodeItem
+from memory.recall.text import stem, terms
+
+# Ranking constants.
+SHORT_REPLY_WORDS = 8  # a message this short is read together with the one it answers
+REPLY_CONTEXT_WEIGHT = 0.8  # how much the answered message's words count for a short reply
+THREAD_CONTEXT_WEIGHT = 0.4  # and the message before that (the thread the reply is in)
+LONG_REPLY_CONTEXT_WEIGHT = 0.4  # the answered message's words for a longer reply
+REPLY_SNIPPET_WORDS = 12  # words of the answered message shown with a short reply
+ROLE_WEIGHTS = {"user": 1.0, "assistant": 0.6, "system": 0.3}
+RELATIVE_FLOOR = 0.35  # of the best episode's score
+MIN_TERM_SHARE = 0.3  # of the idf weight of the query's words
+BM25_K1 = 1.2
+BM25_B = 0.75
+
+
+@dataclass(frozen=True)
+class EpisodeRow:
+    """An episode as ranking sees it."""
+
+    id: int
+    transcript_id: int
+    message_id: str
+    seq: int
+    role: str
+    text: str
+    said_at: datetime
+
+
+@dataclass(frozen=True)
+class EpisodeSettings:
+    enabled: bool
+    forgotten: tuple[str, ...]  # canonical keys of forgotten labels and excluded terms
+
+
+# --- ranking (pure) -------------------------------------------------------------------------
+
+
+def is_short(text: str) -> bool:
+    return len(text.split()) <= SHORT_REPLY_WORDS
+
+
+def _mentions(words: Sequence[str], phrase: Sequence[str]) -> bool:
+    n = len(phrase)
+    return bool(n) and any(
+        list(words[i : i + n]) == list(phrase) for i in range(len(words) - n + 1)
+    )
+
+
+def mentions_forgotten(text: str, forgotten: Sequence[str]) -> bool:
+    """Whether ``text`` mentions one of the ``forgotten`` keys, as whole words, in any form
+    that stems alike ("tarot readings" mentions "Tarot Reading"). Forgetting errs on the side
+    of hiding: a message is never shown for a name the person asked ume to forget."""
+    if not forgotten:
+        return False
+    words = canonical_key(text).split()
+    if not words:
+        return False
+    stemmed = [stem(w) for w in words]
+    for key in forgotten:
+        phrase = key.split()
+        if _mentions(words, phrase) or _mentions(stemmed, [stem(w) for w in phrase]):
+            return True
+    return False
+
+
+def _answered(
+    e: EpisodeRow, by_pos: dict[tuple[int, int], EpisodeRow], hidden: set[tuple[int, int]]
+) -> EpisodeRow | None:
+    """The message a person's reply answers (the assistant's, just before it), unless it is
+    hidden (it mentions a forgotten label)."""
+    if e.role != "user":
+        return None
+    key = (e.transcript_id, e.seq - 1)
+    previous = None if key in hidden else by_pos.get(key)
+    return previous if previous is not None and previous.role != e.role else None
+
+
+def _snippet(text: str) -> str:
+    words = text.split()
+    head = " ".join(words[:REPLY_SNIPPET_WORDS])
+    return head + ("…" if len(words) > REPLY_SNIPPET_WORDS else "")
+
+
+def split_named(
+    subject: Sequence[str], names: Sequence[Sequence[str]]
+) -> tuple[list[str], list[tuple[str, ...]]]:
+    """The subject's words that no name covers, and the names found in it (each as its
+    alternatives). A name counts when one of its alternatives is a phrase of the subject."""
+    covered: set[int] = set()
+    found: list[tuple[str, ...]] = []
+    for alternatives in names:
+        hit = False
+        for alt in alternatives:
+            phrase = canonical_key(alt).split()
+            n = len(phrase)
+            for i in range(len(subject) - n + 1 if n else 0):
+                if list(subject[i : i + n]) == phrase:
+                    covered.update(range(i, i + n))
+                    hit = True
+        if hit:
+            found.append(tuple(alternatives))
+    return [w for i, w in enumerate(subject) if i not in covered], found
+
+
+def _stem_words(text: str) -> list[str]:
+    return [stem(w) for w in canonical_key(text).split()]
+
+
+def _phrase_starts(words: Sequence[str], phrase: Sequence[str]) -> list[int]:
+    n = len(phrase)
+    if not n:
+        return []
+    return [i for i in range(len(words) - n + 1) if list(words[i : i + n]) == list(phrase)]
+
+
+def _counts(
+    text: str,
+    wanted: set[str],
+    names: Sequence[Sequence[list[str]]],
+    twins: Sequence[list[str]] = (),
+) -> tuple[dict[str, float], int]:
+    """Term frequencies of ``text`` for the wanted terms and name groups (``=0``, ``=1``...),
+    and its length in content terms. A name said only inside a twin's name ("Kafka" in
+    "Kafka Connect") does not count: that message is about the twin."""
+    words = terms(text)
+    counts: dict[str, float] = {}
+    for w in words:
+        if w in wanted:
+            counts[w] = counts.get(w, 0.0) + 1.0
+    if names:
+        stemmed = _stem_words(text)
+        inside_twin = {
+            p
+            for twin in twins
+            for i in _phrase_starts(stemmed, twin)
+            for p in range(i, i + len(twin))
+        }
+        for g, alternatives in enumerate(names):
+            hits = sum(
+                1
+                for alt in alternatives
+                for i in _phrase_starts(stemmed, alt)
+                if not inside_twin & set(range(i, i + len(alt)))
+            )
+            if hits:
+                counts[f"={g}"] = float(hits)
+    return counts, len(words)
+
+
+def rank_episodes(
+    query_terms: Sequence[str],
+    candidates: Sequence[EpisodeRow],
+    neighbours: Sequence[EpisodeRow],
+    total: int,
+    *,
+    names: Sequence[Sequence[str]] = (),
+    twins: Sequence[str] = (),
+    forgotten: Sequence[str] = (),
+    limit: int = 10,
+) -> list[EpisodeItem]:
+    """Episodes for stemmed ``query_terms`` and ``names``, best first, at most ``limit``.
+
+    Pure. ``names`` are the things the question named, each as its alternative names (a
+    label and its aliases): a message that says any of them matches that name ("Mum" for a
+    question about "Maggie"), unless it is said only inside one of ``twins``: the names of
+    other things that hold a name the question used ("Kafka Connect" for "Kafka"), which the
+    question did not ask about (the identity guard). Scores are BM25 over the message (with the answered message's
+    words at :data:`REPLY_CONTEXT_WEIGHT`, and the one before it at :data:`THREAD_CONTEXT_WEIGHT`,
+    for a person's short reply; at :data:`LONG_REPLY_CONTEXT_WEIGHT` for a longer one), times the speaker's weight (the
+    person's own words first), normalised to the best (0..1]. An episode must match
+    :data:`MIN_TERM_SHARE` of the question's idf weight (a word no message contains weighs no
+    more than the rarest word one does) and reach :data:`RELATIVE_FLOOR` of the best score.
+    Nothing that mentions a ``forgotten`` key is returned, nor quoted as the message a reply
+    answers.
+    """
+    groups = [
+        [alt for alt in (_stem_words(a) for a in alternatives) if alt] for alternatives in names
+    ]
+    groups = [g for g in groups if g]
+    twin_words = [w for w in (_stem_words(t) for t in twins) if w]
+    wanted = list(dict.fromkeys(t for t in query_terms if t))
+    keys = wanted + [f"={i}" for i in range(len(groups))]
+    if not keys or not candidates or total <= 0:
+        return []
+    by_pos = {(e.transcript_id, e.seq): e for e in [*neighbours, *candidates]}
+    hidden = {key for key, e in by_pos.items() if mentions_forgotten(e.text, forgotten)}
+    pool = [e for e in by_pos.values() if (e.transcript_id, e.seq) not in hidden]
+    wanted_set = set(wanted)
+    tf: dict[tuple[int, int], dict[str, float]] = {}
+    lengths: dict[tuple[int, int], float] = {}
+    df: dict[str, int] = dict.fromkeys(keys, 0)
+    for e in pool:
+        key = (e.transcript_id, e.seq)
+        counts, length = _counts(e.text, wanted_set, groups, twin_words)
+        for w in counts:
+            df[w] += 1
+        previous = _answered(e, by_pos, hidden)
+        if previous is not None:
+            short = is_short(e.text)
+            thread = [(previous, REPLY_CONTEXT_WEIGHT if short else LONG_REPLY_CONTEXT_WEIGHT)]
+            before = by_pos.get((e.transcript_id, e.seq - 2))
+            if short and before is not None and (e.transcript_id, e.seq - 2) not in hidden:
+                thread.append((before, THREAD_CONTEXT_WEIGHT))
+            for message, weight in thread:
+                context, context_length = _counts(message.text, wanted_set, groups, twin_words)
+                for w, f in context.items():
+                    counts[w] = counts.get(w, 0.0) + weight * f
+                length += int(weight * context_length)
+        tf[key] = counts
+        lengths[key] = float(length)
+    n = max(total, len(pool))
+    idf = {t: math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5)) for t in keys}
+    seen = [idf[t] for t in keys if df[t]]
+    cap = max(seen) if seen else 0.0
+    share = {t: idf[t] if df[t] else cap for t in keys}
+    weight_total = sum(share.values())
+    avg = (sum(lengths.values()) / len(lengths)) if lengths else 1.0
+    avg = avg or 1.0
+    scored: list[tuple[float, EpisodeRow]] = []
+    for e in pool:
+        key = (e.transcript_id, e.seq)
+        counts = tf[key]
+        if not counts:
+            continue
+        if len(keys) > 1 and sum(share[t] for t in counts) < MIN_TERM_SHARE * weight_total:
+            continue
+        norm = BM25_K1 * (1 - BM25_B + BM25_B * lengths[key] / avg)
+        raw = sum(idf[t] * f * (BM25_K1 + 1) / (f + norm) for t, f in counts.items())
+        raw *= ROLE_WEIGHTS.get(e.role, 0.5)
+        if raw > 0:
+            scored.append((raw, e))
+    if not scored:
+        return []
+    best = max(s for s, _e in scored)
+    scored = [(s / best, e) for s, e in scored if s / best >= RELATIVE_FLOOR]
+    scored.sort(key=lambda se: (-se[0], -se[1].said_at.timestamp(), -se[1].id))
+    items: list[EpisodeItem] = []
+    for score, e in scored[: max(0, limit)]:
+        previous = _answered(e, by_pos, hidden) if is_short(e.text) else None
+        reply_to = _snippet(previous.text) if previous is not None else ""
+        items.append(
+            EpisodeItem(
+                id=e.id,
+                text=e.text,
+                role=e.role,
+                said_at=e.said_at,
+                transcript_id=e.transcript_id,
+                message_id=e.message_id,
+                why=WHY_EPISODE,
+                score=score,
+                reply_to=reply_to,
+            )
+        )
+    return items

@@ -1,0 +1,229 @@
+"""The lanes of recall, as pure functions over what the loaders read: the named lane
+(labels and aliases found in the query), the lexical lane (BM25 over the inverted index's
+postings), the semantic lane (cosine similarity to the owner's vectors) and the profile lane
+(the nodes of the categories a broad question asks about). No ORM."""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from memory.keys import canonical_key
+from memory.recall.documents import WEIGHTS
+from memory.recall.items import (
+    SLICES_PER_ITEM,
+    WHY_PROFILE,
+    CorpusStats,
+    Doc,
+    OwnerIndex,
+    Posting,
+    RecallItem,
+    SliceView,
+)
+from memory.recall.text import content, probe, terms
+
+MIN_TERM_SHARE = 0.5  # of the idf weight of the query's words
+BM25_K1 = 1.2
+BM25_B = 0.75
+SEMANTIC_SHORTLIST = 400  # documents scored exactly after the coarse first pass
+
+
+@dataclass(frozen=True)
+class Span:
+    start: int
+    end: int
+    key: str
+
+
+def named_spans(words: Sequence[str], names: dict[str, list[tuple[Doc, str]]]) -> list[Span]:
+    """Labels and aliases found in ``words``, longest first, never overlapping."""
+    taken: set[int] = set()
+    spans: list[Span] = []
+    for length in range(len(words), 0, -1):
+        for start in range(0, len(words) - length + 1):
+            positions = set(range(start, start + length))
+            if positions & taken:
+                continue
+            key = " ".join(words[start : start + length])
+            if key in names and content(words[start : start + length]):
+                spans.append(Span(start, start + length, key))
+                taken |= positions
+    return sorted(spans, key=lambda s: s.start)
+
+
+def bm25_scores(
+    counts: dict[tuple[str, int], dict[str, float]],
+    lengths: dict[tuple[str, int], float],
+    n_docs: int,
+    avg_length: float,
+    scored: Sequence[str],
+    named: Sequence[str],
+    df: dict[str, int] | None = None,
+    min_share: float = MIN_TERM_SHARE,
+) -> dict[tuple[str, int], float]:
+    """BM25F-style scores (field-weighted term frequencies) of the documents in ``counts``
+    (their frequencies of the wanted terms), in a corpus of ``n_docs`` documents.
+
+    Only ``scored`` terms add to a score; ``named`` terms (words of a name the query already
+    matched) count only towards the share of the query a document must match.
+    """
+    wanted = set(scored) | set(named)
+    if df is None:
+        df = defaultdict(int)
+        for doc_counts in counts.values():
+            for term in doc_counts:
+                df[term] += 1
+    df = {t: df.get(t, 0) for t in wanted}
+    n = max(n_docs, max(df.values(), default=0))
+    idf = {t: math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5)) for t in wanted}
+    total = sum(idf.values())
+    scoring = set(scored)
+    avg = avg_length or 1.0
+    scores: dict[tuple[str, int], float] = {}
+    for ref, doc_counts in counts.items():
+        if not doc_counts:
+            continue
+        # A document must match enough of the query's weight, not one incidental word of a
+        # question that is about something else ("best hiking boots" is not the best man).
+        if len(idf) > 1 and sum(idf[t] for t in doc_counts) < min_share * total:
+            continue
+        norm = BM25_K1 * (1 - BM25_B + BM25_B * lengths[ref] / avg)
+        score = sum(
+            idf[t] * freq * (BM25_K1 + 1) / (freq + norm)
+            for t, freq in doc_counts.items()
+            if t in scoring
+        )
+        if score > 0:
+            scores[ref] = score
+    return scores
+
+
+def bm25(
+    docs: Sequence[Doc],
+    scored: Sequence[str],
+    named: Sequence[str],
+) -> dict[int, float]:
+    """BM25 over ``docs`` read whole (a small set: the pages that may join a named node), by
+    position in ``docs``; the corpus is ``docs`` itself."""
+    if not scored or not docs:
+        return {}
+    wanted = set(scored) | set(named)
+    probes = {probe(t) for t in wanted}
+    counts: dict[tuple[str, int], dict[str, float]] = {}
+    lengths: dict[tuple[str, int], float] = {}
+    for i, doc in enumerate(docs):
+        ref = ("", i)
+        weights = WEIGHTS[doc.kind]
+        # Length in words (field-weighted), cheap for every document; only documents whose
+        # text contains a probe of a wanted term are tokenised and stemmed.
+        lengths[ref] = sum(weights[name] * len(text.split()) for name, text in doc.fields)
+        joined = "\n".join(text for _name, text in doc.fields)
+        blob = joined.lower() if joined.isascii() else canonical_key(joined)
+        if not any(p in blob for p in probes):
+            continue
+        doc_counts: dict[str, float] = defaultdict(float)
+        for name, text in doc.fields:
+            if not text:
+                continue
+            weight = weights[name]
+            for term in terms(text):
+                if term in wanted:
+                    doc_counts[term] += weight
+        if doc_counts:
+            counts[ref] = doc_counts
+    avg = sum(lengths.values()) / len(docs)
+    scores = bm25_scores(counts, lengths, len(docs), avg, scored, named)
+    return {i: score for (_kind, i), score in scores.items()}
+
+
+def bm25_postings(
+    postings: Sequence[Posting],
+    stats: CorpusStats,
+    scored: Sequence[str],
+    named: Sequence[str],
+    *,
+    min_share: float = MIN_TERM_SHARE,
+) -> dict[tuple[str, int], float]:
+    """BM25 over the inverted index: ``postings`` are every posting of the wanted terms in
+    the owner's corpus, ``stats`` its size and total length; raw scores by (kind, id).
+    ``min_share`` is the share of the query's idf weight a document must match (0 for a
+    candidate generator whose caller applies its own)."""
+    if not scored:
+        return {}
+    counts: dict[tuple[str, int], dict[str, float]] = defaultdict(dict)
+    lengths: dict[tuple[str, int], float] = {}
+    df: dict[str, int] = defaultdict(int)
+    for p in postings:
+        ref = (p.kind, p.ref_id)
+        counts[ref][p.term] = counts[ref].get(p.term, 0.0) + p.tf
+        lengths[ref] = p.length
+        df[p.term] = p.df or df[p.term] + 1
+    return bm25_scores(
+        counts, lengths, stats.docs, stats.avg_length, scored, named, df, min_share=min_share
+    )
+
+
+def semantic_scores(
+    refs: Sequence[tuple[str, int]],
+    coarse: np.ndarray,
+    full: np.ndarray,
+    query: np.ndarray,
+    *,
+    floor: float,
+    shortlist: int = SEMANTIC_SHORTLIST,
+) -> dict[tuple[str, int], float]:
+    """Cosine similarity of ``query`` (unit length, float32) to the owner's vectors, for the
+    documents at or above ``floor``. ``coarse`` holds the first dimensions of every vector
+    (float32, for a fast first pass over the whole corpus); the ``shortlist`` best of that
+    pass are scored exactly on ``full`` (int8, x127)."""
+    if not len(refs) or not query.any():
+        return {}
+    dims = coarse.shape[1]
+    q_coarse = query[:dims]
+    first = coarse @ q_coarse
+    if len(refs) > shortlist:
+        top = np.argpartition(-first, shortlist - 1)[:shortlist]
+    else:
+        top = np.arange(len(refs))
+    exact = (full[top].astype(np.float32) @ query) / 127.0
+    return {refs[int(i)]: float(s) for i, s in zip(top, exact, strict=True) if s >= floor}
+
+
+def item_of(doc: Doc, why: str, score: float) -> RecallItem:
+    return RecallItem(
+        kind=doc.kind,
+        id=doc.id,
+        label=doc.label,
+        category=doc.category,
+        state=doc.state,
+        why=why,
+        score=score,
+        summary=doc.summary,
+        slices=tuple(SliceView(text, kind) for text, kind in doc.slices[:SLICES_PER_ITEM]),
+        node_id=doc.node_id,
+    )
+
+
+def sort_key(item: RecallItem) -> tuple[float, int, str, int]:
+    return (-item.score, 0 if item.kind == "node" else 1, item.label.casefold(), item.id)
+
+
+def profile_lane(
+    index: OwnerIndex, categories: Sequence[str], everything: bool
+) -> list[RecallItem]:
+    wanted = set(categories)
+    nodes = [d for d in index.docs if d.kind == "node" and (everything or d.category in wanted)]
+    nodes.sort(
+        key=lambda d: (
+            d.state != "active",
+            -(d.last_seen_at.timestamp() if d.last_seen_at else 0.0),
+            -d.mention_count,
+            d.label.casefold(),
+            d.id,
+        )
+    )
+    return [item_of(d, WHY_PROFILE, 1.0 / (1 + rank)) for rank, d in enumerate(nodes)]

@@ -1,0 +1,345 @@
+"""Index loaders: the selectors recall reads through. Every read is filtered by owner and
+reads only the columns ranking needs."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Any
+
+from django.db.models import Case, Count, Q, Value, When
+from django.db.models.functions import Coalesce
+
+from memory.models import Alias, Event, Node, Page, RecallDoc, RecallStats, RecallTerm, Slice
+from memory.recall.embed import MODEL_NAME
+from memory.recall.items import (
+    EVENTS_PER_ITEM,
+    MAX_LIMIT,
+    SLICES_PER_ITEM,
+    WHY_ALIAS,
+    WHY_EXACT,
+    CorpusStats,
+    Doc,
+    EventView,
+    OwnerIndex,
+    Posting,
+    RecallItem,
+    SliceView,
+)
+from memory.recall.lanes import named_spans
+from memory.recall.query import Parsed
+from memory.recall.text import content
+
+DETAIL_QUERIES = 1  # the events of the nodes recall returns, when it returns any
+
+
+NAME_QUERIES = 3  # nodes, aliases and pages whose key is a phrase of the query
+NAMED_QUERIES = 2  # then, for a query that only names things: their pages and slices
+MAX_NAME_WORDS = 12  # no label or alias is looked up by a longer run of words
+
+
+def _name_phrases(words: Sequence[str]) -> set[str]:
+    """Every run of ``words`` (up to :data:`MAX_NAME_WORDS`) that :func:`named_spans` could
+    look up."""
+    phrases = set()
+    for start in range(len(words)):
+        for end in range(start + 1, min(len(words), start + MAX_NAME_WORDS) + 1):
+            if content(words[start:end]):
+                phrases.add(" ".join(words[start:end]))
+    return phrases
+
+
+def load_named_index(owner: Any, parsed: Parsed) -> OwnerIndex:
+    """The nodes, aliases and pages whose key is a phrase of the query (:data:`NAME_QUERIES`
+    queries). For a query whose content words are all names, also the pages that may join a
+    named node and the named nodes' current slices (:data:`NAMED_QUERIES` more): everything
+    :func:`rank` reads for it, and the index is ``complete``. For any other query the index
+    holds the named rows only and the engine adds the lexical and semantic candidates."""
+    words = list(parsed.subject)
+    if not [w for w in words if content([w])]:
+        return OwnerIndex(docs=[], names={})  # rank returns no_match before reading any
+    phrases = _name_phrases(words)
+    keys = sorted(phrases)
+    nodes: dict[int, Doc] = {}
+    names: dict[str, list[tuple[Doc, str]]] = defaultdict(list)
+    node_columns = ("id", "label", "canonical_key", "category", "state", "summary")
+    for nid, label, key, category, state, summary in (
+        Node.objects.filter(owner=owner, canonical_key__in=keys)
+        .order_by("id")
+        .values_list(*node_columns)
+    ):
+        doc = nodes[nid] = Doc(
+            "node", nid, label, key, category=category, state=state, summary=summary
+        )
+        names[key].append((doc, WHY_EXACT))
+    for key, nid, label, node_key, category, state, summary in (
+        Alias.objects.filter(owner=owner, node__owner=owner, canonical_key__in=keys)
+        .order_by("id")
+        .values_list("canonical_key", *(f"node__{c}" for c in node_columns))
+    ):
+        doc = nodes.get(nid) or nodes.setdefault(
+            nid, Doc("node", nid, label, node_key, category=category, state=state, summary=summary)
+        )
+        names[key].append((doc, WHY_ALIAS))
+    page_columns = ("id", "title", "canonical_key", "topic", "summary", "body", "node_id")
+    pages: dict[int, Doc] = {}
+
+    def page_doc(row: tuple[Any, ...]) -> Doc:
+        pid, title, key, topic, summary, body, node_id = row
+        page = pages.get(pid)
+        if page is None:
+            page = pages[pid] = Doc("page", pid, title, key, summary=summary, node_id=node_id)
+            page.fields = [("title", title), ("topic", topic), ("summary", summary), ("body", body)]
+        return page
+
+    for row in (
+        Page.objects.filter(owner=owner, canonical_key__in=keys)
+        .order_by("id")
+        .values_list(*page_columns)
+    ):
+        names[row[2]].append((page_doc(row), WHY_EXACT))
+    spans = named_spans(words, names)
+    named_positions = {i for s in spans for i in range(s.start, s.end)}
+    if not all(i in named_positions for i, w in enumerate(words) if content([w])):
+        if parsed.needs_name:
+            return OwnerIndex(docs=[], names=dict(names))
+        named = list(nodes.values()) + [pages[pid] for pid in sorted(pages)]
+        return OwnerIndex(docs=named, names=dict(names), complete=False)
+    named_nodes = {d.id: d for s in spans for d, _why in names[s.key] if d.kind == "node"}
+    # Pages linked to a named node, or unlinked with a named key among their words (rank
+    # checks the words; the database only narrows the rows down).
+    unlinked = Q()
+    for span in spans:
+        unlinked |= Q(canonical_key__contains=span.key)
+    for row in (
+        Page.objects.filter(owner=owner)
+        .filter(Q(node_id__in=sorted(named_nodes)) | Q(node__isnull=True) & unlinked)
+        .order_by("id")
+        .values_list(*page_columns)
+    ):
+        page_doc(row)
+    for node_id, text, kind in (
+        Slice.objects.filter(owner=owner, is_current=True, node_id__in=sorted(named_nodes))
+        .order_by("-created_at", "-id")
+        .values_list("node_id", "text", "kind")
+    ):
+        named_nodes[node_id].slices.append((text, kind))
+    docs = list(nodes.values()) + [pages[pid] for pid in sorted(pages)]
+    return OwnerIndex(docs=docs, names=dict(names))
+
+
+PROFILE_QUERIES = 3  # the first nodes of the categories asked about, those tied with the last,
+# the slices of those returned
+
+
+def load_profile_nodes(owner: Any, parsed: Parsed, limit: int = MAX_LIMIT) -> OwnerIndex:
+    """For a broad profile question: the owner's ``limit`` first nodes of the categories
+    asked about (all categories for "tell me about me"), in the profile lane's order (active
+    first, most recently seen, most mentioned), and every node tied with the last of them,
+    so that the lane's own tie-break (the label) sees all it needs: two queries, whatever
+    the number of nodes. No slices: :func:`with_slices` reads those of the nodes returned."""
+    nodes = Node.objects.filter(owner=owner)
+    if not parsed.everything:
+        nodes = nodes.filter(category__in=sorted(set(parsed.profile)))
+    nodes = nodes.annotate(inactive=Case(When(state="active", then=Value(0)), default=Value(1)))
+    columns = (
+        "id",
+        "label",
+        "canonical_key",
+        "category",
+        "state",
+        "summary",
+        "mention_count",
+        "last_seen_at",
+        "inactive",
+    )
+    rows = list(
+        nodes.order_by("inactive", "-last_seen_at", "-mention_count", "id").values_list(*columns)[
+            :limit
+        ]
+    )
+    if rows:
+        *_rest, mentions, seen, inactive = rows[-1]
+        have = {row[0] for row in rows}
+        rows += [
+            row
+            for row in nodes.filter(
+                inactive=inactive, last_seen_at=seen, mention_count=mentions
+            ).values_list(*columns)
+            if row[0] not in have
+        ]
+    docs = [
+        Doc(
+            "node",
+            nid,
+            label,
+            key,
+            category=category,
+            state=state,
+            summary=summary,
+            mention_count=mentions,
+            last_seen_at=seen,
+        )
+        for nid, label, key, category, state, summary, mentions, seen, _inactive in rows
+    ]
+    return OwnerIndex(docs=docs, names={})
+
+
+def with_slices(owner: Any, items: Sequence[RecallItem]) -> list[RecallItem]:
+    """``items`` with the current slices of each node, newest first: one query, for those
+    nodes only."""
+    node_ids = {item.id for item in items if item.kind == "node"}
+    if not node_ids:
+        return list(items)
+    slices: dict[int, list[SliceView]] = defaultdict(list)
+    for node_id, text, kind in (
+        Slice.objects.filter(owner=owner, is_current=True, node_id__in=sorted(node_ids))
+        .order_by("-created_at", "-id")
+        .values_list("node_id", "text", "kind")
+    ):
+        if len(slices[node_id]) < SLICES_PER_ITEM:
+            slices[node_id].append(SliceView(text, kind))
+    return [
+        replace(item, slices=tuple(slices.get(item.id, ()))) if item.kind == "node" else item
+        for item in items
+    ]
+
+
+def with_events(owner: Any, items: Sequence[RecallItem]) -> list[RecallItem]:
+    """``items`` with the most recent events of each node: one query, for those nodes only
+    (none when no node is among them)."""
+    node_ids = {item.id for item in items if item.kind == "node"}
+    if not node_ids:
+        return list(items)
+    events: dict[int, list[EventView]] = defaultdict(list)
+    # Most recent first: by when it happened, or when ume learned it if that is unknown.
+    for node_id, action, text, happened, precision in (
+        Event.objects.filter(owner=owner, node_id__in=sorted(node_ids))
+        .annotate(recency=Coalesce("happened_at", "created_at"))
+        .order_by("-recency", "-id")
+        .values_list("node_id", "action", "text", "happened_at", "happened_at_precision")
+    ):
+        if len(events[node_id]) < EVENTS_PER_ITEM:
+            events[node_id].append(EventView(action, text, happened, precision))
+    return [
+        replace(item, events=tuple(events.get(item.id, ()))) if item.kind == "node" else item
+        for item in items
+    ]
+
+
+STATS_QUERIES = 1  # the owner's corpus statistics and index versions
+POSTINGS_QUERIES = 2  # the terms' document frequencies, then their postings
+COMMON_QUERIES = 1  # when a term is common: its postings in the documents found
+VECTOR_QUERIES = 1  # the owner's vectors, only when the cache does not hold their version
+CANDIDATE_QUERIES = 3  # the shortlisted nodes, pages and the nodes' current slices
+
+
+def load_stats(owner: Any) -> dict[str, CorpusStats]:
+    """Documents, total length and index version per corpus (``memory``, ``episode``)."""
+    return {
+        row[0]: CorpusStats(*row[1:])
+        for row in RecallStats.objects.filter(owner=owner).values_list(
+            "corpus", "docs", "total_length", "version", "seq", "epoch"
+        )
+    }
+
+
+POSTINGS_PER_TERM = 1000  # of a common term, the most frequent; see load_postings
+
+
+def load_postings(owner: Any, terms: Sequence[str], kinds: Sequence[str]) -> list[Posting]:
+    """The postings BM25 needs for ``terms`` in the owner's documents of ``kinds``, each with
+    its term's document frequency: at most three queries, reading from the index only.
+
+    The document frequencies come first (one grouped count). A term in at most
+    :data:`POSTINGS_PER_TERM` documents ("rare") brings all its postings. A common term
+    brings its postings in the documents a rare term matched, so each of those is scored
+    exactly; when every term is common, the documents where the least common one weighs
+    most (its :data:`POSTINGS_PER_TERM` highest frequencies) are the candidates instead. A
+    document that only common terms match is otherwise not a candidate: it could only pass
+    the coverage floor on words that say little about it."""
+    wanted = sorted(set(terms))
+    if not wanted:
+        return []
+    base = RecallTerm.objects.filter(owner=owner, term__in=wanted, kind__in=list(kinds))
+    df = dict(base.order_by().values("term").annotate(n=Count("id")).values_list("term", "n"))
+    rare = sorted(t for t, n in df.items() if n <= POSTINGS_PER_TERM)
+    common = sorted(t for t, n in df.items() if n > POSTINGS_PER_TERM)
+    columns = ("term", "kind", "ref_id", "tf", "length")
+    if rare:
+        first = base.filter(term__in=rare).values_list(*columns)
+    elif common:
+        seed = min(common, key=lambda t: (df[t], t))
+        common.remove(seed)
+        first = (
+            base.filter(term=seed)
+            .order_by("-tf", "kind", "ref_id")
+            .values_list(*columns)[:POSTINGS_PER_TERM]
+        )
+    else:
+        return []
+    postings = [
+        Posting(term, kind, ref_id, tf, length, df[term])
+        for term, kind, ref_id, tf, length in first
+    ]
+    if not common or not postings:
+        return postings
+    by_kind: dict[str, set[int]] = defaultdict(set)
+    for p in postings:
+        by_kind[p.kind].add(p.ref_id)
+    found = Q()
+    for kind, ids in sorted(by_kind.items()):
+        found |= Q(kind=kind, ref_id__in=sorted(ids))
+    postings += [
+        Posting(term, kind, ref_id, tf, length, df[term])
+        for term, kind, ref_id, tf, length in base.filter(term__in=common)
+        .filter(found)
+        .values_list(*columns)
+    ]
+    return postings
+
+
+def load_candidates(owner: Any, index: OwnerIndex, refs: Sequence[tuple[str, int]]) -> OwnerIndex:
+    """``index`` with the shortlisted documents ``refs`` added (nodes and pages, read by id
+    for this owner only; a row deleted since it was indexed is simply absent), and the
+    current slices of every node in it, newest first."""
+    known = {(d.kind, d.id): d for d in index.docs}
+    node_ids = sorted({i for k, i in refs if k == "node" and ("node", i) not in known})
+    page_ids = sorted({i for k, i in refs if k == "page" and ("page", i) not in known})
+    docs = list(index.docs)
+    if node_ids:
+        for nid, label, key, category, state, summary in (
+            Node.objects.filter(owner=owner, id__in=node_ids)
+            .order_by("id")
+            .values_list("id", "label", "canonical_key", "category", "state", "summary")
+        ):
+            docs.append(
+                Doc("node", nid, label, key, category=category, state=state, summary=summary)
+            )
+    if page_ids:
+        for pid, title, key, summary, node_id in (
+            Page.objects.filter(owner=owner, id__in=page_ids)
+            .order_by("id")
+            .values_list("id", "title", "canonical_key", "summary", "node_id")
+        ):
+            docs.append(Doc("page", pid, title, key, summary=summary, node_id=node_id))
+    nodes = {d.id: d for d in docs if d.kind == "node"}
+    if nodes:
+        for node_id, text, kind in (
+            Slice.objects.filter(owner=owner, is_current=True, node_id__in=sorted(nodes))
+            .order_by("-created_at", "-id")
+            .values_list("node_id", "text", "kind")
+        ):
+            nodes[node_id].slices.append((text, kind))
+    return OwnerIndex(docs=docs, names=index.names, complete=True)
+
+
+def recall_index_stale(owner: Any) -> int:
+    """How many of the owner's documents need rebuilding: embedded by another model than the
+    current one, or without a vector."""
+    return (
+        RecallDoc.objects.filter(owner=owner)
+        .filter(~Q(model=MODEL_NAME) | Q(vector__isnull=True))
+        .count()
+    )

@@ -1,0 +1,70 @@
+"""Text for recall: words, stop words, stems and terms. Pure: no ORM.
+
+Stems are the original Porter (1980) algorithm as ``snowballstemmer`` ships it, cached per
+word, since the same few thousand words recur across every document and query."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from functools import lru_cache
+
+import snowballstemmer
+
+from memory.keys import canonical_key
+
+STOP_WORDS = frozenset(
+    """
+    a about above after again against all also am an and any anything are as at be because
+    been before being below between both but by can could did do does doing done down during
+    each else ever every everything few for from further get got had has have having he her
+    here hers herself him himself his how i if in into is it its itself just know knew let
+    me mention mentioned might mine more most much must my myself no nor not now of off on
+    once only or other our ours ourselves out over own please recall remember remind s said
+    same say she should so some something still such t tell than that the their theirs them
+    themselves then there these they thing things this those through to told too under until
+    up us very was we were what whatever when where which while who whom whose why will with
+    would you your yours yourself
+    new news latest update updates happening happened going doing lately recent recently
+    currently current status info details stuff
+    """.split()
+)
+
+
+_PORTER = snowballstemmer.stemmer("porter")
+
+
+@lru_cache(maxsize=65536)
+def stem(word: str) -> str:
+    """The Porter (1980) stem of a lower-case word; words under three letters, and words that
+    are not all letters (numbers, codes), are kept as they are."""
+    if len(word) < 3 or not word.isalpha():
+        return word
+    return str(_PORTER.stemWord(word))
+
+
+def content(tokens: Iterable[str]) -> list[str]:
+    """``tokens`` less stop words and one-letter words (digits are kept)."""
+    return [t for t in tokens if t not in STOP_WORDS and (len(t) > 1 or t.isdigit())]
+
+
+_ASCII_WORD = re.compile(r"[a-z0-9]+")
+
+
+def words_of(text: str) -> list[str]:
+    """The words of ``canonical_key(text)``, with a fast path for ASCII text (where the key's
+    words are exactly the runs of letters and digits, lower-cased)."""
+    if text.isascii():
+        return _ASCII_WORD.findall(text.lower())
+    return canonical_key(text).split()
+
+
+def probe(term: str) -> str:
+    """A string every word with Porter stem ``term`` contains: the stem itself, less a final
+    "e" or "i" that stemming may have added or changed ("hope" from "hoping", "happi")."""
+    return term[:-1] if len(term) > 1 and term[-1] in "ei" else term
+
+
+def terms(text: str) -> list[str]:
+    """Stemmed content terms of ``text`` (canonical key words, stop words removed)."""
+    return [stem(token) for token in content(words_of(text))]

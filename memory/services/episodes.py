@@ -1,0 +1,73 @@
+"""Episodes: the messages of every conversation that enters ume, kept as they were said.
+
+Entry points (stable; other code depends on them):
+
+- ``episodes_record(*, transcript, messages, now=None) -> list[Episode]``: called inside the
+  save's transaction by every path a conversation enters (``ingest``, uploads,
+  ``ingest --pending``, ``POST /v1/conversations``, MCP ``save_conversation``). Recording the
+  same transcript twice writes nothing new.
+- ``episodes_delete(*, owner, transcript_ids=None, before=None) -> int``: removes the owner's
+  episodes of those transcripts (all of them when ``transcript_ids`` is None), optionally only
+  those learned before ``before`` (retention). Returns how many were deleted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from datetime import datetime
+from typing import Any
+
+from django.utils import timezone
+
+from memory.models import Episode, Transcript
+from memory.services.recall_index import recall_index_refresh
+from memory.transcripts import Message, episode_rows
+
+
+def episodes_record(
+    *, transcript: Transcript, messages: Sequence[Message], now: datetime | None = None
+) -> list[Episode]:
+    """Keep each message of ``transcript`` as an episode of its owner."""
+    now = now or timezone.now()
+    rows = episode_rows(list(messages), source_time=transcript.source_time, now=now)
+    if not rows:
+        return []
+    existing = set(
+        Episode.objects.filter(transcript=transcript).values_list("message_id", flat=True)
+    )
+    episodes = [
+        Episode(
+            owner_id=transcript.owner_id,
+            transcript=transcript,
+            message_id=row.message_id,
+            seq=row.seq,
+            role=row.role,
+            text=row.text,
+            said_at=row.said_at,
+            learned_at=now,
+        )
+        for row in rows
+        if row.message_id not in existing
+    ]
+    created = Episode.objects.bulk_create(episodes, batch_size=500)
+    recall_index_refresh(owner_id=transcript.owner_id, episodes=[e.pk for e in created])
+    return created
+
+
+def episodes_delete(
+    *,
+    owner: Any,
+    transcript_ids: Iterable[int] | None = None,
+    before: datetime | None = None,
+) -> int:
+    """Delete the owner's episodes (of ``transcript_ids`` if given; learned before ``before`` if
+    given). Always scoped to the owner: another person's transcript ids delete nothing."""
+    rows = Episode.objects.filter(owner=owner)
+    if transcript_ids is not None:
+        rows = rows.filter(transcript_id__in=list(transcript_ids))
+    if before is not None:
+        rows = rows.filter(learned_at__lt=before)
+    ids = list(rows.values_list("id", flat=True))
+    deleted, _by_model = rows.delete()
+    recall_index_refresh(owner_id=owner.pk, episodes=ids)
+    return deleted

@@ -1,0 +1,241 @@
+"""Recall's index: postings, document lengths, per-owner statistics and vectors, kept in step
+with the rows they describe.
+
+Entry points (stable; every write path calls the first inside its own transaction):
+
+- ``recall_index_refresh(*, owner_id, nodes=(), pages=(), episodes=())``: re-reads those rows
+  and rewrites their documents (a row that no longer exists loses its document), adjusts the
+  owner's statistics and bumps the owner's index version. Idempotent: calling it for rows
+  that did not change rewrites the same documents.
+- ``recall_index_rebuild(*, owner_id, progress=None) -> dict``: every document of the owner
+  from scratch (the ``reindex`` command; after a model change).
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Sequence
+
+from django.db import transaction
+from django.db.models import F
+
+from memory.models import (
+    Alias,
+    Episode,
+    Event,
+    Node,
+    Page,
+    RecallDoc,
+    RecallStats,
+    RecallTerm,
+    Slice,
+)
+from memory.recall.documents import (
+    CORPUS_EPISODE,
+    CORPUS_MEMORY,
+    DocText,
+    corpus_of,
+    document,
+    node_fields,
+    page_fields,
+)
+from memory.recall.embed import MODEL_NAME, embed, quantize
+
+CHUNK = 2000  # ids per statement: well under SQLite's variable limit
+
+
+def _chunks(ids: Sequence[int]) -> Iterable[list[int]]:
+    for start in range(0, len(ids), CHUNK):
+        yield list(ids[start : start + CHUNK])
+
+
+def _node_docs(owner_id: int, ids: list[int]) -> list[DocText]:
+    aliases: dict[int, list[str]] = defaultdict(list)
+    slices: dict[int, list[str]] = defaultdict(list)
+    events: dict[int, list[str]] = defaultdict(list)
+    for node_id, alias in (
+        Alias.objects.filter(owner_id=owner_id, node_id__in=ids)
+        .order_by("id")
+        .values_list("node_id", "alias")
+    ):
+        aliases[node_id].append(alias)
+    for node_id, text in (
+        Slice.objects.filter(owner_id=owner_id, node_id__in=ids, is_current=True)
+        .order_by("-created_at", "-id")
+        .values_list("node_id", "text")
+    ):
+        slices[node_id].append(text)
+    for node_id, text in (
+        Event.objects.filter(owner_id=owner_id, node_id__in=ids)
+        .order_by("id")
+        .values_list("node_id", "text")
+    ):
+        events[node_id].append(text)
+    return [
+        document(
+            "node",
+            nid,
+            node_fields(
+                label=label,
+                summary=summary,
+                category=category,
+                aliases=aliases[nid],
+                slices=slices[nid],
+                events=events[nid],
+            ),
+        )
+        for nid, label, summary, category in Node.objects.filter(owner_id=owner_id, id__in=ids)
+        .order_by("id")
+        .values_list("id", "label", "summary", "category")
+    ]
+
+
+def _page_docs(owner_id: int, ids: list[int]) -> list[DocText]:
+    return [
+        document("page", pid, page_fields(title=title, topic=topic, summary=summary, body=body))
+        for pid, title, topic, summary, body in Page.objects.filter(owner_id=owner_id, id__in=ids)
+        .order_by("id")
+        .values_list("id", "title", "topic", "summary", "body")
+    ]
+
+
+def _episode_docs(owner_id: int, ids: list[int]) -> list[DocText]:
+    return [
+        document("episode", eid, [("text", text)])
+        for eid, text in Episode.objects.filter(owner_id=owner_id, id__in=ids)
+        .order_by("id")
+        .values_list("id", "text")
+    ]
+
+
+_READERS: dict[str, Callable[[int, list[int]], list[DocText]]] = {
+    "node": _node_docs,
+    "page": _page_docs,
+    "episode": _episode_docs,
+}
+
+
+def _lock(owner_id: int, corpus: str) -> int:
+    """Lock the owner's statistics row of ``corpus`` for this transaction and return the
+    sequence number of this write. Writers of one owner take turns here, so sequence numbers
+    follow commit order: a reader that has seen write N has seen every write before it."""
+    # Always the memory row first, then the episode row: one order for every writer, so two
+    # writers (an ingest, an undo) can never each hold the row the other waits for.
+    locked: dict[str, RecallStats] = {}
+    for name in (CORPUS_MEMORY, CORPUS_EPISODE):
+        RecallStats.objects.get_or_create(owner_id=owner_id, corpus=name)
+        locked[name] = RecallStats.objects.select_for_update().get(owner_id=owner_id, corpus=name)
+        if name == corpus:
+            break
+    return locked[corpus].seq + 1
+
+
+def _bump(owner_id: int, corpus: str, docs: int, length: float, seq: int) -> None:
+    """Adjust the corpus statistics and give the owner's index a new version. The version is
+    random, not a counter, so no two states share one even across rolled-back transactions
+    or a re-created owner with the same id: a cache keyed by it can never be stale."""
+    RecallStats.objects.filter(owner_id=owner_id, corpus=corpus).update(
+        docs=F("docs") + docs,
+        total_length=F("total_length") + length,
+        version=secrets.randbits(62),
+        seq=seq,
+    )
+
+
+def _write(owner_id: int, kind: str, ids: list[int], *, fresh: bool = False) -> int:
+    """Rewrite the documents of ``ids`` (of one kind); returns how many exist now."""
+    seq = _lock(owner_id, corpus_of(kind))
+    docs = _READERS[kind](owner_id, ids)
+    old_count, old_length = 0, 0.0
+    if not fresh:
+        old = RecallDoc.objects.filter(owner_id=owner_id, kind=kind, ref_id__in=ids)
+        old_lengths = list(old.values_list("length", flat=True))
+        old_count, old_length = len(old_lengths), sum(old_lengths)
+        RecallTerm.objects.filter(owner_id=owner_id, kind=kind, ref_id__in=ids).delete()
+        old.delete()
+    vectors = quantize(embed([d.embed_text for d in docs]))
+    RecallDoc.objects.bulk_create(
+        [
+            RecallDoc(
+                owner_id=owner_id,
+                kind=kind,
+                ref_id=d.ref_id,
+                length=d.length,
+                model=MODEL_NAME,
+                vector=vector,
+                seq=seq,
+            )
+            for d, vector in zip(docs, vectors, strict=True)
+        ],
+        batch_size=1000,
+    )
+    RecallTerm.objects.bulk_create(
+        [
+            RecallTerm(
+                owner_id=owner_id, term=term, kind=kind, ref_id=d.ref_id, tf=tf, length=d.length
+            )
+            for d in docs
+            for term, tf in d.tf.items()
+        ],
+        batch_size=2000,
+    )
+    length = sum(d.length for d in docs) - old_length
+    _bump(owner_id, corpus_of(kind), len(docs) - old_count, length, seq)
+    return len(docs)
+
+
+def recall_index_refresh(
+    *,
+    owner_id: int,
+    nodes: Iterable[int] = (),
+    pages: Iterable[int] = (),
+    episodes: Iterable[int] = (),
+) -> None:
+    """Rewrite the documents of these rows of ``owner_id`` (see the module docstring)."""
+    wanted = {
+        "node": sorted({int(i) for i in nodes}),
+        "page": sorted({int(i) for i in pages}),
+        "episode": sorted({int(i) for i in episodes}),
+    }
+    if not any(wanted.values()):
+        return
+    with transaction.atomic():
+        for kind, ids in wanted.items():
+            for chunk in _chunks(ids):
+                _write(owner_id, kind, chunk)
+
+
+def recall_index_rebuild(
+    *, owner_id: int, progress: Callable[[int, int], None] | None = None
+) -> dict[str, int]:
+    """Every document of ``owner_id`` rewritten from its rows, statistics recomputed.
+    ``progress(done, total)`` is called after each chunk. Returns documents per kind."""
+    ids = {
+        "node": list(
+            Node.objects.filter(owner_id=owner_id).order_by("id").values_list("id", flat=True)
+        ),
+        "page": list(
+            Page.objects.filter(owner_id=owner_id).order_by("id").values_list("id", flat=True)
+        ),
+        "episode": list(
+            Episode.objects.filter(owner_id=owner_id).order_by("id").values_list("id", flat=True)
+        ),
+    }
+    total = sum(len(v) for v in ids.values())
+    done = 0
+    counts: dict[str, int] = {}
+    with transaction.atomic():
+        RecallTerm.objects.filter(owner_id=owner_id).delete()
+        RecallDoc.objects.filter(owner_id=owner_id).delete()
+        for corpus in (CORPUS_MEMORY, CORPUS_EPISODE):
+            RecallStats.objects.get_or_create(owner_id=owner_id, corpus=corpus)
+        RecallStats.objects.filter(owner_id=owner_id).update(docs=0, total_length=0.0)
+        for kind, kind_ids in ids.items():
+            counts[kind] = 0
+            for chunk in _chunks(kind_ids):
+                counts[kind] += _write(owner_id, kind, chunk, fresh=True)
+                done += len(chunk)
+                if progress is not None:
+                    progress(done, total)
+    return counts

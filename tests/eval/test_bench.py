@@ -1,0 +1,35 @@
+"""``eval.bench`` at a tiny size: every lane is measured, queries per recall stay bounded,
+and the throwaway owner is gone afterwards. Nothing here is timed."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth import get_user_model
+
+from eval.bench import main, run
+from memory.models import Episode, Node, RecallDoc
+
+pytestmark = pytest.mark.django_db
+
+
+def test_bench_runs_every_kind_at_a_tiny_size():
+    (row,) = run([12], [30], queries=20, transcripts=2, seed=3)
+    assert row["nodes"] == 12 and row["episodes"] == 30
+    kinds = {"named", "lexical", "semantic", "profile", "episodes", "smalltalk"}
+    assert set(row["recall_p50_ms_by_kind"]) == kinds
+    assert set(row["recall_p95_ms_by_kind"]) == kinds
+    # A constant number of queries per recall, whatever the size (the test suite pins each
+    # path): at most the lexical path's 12 (name lookup 3, statistics 1, postings 3, vectors
+    # 1, candidates 3, events 1) and the episode lane's 8.
+    assert 0 <= row["queries_per_recall_min"] <= row["queries_per_recall_max"] <= 20
+    assert row["ingest_outcomes"] == {"wrote": 2}
+    assert row["peak_mb"] > 0
+    assert not get_user_model().objects.filter(username__startswith="bench-").exists()
+    assert not Node.objects.exists() and not Episode.objects.exists()
+    assert not RecallDoc.objects.exists()
+
+
+def test_bench_flags_are_checked(capsys):
+    with pytest.raises(SystemExit):
+        main(["--sizes", "10,20", "--episodes", "5"])
+    assert "one count (0 or more) per size" in capsys.readouterr().err

@@ -1,0 +1,220 @@
+"""The episode lane through the real write path and recall: what was said comes back, after
+confirmed memories, and nothing the person asked ume to forget does."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+
+import pytest
+from django.urls import reverse
+
+from memory.models import Candidate, Episode, MemoryRule
+from memory.recall import recall
+from memory.recall.episode_loaders import (
+    CANDIDATE_QUERIES,
+    COUNT_QUERIES,
+    NAME_QUERIES,
+    NEIGHBOUR_QUERIES,
+    SETTINGS_QUERIES,
+    recall_episodes,
+)
+from memory.services.episodes import episodes_delete
+from memory.services.erase import memory_erase_all, receipt_undo
+from memory.services.ingest import ingest_text
+from memory.services.nodes import node_delete
+from memory.services.review import candidate_promote, candidate_reject
+from memory.services.rules import memory_rule_update
+from tests.factories import make_node
+
+pytestmark = pytest.mark.django_db
+
+CHAT = [
+    {
+        "id": "a1",
+        "role": "user",
+        "content": "I met Ana at the climbing gym, she runs the bouldering nights.",
+        "ts": "2026-04-02T19:00:00+00:00",
+    },
+    {
+        "id": "a2",
+        "role": "assistant",
+        "content": "Nice! Did you go to the bouldering night on Friday?",
+    },
+    {"id": "a3", "role": "user", "content": "Yes, with Ana"},
+    {"id": "a4", "role": "user", "content": "I'm going to my cousin's wedding in Porto in June."},
+]
+
+
+def save(owner, messages=CHAT, objects=(), name="chat"):
+    """A conversation with the proposals an assistant drew from it, through the real path."""
+    doc = {"objects": list(objects), "messages": list(messages)}
+    return ingest_text(
+        owner=owner,
+        text=json.dumps(doc),
+        name=name,
+        extractor="proposals",
+        source_time=datetime(2026, 4, 3, tzinfo=UTC),
+    )
+
+
+def proposal(label: str, category: str = "person", quote: str = "I met Ana") -> dict:
+    return {
+        "object": "node",
+        "label": label,
+        "category": category,
+        "confidence": 0.6,
+        "evidence": [{"message_id": "a1", "quote": quote}],
+    }
+
+
+def episodes_of(result) -> list[str]:
+    return [i.message_id for i in result.items if i.kind == "episode"]
+
+
+def test_nothing_reviewed_yet_still_finds_what_was_said(owner):
+    save(owner, objects=[proposal("Ana")])
+    assert Candidate.objects.filter(owner=owner, status="pending").exists()
+    result = recall(owner, "What do you know about Ana?")
+    assert not result.no_recall and result.reason == "matched"
+    # the pending candidate stays out; what was said comes back, the person's words first
+    assert {i.kind for i in result.items} == {"episode"}
+    assert sorted(episodes_of(result)) == ["a1", "a3"]
+    met = next(i.as_json() for i in result.items if i.message_id == "a1")
+    assert met["said_at"] == "2026-04-02T19:00:00+00:00" and met["role"] == "user"
+    assert met["transcript_id"] == Episode.objects.get(message_id="a1").transcript_id
+    assert 'Said on 2026-04-02 by you: "I met Ana at the climbing gym' in result.context
+    # the reply, said without a time of its own, is dated by the conversation
+    assert 'Said on 2026-04-03 by you: "Yes, with Ana" (in reply to "Nice!' in result.context
+
+
+def test_a_short_reply_comes_with_what_it_answers(owner):
+    save(owner)
+    result = recall(owner, "when did I go to the bouldering night")
+    by_id = {i.message_id: i for i in result.items if i.kind == "episode"}
+    assert "a3" in by_id
+    assert by_id["a3"].reply_to.startswith("Nice! Did you go to the bouldering night")
+
+
+def test_episodes_come_after_confirmed_memories(owner):
+    save(owner, objects=[proposal("Ana")])
+    candidate_promote(candidate=Candidate.objects.get(owner=owner, canonical_key="ana"), by=owner)
+    result = recall(owner, "Ana")
+    kinds = [i.kind for i in result.items]
+    assert kinds[0] == "node" and result.items[0].label == "Ana"
+    assert "episode" in kinds and kinds == sorted(kinds, key=lambda k: k == "episode")
+
+
+def test_the_episodes_rule_turns_the_lane_off(owner):
+    save(owner)
+    memory_rule_update(owner=owner, changes={"episodes": False})
+    result = recall(owner, "bouldering")
+    assert result.no_recall and result.reason == "no_match"
+
+
+def test_another_persons_conversations_never_come_back(owner, other_user):
+    save(other_user)
+    assert recall(owner, "bouldering").no_recall
+
+
+# --- forgetting -------------------------------------------------------------------------------
+
+
+def test_deleting_a_memory_with_make_it_stick_forgets_what_was_said(owner):
+    save(owner)
+    node = make_node(owner=owner, label="Ana", category="person")
+    node_delete(node=node, stick=True)
+    assert "a1" not in episodes_of(recall(owner, "climbing gym"))
+    assert episodes_of(recall(owner, "wedding in Porto")) == ["a4"]  # the rest stays
+
+
+def test_deleting_without_make_it_stick_forgets_nothing(owner):
+    save(owner)
+    node_delete(node=make_node(owner=owner, label="Ana", category="person"), stick=False)
+    assert "a1" in episodes_of(recall(owner, "climbing gym"))
+
+
+def test_a_memory_rule_exclude_forgets_what_was_said(owner):
+    save(owner)
+    memory_rule_update(owner=owner, changes={"excludes": ["wedding"]})
+    assert recall(owner, "cousin in Porto").no_recall
+
+
+def test_reject_and_forget_hides_it_but_reject_and_suppress_does_not(owner):
+    save(owner, objects=[proposal("Ana"), proposal("Going", "other", "I'm going")])
+    going = Candidate.objects.get(owner=owner, canonical_key="going")
+    candidate_reject(candidate=going, by=owner, suppress=True)  # "stop proposing this"
+    assert episodes_of(recall(owner, "cousin wedding")) == ["a4"]  # "going" is still searchable
+    ana = Candidate.objects.get(owner=owner, canonical_key="ana")
+    candidate_reject(candidate=ana, by=owner, forget=True)
+    said = episodes_of(recall(owner, "climbing gym bouldering"))
+    assert "a1" not in said and "a3" not in said
+    # and the reply that did not name her does not quote the message that did
+    for item in recall(owner, "bouldering night").items:
+        assert "Ana" not in item.text and "Ana" not in getattr(item, "reply_to", "")
+
+
+# --- deleting ---------------------------------------------------------------------------------
+
+
+def test_undo_of_an_ingest_removes_its_episodes(owner):
+    receipt = save(owner, objects=[proposal("Ana")])
+    other = save(
+        owner, messages=[{"role": "user", "content": "Bouldering again next week."}], name="b"
+    )
+    undo = receipt_undo(receipt=receipt)
+    assert undo.counts["episodes_deleted"] == 4
+    assert not Episode.objects.filter(transcript_id=receipt.detail["transcript"]).exists()
+    texts = [i.text for i in recall(owner, "bouldering").items]
+    assert texts == ["Bouldering again next week."]
+    assert Episode.objects.filter(transcript_id=other.detail["transcript"]).count() == 1
+
+
+def test_delete_all_removes_every_episode(owner, other_user):
+    save(owner)
+    save(other_user)
+    receipt = memory_erase_all(owner=owner)
+    assert receipt.counts["episodes"] == 4
+    assert recall(owner, "bouldering").no_recall
+    assert Episode.objects.filter(owner=other_user).count() == 4
+
+
+# --- a constant number of queries --------------------------------------------------------------
+
+
+def test_the_lane_reads_a_fixed_number_of_queries(owner, django_assert_num_queries):
+    for i in range(3):
+        save(owner, messages=[*CHAT, {"role": "user", "content": f"note {i}"}], name=f"c{i}")
+    ana = make_node(owner=owner, label="Ana", category="person", aliases=("Ana Lima",))
+    # a node whose name holds "Ana": the twin check reads its label (without one, the index
+    # finds no candidate and that read is skipped)
+    make_node(owner=owner, label="Ana Banana Cafe", category="place")
+    subject = ("bouldering", "night", "friday")
+    lane = COUNT_QUERIES + SETTINGS_QUERIES + CANDIDATE_QUERIES + NEIGHBOUR_QUERIES
+    with django_assert_num_queries(lane):
+        assert recall_episodes(owner, subject, limit=10)
+    # a question that names a node also reads that node's aliases
+    with django_assert_num_queries(lane + NAME_QUERIES):
+        said = recall_episodes(owner, ("ana", "bouldering"), named=[(ana.pk, "Ana")], limit=10)
+    assert said and all("Ana" in e.text or e.reply_to for e in said)
+    # the lane turned off: the count and the rule only
+    MemoryRule.objects.update_or_create(owner=owner, defaults={"episodes": False})
+    with django_assert_num_queries(COUNT_QUERIES + 1):
+        assert recall_episodes(owner, subject, limit=10) == []
+    # no episodes at all: the count only (from the index, which the deleting service keeps)
+    episodes_delete(owner=owner)
+    assert not Episode.objects.filter(owner=owner).exists()
+    with django_assert_num_queries(COUNT_QUERIES):
+        assert recall_episodes(owner, subject, limit=10) == []
+
+
+def test_a_save_that_kept_no_memory_can_still_be_undone_for_what_was_said(owner, client):
+    receipt = save(owner, messages=[{"role": "user", "content": "Bouldering again next week."}])
+    assert receipt.outcome == "meaningful_no_write"
+    client.force_login(owner)
+    page = client.get(reverse("receipts:detail", args=[receipt.pk])).content.decode()
+    assert "1 message of this conversation is kept" in page
+    assert "Delete everything this ingest wrote" in page
+    undo = receipt_undo(receipt=receipt)
+    assert undo.counts["episodes_deleted"] == 1
+    assert recall(owner, "bouldering").no_recall

@@ -1,0 +1,143 @@
+"""The episode lane's ranking: pure tables, no database."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from memory.recall.episodes import EpisodeRow, mentions_forgotten, rank_episodes
+from memory.recall.text import terms
+
+T0 = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
+
+
+def row(
+    id: int, text: str, *, role: str = "user", seq: int | None = None, t: int = 1
+) -> EpisodeRow:
+    return EpisodeRow(
+        id=id,
+        transcript_id=t,
+        message_id=f"M{seq if seq is not None else id}",
+        seq=seq if seq is not None else id,
+        role=role,
+        text=text,
+        said_at=T0 + timedelta(minutes=id),
+    )
+
+
+def ranked(query: str, rows: list[EpisodeRow], neighbours=(), total=None, **kw):
+    return rank_episodes(terms(query), rows, list(neighbours), total or 100, **kw)
+
+
+def test_the_persons_own_words_rank_above_the_assistants():
+    rows = [
+        row(1, "You said the pottery class on Thursdays sounds relaxing.", role="assistant"),
+        row(2, "I signed up for a pottery class on Thursdays.", role="user"),
+    ]
+    items = ranked("pottery class", rows)
+    assert [i.id for i in items] == [2, 1]
+    assert items[0].score == 1.0 and items[1].score < 1.0
+    assert {i.why for i in items} == {"episode"}
+
+
+def test_a_short_reply_is_found_by_the_question_it_answers_and_shows_it():
+    question = row(1, "Did you end up going to the climbing gym on Saturday?", role="assistant")
+    reply = row(2, "Yes, last Saturday!", role="user")
+    unrelated = row(3, "I need to buy groceries tomorrow.")
+    items = ranked("climbing gym", [question], neighbours=[reply, unrelated])
+    assert [i.id for i in items] == [2, 1]  # the person's reply first, with its question
+    assert items[0].reply_to.startswith("Did you end up going to the climbing gym")
+    assert "in reply to" in items[0].context_line()
+    assert items[1].reply_to == ""  # a long message stands on its own
+    # two messages in a row from the same speaker: the second is not a reply to the first
+    more = row(4, "So excited", role="user", seq=3)
+    follow = ranked("climbing gym", [question], neighbours=[reply, more])
+    assert [i.id for i in follow] == [2, 1]
+
+
+def test_loosely_related_messages_do_not_fill_the_list():
+    rows = [
+        row(1, "My sister Ines moved to Braga for her new job at the hospital.", t=1),
+        row(2, "The hospital cafeteria was closed.", t=2),
+        row(3, "Braga has lovely old churches.", t=3),
+    ]
+    # "Ines" and "Braga" carry most of the weight; a message with only "hospital" is not enough
+    items = ranked("where did Ines move for the hospital job", rows, total=1000)
+    assert [i.id for i in items] == [1]
+
+
+def test_nothing_matches_nothing():
+    assert ranked("saxophone lessons", [row(1, "I walked the dog.")]) == []
+    assert ranked("", [row(1, "I walked the dog.")]) == []
+
+
+def test_a_forgotten_label_hides_the_message_in_any_form_and_never_quotes_it():
+    rows = [
+        row(1, "I went to a tarot reading with Mia.", seq=1),
+        row(2, "Two more tarot readings next month!", seq=2),
+        row(3, "Mia and I also had lunch at the market.", seq=3),
+    ]
+    items = ranked("Mia", rows, forgotten=("tarot reading",))
+    assert [i.id for i in items] == [3]
+    # a short reply to a forgotten message is kept but does not quote it
+    question = row(10, "How was the tarot reading?", role="assistant", seq=10, t=2)
+    reply = row(11, "Fun, Mia came too", seq=11, t=2)
+    items = ranked("Mia", [reply], neighbours=[question], forgotten=("tarot reading",))
+    assert [(i.id, i.reply_to) for i in items] == [(11, "")]
+
+
+def test_mentions_forgotten_matches_whole_words_only():
+    assert mentions_forgotten("Marta's office is near the park", ["marta"])
+    assert not mentions_forgotten("Martina called", ["marta"])
+    assert not mentions_forgotten("anything at all", [])
+
+
+def test_episode_item_json_shape():
+    item = ranked("pottery", [row(5, "Pottery again tonight.")])[0]
+    data = item.as_json()
+    assert set(data) == {
+        "kind",
+        "id",
+        "text",
+        "role",
+        "said_at",
+        "transcript_id",
+        "message_id",
+        "why",
+        "score",
+    }
+    assert data["kind"] == "episode" and data["said_at"] == "2026-03-01T09:05:00+00:00"
+    assert item.context_line() == 'Said on 2026-03-01 by you: "Pottery again tonight."'
+
+
+def test_the_limit_holds():
+    rows = [row(i, f"pottery night number {i}") for i in range(1, 30)]
+    assert len(ranked("pottery", rows, limit=4)) == 4
+
+
+def test_a_name_said_only_inside_a_twins_name_does_not_count():
+    rows = [
+        row(1, "Upgrading Kafka Connect took the whole afternoon.", t=1),
+        row(2, "Kafka lag is down after the partition change.", t=2),
+    ]
+    both = ranked("kafka", rows)
+    assert {i.id for i in both} == {1, 2}
+    guarded = rank_episodes([], rows, [], 100, names=[("Kafka",)], twins=["Kafka Connect"])
+    assert [i.id for i in guarded] == [2]
+    # a message that names both still counts for the one asked about
+    rows.append(row(3, "Kafka itself was fine; Kafka Connect was the problem.", t=3))
+    guarded = rank_episodes([], rows, [], 100, names=[("Kafka",)], twins=["Kafka Connect"])
+    assert {i.id for i in guarded} == {2, 3}
+
+
+def test_a_named_thing_matches_by_any_of_its_names():
+    rows = [
+        row(1, "Got Mum a silk scarf for her birthday.", t=1),
+        row(2, "My birthday is in May.", t=2),
+    ]
+    items = rank_episodes(terms("birthday"), rows, [], 100, names=[("Margaret", "Mum", "Maggie")])
+    assert items[0].id == 1 and items[0].score == 1.0
+    assert all(i.score < 0.7 for i in items[1:])  # a birthday that is not hers, well below
+    # without the name's other forms, "Maggie" matches nothing said about Mum: the shorter
+    # birthday message wins on words alone
+    plain = rank_episodes(terms("Maggie birthday"), rows, [], 100)
+    assert [i.id for i in plain] == [2, 1]

@@ -1,0 +1,59 @@
+"""The query gate refuses only small talk and self-contained utility questions: questions
+about the person's own past, their things and named people are recall questions."""
+
+from __future__ import annotations
+
+import pytest
+
+from memory.recall.query import REASON_SMALLTALK, REASON_UTILITY, parse_query
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "How did I get over my ankle injury?",
+        "How did I fix the leak under the sink?",
+        "how did we celebrate our anniversary last year",
+        "What did I cook for the dinner party?",
+        "When did I start running again?",
+        "What is the name of my dentist?",
+        "what was the name of the restaurant we went to",
+        "Who is Marta?",
+        "How did Marta get the job?",
+        "When did Sam move to Berlin?",
+        "what did Ana say about the trip",
+        "tell me a bit about Ana",
+    ],
+)
+def test_recall_questions_pass(query):
+    parsed = parse_query(query)
+    assert parsed.reason == "" and parsed.subject and not parsed.needs_name
+
+
+@pytest.mark.parametrize(
+    "query,reason",
+    [
+        ("thanks so much!", REASON_SMALLTALK),
+        ("how are you", REASON_SMALLTALK),
+        ("how do I reverse a list in python", REASON_UTILITY),
+        ("How did you do that?", REASON_UTILITY),
+        ("Tell me a joke", REASON_UTILITY),
+        ("what is the capital of Peru", REASON_UTILITY),
+        ("write a haiku about autumn", REASON_UTILITY),
+        ("what is 12 * 7", REASON_UTILITY),
+    ],
+)
+def test_small_talk_and_utility_are_refused(query, reason):
+    assert parse_query(query).reason == reason
+
+
+@pytest.mark.parametrize(
+    "query,subject",
+    [
+        ("What is the name of my dentist?", ("my", "dentist")),
+        ("whats the name of my landlord", ("my", "landlord")),
+        ("the full name of my grandmother", ("my", "grandmother")),
+    ],
+)
+def test_the_name_of_frame_is_not_the_subject(query, subject):
+    assert parse_query(query).subject == subject

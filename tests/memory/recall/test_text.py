@@ -1,0 +1,41 @@
+"""Recall text: words, stop words and the Porter stemmer (snowballstemmer's original Porter
+algorithm)."""
+
+from __future__ import annotations
+
+import pytest
+
+from memory.recall.text import content, probe, stem, terms, words_of
+
+
+@pytest.mark.parametrize(
+    ("words", "expected"),
+    [
+        (("trained", "training", "trains", "train"), "train"),
+        (("prefers", "prefer", "preferred"), "prefer"),
+        (("belays", "belay"), "belai"),
+        (("projects", "project"), "project"),
+        (("ponies", "pony"), "poni"),
+        (("caresses",), "caress"),
+        (("hopping",), "hop"),
+        (("relational",), "relat"),
+        (("d1",), "d1"),
+        (("go",), "go"),
+    ],
+)
+def test_stem_conflates_inflections(words, expected):
+    assert {stem(w) for w in words} == {expected}
+
+
+@pytest.mark.parametrize("word", ["running", "hopping", "relational", "generously", "happiness"])
+def test_probe_is_a_substring_of_the_word_its_stem_came_from(word):
+    assert probe(stem(word)) in word
+
+
+def test_terms_drop_stop_words_and_stem_the_rest():
+    assert terms("What did I say about my Swimming lessons?") == ["swim", "lesson"]
+    assert content(["a", "x", "7", "kiln"]) == ["7", "kiln"]
+
+
+def test_words_of_non_ascii_text_are_its_canonical_key_words():
+    assert words_of("Café Zürich, 2026") == ["cafe", "zurich", "2026"]
