@@ -552,6 +552,8 @@ class RateCount(models.Model):
 
     def __str__(self) -> str:
         return f"{self.key} #{self.bucket}: {self.count}"
+
+
 class RecallDoc(models.Model):
     """One searchable document of recall's index: a node (label, aliases, summary, current
     slices, events), a page, or an episode. Written by ``memory.services.recall_index`` in

@@ -157,6 +157,8 @@ def test_the_token_owner_is_an_autocomplete_not_a_number(admin_client):
     html = admin_client.get(reverse("admin:memory_accesstoken_add")).content.decode()
     assert "admin-autocomplete" in html
     assert 'class="vForeignKeyRawIdAdminField"' not in html
+
+
 def test_admin_edits_keep_recall_index_in_step(admin_client, owner):
     from memory.models import Page
     from memory.recall import recall

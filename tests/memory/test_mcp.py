@@ -461,6 +461,8 @@ def test_a_recall_does_not_wait_behind_a_save_in_progress(server_url, owner, sec
         saver.join(20)
     assert recalled["items"][0]["label"] == "Boxing"
     assert took < 10
+
+
 def test_forget_a_label_still_waiting_for_review_forgets_what_was_said(server_url, owner, secret):
     ok(
         call(
