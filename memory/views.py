@@ -167,16 +167,6 @@ def alias_add(request: HtmxHttpRequest, node_id: int) -> HttpResponse:
     return _region(request, node_or_404(request, node_id), "aliases", "Alias added.")
 
 
-@login_required
-@require_POST
-def alias_remove(request: HtmxHttpRequest, alias_id: int) -> HttpResponse:
-    alias = selectors.alias_get(request.user, alias_id)
-    if alias is None:
-        raise Http404("No such alias")
-    node_services.alias_remove(alias=alias)
-    return _region(request, node_or_404(request, alias.node_id), "aliases", "Alias removed.")
-
-
 def _region(
     request: HtmxHttpRequest,
     node: Node,

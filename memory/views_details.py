@@ -105,6 +105,14 @@ def detail_delete(request: HtmxHttpRequest, kind: str, row_id: int) -> HttpRespo
 
 @login_required
 @require_POST
+def alias_remove(request: HtmxHttpRequest, alias_id: int) -> HttpResponse:
+    """The older alias-removal address: the same delete as every other detail, with a
+    receipt and Undo (it used to remove the alias without either)."""
+    return detail_delete(request, "alias", alias_id)
+
+
+@login_required
+@require_POST
 def detail_undo(request: HtmxHttpRequest, receipt_id: int) -> HttpResponse:
     receipt = receipt_get(request.user, receipt_id)
     if receipt is None or not detail_services.is_detail_receipt(receipt):

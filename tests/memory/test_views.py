@@ -10,6 +10,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from memory.models import Alias, Candidate, Evidence, Node, Suppression, Transcript
+from receipts.models import Receipt
 from tests.factories import (
     make_candidate,
     make_edge,
@@ -232,8 +233,17 @@ def test_add_and_remove_an_alias(owner_client, boxing):
     assert html.lstrip().startswith('<section id="aliases"') and "The sweet science" in html
     alias = Alias.objects.get(alias="The sweet science")
     response = owner_client.post(url("alias-remove", alias.pk), **HX)
-    assert "The sweet science" not in response.content.decode()
+    html = response.content.decode()
+    assert f'id="alias-{alias.pk}"' not in html
+    assert "Deleted the alias “The sweet science”" in html and 'data-action="undo-change"' in html
     assert not Alias.objects.filter(pk=alias.pk).exists()
+    # like every other write, the removal leaves a receipt that can undo it
+    receipt = Receipt.objects.filter(owner=boxing.owner).latest("id")
+    assert receipt.detail["kind"] == "alias" and receipt.detail["before"]["alias"] == (
+        "The sweet science"
+    )
+    owner_client.post(reverse("memory:detail-undo", args=[receipt.pk]), **HX)
+    assert Alias.objects.filter(node=boxing, alias="The sweet science").exists()
 
 
 def test_an_alias_that_names_another_memory_is_refused(owner_client, owner, boxing):
