@@ -165,11 +165,20 @@ def shortlist(
     return ordered[: limit + SHORTLIST_EXTRA]
 
 
-def _twin(doc: Doc, span_keys: Sequence[str]) -> bool:
-    """A node whose name holds a name the query used, without being named itself: the
-    near-identical identity the question did not ask about ("UML College Society" for "UML")."""
+def _twin(doc: Doc, span_keys: Sequence[str], asked: Sequence[str] = ()) -> bool:
+    """A node the question did not name but could be mistaken for one it did: its name holds
+    a name the query used ("UML College Society" for "UML"), or shares a word of one while
+    the rest of its name was not asked about ("Lena Fischer" in a question about "Lena
+    Park"). Such a node never joins through the lexical or semantic lanes, so a fact of one
+    person is never offered as the answer to a question about another."""
+    if doc.kind != "node":
+        return False
     padded = f" {doc.key} "
-    return doc.kind == "node" and any(f" {k} " in padded for k in span_keys)
+    if any(f" {k} " in padded for k in span_keys):
+        return True
+    own = set(doc.key.split())
+    named_words = {w for k in span_keys for w in content(k.split())}
+    return bool(own & named_words) and not own <= set(asked)
 
 
 def rank(
@@ -224,7 +233,7 @@ def rank(
         span_keys = [s.key for s in plan.spans]
         for ref, (value, lanes) in fuse(candidates).items():
             found = docs.get(ref)
-            if found is None or (ref not in scores and _twin(found, span_keys)):
+            if found is None or (ref not in scores and _twin(found, span_keys, parsed.subject)):
                 continue  # not read (below the shortlist, or deleted), or an unnamed twin
             scores[ref] = scores.get(ref, 0.0) + value
             joined = "+".join(lanes)

@@ -76,6 +76,24 @@ def test_identity_guard_holds_in_the_fused_lanes():
     assert [i.label for i in items] == ["UML"]
 
 
+def test_a_person_sharing_a_first_name_never_answers_for_the_one_named():
+    park = node(1, "Lena Park")
+    fischer = node(2, "Lena Fischer", ("slice", "signed off the schema migration"))
+    street = node(3, "Park Street Project", ("slice", "migration of the billing service"))
+    names = {"lena park": [(park, WHY_EXACT)]}
+    index = OwnerIndex(docs=[park, fischer, street], names=names, complete=False)
+    candidates = Candidates(
+        lexical={("node", 2): 3.0, ("node", 3): 2.0}, semantic={("node", 2): 0.7}
+    )
+    items, _ = rank(index, parse_query("what did Lena Park say about the migration"), candidates)
+    assert [i.label for i in items] == ["Lena Park"]
+    # a memory whose whole name the question says is asked about, whatever words it shares
+    items, _ = rank(
+        index, parse_query("Lena Park and the Park Street Project migration"), candidates
+    )
+    assert [i.label for i in items] == ["Lena Park", "Park Street Project"]
+
+
 def test_build_context_clips_the_first_line_that_does_not_fit():
     items = [
         RecallItem("node", 1, "Atlas", "project", "active", "exact", 1.0, summary="a tool"),
