@@ -40,6 +40,7 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.db.models import Q
 
+from eval.fixture_files import FixtureError, read_fixture_file
 from memory.models import Candidate, Episode, Evidence
 from memory.recall import EpisodeItem, RecallItem, recall
 from memory.recall.text import terms
@@ -55,10 +56,6 @@ BM25_K1 = 1.2
 BM25_B = 0.75
 
 
-class FixtureError(ValueError):
-    """The fixture cannot be used; the message says what and where."""
-
-
 # --- reading a fixture ----------------------------------------------------------------------
 
 
@@ -69,20 +66,7 @@ def _need(cond: Any, message: str) -> None:
 
 def read_fixture(path: Path) -> dict[str, Any]:
     """Decode and check ``path``; every failure is a :class:`FixtureError` naming the file."""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError as exc:
-        raise FixtureError(f"{path}: no such fixture file") from exc
-    except (OSError, UnicodeDecodeError) as exc:
-        raise FixtureError(f"{path}: cannot read the fixture file ({exc})") from exc
-    except json.JSONDecodeError as exc:
-        raise FixtureError(
-            f"{path}: malformed JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
-        ) from exc
-    try:
-        validate_fixture(data)
-    except FixtureError as exc:
-        raise FixtureError(f"{path}: {exc}") from exc
+    data: dict[str, Any] = read_fixture_file(path, validate_fixture)
     return data
 
 

@@ -62,6 +62,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from eval.fixture_files import FixtureError
 from memory.extractors import ExtractorFailed
 from memory.extractors.rules import extract
 from memory.gate import Snapshot, WritePlan, plan_writes
@@ -83,10 +84,6 @@ Extract = Callable[..., list[AnyProposal]]
 # A fixed clock: the eval must not depend on when it runs.
 EVAL_NOW = datetime(2026, 1, 1, tzinfo=UTC)
 PERSONAL = frozenset({"person", "family", "relationship"})
-
-
-class FixtureError(ValueError):
-    """The fixture data is not in the extraction golden format."""
 
 
 # --- words ----------------------------------------------------------------------------------

@@ -39,6 +39,7 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.db import transaction
 
+from eval.fixture_files import FixtureError, read_fixture_file
 from memory.keys import canonical_key
 from memory.models import Alias, Candidate, Episode, Event, MemoryRule, Node, Page, Slice
 from memory.proposals import parse_partial_date
@@ -88,29 +89,12 @@ SETUP_STEPS = (
 )
 
 
-class FixtureError(ValueError):
-    """The fixture cannot be used; the message says what and where."""
-
-
 # --- reading a fixture ----------------------------------------------------------------------
 
 
 def read_fixture(path: Path) -> dict[str, Any]:
     """Decode ``path``; every failure is a :class:`FixtureError` naming the file."""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError as exc:
-        raise FixtureError(f"{path}: no such fixture file") from exc
-    except (OSError, UnicodeDecodeError) as exc:
-        raise FixtureError(f"{path}: cannot read the fixture file ({exc})") from exc
-    except json.JSONDecodeError as exc:
-        raise FixtureError(
-            f"{path}: malformed JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
-        ) from exc
-    try:
-        validate_fixture(data)
-    except FixtureError as exc:
-        raise FixtureError(f"{path}: {exc}") from exc
+    data: dict[str, Any] = read_fixture_file(path, validate_fixture)
     return data
 
 
