@@ -179,6 +179,18 @@ def node_list(owner: Any, *, category: str = "", state: str = "", q: str = "") -
     return nodes.order_by("label", "id")
 
 
+def node_named(owner: Any, label: str) -> Node | None:
+    """The owner's node that ``label`` names exactly, by its label or one of its aliases."""
+    key = canonical_key(label)
+    if not key:
+        return None
+    node = Node.objects.filter(owner=owner, canonical_key=key).order_by("id").first()
+    if node is None:
+        alias = Alias.objects.filter(owner=owner, canonical_key=key).select_related("node").first()
+        node = alias.node if alias else None
+    return node
+
+
 def node_get(owner: Any, node_id: int) -> Node | None:
     return Node.objects.filter(owner=owner, pk=node_id).prefetch_related("aliases").first()
 

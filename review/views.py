@@ -14,7 +14,9 @@ from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
+from django_htmx.http import HttpResponseClientRedirect
 
 from memory import selectors
 from memory.htmx import HtmxHttpRequest
@@ -134,6 +136,14 @@ def candidate_promote(request: HtmxHttpRequest, candidate_id: int) -> HttpRespon
     form = PromoteForm(request.POST)
     if not form.is_valid():
         return _invalid(request, candidate, form)
+    existing = selectors.node_named(request.user, form.cleaned_data.get("label") or "")
+    if existing is not None and candidate.status == "pending":
+        # Promoting under an existing memory's name is a merge into it: show what the merge
+        # will change on it first (the merge page previews it), never merge unseen.
+        pick = reverse("review:candidate-merge-pick", args=[candidate.pk])
+        if request.htmx:
+            return HttpResponseClientRedirect(f"{pick}?node={existing.pk}")
+        return redirect(f"{pick}?node={existing.pk}")
     try:
         node = review_services.candidate_promote(
             candidate=candidate, by=request.user, **form.cleaned_data

@@ -504,3 +504,22 @@ def test_an_empty_filtered_queue_says_so(owner_client, owner):
     make_candidate(owner=owner, label="Piano", category_guess="skill")
     html = owner_client.get(url("queue"), {"category": "place"}).content.decode()
     assert "No guesses match this filter" in html
+
+
+def test_promoting_under_an_existing_memorys_name_shows_the_merge_first(
+    owner_client, piano, boxing
+):
+    """Typing an existing label (or alias) into the promote box is a merge: the person is
+    taken to the merge preview of that memory, and nothing is merged unseen."""
+    data = {"label": "boxing", "category": "skill", "state": "paused"}
+    pick = url("candidate-merge-pick", piano.pk) + f"?node={boxing.pk}"
+    response = owner_client.post(url("candidate-promote", piano.pk), data, **HX)
+    assert response.status_code == 200 and response["HX-Redirect"] == pick
+    response = owner_client.post(url("candidate-promote", piano.pk), data)
+    assert response.status_code == 302 and response["Location"] == pick
+    piano.refresh_from_db()
+    boxing.refresh_from_db()
+    assert piano.status == "pending" and boxing.state == "active"
+    assert list(Alias.objects.filter(node=boxing).values_list("alias", flat=True)) == ["boxe"]
+    page = owner_client.get(pick).content.decode()
+    assert "Merging into “Boxing” will:" in page
