@@ -36,8 +36,7 @@ from memory.recall.query import (
     Parsed,
     parse_query,
 )
-from memory.recall.ranking import build_context, fuse, plan_query, rank, shortlist
-from memory.recall.text import content, stem
+from memory.recall.ranking import build_context, plan_query, rank, shortlist
 from memory.recall.vectors import load_vectors
 
 
@@ -62,33 +61,6 @@ def find_candidates(
         )
     refs = shortlist(index, parsed, plan, candidates, limit)
     return load_candidates(owner, index, refs), candidates
-
-
-def episode_candidates(
-    owner: Any, parsed: Parsed, limit: int = 10, *, stats: dict[str, CorpusStats] | None = None
-) -> list[tuple[int, float, tuple[str, ...]]]:
-    """The episode lane's candidates: ``(episode id, fused score 0..1, lanes)`` best first,
-    at most ``limit``, from the inverted index (every content word of the question scores:
-    names matter in what was said) and the episodes' vectors. Reads the statistics (unless
-    given), the postings of the question's words and, when the cache does not hold their
-    version, the owner's episode vectors; never an episode row: the caller reads those it
-    keeps, by id and owner, so a deleted episode is simply absent."""
-    words = [w for w in parsed.subject if content([w])]
-    if parsed.reason or not words:
-        return []
-    corpus = (stats if stats is not None else load_stats(owner)).get("episode", CorpusStats())
-    if not corpus.docs:
-        return []
-    scored = [stem(w) for w in words]
-    postings = load_postings(owner, scored, ("episode",))
-    candidates = Candidates(lexical=bm25_postings(postings, corpus, scored, []))
-    vectors = load_vectors(owner.pk, "episode", corpus)
-    candidates.semantic = semantic_scores(
-        vectors.refs, vectors.coarse, vectors.full, embed([" ".join(words)])[0], floor=0.0
-    )
-    fused = fuse(candidates)
-    best = sorted(fused.items(), key=lambda pair: (-pair[1][0], pair[0][1]))[:limit]
-    return [(ref[1], score, lanes) for ref, (score, lanes) in best]
 
 
 def recall(
