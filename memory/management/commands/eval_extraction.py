@@ -14,7 +14,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from eval.extraction import FixtureError, score_extraction
+from eval.extraction import score_extraction
+from eval.fixture_files import FixtureError, read_fixture_file
 from memory.extractors import ExtractorFailed, get_extractor
 from memory.progress import Progress
 
@@ -47,15 +48,10 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         path = Path(options["fixture"])
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except FileNotFoundError as exc:
-            raise CommandError(f"{path}: no such fixture file") from exc
-        except (OSError, UnicodeDecodeError) as exc:
-            raise CommandError(f"{path}: cannot read the fixture file ({exc})") from exc
-        except json.JSONDecodeError as exc:
-            raise CommandError(
-                f"{path}: malformed JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
-            ) from exc
+            # Decoding only: the shape is checked fixture by fixture while scoring.
+            data = read_fixture_file(path, lambda _data: None)
+        except FixtureError as exc:
+            raise CommandError(str(exc)) from exc
         fixtures = data.get("fixtures") if isinstance(data, dict) else data
         progress = Progress.for_command(
             len(fixtures) if isinstance(fixtures, list) else 0, self.stderr, as_json=options["json"]
