@@ -465,21 +465,30 @@ class OverBudget(Exception):
 
 @contextmanager
 def _time_budget(seconds: float | None) -> Iterator[None]:
-    """Raise :class:`OverBudget` in this (main) thread after ``seconds``; no-op elsewhere."""
+    """Raise :class:`OverBudget` in this (main) thread after ``seconds``; no-op elsewhere.
+
+    The alarm repeats every 0.1 s once the budget is spent: a raise that lands inside a
+    finalizer or a ``__del__`` is swallowed by Python ("Exception ignored"), so one alarm alone
+    can be lost. Work that outruns the budget and still finishes also counts as over budget.
+    """
     if not seconds or threading.current_thread() is not threading.main_thread():
         yield
         return
+    message = f"extraction took longer than the budget of {seconds:g} s; stopped"
 
     def expire(signum: int, frame: Any) -> None:
-        raise OverBudget(f"extraction took longer than the budget of {seconds:g} s; stopped")
+        raise OverBudget(message)
 
+    began = time.monotonic()
     previous = signal.signal(signal.SIGALRM, expire)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+    signal.setitimer(signal.ITIMER_REAL, seconds, 0.1)
     try:
         yield
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+    if time.monotonic() - began > seconds:
+        raise OverBudget(message)
 
 
 def ingest_transcript(
