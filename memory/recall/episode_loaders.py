@@ -79,7 +79,8 @@ def load_episode_candidates(
     """``(candidates, neighbours)``: the owner's episodes that recall's inverted index finds
     for the stemmed ``index_terms`` (the question's words and every alternative of the names
     it used), the :data:`EPISODE_CANDIDATES` where those words weigh most, and the messages
-    next to those that are short replies or answered by short replies. Reads the postings
+    next to those that are short replies, answered by short replies, or short replies two
+    messages on (whose thread they are). Reads the postings
     (:func:`memory.recall.loaders.load_postings`), never the whole corpus, then the rows by
     id for this owner only (an episode deleted since it was indexed is simply absent)."""
     wanted = sorted({t for t in index_terms if t})
@@ -105,6 +106,9 @@ def load_episode_candidates(
     for c in candidates:
         seqs = wanted_seqs.setdefault(c.transcript_id, set())
         seqs.add(c.seq + 1)  # a short reply to this message
+        # and a short reply to the answer to this message ("the brakes again" - "did they
+        # quote?" - "£180"): ranking reads this message as that reply's thread
+        seqs.add(c.seq + 2)
         if c.role == "user":
             seqs.add(c.seq - 1)  # the message this reply answers
             if is_short(c.text):

@@ -116,6 +116,7 @@ _SUBJECT_QUESTION = re.compile(r"^(?:what|who)(?:'s|’s| is| are| was| were)\s+
 _PAST_QUESTION = re.compile(r"^(?:what|who)\s+(?:was|were)\b", re.I)
 _PERSONAL = frozenset({"i", "my", "me", "mine", "myself", "we", "our", "ours", "us"})
 _ARTICLES = frozenset({"a", "an", "the", "some", "this", "that"})
+_POSSESSIVE = re.compile(r"\w['’]s$")
 
 
 @dataclass(frozen=True)
@@ -165,6 +166,16 @@ def _strip_frames(subject: str) -> str:
     for frame in _FRAMES:
         subject = frame.sub(" ", subject)
     return " ".join(subject.split())
+
+
+def _bare_possessive(said: Sequence[str]) -> bool:
+    """Whether ``said`` has a possessive not led by an article: "priya's pay", "mum's
+    birthday" name someone of the person's, typed in lower case as often as not ("the
+    earth's ..." and "a cat's ..." stay general)."""
+    for i, word in enumerate(said):
+        if _POSSESSIVE.search(word) and (i == 0 or said[i - 1].lower() not in _ARTICLES):
+            return True
+    return False
 
 
 def _profile_categories(words: Sequence[str]) -> tuple[tuple[str, ...], bool]:
@@ -226,7 +237,7 @@ def parse_query(query: str) -> Parsed:
             not article and any(w[:1].isupper() for w in said)
         )
         past = bool(_PAST_QUESTION.match(raw))
-        if named or past or (not article and raw[:3].lower() == "who"):
+        if named or past or _bare_possessive(said) or (not article and raw[:3].lower() == "who"):
             return Parsed(subject=words)
         return Parsed(subject=words, needs_name=True)
     return Parsed(subject=words)

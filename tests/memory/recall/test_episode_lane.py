@@ -96,6 +96,20 @@ def test_a_short_reply_comes_with_what_it_answers(owner):
     assert by_id["a3"].reply_to.startswith("Nice! Did you go to the bouldering night")
 
 
+def test_a_short_reply_is_found_by_the_thread_it_answers(owner):
+    # the answer names nothing the question asks about: the message two before it does
+    save(
+        owner,
+        messages=[
+            {"id": "b1", "role": "user", "content": "the car is grinding when I brake again"},
+            {"id": "b2", "role": "assistant", "content": "Did the garage give you a quote?"},
+            {"id": "b3", "role": "user", "content": "£180 fitted, booked for thursday"},
+        ],
+    )
+    said = episodes_of(recall(owner, "what did the brake job come to"))
+    assert said[0] == "b1" and "b3" in said
+
+
 def test_episodes_come_after_confirmed_memories(owner):
     save(owner, objects=[proposal("Ana")])
     candidate_promote(candidate=Candidate.objects.get(owner=owner, canonical_key="ana"), by=owner)

@@ -23,6 +23,9 @@ from memory.recall.query import REASON_SMALLTALK, REASON_UTILITY, parse_query
         "When did Sam move to Berlin?",
         "what did Ana say about the trip",
         "tell me a bit about Ana",
+        # a name typed in lower case is still a name when it owns something
+        "what's priya's pay and schedule?",
+        "what is mum's new address",
     ],
 )
 def test_recall_questions_pass(query):
@@ -57,3 +60,9 @@ def test_small_talk_and_utility_are_refused(query, reason):
 )
 def test_the_name_of_frame_is_not_the_subject(query, subject):
     assert parse_query(query).subject == subject
+
+
+@pytest.mark.parametrize("query", ["what is the earth's circumference", "what's a cat's lifespan"])
+def test_a_possessive_after_an_article_stays_general(query):
+    # recall only if memory has that name: otherwise the engine answers utility_query
+    assert parse_query(query).needs_name
