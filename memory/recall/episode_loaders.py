@@ -13,6 +13,7 @@ from django.utils import timezone
 from memory.keys import canonical_key
 from memory.models import Alias, Episode, MemoryRule, Node, RecallDoc, Suppression
 from memory.recall.documents import CORPUS_EPISODE
+from memory.recall.embed import embed
 from memory.recall.episodes import (
     EpisodeRow,
     EpisodeSettings,
@@ -214,6 +215,12 @@ def recall_episodes(
     if not index_terms:
         return []
     candidates, neighbours = load_episode_candidates(owner, index_terms, total)
+    question = " ".join(subject)
+
+    def closeness(texts: Sequence[str]) -> list[float]:
+        vectors = embed([question, *texts])
+        return [float(v) for v in vectors[1:] @ vectors[0]]
+
     return rank_episodes(
         query_terms,
         candidates,
@@ -223,4 +230,5 @@ def recall_episodes(
         twins=twins,
         forgotten=settings.forgotten,
         limit=limit,
+        closeness=closeness,
     )

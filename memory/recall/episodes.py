@@ -15,7 +15,7 @@ stays searchable.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -32,6 +32,13 @@ REPLY_SNIPPET_WORDS = 12  # words of the answered message shown with a short rep
 ROLE_WEIGHTS = {"user": 1.0, "assistant": 0.6, "system": 0.3}
 RELATIVE_FLOOR = 0.35  # of the best episode's score
 MIN_TERM_SHARE = 0.3  # of the idf weight of the query's words
+# A message that matches less of the question's weight than MIN_TERM_SHARE, but at least
+# this much, is kept when its meaning is close to the question's (cosine of the local
+# embeddings at least SEMANTIC_RESCUE_FLOOR): "the drumming problem with my roommate" for
+# "my roomate jonas started playing drums at 11pm". Semantic evidence alone never brings a
+# message: it must share a word with the question.
+RESCUE_MIN_SHARE = 0.15
+SEMANTIC_RESCUE_FLOOR = 0.25
 BM25_K1 = 1.2
 BM25_B = 0.75
 
@@ -180,6 +187,7 @@ def rank_episodes(
     twins: Sequence[str] = (),
     forgotten: Sequence[str] = (),
     limit: int = 10,
+    closeness: Callable[[Sequence[str]], Sequence[float]] | None = None,
 ) -> list[EpisodeItem]:
     """Episodes for stemmed ``query_terms`` and ``names``, best first, at most ``limit``.
 
@@ -194,7 +202,10 @@ def rank_episodes(
     :data:`MIN_TERM_SHARE` of the question's idf weight (a word no message contains weighs no
     more than the rarest word one does) and reach :data:`RELATIVE_FLOOR` of the best score.
     Nothing that mentions a ``forgotten`` key is returned, nor quoted as the message a reply
-    answers.
+    answers. With ``closeness`` (texts -> their semantic similarity to the question), a
+    message under :data:`MIN_TERM_SHARE` but at :data:`RESCUE_MIN_SHARE` or more is kept when
+    its similarity reaches :data:`SEMANTIC_RESCUE_FLOOR`; ``closeness`` is called at most
+    once, and only when there is such a message.
     """
     groups = [
         [alt for alt in (_stem_words(a) for a in alternatives) if alt] for alternatives in names
@@ -240,18 +251,25 @@ def rank_episodes(
     avg = (sum(lengths.values()) / len(lengths)) if lengths else 1.0
     avg = avg or 1.0
     scored: list[tuple[float, EpisodeRow]] = []
+    doubtful: list[tuple[float, EpisodeRow]] = []
     for e in pool:
         key = (e.transcript_id, e.seq)
         counts = tf[key]
         if not counts:
             continue
-        if len(keys) > 1 and sum(share[t] for t in counts) < MIN_TERM_SHARE * weight_total:
-            continue
+        covered = sum(share[t] for t in counts) / weight_total if weight_total else 1.0
+        if len(keys) > 1 and covered < MIN_TERM_SHARE:
+            if closeness is None or covered < RESCUE_MIN_SHARE:
+                continue
         norm = BM25_K1 * (1 - BM25_B + BM25_B * lengths[key] / avg)
         raw = sum(idf[t] * f * (BM25_K1 + 1) / (f + norm) for t, f in counts.items())
         raw *= ROLE_WEIGHTS.get(e.role, 0.5)
         if raw > 0:
-            scored.append((raw, e))
+            kept = doubtful if len(keys) > 1 and covered < MIN_TERM_SHARE else scored
+            kept.append((raw, e))
+    if doubtful and closeness is not None:
+        near = closeness([e.text for _raw, e in doubtful])
+        scored += [d for d, sim in zip(doubtful, near, strict=True) if sim >= SEMANTIC_RESCUE_FLOOR]
     if not scored:
         return []
     best = max(s for s, _e in scored)

@@ -4,7 +4,12 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from memory.recall.episodes import EpisodeRow, mentions_forgotten, rank_episodes
+from memory.recall.episodes import (
+    SEMANTIC_RESCUE_FLOOR,
+    EpisodeRow,
+    mentions_forgotten,
+    rank_episodes,
+)
 from memory.recall.text import terms
 
 T0 = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
@@ -141,3 +146,53 @@ def test_a_named_thing_matches_by_any_of_its_names():
     # birthday message wins on words alone
     plain = rank_episodes(terms("Maggie birthday"), rows, [], 100)
     assert [i.id for i in plain] == [2, 1]
+
+
+# --- semantic rescue of partial matches -------------------------------------------------------
+
+ROOMMATE = [
+    row(1, "my roomate started playing drums at 11pm every night, cant focus"),
+    row(2, "tried a new drumming app on the train", t=2),
+]
+DRUM_QUESTION = "how did the drumming problem with my roommate get sorted"
+
+
+def closeness_table(table: dict[str, float], calls: list[list[str]]):
+    def closeness(texts):
+        calls.append(list(texts))
+        return [table.get(text, 0.0) for text in texts]
+
+    return closeness
+
+
+def test_a_partial_match_close_in_meaning_is_kept_and_a_distant_one_is_not():
+    # "drum" is one of four words of the question, under the share floor on its own
+    assert ranked(DRUM_QUESTION, ROOMMATE) == []
+    calls: list[list[str]] = []
+    near = closeness_table({ROOMMATE[0].text: SEMANTIC_RESCUE_FLOOR + 0.05}, calls)
+    assert [i.id for i in ranked(DRUM_QUESTION, ROOMMATE, closeness=near)] == [1]
+    assert calls == [[r.text for r in ROOMMATE]]  # one call for every doubtful message
+
+
+def test_semantic_closeness_never_brings_a_message_that_shares_no_word():
+    calls: list[list[str]] = []
+    everything_close = closeness_table({"we moved the piano upstairs": 0.99}, calls)
+    rows = [row(1, "we moved the piano upstairs")]
+    assert ranked(DRUM_QUESTION, rows, closeness=everything_close) == []
+    assert calls == []  # nothing doubtful: the model is not asked
+
+
+def test_a_good_match_does_not_ask_for_closeness():
+    calls: list[list[str]] = []
+    rows = [row(1, "my roommate and the drumming: sorted, he has an electric kit now")]
+    items = ranked(DRUM_QUESTION, rows, closeness=closeness_table({}, calls))
+    assert [i.id for i in items] == [1] and calls == []
+
+
+def test_a_sliver_of_the_question_is_not_rescued():
+    # one common word of a long question: under RESCUE_MIN_SHARE, however close
+    rows = [row(i, f"note {i} about the train") for i in range(1, 30)]
+    question = "which train did my grandmother take to the wedding in lisbon last spring"
+    calls: list[list[str]] = []
+    assert ranked(question, rows, total=30, closeness=closeness_table({}, calls)) == []
+    assert calls == []
