@@ -21,7 +21,10 @@ from eval.conversations import (
     validate_fixture,
 )
 
-FIXTURE = Path(__file__).resolve().parents[2] / "eval" / "fixtures" / "conversations_everyday.json"
+FIXTURES = Path(__file__).resolve().parents[2] / "eval" / "fixtures"
+FIXTURE = FIXTURES / "conversations_everyday.json"
+# written separately, so that ranking is checked on conversations it was not tuned on
+HOLDOUT = FIXTURES / "conversations_holdout.json"
 
 pytestmark = pytest.mark.django_db
 
@@ -36,6 +39,12 @@ def run(*args: str) -> str:
 def report(django_db_setup, django_db_blocker):
     with django_db_blocker.unblock():
         return json.loads(run(str(FIXTURE), "--json"))
+
+
+@pytest.fixture(scope="module")
+def holdout_report(django_db_setup, django_db_blocker):
+    with django_db_blocker.unblock():
+        return json.loads(run(str(HOLDOUT), "--json"))
 
 
 def test_the_fixture_is_big_enough_and_covers_every_type():
@@ -53,10 +62,10 @@ def test_ume_meets_its_floors_and_the_baseline(report):
         systems["ume_unreviewed"],
         systems["ume_promoted"],
     )
-    # Measured: BM25 hit@5 0.64 overall; ume 0.69 with nothing reviewed and with everything
+    # Measured: BM25 hit@5 0.64 overall; ume 0.72 with nothing reviewed and with everything
     # promoted. Floors a little under what ume does, so a regression fails.
     for ume in (unreviewed, promoted):
-        assert ume["overall"]["hit_at_5"] >= 0.65
+        assert ume["overall"]["hit_at_5"] >= 0.7
         assert ume["overall"]["hit_at_5"] >= bm25["overall"]["hit_at_5"]
         assert (
             ume["by_type"]["single_fact"]["hit_at_5"] >= bm25["by_type"]["single_fact"]["hit_at_5"]
@@ -66,6 +75,44 @@ def test_ume_meets_its_floors_and_the_baseline(report):
         assert ume["by_type"]["across_sessions"]["hit_at_10"] >= 0.85
         assert ume["by_type"]["nothing"]["quiet"] >= bm25["by_type"]["nothing"]["quiet"]
         assert ume["overall"]["answer_recall"] >= 0.6
+
+
+def test_the_holdout_fixture_has_other_people_and_every_type():
+    data = json.loads(HOLDOUT.read_text())
+    everyday = json.loads(FIXTURE.read_text())
+    questions = [q for p in data["people"] for q in p["questions"]]
+    assert len(data["people"]) >= 3 and len(questions) >= 30
+    assert {q["type"] for q in questions} == set(TYPES)
+    assert not {p["id"] for p in data["people"]} & {p["id"] for p in everyday["people"]}
+
+
+def assert_at_or_above_the_baseline(systems):
+    bm25 = systems["bm25"]
+    for mode in ("ume_unreviewed", "ume_promoted"):
+        ume = systems[mode]
+        for qtype in TYPES:
+            metrics = ("quiet",) if qtype == "nothing" else ("hit_at_5", "hit_at_10")
+            for metric in metrics:
+                assert ume["by_type"][qtype][metric] >= bm25["by_type"][qtype][metric], (
+                    mode,
+                    qtype,
+                    metric,
+                )
+
+
+def test_ume_is_at_or_above_the_baseline_on_every_type(report, holdout_report):
+    assert_at_or_above_the_baseline(report["systems"])
+    assert_at_or_above_the_baseline(holdout_report["systems"])
+
+
+def test_ume_meets_its_floors_on_the_holdout(holdout_report):
+    # Measured: BM25 hit@5 0.61 overall; ume 0.74 in both modes (0.61 before the episode
+    # lane scored threads and partial matches close in meaning).
+    for mode in ("ume_unreviewed", "ume_promoted"):
+        ume = holdout_report["systems"][mode]
+        assert ume["overall"]["hit_at_5"] >= 0.7
+        assert ume["by_type"]["across_sessions"]["hit_at_5"] >= 0.85
+        assert ume["by_type"]["paraphrase"]["hit_at_5"] >= 0.25
 
 
 def test_every_question_is_reported_and_the_tenants_are_gone(report):
