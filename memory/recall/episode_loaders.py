@@ -17,7 +17,6 @@ from memory.recall.embed import embed
 from memory.recall.episodes import (
     EpisodeRow,
     EpisodeSettings,
-    is_short,
     rank_episodes,
     split_named,
 )
@@ -41,7 +40,7 @@ NAME_QUERIES = 1 + POSTINGS_QUERIES + 1
 # the postings of the question's words (document frequencies, then postings; one more when
 # a word is common), then the matching episodes by id
 CANDIDATE_QUERIES = POSTINGS_QUERIES + 1
-NEIGHBOUR_QUERIES = 1  # the neighbours of short replies, when there are any
+NEIGHBOUR_QUERIES = 1  # the threads of the matching messages, when there are any
 
 
 def episode_settings(owner: Any, *, now: datetime | None = None) -> EpisodeSettings:
@@ -80,8 +79,9 @@ def load_episode_candidates(
     """``(candidates, neighbours)``: the owner's episodes that recall's inverted index finds
     for the stemmed ``index_terms`` (the question's words and every alternative of the names
     it used), the :data:`EPISODE_CANDIDATES` where those words weigh most, and the messages
-    next to those that are short replies, answered by short replies, or short replies two
-    messages on (whose thread they are). Reads the postings
+    next to those in a thread: the two before a person's message (what it answers, and
+    what that answers) and the two after any (replies to it, and replies to those). Reads
+    the postings
     (:func:`memory.recall.loaders.load_postings`), never the whole corpus, then the rows by
     id for this owner only (an episode deleted since it was indexed is simply absent)."""
     wanted = sorted({t for t in index_terms if t})
@@ -106,14 +106,13 @@ def load_episode_candidates(
     have = {(c.transcript_id, c.seq) for c in candidates}
     for c in candidates:
         seqs = wanted_seqs.setdefault(c.transcript_id, set())
-        seqs.add(c.seq + 1)  # a short reply to this message
-        # and a short reply to the answer to this message ("the brakes again" - "did they
+        seqs.add(c.seq + 1)  # a reply to this message
+        # and a reply to the answer to this message ("the brakes again" - "did they
         # quote?" - "£180"): ranking reads this message as that reply's thread
         seqs.add(c.seq + 2)
         if c.role == "user":
             seqs.add(c.seq - 1)  # the message this reply answers
-            if is_short(c.text):
-                seqs.add(c.seq - 2)  # and, for a short reply, the one before it
+            seqs.add(c.seq - 2)  # and the one before it (the thread)
     missing = {
         (transcript_id, s)
         for transcript_id, seqs in wanted_seqs.items()

@@ -2,8 +2,10 @@
 
 Episodes come after confirmed memories (nodes and pages). :func:`rank_episodes` ranks the
 rows the loaders (:mod:`memory.recall.episode_loaders`) return: BM25 over the message text (a
-short reply also matches on the message it answers, at :data:`REPLY_CONTEXT_WEIGHT`), the person's own words
-above the assistant's, and floors so that loosely related messages never fill the list.
+person's reply also matches, for less, on the message it answers and the one before that),
+the person's own words above the assistant's, and floors so that loosely related messages
+never fill the list; a message that shares only part of the question's words needs the
+local embeddings to find it close in meaning.
 
 **Forgetting**: an episode that mentions a forgotten label is never returned, nor quoted as
 the message a reply answers. A label is forgotten when a node was deleted with make-it-stick,
@@ -28,6 +30,7 @@ SHORT_REPLY_WORDS = 8  # a message this short is read together with the one it a
 REPLY_CONTEXT_WEIGHT = 0.8  # how much the answered message's words count for a short reply
 THREAD_CONTEXT_WEIGHT = 0.4  # and the message before that (the thread the reply is in)
 LONG_REPLY_CONTEXT_WEIGHT = 0.4  # the answered message's words for a longer reply
+LONG_THREAD_CONTEXT_WEIGHT = 0.2  # and the message before that
 REPLY_SNIPPET_WORDS = 12  # words of the answered message shown with a short reply
 ROLE_WEIGHTS = {"user": 1.0, "assistant": 0.6, "system": 0.3}
 RELATIVE_FLOOR = 0.35  # of the best episode's score
@@ -195,10 +198,11 @@ def rank_episodes(
     label and its aliases): a message that says any of them matches that name ("Mum" for a
     question about "Maggie"), unless it is said only inside one of ``twins``: the names of
     other things that hold a name the question used ("Kafka Connect" for "Kafka"), which the
-    question did not ask about (the identity guard). Scores are BM25 over the message (with the answered message's
-    words at :data:`REPLY_CONTEXT_WEIGHT`, and the one before it at :data:`THREAD_CONTEXT_WEIGHT`,
-    for a person's short reply; at :data:`LONG_REPLY_CONTEXT_WEIGHT` for a longer one), times the speaker's weight (the
-    person's own words first), normalised to the best (0..1]. An episode must match
+    question did not ask about (the identity guard). Scores are BM25 over the message (with
+    the answered message's words at :data:`REPLY_CONTEXT_WEIGHT`, and the one before it at
+    :data:`THREAD_CONTEXT_WEIGHT`, for a person's short reply; at
+    :data:`LONG_REPLY_CONTEXT_WEIGHT` and :data:`LONG_THREAD_CONTEXT_WEIGHT` for a longer
+    one), times the speaker's weight (the person's own words first), normalised to the best (0..1]. An episode must match
     :data:`MIN_TERM_SHARE` of the question's idf weight (a word no message contains weighs no
     more than the rarest word one does) and reach :data:`RELATIVE_FLOOR` of the best score.
     Nothing that mentions a ``forgotten`` key is returned, nor quoted as the message a reply
@@ -233,8 +237,10 @@ def rank_episodes(
             short = is_short(e.text)
             thread = [(previous, REPLY_CONTEXT_WEIGHT if short else LONG_REPLY_CONTEXT_WEIGHT)]
             before = by_pos.get((e.transcript_id, e.seq - 2))
-            if short and before is not None and (e.transcript_id, e.seq - 2) not in hidden:
-                thread.append((before, THREAD_CONTEXT_WEIGHT))
+            if before is not None and (e.transcript_id, e.seq - 2) not in hidden:
+                thread.append(
+                    (before, THREAD_CONTEXT_WEIGHT if short else LONG_THREAD_CONTEXT_WEIGHT)
+                )
             for message, weight in thread:
                 context, context_length = _counts(message.text, wanted_set, groups, twin_words)
                 for w, f in context.items():
@@ -258,15 +264,14 @@ def rank_episodes(
         if not counts:
             continue
         covered = sum(share[t] for t in counts) / weight_total if weight_total else 1.0
-        if len(keys) > 1 and covered < MIN_TERM_SHARE:
-            if closeness is None or covered < RESCUE_MIN_SHARE:
-                continue
+        doubted = len(keys) > 1 and covered < MIN_TERM_SHARE
+        if doubted and (closeness is None or covered < RESCUE_MIN_SHARE):
+            continue
         norm = BM25_K1 * (1 - BM25_B + BM25_B * lengths[key] / avg)
         raw = sum(idf[t] * f * (BM25_K1 + 1) / (f + norm) for t, f in counts.items())
         raw *= ROLE_WEIGHTS.get(e.role, 0.5)
         if raw > 0:
-            kept = doubtful if len(keys) > 1 and covered < MIN_TERM_SHARE else scored
-            kept.append((raw, e))
+            (doubtful if doubted else scored).append((raw, e))
     if doubtful and closeness is not None:
         near = closeness([e.text for _raw, e in doubtful])
         scored += [d for d, sim in zip(doubtful, near, strict=True) if sim >= SEMANTIC_RESCUE_FLOOR]

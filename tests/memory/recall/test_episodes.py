@@ -196,3 +196,15 @@ def test_a_sliver_of_the_question_is_not_rescued():
     calls: list[list[str]] = []
     assert ranked(question, rows, total=30, closeness=closeness_table({}, calls)) == []
     assert calls == []
+
+
+def test_a_longer_reply_is_found_by_its_thread_too():
+    night = row(1, "third night shift in a row, home now and cant sleep")
+    asked = row(2, "Anything that usually helps you wind down?", role="assistant")
+    reply = row(3, "blackout blind and a white noise app normally, but the flat is freezing")
+    other = row(4, "booked the dentist for friday", seq=7)
+    items = ranked("what helps me sleep after a night shift", [night], [asked, reply, other])
+    ids = [i.id for i in items]
+    assert ids[0] == 1 and 3 in ids and 4 not in ids
+    # the thread counts for less than the message's own words
+    assert next(i.score for i in items if i.id == 3) < 1.0
