@@ -23,6 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from memory.api.schemas import Moment
 from memory.mcp import tools
 from memory.models import AccessToken
+from memory.services.history import Actor, acting
 from memory.services.tokens import token_authenticate, token_has_scope
 from memory.transcripts import MAX_MESSAGES
 from memory.vocab import SCOPE_READ, SCOPE_WRITE
@@ -77,7 +78,8 @@ def _call(
             # that cannot be stored must be reported as an error, not as a quiet receipt.
             raise ToolError(f"invalid_input: {nul} contains a NUL character (\\u0000)")
         try:
-            return fn(token, **kwargs)
+            with acting(Actor.token(token)):
+                return fn(token, **kwargs)
         except tools.ToolInputError as exc:
             raise ToolError(f"invalid_input: {exc}") from exc
     finally:

@@ -28,6 +28,7 @@ from memory.models import AccessToken, Alias, Candidate, Edge, Node, Slice, Tran
 from memory.recall import recall
 from memory.selectors import candidate_queue
 from memory.services.barrier import barrier_raise
+from memory.services.history import History
 from memory.services.ingest import ingest_proposals, save_memory_text, save_messages
 from memory.services.nodes import node_delete
 from memory.services.recall_index import recall_index_refresh
@@ -525,6 +526,10 @@ def delete_observations(token: AccessToken, *, deletions: list[dict[str, Any]]) 
                     if canonical_key(s.text) in keys
                 ]
                 removed = [s.text for s in rows]
+                history = History(owner_id=owner.pk, reason="deleted over MCP")
+                for row in rows:
+                    history.deleted(row)
+                history.flush()
                 Slice.objects.filter(pk__in=[s.pk for s in rows]).delete()
                 recall_index_refresh(owner_id=owner.pk, nodes=[node.pk])
             else:
@@ -558,9 +563,12 @@ def delete_relations(token: AccessToken, *, relations: list[dict[str, Any]]) -> 
             if source is None or dest is None:
                 continue
             kind = edge_type_for(r["relationType"])
-            count, _ = Edge.objects.filter(
-                owner=owner, from_node=source, to_node=dest, type=kind
-            ).delete()
+            edges = Edge.objects.filter(owner=owner, from_node=source, to_node=dest, type=kind)
+            history = History(owner_id=owner.pk, reason="deleted over MCP")
+            for edge in edges:
+                history.deleted(edge)
+            history.flush()
+            count, _ = edges.delete()
             if count:
                 deleted.append({"from": r["from"], "to": r["to"], "relationType": kind})
     return ToolResult({"deleted": deleted}, f"deleted {len(deleted)} relations")
