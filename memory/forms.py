@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django import forms
 
-from memory.vocab import Category, EdgeType, EventAction, NodeState, SliceKind
+from memory.vocab import Category, EdgeType, EventAction, NodeState, RevisionKind, SliceKind
 
 
 class NodeFilterForm(forms.Form):
@@ -30,6 +30,8 @@ class NodeEditForm(forms.Form):
     summary = forms.CharField(
         max_length=4000, required=False, widget=forms.Textarea(attrs={"rows": 3})
     )
+    # The revision the form was rendered from: a save over a newer one shows both versions.
+    revision = forms.IntegerField(min_value=1, required=False, widget=forms.HiddenInput)
 
 
 class AliasForm(forms.Form):
@@ -82,3 +84,15 @@ class GraphFilterForm(forms.Form):
     category = forms.ChoiceField(
         choices=[("", "all categories"), *Category.choices], required=False
     )
+
+
+class RestoreForm(forms.Form):
+    """ "Restore this version" on a node's History tab."""
+
+    kind = forms.ChoiceField(choices=RevisionKind.choices)
+    id = forms.IntegerField(min_value=1)
+    revision = forms.IntegerField(min_value=1)
+
+
+class HistoryPageForm(forms.Form):
+    page = forms.IntegerField(min_value=1, required=False)
