@@ -58,7 +58,9 @@ class Node(models.Model):
     updated_at = models.DateTimeField(default=timezone.now)
 
     revision = models.PositiveIntegerField(
-        default=1, help_text="The number of its latest revision (memory.services.history)."
+        default=1,
+        editable=False,
+        help_text="The number of its latest revision (memory.services.history).",
     )
 
     class Meta:
@@ -89,7 +91,9 @@ class Alias(models.Model):
     created_at = models.DateTimeField(default=timezone.now)
 
     revision = models.PositiveIntegerField(
-        default=1, help_text="The number of its latest revision (memory.services.history)."
+        default=1,
+        editable=False,
+        help_text="The number of its latest revision (memory.services.history).",
     )
 
     class Meta:
@@ -123,7 +127,9 @@ class Slice(models.Model):
     created_at = models.DateTimeField(default=timezone.now)
 
     revision = models.PositiveIntegerField(
-        default=1, help_text="The number of its latest revision (memory.services.history)."
+        default=1,
+        editable=False,
+        help_text="The number of its latest revision (memory.services.history).",
     )
 
     class Meta:
@@ -161,7 +167,9 @@ class Event(models.Model):
     created_at = models.DateTimeField(default=timezone.now, help_text="When ume learned it.")
 
     revision = models.PositiveIntegerField(
-        default=1, help_text="The number of its latest revision (memory.services.history)."
+        default=1,
+        editable=False,
+        help_text="The number of its latest revision (memory.services.history).",
     )
 
     class Meta:
@@ -194,7 +202,9 @@ class Edge(models.Model):
     created_at = models.DateTimeField(default=timezone.now)
 
     revision = models.PositiveIntegerField(
-        default=1, help_text="The number of its latest revision (memory.services.history)."
+        default=1,
+        editable=False,
+        help_text="The number of its latest revision (memory.services.history).",
     )
 
     class Meta:
@@ -447,7 +457,9 @@ class Page(models.Model):
     updated_at = models.DateTimeField(default=timezone.now)
 
     revision = models.PositiveIntegerField(
-        default=1, help_text="The number of its latest revision (memory.services.history)."
+        default=1,
+        editable=False,
+        help_text="The number of its latest revision (memory.services.history).",
     )
 
     class Meta:
