@@ -38,12 +38,19 @@ class AliasForm(forms.Form):
     alias = forms.CharField(max_length=200, strip=True, label="New alias")
 
 
-class SliceEditForm(forms.Form):
+class RevisionForm(forms.Form):
+    """An edit form that carries the revision it was rendered from (optional: a form without
+    it saves as before)."""
+
+    revision = forms.IntegerField(min_value=1, required=False, widget=forms.HiddenInput)
+
+
+class SliceEditForm(RevisionForm):
     text = forms.CharField(max_length=2000, strip=True, label="Fact")
     kind = forms.ChoiceField(choices=SliceKind.choices, label="Kind")
 
 
-class EventEditForm(forms.Form):
+class EventEditForm(RevisionForm):
     text = forms.CharField(max_length=2000, strip=True, label="What happened")
     action = forms.ChoiceField(choices=EventAction.choices, label="Action")
     happened_on = forms.DateField(
@@ -54,11 +61,11 @@ class EventEditForm(forms.Form):
     )
 
 
-class AliasEditForm(forms.Form):
+class AliasEditForm(RevisionForm):
     alias = forms.CharField(max_length=200, strip=True, label="Alias")
 
 
-class EdgeEditForm(forms.Form):
+class EdgeEditForm(RevisionForm):
     type = forms.ChoiceField(choices=EdgeType.choices, label="Link")
 
 

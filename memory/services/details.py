@@ -51,6 +51,11 @@ class DetailError(ValueError):
     """A correction that cannot be made; the message is fit to show the person."""
 
 
+class DetailConflict(DetailError):
+    """The detail changed since the form was rendered (its revision moved on): nothing was
+    saved; the message shows the version saved meanwhile and the person's."""
+
+
 # --- the stored record of a row ------------------------------------------------------------
 
 
@@ -137,10 +142,34 @@ def _clean_text(text: str, what: str) -> str:
     return text
 
 
+def _check_revision(row: models.Model, kind: str, changes: dict[str, Any], expected: int) -> None:
+    """Inside the edit's transaction: lock the row and refuse the edit if its revision is no
+    longer the one the form was rendered from."""
+    model = type(row)
+    current = model._default_manager.select_for_update().filter(pk=row.pk).first()
+    if current is None:
+        raise DetailError(f"that {NOUNS[kind]} was deleted meanwhile; nothing was saved")
+    if current.revision != expected:  # type: ignore[attr-defined]
+        yours = {**_dump(current), **changes}
+        raise DetailConflict(
+            f"this {NOUNS[kind]} was changed since you opened it; nothing was saved. "
+            f"Saved meanwhile: {describe(kind, _dump(current))}; yours: {describe(kind, yours)}"
+        )
+
+
 def _save_edit(
-    row: models.Model, kind: str, changes: dict[str, Any], started: float
+    row: models.Model,
+    kind: str,
+    changes: dict[str, Any],
+    started: float,
+    expected_revision: int | None = None,
 ) -> Receipt | None:
-    """Apply ``changes`` to ``row`` and leave a receipt; None when nothing changed."""
+    """Apply ``changes`` to ``row`` and leave a receipt; None when nothing changed. With
+    ``expected_revision``, a row that changed since is refused (:class:`DetailConflict`)."""
+    if expected_revision is not None:
+        with transaction.atomic():
+            _check_revision(row, kind, changes, expected_revision)
+            return _save_edit(row, kind, changes, started)
     changed = {k: v for k, v in changes.items() if getattr(row, k) != v}
     if not changed:
         return None
@@ -183,16 +212,24 @@ def _clash(kind: str, row: models.Model) -> str:
     return "that change clashes with another row"
 
 
-def slice_update(*, slice: Slice, text: str, kind: str) -> Receipt | None:
+def slice_update(
+    *, slice: Slice, text: str, kind: str, expected_revision: int | None = None
+) -> Receipt | None:
     """Correct one fact's wording or kind (in place: a correction is not new history)."""
     started = time.perf_counter()
     if kind not in SliceKind.values:
         raise DetailError(f"unknown kind {kind!r}")
-    return _save_edit(slice, "slice", {"text": _clean_text(text, "a fact"), "kind": kind}, started)
+    changes = {"text": _clean_text(text, "a fact"), "kind": kind}
+    return _save_edit(slice, "slice", changes, started, expected_revision)
 
 
 def event_update(
-    *, event: Event, text: str, action: str, happened_on: date | None = None
+    *,
+    event: Event,
+    text: str,
+    action: str,
+    happened_on: date | None = None,
+    expected_revision: int | None = None,
 ) -> Receipt | None:
     """Correct one event: its wording, what happened, and the day it happened (None: unknown)."""
     started = time.perf_counter()
@@ -215,10 +252,12 @@ def event_update(
                 "happened_at_precision": TimePrecision.DAY,
                 "happened_at_source": TimeSource.USER,
             }
-    return _save_edit(event, "event", changes, started)
+    return _save_edit(event, "event", changes, started, expected_revision)
 
 
-def alias_update(*, alias: Alias, text: str) -> Receipt | None:
+def alias_update(
+    *, alias: Alias, text: str, expected_revision: int | None = None
+) -> Receipt | None:
     """Correct an alias's spelling; it must still name no other memory."""
     started = time.perf_counter()
     text = _clean_text(text, "an alias")
@@ -228,7 +267,8 @@ def alias_update(*, alias: Alias, text: str) -> Receipt | None:
         raise DetailError(f"“{text}” is not a usable name")
     key = canonical_key(text)
     alias_key_free(alias.owner_id, key, text, node_id=alias.node_id, alias_id=alias.pk)
-    return _save_edit(alias, "alias", {"alias": text, "canonical_key": key}, started)
+    changes = {"alias": text, "canonical_key": key}
+    return _save_edit(alias, "alias", changes, started, expected_revision)
 
 
 def alias_key_free(
@@ -248,12 +288,12 @@ def alias_key_free(
         raise DetailError(f"“{text}” is suppressed; lift its suppression first")
 
 
-def edge_update(*, edge: Edge, type: str) -> Receipt | None:
+def edge_update(*, edge: Edge, type: str, expected_revision: int | None = None) -> Receipt | None:
     """Correct what kind of link joins two memories."""
     started = time.perf_counter()
     if type not in EdgeType.values:
         raise DetailError(f"unknown link type {type!r}")
-    return _save_edit(edge, "edge", {"type": type}, started)
+    return _save_edit(edge, "edge", {"type": type}, started, expected_revision)
 
 
 # --- deletes ------------------------------------------------------------------------------

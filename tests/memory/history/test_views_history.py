@@ -124,3 +124,20 @@ def test_the_admin_shows_history_read_only(client, boxing):
     delete = reverse("admin:memory_revision_delete", args=[rev.pk])
     assert client.post(delete, {"post": "yes"}).status_code == 403
     assert Revision.objects.filter(pk=rev.pk).exists()
+
+
+def test_a_fact_saved_over_a_newer_revision_shows_both_and_saves_nothing(client, owner, boxing):
+    client.force_login(owner)
+    fact = make_slice(node=boxing, text="trains twice a week")
+    slice_update(slice=fact, text="trains three times a week", kind="other")  # revision 2
+    url = reverse("memory:detail-edit", args=["slice", fact.pk])
+    answer = client.post(url, {"text": "trains daily", "kind": "other", "revision": 1}, **HX)
+    assert answer.status_code == 409
+    page = answer.content.decode()
+    assert "trains three times a week" in page and "trains daily" in page
+    fact.refresh_from_db()
+    assert (fact.text, fact.revision) == ("trains three times a week", 2)
+    saved = client.post(url, {"text": "trains daily", "kind": "other", "revision": 2}, **HX)
+    assert saved.status_code == 200
+    fact.refresh_from_db()
+    assert (fact.text, fact.revision) == ("trains daily", 3)
