@@ -172,3 +172,24 @@ def test_a_failed_write_keeps_no_result_so_its_retry_runs(client, auth, owner):
     )
     assert bad.status_code == 400
     assert not IdempotencyKey.objects.filter(owner=owner).exists()
+
+
+def test_a_retried_upload_with_one_idempotency_key_is_stored_once(client, auth, owner):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    from memory.models import Transcript
+
+    def upload():
+        text = b"User: I started learning the cello last week.\n"
+        return client.post(
+            "/v1/transcripts",
+            {"file": SimpleUploadedFile("notes.txt", text, content_type="text/plain")},
+            HTTP_IDEMPOTENCY_KEY="upload-1",
+            **auth,
+        )
+
+    first, again = upload(), upload()
+    assert first.status_code in (200, 201) and again.status_code == first.status_code
+    assert again.json() == first.json() and again["Idempotent-Replayed"] == "true"
+    assert Transcript.objects.filter(owner=owner).count() == 1
+    assert Receipt.objects.filter(owner=owner).count() == 1
