@@ -30,9 +30,6 @@ FIELD_NAMES = {
     "title": "title",
     "topic": "topic",
     "body": "body",
-    "node_id": "memory",
-    "from_node_id": "from",
-    "to_node_id": "to",
 }
 
 
@@ -53,10 +50,16 @@ class Entry:
     restorable: bool = False
 
 
+#: Ids that place an object (which memory a fact is on): in the snapshot, not in a diff.
+PLACEMENT = frozenset({"node_id", "from_node_id", "to_node_id"})
+
+
 def diff(before: dict[str, Any] | None, after: dict[str, Any]) -> list[Change]:
     """The fields that differ; every field of ``after`` when there is no ``before``."""
     out = []
     for name, value in after.items():
+        if name in PLACEMENT:
+            continue
         old = None if before is None else before.get(name)
         if before is None or old != value:
             out.append(Change(name, FIELD_NAMES.get(name, name), old, value))
