@@ -257,18 +257,30 @@ def update_rows(
     rows: list[Any], history: History, action: str, *, reason: str | None = None, **values: Any
 ) -> int:
     """Set ``values`` on the loaded ``rows`` with one UPDATE, bump their revision and record
-    each. Returns how many rows the UPDATE changed."""
+    each. A row this write already recorded (created, then superseded by the same save) keeps
+    its one revision, re-taken. Returns how many rows the UPDATE changed."""
     if not rows:
         return 0
     model = type(rows[0])
-    done = model._default_manager.filter(pk__in=[r.pk for r in rows]).update(
-        **values, revision=F("revision") + 1
-    )
+    kind = kind_of(rows[0])
+    pending = {r.object_id for r in history.rows if r.kind == kind}
+    fresh = [r for r in rows if r.pk not in pending]
+    again = [r for r in rows if r.pk in pending]
+    done = 0
+    if fresh:
+        done += model._default_manager.filter(pk__in=[r.pk for r in fresh]).update(
+            **values, revision=F("revision") + 1
+        )
+    if again:
+        done += model._default_manager.filter(pk__in=[r.pk for r in again]).update(**values)
     for row in rows:
         for name, value in values.items():
             setattr(row, name, value)
-        row.revision += 1
-        history.add(row, action, reason=reason)
+        if row.pk in pending:
+            history.refresh(row)
+        else:
+            row.revision += 1
+            history.add(row, action, reason=reason)
     return int(done)
 
 

@@ -268,3 +268,17 @@ def test_a_deleted_node_keeps_its_history_until_retention(owner, world):
     cleanup_user(owner=owner, now=timezone.now() + timedelta(days=2))
     assert not Revision.objects.filter(owner=owner, node_id=boxing_id).exists()
     assert Node.objects.filter(owner=owner, label="Gym").exists()
+
+
+def test_a_fact_created_and_superseded_by_one_save_has_one_revision(owner, world):
+    MemoryRule.objects.create(owner=owner, capture_default="auto")
+    objects = [
+        {"object": "slice", "on": "Boxing", "kind": "progress", "text": "trains daily"},
+        {"object": "slice", "on": "Boxing", "kind": "progress", "text": "trains twice a day"},
+    ]
+    ingest_proposals(owner=owner, objects=objects, name="a.json", source="upload")
+    rows = list(Slice.objects.filter(owner=owner, text__in=["trains daily", "trains twice a day"]))
+    assert sorted(row.is_current for row in rows) == [False, True]  # the second superseded
+    for row in rows:
+        revisions = Revision.objects.filter(kind="slice", object_id=row.pk)
+        assert [(r.number, r.snapshot["is_current"]) for r in revisions] == [(1, row.is_current)]
