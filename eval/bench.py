@@ -1,5 +1,5 @@
-"""``python -m eval.bench``: recall latency per lane, queries per recall, worker memory and
-ingest throughput.
+"""``python -m eval.bench``: recall latency per lane, queries per recall, worker memory,
+ingest throughput, and what history costs (ingest and edit throughput with it on and off).
 
 Creates a throwaway owner per corpus size with a synthetic corpus (nodes with aliases,
 current and superseded slices, dated and undated events, pages, and conversation messages
@@ -284,6 +284,71 @@ def bench_ingest(owner: Any, count: int, rng: random.Random) -> dict[str, float]
     }
 
 
+def _ingest_objects(label: str, rng: random.Random) -> list[dict[str, Any]]:
+    return [
+        {"object": "node", "label": label, "category": "project", "confidence": 0.95},
+        {
+            "object": "slice",
+            "on": label,
+            "text": f"{rng.choice(VERBS)} the {rng.choice(WORDS)} part",
+            "kind": "progress",
+            "confidence": 0.95,
+        },
+        {"object": "event", "on": label, "action": "started", "text": f"started {label}"},
+    ]
+
+
+def bench_history(owner: Any, count: int, rng: random.Random) -> dict[str, Any]:
+    """What history costs: ingests and edits timed with recording on and off (the
+    ``UME_HISTORY`` setting, which exists for this comparison only), alternating one of each
+    so that drift of the machine hits both alike; history rows per 1,000 writes; the mean
+    stored snapshot size."""
+    from django.test.utils import override_settings
+
+    from memory.models import MemoryRule, Node, Revision
+    from memory.services.ingest import ingest_proposals
+    from memory.services.nodes import node_update
+
+    MemoryRule.objects.update_or_create(owner=owner, defaults={"capture_default": "auto"})
+    spent = {"ingest": {True: 0.0, False: 0.0}, "edit": {True: 0.0, False: 0.0}}
+    rows = {"ingest": 0, "edit": 0}
+    nodes = list(Node.objects.filter(owner=owner).order_by("id")[: 2 * count])
+    for i in range(2 * count):
+        on = i % 2 == 0
+        with override_settings(UME_HISTORY=on):
+            before = Revision.objects.filter(owner=owner).count()
+            objects = _ingest_objects(f"History {rng.choice(WORDS).title()} {i}", rng)
+            started = time.perf_counter()
+            ingest_proposals(owner=owner, objects=objects, name=f"h {i}", source="command")
+            spent["ingest"][on] += time.perf_counter() - started
+            middle = Revision.objects.filter(owner=owner).count()
+            node = nodes[i % len(nodes)] if nodes else None
+            if node is not None:
+                started = time.perf_counter()
+                node_update(node=node, summary=f"{rng.choice(VERBS)} {rng.choice(WORDS)} {i}")
+                spent["edit"][on] += time.perf_counter() - started
+            after = Revision.objects.filter(owner=owner).count()
+            if on:
+                rows["ingest"] += middle - before
+                rows["edit"] += after - middle
+    edits = count if nodes else 0
+
+    def per_s(kind: str, on: bool, n: int) -> float:
+        return round(n / spent[kind][on], 1) if spent[kind][on] else 0.0
+
+    snapshots = Revision.objects.filter(owner=owner).values_list("snapshot", flat=True)[:2000]
+    lengths = [len(json.dumps(snap)) for snap in snapshots]
+    return {
+        "history_ingest_per_s_on": per_s("ingest", True, count),
+        "history_ingest_per_s_off": per_s("ingest", False, count),
+        "history_edit_per_s_on": per_s("edit", True, edits),
+        "history_edit_per_s_off": per_s("edit", False, edits),
+        "history_rows_per_1000_ingests": round(1000 * rows["ingest"] / count),
+        "history_rows_per_1000_edits": round(1000 * rows["edit"] / edits) if edits else 0,
+        "history_snapshot_bytes_mean": round(statistics.mean(lengths)) if lengths else 0,
+    }
+
+
 def _worker(owner_pk: int, queries: list[tuple[str, str]]) -> dict[str, Any]:
     """In a fresh process, like a web worker: load Django, answer ``queries`` for the owner
     (the first call loads the owner's vectors), and report the figures with this process's
@@ -365,6 +430,7 @@ def run(
             mix = query_mix(facts, said, queries, rng)
             row.update(_recall_figures(owner, mix, worker))
             row.update(bench_ingest(owner, transcripts, rng))
+            row.update(bench_history(owner, transcripts, rng))
             rows.append(row)
             if on_row is not None:
                 on_row(row)
@@ -413,6 +479,14 @@ def main(argv: list[str] | None = None) -> int:
             f"peak={row['peak_mb']} MB  "
             f"ingest={row['ingest_per_s']} transcripts/s {row['ingest_outcomes']}  "
             f"(seeded in {row['seed_s']} s, indexed in {row['index_s']} s)"
+        )
+        print(
+            f"    history   ingest {row['history_ingest_per_s_on']}/s on, "
+            f"{row['history_ingest_per_s_off']}/s off; edit {row['history_edit_per_s_on']}/s "
+            f"on, {row['history_edit_per_s_off']}/s off; rows per 1,000 writes: "
+            f"{row['history_rows_per_1000_ingests']} an ingest (3 objects), "
+            f"{row['history_rows_per_1000_edits']} an edit; snapshot "
+            f"{row['history_snapshot_bytes_mean']} bytes on average"
         )
         for kind in row["recall_p50_ms_by_kind"]:
             print(

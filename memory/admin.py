@@ -7,6 +7,7 @@ from typing import Any
 from django import forms
 from django.contrib import admin, messages
 from django.contrib.auth import get_user_model
+from django.db import transaction
 from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.template.defaultfilters import pluralize
@@ -21,16 +22,20 @@ from memory.models import (
     Episode,
     Event,
     Evidence,
+    IdempotencyKey,
     MemoryRule,
     Node,
     Page,
+    Revision,
     Slice,
     Suppression,
     Transcript,
 )
+from memory.services.history import MODELS as HISTORY_MODELS
+from memory.services.history import History, delete_tree, record
 from memory.services.recall_index import recall_index_refresh
 from memory.services.tokens import TokenError, normalise_scopes, token_create
-from memory.vocab import SCOPES
+from memory.vocab import SCOPES, RevisionAction
 
 
 def _indexed(rows: Any) -> dict[int, dict[str, set[int]]]:
@@ -58,7 +63,46 @@ def _refresh(*groups: dict[int, dict[str, set[int]]]) -> None:
             recall_index_refresh(owner_id=owner_id, **kinds)
 
 
-class RecallIndexedAdmin(admin.ModelAdmin):
+def _has_history(obj: Any) -> bool:
+    return type(obj) in HISTORY_MODELS.values()
+
+
+class HistoryAdmin(admin.ModelAdmin):
+    """Edits made here record their revision, as the services' writes do (by the signed-in
+    staff person, see ``memory.services.history``); deletions record the final one."""
+
+    @transaction.atomic
+    def save_model(self, request: HttpRequest, obj: Any, form: Any, change: bool) -> None:
+        if change and _has_history(obj):
+            obj.revision += 1
+        super().save_model(request, obj, form, change)
+        if _has_history(obj):
+            record(obj, RevisionAction.UPDATED if change else RevisionAction.CREATED)
+
+    @transaction.atomic
+    def delete_model(self, request: HttpRequest, obj: Any) -> None:
+        _record_deleted([obj])
+        super().delete_model(request, obj)
+
+    @transaction.atomic
+    def delete_queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> None:
+        _record_deleted(list(queryset))
+        super().delete_queryset(request, queryset)
+
+
+def _record_deleted(rows: list[Any]) -> None:
+    for row in rows:
+        if not _has_history(row):
+            continue
+        history = History(owner_id=row.owner_id, reason="deleted in the admin")
+        if isinstance(row, Node):
+            delete_tree(row.owner_id, [row.pk], history)
+        else:
+            history.deleted(row)
+        history.flush()
+
+
+class RecallIndexedAdmin(HistoryAdmin):
     """Edits made here keep recall's index in step, as the services' writes do: the row's
     document before and after the change is rewritten."""
 
@@ -116,7 +160,7 @@ class EventAdmin(RecallIndexedAdmin):
 
 
 @admin.register(Edge)
-class EdgeAdmin(admin.ModelAdmin):
+class EdgeAdmin(HistoryAdmin):
     list_display = ("from_node", "type", "to_node", "owner", "created_at")
     list_filter = ("type",)
     raw_id_fields = ("owner", "from_node", "to_node", "created_receipt")
@@ -303,6 +347,36 @@ class MemoryRuleAdmin(admin.ModelAdmin):
                 "People who already have rules are not listed: edit their rule instead."
             )
         return super().formfield_for_foreignkey(db_field, request, **kwargs)
+
+
+class ReadOnlyAdmin(admin.ModelAdmin):
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+@admin.register(IdempotencyKey)
+class IdempotencyKeyAdmin(ReadOnlyAdmin):
+    """Written by API and MCP writes sent with a key; cleanup removes expired ones."""
+
+    list_display = ("key", "scope", "owner", "status", "created_at", "expires_at")
+    search_fields = ("key", "scope")
+
+
+@admin.register(Revision)
+class RevisionAdmin(ReadOnlyAdmin):
+    """History is read-only: it is written by the services, and only retention and delete
+    all remove it."""
+
+    list_display = ("kind", "object_id", "number", "action", "actor", "actor_name", "created_at")
+    list_filter = ("kind", "action", "actor")
+    search_fields = ("actor_name", "reason")
+    raw_id_fields = ("owner", "token", "receipt")
 
 
 @admin.register(DeletionBarrier)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django import forms
 
-from memory.vocab import Category, EdgeType, EventAction, NodeState, SliceKind
+from memory.vocab import Category, EdgeType, EventAction, NodeState, RevisionKind, SliceKind
 
 
 class NodeFilterForm(forms.Form):
@@ -30,18 +30,27 @@ class NodeEditForm(forms.Form):
     summary = forms.CharField(
         max_length=4000, required=False, widget=forms.Textarea(attrs={"rows": 3})
     )
+    # The revision the form was rendered from: a save over a newer one shows both versions.
+    revision = forms.IntegerField(min_value=1, required=False, widget=forms.HiddenInput)
 
 
 class AliasForm(forms.Form):
     alias = forms.CharField(max_length=200, strip=True, label="New alias")
 
 
-class SliceEditForm(forms.Form):
+class RevisionForm(forms.Form):
+    """An edit form that carries the revision it was rendered from (optional: a form without
+    it saves as before)."""
+
+    revision = forms.IntegerField(min_value=1, required=False, widget=forms.HiddenInput)
+
+
+class SliceEditForm(RevisionForm):
     text = forms.CharField(max_length=2000, strip=True, label="Fact")
     kind = forms.ChoiceField(choices=SliceKind.choices, label="Kind")
 
 
-class EventEditForm(forms.Form):
+class EventEditForm(RevisionForm):
     text = forms.CharField(max_length=2000, strip=True, label="What happened")
     action = forms.ChoiceField(choices=EventAction.choices, label="Action")
     happened_on = forms.DateField(
@@ -52,11 +61,11 @@ class EventEditForm(forms.Form):
     )
 
 
-class AliasEditForm(forms.Form):
+class AliasEditForm(RevisionForm):
     alias = forms.CharField(max_length=200, strip=True, label="Alias")
 
 
-class EdgeEditForm(forms.Form):
+class EdgeEditForm(RevisionForm):
     type = forms.ChoiceField(choices=EdgeType.choices, label="Link")
 
 
@@ -82,3 +91,15 @@ class GraphFilterForm(forms.Form):
     category = forms.ChoiceField(
         choices=[("", "all categories"), *Category.choices], required=False
     )
+
+
+class RestoreForm(forms.Form):
+    """ "Restore this version" on a node's History tab."""
+
+    kind = forms.ChoiceField(choices=RevisionKind.choices)
+    id = forms.IntegerField(min_value=1)
+    revision = forms.IntegerField(min_value=1)
+
+
+class HistoryPageForm(forms.Form):
+    page = forms.IntegerField(min_value=1, required=False)

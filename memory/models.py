@@ -24,6 +24,9 @@ from memory.vocab import (
     Importance,
     NodeOrigin,
     NodeState,
+    RevisionAction,
+    RevisionActor,
+    RevisionKind,
     SliceKind,
     SuppressionKind,
     SuppressionReason,
@@ -54,6 +57,12 @@ class Node(models.Model):
     created_at = models.DateTimeField(default=timezone.now)
     updated_at = models.DateTimeField(default=timezone.now)
 
+    revision = models.PositiveIntegerField(
+        default=1,
+        editable=False,
+        help_text="The number of its latest revision (memory.services.history).",
+    )
+
     class Meta:
         constraints = [
             models.UniqueConstraint(
@@ -80,6 +89,12 @@ class Alias(models.Model):
     alias = models.CharField(max_length=200)
     canonical_key = models.CharField(max_length=200)
     created_at = models.DateTimeField(default=timezone.now)
+
+    revision = models.PositiveIntegerField(
+        default=1,
+        editable=False,
+        help_text="The number of its latest revision (memory.services.history).",
+    )
 
     class Meta:
         verbose_name_plural = "aliases"
@@ -110,6 +125,12 @@ class Slice(models.Model):
         "receipts.Receipt", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     created_at = models.DateTimeField(default=timezone.now)
+
+    revision = models.PositiveIntegerField(
+        default=1,
+        editable=False,
+        help_text="The number of its latest revision (memory.services.history).",
+    )
 
     class Meta:
         indexes = [
@@ -145,6 +166,12 @@ class Event(models.Model):
     )
     created_at = models.DateTimeField(default=timezone.now, help_text="When ume learned it.")
 
+    revision = models.PositiveIntegerField(
+        default=1,
+        editable=False,
+        help_text="The number of its latest revision (memory.services.history).",
+    )
+
     class Meta:
         constraints = [
             models.CheckConstraint(
@@ -173,6 +200,12 @@ class Edge(models.Model):
         "receipts.Receipt", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     created_at = models.DateTimeField(default=timezone.now)
+
+    revision = models.PositiveIntegerField(
+        default=1,
+        editable=False,
+        help_text="The number of its latest revision (memory.services.history).",
+    )
 
     class Meta:
         constraints = [
@@ -423,6 +456,12 @@ class Page(models.Model):
     created_at = models.DateTimeField(default=timezone.now)
     updated_at = models.DateTimeField(default=timezone.now)
 
+    revision = models.PositiveIntegerField(
+        default=1,
+        editable=False,
+        help_text="The number of its latest revision (memory.services.history).",
+    )
+
     class Meta:
         constraints = [
             models.UniqueConstraint(
@@ -645,3 +684,76 @@ class RecallStats(models.Model):
 
     def __str__(self) -> str:
         return f"{self.corpus}: {self.docs} documents, version {self.version}"
+
+
+class Revision(models.Model):
+    """One change of a node, slice, event, alias, edge or page: who, why, and what it became.
+
+    Written by ``memory.services.history`` in the same transaction as the change. It keeps a
+    compact snapshot of the object's own fields (never evidence or the node page), so the
+    history of a deleted object outlives it until retention or delete-all removes it; that is
+    why ``object_id`` and ``node_id`` are plain numbers, not foreign keys.
+    """
+
+    owner = models.ForeignKey(Owner, on_delete=models.CASCADE, related_name="+")
+    kind = models.CharField(max_length=8, choices=RevisionKind.choices)
+    object_id = models.BigIntegerField()
+    node_id = models.BigIntegerField(
+        null=True, blank=True, help_text="The node the object belongs to (its own id for a node)."
+    )
+    number = models.PositiveIntegerField(help_text="1 for the creation, then one more a change.")
+    parent = models.PositiveIntegerField(
+        null=True, blank=True, help_text="The revision this one follows (None for the first)."
+    )
+    action = models.CharField(max_length=16, choices=RevisionAction.choices)
+    actor = models.CharField(max_length=16, choices=RevisionActor.choices)
+    actor_name = models.CharField(
+        max_length=150, blank=True, default="", help_text="The person, token or source."
+    )
+    token = models.ForeignKey(
+        "memory.AccessToken", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    receipt = models.ForeignKey(
+        "receipts.Receipt", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    reason = models.CharField(max_length=255, blank=True, default="")
+    snapshot = models.JSONField(default=dict, help_text="The object's fields after the change.")
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["owner", "kind", "object_id", "number"], name="memory_revision_unique"
+            ),
+        ]
+        indexes = [
+            models.Index(fields=["owner", "node_id", "-created_at"], name="memory_revision_node"),
+            models.Index(fields=["owner", "created_at"], name="memory_revision_owner_at"),
+        ]
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.kind} #{self.object_id} r{self.number} {self.action}"
+
+
+class IdempotencyKey(models.Model):
+    """The first result of a write sent with an idempotency key, so that a retry with the same
+    key returns it instead of writing again. Per owner; cleanup removes expired keys."""
+
+    owner = models.ForeignKey(Owner, on_delete=models.CASCADE, related_name="+")
+    key = models.CharField(max_length=255)
+    scope = models.CharField(max_length=200, help_text="The route or tool it was sent to.")
+    fingerprint = models.CharField(max_length=64, help_text="SHA-256 of the request's arguments.")
+    status = models.PositiveSmallIntegerField(default=0, help_text="0 while the write runs.")
+    response = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+    expires_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["owner", "key"], name="memory_idempotencykey_unique"),
+        ]
+        indexes = [models.Index(fields=["expires_at"], name="memory_idemkey_expires")]
+
+    def __str__(self) -> str:
+        return f"{self.key} ({self.scope})"

@@ -28,6 +28,7 @@ from memory.models import (
     Evidence,
     MemoryRule,
     Node,
+    Revision,
     Slice,
     Suppression,
     Transcript,
@@ -526,3 +527,33 @@ def detail_get(owner: Any, kind: str, row_id: int) -> Any:
 def transcripts_waiting_count() -> int:
     """Transcripts waiting for ``ingest --pending`` (every owner: the workers serve them all)."""
     return Transcript.objects.filter(status=TranscriptStatus.PENDING).count()
+
+
+def node_history(owner: Any, node_id: int, *, limit: int = 100) -> list[Revision]:
+    """The revisions of a node and of its aliases, facts, events and links, newest first.
+    Outlives the node: a deleted node's history is read the same way."""
+    return list(
+        Revision.objects.filter(owner=owner, node_id=node_id).order_by("-created_at", "-id")[:limit]
+    )
+
+
+def revision_parents(owner: Any, revisions: list[Revision]) -> dict[tuple[str, int, int], Any]:
+    """The parents of ``revisions`` that are not among them (one query, none if all are)."""
+    have = {(r.kind, r.object_id, r.number) for r in revisions}
+    wanted = {
+        (r.kind, r.object_id, r.parent)
+        for r in revisions
+        if r.parent and (r.kind, r.object_id, r.parent) not in have
+    }
+    if not wanted:
+        return {}
+    match = Q()
+    for kind, object_id, number in wanted:
+        match |= Q(kind=kind, object_id=object_id, number=number)
+    return {(r.kind, r.object_id, r.number): r for r in Revision.objects.filter(match, owner=owner)}
+
+
+def revision_get(owner: Any, kind: str, object_id: int, number: int) -> Revision | None:
+    return Revision.objects.filter(
+        owner=owner, kind=kind, object_id=object_id, number=number
+    ).first()

@@ -4,13 +4,19 @@ from __future__ import annotations
 
 from django.urls import path
 
-from memory import views, views_details
+from memory import views, views_details, views_history
 
 app_name = "memory"
 
 urlpatterns = [
     path("", views.nodes, name="nodes"),
     path("nodes/<int:node_id>/", views.node, name="node"),
+    path("nodes/<int:node_id>/history/", views_history.node_history, name="node-history"),
+    path(
+        "nodes/<int:node_id>/history/restore/",
+        views_history.node_restore,
+        name="node-restore",
+    ),
     path("nodes/<int:node_id>/evidence/", views.node_evidence, name="node-evidence"),
     path("nodes/<int:node_id>/edit/", views.node_edit, name="node-edit"),
     path("nodes/<int:node_id>/aliases/", views.alias_add, name="alias-add"),

@@ -31,7 +31,7 @@ from memory.htmx import HtmxHttpRequest
 from memory.models import Node, Suppression
 from memory.search import search_nodes
 from memory.services import nodes as node_services
-from memory.services.nodes import NodeEditError
+from memory.services.nodes import NodeEditError, StaleRevision
 from memory.vocab import Category, EdgeType, EventAction, SliceKind
 from receipts.models import Receipt
 from receipts.selectors import receipt_get
@@ -130,7 +130,9 @@ def node_context(node: Node, **extra: Any) -> dict[str, Any]:
     initial = {"label": node.label, "category": node.category, "state": node.state}
     return {
         "node": node,
-        "edit_form": NodeEditForm(initial={**initial, "summary": node.summary}),
+        "edit_form": NodeEditForm(
+            initial={**initial, "summary": node.summary, "revision": node.revision}
+        ),
         "alias_form": AliasForm(),
         "slice_kinds": SliceKind.choices,
         "event_actions": EventAction.choices,
@@ -147,7 +149,10 @@ def node_edit(request: HtmxHttpRequest, node_id: int) -> HttpResponse:
     try:
         if not form.is_valid():
             raise NodeEditError(_errors(form))
-        node_services.node_update(node=node, **form.cleaned_data)
+        expected = form.cleaned_data.pop("revision")
+        node_services.node_update(node=node, expected_revision=expected, **form.cleaned_data)
+    except StaleRevision as exc:
+        return _conflict(request, exc.node, form.cleaned_data)
     except NodeEditError as exc:
         return _region(request, node_or_404(request, node_id), "node-head", str(exc), status=400)
     return _region(request, node_or_404(request, node_id), "node-head", "Saved.", oob=True)
@@ -165,6 +170,29 @@ def alias_add(request: HtmxHttpRequest, node_id: int) -> HttpResponse:
     except NodeEditError as exc:
         return _region(request, node, "aliases", str(exc), status=400)
     return _region(request, node_or_404(request, node_id), "aliases", "Alias added.")
+
+
+def _conflict(request: HtmxHttpRequest, node: Node, yours: dict[str, Any]) -> HttpResponse:
+    """Someone changed the memory since the form was rendered: show their version and this
+    one side by side, nothing saved; the form now carries the current revision and this
+    person's values, so saving again is a deliberate choice."""
+    fields = ("label", "category", "state", "summary")
+    rows = [
+        {"field": name, "theirs": getattr(node, name), "yours": yours.get(name)}
+        for name in fields
+        if yours.get(name) is not None and yours.get(name) != getattr(node, name)
+    ]
+    context = node_context(
+        node,
+        note="This memory was changed since you opened it; nothing was saved. Compare "
+        "the two versions, then save again to keep yours.",
+        error=True,
+        conflict=rows,
+    )
+    context["edit_form"] = NodeEditForm(initial={**yours, "revision": node.revision})
+    if request.htmx:
+        return render(request, f"{NODE}#node-head", context, status=409)
+    return render(request, NODE, context | _evidence_context(request, node), status=409)
 
 
 def _region(

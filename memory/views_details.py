@@ -19,7 +19,7 @@ from memory import selectors
 from memory.forms import DETAIL_FORMS
 from memory.htmx import HtmxHttpRequest
 from memory.services import details as detail_services
-from memory.services.details import NOUNS, DetailError
+from memory.services.details import NOUNS, DetailConflict, DetailError
 from memory.views import node_context
 from receipts.models import Receipt
 from receipts.selectors import receipt_get
@@ -30,10 +30,18 @@ REGIONS = {"slice": "facts", "event": "timeline", "alias": "aliases", "edge": "l
 LAST_CHANGE = "node_last_change"
 
 _EDITORS: dict[str, Any] = {
-    "slice": lambda row, data: detail_services.slice_update(slice=row, **data),
-    "event": lambda row, data: detail_services.event_update(event=row, **data),
-    "alias": lambda row, data: detail_services.alias_update(alias=row, text=data["alias"]),
-    "edge": lambda row, data: detail_services.edge_update(edge=row, type=data["type"]),
+    "slice": lambda row, data, rev: detail_services.slice_update(
+        slice=row, **data, expected_revision=rev
+    ),
+    "event": lambda row, data, rev: detail_services.event_update(
+        event=row, **data, expected_revision=rev
+    ),
+    "alias": lambda row, data, rev: detail_services.alias_update(
+        alias=row, text=data["alias"], expected_revision=rev
+    ),
+    "edge": lambda row, data, rev: detail_services.edge_update(
+        edge=row, type=data["type"], expected_revision=rev
+    ),
 }
 
 
@@ -85,7 +93,10 @@ def detail_edit(request: HtmxHttpRequest, kind: str, row_id: int) -> HttpRespons
     try:
         if not form.is_valid():
             raise DetailError("; ".join(str(e) for es in form.errors.values() for e in es))
-        receipt = _EDITORS[kind](row, form.cleaned_data)
+        data = dict(form.cleaned_data)
+        receipt = _EDITORS[kind](row, data, data.pop("revision", None))
+    except DetailConflict as exc:
+        return _answer(request, kind, node_id, str(exc), status=409)
     except DetailError as exc:
         return _answer(request, kind, node_id, str(exc), status=400)
     if receipt is None:

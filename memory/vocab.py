@@ -196,3 +196,35 @@ class RejectReason(models.TextChoices):
 SCOPE_READ = "memory:read"
 SCOPE_WRITE = "memory:write"
 SCOPES = (SCOPE_READ, SCOPE_WRITE)
+
+
+class RevisionKind(models.TextChoices):
+    """What a revision is of (``memory.models.Revision``)."""
+
+    NODE = "node"
+    SLICE = "slice", "fact"
+    EVENT = "event"
+    ALIAS = "alias"
+    EDGE = "edge", "link"
+    PAGE = "page"
+
+
+class RevisionAction(models.TextChoices):
+    CREATED = "created"
+    UPDATED = "updated"
+    MERGED = "merged"
+    PROMOTED = "promoted"
+    SUPERSEDED = "superseded"
+    DELETED = "deleted"
+    RESTORED = "restored"
+    ROLLED_BACK = "rolled_back", "rolled back"
+
+
+class RevisionActor(models.TextChoices):
+    """Who or what made a change."""
+
+    PERSON = "person", "a person in the dashboard"
+    TOKEN = "token", "an assistant or script with a token"
+    INGEST = "ingest", "a save (with its receipt)"
+    CLEANUP = "cleanup", "a cleanup run"
+    SYSTEM = "system", "ume itself"

@@ -100,6 +100,7 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "memory.middleware.HistoryActorMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
@@ -251,6 +252,11 @@ UME_CANDIDATE_TTL_DAYS = env_int("UME_CANDIDATE_TTL_DAYS", 30, minimum=1)
 UME_AUTO_CONFIDENCE = env_float("UME_AUTO_CONFIDENCE", 0.8)
 UME_MIN_CONFIDENCE = env_float("UME_MIN_CONFIDENCE", 0.5)
 UME_UNDO_SECONDS = env_int("UME_UNDO_SECONDS", 300, minimum=1)
+# Every change records a revision (memory.services.history). Off only to measure what history
+# costs (make bench); with it off nothing has a history to show or roll back to.
+UME_HISTORY = env_bool("UME_HISTORY", True)
+# How long the first result of a write sent with an idempotency key is kept for its retries.
+UME_IDEMPOTENCY_HOURS = env_int("UME_IDEMPOTENCY_HOURS", 24, minimum=1)
 UME_DEMO_USERNAME = env_str("UME_DEMO_USERNAME", "demo")
 UME_DEMO_PASSWORD = env_str("UME_DEMO_PASSWORD", "demo-memory-2026")
 UME_RECALL_CONTEXT_CHARS = env_int("UME_RECALL_CONTEXT_CHARS", 2400, minimum=200)

@@ -16,6 +16,7 @@ from pydantic import Field
 
 from memory.api.auth import TokenAuth
 from memory.api.errors import ApiError, not_found
+from memory.api.idempotency import idempotent
 from memory.models import AccessToken
 from memory.services.erase import EraseError, memory_erase_all, receipt_undo
 from memory.vocab import SCOPE_WRITE
@@ -53,6 +54,7 @@ def _owner(request: HttpRequest) -> Any:
     tags=["receipts"],
     summary="Delete everything an ingest wrote",
 )
+@idempotent
 def undo_receipt(
     request: HttpRequest, receipt_id: int, payload: UndoIn | None = None
 ) -> dict[str, Any]:

@@ -3,7 +3,9 @@
 Codes: ``invalid_input`` and ``invalid_json`` (400), ``invalid_edit`` and
 ``invalid_decision`` (400, an edit or review decision the engine refused), ``unauthorized``
 (401), ``insufficient_scope`` (403), ``not_found`` (404, also for another owner's objects),
-``method_not_allowed`` (405), ``already_decided`` (409), ``payload_too_large`` (413),
+``method_not_allowed`` (405), ``already_decided`` and ``idempotency_in_progress`` (409),
+``stale_revision`` (412, with ``current_revision``), ``invalid_rollback`` (400),
+``idempotency_key_reused`` (422), ``payload_too_large`` (413),
 ``rate_limited`` (429), ``internal_error`` (500), ``unavailable`` (503, the database is down;
 with ``Retry-After``).
 """
@@ -27,13 +29,20 @@ class ApiError(Exception):
     """Raised anywhere in the API to answer with ``status`` and ``{"code", "message"}``."""
 
     def __init__(
-        self, status: int, code: str, message: str, *, headers: dict[str, str] | None = None
+        self,
+        status: int,
+        code: str,
+        message: str,
+        *,
+        headers: dict[str, str] | None = None,
+        **extra: Any,
     ) -> None:
         super().__init__(message)
         self.status = status
         self.code = code
         self.message = message
         self.headers = headers or {}
+        self.extra = extra
 
 
 class BodyError(ValueError):
@@ -104,7 +113,7 @@ def _unexpected(request: HttpRequest, exc: Any) -> HttpResponse:
 
 
 def _api_error(request: HttpRequest, exc: Any) -> HttpResponse:
-    return error_response(exc.status, exc.code, exc.message, headers=exc.headers)
+    return error_response(exc.status, exc.code, exc.message, headers=exc.headers, **exc.extra)
 
 
 def _unauthorized(request: HttpRequest, exc: Any) -> HttpResponse:

@@ -5,7 +5,7 @@ strict: ``true`` is not 1, ``"yes"`` is not true, and ``"ts": true`` is not 1970
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from ninja import Schema
 from pydantic import AfterValidator, Field, StrictBool, StrictFloat, StrictInt
@@ -77,6 +77,16 @@ class NodePatch(Schema):
     state: Word | None = None
     summary: Annotated[str, Field(max_length=4000), AfterValidator(_no_nul)] | None = None
     add_alias: Label | None = Field(default=None, description="Another name for this memory.")
+
+
+class RollbackIn(Schema):
+    revision: int = Field(ge=1, le=2_147_483_647, description="The revision to make current.")
+    kind: Literal["node", "slice", "event", "alias", "edge", "page"] = Field(
+        default="node", description="Roll back the node itself, or one of its details."
+    )
+    id: int | None = Field(
+        default=None, ge=1, description="The detail's id (with kind); the node's own by default."
+    )
 
 
 class PromoteIn(Schema):

@@ -9,6 +9,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from memory.history import Entry
 from memory.models import Candidate, Event, MemoryRule, Node, Slice, Suppression, Transcript
 from memory.selectors import EVIDENCE_PER_ITEM
 
@@ -26,6 +27,7 @@ def node_json(node: Node) -> dict[str, Any]:
         "state": node.state,
         "aliases": [a.alias for a in node.aliases.all()],
         "summary": node.summary,
+        "revision": node.revision,
         "mention_count": node.mention_count,
         "session_count": node.session_count,
         "last_seen_at": _iso(node.last_seen_at),
@@ -152,4 +154,26 @@ def transcript_json(row: Transcript) -> dict[str, Any]:
         "attempts": row.attempts,
         "error": row.error,
         "receipt": row.receipt.as_json() if row.receipt is not None else None,
+    }
+
+
+def revision_json(entry: Entry) -> dict[str, Any]:
+    """One revision of a history (``memory.history.timeline``)."""
+    r = entry.revision
+    return {
+        "kind": r.kind,
+        "id": r.object_id,
+        "node": r.node_id,
+        "revision": r.number,
+        "parent": r.parent,
+        "action": r.action,
+        "actor": {"type": r.actor, "name": r.actor_name, "token_id": r.token_id},
+        "receipt_id": r.receipt_id,
+        "reason": r.reason,
+        "created_at": _iso(r.created_at),
+        "snapshot": r.snapshot,
+        "changes": [
+            {"field": c.field, "before": c.before, "after": c.after} for c in entry.changes
+        ],
+        "restorable": entry.restorable,
     }

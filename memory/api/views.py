@@ -12,7 +12,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import transaction
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse
 from django.utils import timezone
 from django.utils.dateparse import parse_date, parse_datetime
 from ninja import File, Form, Query, Router, Schema, Status
@@ -21,6 +21,7 @@ from pydantic import Field
 
 from memory.api.auth import TokenAuth
 from memory.api.errors import ApiError, not_found, too_large
+from memory.api.idempotency import idempotent
 from memory.api.schemas import (
     ConversationIn,
     MemoryIn,
@@ -29,16 +30,19 @@ from memory.api.schemas import (
     PromoteIn,
     RecallIn,
     RejectIn,
+    RollbackIn,
     RulesIn,
 )
 from memory.api.shapes import (
     candidate_json,
     node_detail_json,
     node_json,
+    revision_json,
     rules_json,
     suppression_json,
     transcript_json,
 )
+from memory.history import timeline
 from memory.models import AccessToken, Transcript
 from memory.recall import recall
 from memory.selectors import (
@@ -47,8 +51,11 @@ from memory.selectors import (
     memory_rule_for,
     node_events,
     node_get,
+    node_history,
     node_list,
     node_slices,
+    revision_get,
+    revision_parents,
     suppression_list,
     transcript_get,
 )
@@ -60,6 +67,7 @@ from memory.services.ingest import (
 )
 from memory.services.nodes import (
     NodeEditError,
+    StaleRevision,
     alias_add,
     node_delete,
     node_update,
@@ -72,6 +80,7 @@ from memory.services.review import (
     candidate_promote,
     candidate_reject,
 )
+from memory.services.rollback import RollbackError, revision_rollback
 from memory.services.rules import TERM_LISTS, RulesError, memory_rule_update
 from memory.transcripts import (
     TranscriptError,
@@ -136,6 +145,7 @@ def _saved(request: HttpRequest, saved: Receipt | Transcript) -> Status[dict[str
     summary="Save one memory",
     response={200: dict, 202: dict},
 )
+@idempotent
 def save_memory(request: HttpRequest, payload: MemoryIn) -> Status[dict[str, Any]]:
     """Runs the text through the extractor and the gate; returns the receipt. A text over
     ``UME_INLINE_UPLOAD_BYTES`` waits for the pending workers: ``202`` with a status link."""
@@ -157,6 +167,7 @@ def save_memory(request: HttpRequest, payload: MemoryIn) -> Status[dict[str, Any
     summary="Save a conversation",
     response={200: dict, 202: dict},
 )
+@idempotent
 def save_conversation(request: HttpRequest, payload: ConversationIn) -> Status[dict[str, Any]]:
     """Stores the conversation as a transcript and runs it through the gate; returns the
     receipt. Sending the same conversation again the same day is a ``duplicate``. One over
@@ -225,44 +236,138 @@ def _node_or_404(request: HttpRequest, node_id: int) -> Any:
     return node
 
 
+def etag(revision: int) -> str:
+    return f'"{revision}"'
+
+
+def _if_match(request: HttpRequest) -> int | None:
+    """The revision ``If-Match`` names (``"3"``, ``W/"3"`` or ``3``); None without one."""
+    raw = request.headers.get("If-Match")
+    if raw is None:
+        return None
+    value = raw.strip().removeprefix("W/").strip('"')
+    if not value.isdigit():
+        raise ApiError(
+            400, "invalid_input", 'If-Match: give the revision of the ETag, e.g. If-Match: "3"'
+        )
+    return int(value)
+
+
+@contextmanager
+def _edit() -> Iterator[None]:
+    """An edit's refusals as API errors: 412 if the node changed since If-Match, else 400."""
+    try:
+        yield
+    except StaleRevision as exc:
+        raise ApiError(412, "stale_revision", str(exc), current_revision=exc.node.revision) from exc
+    except NodeEditError as exc:
+        raise ApiError(400, "invalid_edit", str(exc)) from exc
+
+
 @router.get("/nodes/{node_id}", auth=READ, tags=["nodes"], summary="One memory with its details")
-def get_node(request: HttpRequest, node_id: int) -> dict[str, Any]:
+def get_node(request: HttpRequest, node_id: int, response: HttpResponse) -> dict[str, Any]:
+    """With ``ETag``: the node's revision, to send back as ``If-Match`` on PATCH or DELETE."""
     node = _node_or_404(request, node_id)
     owner = _owner(request)
+    response["ETag"] = etag(node.revision)
     return node_detail_json(node, node_slices(owner, node.pk), node_events(owner, node.pk))
 
 
 @router.patch("/nodes/{node_id}", auth=WRITE, tags=["nodes"], summary="Edit a memory")
-def patch_node(request: HttpRequest, node_id: int, payload: NodePatch) -> dict[str, Any]:
+@idempotent
+def patch_node(
+    request: HttpRequest, node_id: int, payload: NodePatch, response: HttpResponse
+) -> dict[str, Any]:
+    """With ``If-Match`` (the ``ETag`` of GET) an edit of a node that changed since is refused
+    with ``412 stale_revision`` and its ``current_revision``; without it the edit is made."""
     node = _node_or_404(request, node_id)
-    try:
-        with transaction.atomic():
-            node = node_update(
-                node=node,
-                label=payload.label,
-                category=payload.category,
-                state=payload.state,
-                summary=payload.summary,
-            )
-            if payload.add_alias:
-                alias_add(node=node, alias=payload.add_alias)
-    except NodeEditError as exc:
-        raise ApiError(400, "invalid_edit", str(exc)) from exc
-    return node_json(_node_or_404(request, node.pk))
+    expected = _if_match(request)
+    with _edit(), transaction.atomic():
+        node = node_update(
+            node=node,
+            label=payload.label,
+            category=payload.category,
+            state=payload.state,
+            summary=payload.summary,
+            expected_revision=expected,
+        )
+        if payload.add_alias:
+            alias_add(node=node, alias=payload.add_alias)
+    fresh = _node_or_404(request, node.pk)
+    response["ETag"] = etag(fresh.revision)
+    return node_json(fresh)
 
 
 @router.delete("/nodes/{node_id}", auth=WRITE, tags=["nodes"], summary="Forget a memory")
+@idempotent
 def delete_node(request: HttpRequest, node_id: int, stick: bool = True) -> dict[str, Any]:
     """Deletes the memory with its details. Unless ``?stick=false`` its label and aliases are
-    suppressed, so extraction cannot bring it back."""
+    suppressed, so extraction cannot bring it back. With ``If-Match`` a node that changed since
+    is kept and the answer is ``412 stale_revision``."""
     node = _node_or_404(request, node_id)
-    suppressions = node_delete(node=node, stick=stick, source="api")
+    with _edit():
+        suppressions = node_delete(
+            node=node, stick=stick, source="api", expected_revision=_if_match(request)
+        )
     now = timezone.now()
     return {
         "deleted": node_id,
         "stick": stick,
         "suppressions": [suppression_json(s, now=now) for s in suppressions],
     }
+
+
+@router.get("/nodes/{node_id}/history", auth=READ, tags=["nodes"], summary="A memory's revisions")
+def node_history_view(request: HttpRequest, node_id: int, filters: Query[Page]) -> dict[str, Any]:
+    """The revisions of the memory and of its aliases, facts, events and links, newest first;
+    each with who made it, why, its snapshot and what it changed. Kept after a deletion."""
+    owner = _owner(request)
+    rows = node_history(owner, node_id, limit=filters.offset + filters.limit)[filters.offset :]
+    if not rows and filters.offset == 0 and node_get(owner, node_id) is None:
+        raise not_found("node")
+    entries = timeline(rows, revision_parents(owner, rows))
+    return {
+        "node": node_id,
+        "revisions": [revision_json(e) for e in entries],
+        "limit": filters.limit,
+        "offset": filters.offset,
+    }
+
+
+@router.post(
+    "/nodes/{node_id}/rollback", auth=WRITE, tags=["nodes"], summary="Roll back to a revision"
+)
+@idempotent
+def rollback_node(
+    request: HttpRequest, node_id: int, payload: RollbackIn, response: HttpResponse
+) -> dict[str, Any]:
+    """Makes revision ``revision`` of the memory (or, with ``kind`` and ``id``, of one of its
+    details) current again as a new revision. Refused with ``400 invalid_rollback`` when it
+    would break an invariant or the object was deleted; leaves a receipt either way."""
+    owner = _owner(request)
+    kind, object_id = payload.kind, payload.id if payload.id is not None else node_id
+    if kind == "node" and object_id != node_id:
+        raise ApiError(400, "invalid_input", "id: a node's own revisions have its id")
+    if kind == "node" and node_get(owner, node_id) is None:
+        raise not_found("node")
+    target = revision_get(owner, kind, object_id, payload.revision)
+    if target is None or target.node_id != node_id:
+        raise not_found("revision")
+    try:
+        receipt = revision_rollback(
+            owner=owner,
+            kind=kind,
+            object_id=object_id,
+            number=payload.revision,
+            source=ReceiptSource.API,
+            token=_token(request),
+        )
+    except RollbackError as exc:
+        raise ApiError(400, "invalid_rollback", str(exc)) from exc
+    node = node_get(owner, node_id)
+    if node is not None:
+        response["ETag"] = etag(node.revision)
+    return {"receipt": receipt.as_json(), "node": node_json(node) if node else None}
 
 
 # --- the review queue -----------------------------------------------------------------------
@@ -311,6 +416,7 @@ def _candidate_after(request: HttpRequest, candidate_id: int) -> dict[str, Any]:
 @router.post(
     "/candidates/{candidate_id}/promote", auth=WRITE, tags=["candidates"], summary="Keep it"
 )
+@idempotent
 def promote_candidate(
     request: HttpRequest, candidate_id: int, payload: PromoteIn | None = None
 ) -> dict[str, Any]:
@@ -333,6 +439,7 @@ def promote_candidate(
 
 
 @router.post("/candidates/{candidate_id}/reject", auth=WRITE, tags=["candidates"], summary="Reject")
+@idempotent
 def reject_candidate(
     request: HttpRequest, candidate_id: int, payload: RejectIn | None = None
 ) -> dict[str, Any]:
@@ -355,6 +462,7 @@ def reject_candidate(
 @router.post(
     "/candidates/{candidate_id}/merge", auth=WRITE, tags=["candidates"], summary="Merge into a node"
 )
+@idempotent
 def merge_candidate(request: HttpRequest, candidate_id: int, payload: MergeIn) -> dict[str, Any]:
     candidate = _candidate_or_404(request, candidate_id)
     node = node_get(_owner(request), payload.node_id)
@@ -413,6 +521,7 @@ def list_suppressions(request: HttpRequest, filters: Query[Page]) -> dict[str, A
 @router.post(
     "/suppressions/{suppression_id}/lift", auth=WRITE, tags=["suppressions"], summary="Lift"
 )
+@idempotent
 def lift_suppression(request: HttpRequest, suppression_id: int) -> dict[str, Any]:
     row = suppression_list(_owner(request)).filter(pk=suppression_id).first()
     if row is None:
@@ -429,6 +538,7 @@ def get_rules(request: HttpRequest) -> dict[str, Any]:
 
 
 @router.put("/rules", auth=WRITE, tags=["rules"], summary="Update the memory rules")
+@idempotent
 def put_rules(request: HttpRequest, payload: RulesIn) -> dict[str, Any]:
     """Fields you leave out are kept. Lists hold at most 32 terms of at most 80 characters."""
     changes = payload.model_dump(exclude_unset=True)
@@ -452,6 +562,7 @@ def put_rules(request: HttpRequest, payload: RulesIn) -> dict[str, Any]:
     summary="Upload a transcript",
     response={200: dict, 201: dict},
 )
+@idempotent
 def upload_transcript(
     request: HttpRequest,
     file: File[UploadedFile],

@@ -23,6 +23,15 @@ from pydantic import BaseModel, ConfigDict, Field
 from memory.api.schemas import Moment
 from memory.mcp import tools
 from memory.models import AccessToken
+from memory.services.history import Actor, acting
+from memory.services.idempotency import (
+    IdempotencyError,
+    Replay,
+    fingerprint,
+    idempotency_begin,
+    idempotency_finish,
+    idempotency_release,
+)
 from memory.services.tokens import token_authenticate, token_has_scope
 from memory.transcripts import MAX_MESSAGES
 from memory.vocab import SCOPE_READ, SCOPE_WRITE
@@ -77,11 +86,41 @@ def _call(
             # that cannot be stored must be reported as an error, not as a quiet receipt.
             raise ToolError(f"invalid_input: {nul} contains a NUL character (\\u0000)")
         try:
-            return fn(token, **kwargs)
+            with acting(Actor.token(token)):
+                key = kwargs.pop("idempotencyKey", None)
+                if key is None:
+                    return fn(token, **kwargs)
+                return _once(token, key, fn, kwargs)
         except tools.ToolInputError as exc:
             raise ToolError(f"invalid_input: {exc}") from exc
     finally:
         close_old_connections()
+
+
+def _once(
+    token: AccessToken, key: str, fn: Callable[..., tools.ToolResult], kwargs: dict
+) -> tools.ToolResult:
+    """A save sent with ``idempotencyKey``: made once; a retry returns its first result."""
+    try:
+        begun = idempotency_begin(
+            owner=token.owner,
+            key=key,
+            scope=f"mcp {fn.__name__}",
+            fingerprint=fingerprint(kwargs),
+        )
+    except IdempotencyError as exc:
+        raise ToolError(f"{exc.code}: {exc}") from exc
+    if isinstance(begun, Replay):
+        return tools.ToolResult(begun.body["payload"], begun.body["text"])
+    try:
+        result = fn(token, **kwargs)
+    except BaseException:
+        idempotency_release(row=begun)
+        raise
+    stored = idempotency_finish(
+        row=begun, status=200, body={"payload": result.payload, "text": result.text}
+    )
+    return tools.ToolResult(stored["payload"], stored["text"])
 
 
 def _nul_at(value: Any, path: str = "arguments") -> str | None:
@@ -162,14 +201,26 @@ def _relations(relations: list[Relation]) -> list[dict[str, str]]:
 # --- ume's tools ------------------------------------------------------------------------------
 
 
+IdempotencyKeyArg = Annotated[
+    str | None,
+    Field(
+        min_length=1,
+        max_length=255,
+        description="Send the same key when retrying: the save is made once and the retry "
+        "returns its first result.",
+    ),
+]
+
+
 @mcp_server.tool(name="save_memory", annotations=WRITES)
 async def save_memory(
     text: Annotated[str, Field(min_length=1, description="The memory, in the user's words.")],
     ctx: Context,
+    idempotencyKey: IdempotencyKeyArg = None,  # noqa: N803 -- the MCP argument's name
 ) -> CallToolResult:
     """Save one thing the user said ("I started boxing last week"). Returns the receipt:
     what was written, what waits for review, and what was rejected and why."""
-    return await _run(ctx, SCOPE_WRITE, tools.save_memory, text=text)
+    return await _run(ctx, SCOPE_WRITE, tools.save_memory, text=text, idempotencyKey=idempotencyKey)
 
 
 @mcp_server.tool(name="save_conversation", annotations=WRITES)
@@ -179,12 +230,18 @@ async def save_conversation(
     source_time: Annotated[
         Moment | None, Field(description="When the conversation happened.")
     ] = None,
+    idempotencyKey: IdempotencyKeyArg = None,  # noqa: N803 -- the MCP argument's name
 ) -> CallToolResult:
     """Save a conversation; facts the user stated are extracted and go through review.
     Sending the same conversation again the same day changes nothing. Returns the receipt."""
     payload = [m.model_dump(exclude_none=True, mode="json") for m in messages]
     return await _run(
-        ctx, SCOPE_WRITE, tools.save_conversation, messages=payload, source_time=source_time
+        ctx,
+        SCOPE_WRITE,
+        tools.save_conversation,
+        messages=payload,
+        source_time=source_time,
+        idempotencyKey=idempotencyKey,
     )
 
 
@@ -211,6 +268,46 @@ async def forget_memory(
     recalled. A label still waiting for review is rejected the same way."""
     return await _run(
         ctx, SCOPE_WRITE, tools.forget_memory, label=label, node_id=node_id, stick=stick
+    )
+
+
+@mcp_server.tool(name="memory_history", annotations=READ_ONLY)
+async def memory_history(
+    ctx: Context,
+    label: Annotated[str | None, Field(max_length=200, description="The memory's name.")] = None,
+    node_id: Annotated[int | None, Field(ge=1, description="Or the memory's id.")] = None,
+    limit: Annotated[int, Field(ge=1, le=100)] = 20,
+) -> CallToolResult:
+    """The history of a memory and of its facts, events, aliases and links, newest first:
+    each revision with who made it (a person, a token, a save, cleanup), when, why and what
+    it changed. A deleted memory keeps its history."""
+    return await _run(
+        ctx, SCOPE_READ, tools.memory_history, label=label, node_id=node_id, limit=limit
+    )
+
+
+@mcp_server.tool(name="memory_rollback", annotations=WRITES)
+async def memory_rollback(
+    ctx: Context,
+    node_id: Annotated[int, Field(ge=1, description="The memory's id.")],
+    revision: Annotated[int, Field(ge=1, description="The revision to make current again.")],
+    kind: Annotated[
+        Literal["node", "slice", "event", "alias", "edge"],
+        Field(description="The memory itself (default) or one of its details."),
+    ] = "node",
+    id: Annotated[int | None, Field(ge=1, description="The detail's id, with kind.")] = None,  # noqa: A002
+) -> CallToolResult:
+    """Roll a memory (or one of its details) back to an earlier revision from memory_history.
+    This writes a new revision; nothing is rewritten. Refused with a reason when the old
+    label is now another memory's or suppressed, or when the memory was deleted."""
+    return await _run(
+        ctx,
+        SCOPE_WRITE,
+        tools.memory_rollback,
+        node_id=node_id,
+        revision=revision,
+        kind=kind,
+        id=id,
     )
 
 

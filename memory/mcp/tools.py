@@ -22,16 +22,25 @@ from django.conf import settings
 from django.db import transaction
 from django.db.models import Prefetch, Q
 
-from memory.api.shapes import candidate_json
+from memory.api.shapes import candidate_json, revision_json
+from memory.history import timeline
 from memory.keys import canonical_key
 from memory.models import AccessToken, Alias, Candidate, Edge, Node, Slice, Transcript
 from memory.recall import recall
-from memory.selectors import candidate_queue
+from memory.selectors import (
+    candidate_queue,
+    node_get,
+    node_history,
+    revision_get,
+    revision_parents,
+)
 from memory.services.barrier import barrier_raise
+from memory.services.history import History
 from memory.services.ingest import ingest_proposals, save_memory_text, save_messages
 from memory.services.nodes import node_delete
 from memory.services.recall_index import recall_index_refresh
 from memory.services.review import CandidateAlreadyDecided, candidate_reject
+from memory.services.rollback import RollbackError, revision_rollback
 from memory.transcripts import TranscriptError, messages_from_json
 from memory.vocab import CandidateStatus, Category, EdgeType
 from receipts.models import Receipt, Source
@@ -250,6 +259,61 @@ def forget_memory(
     }
     how = " and will not be relearned" if stick else ""
     return ToolResult(payload, f"forgot “{forgotten['label']}”{how}")
+
+
+def memory_history(
+    token: AccessToken, *, label: str | None = None, node_id: int | None = None, limit: int = 20
+) -> ToolResult:
+    """The revisions of a memory and of its details, newest first: who changed what, when."""
+    if (label is None) == (node_id is None):
+        raise ToolInputError("give exactly one of label or node_id")
+    owner = token.owner
+    if node_id is None:
+        node = _node_named(owner, _check_text("label", label or "", limit=800))
+        if node is None:
+            raise ToolInputError(f"no memory {label!r}")
+        node_id = node.pk
+    rows = node_history(owner, node_id, limit=limit)
+    if not rows and node_get(owner, node_id) is None:
+        raise ToolInputError(f"no memory #{node_id}")
+    entries = timeline(rows, revision_parents(owner, rows))
+    payload = {"node": node_id, "revisions": [revision_json(e) for e in entries]}
+    lines = [
+        f"{r.kind} #{r.object_id} r{r.number} {r.action} by {r.actor_name or r.actor}"
+        f" at {r.created_at:%Y-%m-%d %H:%M}"
+        + (": " + ", ".join(f"{c.name} → {c.after}" for c in e.changes) if e.changes else "")
+        for e in entries
+        for r in [e.revision]
+    ]
+    return ToolResult(payload, "\n".join(lines) or "no history")
+
+
+def memory_rollback(
+    token: AccessToken,
+    *,
+    node_id: int,
+    revision: int,
+    kind: str = "node",
+    id: int | None = None,  # noqa: A002 -- the detail's id, as in the HTTP API
+) -> ToolResult:
+    """Make an earlier revision of a memory (or of one of its details) current again."""
+    owner = token.owner
+    object_id = id if id is not None else node_id
+    target = revision_get(owner, kind, object_id, revision)
+    if target is None or target.node_id != node_id:
+        raise ToolInputError(f"memory #{node_id} has no {kind} revision {revision} of #{object_id}")
+    try:
+        receipt = revision_rollback(
+            owner=owner,
+            kind=kind,
+            object_id=object_id,
+            number=revision,
+            source=Source.MCP,
+            token=token,
+        )
+    except RollbackError as exc:
+        raise ToolInputError(str(exc)) from exc
+    return ToolResult({"receipt": receipt.as_json()}, receipt.summary)
 
 
 def _forget_candidate(owner: Any, candidate: Candidate, *, stick: bool) -> ToolResult:
@@ -525,6 +589,10 @@ def delete_observations(token: AccessToken, *, deletions: list[dict[str, Any]]) 
                     if canonical_key(s.text) in keys
                 ]
                 removed = [s.text for s in rows]
+                history = History(owner_id=owner.pk, reason="deleted over MCP")
+                for row in rows:
+                    history.deleted(row)
+                history.flush()
                 Slice.objects.filter(pk__in=[s.pk for s in rows]).delete()
                 recall_index_refresh(owner_id=owner.pk, nodes=[node.pk])
             else:
@@ -558,9 +626,12 @@ def delete_relations(token: AccessToken, *, relations: list[dict[str, Any]]) -> 
             if source is None or dest is None:
                 continue
             kind = edge_type_for(r["relationType"])
-            count, _ = Edge.objects.filter(
-                owner=owner, from_node=source, to_node=dest, type=kind
-            ).delete()
+            edges = Edge.objects.filter(owner=owner, from_node=source, to_node=dest, type=kind)
+            history = History(owner_id=owner.pk, reason="deleted over MCP")
+            for edge in edges:
+                history.deleted(edge)
+            history.flush()
+            count, _ = edges.delete()
             if count:
                 deleted.append({"from": r["from"], "to": r["to"], "relationType": kind})
     return ToolResult({"deleted": deleted}, f"deleted {len(deleted)} relations")

@@ -29,8 +29,9 @@ from memory.models import (
 )
 from memory.proposals import EvidenceSpan, dump_proposal
 from memory.selectors import active_suppressions
+from memory.services.history import Actor, History, update_rows
 from memory.services.recall_index import recall_index_refresh
-from memory.vocab import CandidateStatus, NodeOrigin
+from memory.vocab import CandidateStatus, NodeOrigin, RevisionAction
 from receipts.models import Receipt
 
 
@@ -124,6 +125,7 @@ def plan_apply(
     evidence: list[Evidence] = []
     ev = {"owner": owner, "receipt": receipt, "transcript": transcript, "source": source}
     node_by_key: dict[str, Node] = {}
+    history = History(owner_id=owner.pk, actor=Actor.ingest(receipt), now=now)
 
     for planned in plan.new_nodes:
         node = Node.objects.create(
@@ -140,14 +142,15 @@ def plan_apply(
             updated_at=now,
         )
         node_by_key[planned.key] = node
+        history.add(node, RevisionAction.CREATED)
         for alias in planned.aliases:
             alias_key = canonical_key(alias)
             if alias_key and alias_key != planned.key:
-                result.aliases.append(
-                    Alias.objects.create(
-                        owner=owner, node=node, alias=alias, canonical_key=alias_key
-                    ).pk
+                alias_row = Alias.objects.create(
+                    owner=owner, node=node, alias=alias, canonical_key=alias_key
                 )
+                history.add(alias_row, RevisionAction.CREATED)
+                result.aliases.append(alias_row.pk)
         result.nodes.append({"id": node.pk, "label": node.label, "on_behalf": planned.on_behalf})
         evidence += _evidence_rows(planned.evidence, node=node, **ev)
 
@@ -159,14 +162,14 @@ def plan_apply(
             updated_at=now,
         )
         for alias in update.new_aliases:
-            result.aliases.append(
-                Alias.objects.create(
-                    owner=owner,
-                    node_id=update.node_id,
-                    alias=alias,
-                    canonical_key=canonical_key(alias),
-                ).pk
+            alias_row = Alias.objects.create(
+                owner=owner,
+                node_id=update.node_id,
+                alias=alias,
+                canonical_key=canonical_key(alias),
             )
+            history.add(alias_row, RevisionAction.CREATED)
+            result.aliases.append(alias_row.pk)
         result.updated_nodes.append(
             {"id": update.node_id, "label": update.label, "mentions": update.mentions}
         )
@@ -180,9 +183,14 @@ def plan_apply(
     for planned_slice in plan.new_slices:
         target_id = node_id(planned_slice.target)
         if planned_slice.supersede:
-            result.superseded += Slice.objects.filter(
-                owner=owner, node_id=target_id, kind=planned_slice.kind, is_current=True
-            ).update(is_current=False, superseded_at=now)
+            current = list(
+                Slice.objects.select_for_update().filter(
+                    owner=owner, node_id=target_id, kind=planned_slice.kind, is_current=True
+                )
+            )
+            result.superseded += update_rows(
+                current, history, RevisionAction.SUPERSEDED, is_current=False, superseded_at=now
+            )
         slice_row = Slice.objects.create(
             owner=owner,
             node_id=target_id,
@@ -191,6 +199,7 @@ def plan_apply(
             created_receipt=receipt,
             created_at=now,
         )
+        history.add(slice_row, RevisionAction.CREATED)
         result.slices.append(slice_row.pk)
         evidence += _evidence_rows(planned_slice.evidence, slice=slice_row, node_id=target_id, **ev)
 
@@ -208,15 +217,27 @@ def plan_apply(
             created_receipt=receipt,
             created_at=now,
         )
+        history.add(event, RevisionAction.CREATED)
         result.events.append(event.pk)
         if planned_event.new_state:
-            before, label = Node.objects.filter(pk=target_id).values_list(
-                "state", "label"
-            ).first() or (None, "")
-            if before != planned_event.new_state:
-                Node.objects.filter(owner=owner, pk=target_id).update(
-                    state=planned_event.new_state, updated_at=now
-                )
+            target_node = Node.objects.select_for_update().filter(pk=target_id).first()
+            before, label = (target_node.state, target_node.label) if target_node else (None, "")
+            if target_node is not None and before != planned_event.new_state:
+                if target_node.pk in {n.pk for n in node_by_key.values()}:
+                    # Created by this very save: one revision, with the state it ends with.
+                    Node.objects.filter(pk=target_id).update(
+                        state=planned_event.new_state, updated_at=now
+                    )
+                    target_node.state = planned_event.new_state
+                    history.refresh(target_node)
+                else:
+                    update_rows(
+                        [target_node],
+                        history,
+                        RevisionAction.UPDATED,
+                        state=planned_event.new_state,
+                        updated_at=now,
+                    )
                 result.state_changes.append(
                     # The label, so the receipt can name the memory without a query.
                     {
@@ -237,6 +258,7 @@ def plan_apply(
             created_receipt=receipt,
             created_at=now,
         )
+        history.add(edge, RevisionAction.CREATED)
         result.edges.append(edge.pk)
         evidence += _evidence_rows(planned_edge.evidence, edge=edge, **ev)
 
@@ -293,6 +315,7 @@ def plan_apply(
             hit_count=F("hit_count") + 1, last_hit_at=now
         )
     Evidence.objects.bulk_create(_distinct(evidence))
+    history.flush()
     recall_index_refresh(
         owner_id=owner.pk,
         nodes={n["id"] for n in result.nodes}

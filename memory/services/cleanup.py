@@ -60,18 +60,23 @@ from memory.models import (
     Episode,
     Event,
     Evidence,
+    IdempotencyKey,
     MemoryRule,
     Node,
+    Revision,
     Slice,
     Suppression,
     Transcript,
 )
 from memory.policy import label_rejection
 from memory.selectors import active_suppressions
+from memory.services.history import Actor, History, delete_tree
 from memory.services.recall_index import recall_index_refresh
 from memory.vocab import (
     CandidateStatus,
     NodeOrigin,
+    RevisionAction,
+    RevisionActor,
     SuppressionKind,
     SuppressionReason,
     TranscriptStatus,
@@ -100,6 +105,8 @@ COUNT_KEYS = (
     "suppressions_written",
     "orphan_evidence_deleted",
     "orphan_episodes_deleted",
+    "revisions_deleted",
+    "idempotency_keys_expired",
 )
 
 
@@ -119,6 +126,7 @@ class UserCleanup:
     junk_kept: list[dict[str, Any]] = field(default_factory=list)
     retention: dict[str, Any] | None = None
     receipt: Receipt | None = None
+    history: History | None = None
 
     @property
     def changed(self) -> bool:
@@ -232,6 +240,8 @@ def cleanup_user(*, owner: Any, now: datetime | None = None, dry_run: bool = Fal
             _apply(owner, now, plan, report)
             report.status = "changed"
             report.receipt = _write_receipt(owner, now, report, started)
+            if report.history is not None:
+                report.history.flush(receipt_id=report.receipt.pk)
     return report
 
 
@@ -301,6 +311,8 @@ def _plan(owner: Any, now: datetime, report: UserCleanup) -> _Plan:
         counts["transcripts_deleted"] = _old_transcripts(owner, cutoff).count()
         counts["episodes_deleted"] = _old_episodes(owner, cutoff).count()
         counts["slices_deleted"] = _old_slices(owner, cutoff).count()
+        counts["revisions_deleted"] = _old_revisions(owner, cutoff).count()
+    counts["idempotency_keys_expired"] = _expired_keys(owner, now).count()
 
     # Junk nodes.
     nodes = Node.objects.filter(owner=owner).only("id", "label", "canonical_key", "origin")
@@ -377,6 +389,27 @@ def _orphan_episodes(owner: Any, plan: _Plan) -> QuerySet[Episode]:
     return rows
 
 
+def _old_revisions(owner: Any, cutoff: datetime) -> QuerySet[Revision]:
+    """History retention forgets: revisions from before the cut-off that a later revision
+    replaced or that record a deletion (so the whole history of an object deleted before it),
+    and every revision of the old slices retention deletes. The latest revision of a live
+    object stays, whatever its age: it is what the object is."""
+    newer = Revision.objects.filter(
+        owner=owner,
+        kind=models.OuterRef("kind"),
+        object_id=models.OuterRef("object_id"),
+        number__gt=models.OuterRef("number"),
+    )
+    return Revision.objects.filter(owner=owner).filter(
+        Q(created_at__lt=cutoff) & (Q(action=RevisionAction.DELETED) | Q(models.Exists(newer)))
+        | Q(kind="slice", object_id__in=_old_slices(owner, cutoff).values("pk"))
+    )
+
+
+def _expired_keys(owner: Any, now: datetime) -> QuerySet[IdempotencyKey]:
+    return IdempotencyKey.objects.filter(owner=owner, expires_at__lte=now)
+
+
 def _old_slices(owner: Any, cutoff: datetime) -> QuerySet[Slice]:
     return Slice.objects.filter(owner=owner, is_current=False).filter(
         Q(superseded_at__lt=cutoff) | Q(superseded_at__isnull=True, created_at__lt=cutoff)
@@ -439,6 +472,8 @@ def _apply(owner: Any, now: datetime, plan: _Plan, report: UserCleanup) -> None:
                 owner=owner, transcript__in=_old_transcripts(owner, cutoff)
             ).values_list("id", flat=True)
         )
+        # Before the slices go: their history is found by their ids.
+        counts["revisions_deleted"] = _old_revisions(owner, cutoff).delete()[0]
         counts["evidence_deleted"] = _old_evidence(owner, cutoff).delete()[0]
         counts["episodes_deleted"] = _old_episodes(owner, cutoff).delete()[0]
         counts["transcripts_deleted"] = _deleted(
@@ -470,9 +505,18 @@ def _apply(owner: Any, now: datetime, plan: _Plan, report: UserCleanup) -> None:
         )
         for entry, (node, _reason) in zip(report.junk, plan.junk, strict=True):
             entry["suppression"] = by_key.get(node.canonical_key)
-        deleted = Node.objects.filter(
+        doomed = Node.objects.filter(
             owner=owner, pk__in=[n.pk for n, _ in plan.junk], origin=NodeOrigin.EXTRACTED
-        ).delete()
+        )
+        history = History(
+            owner_id=owner.pk,
+            actor=Actor(RevisionActor.CLEANUP, "cleanup"),
+            reason="junk label",
+            now=now,
+        )
+        delete_tree(owner.pk, doomed.values_list("pk", flat=True), history)
+        report.history = history
+        deleted = doomed.delete()
         counts["junk_nodes_removed"] = _deleted(deleted, Node)
         counts["junk_slices_removed"] = _deleted(deleted, Slice)
         counts["junk_events_removed"] = _deleted(deleted, Event)
@@ -487,6 +531,7 @@ def _apply(owner: Any, now: datetime, plan: _Plan, report: UserCleanup) -> None:
         candidate__isnull=True,
     ).delete()[0]
     counts["orphan_episodes_deleted"] = _orphan_episodes(owner, plan).delete()[0]
+    counts["idempotency_keys_expired"] = _expired_keys(owner, now).delete()[0]
     recall_index_refresh(owner_id=owner.pk, nodes=touched, episodes=gone)
 
 

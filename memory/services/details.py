@@ -22,10 +22,12 @@ from memory.models import Alias, Edge, Event, Evidence, Node, Slice
 from memory.policy import label_rejection
 from memory.selectors import active_suppressions
 from memory.services.barrier import barrier_raise
+from memory.services.history import History, update_rows
 from memory.vocab import (
     SUPERSEDING_SLICE_KINDS,
     EdgeType,
     EventAction,
+    RevisionAction,
     SliceKind,
     TimePrecision,
     TimeSource,
@@ -47,6 +49,11 @@ MAX_TEXT = 2000
 
 class DetailError(ValueError):
     """A correction that cannot be made; the message is fit to show the person."""
+
+
+class DetailConflict(DetailError):
+    """The detail changed since the form was rendered (its revision moved on): nothing was
+    saved; the message shows the version saved meanwhile and the person's."""
 
 
 # --- the stored record of a row ------------------------------------------------------------
@@ -135,25 +142,53 @@ def _clean_text(text: str, what: str) -> str:
     return text
 
 
+def _check_revision(row: models.Model, kind: str, changes: dict[str, Any], expected: int) -> None:
+    """Inside the edit's transaction: lock the row and refuse the edit if its revision is no
+    longer the one the form was rendered from."""
+    model = type(row)
+    current = model._default_manager.select_for_update().filter(pk=row.pk).first()
+    if current is None:
+        raise DetailError(f"that {NOUNS[kind]} was deleted meanwhile; nothing was saved")
+    if current.revision != expected:  # type: ignore[attr-defined]
+        yours = {**_dump(current), **changes}
+        raise DetailConflict(
+            f"this {NOUNS[kind]} was changed since you opened it; nothing was saved. "
+            f"Saved meanwhile: {describe(kind, _dump(current))}; yours: {describe(kind, yours)}"
+        )
+
+
 def _save_edit(
-    row: models.Model, kind: str, changes: dict[str, Any], started: float
+    row: models.Model,
+    kind: str,
+    changes: dict[str, Any],
+    started: float,
+    expected_revision: int | None = None,
 ) -> Receipt | None:
-    """Apply ``changes`` to ``row`` and leave a receipt; None when nothing changed."""
+    """Apply ``changes`` to ``row`` and leave a receipt; None when nothing changed. With
+    ``expected_revision``, a row that changed since is refused (:class:`DetailConflict`)."""
+    if expected_revision is not None:
+        with transaction.atomic():
+            _check_revision(row, kind, changes, expected_revision)
+            return _save_edit(row, kind, changes, started)
     changed = {k: v for k, v in changes.items() if getattr(row, k) != v}
     if not changed:
         return None
     before = _dump(row)
     for name, value in changed.items():
         setattr(row, name, value)
+    row.revision += 1  # type: ignore[attr-defined]
     node = _node_of(kind, row)
     with transaction.atomic():
         try:
             with transaction.atomic():
-                row.save(update_fields=list(changed))
+                row.save(update_fields=[*changed, "revision"])
         except IntegrityError as exc:
+            row.revision -= 1  # type: ignore[attr-defined]
             raise DetailError(_clash(kind, row)) from exc
         after = _dump(row)
-        return _receipt(
+        history = History(owner_id=row.owner_id)  # type: ignore[attr-defined]
+        history.add(row, RevisionAction.UPDATED)
+        receipt = _receipt(
             row,
             kind=kind,
             action="edit",
@@ -165,6 +200,8 @@ def _save_edit(
             after=after,
             fields=sorted(changed),
         )
+        history.flush(receipt_id=receipt.pk)
+        return receipt
 
 
 def _clash(kind: str, row: models.Model) -> str:
@@ -175,16 +212,24 @@ def _clash(kind: str, row: models.Model) -> str:
     return "that change clashes with another row"
 
 
-def slice_update(*, slice: Slice, text: str, kind: str) -> Receipt | None:
+def slice_update(
+    *, slice: Slice, text: str, kind: str, expected_revision: int | None = None
+) -> Receipt | None:
     """Correct one fact's wording or kind (in place: a correction is not new history)."""
     started = time.perf_counter()
     if kind not in SliceKind.values:
         raise DetailError(f"unknown kind {kind!r}")
-    return _save_edit(slice, "slice", {"text": _clean_text(text, "a fact"), "kind": kind}, started)
+    changes = {"text": _clean_text(text, "a fact"), "kind": kind}
+    return _save_edit(slice, "slice", changes, started, expected_revision)
 
 
 def event_update(
-    *, event: Event, text: str, action: str, happened_on: date | None = None
+    *,
+    event: Event,
+    text: str,
+    action: str,
+    happened_on: date | None = None,
+    expected_revision: int | None = None,
 ) -> Receipt | None:
     """Correct one event: its wording, what happened, and the day it happened (None: unknown)."""
     started = time.perf_counter()
@@ -207,10 +252,12 @@ def event_update(
                 "happened_at_precision": TimePrecision.DAY,
                 "happened_at_source": TimeSource.USER,
             }
-    return _save_edit(event, "event", changes, started)
+    return _save_edit(event, "event", changes, started, expected_revision)
 
 
-def alias_update(*, alias: Alias, text: str) -> Receipt | None:
+def alias_update(
+    *, alias: Alias, text: str, expected_revision: int | None = None
+) -> Receipt | None:
     """Correct an alias's spelling; it must still name no other memory."""
     started = time.perf_counter()
     text = _clean_text(text, "an alias")
@@ -219,11 +266,12 @@ def alias_update(*, alias: Alias, text: str) -> Receipt | None:
     if label_rejection(text):
         raise DetailError(f"“{text}” is not a usable name")
     key = canonical_key(text)
-    _alias_key_free(alias.owner_id, key, text, node_id=alias.node_id, alias_id=alias.pk)
-    return _save_edit(alias, "alias", {"alias": text, "canonical_key": key}, started)
+    alias_key_free(alias.owner_id, key, text, node_id=alias.node_id, alias_id=alias.pk)
+    changes = {"alias": text, "canonical_key": key}
+    return _save_edit(alias, "alias", changes, started, expected_revision)
 
 
-def _alias_key_free(
+def alias_key_free(
     owner_id: int, key: str, text: str, *, node_id: int, alias_id: int | None
 ) -> None:
     node = Node.objects.filter(owner_id=owner_id, canonical_key=key).first()
@@ -240,12 +288,12 @@ def _alias_key_free(
         raise DetailError(f"“{text}” is suppressed; lift its suppression first")
 
 
-def edge_update(*, edge: Edge, type: str) -> Receipt | None:
+def edge_update(*, edge: Edge, type: str, expected_revision: int | None = None) -> Receipt | None:
     """Correct what kind of link joins two memories."""
     started = time.perf_counter()
     if type not in EdgeType.values:
         raise DetailError(f"unknown link type {type!r}")
-    return _save_edit(edge, "edge", {"type": type}, started)
+    return _save_edit(edge, "edge", {"type": type}, started, expected_revision)
 
 
 # --- deletes ------------------------------------------------------------------------------
@@ -271,6 +319,7 @@ def detail_delete(*, row: Slice | Event | Alias | Edge) -> Receipt:
         else []
     )
     restored: list[int] = []
+    history = History(owner_id=row.owner_id)
     with transaction.atomic():
         # A deletion: a write already in flight must not build on the deleted row.
         barrier_raise(row.owner, at=timezone.now())
@@ -281,10 +330,18 @@ def detail_delete(*, row: Slice | Event | Alias | Edge) -> Receipt:
                 .first()
             )
             if previous is not None:
-                Slice.objects.filter(pk=previous.pk).update(is_current=True, superseded_at=None)
+                update_rows(
+                    [previous],
+                    history,
+                    RevisionAction.RESTORED,
+                    reason="the newer fact was deleted",
+                    is_current=True,
+                    superseded_at=None,
+                )
                 restored.append(previous.pk)
+        history.deleted(row)
         row.delete()
-        return _receipt(
+        receipt = _receipt(
             row,
             kind=kind,
             action="delete",
@@ -296,6 +353,8 @@ def detail_delete(*, row: Slice | Event | Alias | Edge) -> Receipt:
             evidence=evidence,
             restored=restored,
         )
+        history.flush(receipt_id=receipt.pk)
+        return receipt
 
 
 # --- undo ---------------------------------------------------------------------------------
@@ -318,16 +377,20 @@ def detail_undo(*, receipt: Receipt) -> Receipt:
         locked = Receipt.objects.select_for_update().get(pk=receipt.pk, owner=receipt.owner_id)
         if locked.undone_at is not None:
             raise DetailError("that change was undone already")
+        history = History(
+            owner_id=locked.owner_id, reason=f"undo of receipt #{locked.pk}", receipt_id=locked.pk
+        )
         if detail["action"] == "detail_edit":
-            _undo_edit(locked, kind, model)
+            _undo_edit(locked, kind, model, history)
         else:
-            _undo_delete(locked, kind, model)
+            _undo_delete(locked, kind, model, history)
+        history.flush()
         locked.undone_at = timezone.now()
         locked.save(update_fields=["undone_at"])
     return locked
 
 
-def _undo_edit(receipt: Receipt, kind: str, model: type[models.Model]) -> None:
+def _undo_edit(receipt: Receipt, kind: str, model: type[models.Model], history: History) -> None:
     detail = receipt.detail
     row = model._default_manager.filter(owner_id=receipt.owner_id, pk=detail["id"]).first()
     if row is None:
@@ -338,23 +401,27 @@ def _undo_edit(receipt: Receipt, kind: str, model: type[models.Model]) -> None:
     attnames = {f.name: f.attname for f in model._meta.concrete_fields}
     for name in detail["fields"]:
         setattr(row, attnames[name], before[attnames[name]])
+    row.revision += 1  # type: ignore[attr-defined]
     try:
         with transaction.atomic():
-            row.save(update_fields=detail["fields"])
+            row.save(update_fields=[*detail["fields"], "revision"])
     except IntegrityError as exc:
         raise DetailError(_clash(kind, row)) from exc
+    history.add(row, RevisionAction.RESTORED)
 
 
-def _undo_delete(receipt: Receipt, kind: str, model: type[models.Model]) -> None:
+def _undo_delete(receipt: Receipt, kind: str, model: type[models.Model], history: History) -> None:
     detail = receipt.detail
     values = _load(model, detail["before"])
+    # Its history goes on: after the revision that recorded its deletion.
+    values["revision"] = int(values.get("revision") or 1) + 2
     if values.get("owner_id") != receipt.owner_id:
         raise DetailError("that change belongs to someone else")
     node_ids = [values[k] for k in ("node_id", "from_node_id", "to_node_id") if k in values]
     if Node.objects.filter(owner_id=receipt.owner_id, pk__in=node_ids).count() != len(node_ids):
         raise DetailError(f"the memory this {NOUNS[kind]} belonged to was deleted")
     if kind == "alias":
-        _alias_key_free(
+        alias_key_free(
             receipt.owner_id,
             values["canonical_key"],
             values["alias"],
@@ -362,8 +429,12 @@ def _undo_delete(receipt: Receipt, kind: str, model: type[models.Model]) -> None
             alias_id=None,
         )
     if kind == "slice" and values.get("is_current") and detail.get("restored"):
-        Slice.objects.filter(pk__in=detail["restored"], is_current=True).update(
-            is_current=False, superseded_at=timezone.now()
+        update_rows(
+            list(Slice.objects.filter(pk__in=detail["restored"], is_current=True)),
+            history,
+            RevisionAction.SUPERSEDED,
+            is_current=False,
+            superseded_at=timezone.now(),
         )
     try:
         with transaction.atomic():
@@ -371,6 +442,7 @@ def _undo_delete(receipt: Receipt, kind: str, model: type[models.Model]) -> None
             row.save(force_insert=True)
     except IntegrityError as exc:
         raise DetailError(_clash(kind, model(**values))) from exc
+    history.add(row, RevisionAction.RESTORED)
     if kind in EVIDENCED and detail.get("evidence"):
         Evidence.objects.filter(
             owner_id=receipt.owner_id, pk__in=detail["evidence"], **{f"{kind}__isnull": True}

@@ -53,8 +53,10 @@ from memory.models import (
     Episode,
     Event,
     Evidence,
+    IdempotencyKey,
     Node,
     Page,
+    Revision,
     Slice,
     Suppression,
     Transcript,
@@ -62,10 +64,12 @@ from memory.models import (
 from memory.selectors import active_suppressions
 from memory.services.barrier import barrier_raise
 from memory.services.episodes import episodes_delete
+from memory.services.history import History, delete_tree, update_rows
 from memory.services.recall_index import recall_index_rebuild, recall_index_refresh
 from memory.vocab import (
     SUPERSEDING_SLICE_KINDS,
     CandidateStatus,
+    RevisionAction,
     SuppressionKind,
     SuppressionReason,
 )
@@ -237,6 +241,7 @@ def receipt_undo(
             duration_ms=max(0, int((time.perf_counter() - started) * 1000)),
             created_at=now,
         )
+        undo.history.flush(receipt_id=result.pk)
         if _fault_injector is not None:
             _fault_injector()
     receipt.refresh_from_db()
@@ -263,6 +268,9 @@ class _Undo:
         self.suppressions: list[dict[str, Any]] = []
         self.transcript_deleted = False
         self.episodes_deleted = 0
+        self.history = History(
+            owner_id=receipt.owner_id, reason=f"undo of receipt #{receipt.pk}", now=now
+        )
 
     def touched_nodes(self) -> set[int]:
         """The nodes whose recall documents the undo changes: those it deletes and those
@@ -303,7 +311,17 @@ class _Undo:
         for c in doomed:
             labels.setdefault(c.canonical_key, (SuppressionKind.CANDIDATE, c.label_guess))
 
-        # Delete what the run created.
+        # Delete what the run created, each with its final revision.
+        delete_tree(owner.pk, node_ids, self.history)
+        for model, key in (
+            (Edge, "edges"),
+            (Slice, "slices"),
+            (Event, "events"),
+            (Alias, "aliases"),
+            (Page, "pages"),
+        ):
+            for row in model.objects.filter(owner=owner, pk__in=ids[key]).order_by("pk"):
+                self.history.deleted(row)
         kept_ids = [c.pk for c in kept]
         # The run's evidence, and evidence later runs attached to what this run created (it
         # would be left pointing at nothing).
@@ -398,7 +416,13 @@ class _Undo:
                     "so the one this run superseded stays history"
                 )
                 continue
-            n = old.update(is_current=True, superseded_at=None)
+            n = update_rows(
+                list(old),
+                self.history,
+                RevisionAction.RESTORED,
+                is_current=True,
+                superseded_at=None,
+            )
             self.reverted.append(f"{n} {new.kind} fact{_plural(n)} of “{label}” made current again")
 
     def _revert_state_changes(self, node_ids: set[int]) -> None:
@@ -416,7 +440,13 @@ class _Undo:
                     f"state of “{node.label}”: changed again since (now {node.state}); left as is"
                 )
             else:
-                Node.objects.filter(pk=node.pk).update(state=change["from"], updated_at=self.now)
+                update_rows(
+                    [node],
+                    self.history,
+                    RevisionAction.RESTORED,
+                    state=change["from"],
+                    updated_at=self.now,
+                )
                 self.reverted.append(f"state of “{node.label}” back to {change['from']}")
 
     def _revert_node_touches(self, node_ids: set[int]) -> None:
@@ -623,6 +653,8 @@ def memory_erase_all(
         ("transcripts", Transcript),
         ("chat_imports", ChatImport),  # so importing the same export again starts afresh
         ("receipts", Receipt),
+        ("revisions", Revision),  # forgetting means forgetting: the history goes too
+        ("idempotency_keys", IdempotencyKey),
     ]
     if not keep_suppressions:
         models.append(("suppressions", Suppression))

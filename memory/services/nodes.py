@@ -14,12 +14,43 @@ from memory.keys import canonical_key
 from memory.models import Alias, Candidate, Evidence, Node, Suppression
 from memory.policy import label_rejection
 from memory.services.barrier import barrier_raise
+from memory.services.history import History, delete_tree, record
 from memory.services.recall_index import recall_index_refresh
-from memory.vocab import CandidateStatus, Category, NodeState, SuppressionKind, SuppressionReason
+from memory.vocab import (
+    CandidateStatus,
+    Category,
+    NodeState,
+    RevisionAction,
+    SuppressionKind,
+    SuppressionReason,
+)
 
 
 class NodeEditError(ValueError):
     """An edit that cannot be made; the message is fit to show the person."""
+
+
+class StaleRevision(NodeEditError):
+    """The node changed since the revision the edit was based on (optimistic concurrency)."""
+
+    def __init__(self, node: Node, expected: int) -> None:
+        super().__init__(
+            f"“{node.label}” changed since revision {expected}: it is at revision "
+            f"{node.revision} now; nothing was changed"
+        )
+        self.node = node
+        self.expected = expected
+
+
+def _lock_current(node: Node, expected_revision: int | None) -> Node:
+    """Lock ``node``'s row and return it as it is now; refuse a stale ``expected_revision``.
+    Inside a transaction: a concurrent edit with the same revision waits, then is refused."""
+    locked = Node.objects.select_for_update().filter(owner=node.owner_id, pk=node.pk).first()
+    if locked is None:
+        raise NodeEditError("that memory was deleted meanwhile; nothing was changed")
+    if expected_revision is not None and locked.revision != expected_revision:
+        raise StaleRevision(locked, expected_revision)
+    return locked
 
 
 def _clean_label(label: str) -> str:
@@ -38,8 +69,28 @@ def node_update(
     category: str | None = None,
     state: str | None = None,
     summary: str | None = None,
+    expected_revision: int | None = None,
+    action: str = RevisionAction.UPDATED,
+    reason: str = "",
 ) -> Node:
-    """Edit a node's label, category, state or summary. The old label stays as an alias."""
+    """Edit a node's label, category, state or summary. The old label stays as an alias.
+
+    With ``expected_revision`` the edit is refused with :class:`StaleRevision` unless the node
+    is still at that revision. A change records one revision (``action``, ``reason``)."""
+    with transaction.atomic():
+        node = _lock_current(node, expected_revision)
+        return _node_update(node, label, category, state, summary, action, reason)
+
+
+def _node_update(
+    node: Node,
+    label: str | None,
+    category: str | None,
+    state: str | None,
+    summary: str | None,
+    action: str,
+    reason: str,
+) -> Node:
     fields: list[str] = []
     old_label, old_key = node.label, node.canonical_key
     if label is not None and label != node.label:
@@ -64,6 +115,7 @@ def node_update(
     if not fields:
         return node
     node.updated_at = timezone.now()
+    node.revision += 1
     try:
         with transaction.atomic():
             if "canonical_key" in fields:
@@ -74,18 +126,32 @@ def node_update(
                 ):
                     raise NodeEditError(f"“{node.label}” is already an alias of another memory")
                 Alias.objects.filter(node=node, canonical_key=node.canonical_key).delete()
+                history = History(owner_id=node.owner_id, reason=reason)
+                for gone in Alias.objects.filter(node=node, canonical_key=node.canonical_key):
+                    history.deleted(gone, reason=f"now the label of “{node.label}”")
+                    gone.delete()
                 if (
                     old_key != node.canonical_key
                     and not Alias.objects.filter(
                         owner=node.owner_id, canonical_key=old_key
                     ).exists()
                 ):
-                    Alias.objects.create(
-                        owner_id=node.owner_id, node=node, alias=old_label, canonical_key=old_key
+                    history.add(
+                        Alias.objects.create(
+                            owner_id=node.owner_id,
+                            node=node,
+                            alias=old_label,
+                            canonical_key=old_key,
+                        ),
+                        RevisionAction.CREATED,
+                        reason=f"the old label of “{node.label}”",
                     )
-            node.save(update_fields=[*fields, "updated_at"])
+                history.flush()
+            node.save(update_fields=[*fields, "updated_at", "revision"])
+            record(node, action, reason=reason)
             recall_index_refresh(owner_id=node.owner_id, nodes=[node.pk])
     except IntegrityError as exc:
+        node.revision -= 1
         raise NodeEditError(f"a {node.category} called “{node.label}” already exists") from exc
     return node
 
@@ -105,6 +171,7 @@ def alias_add(*, node: Node, alias: str) -> Alias:
             row = Alias.objects.create(
                 owner_id=node.owner_id, node=node, alias=text, canonical_key=key
             )
+            record(row, RevisionAction.CREATED)
             recall_index_refresh(owner_id=node.owner_id, nodes=[node.pk])
             return row
     except IntegrityError as exc:
@@ -113,23 +180,36 @@ def alias_add(*, node: Node, alias: str) -> Alias:
 
 def alias_remove(*, alias: Alias) -> None:
     with transaction.atomic():
+        record_deleted = History(owner_id=alias.owner_id)
+        record_deleted.deleted(alias)
+        record_deleted.flush()
         alias.delete()
         recall_index_refresh(owner_id=alias.owner_id, nodes=[alias.node_id])
 
 
-def node_delete(*, node: Node, stick: bool = True, source: str = "dashboard") -> list[Suppression]:
+def node_delete(
+    *,
+    node: Node,
+    stick: bool = True,
+    source: str = "dashboard",
+    expected_revision: int | None = None,
+) -> list[Suppression]:
     """Delete a node with its slices, events, edges, aliases and evidence quotes.
 
     With ``stick`` (the default) its label and aliases are suppressed, so extraction cannot
     recreate it, and pending candidates with those labels are closed. Raises the owner's
-    deletion barrier, so a write already in flight cannot bring it back.
+    deletion barrier, so a write already in flight cannot bring it back. Each row deleted
+    records its final revision; with ``expected_revision`` a stale node is refused
+    (:class:`StaleRevision`).
     """
     now = timezone.now()
-    keys = {node.canonical_key: node.label}
-    for alias in node.aliases.all():
-        keys.setdefault(alias.canonical_key, alias.alias)
     suppressions: list[Suppression] = []
     with transaction.atomic():
+        if expected_revision is not None:
+            node = _lock_current(node, expected_revision)
+        keys = {node.canonical_key: node.label}
+        for alias in node.aliases.all():
+            keys.setdefault(alias.canonical_key, alias.alias)
         barrier_raise(node.owner, at=now)
         if stick:
             for key, label in keys.items():
@@ -158,6 +238,9 @@ def node_delete(*, node: Node, stick: bool = True, source: str = "dashboard") ->
             owner=node.owner_id,
         ).delete()
         node_id = node.pk
+        history = History(owner_id=node.owner_id, reason="deleted" + (" for good" if stick else ""))
+        delete_tree(node.owner_id, [node_id], history)
+        history.flush()
         node.delete()
         recall_index_refresh(owner_id=node.owner_id, nodes=[node_id])
     return suppressions

@@ -35,6 +35,7 @@ from memory.proposals import (
 )
 from memory.selectors import active_suppressions
 from memory.services.barrier import barrier_raise
+from memory.services.history import History, delete_tree, update_rows
 from memory.services.recall_index import recall_index_refresh
 from memory.vocab import (
     ACTION_STATE,
@@ -43,6 +44,7 @@ from memory.vocab import (
     Category,
     NodeOrigin,
     NodeState,
+    RevisionAction,
     SuppressionKind,
     SuppressionReason,
 )
@@ -72,6 +74,11 @@ class _Written:
     edges: list[int] = field(default_factory=list)
     aliases: list[int] = field(default_factory=list)
     state_before: str | None = None
+    history: History | None = None
+
+    def record(self, row: Any, action: str = RevisionAction.CREATED) -> None:
+        assert self.history is not None
+        self.history.add(row, action)
 
 
 def _lock_pending(candidate: Candidate) -> Candidate:
@@ -152,15 +159,23 @@ def _materialize(
         if isinstance(proposal, SliceProposal):
             if proposal.kind in SUPERSEDING_SLICE_KINDS:
                 current = list(
-                    Slice.objects.filter(
+                    Slice.objects.select_for_update().filter(
                         node=node, kind=proposal.kind, is_current=True
-                    ).values_list("pk", flat=True)
+                    )
                 )
-                Slice.objects.filter(pk__in=current).update(is_current=False, superseded_at=now)
-                written.superseded += current
+                assert written.history is not None
+                update_rows(
+                    current,
+                    written.history,
+                    RevisionAction.SUPERSEDED,
+                    is_current=False,
+                    superseded_at=now,
+                )
+                written.superseded += [s.pk for s in current]
             row = Slice.objects.create(
                 owner=owner, node=node, text=proposal.text, kind=proposal.kind, created_at=now
             )
+            written.record(row)
             written.slices.append(row.pk)
             target = {"slice": row, "node": node}
         elif isinstance(proposal, EventProposal):
@@ -175,6 +190,7 @@ def _materialize(
                 happened_at_source=proposal.happened_at_source,
                 created_at=now,
             )
+            written.record(row_event)
             written.events.append(row_event.pk)
             new_state = ACTION_STATE.get(proposal.action)
             if change_state and new_state and new_state != node.state:
@@ -185,6 +201,7 @@ def _materialize(
             edge = _materialize_edge(candidate, node, proposal, now)
             if edge is None:
                 continue
+            written.record(edge)
             written.edges.append(edge.pk)
             target = {"edge": edge}
         evidence += [
@@ -345,7 +362,14 @@ def candidate_promote(
             candidate.refresh_from_db()
             return node
         _assert_not_suppressed(locked.owner, key, label, now)
-        written = _Written(node_created=True)
+        written = _Written(
+            node_created=True,
+            history=History(
+                owner_id=locked.owner_id,
+                reason=f"promoted from the guess “{locked.label_guess}”",
+                now=now,
+            ),
+        )
         try:
             with transaction.atomic():
                 node = Node.objects.create(
@@ -369,18 +393,20 @@ def candidate_promote(
             and key != locked.canonical_key
             and _alias_free(locked.owner, locked.canonical_key, now)
         ):
-            written.aliases.append(
-                Alias.objects.create(
-                    owner=locked.owner,
-                    node=node,
-                    alias=locked.label_guess,
-                    canonical_key=locked.canonical_key,
-                ).pk
+            alias_row = Alias.objects.create(
+                owner=locked.owner,
+                node=node,
+                alias=locked.label_guess,
+                canonical_key=locked.canonical_key,
             )
+            written.record(alias_row)
+            written.aliases.append(alias_row.pk)
         _adopt(locked, node, written, by, CandidateStatus.PROMOTED, now)
         if state:  # the person's choice wins over what the held events implied
             Node.objects.filter(pk=node.pk).update(state=state)
-        _review_receipt(
+            node.state = state
+        written.record(node, RevisionAction.PROMOTED)
+        receipt = _review_receipt(
             locked.owner,
             outcome=Outcome.WROTE,
             subject=f"promote: {label}",
@@ -395,6 +421,8 @@ def candidate_promote(
                 "edges": len(written.edges),
             },
         )
+        assert written.history is not None
+        written.history.flush(receipt_id=receipt.pk)
     candidate.refresh_from_db()
     node.refresh_from_db()
     return node
@@ -411,31 +439,39 @@ def _merge_locked(
     action: str = "merge",
     change_state: bool = False,
 ) -> Node:
-    written = _Written(node=node.pk, state_before=node.state)
+    written = _Written(
+        node=node.pk,
+        state_before=node.state,
+        history=History(
+            owner_id=locked.owner_id, reason=f"merged the guess “{locked.label_guess}”", now=now
+        ),
+    )
     key = locked.canonical_key
     if add_alias and key != node.canonical_key and _alias_free(locked.owner, key, now):
-        written.aliases.append(
-            Alias.objects.create(
-                owner=locked.owner,
-                node=node,
-                alias=locked.label_guess,
-                canonical_key=locked.canonical_key,
-            ).pk
+        alias_row = Alias.objects.create(
+            owner=locked.owner,
+            node=node,
+            alias=locked.label_guess,
+            canonical_key=locked.canonical_key,
         )
+        written.record(alias_row)
+        written.aliases.append(alias_row.pk)
     Node.objects.filter(pk=node.pk).update(
         mention_count=F("mention_count") + locked.mention_count,
         session_count=F("session_count") + locked.session_count,
         last_seen_at=max(node.last_seen_at, locked.last_seen_at),
         updated_at=now,
+        revision=F("revision") + 1,
     )
     _adopt(locked, node, written, by, CandidateStatus.MERGED, now, change_state=change_state)
-    node.refresh_from_db(fields=["state"])
+    node.refresh_from_db(fields=["state", "revision", "label", "category", "summary"])
+    written.record(node, RevisionAction.MERGED)
     state_note = (
         f"; state {written.state_before} → {node.state}"
         if written.state_before != node.state
         else ""
     )
-    _review_receipt(
+    receipt = _review_receipt(
         locked.owner,
         outcome=Outcome.WROTE,
         subject=f"{action}: {locked.label_guess} → {node.label}",
@@ -454,6 +490,8 @@ def _merge_locked(
             "edges": len(written.edges),
         },
     )
+    assert written.history is not None
+    written.history.flush(receipt_id=receipt.pk)
     node.refresh_from_db()
     return node
 
@@ -626,15 +664,35 @@ def candidate_undo(*, candidate: Candidate, by: Any) -> Candidate:
         barrier_raise(locked.owner, at=now)
         if detail.get("suppression"):
             Suppression.objects.filter(owner=locked.owner, pk=detail["suppression"]).delete()
-        Slice.objects.filter(owner=locked.owner, pk__in=created.get("slices", [])).delete()
-        Slice.objects.filter(owner=locked.owner, pk__in=detail.get("superseded", [])).update(
-            is_current=True, superseded_at=None
+        history = History(
+            owner_id=locked.owner_id,
+            reason=f"undo of the decision on “{locked.label_guess}”",
+            receipt_id=receipt.pk,
+            now=now,
         )
-        Event.objects.filter(owner=locked.owner, pk__in=created.get("events", [])).delete()
-        Edge.objects.filter(owner=locked.owner, pk__in=created.get("edges", [])).delete()
-        Alias.objects.filter(owner=locked.owner, pk__in=created.get("aliases", [])).delete()
-        Evidence.objects.filter(owner=locked.owner, candidate=locked).update(node=None)
         node_id = detail.get("node")
+        if node_id and detail.get("node_created"):
+            # Everything on it goes with it: one final revision each.
+            delete_tree(locked.owner_id, [node_id], history)
+        for model, name in (
+            (Slice, "slices"),
+            (Event, "events"),
+            (Edge, "edges"),
+            (Alias, "aliases"),
+        ):
+            rows = model.objects.filter(owner=locked.owner, pk__in=created.get(name, []))
+            if not (node_id and detail.get("node_created")):
+                for row in rows:
+                    history.deleted(row)
+            rows.delete()
+        update_rows(
+            list(Slice.objects.filter(owner=locked.owner, pk__in=detail.get("superseded", []))),
+            history,
+            RevisionAction.RESTORED,
+            is_current=True,
+            superseded_at=None,
+        )
+        Evidence.objects.filter(owner=locked.owner, candidate=locked).update(node=None)
         if node_id and detail.get("node_created"):
             Node.objects.filter(owner=locked.owner, pk=node_id).delete()
         elif node_id:
@@ -644,9 +702,12 @@ def candidate_undo(*, candidate: Candidate, by: Any) -> Candidate:
             }
             if detail.get("state_before"):
                 updates["state"] = detail["state_before"]
-            Node.objects.filter(
+            target = Node.objects.filter(
                 owner=locked.owner, pk=node_id, mention_count__gte=detail.get("mentions", 0)
-            ).update(**updates)
+            ).first()
+            if target is not None:
+                update_rows([target], history, RevisionAction.RESTORED, **updates)
+        history.flush()
         if node_id:
             recall_index_refresh(owner_id=locked.owner_id, nodes=[node_id])
         clash = Candidate.objects.filter(

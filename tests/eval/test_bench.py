@@ -23,6 +23,12 @@ def test_bench_runs_every_kind_at_a_tiny_size():
     # 1, candidates 3, events 1) and the episode lane's 8.
     assert 0 <= row["queries_per_recall_min"] <= row["queries_per_recall_max"] <= 20
     assert row["ingest_outcomes"] == {"wrote": 2}
+    # History: an ingest of a node, a fact and an event records three revisions, an edit one;
+    # rows are counted from the writes made with recording on.
+    assert row["history_rows_per_1000_ingests"] == 3000
+    assert row["history_rows_per_1000_edits"] == 1000
+    assert row["history_ingest_per_s_on"] > 0 and row["history_ingest_per_s_off"] > 0
+    assert 0 < row["history_snapshot_bytes_mean"] < 1000
     assert row["peak_mb"] > 0
     assert not get_user_model().objects.filter(username__startswith="bench-").exists()
     assert not Node.objects.exists() and not Episode.objects.exists()

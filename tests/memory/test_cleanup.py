@@ -391,6 +391,8 @@ def test_one_receipt_per_user_touched_and_none_for_the_untouched(owner, other_us
         "suppressions_written": 1,
         "orphan_evidence_deleted": 1,
         "orphan_episodes_deleted": 0,
+        "revisions_deleted": 0,
+        "idempotency_keys_expired": 0,
     }
     assert receipt.detail["action"] == "cleanup"
     assert [j["label"] for j in receipt.detail["junk_removed"]] == ["that thing"]

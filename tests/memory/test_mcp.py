@@ -34,6 +34,8 @@ TOOLS = {
     "recall_memory",
     "forget_memory",
     "list_pending_candidates",
+    "memory_history",
+    "memory_rollback",
     "create_entities",
     "create_relations",
     "add_observations",
