@@ -60,6 +60,30 @@ SAID = [
     "yes, the {w} one",
 ]
 CATEGORIES = ["project", "tool", "skill", "habit", "person", "interest", "health", "goal"]
+# A conversation as a person has it: statements the rules extractor acts on (projects, tools,
+# status changes, preferences, people, health, dated events) among questions, small talk and
+# the assistant's replies. ``{W}`` is a capitalised word, ``{w}`` a word, ``{v}`` a verb.
+USER_LINES = [
+    "My next project is {W} {W}, a {w} tracker for my team.",
+    "{W} {W} uses {W} for the backend.",
+    "I started learning {W} last week.",
+    "I paused the {W} {W} project because of the {w} deadline.",
+    "I prefer {w} tea over coffee in the morning.",
+    "My sister {W} moved to {W} in March.",
+    "I finished the {W} course on Friday.",
+    "I {v} the {w} module of {W} {W} today.",
+    "Remember that my dentist is Dr. {W}.",
+    "I go running every {w} morning.",
+    "what do you think about the {w} idea?",
+    "ok cool",
+    "thanks, that helps",
+    "can you explain the {w} part again?",
+]
+ASSISTANT_LINES = [
+    "Sure, here is how the {w} part could work.",
+    "That sounds like a good plan for {W}.",
+    "Do you want me to sketch the {w} table?",
+]
 
 
 def _setup_django() -> None:
@@ -177,6 +201,36 @@ def seed_episodes(owner: Any, count: int, rng: random.Random) -> list[str]:
             )
         Episode.objects.bulk_create(episodes, batch_size=1000)
     return words
+
+
+def transcript_text(count: int, rng: random.Random) -> str:
+    """A ``User:``/``Assistant:`` transcript of ``count`` messages (two in three the
+    person's), for the rules extractor's throughput."""
+
+    def fill(template: str) -> str:
+        return template.format_map(_Filler(rng))
+
+    lines = []
+    for n in range(count):
+        if n % 3 == 2:
+            lines.append("Assistant: " + fill(rng.choice(ASSISTANT_LINES)))
+        else:
+            lines.append("User: " + fill(rng.choice(USER_LINES)))
+    return "\n".join(lines) + "\n"
+
+
+class _Filler(dict[str, str]):
+    """Fills ``{W}``, ``{w}`` and ``{v}`` with a fresh random word at every use."""
+
+    def __init__(self, rng: random.Random) -> None:
+        super().__init__()
+        self.rng = rng
+
+    def __missing__(self, key: str) -> str:
+        if key == "v":
+            return self.rng.choice(VERBS)
+        word = self.rng.choice(WORDS)
+        return word.title() if key == "W" else word
 
 
 def query_mix(

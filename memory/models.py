@@ -613,6 +613,26 @@ class RecallTerm(models.Model):
         return f"{self.term} in {self.kind} #{self.ref_id}"
 
 
+class NodeKeyWord(models.Model):
+    """A word of a node's canonical key: the gate's "may belong to" hints look nodes up by
+    word here instead of scanning every key of the owner with ``LIKE '%word%'``. Kept with
+    recall's index (``memory.services.recall_index``), which every node write refreshes."""
+
+    # No index of its own: the (owner, word, node) index below starts with the owner.
+    owner = models.ForeignKey(Owner, on_delete=models.CASCADE, related_name="+", db_index=False)
+    node = models.ForeignKey(Node, on_delete=models.CASCADE, related_name="+")
+    word = models.CharField(max_length=200)
+
+    class Meta:
+        indexes = [
+            # memory.selectors.gate_snapshot: the owner's nodes with one of these key words.
+            models.Index(fields=["owner", "word", "node"], name="memory_nodekeyword_word"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.word} in node #{self.node_id}"
+
+
 def random_epoch() -> int:
     return secrets.randbits(62)
 

@@ -28,6 +28,7 @@ from memory.models import (
     Evidence,
     MemoryRule,
     Node,
+    NodeKeyWord,
     Slice,
     Suppression,
     Transcript,
@@ -79,17 +80,21 @@ def gate_snapshot(owner: Any, proposals: Iterable[AnyProposal], *, now: datetime
         return base
 
     words = sorted({w for k in keys for w in k.split() if len(w) > 2 and w not in _HINT_STOP})[:40]
-    near = Q()
-    for word in words:
-        near |= Q(canonical_key=word) | Q(canonical_key__startswith=f"{word} ")
-        near |= Q(canonical_key__endswith=f" {word}") | Q(canonical_key__contains=f" {word} ")
     exact = Q(canonical_key__in=keys) | Q(aliases__canonical_key__in=keys)
     # Exact matches decide identity: always loaded. Nodes that merely share a word are hints
     # for the reviewer, capped -- and they can never crowd an exact match out of the snapshot.
     node_rows = list(Node.objects.filter(owner=owner).filter(exact).distinct().order_by("id"))
     if words:
+        # Nodes whose key has one of these words, the first 500 by id: an index lookup by
+        # word (NodeKeyWord), not a LIKE scan over every key of the owner.
+        hint_ids = list(
+            NodeKeyWord.objects.filter(owner=owner, word__in=words)
+            .order_by("node_id")
+            .values_list("node_id", flat=True)
+            .distinct()[:500]
+        )
         seen = {n.id for n in node_rows}
-        hints = Node.objects.filter(owner=owner).filter(near).order_by("id")[:500]
+        hints = Node.objects.filter(owner=owner, id__in=hint_ids).order_by("id")
         node_rows += [n for n in hints if n.id not in seen]
     node_ids = [n.id for n in node_rows]
     alias_keys: dict[int, set[str]] = {}
