@@ -7,8 +7,8 @@ from datetime import datetime
 from typing import Any
 
 from django.conf import settings
-from django.db.models import Count, F, Prefetch, Q, QuerySet
-from django.db.models.functions import Left
+from django.db.models import Count, F, OuterRef, Prefetch, Q, QuerySet, Subquery
+from django.db.models.functions import Coalesce, Left
 
 from memory.gate import (
     CandidateRef,
@@ -310,34 +310,63 @@ def evidence_rows() -> QuerySet[Evidence]:
     )
 
 
-def node_detail(owner: Any, node_id: int) -> Node | None:
+# How many facts (current, and superseded) and events the node page shows until the person
+# asks for all of them: the page stays fast for a memory with hundreds of each.
+DETAIL_LIMIT = 50
+
+
+def _counted(model: Any, **filters: Any) -> Subquery:
+    """How many ``model`` rows of the outer node match ``filters``: a subquery, so counting
+    facts and events does not multiply the joined rows."""
+    return Subquery(
+        model.objects.filter(node_id=OuterRef("pk"), **filters)
+        .order_by()
+        .values("node_id")
+        .annotate(n=Count("id"))
+        .values("n")[:1]
+    )
+
+
+def node_detail(owner: Any, node_id: int, *, everything: bool = False) -> Node | None:
     """One node with everything its page shows, in a constant number of queries.
 
-    Each fact, event and link carries its evidence count and its first
+    The newest ``DETAIL_LIMIT`` current facts (``node.current_slices``), superseded facts
+    (``node.old_slices``) and events (``node.shown_events``, in timeline order), or all of
+    them with ``everything``; ``node.current_count``, ``old_count`` and ``event_count`` say
+    how many there are. Each fact, event and link carries its evidence count and its first
     ``EVIDENCE_PER_ITEM`` quotes (a sliced prefetch: one query whatever the number of rows);
     the node's own evidence is paged by :func:`node_evidence_page`.
     """
     first = evidence_rows()[:EVIDENCE_PER_ITEM]
     counted = Count("evidence")
+    shown = slice(None) if everything else slice(DETAIL_LIMIT)
+    facts = Slice.objects.annotate(evidence_count=counted).order_by("-created_at", "-id")
     return (
         Node.objects.filter(owner=owner, pk=node_id)
+        .annotate(
+            current_count=Coalesce(_counted(Slice, is_current=True), 0),
+            old_count=Coalesce(_counted(Slice, is_current=False), 0),
+            event_count=Coalesce(_counted(Event), 0),
+        )
         .prefetch_related(
             "aliases",
             Prefetch(
-                "slices",
-                queryset=Slice.objects.annotate(evidence_count=counted).order_by(
-                    "-created_at", "-id"
-                ),
+                "slices", queryset=facts.filter(is_current=True)[shown], to_attr="current_slices"
             ),
-            Prefetch("slices__evidence", queryset=first, to_attr="first_evidence"),
+            Prefetch(
+                "slices", queryset=facts.filter(is_current=False)[shown], to_attr="old_slices"
+            ),
+            Prefetch("current_slices__evidence", queryset=first, to_attr="first_evidence"),
+            Prefetch("old_slices__evidence", queryset=first, to_attr="first_evidence"),
             # The timeline: when it happened first (unknown dates last), then when ume learned it.
             Prefetch(
                 "events",
                 queryset=Event.objects.annotate(evidence_count=counted).order_by(
                     F("happened_at").desc(nulls_last=True), "-created_at", "-id"
-                ),
+                )[shown],
+                to_attr="shown_events",
             ),
-            Prefetch("events__evidence", queryset=first, to_attr="first_evidence"),
+            Prefetch("shown_events__evidence", queryset=first, to_attr="first_evidence"),
             Prefetch(
                 "edges_out",
                 queryset=Edge.objects.select_related("to_node")

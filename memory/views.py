@@ -15,6 +15,8 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.template.defaultfilters import pluralize
 from django.utils import timezone
+from django.utils.html import format_html
+from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_GET, require_POST
 
 from memory import selectors
@@ -40,10 +42,9 @@ NODE = "memory/node.html"
 NODES = "memory/nodes.html"
 
 
-def node_or_404(request: HttpRequest, node_id: int, *, detail: bool = False) -> Node:
+def node_or_404(request: HttpRequest, node_id: int) -> Node:
     """The signed-in owner's node, or 404 (another user's row is never shown)."""
-    get = selectors.node_detail if detail else selectors.node_get
-    node = get(request.user, node_id)
+    node = selectors.node_get(request.user, node_id)
     if node is None:
         raise Http404("No such memory")
     return node
@@ -83,7 +84,9 @@ def node(request: HtmxHttpRequest, node_id: int) -> HttpResponse:
         node = node_or_404(request, node_id)
         context = {"node": node, **_evidence_context(request, node)}
         return render(request, f"{NODE}#node-evidence", context)
-    node = node_or_404(request, node_id, detail=True)
+    node = selectors.node_detail(request.user, node_id, everything=request.GET.get("all") == "1")
+    if node is None:
+        raise Http404("No such memory")
     return render(
         request,
         NODE,
@@ -125,6 +128,27 @@ def _last_change(request: HtmxHttpRequest, node: Node) -> Receipt | None:
     return receipt
 
 
+def _options(choices: list[tuple[str, str]], *, capfirst: bool = False) -> dict[str, str]:
+    """The ``<option>`` list of a choice field with each value selected in turn: value -> HTML.
+    Built once per process, so a node page with hundreds of edit forms does not render
+    thousands of options through the template engine (see docs/benchmarks.md)."""
+
+    def option(value: str, text: str, chosen: str) -> str:
+        shown = text[:1].upper() + text[1:] if capfirst else text
+        selected = " selected" if value == chosen else ""
+        return format_html('<option value="{}"{}>{}</option>', value, mark_safe(selected), shown)
+
+    return {
+        chosen: mark_safe("".join(option(value, text, chosen) for value, text in choices))
+        for chosen, _text in choices
+    }
+
+
+_SLICE_KIND_OPTIONS = _options(SliceKind.choices, capfirst=True)
+_EVENT_ACTION_OPTIONS = _options(EventAction.choices, capfirst=True)
+_EDGE_TYPE_OPTIONS = _options(EdgeType.choices)
+
+
 def node_context(node: Node, **extra: Any) -> dict[str, Any]:
     """What the node page and each of its regions render from."""
     initial = {"label": node.label, "category": node.category, "state": node.state}
@@ -132,9 +156,9 @@ def node_context(node: Node, **extra: Any) -> dict[str, Any]:
         "node": node,
         "edit_form": NodeEditForm(initial={**initial, "summary": node.summary}),
         "alias_form": AliasForm(),
-        "slice_kinds": SliceKind.choices,
-        "event_actions": EventAction.choices,
-        "edge_types": EdgeType.choices,
+        "slice_kinds": _SLICE_KIND_OPTIONS,
+        "event_actions": _EVENT_ACTION_OPTIONS,
+        "edge_types": _EDGE_TYPE_OPTIONS,
         **extra,
     }
 

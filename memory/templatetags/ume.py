@@ -56,18 +56,6 @@ def said_at(evidence: Any) -> Any:
 
 
 @register.filter
-def current(slices: Any) -> list[Any]:
-    """The slices that are true now (from a prefetched list: no query)."""
-    return [s for s in slices if s.is_current]
-
-
-@register.filter
-def superseded(slices: Any) -> list[Any]:
-    """The slices that were replaced: the history."""
-    return [s for s in slices if not s.is_current]
-
-
-@register.filter
 def get_item(mapping: Any, key: str) -> Any:
     """``mapping[key]`` in a template; '' when it is not a mapping or has no such key."""
     return mapping.get(key, "") if isinstance(mapping, dict) else ""
