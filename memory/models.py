@@ -67,6 +67,17 @@ class Node(models.Model):
             models.Index(fields=["owner", "canonical_key"], name="memory_node_owner_key"),
             models.Index(fields=["owner", "category", "state"], name="memory_node_owner_cat"),
             models.Index(fields=["owner", "-updated_at"], name="memory_node_owner_upd"),
+            # memory.selectors.node_list: the memory browser pages the owner's nodes by label.
+            models.Index(fields=["owner", "label", "id"], name="memory_node_owner_label"),
+            # memory.selectors.graph_data: the graph's most-mentioned nodes, all of them and
+            # of one category.
+            models.Index(
+                fields=["owner", "-mention_count", "label", "id"], name="memory_node_graph"
+            ),
+            models.Index(
+                fields=["owner", "category", "-mention_count", "label", "id"],
+                name="memory_node_graph_cat",
+            ),
         ]
         ordering = ["label"]
 

@@ -229,7 +229,7 @@ def candidate_queue(
         )
     return (
         queue.select_related("possible_existing_node")
-        .annotate(evidence_count=Count("evidence"))
+        .annotate(evidence_count=Coalesce(_counted(Evidence, of="candidate_id"), 0))
         .prefetch_related(
             Prefetch(
                 "evidence",
@@ -315,11 +315,12 @@ def evidence_rows() -> QuerySet[Evidence]:
 DETAIL_LIMIT = 50
 
 
-def _counted(model: Any, **filters: Any) -> Subquery:
-    """How many ``model`` rows of the outer node match ``filters``: a subquery, so counting
-    facts and events does not multiply the joined rows."""
+def _counted(model: Any, *, of: str = "node_id", **filters: Any) -> Subquery:
+    """How many ``model`` rows of the outer row (through ``of``) match ``filters``: a
+    subquery, evaluated for the rows shown only, so counting does not join and group every
+    row of the owner."""
     return Subquery(
-        model.objects.filter(node_id=OuterRef("pk"), **filters)
+        model.objects.filter(**{of: OuterRef("pk")}, **filters)
         .order_by()
         .values("node_id")
         .annotate(n=Count("id"))
