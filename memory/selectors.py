@@ -55,6 +55,11 @@ def active_suppressions(owner: Any, *, now: datetime) -> QuerySet[Suppression]:
     )
 
 
+def _owned(rows: QuerySet[Node], owner: Any) -> list[Node]:
+    """``rows`` that belong to ``owner`` (read by id, checked here)."""
+    return [n for n in rows if n.owner_id == owner.pk]
+
+
 def gate_snapshot(owner: Any, proposals: Iterable[AnyProposal], *, now: datetime) -> Snapshot:
     """Everything the gate needs to judge ``proposals``, in a constant number of queries.
 
@@ -80,10 +85,16 @@ def gate_snapshot(owner: Any, proposals: Iterable[AnyProposal], *, now: datetime
         return base
 
     words = sorted({w for k in keys for w in k.split() if len(w) > 2 and w not in _HINT_STOP})[:40]
-    exact = Q(canonical_key__in=keys) | Q(aliases__canonical_key__in=keys)
     # Exact matches decide identity: always loaded. Nodes that merely share a word are hints
     # for the reviewer, capped -- and they can never crowd an exact match out of the snapshot.
-    node_rows = list(Node.objects.filter(owner=owner).filter(exact).distinct().order_by("id"))
+    # Every lookup is by an index of what it matches (key, alias key, key word, node id):
+    # an OR across the alias join, or the owner's filter next to a list of ids (SQLite,
+    # without statistics, then prefers the owner's index), walks every node of the owner.
+    # Ids come from the owner's own rows; the owner is checked again on what is read.
+    aliased = set(
+        Alias.objects.filter(owner=owner, canonical_key__in=keys).values_list("node_id", flat=True)
+    )
+    hint_ids: list[int] = []
     if words:
         # Nodes whose key has one of these words, the first 500 by id: an index lookup by
         # word (NodeKeyWord), not a LIKE scan over every key of the owner.
@@ -93,15 +104,27 @@ def gate_snapshot(owner: Any, proposals: Iterable[AnyProposal], *, now: datetime
             .values_list("node_id", flat=True)
             .distinct()[:500]
         )
-        seen = {n.id for n in node_rows}
-        hints = Node.objects.filter(owner=owner, id__in=hint_ids).order_by("id")
-        node_rows += [n for n in hints if n.id not in seen]
+    # One read: by key (the owner's key index) or by id (the primary key). No ORDER BY:
+    # Node's default, the label, would be served by walking the owner's label index.
+    by_id = {
+        n.id: n
+        for n in _owned(
+            Node.objects.filter(
+                Q(owner=owner, canonical_key__in=keys) | Q(id__in=aliased | set(hint_ids))
+            ).order_by(),
+            owner,
+        )
+    }
+    exact = {pk for pk, n in by_id.items() if n.canonical_key in keys or pk in aliased}
+    node_rows = sorted((by_id[pk] for pk in exact), key=lambda n: n.id)
+    node_rows += [by_id[pk] for pk in hint_ids if pk in by_id and pk not in exact]
     node_ids = [n.id for n in node_rows]
     alias_keys: dict[int, set[str]] = {}
-    for node_id, alias_key in Alias.objects.filter(owner=owner, node_id__in=node_ids).values_list(
-        "node_id", "canonical_key"
+    for node_id, alias_key, alias_owner in Alias.objects.filter(node_id__in=node_ids).values_list(
+        "node_id", "canonical_key", "owner_id"
     ):
-        alias_keys.setdefault(node_id, set()).add(alias_key)
+        if alias_owner == owner.pk:
+            alias_keys.setdefault(node_id, set()).add(alias_key)
     nodes = tuple(
         NodeRef(
             n.id, n.label, n.canonical_key, n.category, n.state, frozenset(alias_keys.get(n.id, ()))
