@@ -84,14 +84,15 @@ def node(request: HtmxHttpRequest, node_id: int) -> HttpResponse:
         node = node_or_404(request, node_id)
         context = {"node": node, **_evidence_context(request, node)}
         return render(request, f"{NODE}#node-evidence", context)
-    node = selectors.node_detail(request.user, node_id, everything=request.GET.get("all") == "1")
-    if node is None:
+    # The newest facts and events, or every one of them with ?all=1.
+    shown = selectors.node_detail(request.user, node_id, everything=request.GET.get("all") == "1")
+    if shown is None:
         raise Http404("No such memory")
     return render(
         request,
         NODE,
         node_context(
-            node, undo_receipt=_last_change(request, node), **_evidence_context(request, node)
+            shown, undo_receipt=_last_change(request, shown), **_evidence_context(request, shown)
         ),
     )
 
