@@ -15,8 +15,6 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.template.defaultfilters import pluralize
 from django.utils import timezone
-from django.utils.html import format_html
-from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_GET, require_POST
 
 from memory import selectors
@@ -31,6 +29,7 @@ from memory.forms import (
 from memory.graph_layout import NodeIn, layout_graph
 from memory.htmx import HtmxHttpRequest
 from memory.models import Node, Suppression
+from memory.options import select_options
 from memory.search import search_nodes
 from memory.services import nodes as node_services
 from memory.services.nodes import NodeEditError
@@ -129,25 +128,9 @@ def _last_change(request: HtmxHttpRequest, node: Node) -> Receipt | None:
     return receipt
 
 
-def _options(choices: list[tuple[str, str]], *, capfirst: bool = False) -> dict[str, str]:
-    """The ``<option>`` list of a choice field with each value selected in turn: value -> HTML.
-    Built once per process, so a node page with hundreds of edit forms does not render
-    thousands of options through the template engine (see docs/benchmarks.md)."""
-
-    def option(value: str, text: str, chosen: str) -> str:
-        shown = text[:1].upper() + text[1:] if capfirst else text
-        selected = " selected" if value == chosen else ""
-        return format_html('<option value="{}"{}>{}</option>', value, mark_safe(selected), shown)
-
-    return {
-        chosen: mark_safe("".join(option(value, text, chosen) for value, text in choices))
-        for chosen, _text in choices
-    }
-
-
-_SLICE_KIND_OPTIONS = _options(SliceKind.choices, capfirst=True)
-_EVENT_ACTION_OPTIONS = _options(EventAction.choices, capfirst=True)
-_EDGE_TYPE_OPTIONS = _options(EdgeType.choices)
+_SLICE_KIND_OPTIONS = select_options(SliceKind.choices, capfirst=True)
+_EVENT_ACTION_OPTIONS = select_options(EventAction.choices, capfirst=True)
+_EDGE_TYPE_OPTIONS = select_options(EdgeType.choices)
 
 
 def node_context(node: Node, **extra: Any) -> dict[str, Any]:

@@ -56,6 +56,13 @@ def said_at(evidence: Any) -> Any:
 
 
 @register.filter
+def options_for(options: Any, value: Any) -> Any:
+    """The option list of ``memory.options.select_options`` with ``value`` selected (none
+    selected when ``value`` is not one of the choices)."""
+    return options.get(value) or options[""]
+
+
+@register.filter
 def get_item(mapping: Any, key: str) -> Any:
     """``mapping[key]`` in a template; '' when it is not a mapping or has no such key."""
     return mapping.get(key, "") if isinstance(mapping, dict) else ""
