@@ -345,7 +345,7 @@ def _counted(model: Any, *, of: str = "node_id", **filters: Any) -> Subquery:
     return Subquery(
         model.objects.filter(**{of: OuterRef("pk")}, **filters)
         .order_by()
-        .values("node_id")
+        .values(of)
         .annotate(n=Count("id"))
         .values("n")[:1]
     )
