@@ -50,7 +50,7 @@ format: install
 	$(BIN)/ruff check --fix .
 
 bench: install
-	$(BIN)/python -m eval.bench
+	$(BIN)/python -m eval.bench --markdown docs/benchmarks.md $(BENCH_ARGS)
 
 loadtest: install
 	$(BIN)/python -m eval.loadtest

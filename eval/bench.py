@@ -27,7 +27,7 @@ import statistics
 import sys
 import time
 import uuid
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 WORDS = """
@@ -60,6 +60,30 @@ SAID = [
     "yes, the {w} one",
 ]
 CATEGORIES = ["project", "tool", "skill", "habit", "person", "interest", "health", "goal"]
+# A conversation as a person has it: statements the rules extractor acts on (projects, tools,
+# status changes, preferences, people, health, dated events) among questions, small talk and
+# the assistant's replies. ``{W}`` is a capitalised word, ``{w}`` a word, ``{v}`` a verb.
+USER_LINES = [
+    "My next project is {W} {W}, a {w} tracker for my team.",
+    "{W} {W} uses {W} for the backend.",
+    "I started learning {W} last week.",
+    "I paused the {W} {W} project because of the {w} deadline.",
+    "I prefer {w} tea over coffee in the morning.",
+    "My sister {W} moved to {W} in March.",
+    "I finished the {W} course on Friday.",
+    "I {v} the {w} module of {W} {W} today.",
+    "Remember that my dentist is Dr. {W}.",
+    "I go running every {w} morning.",
+    "what do you think about the {w} idea?",
+    "ok cool",
+    "thanks, that helps",
+    "can you explain the {w} part again?",
+]
+ASSISTANT_LINES = [
+    "Sure, here is how the {w} part could work.",
+    "That sounds like a good plan for {W}.",
+    "Do you want me to sketch the {w} table?",
+]
 
 
 def _setup_django() -> None:
@@ -179,6 +203,179 @@ def seed_episodes(owner: Any, count: int, rng: random.Random) -> list[str]:
     return words
 
 
+def transcript_text(count: int, rng: random.Random) -> str:
+    """A ``User:``/``Assistant:`` transcript of ``count`` messages (two in three the
+    person's), for the rules extractor's throughput."""
+
+    def fill(template: str) -> str:
+        return template.format_map(_Filler(rng))
+
+    lines = []
+    for n in range(count):
+        if n % 3 == 2:
+            lines.append("Assistant: " + fill(rng.choice(ASSISTANT_LINES)))
+        else:
+            lines.append("User: " + fill(rng.choice(USER_LINES)))
+    return "\n".join(lines) + "\n"
+
+
+class _Filler(dict[str, str]):
+    """Fills ``{W}``, ``{w}`` and ``{v}`` with a fresh random word at every use."""
+
+    def __init__(self, rng: random.Random) -> None:
+        super().__init__()
+        self.rng = rng
+
+    def __missing__(self, key: str) -> str:
+        if key == "v":
+            return self.rng.choice(VERBS)
+        word = self.rng.choice(WORDS)
+        return word.title() if key == "W" else word
+
+
+def seed_review_and_saves(
+    owner: Any, nodes: int, candidates: int, receipts: int, rng: random.Random
+) -> int:
+    """The rest of what the pages show at scale, written with ``bulk_create`` (no ingest):
+    ``candidates`` pending candidates, each with a quote from a transcript; ``receipts``
+    receipts of every outcome and source; and one node with 250 facts, 250 events and 50
+    links (the node page's worst case). Returns that node's id."""
+    from memory.keys import canonical_key
+    from memory.models import Candidate, Edge, Event, Evidence, Node, Slice, Transcript
+    from receipts.models import Outcome, Receipt, Source
+
+    now = datetime.now(UTC)
+    outcomes, sources = list(Outcome.values), list(Source.values)
+    for start in range(0, receipts, 5000):
+        Receipt.objects.bulk_create(
+            (
+                Receipt(
+                    owner=owner,
+                    source=sources[n % len(sources)],
+                    outcome=outcomes[n % len(outcomes)],
+                    extractor="rules",
+                    subject=f"bench save {n}",
+                    counts={"nodes": n % 3, "candidates": n % 5},
+                    summary=f"{n % 3} memories, {n % 5} guesses",
+                    duration_ms=n % 400,
+                    created_at=now - timedelta(minutes=n),
+                )
+                for n in range(start, min(receipts, start + 5000))
+            ),
+            batch_size=1000,
+        )
+    sources_rows = Transcript.objects.bulk_create(
+        Transcript(
+            owner=owner, name=f"bench source {i}", text="", sha256=uuid.uuid4().hex, status="done"
+        )
+        for i in range(20)
+    )
+    for start in range(0, candidates, 5000):
+        rows = Candidate.objects.bulk_create(
+            (
+                Candidate(
+                    owner=owner,
+                    label_guess=(label := f"{rng.choice(WORDS).title()} Guess {n}"),
+                    canonical_key=canonical_key(label),
+                    category_guess=CATEGORIES[n % len(CATEGORIES)],
+                    confidence=0.5 + (n % 40) / 100,
+                    status="pending",
+                    # Every other one past its date: cleanup has that many to expire.
+                    expires_at=now + timedelta(days=30 if n % 2 else -1),
+                    last_seen_at=now - timedelta(minutes=n),
+                )
+                for n in range(start, min(candidates, start + 5000))
+            ),
+            batch_size=1000,
+        )
+        Evidence.objects.bulk_create(
+            (
+                Evidence(
+                    owner=owner,
+                    candidate=row,
+                    transcript=sources_rows[i % len(sources_rows)],
+                    message_id=f"m{i}",
+                    quote=f"I keep thinking about {row.label_guess}",
+                )
+                for i, row in enumerate(rows)
+            ),
+            batch_size=1000,
+        )
+    big = Node.objects.create(
+        owner=owner, label="Bench Big Node", canonical_key="bench big node", category="project"
+    )
+    Slice.objects.bulk_create(
+        Slice(owner=owner, node=big, text=f"detail {i} of the big node", kind="progress")
+        for i in range(250)
+    )
+    Event.objects.bulk_create(
+        Event(owner=owner, node=big, action="other", text=f"step {i} of the big node")
+        for i in range(250)
+    )
+    others = list(Node.objects.filter(owner=owner).exclude(pk=big.pk).order_by("id")[:50])
+    Edge.objects.bulk_create(
+        Edge(owner=owner, from_node=big, to_node=other, type="uses") for other in others
+    )
+    return big.pk
+
+
+def bench_pages(owner: Any, big_node: int, label: str, repeat: int = 5) -> dict[str, Any]:
+    """Server time of each list page and the node page, in-process through Django's test
+    client (middleware, view, template; no network): median of ``repeat`` after a warm-up,
+    and the queries each runs."""
+    from django.test import Client
+    from django.test.utils import override_settings
+
+    client = Client()
+    client.force_login(owner)
+    # The test client's host, over plain HTTP: what is timed is the server's work.
+    plain = override_settings(ALLOWED_HOSTS=["testserver"], SECURE_SSL_REDIRECT=False)
+    plain.enable()
+    try:
+        return _time_pages(client, big_node, label, repeat)
+    finally:
+        plain.disable()
+
+
+def _time_pages(client: Any, big_node: int, label: str, repeat: int) -> dict[str, Any]:
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+    from django.urls import reverse
+
+    pages = {
+        "review_queue": reverse("review:queue"),
+        "review_queue_filtered": reverse("review:queue") + "?category=interest&sort=confidence",
+        "saves": reverse("receipts:list"),
+        "saves_filtered": reverse("receipts:list") + "?outcome=wrote&source=api",
+        "memory_browser": reverse("memory:nodes"),
+        "memory_browser_filtered": reverse("memory:nodes") + "?category=project&state=active",
+        "search": reverse("memory:nodes") + "?q=" + label.replace(" ", "+"),
+        "node_page": reverse("memory:node", args=[big_node]),
+        "graph": reverse("memory:graph"),
+        "graph_filtered": reverse("memory:graph") + "?category=project",
+    }
+    ms: dict[str, float] = {}
+    cpu_ms: dict[str, float] = {}
+    queries: dict[str, int] = {}
+    for name, url in pages.items():
+        response = client.get(url)  # warm-up: templates, caches
+        if response.status_code != 200:
+            raise RuntimeError(f"{name}: {url} answered {response.status_code}")
+        timings, cpu = [], []
+        for _ in range(repeat):
+            with CaptureQueriesContext(connection) as ctx:
+                started, cpu_started = time.perf_counter(), time.process_time()
+                client.get(url)
+                timings.append((time.perf_counter() - started) * 1000)
+                cpu.append((time.process_time() - cpu_started) * 1000)
+            queries[name] = len(ctx.captured_queries)
+        ms[name] = round(statistics.median(timings), 1)
+        cpu_ms[name] = round(statistics.median(cpu), 1)
+    # CPU time of this process: on SQLite it includes the queries (in-process), so on a
+    # shared, busy machine it is the figure that does not depend on the neighbours' load.
+    return {"page_ms": ms, "page_cpu_ms": cpu_ms, "page_queries": queries}
+
+
 def query_mix(
     facts: list[dict[str, str]], said: list[str], count: int, rng: random.Random
 ) -> list[tuple[str, str]]:
@@ -251,7 +448,9 @@ def bench_ingest(owner: Any, count: int, rng: random.Random) -> dict[str, float]
     MemoryRule.objects.update_or_create(owner=owner, defaults={"capture_default": "auto"})
     started = time.perf_counter()
     outcomes: dict[str, int] = {}
+    durations: list[float] = []
     for i in range(count):
+        one = time.perf_counter()
         label = f"Bench {rng.choice(WORDS).title()} {i}"
         objects = [
             {"object": "node", "label": label, "category": "project", "confidence": 0.95},
@@ -274,12 +473,14 @@ def bench_ingest(owner: Any, count: int, rng: random.Random) -> dict[str, float]
         receipt = ingest_proposals(
             owner=owner, objects=objects, name=f"bench {i}", source="command"
         )
+        durations.append((time.perf_counter() - one) * 1000)
         outcome = str(receipt.outcome)
         outcomes[outcome] = outcomes.get(outcome, 0) + 1
     elapsed = time.perf_counter() - started
     return {
         "ingest_transcripts": count,
         "ingest_per_s": round(count / elapsed, 1) if elapsed else 0.0,
+        "ingest_p50_ms": round(statistics.median(durations), 1),
         "ingest_outcomes": outcomes,  # type: ignore[dict-item]
     }
 
@@ -387,6 +588,45 @@ def _recall_figures(owner: Any, queries: list[tuple[str, str]], worker: bool) ->
     return figures
 
 
+def bench_transcript(owner: Any, messages: int, rng: random.Random) -> dict[str, Any]:
+    """The rules extractor's throughput: one ``messages``-message transcript through the
+    whole ingest (extract, gate, apply, episodes, recall's index), wall and CPU time."""
+    from memory.extractors import get_extractor
+    from memory.services.ingest import ingest_text
+
+    get_extractor("rules")  # imported once, as in a running worker
+    text = transcript_text(messages, rng)
+    started, cpu = time.perf_counter(), time.process_time()
+    receipt = ingest_text(owner=owner, text=text, name="bench transcript", extractor="rules")
+    elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu
+    return {
+        "transcript_messages": messages,
+        "transcript_outcome": str(receipt.outcome),
+        "ingest_messages_per_s": round(messages / elapsed, 1) if elapsed else 0.0,
+        "ingest_messages_per_cpu_s": round(messages / cpu, 1) if cpu else 0.0,
+    }
+
+
+def bench_cleanup(owner: Any) -> dict[str, Any]:
+    """``cleanup`` for the owner (expiring the candidates seeded as past their date): its time
+    and the peak of Python memory it allocated (tracemalloc, which also slows it down)."""
+    import tracemalloc
+
+    from memory.services.cleanup import cleanup_user
+
+    tracemalloc.start()
+    started = time.perf_counter()
+    report = cleanup_user(owner=owner)
+    elapsed = time.perf_counter() - started
+    _current, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    return {
+        "cleanup_s": round(elapsed, 2),
+        "cleanup_peak_mb": round(peak / 1024 / 1024, 1),
+        "cleanup_counts": {k: n for k, n in report.counts.items() if n},
+    }
+
+
 def run(
     sizes: list[int],
     episodes: list[int],
@@ -396,10 +636,20 @@ def run(
     *,
     worker: bool = False,
     on_row: Any = None,
+    candidates: list[int] | None = None,
+    receipts: list[int] | None = None,
+    owners: int = 0,
+    messages: int = 0,
 ) -> list[dict[str, Any]]:
     """One row of figures per size. With ``worker``, recall runs in a fresh process (its
     peak memory is a web worker's: Django, the model and the owner's cached vectors, not the
-    seeding); the corpus must then be committed, as it is outside tests."""
+    seeding); the corpus must then be committed, as it is outside tests.
+
+    ``candidates`` and ``receipts`` (one count per size) seed the review queue and the Saves
+    page, whose server times are measured with the memory browser, search, the node page and
+    the graph; ``owners`` other people get the same nodes, candidates and receipts (not
+    indexed), so every page's scoping is exercised; ``messages`` > 0 times one transcript of
+    that many messages through the rules extractor; then ``cleanup`` runs for the owner."""
     from django.contrib.auth import get_user_model
     from django.db import connection
 
@@ -407,15 +657,25 @@ def run(
 
     user_model = get_user_model()
     rows = []
-    for size, n_episodes in zip(sizes, episodes, strict=True):
+    candidates = candidates or [0] * len(sizes)
+    receipts = receipts or [0] * len(sizes)
+    for size, n_episodes, n_candidates, n_receipts in zip(
+        sizes, episodes, candidates, receipts, strict=True
+    ):
         rng = random.Random(seed + size)
-        owner = user_model.objects.create_user(
-            username=f"bench-{uuid.uuid4().hex[:12]}", password=None
-        )
+        people = [
+            user_model.objects.create_user(username=f"bench-{uuid.uuid4().hex[:12]}", password=None)
+            for _ in range(1 + owners)
+        ]
+        owner = people[0]
         try:
             started = time.perf_counter()
             facts = seed_corpus(owner, size, rng)
             said = seed_episodes(owner, n_episodes, rng)
+            big_node = seed_review_and_saves(owner, size, n_candidates, n_receipts, rng)
+            for other in people[1:]:
+                seed_corpus(other, size, rng)
+                seed_review_and_saves(other, size, n_candidates, n_receipts, rng)
             seeded = time.perf_counter() - started
             started = time.perf_counter()
             recall_index_rebuild(owner_id=owner.pk)
@@ -424,19 +684,137 @@ def run(
                 "backend": connection.vendor,
                 "nodes": size,
                 "episodes": n_episodes,
+                "candidates": n_candidates,
+                "receipts": n_receipts,
+                "owners": len(people),
                 "seed_s": round(seeded, 2),
                 "index_s": round(indexed, 2),
             }
             mix = query_mix(facts, said, queries, rng)
             row.update(_recall_figures(owner, mix, worker))
+            row.update(bench_pages(owner, big_node, facts[len(facts) // 2]["label"]))
             row.update(bench_ingest(owner, transcripts, rng))
+            if messages:
+                row.update(bench_transcript(owner, messages, rng))
+            row.update(bench_cleanup(owner))
             row.update(bench_history(owner, transcripts, rng))
             rows.append(row)
             if on_row is not None:
                 on_row(row)
         finally:
-            user_model.objects.filter(pk=owner.pk).delete()
+            user_model.objects.filter(pk__in=[p.pk for p in people]).delete()
     return rows
+
+
+TARGETS = """\
+Targets (issue 12): ingest with the rules extractor >= 1,000 messages/s on a 5,000-message
+transcript; ingest time at 100,000 nodes within 1.5x its time at 2,000; review queue, Saves
+(filtered and unfiltered), memory browser and search <= 100 ms server time; node page (500
+facts and events) and graph <= 150 ms; cleanup in bounded memory."""
+
+LIST_PAGES = (
+    "review_queue",
+    "review_queue_filtered",
+    "saves",
+    "saves_filtered",
+    "memory_browser",
+    "memory_browser_filtered",
+    "search",
+)
+
+
+def environment() -> dict[str, str]:
+    """Machine, backend and versions, for the dated table."""
+    import platform
+
+    import django
+    from django.db import connection
+
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as info:
+            names = [
+                line.split(":", 1)[1].strip() for line in info if line.startswith("model name")
+            ]
+        cpu = names[0] if names else cpu
+    except OSError:
+        pass
+    with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            cursor.execute("SHOW server_version")
+            backend = f"PostgreSQL {cursor.fetchone()[0]}"
+        else:
+            cursor.execute("SELECT sqlite_version()")
+            backend = f"SQLite {cursor.fetchone()[0]}"
+    return {
+        "date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        "machine": f"{cpu}, {os.cpu_count()} cores, {platform.system()} {platform.release()}",
+        "backend": backend,
+        "versions": f"Python {platform.python_version()}, Django {django.get_version()}",
+    }
+
+
+def markdown(rows: list[dict[str, Any]], env: dict[str, str], command: str) -> str:
+    """A dated section for docs/benchmarks.md: one column per size."""
+    head = "| figure | " + " | ".join(f"{r['nodes']:,} nodes" for r in rows) + " |"
+    lines = [
+        f"## {env['date']} -- {env['backend']}",
+        "",
+        f"Machine: {env['machine']}. {env['versions']}. Command: `{command}`.",
+        "",
+        head,
+        "| --- |" + " --- |" * len(rows),
+    ]
+
+    def line(name: str, value: Any) -> None:
+        lines.append(f"| {name} | " + " | ".join(str(value(r)) for r in rows) + " |")
+
+    line(
+        "episodes / pending candidates / receipts",
+        lambda r: f"{r['episodes']:,} / {r['candidates']:,} / {r['receipts']:,}",
+    )
+    line("owners", lambda r: r["owners"])
+    line("recall p50 / p95 ms", lambda r: f"{r['recall_p50_ms']} / {r['recall_p95_ms']}")
+    line("ingest (3 objects) p50 ms", lambda r: r["ingest_p50_ms"])
+    line(
+        "rules ingest messages/s (per CPU s)",
+        lambda r: (
+            f"{r['ingest_messages_per_s']} ({r['ingest_messages_per_cpu_s']})"
+            if "ingest_messages_per_s" in r
+            else "-"
+        ),
+    )
+    pages = list(rows[0]["page_ms"]) if rows else []
+    for page in pages:
+        line(
+            f"{page.replace('_', ' ')} ms / CPU ms (queries)",
+            lambda r, p=page: f"{r['page_ms'][p]} / {r['page_cpu_ms'][p]} ({r['page_queries'][p]})",
+        )
+    line("cleanup s / peak MB", lambda r: f"{r['cleanup_s']} / {r['cleanup_peak_mb']}")
+    return "\n".join(lines) + "\n"
+
+
+def write_markdown(path: str, section: str) -> None:
+    """Append ``section`` to ``path`` (created with a heading if missing)."""
+    exists = os.path.exists(path)
+    with open(path, "a", encoding="utf-8") as out:
+        if not exists:
+            out.write(
+                "# Benchmarks\n\nWritten by `make bench` (`python -m eval.bench`), newest "
+                "last. Server times are in-process (Django's test client: middleware, view, "
+                "template; no network).\n\n" + TARGETS + "\n\n"
+            )
+        out.write(section + "\n")
+
+
+def _counts(text: str, flag: str, sizes: list[int], default: Any) -> list[int]:
+    try:
+        values = [int(s) for s in text.split(",") if s.strip()] or [default(n) for n in sizes]
+    except ValueError:
+        raise ValueError(f"{flag} takes whole numbers separated by commas") from None
+    if len(values) != len(sizes) or min(values) < 0:
+        raise ValueError(f"{flag} needs one count (0 or more) per size")
+    return values
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -453,6 +831,26 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--transcripts", type=int, default=30, help="ingests per size")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--json", action="store_true", help="print one JSON object per size")
+    parser.add_argument(
+        "--candidates",
+        default="",
+        help="pending candidates, one per size (comma list; default a tenth of the nodes)",
+    )
+    parser.add_argument(
+        "--receipts", default="", help="receipts, one per size (comma list; default the nodes)"
+    )
+    parser.add_argument(
+        "--owners", type=int, default=2, help="other people with the same amount of data"
+    )
+    parser.add_argument(
+        "--messages",
+        type=int,
+        default=5000,
+        help="messages of the transcript timed through the rules extractor (0: none)",
+    )
+    parser.add_argument(
+        "--markdown", default="", help="append a dated table of the figures to this file"
+    )
     args = parser.parse_args(argv)
     try:
         sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
@@ -466,6 +864,13 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--episodes takes whole numbers separated by commas")
     if len(episodes) != len(sizes) or min(episodes) < 0:
         parser.error("--episodes needs one count (0 or more) per size")
+    if args.owners < 0 or args.messages < 0:
+        parser.error("--owners and --messages must be 0 or more")
+    try:
+        candidates = _counts(args.candidates, "--candidates", sizes, lambda n: n // 10)
+        receipts = _counts(args.receipts, "--receipts", sizes, lambda n: n)
+    except ValueError as exc:
+        parser.error(str(exc))
     _setup_django()
 
     def show(row: dict[str, Any]) -> None:
@@ -493,9 +898,39 @@ def main(argv: list[str] | None = None) -> int:
                 f"    {kind:<10} p50={row['recall_p50_ms_by_kind'][kind]} ms "
                 f"p95={row['recall_p95_ms_by_kind'][kind]} ms"
             )
+        print(
+            f"    ingest p50={row['ingest_p50_ms']} ms  "
+            + (
+                f"rules ingest={row['ingest_messages_per_s']} messages/s "
+                f"({row['ingest_messages_per_cpu_s']} per CPU second)  "
+                if "ingest_messages_per_s" in row
+                else ""
+            )
+            + f"cleanup={row['cleanup_s']} s peak={row['cleanup_peak_mb']} MB"
+        )
+        for page, ms in row["page_ms"].items():
+            print(
+                f"    {page:<24} {ms} ms  CPU {row['page_cpu_ms'][page]} ms  "
+                f"queries={row['page_queries'][page]}"
+            )
         sys.stdout.flush()
 
-    run(sizes, episodes, args.queries, args.transcripts, args.seed, worker=True, on_row=show)
+    rows = run(
+        sizes,
+        episodes,
+        args.queries,
+        args.transcripts,
+        args.seed,
+        worker=True,
+        on_row=show,
+        candidates=candidates,
+        receipts=receipts,
+        owners=args.owners,
+        messages=args.messages,
+    )
+    if args.markdown:
+        command = "python -m eval.bench " + " ".join(argv if argv is not None else sys.argv[1:])
+        write_markdown(args.markdown, markdown(rows, environment(), command.strip()))
     return 0
 
 

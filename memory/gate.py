@@ -285,6 +285,14 @@ class _Gate:
             for alias_key in node.alias_keys:
                 self.by_alias.setdefault(alias_key, node)
         self.pending = {c.key: c for c in snapshot.candidates}
+        # Word -> positions in snapshot.nodes of the nodes whose key has it, for hint_for.
+        self.by_word: dict[str, list[int]] = {}
+        self.node_words: list[set[str]] = []
+        for position, node in enumerate(snapshot.nodes):
+            other = {w for w in node.key.split() if len(w) > 1}
+            self.node_words.append(other)
+            for word in other:
+                self.by_word.setdefault(word, []).append(position)
         self.suppressions: dict[str, SuppressionRef] = {}
         for s in snapshot.suppressions:
             if s.until is None or s.until > snapshot.now:
@@ -328,8 +336,12 @@ class _Gate:
         """An existing node that shares words with ``key``: shown to the reviewer, never merged."""
         words = {w for w in key.split() if len(w) > 1}
         best: tuple[float, int] | None = None
-        for node in self.snap.nodes:
-            other = {w for w in node.key.split() if len(w) > 1}
+        # Only nodes sharing a word can score, visited in snapshot order (the first of equal
+        # scores wins): an index by word instead of a pass over every node per label.
+        positions = sorted({p for w in words for p in self.by_word.get(w, ())})
+        for position in positions:
+            node = self.snap.nodes[position]
+            other = self.node_words[position]
             if not words or not other or node.key == key:
                 continue
             shared = len(words & other)

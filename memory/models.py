@@ -76,6 +76,17 @@ class Node(models.Model):
             models.Index(fields=["owner", "canonical_key"], name="memory_node_owner_key"),
             models.Index(fields=["owner", "category", "state"], name="memory_node_owner_cat"),
             models.Index(fields=["owner", "-updated_at"], name="memory_node_owner_upd"),
+            # memory.selectors.node_list: the memory browser pages the owner's nodes by label.
+            models.Index(fields=["owner", "label", "id"], name="memory_node_owner_label"),
+            # memory.selectors.graph_data: the graph's most-mentioned nodes, all of them and
+            # of one category.
+            models.Index(
+                fields=["owner", "-mention_count", "label", "id"], name="memory_node_graph"
+            ),
+            models.Index(
+                fields=["owner", "category", "-mention_count", "label", "id"],
+                name="memory_node_graph_cat",
+            ),
         ]
         ordering = ["label"]
 
@@ -650,6 +661,26 @@ class RecallTerm(models.Model):
 
     def __str__(self) -> str:
         return f"{self.term} in {self.kind} #{self.ref_id}"
+
+
+class NodeKeyWord(models.Model):
+    """A word of a node's canonical key: the gate's "may belong to" hints look nodes up by
+    word here instead of scanning every key of the owner with ``LIKE '%word%'``. Kept with
+    recall's index (``memory.services.recall_index``), which every node write refreshes."""
+
+    # No index of its own: the (owner, word, node) index below starts with the owner.
+    owner = models.ForeignKey(Owner, on_delete=models.CASCADE, related_name="+", db_index=False)
+    node = models.ForeignKey(Node, on_delete=models.CASCADE, related_name="+")
+    word = models.CharField(max_length=200)
+
+    class Meta:
+        indexes = [
+            # memory.selectors.gate_snapshot: the owner's nodes with one of these key words.
+            models.Index(fields=["owner", "word", "node"], name="memory_nodekeyword_word"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.word} in node #{self.node_id}"
 
 
 def random_epoch() -> int:

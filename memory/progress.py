@@ -38,6 +38,14 @@ class Progress:
             self.stream.write("\r\033[K")
             self.stream.flush()
 
+    def line(self, text: str) -> None:
+        """A line of its own above the bar (on a terminal only), with the time so far."""
+        if not self.enabled:
+            return
+        elapsed = time.monotonic() - self.started
+        self.stream.write(f"\r\033[K{text} ({elapsed:.1f} s)\n")
+        self.stream.flush()
+
     def add(self, n: int) -> None:
         self.total += n
 

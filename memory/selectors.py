@@ -7,8 +7,8 @@ from datetime import datetime
 from typing import Any
 
 from django.conf import settings
-from django.db.models import Count, F, Prefetch, Q, QuerySet
-from django.db.models.functions import Left
+from django.db.models import Count, F, OuterRef, Prefetch, Q, QuerySet, Subquery
+from django.db.models.functions import Coalesce, Left
 
 from memory.gate import (
     CandidateRef,
@@ -28,6 +28,7 @@ from memory.models import (
     Evidence,
     MemoryRule,
     Node,
+    NodeKeyWord,
     Revision,
     Slice,
     Suppression,
@@ -55,6 +56,11 @@ def active_suppressions(owner: Any, *, now: datetime) -> QuerySet[Suppression]:
     )
 
 
+def _owned(rows: QuerySet[Node], owner: Any) -> list[Node]:
+    """``rows`` that belong to ``owner`` (read by id, checked here)."""
+    return [n for n in rows if n.owner_id == owner.pk]
+
+
 def gate_snapshot(owner: Any, proposals: Iterable[AnyProposal], *, now: datetime) -> Snapshot:
     """Everything the gate needs to judge ``proposals``, in a constant number of queries.
 
@@ -80,24 +86,46 @@ def gate_snapshot(owner: Any, proposals: Iterable[AnyProposal], *, now: datetime
         return base
 
     words = sorted({w for k in keys for w in k.split() if len(w) > 2 and w not in _HINT_STOP})[:40]
-    near = Q()
-    for word in words:
-        near |= Q(canonical_key=word) | Q(canonical_key__startswith=f"{word} ")
-        near |= Q(canonical_key__endswith=f" {word}") | Q(canonical_key__contains=f" {word} ")
-    exact = Q(canonical_key__in=keys) | Q(aliases__canonical_key__in=keys)
     # Exact matches decide identity: always loaded. Nodes that merely share a word are hints
     # for the reviewer, capped -- and they can never crowd an exact match out of the snapshot.
-    node_rows = list(Node.objects.filter(owner=owner).filter(exact).distinct().order_by("id"))
+    # Every lookup is by an index of what it matches (key, alias key, key word, node id):
+    # an OR across the alias join, or the owner's filter next to a list of ids (SQLite,
+    # without statistics, then prefers the owner's index), walks every node of the owner.
+    # Ids come from the owner's own rows; the owner is checked again on what is read.
+    aliased = set(
+        Alias.objects.filter(owner=owner, canonical_key__in=keys).values_list("node_id", flat=True)
+    )
+    hint_ids: list[int] = []
     if words:
-        seen = {n.id for n in node_rows}
-        hints = Node.objects.filter(owner=owner).filter(near).order_by("id")[:500]
-        node_rows += [n for n in hints if n.id not in seen]
+        # Nodes whose key has one of these words, the first 500 by id: an index lookup by
+        # word (NodeKeyWord), not a LIKE scan over every key of the owner.
+        hint_ids = list(
+            NodeKeyWord.objects.filter(owner=owner, word__in=words)
+            .order_by("node_id")
+            .values_list("node_id", flat=True)
+            .distinct()[:500]
+        )
+    # One read: by key (the owner's key index) or by id (the primary key). No ORDER BY:
+    # Node's default, the label, would be served by walking the owner's label index.
+    by_id = {
+        n.id: n
+        for n in _owned(
+            Node.objects.filter(
+                Q(owner=owner, canonical_key__in=keys) | Q(id__in=aliased | set(hint_ids))
+            ).order_by(),
+            owner,
+        )
+    }
+    exact = {pk for pk, n in by_id.items() if n.canonical_key in keys or pk in aliased}
+    node_rows = sorted((by_id[pk] for pk in exact), key=lambda n: n.id)
+    node_rows += [by_id[pk] for pk in hint_ids if pk in by_id and pk not in exact]
     node_ids = [n.id for n in node_rows]
     alias_keys: dict[int, set[str]] = {}
-    for node_id, alias_key in Alias.objects.filter(owner=owner, node_id__in=node_ids).values_list(
-        "node_id", "canonical_key"
+    for node_id, alias_key, alias_owner in Alias.objects.filter(node_id__in=node_ids).values_list(
+        "node_id", "canonical_key", "owner_id"
     ):
-        alias_keys.setdefault(node_id, set()).add(alias_key)
+        if alias_owner == owner.pk:
+            alias_keys.setdefault(node_id, set()).add(alias_key)
     nodes = tuple(
         NodeRef(
             n.id, n.label, n.canonical_key, n.category, n.state, frozenset(alias_keys.get(n.id, ()))
@@ -225,7 +253,7 @@ def candidate_queue(
         )
     return (
         queue.select_related("possible_existing_node")
-        .annotate(evidence_count=Count("evidence"))
+        .annotate(evidence_count=Coalesce(_counted(Evidence, of="candidate_id"), 0))
         .prefetch_related(
             Prefetch(
                 "evidence",
@@ -306,34 +334,64 @@ def evidence_rows() -> QuerySet[Evidence]:
     )
 
 
-def node_detail(owner: Any, node_id: int) -> Node | None:
+# How many facts (current, and superseded) and events the node page shows until the person
+# asks for all of them: the page stays fast for a memory with hundreds of each.
+DETAIL_LIMIT = 50
+
+
+def _counted(model: Any, *, of: str = "node_id", **filters: Any) -> Subquery:
+    """How many ``model`` rows of the outer row (through ``of``) match ``filters``: a
+    subquery, evaluated for the rows shown only, so counting does not join and group every
+    row of the owner."""
+    return Subquery(
+        model.objects.filter(**{of: OuterRef("pk")}, **filters)
+        .order_by()
+        .values(of)
+        .annotate(n=Count("id"))
+        .values("n")[:1]
+    )
+
+
+def node_detail(owner: Any, node_id: int, *, everything: bool = False) -> Node | None:
     """One node with everything its page shows, in a constant number of queries.
 
-    Each fact, event and link carries its evidence count and its first
+    The newest ``DETAIL_LIMIT`` current facts (``node.current_slices``), superseded facts
+    (``node.old_slices``) and events (``node.shown_events``, in timeline order), or all of
+    them with ``everything``; ``node.current_count``, ``old_count`` and ``event_count`` say
+    how many there are. Each fact, event and link carries its evidence count and its first
     ``EVIDENCE_PER_ITEM`` quotes (a sliced prefetch: one query whatever the number of rows);
     the node's own evidence is paged by :func:`node_evidence_page`.
     """
     first = evidence_rows()[:EVIDENCE_PER_ITEM]
     counted = Count("evidence")
+    shown = slice(None) if everything else slice(DETAIL_LIMIT)
+    facts = Slice.objects.annotate(evidence_count=counted).order_by("-created_at", "-id")
     return (
         Node.objects.filter(owner=owner, pk=node_id)
+        .annotate(
+            current_count=Coalesce(_counted(Slice, is_current=True), 0),
+            old_count=Coalesce(_counted(Slice, is_current=False), 0),
+            event_count=Coalesce(_counted(Event), 0),
+        )
         .prefetch_related(
             "aliases",
             Prefetch(
-                "slices",
-                queryset=Slice.objects.annotate(evidence_count=counted).order_by(
-                    "-created_at", "-id"
-                ),
+                "slices", queryset=facts.filter(is_current=True)[shown], to_attr="current_slices"
             ),
-            Prefetch("slices__evidence", queryset=first, to_attr="first_evidence"),
+            Prefetch(
+                "slices", queryset=facts.filter(is_current=False)[shown], to_attr="old_slices"
+            ),
+            Prefetch("current_slices__evidence", queryset=first, to_attr="first_evidence"),
+            Prefetch("old_slices__evidence", queryset=first, to_attr="first_evidence"),
             # The timeline: when it happened first (unknown dates last), then when ume learned it.
             Prefetch(
                 "events",
                 queryset=Event.objects.annotate(evidence_count=counted).order_by(
                     F("happened_at").desc(nulls_last=True), "-created_at", "-id"
-                ),
+                )[shown],
+                to_attr="shown_events",
             ),
-            Prefetch("events__evidence", queryset=first, to_attr="first_evidence"),
+            Prefetch("shown_events__evidence", queryset=first, to_attr="first_evidence"),
             Prefetch(
                 "edges_out",
                 queryset=Edge.objects.select_related("to_node")

@@ -29,6 +29,7 @@ from memory.forms import (
 from memory.graph_layout import NodeIn, layout_graph
 from memory.htmx import HtmxHttpRequest
 from memory.models import Node, Suppression
+from memory.options import select_options
 from memory.search import search_nodes
 from memory.services import nodes as node_services
 from memory.services.nodes import NodeEditError, StaleRevision
@@ -40,10 +41,9 @@ NODE = "memory/node.html"
 NODES = "memory/nodes.html"
 
 
-def node_or_404(request: HttpRequest, node_id: int, *, detail: bool = False) -> Node:
+def node_or_404(request: HttpRequest, node_id: int) -> Node:
     """The signed-in owner's node, or 404 (another user's row is never shown)."""
-    get = selectors.node_detail if detail else selectors.node_get
-    node = get(request.user, node_id)
+    node = selectors.node_get(request.user, node_id)
     if node is None:
         raise Http404("No such memory")
     return node
@@ -83,12 +83,15 @@ def node(request: HtmxHttpRequest, node_id: int) -> HttpResponse:
         node = node_or_404(request, node_id)
         context = {"node": node, **_evidence_context(request, node)}
         return render(request, f"{NODE}#node-evidence", context)
-    node = node_or_404(request, node_id, detail=True)
+    # The newest facts and events, or every one of them with ?all=1.
+    shown = selectors.node_detail(request.user, node_id, everything=request.GET.get("all") == "1")
+    if shown is None:
+        raise Http404("No such memory")
     return render(
         request,
         NODE,
         node_context(
-            node, undo_receipt=_last_change(request, node), **_evidence_context(request, node)
+            shown, undo_receipt=_last_change(request, shown), **_evidence_context(request, shown)
         ),
     )
 
@@ -125,6 +128,11 @@ def _last_change(request: HtmxHttpRequest, node: Node) -> Receipt | None:
     return receipt
 
 
+_SLICE_KIND_OPTIONS = select_options(SliceKind.choices, capfirst=True)
+_EVENT_ACTION_OPTIONS = select_options(EventAction.choices, capfirst=True)
+_EDGE_TYPE_OPTIONS = select_options(EdgeType.choices)
+
+
 def node_context(node: Node, **extra: Any) -> dict[str, Any]:
     """What the node page and each of its regions render from."""
     initial = {"label": node.label, "category": node.category, "state": node.state}
@@ -134,9 +142,9 @@ def node_context(node: Node, **extra: Any) -> dict[str, Any]:
             initial={**initial, "summary": node.summary, "revision": node.revision}
         ),
         "alias_form": AliasForm(),
-        "slice_kinds": SliceKind.choices,
-        "event_actions": EventAction.choices,
-        "edge_types": EdgeType.choices,
+        "slice_kinds": _SLICE_KIND_OPTIONS,
+        "event_actions": _EVENT_ACTION_OPTIONS,
+        "edge_types": _EDGE_TYPE_OPTIONS,
         **extra,
     }
 

@@ -22,6 +22,7 @@ from memory import selectors
 from memory.htmx import HtmxHttpRequest
 from memory.imports import selectors as import_selectors
 from memory.models import Candidate
+from memory.options import select_options
 from memory.services import review as review_services
 from memory.services.review import CandidateAlreadyDecided, ReviewError
 from memory.services.uploads import transcripts_upload
@@ -43,7 +44,13 @@ QUEUE = "review/queue.html"
 PAGE_SIZE = 20
 LAST_DECISION = "review_last_decision"
 LAST_BULK = "review_last_bulk"
-CHOICES = {"categories": Category.choices, "states": NodeState.choices}
+CHOICES = {
+    "categories": Category.choices,
+    "states": NodeState.choices,
+    # The option lists of each card's selects, built once (a page shows 50 cards).
+    "category_options": select_options(Category.choices),
+    "state_options": select_options(NodeState.choices, capfirst=True)[NodeState.ACTIVE],
+}
 
 
 def candidate_or_404(request: HttpRequest, candidate_id: int) -> Candidate:

@@ -43,7 +43,7 @@ from __future__ import annotations
 import logging
 import time
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
@@ -90,6 +90,13 @@ worker_log = logging.getLogger("ume.worker")
 # the same database do not collide with us.
 _LOCK_NAMESPACE = zlib.crc32(b"ume.cleanup") & 0x7FFFFFFF
 
+# Rows per statement when cleanup reads or deletes at scale: memory stays bounded whatever
+# the size of the store (a delete with cascades loads the rows it deletes).
+CHUNK = 2000
+# Entries listed per step in a report (the counts stay exact): a receipt of a run that
+# expired 10,000 candidates names the first ones, not every one.
+LIST_LIMIT = 1000
+
 # The step counts of a cleanup, in the order they are reported.
 COUNT_KEYS = (
     "candidates_expired",
@@ -110,6 +117,9 @@ COUNT_KEYS = (
 )
 
 
+StepCallback = Callable[["UserCleanup", str, int], None]
+
+
 @dataclass
 class UserCleanup:
     """What cleanup did (or, in a dry run, would do) for one user."""
@@ -127,6 +137,7 @@ class UserCleanup:
     retention: dict[str, Any] | None = None
     receipt: Receipt | None = None
     history: History | None = None
+    step: Callable[[str, int], None] = field(default=lambda name, count: None, repr=False)
 
     @property
     def changed(self) -> bool:
@@ -183,8 +194,10 @@ def cleanup_run(
     user: Any = None,
     on_user: Callable[[UserCleanup], None] | None = None,
     on_start: Callable[[int], None] | None = None,
+    on_step: StepCallback | None = None,
 ) -> list[UserCleanup]:
-    """Clean up every user that has memory data (or just ``user``). One report per user."""
+    """Clean up every user that has memory data (or just ``user``). One report per user.
+    ``on_step(report, step, count)`` is called after each step of each user."""
     now = now or timezone.now()
     if user is not None:
         owners = [user]
@@ -202,7 +215,7 @@ def cleanup_run(
         on_start(len(owners))
     reports = []
     for owner in owners:
-        report = cleanup_user(owner=owner, now=now, dry_run=dry_run)
+        report = cleanup_user(owner=owner, now=now, dry_run=dry_run, on_step=on_step)
         worker_log.info(
             "cleanup user",
             extra={
@@ -220,13 +233,26 @@ def cleanup_run(
     return reports
 
 
-def cleanup_user(*, owner: Any, now: datetime | None = None, dry_run: bool = False) -> UserCleanup:
-    """Plan and (unless ``dry_run``) apply one user's cleanup; see the module docstring."""
+def cleanup_user(
+    *,
+    owner: Any,
+    now: datetime | None = None,
+    dry_run: bool = False,
+    on_step: StepCallback | None = None,
+) -> UserCleanup:
+    """Plan and (unless ``dry_run``) apply one user's cleanup; see the module docstring.
+    ``on_step(report, step, count)`` is called after each step (planned, then applied)."""
     now = now or timezone.now()
     started = time.perf_counter()
     report = UserCleanup(
         user_id=owner.pk, username=owner.get_username(), as_of=now, dry_run=dry_run
     )
+
+    def step(name: str, count: int) -> None:
+        if on_step is not None:
+            on_step(report, name, count)
+
+    report.step = step
     if dry_run:
         _plan(owner, now, report)
         report.status = "changed" if report.changed else "clean"
@@ -275,13 +301,18 @@ def _plan(owner: Any, now: datetime, report: UserCleanup) -> _Plan:
     plan = _Plan()
     counts = report.counts
 
-    # Candidates past their expiry date.
-    for c in _expiring_candidates(owner, now).order_by("expires_at", "id"):
-        plan.candidate_ids.append(c.pk)
-        report.candidates.append(
-            {"id": c.pk, "label": c.label_guess, "expires_at": _iso(c.expires_at)}
-        )
+    # Candidates past their expiry date (read in chunks: only the columns reported).
+    rows = (
+        _expiring_candidates(owner, now)
+        .order_by("expires_at", "id")
+        .values_list("id", "label_guess", "expires_at")
+    )
+    for pk, label, expires_at in rows.iterator(chunk_size=CHUNK):
+        plan.candidate_ids.append(pk)
+        if len(report.candidates) < LIST_LIMIT:
+            report.candidates.append({"id": pk, "label": label, "expires_at": _iso(expires_at)})
     counts["candidates_expired"] = len(plan.candidate_ids)
+    report.step("candidates to expire", counts["candidates_expired"])
 
     # Suppressions that stopped blocking since this user's previous cleanup.
     since = (
@@ -300,6 +331,7 @@ def _plan(owner: Any, now: datetime, report: UserCleanup) -> _Plan:
             {"id": s.pk, "label": s.label, "kind": s.kind, "until": _iso(s.suppressed_until)}
         )
     counts["suppressions_expired"] = len(report.suppressions)
+    report.step("suppressions expired", counts["suppressions_expired"])
 
     # Retention.
     rule = MemoryRule.objects.filter(owner=owner, retention_days__isnull=False).first()
@@ -312,6 +344,10 @@ def _plan(owner: Any, now: datetime, report: UserCleanup) -> _Plan:
         counts["episodes_deleted"] = _old_episodes(owner, cutoff).count()
         counts["slices_deleted"] = _old_slices(owner, cutoff).count()
         counts["revisions_deleted"] = _old_revisions(owner, cutoff).count()
+        report.step(
+            "rows past retention",
+            sum(counts[k] for k in ("evidence_deleted", "episodes_deleted", "slices_deleted")),
+        )
     counts["idempotency_keys_expired"] = _expired_keys(owner, now).count()
 
     # Junk nodes.
@@ -322,7 +358,8 @@ def _plan(owner: Any, now: datetime, report: UserCleanup) -> _Plan:
             continue
         entry = {"id": node.pk, "label": node.label, "reason": reason, "origin": node.origin}
         if node.origin != NodeOrigin.EXTRACTED:
-            report.junk_kept.append(entry)
+            if len(report.junk_kept) < LIST_LIMIT:
+                report.junk_kept.append(entry)
             continue
         plan.junk.append((node, reason))
         report.junk.append(entry)
@@ -343,10 +380,12 @@ def _plan(owner: Any, now: datetime, report: UserCleanup) -> _Plan:
             .count()
         )
         counts["suppressions_written"] = len(_keys_to_suppress(owner, plan.junk, now))
+    report.step("junk nodes", len(junk_ids))
 
     # Evidence left with no target, including what the steps above will leave so.
     counts["orphan_evidence_deleted"] = _orphans_after(owner, plan, junk_ids).count()
     counts["orphan_episodes_deleted"] = _orphan_episodes(owner, plan).count()
+    report.step("orphans", counts["orphan_evidence_deleted"] + counts["orphan_episodes_deleted"])
     return plan
 
 
@@ -452,34 +491,35 @@ def _keys_to_suppress(owner: Any, junk: list[tuple[Node, str]], now: datetime) -
 
 def _apply(owner: Any, now: datetime, plan: _Plan, report: UserCleanup) -> None:
     """Write the plan. Runs inside the per-user transaction, under the lock; every write is
-    conditional, so the counts are of rows actually changed."""
+    conditional, so the counts are of rows actually changed. Deletes run ``CHUNK`` rows at a
+    time, so memory stays bounded whatever the size of the store."""
     counts = report.counts
-    counts["candidates_expired"] = (
-        _expiring_candidates(owner, now)
-        .filter(pk__in=plan.candidate_ids)
-        .update(status=CandidateStatus.EXPIRED)
+    counts["candidates_expired"] = sum(
+        _expiring_candidates(owner, now).filter(pk__in=ids).update(status=CandidateStatus.EXPIRED)
+        for ids in _chunks(plan.candidate_ids)
     )
+    report.step("candidates expired", counts["candidates_expired"])
 
-    # The nodes and episodes whose recall documents change.
+    # The nodes whose recall documents change (episodes are refreshed chunk by chunk).
     touched: set[int] = {n.pk for n, _ in plan.junk}
-    gone = set(_orphan_episodes(owner, plan).values_list("id", flat=True))
     if plan.retention_cutoff is not None:
         cutoff = plan.retention_cutoff
-        touched |= set(_old_slices(owner, cutoff).values_list("node_id", flat=True))
-        gone |= set(_old_episodes(owner, cutoff).values_list("id", flat=True))
-        gone |= set(
-            Episode.objects.filter(
-                owner=owner, transcript__in=_old_transcripts(owner, cutoff)
-            ).values_list("id", flat=True)
+        touched |= set(
+            _old_slices(owner, cutoff).order_by().values_list("node_id", flat=True).distinct()
         )
         # Before the slices go: their history is found by their ids.
         counts["revisions_deleted"] = _old_revisions(owner, cutoff).delete()[0]
+        # Evidence has nothing that depends on it: one DELETE, no rows loaded.
         counts["evidence_deleted"] = _old_evidence(owner, cutoff).delete()[0]
-        counts["episodes_deleted"] = _old_episodes(owner, cutoff).delete()[0]
-        counts["transcripts_deleted"] = _deleted(
-            _old_transcripts(owner, cutoff).delete(), Transcript
+        # What was said before the cut-off, including every episode of the transcripts
+        # deleted next (so they take none with them).
+        counts["episodes_deleted"] = _delete_episodes(owner, _old_episodes(owner, cutoff))
+        counts["transcripts_deleted"] = _delete_chunks(_old_transcripts(owner, cutoff), Transcript)
+        counts["slices_deleted"] = _delete_chunks(_old_slices(owner, cutoff), Slice)
+        report.step(
+            "rows deleted by retention",
+            sum(counts[k] for k in ("evidence_deleted", "episodes_deleted", "slices_deleted")),
         )
-        counts["slices_deleted"] = _deleted(_old_slices(owner, cutoff).delete(), Slice)
 
     if plan.junk:
         keys = _keys_to_suppress(owner, plan.junk, now)
@@ -497,30 +537,36 @@ def _apply(owner: Any, now: datetime, plan: _Plan, report: UserCleanup) -> None:
         )
         counts["suppressions_written"] = len(keys)
         junk_keys = [node.canonical_key for node, _ in plan.junk]
-        by_key = dict(
-            active_suppressions(owner, now=now)
-            .filter(canonical_key__in=junk_keys)
-            .order_by("id")
-            .values_list("canonical_key", "pk")
-        )
+        by_key: dict[str, int] = {}
+        for chunk in _chunks(junk_keys):
+            by_key.update(
+                active_suppressions(owner, now=now)
+                .filter(canonical_key__in=chunk)
+                .order_by("id")
+                .values_list("canonical_key", "pk")
+            )
         for entry, (node, _reason) in zip(report.junk, plan.junk, strict=True):
             entry["suppression"] = by_key.get(node.canonical_key)
-        doomed = Node.objects.filter(
-            owner=owner, pk__in=[n.pk for n, _ in plan.junk], origin=NodeOrigin.EXTRACTED
-        )
         history = History(
             owner_id=owner.pk,
             actor=Actor(RevisionActor.CLEANUP, "cleanup"),
             reason="junk label",
             now=now,
         )
-        delete_tree(owner.pk, doomed.values_list("pk", flat=True), history)
+        removed: dict[str, int] = {}
+        for ids in _chunks([n.pk for n, _ in plan.junk], size=max(1, CHUNK // 4)):
+            doomed = Node.objects.filter(owner=owner, pk__in=ids, origin=NodeOrigin.EXTRACTED)
+            delete_tree(owner.pk, doomed.values_list("pk", flat=True), history)
+            _total, by_model = doomed.delete()
+            for label, n in by_model.items():
+                removed[label] = removed.get(label, 0) + n
         report.history = history
-        deleted = doomed.delete()
+        deleted = (sum(removed.values()), removed)
         counts["junk_nodes_removed"] = _deleted(deleted, Node)
         counts["junk_slices_removed"] = _deleted(deleted, Slice)
         counts["junk_events_removed"] = _deleted(deleted, Event)
         counts["junk_edges_removed"] = _deleted(deleted, Edge)
+        report.step("junk nodes removed", counts["junk_nodes_removed"])
 
     counts["orphan_evidence_deleted"] = Evidence.objects.filter(
         owner=owner,
@@ -530,9 +576,35 @@ def _apply(owner: Any, now: datetime, plan: _Plan, report: UserCleanup) -> None:
         edge__isnull=True,
         candidate__isnull=True,
     ).delete()[0]
-    counts["orphan_episodes_deleted"] = _orphan_episodes(owner, plan).delete()[0]
+    counts["orphan_episodes_deleted"] = _delete_episodes(owner, _orphan_episodes(owner, plan))
     counts["idempotency_keys_expired"] = _expired_keys(owner, now).delete()[0]
-    recall_index_refresh(owner_id=owner.pk, nodes=touched, episodes=gone)
+    for ids in _chunks(sorted(touched)):
+        recall_index_refresh(owner_id=owner.pk, nodes=ids)
+    report.step(
+        "orphans deleted", counts["orphan_evidence_deleted"] + counts["orphan_episodes_deleted"]
+    )
+
+
+def _chunks(ids: list[Any], *, size: int = CHUNK) -> Iterator[list[Any]]:
+    for start in range(0, len(ids), size):
+        yield ids[start : start + size]
+
+
+def _delete_chunks(rows: QuerySet[Any], model: type[models.Model]) -> int:
+    """Delete ``rows`` (of ``model``) ``CHUNK`` at a time; how many ``model`` rows went."""
+    total = 0
+    while ids := list(rows.order_by("pk").values_list("pk", flat=True)[:CHUNK]):
+        total += _deleted(model._default_manager.filter(pk__in=ids).delete(), model)
+    return total
+
+
+def _delete_episodes(owner: Any, rows: QuerySet[Episode]) -> int:
+    """Delete these episodes ``CHUNK`` at a time, each chunk's recall documents with it."""
+    total = 0
+    while ids := list(rows.order_by("pk").values_list("pk", flat=True)[:CHUNK]):
+        total += Episode.objects.filter(owner=owner, pk__in=ids).delete()[0]
+        recall_index_refresh(owner_id=owner.pk, episodes=ids)
+    return total
 
 
 def _deleted(result: tuple[int, dict[str, int]], model: type[models.Model]) -> int:

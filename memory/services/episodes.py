@@ -2,10 +2,10 @@
 
 Entry points (stable; other code depends on them):
 
-- ``episodes_record(*, transcript, messages, now=None) -> list[Episode]``: called inside the
+- ``episodes_record(*, transcript, messages, now=None) -> list[int]``: called inside the
   save's transaction by every path a conversation enters (``ingest``, uploads,
   ``ingest --pending``, ``POST /v1/conversations``, MCP ``save_conversation``). Recording the
-  same transcript twice writes nothing new.
+  same transcript twice writes nothing new. Returns the new episodes' ids.
 - ``episodes_delete(*, owner, transcript_ids=None, before=None) -> int``: removes the owner's
   episodes of those transcripts (all of them when ``transcript_ids`` is None), optionally only
   those learned before ``before`` (retention). Returns how many were deleted.
@@ -20,14 +20,15 @@ from typing import Any
 from django.utils import timezone
 
 from memory.models import Episode, Transcript
+from memory.services.bulk import insert_rows
 from memory.services.recall_index import recall_index_refresh
 from memory.transcripts import Message, episode_rows
 
 
 def episodes_record(
     *, transcript: Transcript, messages: Sequence[Message], now: datetime | None = None
-) -> list[Episode]:
-    """Keep each message of ``transcript`` as an episode of its owner."""
+) -> list[int]:
+    """Keep each message of ``transcript`` as an episode of its owner; the new ids."""
     now = now or timezone.now()
     rows = episode_rows(list(messages), source_time=transcript.source_time, now=now)
     if not rows:
@@ -35,23 +36,36 @@ def episodes_record(
     existing = set(
         Episode.objects.filter(transcript=transcript).values_list("message_id", flat=True)
     )
-    episodes = [
-        Episode(
-            owner_id=transcript.owner_id,
-            transcript=transcript,
-            message_id=row.message_id,
-            seq=row.seq,
-            role=row.role,
-            text=row.text,
-            said_at=row.said_at,
-            learned_at=now,
-        )
-        for row in rows
-        if row.message_id not in existing
+    fresh = [row for row in rows if row.message_id not in existing]
+    if not fresh:
+        return []
+    insert_rows(
+        Episode,
+        ("owner", "transcript", "message_id", "seq", "role", "text", "said_at", "learned_at"),
+        (
+            (
+                transcript.owner_id,
+                transcript.pk,
+                row.message_id,
+                row.seq,
+                row.role,
+                row.text,
+                row.said_at,
+                now,
+            )
+            for row in fresh
+        ),
+    )
+    # The new rows' ids, read back in one query (the insert returns none).
+    ids = [
+        pk
+        for pk, message_id in Episode.objects.filter(transcript=transcript)
+        .order_by("seq", "id")
+        .values_list("id", "message_id")
+        if message_id not in existing
     ]
-    created = Episode.objects.bulk_create(episodes, batch_size=500)
-    recall_index_refresh(owner_id=transcript.owner_id, episodes=[e.pk for e in created])
-    return created
+    recall_index_refresh(owner_id=transcript.owner_id, episodes=ids)
+    return ids
 
 
 def episodes_delete(

@@ -5,8 +5,9 @@ Entry points (stable; every write path calls the first inside its own transactio
 
 - ``recall_index_refresh(*, owner_id, nodes=(), pages=(), episodes=())``: re-reads those rows
   and rewrites their documents (a row that no longer exists loses its document), adjusts the
-  owner's statistics and bumps the owner's index version. Idempotent: calling it for rows
-  that did not change rewrites the same documents.
+  owner's statistics and bumps the owner's index version. A node's key words (the gate's
+  "may belong to" lookup, :class:`~memory.models.NodeKeyWord`) are rewritten with it.
+  Idempotent: calling it for rows that did not change rewrites the same documents.
 - ``recall_index_rebuild(*, owner_id, progress=None) -> dict``: every document of the owner
   from scratch (the ``reindex`` command; after a model change).
 """
@@ -25,6 +26,7 @@ from memory.models import (
     Episode,
     Event,
     Node,
+    NodeKeyWord,
     Page,
     RecallDoc,
     RecallStats,
@@ -41,6 +43,7 @@ from memory.recall.documents import (
     page_fields,
 )
 from memory.recall.embed import MODEL_NAME, embed, quantize
+from memory.services.bulk import insert_rows
 
 CHUNK = 2000  # ids per statement: well under SQLite's variable limit
 
@@ -155,34 +158,40 @@ def _write(owner_id: int, kind: str, ids: list[int], *, fresh: bool = False) -> 
         RecallTerm.objects.filter(owner_id=owner_id, kind=kind, ref_id__in=ids).delete()
         old.delete()
     vectors = quantize(embed([d.embed_text for d in docs]))
-    RecallDoc.objects.bulk_create(
-        [
-            RecallDoc(
-                owner_id=owner_id,
-                kind=kind,
-                ref_id=d.ref_id,
-                length=d.length,
-                model=MODEL_NAME,
-                vector=vector,
-                seq=seq,
-            )
+    insert_rows(
+        RecallDoc,
+        ("owner", "kind", "ref_id", "length", "model", "vector", "seq"),
+        (
+            (owner_id, kind, d.ref_id, d.length, MODEL_NAME, vector, seq)
             for d, vector in zip(docs, vectors, strict=True)
-        ],
-        batch_size=1000,
+        ),
     )
-    RecallTerm.objects.bulk_create(
-        [
-            RecallTerm(
-                owner_id=owner_id, term=term, kind=kind, ref_id=d.ref_id, tf=tf, length=d.length
-            )
-            for d in docs
-            for term, tf in d.tf.items()
-        ],
-        batch_size=2000,
+    insert_rows(
+        RecallTerm,
+        ("owner", "term", "kind", "ref_id", "tf", "length"),
+        ((owner_id, term, kind, d.ref_id, tf, d.length) for d in docs for term, tf in d.tf.items()),
     )
+    if kind == "node":
+        _write_key_words(owner_id, ids, fresh=fresh)
     length = sum(d.length for d in docs) - old_length
     _bump(owner_id, corpus_of(kind), len(docs) - old_count, length, seq)
     return len(docs)
+
+
+def _write_key_words(owner_id: int, ids: list[int], *, fresh: bool) -> None:
+    """The key words of these nodes (see :class:`~memory.models.NodeKeyWord`)."""
+    if not fresh:
+        NodeKeyWord.objects.filter(owner_id=owner_id, node_id__in=ids).delete()
+    NodeKeyWord.objects.bulk_create(
+        [
+            NodeKeyWord(owner_id=owner_id, node_id=node_id, word=word)
+            for node_id, key in Node.objects.filter(owner_id=owner_id, id__in=ids).values_list(
+                "id", "canonical_key"
+            )
+            for word in sorted(set(key.split()))
+        ],
+        batch_size=1000,
+    )
 
 
 def recall_index_refresh(
@@ -228,6 +237,7 @@ def recall_index_rebuild(
     with transaction.atomic():
         RecallTerm.objects.filter(owner_id=owner_id).delete()
         RecallDoc.objects.filter(owner_id=owner_id).delete()
+        NodeKeyWord.objects.filter(owner_id=owner_id).delete()
         for corpus in (CORPUS_MEMORY, CORPUS_EPISODE):
             RecallStats.objects.get_or_create(owner_id=owner_id, corpus=corpus)
         RecallStats.objects.filter(owner_id=owner_id).update(docs=0, total_length=0.0)

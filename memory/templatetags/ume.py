@@ -56,15 +56,10 @@ def said_at(evidence: Any) -> Any:
 
 
 @register.filter
-def current(slices: Any) -> list[Any]:
-    """The slices that are true now (from a prefetched list: no query)."""
-    return [s for s in slices if s.is_current]
-
-
-@register.filter
-def superseded(slices: Any) -> list[Any]:
-    """The slices that were replaced: the history."""
-    return [s for s in slices if not s.is_current]
+def options_for(options: Any, value: Any) -> Any:
+    """The option list of ``memory.options.select_options`` with ``value`` selected (none
+    selected when ``value`` is not one of the choices)."""
+    return options.get(value) or options[""]
 
 
 @register.filter

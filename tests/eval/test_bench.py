@@ -6,8 +6,9 @@ from __future__ import annotations
 import pytest
 from django.contrib.auth import get_user_model
 
-from eval.bench import main, run
-from memory.models import Episode, Node, RecallDoc
+from eval.bench import environment, main, markdown, run
+from memory.models import Candidate, Episode, Node, RecallDoc
+from receipts.models import Receipt
 
 pytestmark = pytest.mark.django_db
 
@@ -33,6 +34,42 @@ def test_bench_runs_every_kind_at_a_tiny_size():
     assert not get_user_model().objects.filter(username__startswith="bench-").exists()
     assert not Node.objects.exists() and not Episode.objects.exists()
     assert not RecallDoc.objects.exists()
+
+
+def test_bench_times_pages_the_rules_ingest_and_cleanup_with_other_owners(tmp_path):
+    (row,) = run(
+        [12],
+        [30],
+        queries=9,
+        transcripts=1,
+        seed=3,
+        candidates=[6],
+        receipts=[10],
+        owners=1,
+        messages=20,
+    )
+    assert row["owners"] == 2 and row["candidates"] == 6 and row["receipts"] == 10
+    pages = {
+        "review_queue",
+        "review_queue_filtered",
+        "saves",
+        "saves_filtered",
+        "memory_browser",
+        "memory_browser_filtered",
+        "search",
+        "node_page",
+        "graph",
+        "graph_filtered",
+    }
+    assert set(row["page_ms"]) == set(row["page_cpu_ms"]) == set(row["page_queries"]) == pages
+    assert row["transcript_messages"] == 20 and row["ingest_messages_per_s"] > 0
+    # Half the seeded candidates were past their date: cleanup expired them.
+    assert row["cleanup_counts"]["candidates_expired"] == 3
+    section = markdown([row], environment(), "python -m eval.bench --sizes 12")
+    assert "| review queue ms / CPU ms (queries) |" in section and "12 nodes" in section
+    # Every person it created is gone, with their rows.
+    assert not get_user_model().objects.filter(username__startswith="bench-").exists()
+    assert not Candidate.objects.exists() and not Receipt.objects.exists()
 
 
 def test_bench_flags_are_checked(capsys):

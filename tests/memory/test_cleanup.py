@@ -568,3 +568,63 @@ def test_two_overlapping_runs_count_everything_once():
         assert Receipt.objects.filter(owner=owner, source="cleanup").count() == 1
         assert Candidate.objects.get(owner=owner).status == "expired"
         assert Suppression.objects.filter(owner=owner, reason="cleanup").count() == 1
+
+
+# --- at scale: chunks and bounded reports ----------------------------------------------------
+
+
+def _a_store_to_clean(owner) -> None:
+    """Some of everything cleanup removes: expired candidates, old transcripts with what was
+    said in them, old superseded facts, junk nodes."""
+    from memory.models import Episode
+
+    MemoryRule.objects.create(owner=owner, retention_days=30)
+    old = NOW - timedelta(days=31)
+    for i in range(7):
+        make_candidate(owner=owner, label=f"Guess {i}", expires_at=NOW - timedelta(hours=i + 1))
+    for i in range(5):
+        t = transcript(owner, f"old {owner.pk} {i}.txt", created_at=old)
+        Episode.objects.bulk_create(
+            Episode(
+                owner=owner,
+                transcript=t,
+                message_id=f"m{n}",
+                seq=n,
+                role="user",
+                text=f"said {n}",
+                said_at=old,
+                learned_at=old,
+            )
+            for n in range(3)
+        )
+    node = make_node(owner=owner, label="Boxing")
+    for i in range(5):
+        make_slice(node=node, text=f"old fact {i}", is_current=False, superseded_at=old)
+    for label, category in (
+        ("that thing", "other"),
+        ("that thing", "tool"),
+        ("this stuff", "other"),
+    ):
+        make_node(owner=owner, label=label, category=category)
+
+
+def test_cleanup_in_small_chunks_does_what_one_pass_does(owner, other_user, monkeypatch):
+    _a_store_to_clean(owner)
+    _a_store_to_clean(other_user)
+    [whole] = cleanup_run(now=NOW, user=other_user)
+    monkeypatch.setattr(cleanup_module, "CHUNK", 2)
+    monkeypatch.setattr(cleanup_module, "LIST_LIMIT", 3)
+    [chunked] = cleanup_run(now=NOW, user=owner)
+
+    assert chunked.counts == whole.counts
+    assert chunked.counts["candidates_expired"] == 7 and chunked.counts["episodes_deleted"] == 15
+    assert chunked.counts["transcripts_deleted"] == 5 and chunked.counts["slices_deleted"] == 5
+    assert chunked.counts["junk_nodes_removed"] == 3
+    for model in (Candidate, Transcript, Slice, Node, Suppression):
+        status = {"status": "pending"} if model is Candidate else {}
+        assert (
+            model.objects.filter(owner=owner, **status).count()
+            == model.objects.filter(owner=other_user, **status).count()
+        )
+    # The report names the first LIST_LIMIT candidates; its count stays exact.
+    assert len(chunked.candidates) == 3 and len(whole.candidates) == 7

@@ -112,3 +112,25 @@ def test_ingest_of_a_chat_export_counts_its_conversations_on_the_bar(owner):
     # one step per conversation processed, plus the file itself
     assert "3/3" in err.getvalue()
     assert "Claude export: 4 conversations; 2 new" in out.getvalue()
+
+
+@pytest.mark.django_db
+def test_cleanup_writes_a_line_per_step_on_a_terminal(owner):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from tests.factories import make_candidate
+
+    make_candidate(owner=owner, label="Pottery", expires_at=timezone.now() - timedelta(days=1))
+    err = Terminal()
+    call_command("cleanup", stdout=io.StringIO(), stderr=err)
+    lines = err.getvalue()
+    # Planned, then done: each step on its own line with the time so far.
+    assert "owner: candidates to expire: 1 (" in lines
+    assert "owner: junk nodes: 0 (" in lines
+    assert "owner: candidates expired: 1 (" in lines
+    assert "owner: orphans deleted: 0 (" in lines
+    err = Terminal()
+    call_command("cleanup", json=True, stdout=io.StringIO(), stderr=err)
+    assert err.getvalue() == ""

@@ -9,7 +9,7 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from memory.models import Alias, Candidate, Evidence, Node, Suppression, Transcript
+from memory.models import Alias, Candidate, Event, Evidence, Node, Slice, Suppression, Transcript
 from receipts.models import Receipt
 from tests.factories import (
     make_candidate,
@@ -192,13 +192,40 @@ def test_node_page_query_count_does_not_grow(owner_client, owner, django_assert_
         Alias.objects.create(owner=owner, node=node, alias=f"lone {n}", canonical_key=f"lone {n}")
 
     add(1)
-    # session, user, node, aliases, slices, their evidence, events, their evidence,
-    # edges out, their evidence, edges in, their evidence, node evidence, pending badge
-    with django_assert_num_queries(14):
+    # session, user, node (with its counts), aliases, current facts, their evidence,
+    # superseded facts (none: no evidence query), events, their evidence, edges out, their
+    # evidence, edges in, their evidence, node evidence, pending badge
+    with django_assert_num_queries(15):
         owner_client.get(url("node", node.pk))
     add(8)
-    with django_assert_num_queries(14):
+    with django_assert_num_queries(15):
         owner_client.get(url("node", node.pk))
+
+
+def test_node_page_shows_the_newest_facts_and_events_until_asked_for_all(owner_client, owner):
+    from memory.selectors import DETAIL_LIMIT
+
+    node = make_node(owner=owner, label="Busy")
+    extra = 3
+    Slice.objects.bulk_create(
+        Slice(owner=owner, node=node, text=f"fact number {i}", kind="other")
+        for i in range(DETAIL_LIMIT + extra)
+    )
+    Event.objects.bulk_create(
+        Event(owner=owner, node=node, action="other", text=f"event number {i}")
+        for i in range(DETAIL_LIMIT + extra)
+    )
+    html = owner_client.get(url("node", node.pk)).content.decode()
+    assert html.count('id="slice-') == DETAIL_LIMIT and html.count('id="event-') == DETAIL_LIMIT
+    assert f"Showing the newest {DETAIL_LIMIT} of {DETAIL_LIMIT + extra} facts" in html
+    assert f"Showing the newest {DETAIL_LIMIT} of {DETAIL_LIMIT + extra} events" in html
+    # The newest are shown (the edit form holds each fact's text), the oldest wait.
+    assert f"fact number {DETAIL_LIMIT + extra - 1}</textarea>" in html
+    assert "fact number 0</textarea>" not in html
+    everything = owner_client.get(url("node", node.pk) + "?all=1").content.decode()
+    assert everything.count('id="slice-') == DETAIL_LIMIT + extra
+    assert everything.count('id="event-') == DETAIL_LIMIT + extra
+    assert "Showing the newest" not in everything
 
 
 def test_edit_category_and_state_htmx(owner_client, boxing):

@@ -119,6 +119,29 @@ def _grow_graph(owner, n):
         make_edge(from_node=hub, to_node=node)
 
 
+def _grow_queue(owner, n):
+    from memory.models import Evidence, Transcript
+
+    for i in range(n):
+        label = f"Guess {i} {Candidate.objects.count()}"
+        c = make_candidate(owner=owner, label=label, category_guess="interest", confidence=0.6)
+        transcript = Transcript.objects.create(
+            owner=owner, name=f"{label}.txt", text=label, sha256=label
+        )
+        Evidence.objects.create(owner=owner, candidate=c, quote=f"quote {i}", transcript=transcript)
+
+
+def _grow_saves(owner, n):
+    for i in range(n):
+        Receipt.objects.create(
+            owner=owner,
+            source=["api", "mcp", "command"][i % 3],
+            outcome=["wrote", "duplicate", "llm_failed"][i % 3],
+            summary=f"save {i}",
+            created_at=timezone.now() - timedelta(days=i % 9),
+        )
+
+
 @pytest.mark.parametrize(
     ("path", "grow", "queries"),
     [
@@ -126,8 +149,15 @@ def _grow_graph(owner, n):
         (reverse("memory:suppressions"), _grow_suppressions, 4),
         # session, user, nodes, edges, pending badge
         (reverse("memory:graph"), _grow_graph, 5),
+        (reverse("memory:graph") + "?category=project", _grow_graph, 5),
         # session, user, count, page, aliases, facets, pending badge
         (reverse("memory:nodes"), _grow_graph, 7),
+        (reverse("memory:nodes") + "?category=skill&state=active", _grow_graph, 7),
+        # session, user, the source filter's transcripts, count, page, evidence, pending badge
+        (reverse("review:queue") + "?category=interest&sort=confidence", _grow_queue, 7),
+        # session, user, count, page, chart, pending badge
+        (reverse("receipts:list") + "?outcome=wrote&source=api", _grow_saves, 6),
+        (reverse("receipts:list") + "?outcome=wrote", _grow_saves, 6),
     ],
 )
 def test_list_pages_query_count_does_not_grow(

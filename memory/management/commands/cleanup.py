@@ -63,6 +63,8 @@ class Command(BaseCommand):
                 user=user,
                 on_start=progress.add,
                 on_user=lambda report: progress.step(report.username),
+                # A line per step, between the bar's updates: long runs show where they are.
+                on_step=lambda report, step, n: progress.line(f"{report.username}: {step}: {n:,}"),
             )
         progress.finish()
         if opts["json"]:
