@@ -16,6 +16,7 @@ from memory.proposals import parse_proposals
 from memory.selectors import gate_snapshot
 from memory.services.ingest import ingest_proposals
 from memory.services.nodes import node_update
+from memory.services.rollback import revision_rollback
 from tests.factories import make_candidate, make_node
 
 pytestmark = pytest.mark.django_db
@@ -160,3 +161,22 @@ def test_key_words_follow_a_rename_and_a_delete(owner):
     assert [n.id for n in gate_snapshot(owner, proposals, now=timezone.now()).nodes] == [node.pk]
     node.delete()
     assert not NodeKeyWord.objects.exists()
+
+
+def test_key_words_follow_a_rollback(owner):
+    node = make_node(owner=owner, label="Atlas Invoicing", category="project")
+    node_update(node=node, label="Ledger Invoicing")
+    node.refresh_from_db()
+    ledger = node.revision
+    node_update(node=node, label="Quill Billing")
+
+    revision_rollback(owner=owner, kind="node", object_id=node.pk, number=ledger)
+
+    assert set(NodeKeyWord.objects.filter(node=node).values_list("word", flat=True)) == {
+        "ledger",
+        "invoicing",
+    }
+    proposals = parse_proposals([{"object": "candidate", "label": "Ledger", "confidence": 0.6}])
+    assert [n.id for n in gate_snapshot(owner, proposals, now=timezone.now()).nodes] == [node.pk]
+    quill = parse_proposals([{"object": "candidate", "label": "Quill", "confidence": 0.6}])
+    assert gate_snapshot(owner, quill, now=timezone.now()).nodes == ()
