@@ -444,6 +444,15 @@ class Evidence(models.Model):
     class Meta:
         verbose_name_plural = "evidence"
         ordering = ["created_at", "id"]
+        indexes = [
+            # The queue's source filter: which transcripts pending guesses came from
+            # (memory.selectors.queue_transcripts), without the evidence of nodes.
+            models.Index(
+                fields=["transcript", "candidate"],
+                condition=Q(transcript__isnull=False, candidate__isnull=False),
+                name="memory_evid_transcript_cand",
+            ),
+        ]
 
     def __str__(self) -> str:
         return self.quote[:80]

@@ -7,7 +7,7 @@ from datetime import datetime
 from typing import Any
 
 from django.conf import settings
-from django.db.models import Count, F, OuterRef, Prefetch, Q, QuerySet, Subquery
+from django.db.models import Count, Exists, F, OuterRef, Prefetch, Q, QuerySet, Subquery
 from django.db.models.functions import Coalesce, Left
 
 from memory.gate import (
@@ -268,16 +268,22 @@ def candidate_queue(
 
 
 def queue_transcripts(owner: Any) -> list[tuple[int, str]]:
-    """The owner's transcripts that pending guesses came from: (id, name), newest first."""
+    """The owner's transcripts that pending guesses came from: (id, name), newest first.
+
+    One ``EXISTS`` per transcript on the (transcript, candidate) index of the guesses'
+    evidence, stopping at its first pending guess: it reads neither every pending guess's
+    evidence nor the evidence of nodes (docs/architecture.md)."""
+    pending = Evidence.objects.filter(
+        transcript_id=OuterRef("pk"),
+        candidate__isnull=False,
+        candidate__owner=owner,
+        candidate__status=CandidateStatus.PENDING,
+    )
     rows = (
-        Transcript.objects.filter(
-            owner=owner,
-            evidence__candidate__status=CandidateStatus.PENDING,
-            evidence__candidate__owner=owner,
-        )
+        Transcript.objects.filter(owner=owner)
+        .filter(Exists(pending))
         .order_by("-created_at", "-id")
         .values_list("id", "name")
-        .distinct()
     )
     return list(rows)
 
