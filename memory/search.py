@@ -13,7 +13,7 @@ from typing import Any, overload
 from memory.keys import canonical_key
 from memory.models import Node
 from memory.recall import MAX_LIMIT, RecallItem, recall
-from memory.selectors import node_list, nodes_by_ids
+from memory.selectors import node_list, nodes_by_ids, nodes_matching
 
 
 @dataclass(frozen=True)
@@ -27,11 +27,12 @@ class NodeHit:
 class _Browse(Sequence[NodeHit]):
     """A node queryset seen as hits, sliced lazily so a Paginator counts in SQL."""
 
-    def __init__(self, nodes: Any) -> None:
+    def __init__(self, nodes: Any, total: int | None = None) -> None:
         self.nodes = nodes
+        self.total = total  # the count, when the caller already has it
 
     def count(self) -> int:  # type: ignore[override]  # Paginator's count(), not Sequence's
-        return int(self.nodes.count())
+        return int(self.nodes.count()) if self.total is None else self.total
 
     def __len__(self) -> int:
         return self.count()
@@ -52,10 +53,21 @@ class Search:
     reason: str = ""  # why recall returned nothing (smalltalk, no match...)
 
 
-def search_nodes(owner: Any, *, q: str = "", category: str = "", state: str = "") -> Search:
-    """Every node by label when browsing; recall's ranking (with why) for a query."""
+def search_nodes(
+    owner: Any,
+    *,
+    q: str = "",
+    category: str = "",
+    state: str = "",
+    pairs: dict[tuple[str, str], int] | None = None,
+) -> Search:
+    """Every node by label when browsing; recall's ranking (with why) for a query.
+
+    With ``pairs`` (:func:`memory.selectors.node_pair_counts`, read for the filters anyway),
+    browsing takes its count from them instead of counting the nodes again."""
     if not canonical_key(q):
-        return Search(_Browse(node_list(owner, category=category, state=state)))
+        total = None if pairs is None else nodes_matching(pairs, category=category, state=state)
+        return Search(_Browse(node_list(owner, category=category, state=state), total))
     result = recall(owner, q, limit=MAX_LIMIT)
     memories = [item for item in result.items if isinstance(item, RecallItem)]  # not episodes
     ids = [item.node_id if item.kind == "page" else item.id for item in memories]

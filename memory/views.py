@@ -68,9 +68,11 @@ def nodes(request: HtmxHttpRequest) -> HttpResponse:
         # HTMX swaps #node-results: answer with that region (carrying the error), not a page.
         template = f"{NODES}#node-results" if request.htmx else NODES
         return render(request, template, {"form": form}, status=400)
-    found = search_nodes(request.user, **form.cleaned_data)
+    # One pass over the person's nodes gives both the filters' counts and the page count.
+    pairs = selectors.node_pair_counts(request.user)
+    found = search_nodes(request.user, **form.cleaned_data, pairs=pairs)
     page = Paginator(found.hits, 50).get_page(request.GET.get("page"))
-    facets = selectors.node_facets(request.user)
+    facets = selectors.node_facets(request.user, pairs)
     context = {"form": form, "page": page, "reason": found.reason, "facets": facets}
     return render(request, f"{NODES}#node-results" if request.htmx else NODES, context)
 

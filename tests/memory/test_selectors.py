@@ -8,7 +8,7 @@ import pytest
 from django.utils import timezone
 
 from memory.models import Evidence, Transcript
-from memory.selectors import queue_transcripts
+from memory.selectors import node_list, node_pair_counts, nodes_matching, queue_transcripts
 from tests.factories import make_candidate, make_node
 
 pytestmark = pytest.mark.django_db
@@ -47,3 +47,18 @@ def test_queue_transcripts_lists_the_sources_of_pending_guesses_newest_first(own
 
     assert queue_transcripts(owner) == [(newer.pk, "newer"), (older.pk, "older")]
     assert queue_transcripts(other_user) == [(theirs.pk, "theirs")]
+
+
+def test_the_browser_counts_from_the_pairs_equal_its_lists(owner, other_user):
+    for i, (category, state) in enumerate(
+        [("skill", "active"), ("skill", "paused"), ("project", "active"), ("project", "active")]
+    ):
+        make_node(owner=owner, label=f"Node {i}", category=category, state=state)
+    make_node(owner=other_user, label="Theirs", category="skill", state="active")
+    pairs = node_pair_counts(owner)
+
+    for category in ("", "skill", "project", "person"):
+        for state in ("", "active", "paused"):
+            expected = node_list(owner, category=category, state=state).count()
+            assert nodes_matching(pairs, category=category, state=state) == expected
+    assert nodes_matching(pairs) == 4

@@ -128,6 +128,21 @@ def test_nodes_by_category_and_state(owner_client, owner, boxing):
     assert "Atlas" in paused and ">Boxing<" not in paused
 
 
+def test_the_browser_pages_filtered_nodes_by_the_facets_count(owner_client, owner, other_user):
+    for i in range(51):
+        make_node(owner=owner, label=f"Skill {i:02}", category="skill", state="active")
+    make_node(owner=owner, label="Atlas", category="project", state="active")
+    make_node(owner=other_user, label="Theirs", category="skill", state="active")
+
+    first = owner_client.get(url("nodes") + "?category=skill&state=active")
+    last = owner_client.get(url("nodes") + "?category=skill&state=active&page=2")
+
+    assert first.context["page"].paginator.count == 51
+    assert first.context["page"].paginator.num_pages == 2
+    assert [hit.node.label for hit in last.context["page"]] == ["Skill 50"]
+    assert owner_client.get(url("nodes")).context["page"].paginator.count == 52
+
+
 def test_search_uses_recall_and_shows_why(owner_client, owner, boxing):
     make_node(owner=owner, label="Atlas", category="project")
     html = owner_client.get(url("nodes") + "?q=boxe", **HX).content.decode()

@@ -150,9 +150,9 @@ def _grow_saves(owner, n):
         # session, user, nodes, edges, pending badge
         (reverse("memory:graph"), _grow_graph, 5),
         (reverse("memory:graph") + "?category=project", _grow_graph, 5),
-        # session, user, count, page, aliases, facets, pending badge
-        (reverse("memory:nodes"), _grow_graph, 7),
-        (reverse("memory:nodes") + "?category=skill&state=active", _grow_graph, 7),
+        # session, user, facets (which give the count), page, aliases, pending badge
+        (reverse("memory:nodes"), _grow_graph, 6),
+        (reverse("memory:nodes") + "?category=skill&state=active", _grow_graph, 6),
         # session, user, the source filter's transcripts, count, page, evidence, pending badge
         (reverse("review:queue") + "?category=interest&sort=confidence", _grow_queue, 7),
         # session, user, count, page, chart, pending badge
