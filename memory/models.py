@@ -287,6 +287,12 @@ class Candidate(models.Model):
         ]
         indexes = [
             models.Index(fields=["owner", "status", "-last_seen_at"], name="memory_cand_queue"),
+            # The queue sorted by confidence: read in order and stopped at the page, so the
+            # join to the possible node is a probe per card, not a hash of every node.
+            models.Index(
+                fields=["owner", "status", "-confidence", "-last_seen_at", "-id"],
+                name="memory_cand_confidence",
+            ),
             models.Index(fields=["owner", "canonical_key"], name="memory_cand_owner_key"),
         ]
         ordering = ["-last_seen_at", "-id"]
