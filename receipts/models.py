@@ -14,6 +14,7 @@ from django.utils import timezone
 # (owner id, local day, outcome, source): the key of one ``ReceiptDay`` row.
 DayKey = tuple[int, date, str, str]
 COUNTED = frozenset({"owner", "owner_id", "outcome", "source", "created_at"})
+DAYS_PER_STATEMENT = 500  # rows per counting statement (SQLite's limit on parameters)
 
 
 class Outcome(models.TextChoices):
@@ -46,21 +47,24 @@ def days_add(deltas: Counter[DayKey]) -> None:
     An insert that adds to the row already there (``ON CONFLICT ... DO UPDATE``, which SQLite
     and PostgreSQL both have), so two writers counting the same day never lose a count.
     """
-    changes = [(key, n) for key, n in deltas.items() if n]
+    # In key order, so two writers lock the rows they share in the same order.
+    changes = sorted((key, n) for key, n in deltas.items() if n)
     if not changes:
         return
     table = connection.ops.quote_name(ReceiptDay._meta.db_table)
-    rows = ", ".join(["(%s, %s, %s, %s, %s)"] * len(changes))
-    params: list[Any] = []
-    for (owner_id, day, outcome, source), n in changes:
-        params += [owner_id, day, outcome, source, n]
     with connection.cursor() as cursor:
-        cursor.execute(
-            f"INSERT INTO {table} (owner_id, day, outcome, source, count) VALUES {rows} "
-            "ON CONFLICT (owner_id, day, outcome, source) "
-            f"DO UPDATE SET count = {table}.count + excluded.count",
-            params,
-        )
+        for start in range(0, len(changes), DAYS_PER_STATEMENT):
+            chunk = changes[start : start + DAYS_PER_STATEMENT]
+            params: list[Any] = []
+            for (owner_id, day, outcome, source), n in chunk:
+                params += [owner_id, day, outcome, source, n]
+            cursor.execute(
+                f"INSERT INTO {table} (owner_id, day, outcome, source, count) VALUES "
+                + ", ".join(["(%s, %s, %s, %s, %s)"] * len(chunk))
+                + " ON CONFLICT (owner_id, day, outcome, source) "
+                f"DO UPDATE SET count = {table}.count + excluded.count",
+                params,
+            )
     if any(n < 0 for _, n in changes):
         ReceiptDay.objects.filter(
             owner_id__in={key[0] for key, _ in changes}, count__lte=0
@@ -71,6 +75,13 @@ def _counted(rows: Iterable[tuple[int, datetime, str, str]]) -> Counter[DayKey]:
     counts: Counter[DayKey] = Counter()
     for owner_id, created_at, outcome, source in rows:
         counts[day_key(owner_id, created_at, outcome, source)] += 1
+    return counts
+
+
+def _tally_pks(pks: list[int]) -> Counter[DayKey]:
+    counts: Counter[DayKey] = Counter()
+    for start in range(0, len(pks), 2000):
+        counts.update(Receipt.objects.filter(pk__in=pks[start : start + 2000])._tally())
     return counts
 
 
@@ -95,9 +106,9 @@ class ReceiptQuerySet(models.QuerySet["Receipt"]):
             return super().update(**kwargs)
         with transaction.atomic(savepoint=False):
             pks = list(self.values_list("pk", flat=True))
-            before = Receipt.objects.filter(pk__in=pks)._tally()
+            before = _tally_pks(pks)
             result = super().update(**kwargs)
-            after = Receipt.objects.filter(pk__in=pks)._tally()
+            after = _tally_pks(pks)
             after.subtract(before)
             days_add(after)
         return result

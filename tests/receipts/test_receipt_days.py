@@ -162,3 +162,24 @@ def test_bulk_writes_keep_the_counts_and_conflict_options_are_refused(owner):
             ignore_conflicts=True,
         )
     assert_counts_match()
+
+
+def test_writes_touching_more_days_than_one_statement_holds_are_counted(owner, monkeypatch):
+    monkeypatch.setattr("receipts.models.DAYS_PER_STATEMENT", 3)
+    now = timezone.now()
+    Receipt.objects.bulk_create(
+        [
+            Receipt(
+                owner=owner,
+                source=Source.API,
+                outcome=Outcome.WROTE,
+                created_at=now - timedelta(days=i),
+            )
+            for i in range(8)
+        ]
+    )
+    assert ReceiptDay.objects.filter(owner=owner).count() == 8
+    Receipt.objects.filter(owner=owner).update(outcome=Outcome.DUPLICATE)
+    assert_counts_match()
+    Receipt.objects.filter(owner=owner).delete()
+    assert not ReceiptDay.objects.filter(owner=owner).exists()
