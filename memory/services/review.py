@@ -268,6 +268,18 @@ def _alias_free(owner: Any, key: str, now: datetime) -> bool:
     )
 
 
+def _alias_from_guess(candidate: Candidate, node: Node, written: _Written) -> None:
+    """Keep the candidate's own guess as an alias of ``node`` (checked free by the caller)."""
+    alias_row = Alias.objects.create(
+        owner=candidate.owner,
+        node=node,
+        alias=candidate.label_guess,
+        canonical_key=candidate.canonical_key,
+    )
+    written.record(alias_row)
+    written.aliases.append(alias_row.pk)
+
+
 def _assert_not_suppressed(owner: Any, key: str, label: str, now: datetime) -> None:
     if active_suppressions(owner, now=now).filter(canonical_key=key).exists():
         raise ReviewError(
@@ -393,14 +405,7 @@ def candidate_promote(
             and key != locked.canonical_key
             and _alias_free(locked.owner, locked.canonical_key, now)
         ):
-            alias_row = Alias.objects.create(
-                owner=locked.owner,
-                node=node,
-                alias=locked.label_guess,
-                canonical_key=locked.canonical_key,
-            )
-            written.record(alias_row)
-            written.aliases.append(alias_row.pk)
+            _alias_from_guess(locked, node, written)
         _adopt(locked, node, written, by, CandidateStatus.PROMOTED, now)
         if state:  # the person's choice wins over what the held events implied
             Node.objects.filter(pk=node.pk).update(state=state)
@@ -448,14 +453,7 @@ def _merge_locked(
     )
     key = locked.canonical_key
     if add_alias and key != node.canonical_key and _alias_free(locked.owner, key, now):
-        alias_row = Alias.objects.create(
-            owner=locked.owner,
-            node=node,
-            alias=locked.label_guess,
-            canonical_key=locked.canonical_key,
-        )
-        written.record(alias_row)
-        written.aliases.append(alias_row.pk)
+        _alias_from_guess(locked, node, written)
     Node.objects.filter(pk=node.pk).update(
         mention_count=F("mention_count") + locked.mention_count,
         session_count=F("session_count") + locked.session_count,
