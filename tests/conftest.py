@@ -71,3 +71,24 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Browser tests run last. Playwright's sync API keeps an asyncio loop running in the main
     thread for the whole session once it starts, and the MCP tests need to start their own."""
     items.sort(key=lambda item: item.get_closest_marker("browser") is not None)
+
+
+# The middle of a 60-second and of a 900-second rate window (1,800,000,450 is 30 s into a
+# minute and 450 s into a quarter hour): counters are fixed windows on the epoch, so a test
+# that counts several hits on the real clock failed whenever it ran across a window's edge
+# (a sign-in test at 22:00:00 saw its count start again). What happens at the edge is tested
+# with explicit times in tests/memory/test_ratelimit.py.
+RATE_CLOCK = 1_800_000_450.0
+
+
+class _FrozenRateClock:
+    @staticmethod
+    def time() -> float:
+        return RATE_CLOCK
+
+
+@pytest.fixture(autouse=True)
+def _rate_windows_never_turn_mid_test(monkeypatch):
+    from memory.services import ratelimit
+
+    monkeypatch.setattr(ratelimit, "time", _FrozenRateClock)
