@@ -6,12 +6,20 @@ from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Any
 
-from django.db.models import BooleanField, Q
+from django.db.models import BooleanField, Count, Q, Subquery
 from django.db.models.expressions import RawSQL
 from django.utils import timezone
 
 from memory.keys import canonical_key
-from memory.models import Alias, Episode, MemoryRule, Node, RecallDoc, Suppression
+from memory.models import (
+    Alias,
+    Episode,
+    MemoryRule,
+    Node,
+    NodeKeyWord,
+    RecallDoc,
+    Suppression,
+)
 from memory.recall.documents import CORPUS_EPISODE
 from memory.recall.embed import embed
 from memory.recall.episodes import (
@@ -34,9 +42,9 @@ FORGETTING_REASONS = (SuppressionReason.DELETED, SuppressionReason.FORGOTTEN)
 
 COUNT_QUERIES = 1  # how many episodes the owner has: all the lane reads when none
 SETTINGS_QUERIES = 2  # the owner's rule, the forgetting suppressions
-# when the question named nodes: their aliases, the postings of their names' words among
-# nodes (one more when a word is common), and the labels of the nodes holding every word
-NAME_QUERIES = 1 + POSTINGS_QUERIES + 1
+# when the question named nodes: their aliases, then the labels of the nodes whose key holds
+# their names' words (one query, the key-word lookup inside it)
+NAME_QUERIES = 2
 # the postings of the question's words (document frequencies, then postings; one more when
 # a word is common), then the matching episodes by id
 CANDIDATE_QUERIES = POSTINGS_QUERIES + 1
@@ -121,11 +129,11 @@ def load_episode_candidates(
     }
     neighbours: list[EpisodeRow] = []
     if missing:
-        # The (transcript, position) pairs as one row-value list, not a disjunction per
-        # message, which costs more to build than to run.
         # One condition per transcript, written out rather than built as a Django Q per
-        # message (which costs more to build than to run): each is an index range on
-        # (transcript, seq) for both databases.
+        # message (which costs more to build than to run). The owner is in each condition,
+        # and the rows are sorted here rather than in SQL, so that both databases read each
+        # condition as a range of the (transcript, seq) index: with the owner outside the
+        # disjunction, or an ORDER BY id, SQLite walks every episode of the owner instead.
         by_transcript: dict[int, list[int]] = {}
         for transcript_id, seq in sorted(missing):
             by_transcript.setdefault(transcript_id, []).append(seq)
@@ -133,15 +141,16 @@ def load_episode_candidates(
         params: list[int] = []
         for transcript_id, positions_in in by_transcript.items():
             marks = ", ".join(["%s"] * len(positions_in))
-            clauses.append(f"(transcript_id = %s AND seq IN ({marks}))")
-            params += [transcript_id, *positions_in]
+            clauses.append(f"(owner_id = %s AND transcript_id = %s AND seq IN ({marks}))")
+            params += [owner.pk, transcript_id, *positions_in]
         positions = RawSQL(f"({' OR '.join(clauses)})", params, output_field=BooleanField())
-        neighbours = [
-            _row(values)
-            for values in Episode.objects.filter(positions, owner=owner)
-            .order_by("id")
-            .values_list(*_COLUMNS)
-        ]
+        neighbours = sorted(
+            (
+                _row(values)
+                for values in Episode.objects.filter(positions).order_by().values_list(*_COLUMNS)
+            ),
+            key=lambda row: row.id,
+        )
     return candidates, neighbours
 
 
@@ -159,27 +168,34 @@ def name_alternatives(owner: Any, nodes: Sequence[tuple[int, str]]) -> list[tupl
 
 def twin_labels(owner: Any, names: Sequence[Sequence[str]], named_ids: Iterable[int]) -> list[str]:
     """Labels of the owner's other nodes whose key holds one of ``names`` as whole words
-    ("Kafka Connect" for "Kafka"). Recall's inverted index narrows them down to the nodes
-    whose document has every word of a name (:func:`memory.recall.loaders.load_postings`),
-    then one query reads their labels: never a scan of every label."""
+    ("Kafka Connect" for "Kafka"). The gate's key-word index
+    (:class:`~memory.models.NodeKeyWord`) narrows them down in the database to the nodes
+    whose key has as many of the names' words as the shortest name (one grouped lookup by
+    word, inside the query that reads their labels); the check of whole words in order is
+    done here. Never a scan of every label, and no posting list in Python."""
     keys = {k for alternatives in names for k in (canonical_key(a) for a in alternatives) if k}
-    wanted = {key: set(terms(key)) for key in keys}
-    wanted = {key: words for key, words in wanted.items() if words}
+    wanted = {key: set(key.split()) for key in keys}
     if not wanted:
         return []
-    found: dict[int, set[str]] = {}
-    for posting in load_postings(owner, sorted(set().union(*wanted.values())), ("node",)):
-        found.setdefault(posting.ref_id, set()).add(posting.term)
-    excluded = set(named_ids)
-    ids = sorted(
-        ref
-        for ref, present in found.items()
-        if ref not in excluded and any(words <= present for words in wanted.values())
+    words = sorted(set().union(*wanted.values()))
+    fewest = min(len(w) for w in wanted.values())
+    holding = (
+        NodeKeyWord.objects.filter(owner=owner, word__in=words)
+        .exclude(node_id__in=sorted(set(named_ids)))
+        .order_by()
+        .values("node_id")
+        .annotate(n=Count("word"))
+        .filter(n__gte=fewest)
+        .values("node_id")
     )
-    if not ids:
-        return []
-    rows = Node.objects.filter(owner=owner, id__in=ids).values_list("label", "canonical_key")
-    return [label for label, key in rows if any(f" {k} " in f" {key} " and k != key for k in keys)]
+    rows = (
+        Node.objects.filter(owner=owner, id__in=Subquery(holding))
+        .order_by()
+        .values_list("label", "canonical_key")
+    )
+    return sorted(
+        label for label, key in rows if any(f" {k} " in f" {key} " and k != key for k in keys)
+    )
 
 
 def recall_episodes(

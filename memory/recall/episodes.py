@@ -23,7 +23,7 @@ from datetime import datetime
 
 from memory.keys import canonical_key
 from memory.recall.items import WHY_EPISODE, EpisodeItem
-from memory.recall.text import stem, terms
+from memory.recall.text import stem, terms, words_of
 
 # Ranking constants.
 SHORT_REPLY_WORDS = 8  # a message this short is read together with the one it answers
@@ -137,7 +137,7 @@ def split_named(
 
 
 def _stem_words(text: str) -> list[str]:
-    return [stem(w) for w in canonical_key(text).split()]
+    return [stem(w) for w in words_of(text)]
 
 
 def _phrase_starts(words: Sequence[str], phrase: Sequence[str]) -> list[int]:

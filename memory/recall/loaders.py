@@ -64,19 +64,22 @@ def load_named_index(owner: Any, parsed: Parsed) -> OwnerIndex:
     nodes: dict[int, Doc] = {}
     names: dict[str, list[tuple[Doc, str]]] = defaultdict(list)
     node_columns = ("id", "label", "canonical_key", "category", "state", "summary")
-    for nid, label, key, category, state, summary in (
+    # Sorted by id here, not in SQL: without table statistics, SQLite reads an ORDER BY id
+    # (or the model's default order by label) from an index on the owner alone, every node
+    # of the owner, rather than from the (owner, key) index. The same for aliases and pages.
+    for nid, label, key, category, state, summary in sorted(
         Node.objects.filter(owner=owner, canonical_key__in=keys)
-        .order_by("id")
+        .order_by()
         .values_list(*node_columns)
     ):
         doc = nodes[nid] = Doc(
             "node", nid, label, key, category=category, state=state, summary=summary
         )
         names[key].append((doc, WHY_EXACT))
-    for key, nid, label, node_key, category, state, summary in (
+    for _alias_id, key, nid, label, node_key, category, state, summary in sorted(
         Alias.objects.filter(owner=owner, node__owner=owner, canonical_key__in=keys)
-        .order_by("id")
-        .values_list("canonical_key", *(f"node__{c}" for c in node_columns))
+        .order_by()
+        .values_list("id", "canonical_key", *(f"node__{c}" for c in node_columns))
     ):
         doc = nodes.get(nid) or nodes.setdefault(
             nid, Doc("node", nid, label, node_key, category=category, state=state, summary=summary)
@@ -93,9 +96,9 @@ def load_named_index(owner: Any, parsed: Parsed) -> OwnerIndex:
             page.fields = [("title", title), ("topic", topic), ("summary", summary), ("body", body)]
         return page
 
-    for row in (
+    for row in sorted(
         Page.objects.filter(owner=owner, canonical_key__in=keys)
-        .order_by("id")
+        .order_by()
         .values_list(*page_columns)
     ):
         names[row[2]].append((page_doc(row), WHY_EXACT))

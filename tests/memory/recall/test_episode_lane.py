@@ -201,8 +201,8 @@ def test_the_lane_reads_a_fixed_number_of_queries(owner, django_assert_num_queri
     for i in range(3):
         save(owner, messages=[*CHAT, {"role": "user", "content": f"note {i}"}], name=f"c{i}")
     ana = make_node(owner=owner, label="Ana", category="person", aliases=("Ana Lima",))
-    # a node whose name holds "Ana": the twin check reads its label (without one, the index
-    # finds no candidate and that read is skipped)
+    # a node whose name holds "Ana": the twin check reads its label (one query, with or
+    # without such a node)
     make_node(owner=owner, label="Ana Banana Cafe", category="place")
     subject = ("bouldering", "night", "friday")
     lane = COUNT_QUERIES + SETTINGS_QUERIES + CANDIDATE_QUERIES + NEIGHBOUR_QUERIES
