@@ -74,7 +74,18 @@ class Node(models.Model):
         ]
         indexes = [
             models.Index(fields=["owner", "canonical_key"], name="memory_node_owner_key"),
-            models.Index(fields=["owner", "category", "state"], name="memory_node_owner_cat"),
+            # memory.recall.loaders.load_profile_nodes: a profile question's first nodes of a
+            # category, by state, in the lane's order (and, by its prefix, the browser's
+            # facet counts by category and state).
+            models.Index(
+                fields=["owner", "category", "state", "-last_seen_at", "-mention_count", "id"],
+                name="memory_node_profile_cat",
+            ),
+            # the same for "tell me about me": every category
+            models.Index(
+                fields=["owner", "state", "-last_seen_at", "-mention_count", "id"],
+                name="memory_node_profile",
+            ),
             models.Index(fields=["owner", "-updated_at"], name="memory_node_owner_upd"),
             # memory.selectors.node_list: the memory browser pages the owner's nodes by label.
             models.Index(fields=["owner", "label", "id"], name="memory_node_owner_label"),

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from django.db.models import Case, Count, Q, Value, When
+from django.db.models import Count, Q, QuerySet
 from django.db.models.functions import Coalesce
 
 from memory.models import Alias, Event, Node, Page, RecallDoc, RecallStats, RecallTerm, Slice
@@ -30,6 +30,7 @@ from memory.recall.items import (
 from memory.recall.lanes import named_spans
 from memory.recall.query import Parsed
 from memory.recall.text import content
+from memory.vocab import NodeState
 
 DETAIL_QUERIES = 1  # the events of the nodes recall returns, when it returns any
 
@@ -132,20 +133,48 @@ def load_named_index(owner: Any, parsed: Parsed) -> OwnerIndex:
     return OwnerIndex(docs=docs, names=dict(names))
 
 
-PROFILE_QUERIES = 3  # the first nodes of the categories asked about, those tied with the last,
-# the slices of those returned
+# A broad profile question reads, per category asked about (one read in all for "tell me
+# about me"), the first active nodes; then the nodes tied with the last; then the slices of
+# those returned. PROFILE_QUERIES is that count for one category; when fewer than the limit
+# are active, the first inactive nodes are read the same way (PROFILE_FILL_QUERIES per
+# category).
+PROFILE_QUERIES = 3
+PROFILE_FILL_QUERIES = 1
+PROFILE_ORDER = ("-last_seen_at", "-mention_count", "id")
+
+
+def _profile_first(
+    nodes: QuerySet[Node], categories: Sequence[str] | None, columns: Sequence[str], limit: int
+) -> list[tuple[Any, ...]]:
+    """The first ``limit`` of ``nodes`` in the profile lane's order: one read per category,
+    each a walk of the (owner, category, state, last seen, mentions, id) index that stops at
+    ``limit`` rows (a read of several categories at once would sort all their nodes), merged
+    here. ``categories`` None: every category, through the (owner, state, ...) index."""
+    if categories is None:
+        return list(nodes.order_by(*PROFILE_ORDER).values_list(*columns)[:limit])
+    rows = [
+        row
+        for category in categories
+        for row in nodes.filter(category=category)
+        .order_by(*PROFILE_ORDER)
+        .values_list(*columns)[:limit]
+    ]
+    # columns end with (..., mention_count, last_seen_at); the id is first
+    rows.sort(key=lambda row: (-row[-1].timestamp(), -row[-2], row[0]))
+    return rows[:limit]
 
 
 def load_profile_nodes(owner: Any, parsed: Parsed, limit: int = MAX_LIMIT) -> OwnerIndex:
     """For a broad profile question: the owner's ``limit`` first nodes of the categories
     asked about (all categories for "tell me about me"), in the profile lane's order (active
     first, most recently seen, most mentioned), and every node tied with the last of them,
-    so that the lane's own tie-break (the label) sees all it needs: two queries, whatever
-    the number of nodes. No slices: :func:`with_slices` reads those of the nodes returned."""
+    so that the lane's own tie-break (the label) sees all it needs (:data:`PROFILE_QUERIES`
+    and the reads :func:`_profile_first` adds per category), whatever the number of nodes.
+    No slices: :func:`with_slices` reads those of the nodes returned."""
+    categories = None if parsed.everything else sorted(set(parsed.profile))
     nodes = Node.objects.filter(owner=owner)
-    if not parsed.everything:
-        nodes = nodes.filter(category__in=sorted(set(parsed.profile)))
-    nodes = nodes.annotate(inactive=Case(When(state="active", then=Value(0)), default=Value(1)))
+    if categories is not None:
+        nodes = nodes.filter(category__in=categories)
     columns = (
         "id",
         "label",
@@ -155,21 +184,21 @@ def load_profile_nodes(owner: Any, parsed: Parsed, limit: int = MAX_LIMIT) -> Ow
         "summary",
         "mention_count",
         "last_seen_at",
-        "inactive",
     )
-    rows = list(
-        nodes.order_by("inactive", "-last_seen_at", "-mention_count", "id").values_list(*columns)[
-            :limit
-        ]
-    )
+    active = nodes.filter(state=NodeState.ACTIVE)
+    inactive = nodes.exclude(state=NodeState.ACTIVE)
+    rows = _profile_first(active, categories, columns, limit)
+    if len(rows) < limit:
+        rows += _profile_first(inactive, categories, columns, limit - len(rows))
     if rows:
-        *_rest, mentions, seen, inactive = rows[-1]
+        *_rest, state, _summary, mentions, seen = rows[-1]
         have = {row[0] for row in rows}
+        tied = active if state == NodeState.ACTIVE else inactive
         rows += [
             row
-            for row in nodes.filter(
-                inactive=inactive, last_seen_at=seen, mention_count=mentions
-            ).values_list(*columns)
+            for row in tied.filter(last_seen_at=seen, mention_count=mentions)
+            .order_by()
+            .values_list(*columns)
             if row[0] not in have
         ]
     docs = [
@@ -184,7 +213,7 @@ def load_profile_nodes(owner: Any, parsed: Parsed, limit: int = MAX_LIMIT) -> Ow
             mention_count=mentions,
             last_seen_at=seen,
         )
-        for nid, label, key, category, state, summary, mentions, seen, _inactive in rows
+        for nid, label, key, category, state, summary, mentions, seen in rows
     ]
     return OwnerIndex(docs=docs, names={})
 

@@ -26,6 +26,7 @@ from memory.recall.loaders import (
     NAME_QUERIES,
     NAMED_QUERIES,
     POSTINGS_QUERIES,
+    PROFILE_FILL_QUERIES,
     PROFILE_QUERIES,
     STATS_QUERIES,
     VECTOR_QUERIES,
@@ -247,6 +248,39 @@ def test_another_owners_memories_never_come_back(owner, other_user, memory):
     assert recall(other_user, "boxing").items == ()
 
 
+def test_a_profile_question_over_several_categories_merges_them_in_the_lanes_order(
+    owner, django_assert_num_queries
+):
+    """ "Hobbies" are interests, habits and skills: each category's first nodes are read
+    on their own and merged, active first, most recently seen first; when fewer than the
+    limit are active, the paused and stopped ones follow."""
+    day = datetime(2026, 3, 1, tzinfo=UTC)
+    for label, category, seen in [
+        ("Knitting", "interest", day.replace(day=2)),
+        ("Running", "habit", day.replace(day=5)),
+        ("Chess", "skill", day.replace(day=3)),
+        ("Journaling", "habit", day.replace(day=1)),
+    ]:
+        make_node(owner=owner, label=label, category=category, last_seen_at=seen)
+    make_node(
+        owner=owner,
+        label="Boxing",
+        category="skill",
+        state="stopped",
+        last_seen_at=day.replace(day=9),
+    )
+    make_node(owner=owner, label="Tax Return", category="project", last_seen_at=day.replace(day=8))
+    three = 3  # categories: one read each for the active nodes, and again for the others
+    with django_assert_num_queries(
+        three + PROFILE_QUERIES - 1 + three * PROFILE_FILL_QUERIES + DETAIL_QUERIES + COUNT_QUERIES
+    ):
+        result = recall(owner, "what are my hobbies")
+    assert labels(result) == ["Running", "Chess", "Knitting", "Journaling", "Boxing"]
+    # enough active ones for the limit: the inactive are not read
+    with django_assert_num_queries(three + PROFILE_QUERIES - 1 + DETAIL_QUERIES + COUNT_QUERIES):
+        assert labels(recall(owner, "what are my hobbies", limit=2)) == ["Running", "Chess"]
+
+
 def _corpus(owner, size: int) -> None:
     for i in range(size):
         node = make_node(owner=owner, label=f"Topic {i}", category="interest", aliases=(f"T{i}",))
@@ -275,7 +309,9 @@ def test_constant_number_of_queries_whatever_the_corpus_size(
         assert recall(owner, "detail number 2").items[0].label == "Topic 2"
     # A broad profile question: the nodes of its categories, then the slices and events of
     # the nodes returned.
-    with django_assert_num_queries(PROFILE_QUERIES + DETAIL_QUERIES + EPISODES):
+    # (fewer active interests than the limit of 10: the inactive ones are read too)
+    fill = PROFILE_FILL_QUERIES if size < 10 else 0
+    with django_assert_num_queries(PROFILE_QUERIES + fill + DETAIL_QUERIES + EPISODES):
         recall(owner, "what are my interests")
     # A query that only names things: the name lookup, the named nodes' pages and slices,
     # their events; never the whole index.

@@ -112,3 +112,27 @@ def test_no_recall_query_walks_a_persons_rows(person, question):
     plans = {q["sql"]: walks(q["sql"]) for q in captured.captured_queries}
     assert plans  # recall read something, and every read was checked
     assert {sql[:160]: bad for sql, bad in plans.items() if bad} == {}
+
+
+@pytest.mark.parametrize("question", ["what are my hobbies", "tell me about me"])
+def test_a_profile_question_reads_its_first_nodes_in_index_order(person, question):
+    """The first active nodes of a category come from the index in the lane's order and
+    stop at the limit: no sort of every node of the category (of the person, for "about
+    me"). (The inactive ones, read only when fewer than the limit are active, are sorted.)"""
+    with CaptureQueriesContext(connection) as captured:
+        result = recall(person, question)
+    assert not result.no_recall
+    firsts = [
+        q["sql"]
+        for q in captured.captured_queries
+        if 'FROM "memory_node"' in q["sql"]
+        and " LIMIT " in q["sql"]
+        and "\"state\" = 'active'" in q["sql"]
+        and "NOT (" not in q["sql"]  # the inactive ones
+    ]
+    assert firsts
+    for sql in firsts:
+        with connection.cursor() as cursor:
+            cursor.execute("EXPLAIN QUERY PLAN " + sql)
+            plan = [row[-1] for row in cursor.fetchall()]
+        assert not [line for line in plan if "TEMP B-TREE" in line], (sql, plan)
