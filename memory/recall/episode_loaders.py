@@ -34,7 +34,11 @@ from memory.recall.loaders import POSTINGS_QUERIES, load_postings, load_stats
 from memory.recall.text import terms
 from memory.vocab import SuppressionReason
 
-EPISODE_CANDIDATES = 60  # matching messages read per recall, where the words weigh most
+# Matching messages read per recall, where the words weigh most: three times the most the
+# lane returns (half of recall's limit of 10 when memories match too, all of it otherwise),
+# so that the thread context ranking adds can still reorder them. 60 gave the same
+# conversation-eval figures and cost a third more per recall (docs/benchmarks.md).
+EPISODE_CANDIDATES = 30
 
 # Suppression reasons that mean "forget it", not only "stop proposing it".
 FORGETTING_REASONS = (SuppressionReason.DELETED, SuppressionReason.FORGOTTEN)

@@ -14,9 +14,11 @@ from memory.recall import recall
 from memory.recall.episode_loaders import (
     CANDIDATE_QUERIES,
     COUNT_QUERIES,
+    EPISODE_CANDIDATES,
     NAME_QUERIES,
     NEIGHBOUR_QUERIES,
     SETTINGS_QUERIES,
+    load_episode_candidates,
     recall_episodes,
 )
 from memory.services.episodes import episodes_delete
@@ -233,3 +235,13 @@ def test_a_save_that_kept_no_memory_can_still_be_undone_for_what_was_said(owner,
     undo = receipt_undo(receipt=receipt)
     assert undo.counts["episodes_deleted"] == 1
     assert recall(owner, "bouldering").no_recall
+
+
+def test_the_lane_reads_a_bounded_number_of_matching_messages_the_strongest_first(owner):
+    many = [{"role": "user", "content": f"baked bread again, loaf {n}"} for n in range(40)]
+    strong = {"role": "user", "content": "bread, bread and more bread: the sourdough bread"}
+    save(owner, messages=[strong, *many], name="bakes")
+    total = Episode.objects.filter(owner=owner).count()
+    candidates, _neighbours = load_episode_candidates(owner, ["bread"], total)
+    assert len(candidates) == EPISODE_CANDIDATES < total
+    assert strong["content"] in [c.text for c in candidates]
