@@ -56,9 +56,7 @@ def active_suppressions(owner: Any, *, now: datetime) -> QuerySet[Suppression]:
     )
 
 
-def _owned(rows: QuerySet[Node], owner: Any) -> list[Node]:
-    """``rows`` that belong to ``owner`` (read by id, checked here)."""
-    return [n for n in rows if n.owner_id == owner.pk]
+HINTS = 200  # nodes sharing words with a save's labels, read for the gate's hints
 
 
 def gate_snapshot(owner: Any, proposals: Iterable[AnyProposal], *, now: datetime) -> Snapshot:
@@ -97,29 +95,35 @@ def gate_snapshot(owner: Any, proposals: Iterable[AnyProposal], *, now: datetime
     )
     hint_ids: list[int] = []
     if words:
-        # Nodes whose key has one of these words, the first 500 by id: an index lookup by
-        # word (NodeKeyWord), not a LIKE scan over every key of the owner.
+        # Nodes whose key has one of these words, those sharing the most words first (then
+        # the oldest), at most HINTS: an index lookup by word (NodeKeyWord), counted in the
+        # database, not a LIKE scan over every key of the owner. A word common to thousands
+        # of labels does not bring thousands of rows into the save.
         hint_ids = list(
             NodeKeyWord.objects.filter(owner=owner, word__in=words)
-            .order_by("node_id")
-            .values_list("node_id", flat=True)
-            .distinct()[:500]
+            .values("node_id")
+            .annotate(shared=Count("word"))
+            .order_by("-shared", "node_id")
+            .values_list("node_id", flat=True)[:HINTS]
         )
     # One read: by key (the owner's key index) or by id (the primary key). No ORDER BY:
-    # Node's default, the label, would be served by walking the owner's label index.
+    # Node's default, the label, would be served by walking the owner's label index. Only
+    # the columns the gate reads, as tuples: up to 500 hints are read per save, and model
+    # instances (with their dates parsed) cost more than the query.
+    columns = ("id", "owner_id", "label", "canonical_key", "category", "state")
     by_id = {
-        n.id: n
-        for n in _owned(
-            Node.objects.filter(
-                Q(owner=owner, canonical_key__in=keys) | Q(id__in=aliased | set(hint_ids))
-            ).order_by(),
-            owner,
+        row[0]: row
+        for row in Node.objects.filter(
+            Q(owner=owner, canonical_key__in=keys) | Q(id__in=aliased | set(hint_ids))
         )
+        .order_by()
+        .values_list(*columns)
+        if row[1] == owner.pk
     }
-    exact = {pk for pk, n in by_id.items() if n.canonical_key in keys or pk in aliased}
-    node_rows = sorted((by_id[pk] for pk in exact), key=lambda n: n.id)
+    exact = {pk for pk, row in by_id.items() if row[3] in keys or pk in aliased}
+    node_rows = [by_id[pk] for pk in sorted(exact)]
     node_rows += [by_id[pk] for pk in hint_ids if pk in by_id and pk not in exact]
-    node_ids = [n.id for n in node_rows]
+    node_ids = [row[0] for row in node_rows]
     alias_keys: dict[int, set[str]] = {}
     for node_id, alias_key, alias_owner in Alias.objects.filter(node_id__in=node_ids).values_list(
         "node_id", "canonical_key", "owner_id"
@@ -127,10 +131,8 @@ def gate_snapshot(owner: Any, proposals: Iterable[AnyProposal], *, now: datetime
         if alias_owner == owner.pk:
             alias_keys.setdefault(node_id, set()).add(alias_key)
     nodes = tuple(
-        NodeRef(
-            n.id, n.label, n.canonical_key, n.category, n.state, frozenset(alias_keys.get(n.id, ()))
-        )
-        for n in node_rows
+        NodeRef(pk, label, key, category, state, frozenset(alias_keys.get(pk, ())))
+        for pk, _owner, label, key, category, state in node_rows
     )
     matched = [n.id for n in nodes if n.key in keys or n.alias_keys & keys]
 

@@ -12,6 +12,7 @@ from datetime import datetime, timedelta
 from typing import Any, NamedTuple
 
 from django.conf import settings
+from django.db import connection
 from django.db.models import Case, CharField, F, IntegerField, Q, Value, When
 
 from memory.gate import PlannedCandidate, Target, WritePlan
@@ -325,15 +326,27 @@ def _apply_slices(
         (target, s.kind) for target, s in zip(targets, plan.new_slices, strict=True) if s.supersede
     }
     if superseding:
+        # Scoped through the owner's nodes, not by an owner condition beside them: without
+        # table statistics, SQLite reads that from the owner's index, every slice of the
+        # person, instead of the (node, kind, is_current) index.
         retire = Q()
         for target, kind in sorted(superseding):
             retire |= Q(node_id=target, kind=kind)
-        current = list(
+        nodes = sorted({target for target, _kind in superseding})
+        owned = Node.objects.filter(owner=owner, id__in=nodes).values("id")
+        # Locked in id order where rows are locked (PostgreSQL), so that two saves never
+        # wait on each other's rows. SQLite locks the whole database instead, and there an
+        # ORDER BY id makes its planner (without table statistics) walk the owner's index,
+        # every slice of the person, to find these few: no order there.
+        locked = (
             Slice.objects.select_for_update()
-            .filter(owner=owner, is_current=True)
+            .filter(node_id__in=owned, is_current=True)
             .filter(retire)
-            .order_by("pk")
+            .order_by()
         )
+        if connection.features.has_select_for_update:
+            locked = locked.order_by("pk")
+        current = sorted(locked, key=lambda row: row.pk)
         result.superseded += update_rows(
             current, history, RevisionAction.SUPERSEDED, is_current=False, superseded_at=now
         )

@@ -57,10 +57,13 @@ def _node_docs(owner_id: int, ids: list[int]) -> list[DocText]:
     aliases: dict[int, list[str]] = defaultdict(list)
     slices: dict[int, list[str]] = defaultdict(list)
     events: dict[int, list[str]] = defaultdict(list)
-    for node_id, alias in (
-        Alias.objects.filter(owner_id=owner_id, node_id__in=ids)
-        .order_by("id")
-        .values_list("node_id", "alias")
+    # Aliases and events in id order, sorted here, and aliases scoped through the owner's
+    # nodes: without table statistics, SQLite reads an ORDER BY id, or an owner condition
+    # beside a list of several nodes, from the owner's index, walking every alias or event
+    # of the person instead of reading these nodes' rows by node.
+    owned = Node.objects.filter(owner_id=owner_id, id__in=ids).values("id")
+    for _id, node_id, alias in sorted(
+        Alias.objects.filter(node_id__in=owned).order_by().values_list("id", "node_id", "alias")
     ):
         aliases[node_id].append(alias)
     for node_id, text in (
@@ -69,10 +72,10 @@ def _node_docs(owner_id: int, ids: list[int]) -> list[DocText]:
         .values_list("node_id", "text")
     ):
         slices[node_id].append(text)
-    for node_id, text in (
+    for _id, node_id, text in sorted(
         Event.objects.filter(owner_id=owner_id, node_id__in=ids)
-        .order_by("id")
-        .values_list("node_id", "text")
+        .order_by()
+        .values_list("id", "node_id", "text")
     ):
         events[node_id].append(text)
     return [
@@ -181,7 +184,11 @@ def _write(owner_id: int, kind: str, ids: list[int], *, fresh: bool = False) -> 
 def _write_key_words(owner_id: int, ids: list[int], *, fresh: bool) -> None:
     """The key words of these nodes (see :class:`~memory.models.NodeKeyWord`)."""
     if not fresh:
-        NodeKeyWord.objects.filter(owner_id=owner_id, node_id__in=ids).delete()
+        # By node, through the owner's nodes: with the owner beside the list of ids, SQLite
+        # walks the (owner, word, node) index, every key word of the person.
+        NodeKeyWord.objects.filter(
+            node_id__in=Node.objects.filter(owner_id=owner_id, id__in=ids).values("id")
+        ).delete()
     NodeKeyWord.objects.bulk_create(
         [
             NodeKeyWord(owner_id=owner_id, node_id=node_id, word=word)

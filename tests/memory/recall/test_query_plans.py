@@ -9,7 +9,6 @@ plan is the same on a tiny table as on a large one, so a small corpus shows it."
 from __future__ import annotations
 
 import json
-import re
 from datetime import UTC, datetime
 
 import pytest
@@ -19,6 +18,7 @@ from django.test.utils import CaptureQueriesContext
 from memory.recall import recall, vectors
 from memory.services.ingest import ingest_text
 from tests.factories import make_node, make_page, make_slice
+from tests.plans import walks
 
 pytestmark = [
     pytest.mark.django_db,
@@ -27,35 +27,6 @@ pytestmark = [
         reason="EXPLAIN QUERY PLAN is SQLite's; PostgreSQL plans from its own statistics",
     ),
 ]
-
-# Tables that grow with a person's memory. Suppressions, rules and the index statistics are
-# a few rows per person and may be read by owner alone.
-GROWING = (
-    "memory_node",
-    "memory_alias",
-    "memory_episode",
-    "memory_slice",
-    "memory_event",
-    "memory_recallterm",
-    "memory_recalldoc",
-    "memory_nodekeyword",
-)
-OWNER_ONLY = re.compile(r"^(SCAN|SEARCH) (\w+) USING (?:COVERING )?INDEX \S+ \(owner_id=\?\)$")
-FULL_SCAN = re.compile(r"^SCAN (\w+)(?: USING (?:COVERING )?INDEX \S+)?$")
-
-
-def walks(sql: str) -> list[str]:
-    """The plan lines of ``sql`` that read every row of a growing table, or every row of
-    the person in one."""
-    with connection.cursor() as cursor:
-        cursor.execute("EXPLAIN QUERY PLAN " + sql)
-        lines = [row[-1] for row in cursor.fetchall()]
-    bad = []
-    for line in lines:
-        match = OWNER_ONLY.match(line) or FULL_SCAN.match(line)
-        if match and match.groups()[-1] in GROWING:
-            bad.append(line)
-    return bad
 
 
 def save(owner, messages, name):

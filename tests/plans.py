@@ -1,0 +1,40 @@
+"""Query plans for tests: which reads walk every row of a person (SQLite's
+``EXPLAIN QUERY PLAN``). Without table statistics, SQLite reads a lookup by key or id that
+is ordered by id from the index on the owner alone, in id order: every node, slice or
+episode of the person, to return a handful. The plan is the same on a tiny table as on a
+large one, so a small fixture shows it."""
+
+from __future__ import annotations
+
+import re
+
+from django.db import connection
+
+# Tables that grow with a person's memory. Suppressions, rules and the index statistics are
+# a few rows per person and may be read by owner alone.
+GROWING = (
+    "memory_node",
+    "memory_alias",
+    "memory_episode",
+    "memory_slice",
+    "memory_event",
+    "memory_recallterm",
+    "memory_recalldoc",
+    "memory_nodekeyword",
+)
+OWNER_ONLY = re.compile(r"^(SCAN|SEARCH) (\w+) USING (?:COVERING )?INDEX \S+ \(owner_id=\?\)$")
+FULL_SCAN = re.compile(r"^SCAN (\w+)(?: USING (?:COVERING )?INDEX \S+)?$")
+
+
+def walks(sql: str) -> list[str]:
+    """The plan lines of ``sql`` that read every row of a growing table, or every row of
+    the person in one."""
+    with connection.cursor() as cursor:
+        cursor.execute("EXPLAIN QUERY PLAN " + sql)
+        lines = [row[-1] for row in cursor.fetchall()]
+    bad = []
+    for line in lines:
+        match = OWNER_ONLY.match(line) or FULL_SCAN.match(line)
+        if match and match.groups()[-1] in GROWING:
+            bad.append(line)
+    return bad
