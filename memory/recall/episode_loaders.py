@@ -39,6 +39,10 @@ from memory.vocab import SuppressionReason
 # so that the thread context ranking adds can still reorder them. 60 gave the same
 # conversation-eval figures and cost a third more per recall (docs/benchmarks.md).
 EPISODE_CANDIDATES = 30
+# A word in more messages than this is read only where the others matched (or, when every
+# word is that common, where the least common one weighs most, the newest first): a person
+# with 200,000 messages says "work" in thousands, and the lane needs 30 (see load_postings).
+EPISODE_POSTINGS_PER_TERM = 300
 
 # Suppression reasons that mean "forget it", not only "stop proposing it".
 FORGETTING_REASONS = (SuppressionReason.DELETED, SuppressionReason.FORGOTTEN)
@@ -99,7 +103,9 @@ def load_episode_candidates(
     wanted = sorted({t for t in index_terms if t})
     if not wanted:
         return [], []
-    postings = load_postings(owner, wanted, (RecallDoc.Kind.EPISODE,))
+    postings = load_postings(
+        owner, wanted, (RecallDoc.Kind.EPISODE,), per_term=EPISODE_POSTINGS_PER_TERM
+    )
     weights = bm25_postings(postings, CorpusStats(docs=total), wanted, [], min_share=0.0)
     best = sorted(weights, key=lambda ref: (-weights[ref], -ref[1]))[:EPISODE_CANDIDATES]
     # Sorted here, not in SQL: an ORDER BY on when it was said would lead the database to

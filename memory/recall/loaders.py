@@ -280,24 +280,28 @@ def load_stats(owner: Any) -> dict[str, CorpusStats]:
 POSTINGS_PER_TERM = 1000  # of a common term, the most frequent; see load_postings
 
 
-def load_postings(owner: Any, terms: Sequence[str], kinds: Sequence[str]) -> list[Posting]:
+def load_postings(
+    owner: Any, terms: Sequence[str], kinds: Sequence[str], *, per_term: int | None = None
+) -> list[Posting]:
     """The postings BM25 needs for ``terms`` in the owner's documents of ``kinds``, each with
     its term's document frequency: at most three queries, reading from the index only.
 
-    The document frequencies come first (one grouped count). A term in at most
-    :data:`POSTINGS_PER_TERM` documents ("rare") brings all its postings. A common term
-    brings its postings in the documents a rare term matched, so each of those is scored
-    exactly; when every term is common, the documents where the least common one weighs
-    most (its :data:`POSTINGS_PER_TERM` highest frequencies) are the candidates instead. A
-    document that only common terms match is otherwise not a candidate: it could only pass
-    the coverage floor on words that say little about it."""
+    The document frequencies come first (one grouped count). A term in at most ``per_term``
+    (:data:`POSTINGS_PER_TERM` by default) documents ("rare") brings all its postings. A
+    common term brings its postings in the documents a rare term matched, so each of those
+    is scored exactly; when every term is common, the documents where the least common one
+    weighs most (its ``per_term`` highest frequencies, the newest first among equals: the
+    index read backwards) are the candidates instead. A document that only common terms
+    match is otherwise not a candidate: it could only pass the coverage floor on words that
+    say little about it."""
+    cap = POSTINGS_PER_TERM if per_term is None else per_term
     wanted = sorted(set(terms))
     if not wanted:
         return []
     base = RecallTerm.objects.filter(owner=owner, term__in=wanted, kind__in=list(kinds))
     df = dict(base.order_by().values("term").annotate(n=Count("id")).values_list("term", "n"))
-    rare = sorted(t for t, n in df.items() if n <= POSTINGS_PER_TERM)
-    common = sorted(t for t, n in df.items() if n > POSTINGS_PER_TERM)
+    rare = sorted(t for t, n in df.items() if n <= cap)
+    common = sorted(t for t, n in df.items() if n > cap)
     columns = ("term", "kind", "ref_id", "tf", "length")
     if rare:
         first = base.filter(term__in=rare).values_list(*columns)
@@ -305,9 +309,7 @@ def load_postings(owner: Any, terms: Sequence[str], kinds: Sequence[str]) -> lis
         seed = min(common, key=lambda t: (df[t], t))
         common.remove(seed)
         first = (
-            base.filter(term=seed)
-            .order_by("-tf", "kind", "ref_id")
-            .values_list(*columns)[:POSTINGS_PER_TERM]
+            base.filter(term=seed).order_by("-tf", "-kind", "-ref_id").values_list(*columns)[:cap]
         )
     else:
         return []
