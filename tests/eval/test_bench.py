@@ -76,3 +76,18 @@ def test_bench_flags_are_checked(capsys):
     with pytest.raises(SystemExit):
         main(["--sizes", "10,20", "--episodes", "5"])
     assert "one count (0 or more) per size" in capsys.readouterr().err
+
+
+def test_a_spawned_workers_peak_memory_is_its_own_not_the_bench_that_started_it():
+    """The recall worker's peak is read in a process spawned by the bench, which has seeded
+    the store and is large: Linux's ``ru_maxrss`` there keeps the larger of the two."""
+    import multiprocessing
+
+    from eval.bench import _peak_mb
+
+    ballast = b"x" * (400 * 1024 * 1024)  # written, so resident
+    assert _peak_mb() >= 400
+    with multiprocessing.get_context("spawn").Pool(1) as pool:
+        worker = pool.apply(_peak_mb)
+    assert 0 < worker < 300
+    del ballast
