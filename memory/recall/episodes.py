@@ -17,7 +17,7 @@ stays searchable.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -233,8 +233,9 @@ def rank_episodes(
     never decide whether there is something to find. With ``likeness`` (texts, anchors ->
     each text's best similarity to an anchor), a message that matched some word but was left
     out (by the share, the rescue or the relative floor) is kept after the others when it is
-    at least :data:`CONTINUATION_FLOOR` close to one of them (:func:`continuations`); when
-    the question named something, only if it names it too.
+    at least :data:`CONTINUATION_FLOOR` close to one of them, or is the person's reply in a
+    thread one of them opened (:func:`continuations`); when the question named something,
+    only if it names it too (itself or through its thread).
     """
     groups = [
         [alt for alt in (_stem_words(a) for a in alternatives) if alt] for alternatives in names
@@ -320,7 +321,15 @@ def rank_episodes(
             # the question named something: the rest of the story names it too (the
             # identity guard: "Lena loves bouldering" is not about Ana, however close)
             left = [(s, e) for s, e in left if any(k.startswith("=") for k in tf[_key(e)])]
-        kept += continuations(kept, [(s / best, e) for s, e in left], likeness)
+        opened = {_key(e) for _s, e in kept}
+        threaded = {
+            _key(e)
+            for _s, e in left
+            if _answered(e, by_pos, hidden) is not None
+            and not _counts(e.text, wanted_set, groups, twin_words)[0]
+            and {(e.transcript_id, e.seq - 1), (e.transcript_id, e.seq - 2)} & opened
+        }
+        kept += continuations(kept, [(s / best, e) for s, e in left], likeness, threaded)
     items: list[EpisodeItem] = []
     for score, e in kept[: max(0, limit)]:
         previous = _answered(e, by_pos, hidden) if is_short(e.text) else None
@@ -345,20 +354,26 @@ def continuations(
     kept: Sequence[tuple[float, EpisodeRow]],
     left: Sequence[tuple[float, EpisodeRow]],
     likeness: Callable[[Sequence[str], Sequence[str]], Sequence[float]],
+    threaded: Collection[tuple[int, int]] = (),
 ) -> list[tuple[float, EpisodeRow]]:
-    """Of the messages ``left`` out (each with its score relative to the best match), those
-    at least :data:`CONTINUATION_FLOOR` close in meaning to one of the ``kept`` ones: the
-    rest of the story they tell, best score first, each scored no higher than the last kept
-    message, so that they follow the good matches and never displace one. Pure; calls
-    ``likeness`` once, and only when there is something kept and something left."""
+    """Of the messages ``left`` out (each with its score relative to the best match), the
+    rest of the story the ``kept`` ones tell: the person's replies in a thread a kept message
+    opened (``threaded``, by ``(transcript, seq)``: they matched only through it, as the
+    answer to the assistant's follow-up question), and those at least
+    :data:`CONTINUATION_FLOOR` close in meaning to a kept message. Best score first, each
+    scored no higher than the last kept message, so that they follow the good matches and
+    never displace one. Pure; calls ``likeness`` once, and only for messages not threaded,
+    when there is something kept."""
     if not kept or not left:
         return []
-    near = likeness([e.text for _s, e in left], [e.text for _s, e in kept])
+    ask = [(score, e) for score, e in left if _key(e) not in threaded]
+    near = likeness([e.text for _s, e in ask], [e.text for _s, e in kept]) if ask else []
+    sims = {id(e): sim for (_s, e), sim in zip(ask, near, strict=True)}
     floor = min(s for s, _e in kept)
     found = [
-        (min(score, floor), sim, e)
-        for (score, e), sim in zip(left, near, strict=True)
-        if sim >= CONTINUATION_FLOOR
+        (min(score, floor), sims.get(id(e), 1.0), e)
+        for score, e in left
+        if sims.get(id(e), 1.0) >= CONTINUATION_FLOOR
     ]
     found.sort(key=lambda f: (-f[0], -f[1], -f[2].said_at.timestamp(), -f[2].id))
     return [(score, e) for score, _sim, e in found]

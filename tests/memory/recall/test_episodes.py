@@ -318,3 +318,20 @@ def test_continuations_alone():
     assert continuations(kept, left, far) == []
     calls: list[tuple[list[str], list[str]]] = []
     assert continuations([], left, likeness_table({}, calls)) == [] and calls == []
+
+
+def test_the_reply_in_a_thread_a_good_match_opened_is_the_rest_of_its_story():
+    # the assistant's follow-up question, and the person's answer to it, say none of the
+    # question's words: the answer is found through its thread, under the relative floor
+    opened = row(1, "trying to get back into spanish, fifteen minutes of an app on the bus")
+    asked = row(2, "What's the goal?", role="assistant")
+    answer = row(3, "talking to my partner's grandparents in seville next summer without freezing")
+    elsewhere = row(9, "what a week, the car failed its test", seq=9)
+    question = "why am I learning spanish"
+    assert [i.id for i in ranked(question, [opened], [asked, answer, elsewhere])] == [1]
+    calls: list[tuple[list[str], list[str]]] = []
+    items = ranked(
+        question, [opened], [asked, answer, elsewhere], likeness=likeness_table({}, calls)
+    )
+    assert [i.id for i in items] == [1, 3]  # however far its words are in meaning
+    assert answer.text not in [t for texts, _anchors in calls for t in texts]  # not asked
