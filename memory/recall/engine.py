@@ -100,7 +100,7 @@ def recall(
         if item.kind == "node" and item.why.split("+")[0] in (WHY_EXACT, WHY_ALIAS)
     ]
     episodes = (
-        recall_episodes(owner, parsed.subject, named=named, limit=limit)
+        recall_episodes(owner, parsed.subject, named=named, limit=limit, frame=parsed.frame)
         if reason != REASON_UTILITY
         else []
     )

@@ -214,9 +214,13 @@ def recall_episodes(
     *,
     named: Sequence[tuple[int, str]] = (),
     limit: int,
+    frame: Sequence[str] = (),
 ) -> list[EpisodeItem]:
     """The episode lane for ``owner``: what was said about the question's ``subject`` words
     and the ``named`` nodes (``(id, label)``; a message naming one by any alias matches).
+    The ``frame``'s words ("end" in "how much did it end up costing") are looked up too, as
+    words an answer may echo, never as what the question is about
+    (:func:`memory.recall.episodes.rank_episodes`).
 
     Nothing when the owner has no episodes or turned the lane off. Reads
     :data:`COUNT_QUERIES`; when there are episodes, :data:`SETTINGS_QUERIES`; when the lane
@@ -234,17 +238,23 @@ def recall_episodes(
     rest, found = split_named(subject, names)
     twins = twin_labels(owner, found, [nid for nid, _label in named]) if named else []
     query_terms = list(dict.fromkeys(terms(" ".join(rest))))
+    frame_terms = [t for t in dict.fromkeys(terms(" ".join(frame))) if t not in query_terms]
     index_terms = set(query_terms)
     for alternatives in found:
         index_terms |= {t for alt in alternatives for t in terms(alt)}
     if not index_terms:
         return []
-    candidates, neighbours = load_episode_candidates(owner, index_terms, total)
+    candidates, neighbours = load_episode_candidates(owner, index_terms | set(frame_terms), total)
     question = " ".join(subject)
 
     def closeness(texts: Sequence[str]) -> list[float]:
         vectors = embed([question, *texts])
         return [float(v) for v in vectors[1:] @ vectors[0]]
+
+    def likeness(texts: Sequence[str], anchors: Sequence[str]) -> list[float]:
+        vectors = embed([*anchors, *texts])
+        near = vectors[len(anchors) :] @ vectors[: len(anchors)].T
+        return [float(v) for v in near.max(axis=1)]
 
     return rank_episodes(
         query_terms,
@@ -256,4 +266,6 @@ def recall_episodes(
         forgotten=settings.forgotten,
         limit=limit,
         closeness=closeness,
+        frame_terms=frame_terms,
+        likeness=likeness,
     )

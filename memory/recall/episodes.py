@@ -17,7 +17,7 @@ stays searchable.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -43,6 +43,15 @@ MIN_TERM_SHARE = 0.3  # of the idf weight of the query's words
 # sets: results hold for floors from 0.15 to 0.25 and share floors from 0.1 to 0.2.
 RESCUE_MIN_SHARE = 0.15
 SEMANTIC_RESCUE_FLOOR = 0.2
+# The rest of a story: once messages match the question well, a message that shares only a
+# word of it (one word of many, or only a word of its frame) but is close in meaning to one
+# of them (cosine at least CONTINUATION_FLOOR) is kept after them. A thing told across
+# sessions is named in full once and then carried on in fewer words: "water coming through
+# the ceiling of the back bedroom", weeks later "the roofer came... the bedroom ceiling
+# still bears a stain". It never makes a question find something: without a good match it
+# adds nothing. The floor is the semantic lane's (:data:`memory.recall.ranking.SEMANTIC_FLOOR`):
+# the cosine below which this model's texts are unrelated.
+CONTINUATION_FLOOR = 0.26
 BM25_K1 = 1.2
 BM25_B = 0.75
 
@@ -136,6 +145,10 @@ def split_named(
     return [w for i, w in enumerate(subject) if i not in covered], found
 
 
+def _key(e: EpisodeRow) -> tuple[int, int]:
+    return (e.transcript_id, e.seq)
+
+
 def _stem_words(text: str) -> list[str]:
     return [stem(w) for w in words_of(text)]
 
@@ -192,6 +205,8 @@ def rank_episodes(
     forgotten: Sequence[str] = (),
     limit: int = 10,
     closeness: Callable[[Sequence[str]], Sequence[float]] | None = None,
+    frame_terms: Sequence[str] = (),
+    likeness: Callable[[Sequence[str], Sequence[str]], Sequence[float]] | None = None,
 ) -> list[EpisodeItem]:
     """Episodes for stemmed ``query_terms`` and ``names``, best first, at most ``limit``.
 
@@ -203,14 +218,24 @@ def rank_episodes(
     the answered message's words at :data:`REPLY_CONTEXT_WEIGHT`, and the one before it at
     :data:`THREAD_CONTEXT_WEIGHT`, for a person's short reply; at
     :data:`LONG_REPLY_CONTEXT_WEIGHT` and :data:`LONG_THREAD_CONTEXT_WEIGHT` for a longer
-    one), times the speaker's weight (the person's own words first), normalised to the best (0..1]. An episode must match
-    :data:`MIN_TERM_SHARE` of the question's idf weight (a word no message contains weighs no
-    more than the rarest word one does) and reach :data:`RELATIVE_FLOOR` of the best score.
-    Nothing that mentions a ``forgotten`` key is returned, nor quoted as the message a reply
-    answers. With ``closeness`` (texts -> their semantic similarity to the question), a
-    message under :data:`MIN_TERM_SHARE` but at :data:`RESCUE_MIN_SHARE` or more is kept when
-    its similarity reaches :data:`SEMANTIC_RESCUE_FLOOR`; ``closeness`` is called at most
-    once, and only when there is such a message.
+    one), times the speaker's weight (the person's own words first), normalised to the best
+    (0..1]. An episode must match :data:`MIN_TERM_SHARE` of the question's idf weight (a word
+    no message contains weighs no more than the rarest word one does) and reach
+    :data:`RELATIVE_FLOOR` of the best score. Nothing that mentions a ``forgotten`` key is
+    returned, nor quoted as the message a reply answers. With ``closeness`` (texts -> their
+    semantic similarity to the question), a message under :data:`MIN_TERM_SHARE` but at
+    :data:`RESCUE_MIN_SHARE` or more is kept when its similarity reaches
+    :data:`SEMANTIC_RESCUE_FLOOR`; ``closeness`` is called at most once, and only when there
+    is such a message.
+
+    ``frame_terms`` are the stemmed words of the question's frame ("end" of "how much did it
+    end up costing"): they score like its words but weigh nothing towards the share, so they
+    never decide whether there is something to find. With ``likeness`` (texts, anchors ->
+    each text's best similarity to an anchor), a message that matched some word but was left
+    out (by the share, the rescue or the relative floor) is kept after the others when it is
+    at least :data:`CONTINUATION_FLOOR` close to one of them, or is the person's reply in a
+    thread one of them opened (:func:`continuations`); when the question named something,
+    only if it names it too (itself or through its thread).
     """
     groups = [
         [alt for alt in (_stem_words(a) for a in alternatives) if alt] for alternatives in names
@@ -221,13 +246,14 @@ def rank_episodes(
     keys = wanted + [f"={i}" for i in range(len(groups))]
     if not keys or not candidates or total <= 0:
         return []
+    echoes = [t for t in dict.fromkeys(frame_terms) if t and t not in wanted]
     by_pos = {(e.transcript_id, e.seq): e for e in [*neighbours, *candidates]}
     hidden = {key for key, e in by_pos.items() if mentions_forgotten(e.text, forgotten)}
     pool = [e for e in by_pos.values() if (e.transcript_id, e.seq) not in hidden]
-    wanted_set = set(wanted)
+    wanted_set = set(wanted) | set(echoes)
     tf: dict[tuple[int, int], dict[str, float]] = {}
     lengths: dict[tuple[int, int], float] = {}
-    df: dict[str, int] = dict.fromkeys(keys, 0)
+    df: dict[str, int] = dict.fromkeys([*keys, *echoes], 0)
     for e in pool:
         key = (e.transcript_id, e.seq)
         counts, length = _counts(e.text, wanted_set, groups, twin_words)
@@ -250,7 +276,7 @@ def rank_episodes(
         tf[key] = counts
         lengths[key] = float(length)
     n = max(total, len(pool))
-    idf = {t: math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5)) for t in keys}
+    idf = {t: math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5)) for t in df}
     seen = [idf[t] for t in keys if df[t]]
     cap = max(seen) if seen else 0.0
     share = {t: idf[t] if df[t] else cap for t in keys}
@@ -259,30 +285,53 @@ def rank_episodes(
     avg = avg or 1.0
     scored: list[tuple[float, EpisodeRow]] = []
     doubtful: list[tuple[float, EpisodeRow]] = []
+    left: list[tuple[float, EpisodeRow]] = []  # matched some word, not kept (yet)
     for e in pool:
         key = (e.transcript_id, e.seq)
         counts = tf[key]
         if not counts:
             continue
-        covered = sum(share[t] for t in counts) / weight_total if weight_total else 1.0
-        doubted = len(keys) > 1 and covered < MIN_TERM_SHARE
-        if doubted and (closeness is None or covered < RESCUE_MIN_SHARE):
-            continue
         norm = BM25_K1 * (1 - BM25_B + BM25_B * lengths[key] / avg)
         raw = sum(idf[t] * f * (BM25_K1 + 1) / (f + norm) for t, f in counts.items())
         raw *= ROLE_WEIGHTS.get(e.role, 0.5)
-        if raw > 0:
-            (doubtful if doubted else scored).append((raw, e))
+        if raw <= 0:
+            continue
+        if not any(t in share for t in counts):
+            left.append((raw, e))  # only the frame's words
+            continue
+        covered = sum(share.get(t, 0.0) for t in counts) / weight_total if weight_total else 1.0
+        if not (len(keys) > 1 and covered < MIN_TERM_SHARE):
+            scored.append((raw, e))
+        elif closeness is not None and covered >= RESCUE_MIN_SHARE:
+            doubtful.append((raw, e))
+        else:
+            left.append((raw, e))
     if doubtful and closeness is not None:
         near = closeness([e.text for _raw, e in doubtful])
-        scored += [d for d, sim in zip(doubtful, near, strict=True) if sim >= SEMANTIC_RESCUE_FLOOR]
+        for d, sim in zip(doubtful, near, strict=True):
+            (scored if sim >= SEMANTIC_RESCUE_FLOOR else left).append(d)
     if not scored:
         return []
     best = max(s for s, _e in scored)
-    scored = [(s / best, e) for s, e in scored if s / best >= RELATIVE_FLOOR]
-    scored.sort(key=lambda se: (-se[0], -se[1].said_at.timestamp(), -se[1].id))
+    kept = [(s / best, e) for s, e in scored if s / best >= RELATIVE_FLOOR]
+    left += [(s, e) for s, e in scored if s / best < RELATIVE_FLOOR]
+    kept.sort(key=lambda se: (-se[0], -se[1].said_at.timestamp(), -se[1].id))
+    if likeness is not None and len(kept) < limit:
+        if groups:
+            # the question named something: the rest of the story names it too (the
+            # identity guard: "Lena loves bouldering" is not about Ana, however close)
+            left = [(s, e) for s, e in left if any(k.startswith("=") for k in tf[_key(e)])]
+        opened = {_key(e) for _s, e in kept}
+        threaded = {
+            _key(e)
+            for _s, e in left
+            if _answered(e, by_pos, hidden) is not None
+            and not _counts(e.text, wanted_set, groups, twin_words)[0]
+            and {(e.transcript_id, e.seq - 1), (e.transcript_id, e.seq - 2)} & opened
+        }
+        kept += continuations(kept, [(s / best, e) for s, e in left], likeness, threaded)
     items: list[EpisodeItem] = []
-    for score, e in scored[: max(0, limit)]:
+    for score, e in kept[: max(0, limit)]:
         previous = _answered(e, by_pos, hidden) if is_short(e.text) else None
         reply_to = _snippet(previous.text) if previous is not None else ""
         items.append(
@@ -299,3 +348,32 @@ def rank_episodes(
             )
         )
     return items
+
+
+def continuations(
+    kept: Sequence[tuple[float, EpisodeRow]],
+    left: Sequence[tuple[float, EpisodeRow]],
+    likeness: Callable[[Sequence[str], Sequence[str]], Sequence[float]],
+    threaded: Collection[tuple[int, int]] = (),
+) -> list[tuple[float, EpisodeRow]]:
+    """Of the messages ``left`` out (each with its score relative to the best match), the
+    rest of the story the ``kept`` ones tell: the person's replies in a thread a kept message
+    opened (``threaded``, by ``(transcript, seq)``: they matched only through it, as the
+    answer to the assistant's follow-up question), and those at least
+    :data:`CONTINUATION_FLOOR` close in meaning to a kept message. Best score first, each
+    scored no higher than the last kept message, so that they follow the good matches and
+    never displace one. Pure; calls ``likeness`` once, and only for messages not threaded,
+    when there is something kept."""
+    if not kept or not left:
+        return []
+    ask = [(score, e) for score, e in left if _key(e) not in threaded]
+    near = likeness([e.text for _s, e in ask], [e.text for _s, e in kept]) if ask else []
+    sims = {id(e): sim for (_s, e), sim in zip(ask, near, strict=True)}
+    floor = min(s for s, _e in kept)
+    found = [
+        (min(score, floor), sims.get(id(e), 1.0), e)
+        for score, e in left
+        if sims.get(id(e), 1.0) >= CONTINUATION_FLOOR
+    ]
+    found.sort(key=lambda f: (-f[0], -f[1], -f[2].said_at.timestamp(), -f[2].id))
+    return [(score, e) for score, _sim, e in found]

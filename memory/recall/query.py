@@ -128,6 +128,9 @@ class Parsed:
     needs_name: bool = False  # a "what is X" question: recall only if X names a memory
     profile: tuple[str, ...] = ()  # categories of a broad profile question
     everything: bool = False
+    # The words of the question's frame ("long" and "end" in "how long did Bea end up
+    # staying"): not its subject, but words an answer may echo ("ended up £260").
+    frame: tuple[str, ...] = ()
 
 
 def _is_smalltalk(key: str) -> bool:
@@ -162,10 +165,13 @@ _FRAMES = [
 ]
 
 
-def _strip_frames(subject: str) -> str:
+def _strip_frames(subject: str) -> tuple[str, tuple[str, ...]]:
+    """The subject without its frames, and the words those frames had."""
+    said: list[str] = []
     for frame in _FRAMES:
+        said += [w for match in frame.findall(subject) for w in match.split()]
         subject = frame.sub(" ", subject)
-    return " ".join(subject.split())
+    return " ".join(subject.split()), tuple(said)
 
 
 def _bare_possessive(said: Sequence[str]) -> bool:
@@ -206,27 +212,30 @@ def parse_query(query: str) -> Parsed:
         return Parsed(reason=REASON_UTILITY)
     subject, phrased = _strip_phrasing(key)
     intent = phrased and bool(_RECALL_INTENT.search(key))
-    words = tuple(_strip_frames(subject).split()) or tuple(subject.split())
+    stripped, frame = _strip_frames(subject)
+    words = tuple(stripped.split())
+    if not words:
+        words, frame = tuple(subject.split()), ()
     if not words:
         return Parsed(reason=REASON_EMPTY)
     if key in _EVERYTHING or subject in _EVERYTHING and intent:
-        return Parsed(subject=words, everything=True)
+        return Parsed(subject=words, frame=frame, everything=True)
     cats, everything = _profile_categories(words)
     if cats or everything:
-        return Parsed(subject=words, profile=cats, everything=everything)
+        return Parsed(subject=words, frame=frame, profile=cats, everything=everything)
     if intent:
-        return Parsed(subject=words)
+        return Parsed(subject=words, frame=frame)
     utility = _UTILITY_PREFIX.match(key)
     if utility:
         remainder = key[utility.end() :].split()
         if not _PERSONAL & set(remainder):
             return Parsed(reason=REASON_UTILITY)
-        return Parsed(subject=words)
+        return Parsed(subject=words, frame=frame)
     question = _SUBJECT_QUESTION.match(raw.rstrip("?!. "))
     if question:
         said = question.group(1).split()
         if _PERSONAL & set(words):
-            return Parsed(subject=words)
+            return Parsed(subject=words, frame=frame)
         # "Who is Rahul?", "what is Atlas?", "what is the score in Finn's match?": a
         # capitalised name is a recall question, and so is "who is working nights" (people
         # are what memory knows) and a question about the past ("what was wrong with the
@@ -238,6 +247,6 @@ def parse_query(query: str) -> Parsed:
         )
         past = bool(_PAST_QUESTION.match(raw))
         if named or past or _bare_possessive(said) or (not article and raw[:3].lower() == "who"):
-            return Parsed(subject=words)
-        return Parsed(subject=words, needs_name=True)
-    return Parsed(subject=words)
+            return Parsed(subject=words, frame=frame)
+        return Parsed(subject=words, frame=frame, needs_name=True)
+    return Parsed(subject=words, frame=frame)

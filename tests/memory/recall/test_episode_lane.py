@@ -74,6 +74,45 @@ def episodes_of(result) -> list[str]:
     return [i.message_id for i in result.items if i.kind == "episode"]
 
 
+def test_the_rest_of_a_story_told_weeks_later_comes_back_after_its_start(owner):
+    # the later message says none of the question's words, only its frame's ("ended up"),
+    # but it carries on the story the first one started; an unrelated "ended up" does not
+    save(
+        owner,
+        messages=[
+            {
+                "id": "d1",
+                "role": "user",
+                "content": "the dishwasher is leaking all over the kitchen floor again, "
+                "the plumber is coming on monday",
+            }
+        ],
+        name="march",
+    )
+    save(
+        owner,
+        messages=[
+            {
+                "id": "d2",
+                "role": "user",
+                "content": "plumber swapped the door seal on it, ended up £95 with the callout fee",
+            },
+            {
+                "id": "d3",
+                "role": "user",
+                "content": "we ended up staying in for the match, pizza and an early night",
+            },
+        ],
+        name="april",
+    )
+    assert episodes_of(recall(owner, "how much did the dishwasher repair end up costing?")) == [
+        "d1",
+        "d2",
+    ]
+    # the frame's word alone never finds anything
+    assert recall(owner, "how much did the boiler service end up costing?").no_recall
+
+
 def test_nothing_reviewed_yet_still_finds_what_was_said(owner):
     save(owner, objects=[proposal("Ana")])
     assert Candidate.objects.filter(owner=owner, status="pending").exists()

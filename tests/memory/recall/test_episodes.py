@@ -5,8 +5,10 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 from memory.recall.episodes import (
+    CONTINUATION_FLOOR,
     SEMANTIC_RESCUE_FLOOR,
     EpisodeRow,
+    continuations,
     mentions_forgotten,
     rank_episodes,
 )
@@ -208,3 +210,128 @@ def test_a_longer_reply_is_found_by_its_thread_too():
     assert ids[0] == 1 and 3 in ids and 4 not in ids
     # the thread counts for less than the message's own words
     assert next(i.score for i in items if i.id == 3) < 1.0
+
+
+# --- the rest of a story: continuations ---------------------------------------------------------
+
+LEAK = [
+    row(1, "water has been coming through the ceiling of the back bedroom since the storm"),
+    row(2, "the roofer came and replaced two slates, the bedroom ceiling has a stain", t=2),
+    row(3, "we painted the spare bedroom yellow for the baby", t=3),
+]
+LEAK_QUESTION = "what happened with the water coming into the back bedroom from start to finish"
+
+
+def likeness_table(table: dict[str, float], calls: list[tuple[list[str], list[str]]]):
+    def likeness(texts, anchors):
+        calls.append((list(texts), list(anchors)))
+        return [table.get(text, 0.0) for text in texts]
+
+    return likeness
+
+
+def test_a_later_message_close_to_a_good_match_is_kept_after_it():
+    # "bedroom" alone is a sliver of the question: left out without a continuation
+    assert [i.id for i in ranked(LEAK_QUESTION, LEAK)] == [1]
+    calls: list[tuple[list[str], list[str]]] = []
+    near = likeness_table({LEAK[1].text: CONTINUATION_FLOOR + 0.05}, calls)
+    items = ranked(LEAK_QUESTION, LEAK, likeness=near)
+    assert [i.id for i in items] == [1, 2]  # the unrelated bedroom stays out
+    assert items[1].score <= items[0].score
+    # one call: every message left out, against the messages kept
+    assert calls == [([LEAK[1].text, LEAK[2].text], [LEAK[0].text])]
+
+
+def test_a_continuation_follows_every_good_match_and_never_displaces_one():
+    rows = [
+        row(1, "water coming through the back bedroom ceiling again"),
+        row(2, "the water in the back bedroom: roofer booked", t=2),
+        row(3, "the roofer fixed the slates over the bedroom, a long job " * 3, t=3),
+    ]
+    everything_near = likeness_table({r.text: 0.9 for r in rows}, [])
+    items = ranked(LEAK_QUESTION, rows, likeness=everything_near)
+    assert [i.id for i in ranked(LEAK_QUESTION, rows)] == [1, 2]  # the good matches
+    assert [i.id for i in items] == [1, 2, 3]  # and after them, the rest of the story
+    assert items[-1].score == min(i.score for i in items)
+    # and never beyond the limit
+    assert len(ranked(LEAK_QUESTION, rows, likeness=everything_near, limit=2)) == 2
+
+
+def test_a_continuation_never_makes_a_question_find_something():
+    # nothing matches the question well: however close, a sliver stays out (quiet stays quiet)
+    rows = [row(i, f"the spare bedroom {i} needs a coat of paint") for i in range(1, 4)]
+    calls: list[tuple[list[str], list[str]]] = []
+    items = ranked(LEAK_QUESTION, rows, likeness=likeness_table({r.text: 0.9 for r in rows}, calls))
+    assert items == [] and calls == []
+
+
+def test_a_continuation_of_a_named_question_names_it_too():
+    rows = [
+        row(1, "Ana runs the bouldering nights at the climbing gym"),
+        row(2, "Lena loves the bouldering nights too", t=2),
+        row(3, "Ana said the bouldering nights move to Fridays", t=3),
+    ]
+    everything_near = likeness_table({r.text: 0.9 for r in rows}, [])
+    items = rank_episodes(
+        terms("bouldering nights climbing gym opening hours"),
+        rows,
+        [],
+        100,
+        names=[("Ana",)],
+        likeness=everything_near,
+    )
+    assert 2 not in [i.id for i in items]
+
+
+def test_the_frames_words_score_but_never_decide_there_is_something_to_find():
+    ended = row(2, "car's fixed, pads and discs done, ended up £260", t=2)
+    brakes = row(1, "car's making a grinding noise when i brake, garage says rear pads")
+    question = terms("the brake repair costing")
+    # the frame's word alone finds nothing, however close in meaning
+    alone = rank_episodes(
+        question, [ended], [], 100, frame_terms=["end"], likeness=likeness_table({}, [])
+    )
+    assert alone == []
+    # beside a good match, a message that only echoes the frame is the rest of the story
+    calls: list[tuple[list[str], list[str]]] = []
+    items = rank_episodes(
+        question,
+        [brakes, ended],
+        [],
+        100,
+        frame_terms=["end"],
+        likeness=likeness_table({ended.text: CONTINUATION_FLOOR + 0.1}, calls),
+    )
+    assert [i.id for i in items] == [1, 2]
+    # without the frame's word it is not a candidate at all
+    assert [i.id for i in rank_episodes(question, [brakes, ended], [], 100)] == [1]
+
+
+def test_continuations_alone():
+    kept = [(1.0, LEAK[0])]
+    left = [(0.9, LEAK[1]), (0.2, LEAK[2])]
+    both_near = likeness_table({LEAK[1].text: 0.5, LEAK[2].text: 0.5}, [])
+    # each scores at most the last kept one, the better one first
+    assert continuations(kept, left, both_near) == [(0.9, LEAK[1]), (0.2, LEAK[2])]
+    assert continuations([(0.5, LEAK[0])], left, both_near)[0] == (0.5, LEAK[1])
+    far = likeness_table({LEAK[1].text: CONTINUATION_FLOOR - 0.01}, [])
+    assert continuations(kept, left, far) == []
+    calls: list[tuple[list[str], list[str]]] = []
+    assert continuations([], left, likeness_table({}, calls)) == [] and calls == []
+
+
+def test_the_reply_in_a_thread_a_good_match_opened_is_the_rest_of_its_story():
+    # the assistant's follow-up question, and the person's answer to it, say none of the
+    # question's words: the answer is found through its thread, under the relative floor
+    opened = row(1, "trying to get back into spanish, fifteen minutes of an app on the bus")
+    asked = row(2, "What's the goal?", role="assistant")
+    answer = row(3, "talking to my partner's grandparents in seville next summer without freezing")
+    elsewhere = row(9, "what a week, the car failed its test", seq=9)
+    question = "why am I learning spanish"
+    assert [i.id for i in ranked(question, [opened], [asked, answer, elsewhere])] == [1]
+    calls: list[tuple[list[str], list[str]]] = []
+    items = ranked(
+        question, [opened], [asked, answer, elsewhere], likeness=likeness_table({}, calls)
+    )
+    assert [i.id for i in items] == [1, 3]  # however far its words are in meaning
+    assert answer.text not in [t for texts, _anchors in calls for t in texts]  # not asked

@@ -66,3 +66,28 @@ def test_the_name_of_frame_is_not_the_subject(query, subject):
 def test_a_possessive_after_an_article_stays_general(query):
     # recall only if memory has that name: otherwise the engine answers utility_query
     assert parse_query(query).needs_name
+
+
+@pytest.mark.parametrize(
+    "query,subject,frame",
+    [
+        (
+            "how much did the brake repair end up costing?",
+            ("did", "the", "brake", "repair", "costing"),
+            ("how", "much", "end", "up"),
+        ),
+        (
+            "how long did it take to get the boiler fixed",
+            ("to", "get", "the", "boiler", "fixed"),
+            ("how", "long", "did", "it", "take"),
+        ),
+        ("what is Kofi interested in", ("kofi", "interested", "in"), ()),
+        # a question that is all frame keeps its words as its subject, and no frame
+        ("how long", ("how", "long"), ()),
+    ],
+)
+def test_the_frame_is_kept_apart_from_the_subject(query, subject, frame):
+    # not what the question is about, but words an answer may echo ("ended up £260")
+    parsed = parse_query(query)
+    assert parsed.subject == subject
+    assert parsed.frame == frame
