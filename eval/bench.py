@@ -714,7 +714,10 @@ def run(
             if on_row is not None:
                 on_row(row)
         finally:
-            user_model.objects.filter(pk__in=[p.pk for p in people]).delete()
+            from memory.services.erase import account_delete
+
+            for person in people:
+                account_delete(person)
     return rows
 
 

@@ -630,6 +630,61 @@ class _Undo:
 # --- delete all my memory -------------------------------------------------------------------
 
 
+# What delete-all removes, in this order (what points at a row goes before it).
+OWNED: tuple[tuple[str, Any], ...] = (
+    ("evidence", Evidence),
+    ("edges", Edge),
+    ("slices", Slice),
+    ("events", Event),
+    ("aliases", Alias),
+    ("candidates", Candidate),
+    ("pages", Page),
+    ("nodes", Node),
+    ("episodes", Episode),
+    ("transcripts", Transcript),
+    ("chat_imports", ChatImport),  # so importing the same export again starts afresh
+    ("receipts", Receipt),
+    ("revisions", Revision),  # forgetting means forgetting: the history goes too
+    ("idempotency_keys", IdempotencyKey),
+)
+
+ERASE_CHUNK = 2000  # rows deleted per statement by delete_owned
+
+
+def delete_owned(model: Any, owner: Any) -> int:
+    """Delete ``owner``'s rows of ``model``, :data:`ERASE_CHUNK` at a time; how many went.
+
+    In chunks because Django's delete combines the "set to null" updates of every batch of
+    a delete into one statement (the facts and evidence that pointed at the deleted rows):
+    over 32,766 parameters (SQLite) or 65,535 (PostgreSQL), that statement fails, so a
+    person with more rows than that could not delete their memory or their account."""
+    label = model._meta.label
+    deleted = 0
+    while True:
+        ids = list(
+            model.objects.filter(owner=owner).order_by().values_list("pk", flat=True)[:ERASE_CHUNK]
+        )
+        gone = model.objects.filter(pk__in=ids).delete()[1].get(label, 0) if ids else 0
+        if not gone:  # none left (or none could go: never loop on them)
+            return deleted
+        deleted += gone
+
+
+def account_delete(user: Any) -> dict[str, int]:
+    """Delete a person's account: every memory row first, suppressions included, in chunks
+    (:func:`delete_owned`), then the user, whose cascade removes what is left (their barrier,
+    rules, tokens, per-day counts). One transaction. Django's cascade alone would clear the
+    links to a large memory in one statement with more parameters than the database takes.
+    Returns how many rows of each kind went."""
+    with transaction.atomic():
+        counts = {
+            name: delete_owned(model, user)
+            for name, model in (*OWNED, ("suppressions", Suppression))
+        }
+        user.delete()
+    return counts
+
+
 def memory_erase_all(
     *, owner: Any, keep_suppressions: bool = True, source: str = Source.CLEANUP
 ) -> Receipt:
@@ -640,29 +695,14 @@ def memory_erase_all(
     """
     started = time.perf_counter()
     now = timezone.now()
-    models: list[tuple[str, Any]] = [
-        ("evidence", Evidence),
-        ("edges", Edge),
-        ("slices", Slice),
-        ("events", Event),
-        ("aliases", Alias),
-        ("candidates", Candidate),
-        ("pages", Page),
-        ("nodes", Node),
-        ("episodes", Episode),
-        ("transcripts", Transcript),
-        ("chat_imports", ChatImport),  # so importing the same export again starts afresh
-        ("receipts", Receipt),
-        ("revisions", Revision),  # forgetting means forgetting: the history goes too
-        ("idempotency_keys", IdempotencyKey),
-    ]
+    models = list(OWNED)
     if not keep_suppressions:
         models.append(("suppressions", Suppression))
     counts: dict[str, int] = {}
     with transaction.atomic():
         barrier_raise(owner, at=now)
         for name, model in models:
-            counts[name] = model.objects.filter(owner=owner).delete()[1].get(model._meta.label, 0)
+            counts[name] = delete_owned(model, owner)
         recall_index_rebuild(owner_id=owner.pk)  # nothing left to index: empties it
         kept = Suppression.objects.filter(owner=owner).count() if keep_suppressions else 0
         receipt = Receipt.objects.create(

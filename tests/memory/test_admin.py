@@ -8,7 +8,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.urls import reverse
 
-from memory.models import AccessToken, Suppression
+from memory.models import AccessToken, Node, Suppression
 from memory.services.tokens import token_authenticate, token_create
 from receipts.models import Receipt
 from tests.factories import make_node, make_slice, make_suppression
@@ -188,3 +188,36 @@ def test_admin_edits_keep_recall_index_in_step(admin_client, owner):
     assert [i.label for i in recall(owner, "when is the bisque").items] == ["Kiln"]
     admin_client.post(reverse("admin:memory_slice_delete", args=[slice_row.pk]), {"post": "yes"})
     assert recall(owner, "when is the bisque").items == ()
+
+
+def test_deleting_a_person_in_the_admin_deletes_their_large_memory_in_chunks(
+    admin_client, owner, other_user, monkeypatch
+):
+    """The user admin deletes through ``account_delete`` (tests/memory/test_erase_large.py
+    shows why): with small chunks, 120 facts take several statements, and everything of
+    theirs goes, nobody else's."""
+    from memory.models import Slice
+    from memory.services import erase
+
+    monkeypatch.setattr(erase, "ERASE_CHUNK", 50)
+    node = make_node(owner=owner, label="Allotment", category="project")
+    Slice.objects.bulk_create(
+        [Slice(owner=owner, node=node, text=f"sowed row {i}", kind="other") for i in range(120)]
+    )
+    theirs = make_node(owner=other_user, label="Allotment", category="project")
+    calls = []
+    real = erase.delete_owned
+
+    def counted(model, who):
+        calls.append(model)
+        return real(model, who)
+
+    monkeypatch.setattr(erase, "delete_owned", counted)
+    response = admin_client.post(
+        reverse("admin:auth_user_delete", args=[owner.pk]), {"post": "yes"}
+    )
+    assert response.status_code == 302
+    assert not get_user_model().objects.filter(pk=owner.pk).exists()
+    assert not Slice.objects.filter(owner_id=owner.pk).exists()
+    assert Slice in calls  # through the chunked path
+    assert Node.objects.filter(pk=theirs.pk).exists()
