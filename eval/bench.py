@@ -790,6 +790,16 @@ def markdown(rows: list[dict[str, Any]], env: dict[str, str], command: str) -> s
     )
     line("owners", lambda r: r["owners"])
     line("recall p50 / p95 ms", lambda r: f"{r['recall_p50_ms']} / {r['recall_p95_ms']}")
+    for kind in rows[0]["recall_p95_ms_by_kind"] if rows else []:
+        line(
+            f"recall, {kind}: p50 / p95 ms",
+            lambda r, k=kind: f"{r['recall_p50_ms_by_kind'][k]} / {r['recall_p95_ms_by_kind'][k]}",
+        )
+    line(
+        "queries per recall (min-max)",
+        lambda r: f"{r['queries_per_recall_min']}-{r['queries_per_recall_max']}",
+    )
+    line("recall worker peak MB", lambda r: r["peak_mb"])
     line("ingest (3 objects) p50 ms", lambda r: r["ingest_p50_ms"])
     line(
         "rules ingest messages/s (per CPU s)",

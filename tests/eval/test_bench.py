@@ -67,6 +67,10 @@ def test_bench_times_pages_the_rules_ingest_and_cleanup_with_other_owners(tmp_pa
     assert row["cleanup_counts"]["candidates_expired"] == 3
     section = markdown([row], environment(), "python -m eval.bench --sizes 12")
     assert "| review queue ms / CPU ms (queries) |" in section and "12 nodes" in section
+    # every lane on its own line, and the recall worker's memory
+    for kind in ("named", "lexical", "semantic", "profile", "episodes", "smalltalk"):
+        assert f"| recall, {kind}: p50 / p95 ms |" in section
+    assert f"| recall worker peak MB | {row['peak_mb']} |" in section
     # Every person it created is gone, with their rows.
     assert not get_user_model().objects.filter(username__startswith="bench-").exists()
     assert not Candidate.objects.exists() and not Receipt.objects.exists()
