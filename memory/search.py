@@ -68,8 +68,9 @@ def search_nodes(
     if not canonical_key(q):
         total = None if pairs is None else nodes_matching(pairs, category=category, state=state)
         return Search(_Browse(node_list(owner, category=category, state=state), total))
-    result = recall(owner, q, limit=MAX_LIMIT)
-    memories = [item for item in result.items if isinstance(item, RecallItem)]  # not episodes
+    # Memories only: the episode lane (what was said) is not read for the browser.
+    result = recall(owner, q, limit=MAX_LIMIT, episodes=False)
+    memories = [item for item in result.items if isinstance(item, RecallItem)]
     ids = [item.node_id if item.kind == "page" else item.id for item in memories]
     nodes = nodes_by_ids(owner, [i for i in ids if i is not None])
     hits: dict[int, NodeHit] = {}

@@ -64,7 +64,12 @@ def find_candidates(
 
 
 def recall(
-    owner: Any, query: str, limit: int = 10, *, char_budget: int | None = None
+    owner: Any,
+    query: str,
+    limit: int = 10,
+    *,
+    char_budget: int | None = None,
+    episodes: bool = True,
 ) -> RecallResult:
     """Ranked nodes and pages for ``query``, then what was said (episodes), read for
     ``owner`` only.
@@ -78,7 +83,8 @@ def recall(
     (``STATS_QUERIES`` + ``POSTINGS_QUERIES`` + ``VECTOR_QUERIES`` + ``CANDIDATE_QUERIES``).
     Each then reads the recent events of the nodes it returns (``DETAIL_QUERIES``). Every
     read is filtered by owner. The episode lane then reads what
-    :func:`memory.recall.episode_loaders.recall_episodes` says.
+    :func:`memory.recall.episode_loaders.recall_episodes` says, unless ``episodes`` is
+    false (the memory browser's search, which lists memories only).
     """
     limit = max(1, min(int(limit), MAX_LIMIT))
     budget = char_budget if char_budget is not None else settings.UME_RECALL_CONTEXT_CHARS
@@ -99,20 +105,20 @@ def recall(
         for item in items
         if item.kind == "node" and item.why.split("+")[0] in (WHY_EXACT, WHY_ALIAS)
     ]
-    episodes = (
+    said = (
         recall_episodes(owner, parsed.subject, named=named, limit=limit, frame=parsed.frame)
-        if reason != REASON_UTILITY
+        if episodes and reason != REASON_UTILITY
         else []
     )
-    if not items and not episodes:
+    if not items and not said:
         return RecallResult(query=query, items=(), no_recall=True, reason=reason)
-    keep = limit - min(len(episodes), limit // 2) if episodes else limit
+    keep = limit - min(len(said), limit // 2) if said else limit
     chosen = items[:keep]
     if profile:
         chosen = with_slices(owner, chosen)
     returned: tuple[RecallItem | EpisodeItem, ...] = (
         *with_events(owner, chosen),
-        *episodes[: limit - len(chosen)],
+        *said[: limit - len(chosen)],
     )
     context, truncated = build_context(returned, max(0, budget))
     return RecallResult(

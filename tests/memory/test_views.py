@@ -153,6 +153,28 @@ def test_search_uses_recall_and_shows_why(owner_client, owner, boxing):
     assert "why-exact" in exact
 
 
+def test_search_lists_memories_and_never_reads_what_was_said(owner_client, owner, boxing):
+    """The browser shows memories only: recall's episode lane (half of a recall's work on a
+    large store) is not run for it, even when a conversation says the word."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from memory.recall import recall
+    from memory.services.ingest import ingest_text
+
+    ingest_text(
+        owner=owner,
+        text="User: boxing again tonight, my knees hurt\n",
+        name="chat",
+        extractor="rules",
+    )
+    assert any(i.kind == "episode" for i in recall(owner, "boxing knees").items)
+    with CaptureQueriesContext(connection) as captured:
+        html = owner_client.get(url("nodes") + "?q=boxing+knees", **HX).content.decode()
+    assert ">Boxing<" in html and "my knees hurt" not in html
+    assert not [q for q in captured.captured_queries if "memory_episode" in q["sql"]]
+
+
 def test_search_for_nothing_says_so(owner_client, boxing):
     html = owner_client.get(url("nodes") + "?q=quantum+chromodynamics").content.decode()
     assert "Nothing matches" in html
