@@ -8,10 +8,11 @@ database needs it (dates, JSON); no ``save()``, no signals, no defaults filled i
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from django.db import connection, models
+from django.db.models import QuerySet
 
 CHUNK = 2000  # rows per executemany call, so a huge batch is not held twice in memory
 
@@ -81,3 +82,32 @@ def insert_rows(
             cursor.executemany(sql, batch)
             count += len(batch)
     return count
+
+
+def delete_in_chunks(
+    rows: QuerySet[Any],
+    model: type[models.Model],
+    *,
+    size: int,
+    after: Callable[[list[Any]], object] | None = None,
+) -> int:
+    """Delete ``rows`` (of ``model``) ``size`` at a time; how many ``model`` rows went.
+
+    In chunks because Django's delete joins the "set to null" updates of every batch of a
+    delete into one statement (the facts and evidence that pointed at the deleted rows): past
+    32,766 parameters (SQLite) or 65,535 (PostgreSQL) that statement fails, so one delete of
+    a large memory would never finish. ``after`` is called with each chunk's ids once they
+    are gone (cleanup refreshes the recall index of deleted episodes with it). The ids are
+    read without an order: any ``size`` of them will do, and an order by id would make SQLite
+    walk the table in id order instead of using the filter's index. Stops when a chunk deletes
+    nothing, so rows that cannot go never loop."""
+    label = model._meta.label
+    total = 0
+    while ids := list(rows.order_by().values_list("pk", flat=True)[:size]):
+        gone = model._default_manager.filter(pk__in=ids).delete()[1].get(label, 0)
+        if after is not None:
+            after(ids)
+        if not gone:
+            break
+        total += gone
+    return total

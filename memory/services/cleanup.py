@@ -70,6 +70,7 @@ from memory.models import (
 )
 from memory.policy import label_rejection
 from memory.selectors import active_suppressions
+from memory.services.bulk import delete_in_chunks
 from memory.services.history import Actor, History, delete_tree
 from memory.services.recall_index import recall_index_refresh
 from memory.vocab import (
@@ -592,19 +593,17 @@ def _chunks(ids: list[Any], *, size: int = CHUNK) -> Iterator[list[Any]]:
 
 def _delete_chunks(rows: QuerySet[Any], model: type[models.Model]) -> int:
     """Delete ``rows`` (of ``model``) ``CHUNK`` at a time; how many ``model`` rows went."""
-    total = 0
-    while ids := list(rows.order_by("pk").values_list("pk", flat=True)[:CHUNK]):
-        total += _deleted(model._default_manager.filter(pk__in=ids).delete(), model)
-    return total
+    return delete_in_chunks(rows, model, size=CHUNK)
 
 
 def _delete_episodes(owner: Any, rows: QuerySet[Episode]) -> int:
     """Delete these episodes ``CHUNK`` at a time, each chunk's recall documents with it."""
-    total = 0
-    while ids := list(rows.order_by("pk").values_list("pk", flat=True)[:CHUNK]):
-        total += Episode.objects.filter(owner=owner, pk__in=ids).delete()[0]
-        recall_index_refresh(owner_id=owner.pk, episodes=ids)
-    return total
+    return delete_in_chunks(
+        rows.filter(owner=owner),
+        Episode,
+        size=CHUNK,
+        after=lambda ids: recall_index_refresh(owner_id=owner.pk, episodes=ids),
+    )
 
 
 def _deleted(result: tuple[int, dict[str, int]], model: type[models.Model]) -> int:

@@ -63,6 +63,7 @@ from memory.models import (
 )
 from memory.selectors import active_suppressions
 from memory.services.barrier import barrier_raise
+from memory.services.bulk import delete_in_chunks
 from memory.services.episodes import episodes_delete
 from memory.services.history import History, delete_tree, update_rows
 from memory.services.recall_index import recall_index_rebuild, recall_index_refresh
@@ -652,22 +653,9 @@ ERASE_CHUNK = 2000  # rows deleted per statement by delete_owned
 
 
 def delete_owned(model: Any, owner: Any) -> int:
-    """Delete ``owner``'s rows of ``model``, :data:`ERASE_CHUNK` at a time; how many went.
-
-    In chunks because Django's delete combines the "set to null" updates of every batch of
-    a delete into one statement (the facts and evidence that pointed at the deleted rows):
-    over 32,766 parameters (SQLite) or 65,535 (PostgreSQL), that statement fails, so a
-    person with more rows than that could not delete their memory or their account."""
-    label = model._meta.label
-    deleted = 0
-    while True:
-        ids = list(
-            model.objects.filter(owner=owner).order_by().values_list("pk", flat=True)[:ERASE_CHUNK]
-        )
-        gone = model.objects.filter(pk__in=ids).delete()[1].get(label, 0) if ids else 0
-        if not gone:  # none left (or none could go: never loop on them)
-            return deleted
-        deleted += gone
+    """Delete ``owner``'s rows of ``model``, :data:`ERASE_CHUNK` at a time (see
+    :func:`memory.services.bulk.delete_in_chunks` for why in chunks); how many went."""
+    return delete_in_chunks(model.objects.filter(owner=owner), model, size=ERASE_CHUNK)
 
 
 def account_delete(user: Any) -> dict[str, int]:
