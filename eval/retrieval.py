@@ -1,6 +1,6 @@
 """The retrieval eval: seed a throwaway tenant from a golden fixture, run recall, score it.
 
-Fixture format (DESIGN.md "Retrieval eval"; ``eval/fixtures/README.md`` has the details):
+Fixture format (``eval/fixtures/README.md`` has the details):
 ``corpus.nodes`` (``id, label, category, state, aliases, summary, slices, events``),
 ``corpus.pages`` (``id, title, topic_filter|topic, short_summary|summary, body?, node_id``),
 optional ``setup`` steps run through ume's own services after seeding, and ``queries``

@@ -1,6 +1,6 @@
 """Reading a transcript into messages.
 
-Accepted shapes (DESIGN.md): text or Markdown with ``User:`` / ``Assistant:`` lines (a line
+Accepted shapes (docs/clients.md, "The HTTP API"): text or Markdown with ``User:`` / ``Assistant:`` lines (a line
 without a speaker continues the previous message), or JSON: a list of ``{role, content, ts?}``
 or ``{"messages": [...]}``. Bad input raises :class:`TranscriptError` with a message fit to show
 a person; nothing is guessed.

@@ -222,7 +222,7 @@ class Receipt(models.Model):
         return receipt
 
     def as_json(self) -> dict:
-        """The receipt shape every interface prints (DESIGN.md)."""
+        """The receipt shape every interface prints (docs/architecture.md, "Receipts")."""
         return {
             "receipt_id": self.pk,
             "outcome": self.outcome,

@@ -103,3 +103,44 @@ def test_dashboard_pages_carry_a_content_security_policy_that_fits_htmx(client):
     # htmx would otherwise add an inline <style> the policy blocks.
     assert '"includeIndicatorStyles":false' in html
     assert "<script>" not in html and "style=" not in html
+
+
+def _variables_read(path) -> set[str]:
+    """Names of the environment variables a module reads: ``env_*("NAME", ...)``,
+    ``os.environ.get("NAME")``, ``os.getenv("NAME")`` and ``os.environ["NAME"]``."""
+    import ast
+
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Call) and node.args:
+            func = node.func
+            name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")
+            reads = (
+                name.startswith("env_")
+                or name == "getenv"
+                or (name == "get" and ast.unparse(func).endswith("environ.get"))
+            )
+            first = node.args[0]
+            if reads and isinstance(first, ast.Constant) and isinstance(first.value, str):
+                names.add(first.value)
+        elif isinstance(node, ast.Subscript) and ast.unparse(node.value).endswith("environ"):
+            if isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str):
+                names.add(node.slice.value)
+    return names
+
+
+def test_the_readme_settings_table_lists_every_variable_the_code_reads():
+    """Every environment variable the project's own code reads has a row in the README's
+    settings table (Django's own ``DJANGO_*`` variables aside)."""
+    readme = (BASE_DIR / "README.md").read_text(encoding="utf-8")
+    table = readme[readme.index("| variable | default | meaning |") :]
+    table = table[: table.index("\n\n")]
+    read: set[str] = set()
+    for folder in ("ume", "memory", "receipts", "review", "connectors", "eval"):
+        for path in (BASE_DIR / folder).rglob("*.py"):
+            if "migrations" not in path.parts:
+                read |= _variables_read(path)
+    read = {name for name in read if not name.startswith("DJANGO_")}
+    assert {"DATABASE_URL", "UME_TOKEN", "UME_DB_CONN_MAX_AGE"} <= read  # the walk finds them
+    missing = sorted(name for name in read if f"`{name}`" not in table)
+    assert missing == []

@@ -6,7 +6,8 @@ tools in the ASGI scope; the SDK's DNS-rebinding protection checks Host and Orig
 ``UME_MCP_ALLOWED_HOSTS`` and ``UME_MCP_ALLOWED_ORIGINS``.
 
 The server is stateless (no ``Mcp-Session-Id`` kept in memory), so any worker of any app
-process can answer any request, as DESIGN.md's scale-out needs.
+process can answer any request, which serving several workers needs (docs/clients.md,
+"Serving").
 """
 
 from __future__ import annotations
