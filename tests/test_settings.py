@@ -123,9 +123,13 @@ def _variables_read(path) -> set[str]:
             first = node.args[0]
             if reads and isinstance(first, ast.Constant) and isinstance(first.value, str):
                 names.add(first.value)
-        elif isinstance(node, ast.Subscript) and ast.unparse(node.value).endswith("environ"):
-            if isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str):
-                names.add(node.slice.value)
+        elif (
+            isinstance(node, ast.Subscript)
+            and ast.unparse(node.value).endswith("environ")
+            and isinstance(node.slice, ast.Constant)
+            and isinstance(node.slice.value, str)
+        ):
+            names.add(node.slice.value)
     return names
 
 
