@@ -44,6 +44,7 @@ lint: install
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy .
+	DJANGO_SETTINGS_MODULE=ume.settings $(BIN)/lint-imports
 
 format: install
 	$(BIN)/ruff format .

@@ -814,3 +814,13 @@ class IdempotencyKey(models.Model):
 
     def __str__(self) -> str:
         return f"{self.key} ({self.scope})"
+
+
+#: The details a person may correct one by one, by the name used in URLs and receipts (the
+#: nouns people use for them are ``memory.vocab.DETAIL_NOUNS``).
+DETAIL_KINDS: dict[str, type[models.Model]] = {
+    "slice": Slice,
+    "event": Event,
+    "alias": Alias,
+    "edge": Edge,
+}

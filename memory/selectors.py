@@ -20,6 +20,7 @@ from memory.gate import (
 )
 from memory.keys import canonical_key
 from memory.models import (
+    DETAIL_KINDS,
     Alias,
     Candidate,
     Edge,
@@ -601,9 +602,7 @@ def node_events(owner: Any, node_id: int) -> list[Event]:
 
 def detail_get(owner: Any, kind: str, row_id: int) -> Any:
     """One fact, event, alias or link of the owner (with its node), or None."""
-    from memory.services.details import KINDS
-
-    model = KINDS.get(kind)
+    model = DETAIL_KINDS.get(kind)
     if model is None:
         return None
     related = ("from_node", "to_node") if kind == "edge" else ("node",)

@@ -228,3 +228,7 @@ class RevisionActor(models.TextChoices):
     INGEST = "ingest", "a save (with its receipt)"
     CLEANUP = "cleanup", "a cleanup run"
     SYSTEM = "system", "ume itself"
+
+
+#: What a person calls each kind of detail (``memory.models.DETAIL_KINDS``).
+DETAIL_NOUNS = {"slice": "fact", "event": "event", "alias": "alias", "edge": "link"}

@@ -89,6 +89,7 @@ INSTALLED_APPS = [
     "receipts",
     "review",
     "connectors",
+    "eval",
 ]
 
 MIDDLEWARE = [

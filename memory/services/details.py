@@ -18,12 +18,13 @@ from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
 from memory.keys import canonical_key
-from memory.models import Alias, Edge, Event, Evidence, Node, Slice
+from memory.models import DETAIL_KINDS, Alias, Edge, Event, Evidence, Node, Slice
 from memory.policy import label_rejection
 from memory.selectors import active_suppressions
 from memory.services.barrier import barrier_raise
 from memory.services.history import History, update_rows
 from memory.vocab import (
+    DETAIL_NOUNS,
     SUPERSEDING_SLICE_KINDS,
     EdgeType,
     EventAction,
@@ -34,14 +35,9 @@ from memory.vocab import (
 )
 from receipts.models import Outcome, Receipt, Source
 
-#: What a person may correct, by the name used in URLs and receipts.
-KINDS: dict[str, type[models.Model]] = {
-    "slice": Slice,
-    "event": Event,
-    "alias": Alias,
-    "edge": Edge,
-}
-NOUNS = {"slice": "fact", "event": "event", "alias": "alias", "edge": "link"}
+#: What a person may correct, by the name used in URLs and receipts, and what they call it.
+KINDS = DETAIL_KINDS
+NOUNS = DETAIL_NOUNS
 #: The kinds whose evidence rows point at them (an alias has none of its own).
 EVIDENCED = frozenset({"slice", "event", "edge"})
 MAX_TEXT = 2000

@@ -7,7 +7,7 @@ from typing import Any
 from django import template
 from django.utils import timezone
 
-from memory.vocab import RejectReason
+from memory.vocab import DETAIL_NOUNS, RejectReason
 
 register = template.Library()
 
@@ -71,9 +71,7 @@ def get_item(mapping: Any, key: str) -> Any:
 @register.filter
 def detail_noun(kind: Any) -> str:
     """``slice`` -> ``fact``: what a person calls each kind of detail."""
-    from memory.services.details import NOUNS
-
-    return NOUNS.get(str(kind), str(kind))
+    return DETAIL_NOUNS.get(str(kind), str(kind))
 
 
 _SOURCES = {
