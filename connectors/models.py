@@ -12,6 +12,8 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
+from memory.owned import OwnedManager
+
 
 class Connection(models.Model):
     owner = models.ForeignKey(
@@ -27,6 +29,8 @@ class Connection(models.Model):
     )
     resource = models.URLField(max_length=500, help_text="the /mcp resource it is bound to")
     created_at = models.DateTimeField(default=timezone.now)
+
+    objects = OwnedManager()
 
     class Meta:
         ordering = ["-created_at", "-id"]

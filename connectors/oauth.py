@@ -145,7 +145,8 @@ def connection_ensure(
         connection = (
             Connection.objects.select_for_update()
             .select_related("token")
-            .filter(owner=owner, application=application, token__revoked_at__isnull=True)
+            .for_owner(owner)
+            .filter(application=application, token__revoked_at__isnull=True)
             .first()
         )
         if connection is not None:

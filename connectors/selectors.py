@@ -12,7 +12,7 @@ from memory.models import AccessToken
 def access_tokens(owner: Any) -> QuerySet[AccessToken]:
     """The owner's tokens and OAuth connections, live ones first, with the connected client."""
     return (
-        AccessToken.objects.filter(owner=owner)
+        AccessToken.objects.for_owner(owner)
         .select_related("connection__application")
         .order_by(F("revoked_at").asc(nulls_first=True), "-created_at", "-id")
     )
@@ -20,7 +20,8 @@ def access_tokens(owner: Any) -> QuerySet[AccessToken]:
 
 def access_token_get(owner: Any, token_id: int) -> AccessToken | None:
     return (
-        AccessToken.objects.filter(owner=owner, pk=token_id)
+        AccessToken.objects.for_owner(owner)
+        .filter(pk=token_id)
         .select_related("connection__application")
         .first()
     )

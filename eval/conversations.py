@@ -265,7 +265,7 @@ def _evidence_of_nodes(owner: Any, message_of: dict[tuple[int, str], str]) -> di
     events')."""
     out: dict[int, set[str]] = defaultdict(set)
     rows = (
-        Evidence.objects.filter(owner=owner)
+        Evidence.objects.for_owner(owner)
         .filter(Q(node__isnull=False) | Q(slice__isnull=False) | Q(event__isnull=False))
         .values_list("node_id", "slice__node_id", "event__node_id", "transcript_id", "message_id")
     )
@@ -303,8 +303,8 @@ def _ume_returned(
 
 def _promote_all(owner: Any) -> int:
     promoted = 0
-    for candidate in Candidate.objects.filter(owner=owner, status=CandidateStatus.PENDING).order_by(
-        "id"
+    for candidate in (
+        Candidate.objects.for_owner(owner).filter(status=CandidateStatus.PENDING).order_by("id")
     ):
         try:
             candidate_promote(candidate=candidate, by=owner)
@@ -346,7 +346,7 @@ def run_person(
                 "message_id", flat=True
             )
         }
-        episode_of = dict(Episode.objects.filter(owner=owner).values_list("pk", "message_id"))
+        episode_of = dict(Episode.objects.for_owner(owner).values_list("pk", "message_id"))
         answers: dict[str, dict[str, Returned]] = defaultdict(dict)
         for q in person["questions"]:
             found = bm25_messages(raw, q["question"])

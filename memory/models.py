@@ -13,6 +13,7 @@ from django.db import models
 from django.db.models import Q
 from django.utils import timezone
 
+from memory.owned import OwnedManager
 from memory.vocab import (
     SCOPE_READ,
     SCOPE_WRITE,
@@ -62,6 +63,8 @@ class Node(models.Model):
         editable=False,
         help_text="The number of its latest revision (memory.services.history).",
     )
+
+    objects = OwnedManager()
 
     class Meta:
         constraints = [
@@ -118,6 +121,8 @@ class Alias(models.Model):
         help_text="The number of its latest revision (memory.services.history).",
     )
 
+    objects = OwnedManager()
+
     class Meta:
         verbose_name_plural = "aliases"
         constraints = [
@@ -153,6 +158,8 @@ class Slice(models.Model):
         editable=False,
         help_text="The number of its latest revision (memory.services.history).",
     )
+
+    objects = OwnedManager()
 
     class Meta:
         indexes = [
@@ -194,6 +201,8 @@ class Event(models.Model):
         help_text="The number of its latest revision (memory.services.history).",
     )
 
+    objects = OwnedManager()
+
     class Meta:
         constraints = [
             models.CheckConstraint(
@@ -228,6 +237,8 @@ class Edge(models.Model):
         editable=False,
         help_text="The number of its latest revision (memory.services.history).",
     )
+
+    objects = OwnedManager()
 
     class Meta:
         constraints = [
@@ -280,12 +291,14 @@ class Candidate(models.Model):
     )
     created_at = models.DateTimeField(default=timezone.now)
 
+    objects = OwnedManager()
+
     class Meta:
         constraints = [
             # One pending candidate per label: concurrent ingests bump it, never twin it.
             models.UniqueConstraint(
                 fields=["owner", "canonical_key"],
-                condition=Q(status="pending"),
+                condition=Q(status=CandidateStatus.PENDING),
                 name="memory_candidate_one_pending",
             ),
             models.CheckConstraint(
@@ -328,6 +341,8 @@ class Suppression(models.Model):
     lifted_at = models.DateTimeField(null=True, blank=True)
     hit_count = models.PositiveIntegerField(default=0)
     last_hit_at = models.DateTimeField(null=True, blank=True)
+
+    objects = OwnedManager()
 
     class Meta:
         constraints = [
@@ -380,6 +395,8 @@ class Transcript(models.Model):
         help_text="the chat export this conversation came from, if any",
     )
 
+    objects = OwnedManager()
+
     class Meta:
         constraints = [
             models.UniqueConstraint(
@@ -410,6 +427,8 @@ class Episode(models.Model):
         help_text="The message's time, else the transcript's source time, else when it was ingested."
     )
     learned_at = models.DateTimeField(default=timezone.now, help_text="When ume learned it.")
+
+    objects = OwnedManager()
 
     class Meta:
         constraints = [
@@ -458,6 +477,8 @@ class Evidence(models.Model):
     )
     created_at = models.DateTimeField(default=timezone.now)
 
+    objects = OwnedManager()
+
     class Meta:
         verbose_name_plural = "evidence"
         ordering = ["created_at", "id"]
@@ -499,6 +520,8 @@ class Page(models.Model):
         help_text="The number of its latest revision (memory.services.history).",
     )
 
+    objects = OwnedManager()
+
     class Meta:
         constraints = [
             models.UniqueConstraint(
@@ -536,6 +559,8 @@ class MemoryRule(models.Model):
     created_at = models.DateTimeField(default=timezone.now)
     updated_at = models.DateTimeField(default=timezone.now)
 
+    objects = OwnedManager()
+
     def __str__(self) -> str:
         return f"rules for {self.owner.get_username()}"
 
@@ -557,6 +582,8 @@ class AccessToken(models.Model):
     expires_at = models.DateTimeField(null=True, blank=True)
     revoked_at = models.DateTimeField(null=True, blank=True)
 
+    objects = OwnedManager()
+
     class Meta:
         ordering = ["-created_at", "-id"]
 
@@ -569,6 +596,8 @@ class DeletionBarrier(models.Model):
 
     owner = models.OneToOneField(Owner, on_delete=models.CASCADE, related_name="memory_barrier")
     barrier_at = models.DateTimeField(default=timezone.now)
+
+    objects = OwnedManager()
 
     def __str__(self) -> str:
         return f"{self.owner_id} @ {self.barrier_at:%Y-%m-%d %H:%M:%S}"
@@ -604,6 +633,8 @@ class ChatImport(models.Model):
         blank=True, default="", help_text="why reading stopped early (the rest was not stored)"
     )
     created_at = models.DateTimeField(default=timezone.now)
+
+    objects = OwnedManager()
 
     class Meta:
         constraints = [
@@ -652,6 +683,8 @@ class RecallDoc(models.Model):
         "so a cache can read only what was written since its copy.",
     )
 
+    objects = OwnedManager()
+
     class Meta:
         constraints = [
             models.UniqueConstraint(
@@ -674,6 +707,8 @@ class RecallTerm(models.Model):
     ref_id = models.BigIntegerField()
     tf = models.FloatField()
     length = models.FloatField()
+
+    objects = OwnedManager()
 
     class Meta:
         indexes = [
@@ -698,6 +733,8 @@ class NodeKeyWord(models.Model):
     owner = models.ForeignKey(Owner, on_delete=models.CASCADE, related_name="+", db_index=False)
     node = models.ForeignKey(Node, on_delete=models.CASCADE, related_name="+")
     word = models.CharField(max_length=200)
+
+    objects = OwnedManager()
 
     class Meta:
         indexes = [
@@ -731,6 +768,8 @@ class RecallStats(models.Model):
         help_text="Random, set when the row is created: a cached copy of another row (an owner "
         "deleted and created again with the same id) is never taken for this one's.",
     )
+
+    objects = OwnedManager()
 
     class Meta:
         constraints = [
@@ -777,6 +816,8 @@ class Revision(models.Model):
     snapshot = models.JSONField(default=dict, help_text="The object's fields after the change.")
     created_at = models.DateTimeField(default=timezone.now)
 
+    objects = OwnedManager()
+
     class Meta:
         constraints = [
             models.UniqueConstraint(
@@ -805,6 +846,8 @@ class IdempotencyKey(models.Model):
     response = models.JSONField(default=dict, blank=True)
     created_at = models.DateTimeField(default=timezone.now)
     expires_at = models.DateTimeField()
+
+    objects = OwnedManager()
 
     class Meta:
         constraints = [

@@ -11,6 +11,8 @@ from django.conf import settings
 from django.db import connection, models, transaction
 from django.utils import timezone
 
+from memory.owned import OwnedManager, OwnedQuerySet
+
 # (owner id, local day, outcome, source): the key of one ``ReceiptDay`` row.
 DayKey = tuple[int, date, str, str]
 COUNTED = frozenset({"owner", "owner_id", "outcome", "source", "created_at"})
@@ -85,7 +87,7 @@ def _tally_pks(pks: list[int]) -> Counter[DayKey]:
     return counts
 
 
-class ReceiptQuerySet(models.QuerySet["Receipt"]):
+class ReceiptQuerySet(OwnedQuerySet["Receipt"]):
     """Every bulk write keeps ``ReceiptDay`` equal to a recount, in the same transaction."""
 
     def _tally(self) -> Counter[DayKey]:
@@ -251,6 +253,8 @@ class ReceiptDay(models.Model):
     outcome = models.CharField(max_length=24, choices=Outcome.choices)
     source = models.CharField(max_length=16, choices=Source.choices)
     count = models.IntegerField(default=0)
+
+    objects = OwnedManager()
 
     class Meta:
         constraints = [

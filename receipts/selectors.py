@@ -24,7 +24,7 @@ def receipt_list(
     end: date | None = None,
 ) -> QuerySet[Receipt]:
     """Receipts newest first, filtered; ``start`` and ``end`` are whole local days."""
-    receipts = Receipt.objects.filter(owner=owner).select_related("token")
+    receipts = Receipt.objects.for_owner(owner).select_related("token")
     if outcome:
         receipts = receipts.filter(outcome=outcome)
     if source:
@@ -45,7 +45,7 @@ def receipts_per_day(
     day, outcome and source, however many receipts the month has."""
     if end < start:
         return {}
-    rows = ReceiptDay.objects.filter(owner=owner, day__gte=start, day__lte=end)
+    rows = ReceiptDay.objects.for_owner(owner).filter(day__gte=start, day__lte=end)
     if outcome:
         rows = rows.filter(outcome=outcome)
     if source:
@@ -60,4 +60,4 @@ def receipts_per_day(
 
 
 def receipt_get(owner: Any, receipt_id: int) -> Receipt | None:
-    return Receipt.objects.filter(owner=owner, pk=receipt_id).select_related("token").first()
+    return Receipt.objects.for_owner(owner).filter(pk=receipt_id).select_related("token").first()

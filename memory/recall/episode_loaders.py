@@ -62,7 +62,7 @@ NEIGHBOUR_QUERIES = 1  # the threads of the matching messages, when there are an
 def episode_settings(owner: Any, *, now: datetime | None = None) -> EpisodeSettings:
     """Whether the lane is on for ``owner``, and what it must never return."""
     now = now or timezone.now()
-    rule = MemoryRule.objects.filter(owner=owner).values_list("episodes", "excludes").first()
+    rule = MemoryRule.objects.for_owner(owner).values_list("episodes", "excludes").first()
     enabled, excludes = rule if rule is not None else (True, [])
     if not enabled:
         return EpisodeSettings(False, ())
@@ -168,7 +168,8 @@ def name_alternatives(owner: Any, nodes: Sequence[tuple[int, str]]) -> list[tupl
     """For each ``(node id, label)``: the label and the node's aliases (one query)."""
     aliases: dict[int, list[str]] = {nid: [] for nid, _label in nodes}
     for node_id, alias in (
-        Alias.objects.filter(owner=owner, node_id__in=sorted(aliases))
+        Alias.objects.for_owner(owner)
+        .filter(node_id__in=sorted(aliases))
         .order_by("id")
         .values_list("node_id", "alias")
     ):
@@ -190,7 +191,8 @@ def twin_labels(owner: Any, names: Sequence[Sequence[str]], named_ids: Iterable[
     words = sorted(set().union(*wanted.values()))
     fewest = min(len(w) for w in wanted.values())
     holding = (
-        NodeKeyWord.objects.filter(owner=owner, word__in=words)
+        NodeKeyWord.objects.for_owner(owner)
+        .filter(word__in=words)
         .exclude(node_id__in=sorted(set(named_ids)))
         .order_by()
         .values("node_id")
@@ -199,7 +201,8 @@ def twin_labels(owner: Any, names: Sequence[Sequence[str]], named_ids: Iterable[
         .values("node_id")
     )
     rows = (
-        Node.objects.filter(owner=owner, id__in=Subquery(holding))
+        Node.objects.for_owner(owner)
+        .filter(id__in=Subquery(holding))
         .order_by()
         .values_list("label", "canonical_key")
     )

@@ -25,6 +25,7 @@ from memory.recall.items import (
     SliceView,
 )
 from memory.recall.text import content, probe, terms
+from memory.vocab import NodeState
 
 MIN_TERM_SHARE = 0.5  # of the idf weight of the query's words
 BM25_K1 = 1.2
@@ -219,7 +220,7 @@ def profile_lane(
     nodes = [d for d in index.docs if d.kind == "node" and (everything or d.category in wanted)]
     nodes.sort(
         key=lambda d: (
-            d.state != "active",
+            d.state != NodeState.ACTIVE,
             -(d.last_seen_at.timestamp() if d.last_seen_at else 0.0),
             -d.mention_count,
             d.label.casefold(),

@@ -133,7 +133,8 @@ def _budget_bytes() -> int:
 def _read(owner_id: int, corpus: str, entry: OwnerVectors, after: int) -> None:
     fresh = after == 0 and entry.size == 0
     rows = (
-        RecallDoc.objects.filter(owner_id=owner_id, kind__in=CORPUS_KINDS[corpus], seq__gt=after)
+        RecallDoc.objects.for_owner(owner_id)
+        .filter(kind__in=CORPUS_KINDS[corpus], seq__gt=after)
         .order_by("seq", "id")
         .values_list("seq", "kind", "ref_id", "vector", "model")
     )

@@ -39,7 +39,7 @@ NEVER = datetime(1970, 1, 1, tzinfo=UTC)
 
 def barrier_ensure(owner: Any) -> None:
     """Create ``owner``'s barrier row if it is missing (with the user, and as a fallback)."""
-    if DeletionBarrier.objects.filter(owner=owner).exists():
+    if DeletionBarrier.objects.for_owner(owner).exists():
         return
     try:
         with transaction.atomic():
@@ -49,7 +49,7 @@ def barrier_ensure(owner: Any) -> None:
 
 
 def _locked_row(owner: Any) -> DeletionBarrier:
-    row = DeletionBarrier.objects.select_for_update().filter(owner=owner).first()
+    row = DeletionBarrier.objects.select_for_update().for_owner(owner).first()
     if row is None:
         # On PostgreSQL a concurrent creator makes this wait for its commit, then fail on the
         # unique key: from then on the row exists and we lock it.

@@ -76,7 +76,7 @@ def episodes_delete(
 ) -> int:
     """Delete the owner's episodes (of ``transcript_ids`` if given; learned before ``before`` if
     given). Always scoped to the owner: another person's transcript ids delete nothing."""
-    rows = Episode.objects.filter(owner=owner)
+    rows = Episode.objects.for_owner(owner)
     if transcript_ids is not None:
         rows = rows.filter(transcript_id__in=list(transcript_ids))
     if before is not None:

@@ -292,11 +292,13 @@ def delete_tree(owner_id: int, node_ids: Iterable[int], history: History) -> Non
     if not ids or not enabled():
         return
     for model in (Alias, Slice, Event):
-        for row in model._default_manager.filter(owner_id=owner_id, node_id__in=ids).order_by("pk"):
+        for row in (
+            model._default_manager.for_owner(owner_id).filter(node_id__in=ids).order_by("pk")
+        ):
             history.deleted(row)
     for edge in Edge.objects.filter(
         Q(from_node_id__in=ids) | Q(to_node_id__in=ids), owner_id=owner_id
     ).order_by("pk"):
         history.deleted(edge)
-    for node in Node.objects.filter(owner_id=owner_id, pk__in=ids).order_by("pk"):
+    for node in Node.objects.for_owner(owner_id).filter(pk__in=ids).order_by("pk"):
         history.deleted(node)

@@ -56,7 +56,7 @@ def idempotency_begin(
             "invalid_input", f"an idempotency key is 1 to {MAX_KEY} printable characters"
         )
     now = timezone.now()
-    found = IdempotencyKey.objects.filter(owner=owner, key=key).first()
+    found = IdempotencyKey.objects.for_owner(owner).filter(key=key).first()
     if found is not None and found.expires_at <= now:
         found.delete()
         found = None
@@ -72,7 +72,7 @@ def idempotency_begin(
                     expires_at=now + timedelta(hours=settings.UME_IDEMPOTENCY_HOURS),
                 )
         except IntegrityError:
-            found = IdempotencyKey.objects.filter(owner=owner, key=key).first()
+            found = IdempotencyKey.objects.for_owner(owner).filter(key=key).first()
             if found is None:  # reserved and released meanwhile
                 raise IdempotencyError(
                     "idempotency_in_progress", "a request with this key is running; retry"

@@ -45,7 +45,7 @@ class StaleRevision(NodeEditError):
 def _lock_current(node: Node, expected_revision: int | None) -> Node:
     """Lock ``node``'s row and return it as it is now; refuse a stale ``expected_revision``.
     Inside a transaction: a concurrent edit with the same revision waits, then is refused."""
-    locked = Node.objects.select_for_update().filter(owner=node.owner_id, pk=node.pk).first()
+    locked = Node.objects.select_for_update().for_owner(node.owner_id).filter(pk=node.pk).first()
     if locked is None:
         raise NodeEditError("that memory was deleted meanwhile; nothing was changed")
     if expected_revision is not None and locked.revision != expected_revision:
@@ -120,7 +120,8 @@ def _node_update(
         with transaction.atomic():
             if "canonical_key" in fields:
                 if (
-                    Alias.objects.filter(owner=node.owner_id, canonical_key=node.canonical_key)
+                    Alias.objects.for_owner(node.owner_id)
+                    .filter(canonical_key=node.canonical_key)
                     .exclude(node=node)
                     .exists()
                 ):
@@ -161,7 +162,9 @@ def alias_add(*, node: Node, alias: str) -> Alias:
     key = canonical_key(text)
     if key == node.canonical_key:
         raise NodeEditError(f"“{text}” is already this memory's label")
-    other = Node.objects.filter(owner=node.owner_id, canonical_key=key).exclude(pk=node.pk).first()
+    other = (
+        Node.objects.for_owner(node.owner_id).filter(canonical_key=key).exclude(pk=node.pk).first()
+    )
     if other is not None:
         raise NodeEditError(
             f"“{text}” is the label of another memory ({other.label}); merge them instead"

@@ -61,19 +61,21 @@ def _node_docs(owner_id: int, ids: list[int]) -> list[DocText]:
     # nodes: without table statistics, SQLite reads an ORDER BY id, or an owner condition
     # beside a list of several nodes, from the owner's index, walking every alias or event
     # of the person instead of reading these nodes' rows by node.
-    owned = Node.objects.filter(owner_id=owner_id, id__in=ids).values("id")
+    owned = Node.objects.for_owner(owner_id).filter(id__in=ids).values("id")
     for _id, node_id, alias in sorted(
         Alias.objects.filter(node_id__in=owned).order_by().values_list("id", "node_id", "alias")
     ):
         aliases[node_id].append(alias)
     for node_id, text in (
-        Slice.objects.filter(owner_id=owner_id, node_id__in=ids, is_current=True)
+        Slice.objects.for_owner(owner_id)
+        .filter(node_id__in=ids, is_current=True)
         .order_by("-created_at", "-id")
         .values_list("node_id", "text")
     ):
         slices[node_id].append(text)
     for _id, node_id, text in sorted(
-        Event.objects.filter(owner_id=owner_id, node_id__in=ids)
+        Event.objects.for_owner(owner_id)
+        .filter(node_id__in=ids)
         .order_by()
         .values_list("id", "node_id", "text")
     ):
@@ -91,7 +93,8 @@ def _node_docs(owner_id: int, ids: list[int]) -> list[DocText]:
                 events=events[nid],
             ),
         )
-        for nid, label, summary, category in Node.objects.filter(owner_id=owner_id, id__in=ids)
+        for nid, label, summary, category in Node.objects.for_owner(owner_id)
+        .filter(id__in=ids)
         .order_by("id")
         .values_list("id", "label", "summary", "category")
     ]
@@ -100,7 +103,8 @@ def _node_docs(owner_id: int, ids: list[int]) -> list[DocText]:
 def _page_docs(owner_id: int, ids: list[int]) -> list[DocText]:
     return [
         document("page", pid, page_fields(title=title, topic=topic, summary=summary, body=body))
-        for pid, title, topic, summary, body in Page.objects.filter(owner_id=owner_id, id__in=ids)
+        for pid, title, topic, summary, body in Page.objects.for_owner(owner_id)
+        .filter(id__in=ids)
         .order_by("id")
         .values_list("id", "title", "topic", "summary", "body")
     ]
@@ -109,7 +113,8 @@ def _page_docs(owner_id: int, ids: list[int]) -> list[DocText]:
 def _episode_docs(owner_id: int, ids: list[int]) -> list[DocText]:
     return [
         document("episode", eid, [("text", text)])
-        for eid, text in Episode.objects.filter(owner_id=owner_id, id__in=ids)
+        for eid, text in Episode.objects.for_owner(owner_id)
+        .filter(id__in=ids)
         .order_by("id")
         .values_list("id", "text")
     ]
@@ -131,7 +136,7 @@ def _lock(owner_id: int, corpus: str) -> int:
     locked: dict[str, RecallStats] = {}
     for name in (CORPUS_MEMORY, CORPUS_EPISODE):
         RecallStats.objects.get_or_create(owner_id=owner_id, corpus=name)
-        locked[name] = RecallStats.objects.select_for_update().get(owner_id=owner_id, corpus=name)
+        locked[name] = RecallStats.objects.select_for_update().for_owner(owner_id).get(corpus=name)
         if name == corpus:
             break
     return locked[corpus].seq + 1
@@ -141,7 +146,7 @@ def _bump(owner_id: int, corpus: str, docs: int, length: float, seq: int) -> Non
     """Adjust the corpus statistics and give the owner's index a new version. The version is
     random, not a counter, so no two states share one even across rolled-back transactions
     or a re-created owner with the same id: a cache keyed by it can never be stale."""
-    RecallStats.objects.filter(owner_id=owner_id, corpus=corpus).update(
+    RecallStats.objects.for_owner(owner_id).filter(corpus=corpus).update(
         docs=F("docs") + docs,
         total_length=F("total_length") + length,
         version=secrets.randbits(62),
@@ -155,10 +160,10 @@ def _write(owner_id: int, kind: str, ids: list[int], *, fresh: bool = False) -> 
     docs = _READERS[kind](owner_id, ids)
     old_count, old_length = 0, 0.0
     if not fresh:
-        old = RecallDoc.objects.filter(owner_id=owner_id, kind=kind, ref_id__in=ids)
+        old = RecallDoc.objects.for_owner(owner_id).filter(kind=kind, ref_id__in=ids)
         old_lengths = list(old.values_list("length", flat=True))
         old_count, old_length = len(old_lengths), sum(old_lengths)
-        RecallTerm.objects.filter(owner_id=owner_id, kind=kind, ref_id__in=ids).delete()
+        RecallTerm.objects.for_owner(owner_id).filter(kind=kind, ref_id__in=ids).delete()
         old.delete()
     vectors = quantize(embed([d.embed_text for d in docs]))
     insert_rows(
@@ -187,14 +192,14 @@ def _write_key_words(owner_id: int, ids: list[int], *, fresh: bool) -> None:
         # By node, through the owner's nodes: with the owner beside the list of ids, SQLite
         # walks the (owner, word, node) index, every key word of the person.
         NodeKeyWord.objects.filter(
-            node_id__in=Node.objects.filter(owner_id=owner_id, id__in=ids).values("id")
+            node_id__in=Node.objects.for_owner(owner_id).filter(id__in=ids).values("id")
         ).delete()
     NodeKeyWord.objects.bulk_create(
         [
             NodeKeyWord(owner_id=owner_id, node_id=node_id, word=word)
-            for node_id, key in Node.objects.filter(owner_id=owner_id, id__in=ids).values_list(
-                "id", "canonical_key"
-            )
+            for node_id, key in Node.objects.for_owner(owner_id)
+            .filter(id__in=ids)
+            .values_list("id", "canonical_key")
             for word in sorted(set(key.split()))
         ],
         batch_size=1000,
@@ -228,26 +233,22 @@ def recall_index_rebuild(
     """Every document of ``owner_id`` rewritten from its rows, statistics recomputed.
     ``progress(done, total)`` is called after each chunk. Returns documents per kind."""
     ids = {
-        "node": list(
-            Node.objects.filter(owner_id=owner_id).order_by("id").values_list("id", flat=True)
-        ),
-        "page": list(
-            Page.objects.filter(owner_id=owner_id).order_by("id").values_list("id", flat=True)
-        ),
+        "node": list(Node.objects.for_owner(owner_id).order_by("id").values_list("id", flat=True)),
+        "page": list(Page.objects.for_owner(owner_id).order_by("id").values_list("id", flat=True)),
         "episode": list(
-            Episode.objects.filter(owner_id=owner_id).order_by("id").values_list("id", flat=True)
+            Episode.objects.for_owner(owner_id).order_by("id").values_list("id", flat=True)
         ),
     }
     total = sum(len(v) for v in ids.values())
     done = 0
     counts: dict[str, int] = {}
     with transaction.atomic():
-        RecallTerm.objects.filter(owner_id=owner_id).delete()
-        RecallDoc.objects.filter(owner_id=owner_id).delete()
-        NodeKeyWord.objects.filter(owner_id=owner_id).delete()
+        RecallTerm.objects.for_owner(owner_id).delete()
+        RecallDoc.objects.for_owner(owner_id).delete()
+        NodeKeyWord.objects.for_owner(owner_id).delete()
         for corpus in (CORPUS_MEMORY, CORPUS_EPISODE):
             RecallStats.objects.get_or_create(owner_id=owner_id, corpus=corpus)
-        RecallStats.objects.filter(owner_id=owner_id).update(docs=0, total_length=0.0)
+        RecallStats.objects.for_owner(owner_id).update(docs=0, total_length=0.0)
         for kind, kind_ids in ids.items():
             counts[kind] = 0
             for chunk in _chunks(kind_ids):

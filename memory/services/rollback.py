@@ -20,6 +20,7 @@ from django.utils.dateparse import parse_datetime
 
 from memory.keys import canonical_key
 from memory.models import Node, Revision
+from memory.owned import owned_rows
 from memory.selectors import active_suppressions
 from memory.services.barrier import DeletionConflict, barrier_check
 from memory.services.details import DetailError, alias_key_free
@@ -114,7 +115,7 @@ def _rollback(
     except DeletionConflict as exc:
         raise RollbackError(str(exc)) from exc
     model = MODELS[kind]
-    row: Any = model._default_manager.select_for_update().filter(owner=owner, pk=object_id).first()
+    row: Any = owned_rows(model, owner).select_for_update().filter(pk=object_id).first()
     if row is None:
         raise RollbackError(
             f"that {noun} was deleted; its history is kept, but a rollback does not bring "
@@ -173,7 +174,7 @@ def _node(owner: Any, node: Node, values: dict[str, Any], reason: str) -> None:
     if key != node.canonical_key:
         if active_suppressions(owner, now=timezone.now()).filter(canonical_key=key).exists():
             raise RollbackError(f"“{values['label']}” is suppressed; lift its suppression first")
-        other = Node.objects.filter(owner=owner, canonical_key=key).exclude(pk=node.pk).first()
+        other = Node.objects.for_owner(owner).filter(canonical_key=key).exclude(pk=node.pk).first()
         if other is not None:
             raise RollbackError(
                 f"“{values['label']}” is now the label of another memory ({other.label})"

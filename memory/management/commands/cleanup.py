@@ -97,7 +97,7 @@ class Command(BaseCommand):
     def undo(self, opts: dict[str, Any], user: Any) -> None:
         receipts = Receipt.objects.select_related("owner")
         if user is not None:
-            receipts = receipts.filter(owner=user)
+            receipts = receipts.for_owner(user)
         receipt = receipts.filter(pk=opts["undo_receipt"]).first()
         if receipt is None:
             raise CommandError(f"no receipt #{opts['undo_receipt']}")
