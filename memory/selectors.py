@@ -84,6 +84,30 @@ def gate_snapshot(owner: Any, proposals: Iterable[AnyProposal], *, now: datetime
     if not keys:
         return base
 
+    nodes = _snapshot_nodes(owner, keys)
+    matched = [n.id for n in nodes if n.key in keys or n.alias_keys & keys]
+    candidates = _snapshot_candidates(owner, keys)
+    suppressions = tuple(
+        SuppressionRef(s.id, s.kind, s.canonical_key, s.suppressed_until)
+        for s in active_suppressions(owner, now=now).filter(canonical_key__in=keys)
+    )
+    edges, slice_keys, event_keys = _snapshot_details(owner, matched, proposals)
+    return Snapshot(
+        now=now,
+        nodes=nodes,
+        candidates=candidates,
+        suppressions=suppressions,
+        rules=rules,
+        edges=edges,
+        slice_keys=slice_keys,
+        event_keys=event_keys,
+        auto_confidence=base.auto_confidence,
+        min_confidence=base.min_confidence,
+    )
+
+
+def _snapshot_nodes(owner: Any, keys: frozenset[str] | set[str]) -> tuple[NodeRef, ...]:
+    """The nodes a save's keys name (by key or alias), then the "may belong to" hints."""
     words = sorted({w for k in keys for w in k.split() if len(w) > 2 and w not in _HINT_STOP})[:40]
     # Exact matches decide identity: always loaded. Nodes that merely share a word are hints
     # for the reviewer, capped -- and they can never crowd an exact match out of the snapshot.
@@ -131,15 +155,16 @@ def gate_snapshot(owner: Any, proposals: Iterable[AnyProposal], *, now: datetime
     ):
         if alias_owner == owner.pk:
             alias_keys.setdefault(node_id, set()).add(alias_key)
-    nodes = tuple(
+    return tuple(
         NodeRef(pk, label, key, category, state, frozenset(alias_keys.get(pk, ())))
         for pk, _owner, label, key, category, state in node_rows
     )
-    matched = [n.id for n in nodes if n.key in keys or n.alias_keys & keys]
 
-    # A pending candidate per key, else the latest expired one: a label mentioned again after
-    # cleanup expired it is bumped back to pending (apply revives it), keeping its evidence and
-    # counts, instead of starting a twin card.
+
+def _snapshot_candidates(owner: Any, keys: frozenset[str] | set[str]) -> tuple[CandidateRef, ...]:
+    """A pending candidate per key, else the latest expired one: a label mentioned again after
+    cleanup expired it is bumped back to pending (apply revives it), keeping its evidence and
+    counts, instead of starting a twin card."""
     by_key: dict[str, Candidate] = {}
     for c in Candidate.objects.filter(
         owner=owner,
@@ -151,14 +176,21 @@ def gate_snapshot(owner: Any, proposals: Iterable[AnyProposal], *, now: datetime
             chosen.status != CandidateStatus.PENDING and c.status == CandidateStatus.PENDING
         ):
             by_key[c.canonical_key] = c
-    candidates = tuple(
+    return tuple(
         CandidateRef(c.id, c.canonical_key, c.label_guess, c.category_guess)
         for c in by_key.values()
     )
-    suppressions = tuple(
-        SuppressionRef(s.id, s.kind, s.canonical_key, s.suppressed_until)
-        for s in active_suppressions(owner, now=now).filter(canonical_key__in=keys)
-    )
+
+
+def _snapshot_details(
+    owner: Any, matched: list[int], proposals: list[AnyProposal]
+) -> tuple[
+    frozenset[tuple[int, int, str]],
+    frozenset[tuple[int, str, str]],
+    frozenset[tuple[int, str, str]],
+]:
+    """What the matched nodes already hold: their links, current facts and events (by key),
+    so that the gate does not propose them twice."""
     edges = frozenset(
         Edge.objects.filter(
             owner=owner, from_node_id__in=matched, to_node_id__in=matched
@@ -178,18 +210,7 @@ def gate_snapshot(owner: Any, proposals: Iterable[AnyProposal], *, now: datetime
             owner=owner, node_id__in=matched, action__in=actions
         ).values_list("node_id", "action", "text")
     )
-    return Snapshot(
-        now=now,
-        nodes=nodes,
-        candidates=candidates,
-        suppressions=suppressions,
-        rules=rules,
-        edges=edges,
-        slice_keys=slice_keys,
-        event_keys=event_keys,
-        auto_confidence=base.auto_confidence,
-        min_confidence=base.min_confidence,
-    )
+    return edges, slice_keys, event_keys
 
 
 # --- reads for the dashboard, the API and the MCP tools -----------------------------------

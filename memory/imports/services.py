@@ -22,7 +22,13 @@ from typing import IO, Any
 from django.conf import settings
 from django.db import IntegrityError, transaction
 
-from memory.imports.formats import FORMAT_LABELS, ImportFormatError, detect_format, iter_export
+from memory.imports.formats import (
+    FORMAT_LABELS,
+    Conversation,
+    ImportFormatError,
+    detect_format,
+    iter_export,
+)
 from memory.models import ChatImport, Transcript
 from memory.services.ingest import ingest_transcript, transcript_store
 from memory.transcripts import MAX_MESSAGES
@@ -125,20 +131,7 @@ def chat_import_store(
             owner, source, name, Outcome.REJECTED_INPUT, started, error=message, summary=message
         )
         return ImportResult(name, None, False, message, receipt=receipt)
-    earlier = ChatImport.objects.filter(owner=owner, sha256=sha).first()
-    if earlier is None:
-        try:
-            with transaction.atomic():
-                row = ChatImport.objects.create(
-                    owner=owner,
-                    name=name[:255],
-                    format=fmt,
-                    sha256=sha,
-                    size_bytes=size,
-                    source=source,
-                )
-        except IntegrityError:  # the same file, imported a moment ago by another request
-            earlier = ChatImport.objects.get(owner=owner, sha256=sha)
+    row, earlier = _claim_export(owner=owner, name=name, fmt=fmt, sha=sha, size=size, source=source)
     if earlier is not None:
         message = f"{name}: already imported ({earlier.created_at:%Y-%m-%d %H:%M}); nothing new"
         receipt = _file_receipt(
@@ -151,54 +144,14 @@ def chat_import_store(
             detail={"chat_import": earlier.pk, "reason": "identical export already imported"},
         )
         return ImportResult(name, earlier, True, message, receipt=receipt)
-
+    assert row is not None
     result = ImportResult(name, row, True, "")
-    skipped: Counter[str] = Counter()
-    max_bytes = int(settings.UME_MAX_TRANSCRIPT_BYTES)
+    reading = _Reading(owner=owner, source=source, name=name, started=started, row=row)
     try:
-        for position, item in iter_export(stream, fmt=fmt, name=name, max_element_bytes=max_bytes):
-            row.conversations += 1
-            if not isinstance(item, ImportFormatError):
-                skipped.update(item.skipped)
-                row.attachments += item.attachments
-                text = item.transcript_json()
-                if len(item.messages) > MAX_MESSAGES:
-                    item = ImportFormatError(
-                        f"{item.title}: too many messages ({len(item.messages)} > {MAX_MESSAGES})"
-                    )
-                elif len(text.encode("utf-8")) > max_bytes:
-                    item = ImportFormatError(f"{item.title}: over {max_bytes:,} bytes")
-            if isinstance(item, ImportFormatError):
-                row.broken += 1
-                error = f"{name}: conversation {position + 1}: {item}"
-                result.broken.append(
-                    _file_receipt(
-                        owner,
-                        source,
-                        f"{name} #{position + 1}",
-                        Outcome.REJECTED_INPUT,
-                        started,
-                        error=error,
-                        summary=error[:500],
-                        detail={"chat_import": row.pk, "conversation": position + 1},
-                    )
-                )
-            elif not item.messages:
-                row.empty += 1
-            else:
-                transcript, created = transcript_store(
-                    owner=owner,
-                    text=text,
-                    name=item.title,
-                    source=source,
-                    source_time=item.created_at,
-                )
-                if created:
-                    Transcript.objects.filter(pk=transcript.pk).update(chat_import=row)
-                    row.stored += 1
-                    result.transcript_ids.append(transcript.pk)
-                else:
-                    row.duplicates += 1
+        for position, item in iter_export(
+            stream, fmt=fmt, name=name, max_element_bytes=reading.max_bytes
+        ):
+            reading.conversation(position, item, result)
             if on_conversation is not None:
                 on_conversation(position)
     except ImportFormatError as exc:
@@ -215,36 +168,125 @@ def chat_import_store(
             detail={"chat_import": row.pk, "stored": row.stored},
         )
         result.ok = row.stored > 0
-    row.skipped = dict(skipped)
-    row.save(
-        update_fields=[
-            "conversations",
-            "stored",
-            "duplicates",
-            "empty",
-            "broken",
-            "skipped",
-            "attachments",
-            "error",
-        ]
-    )
-    worker_log.info(
-        "export stored",
-        extra={
-            "route": "import",
-            "user_id": owner.pk,
-            "chat_import_id": row.pk,
-            "format": fmt,
-            "conversations": row.conversations,
-            "stored": row.stored,
-            "broken": row.broken,
-        },
-    )
+    reading.finish(fmt)
     result.message = describe(row) + (f"; {row.error}" if row.error else "")
     if row.conversations == 0 and not row.error:
         result.ok = False
         result.message = f"{name}: the export holds no conversations"
     return result
+
+
+def _claim_export(
+    *, owner: Any, name: str, fmt: str, sha: str, size: int, source: str
+) -> tuple[ChatImport | None, ChatImport | None]:
+    """The new import's row, or the earlier import of the same file (the unique constraint
+    settles two requests importing it at once)."""
+    earlier = ChatImport.objects.for_owner(owner).filter(sha256=sha).first()
+    if earlier is not None:
+        return None, earlier
+    try:
+        with transaction.atomic():
+            row = ChatImport.objects.create(
+                owner=owner,
+                name=name[:255],
+                format=fmt,
+                sha256=sha,
+                size_bytes=size,
+                source=source,
+            )
+    except IntegrityError:  # the same file, imported a moment ago by another request
+        return None, ChatImport.objects.for_owner(owner).get(sha256=sha)
+    return row, None
+
+
+@dataclass
+class _Reading:
+    """One export being read: each conversation stored as a pending transcript, or counted
+    as empty, a duplicate or broken (with a receipt of its own)."""
+
+    owner: Any
+    source: str
+    name: str
+    started: float
+    row: ChatImport
+    skipped: Counter[str] = field(default_factory=Counter)
+    max_bytes: int = field(default_factory=lambda: int(settings.UME_MAX_TRANSCRIPT_BYTES))
+
+    def conversation(
+        self, position: int, item: Conversation | ImportFormatError, result: ImportResult
+    ) -> None:
+        row = self.row
+        row.conversations += 1
+        text = ""
+        if not isinstance(item, ImportFormatError):
+            self.skipped.update(item.skipped)
+            row.attachments += item.attachments
+            text = item.transcript_json()
+            if len(item.messages) > MAX_MESSAGES:
+                item = ImportFormatError(
+                    f"{item.title}: too many messages ({len(item.messages)} > {MAX_MESSAGES})"
+                )
+            elif len(text.encode("utf-8")) > self.max_bytes:
+                item = ImportFormatError(f"{item.title}: over {self.max_bytes:,} bytes")
+        if isinstance(item, ImportFormatError):
+            row.broken += 1
+            error = f"{self.name}: conversation {position + 1}: {item}"
+            result.broken.append(
+                _file_receipt(
+                    self.owner,
+                    self.source,
+                    f"{self.name} #{position + 1}",
+                    Outcome.REJECTED_INPUT,
+                    self.started,
+                    error=error,
+                    summary=error[:500],
+                    detail={"chat_import": row.pk, "conversation": position + 1},
+                )
+            )
+        elif not item.messages:
+            row.empty += 1
+        else:
+            transcript, created = transcript_store(
+                owner=self.owner,
+                text=text,
+                name=item.title,
+                source=self.source,
+                source_time=item.created_at,
+            )
+            if created:
+                Transcript.objects.filter(pk=transcript.pk).update(chat_import=row)
+                row.stored += 1
+                result.transcript_ids.append(transcript.pk)
+            else:
+                row.duplicates += 1
+
+    def finish(self, fmt: str) -> None:
+        row = self.row
+        row.skipped = dict(self.skipped)
+        row.save(
+            update_fields=[
+                "conversations",
+                "stored",
+                "duplicates",
+                "empty",
+                "broken",
+                "skipped",
+                "attachments",
+                "error",
+            ]
+        )
+        worker_log.info(
+            "export stored",
+            extra={
+                "route": "import",
+                "user_id": self.owner.pk,
+                "chat_import_id": row.pk,
+                "format": fmt,
+                "conversations": row.conversations,
+                "stored": row.stored,
+                "broken": row.broken,
+            },
+        )
 
 
 def chat_import_process(

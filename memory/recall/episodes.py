@@ -162,7 +162,7 @@ def _phrase_starts(words: Sequence[str], phrase: Sequence[str]) -> list[int]:
 
 def _counts(
     text: str,
-    wanted: set[str],
+    wanted: Collection[str],
     names: Sequence[Sequence[list[str]]],
     twins: Sequence[list[str]] = (),
 ) -> tuple[dict[str, float], int]:
@@ -237,70 +237,169 @@ def rank_episodes(
     thread one of them opened (:func:`continuations`); when the question named something,
     only if it names it too (itself or through its thread).
     """
-    groups = [
-        [alt for alt in (_stem_words(a) for a in alternatives) if alt] for alternatives in names
-    ]
-    groups = [g for g in groups if g]
-    twin_words = [w for w in (_stem_words(t) for t in twins) if w]
-    wanted = list(dict.fromkeys(t for t in query_terms if t))
-    keys = wanted + [f"={i}" for i in range(len(groups))]
-    if not keys or not candidates or total <= 0:
+    words = _QueryWords.of(query_terms, names, twins, frame_terms)
+    if not words.keys or not candidates or total <= 0:
         return []
-    echoes = [t for t in dict.fromkeys(frame_terms) if t and t not in wanted]
-    by_pos = {(e.transcript_id, e.seq): e for e in [*neighbours, *candidates]}
-    hidden = {key for key, e in by_pos.items() if mentions_forgotten(e.text, forgotten)}
-    pool = [e for e in by_pos.values() if (e.transcript_id, e.seq) not in hidden]
-    wanted_set = set(wanted) | set(echoes)
+    thread = _Thread.of([*neighbours, *candidates], forgotten)
+    stats = _term_stats(thread, words, total)
+    scored, left = _split_by_share(thread.pool, stats, words, closeness)
+    if not scored:
+        return []
+    best = max(s for s, _e in scored)
+    kept = [(s / best, e) for s, e in scored if s / best >= RELATIVE_FLOOR]
+    left += [(s, e) for s, e in scored if s / best < RELATIVE_FLOOR]
+    kept.sort(key=lambda se: (-se[0], -se[1].said_at.timestamp(), -se[1].id))
+    if likeness is not None and len(kept) < limit:
+        kept += _story(kept, left, best, thread, stats, words, likeness)
+    return [_item(score, e, thread) for score, e in kept[: max(0, limit)]]
+
+
+@dataclass(frozen=True)
+class _QueryWords:
+    """What :func:`rank_episodes` looks for in each message."""
+
+    groups: list[list[list[str]]]  # each named thing: its alternative names, as stemmed words
+    twin_words: list[list[str]]  # names of other things that hold a name the question used
+    wanted: list[str]  # the question's own stemmed words
+    keys: list[str]  # wanted, then one "=i" per named thing: what the share counts
+    echoes: list[str]  # the frame's words: they score but weigh nothing towards the share
+    scored: frozenset[str]  # wanted and echoes: the words counted in a message
+
+    @classmethod
+    def of(
+        cls,
+        query_terms: Sequence[str],
+        names: Sequence[Sequence[str]],
+        twins: Sequence[str],
+        frame_terms: Sequence[str],
+    ) -> _QueryWords:
+        groups = [
+            [alt for alt in (_stem_words(a) for a in alternatives) if alt] for alternatives in names
+        ]
+        groups = [g for g in groups if g]
+        wanted = list(dict.fromkeys(t for t in query_terms if t))
+        echoes = [t for t in dict.fromkeys(frame_terms) if t and t not in wanted]
+        return cls(
+            groups=groups,
+            twin_words=[w for w in (_stem_words(t) for t in twins) if w],
+            wanted=wanted,
+            keys=wanted + [f"={i}" for i in range(len(groups))],
+            echoes=echoes,
+            scored=frozenset(wanted) | frozenset(echoes),
+        )
+
+    def counts(self, text: str) -> tuple[dict[str, float], int]:
+        return _counts(text, self.scored, self.groups, self.twin_words)
+
+
+@dataclass(frozen=True)
+class _Thread:
+    """The messages read, by position, without those that mention something forgotten."""
+
+    by_pos: dict[tuple[int, int], EpisodeRow]
+    hidden: set[tuple[int, int]]
+    pool: list[EpisodeRow]
+
+    @classmethod
+    def of(cls, rows: Sequence[EpisodeRow], forgotten: Sequence[str]) -> _Thread:
+        by_pos = {(e.transcript_id, e.seq): e for e in rows}
+        hidden = {key for key, e in by_pos.items() if mentions_forgotten(e.text, forgotten)}
+        pool = [e for e in by_pos.values() if (e.transcript_id, e.seq) not in hidden]
+        return cls(by_pos=by_pos, hidden=hidden, pool=pool)
+
+    def answered(self, e: EpisodeRow) -> EpisodeRow | None:
+        return _answered(e, self.by_pos, self.hidden)
+
+    def context(self, e: EpisodeRow) -> list[tuple[EpisodeRow, float]]:
+        """The messages a reply is read with, each with its weight: the message it answers,
+        and the one before that."""
+        previous = self.answered(e)
+        if previous is None:
+            return []
+        short = is_short(e.text)
+        thread = [(previous, REPLY_CONTEXT_WEIGHT if short else LONG_REPLY_CONTEXT_WEIGHT)]
+        before = self.by_pos.get((e.transcript_id, e.seq - 2))
+        if before is not None and (e.transcript_id, e.seq - 2) not in self.hidden:
+            thread.append((before, THREAD_CONTEXT_WEIGHT if short else LONG_THREAD_CONTEXT_WEIGHT))
+        return thread
+
+
+@dataclass(frozen=True)
+class _TermStats:
+    """BM25's inputs over the pool: term counts and lengths per message, idf, and the share
+    each of the question's keys weighs."""
+
+    tf: dict[tuple[int, int], dict[str, float]]
+    lengths: dict[tuple[int, int], float]
+    idf: dict[str, float]
+    share: dict[str, float]
+    avg: float
+
+    def score(self, e: EpisodeRow) -> float:
+        key = _key(e)
+        norm = BM25_K1 * (1 - BM25_B + BM25_B * self.lengths[key] / self.avg)
+        raw = sum(self.idf[t] * f * (BM25_K1 + 1) / (f + norm) for t, f in self.tf[key].items())
+        return raw * ROLE_WEIGHTS.get(e.role, 0.5)
+
+
+def _term_stats(thread: _Thread, words: _QueryWords, total: int) -> _TermStats:
     tf: dict[tuple[int, int], dict[str, float]] = {}
     lengths: dict[tuple[int, int], float] = {}
-    df: dict[str, int] = dict.fromkeys([*keys, *echoes], 0)
-    for e in pool:
-        key = (e.transcript_id, e.seq)
-        counts, length = _counts(e.text, wanted_set, groups, twin_words)
+    df: dict[str, int] = dict.fromkeys([*words.keys, *words.echoes], 0)
+    for e in thread.pool:
+        counts, length = words.counts(e.text)
         for w in counts:
             df[w] += 1
-        previous = _answered(e, by_pos, hidden)
-        if previous is not None:
-            short = is_short(e.text)
-            thread = [(previous, REPLY_CONTEXT_WEIGHT if short else LONG_REPLY_CONTEXT_WEIGHT)]
-            before = by_pos.get((e.transcript_id, e.seq - 2))
-            if before is not None and (e.transcript_id, e.seq - 2) not in hidden:
-                thread.append(
-                    (before, THREAD_CONTEXT_WEIGHT if short else LONG_THREAD_CONTEXT_WEIGHT)
-                )
-            for message, weight in thread:
-                context, context_length = _counts(message.text, wanted_set, groups, twin_words)
-                for w, f in context.items():
-                    counts[w] = counts.get(w, 0.0) + weight * f
-                length += int(weight * context_length)
-        tf[key] = counts
-        lengths[key] = float(length)
-    n = max(total, len(pool))
+        for message, weight in thread.context(e):
+            context, context_length = words.counts(message.text)
+            for w, f in context.items():
+                counts[w] = counts.get(w, 0.0) + weight * f
+            length += int(weight * context_length)
+        tf[_key(e)] = counts
+        lengths[_key(e)] = float(length)
+    n = max(total, len(thread.pool))
     idf = {t: math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5)) for t in df}
-    seen = [idf[t] for t in keys if df[t]]
+    seen = [idf[t] for t in words.keys if df[t]]
     cap = max(seen) if seen else 0.0
-    share = {t: idf[t] if df[t] else cap for t in keys}
-    weight_total = sum(share.values())
     avg = (sum(lengths.values()) / len(lengths)) if lengths else 1.0
-    avg = avg or 1.0
-    scored: list[tuple[float, EpisodeRow]] = []
-    doubtful: list[tuple[float, EpisodeRow]] = []
-    left: list[tuple[float, EpisodeRow]] = []  # matched some word, not kept (yet)
+    return _TermStats(
+        tf=tf,
+        lengths=lengths,
+        idf=idf,
+        share={t: idf[t] if df[t] else cap for t in words.keys},
+        avg=avg or 1.0,
+    )
+
+
+Scored = list[tuple[float, EpisodeRow]]
+
+
+def _split_by_share(
+    pool: Sequence[EpisodeRow],
+    stats: _TermStats,
+    words: _QueryWords,
+    closeness: Callable[[Sequence[str]], Sequence[float]] | None,
+) -> tuple[Scored, Scored]:
+    """Messages that match enough of the question (or are rescued by their meaning), and
+    those that matched some word but not enough (kept for :func:`continuations`)."""
+    weight_total = sum(stats.share.values())
+    scored: Scored = []
+    doubtful: Scored = []
+    left: Scored = []  # matched some word, not kept (yet)
     for e in pool:
-        key = (e.transcript_id, e.seq)
-        counts = tf[key]
+        counts = stats.tf[_key(e)]
         if not counts:
             continue
-        norm = BM25_K1 * (1 - BM25_B + BM25_B * lengths[key] / avg)
-        raw = sum(idf[t] * f * (BM25_K1 + 1) / (f + norm) for t, f in counts.items())
-        raw *= ROLE_WEIGHTS.get(e.role, 0.5)
+        raw = stats.score(e)
         if raw <= 0:
             continue
-        if not any(t in share for t in counts):
+        if not any(t in stats.share for t in counts):
             left.append((raw, e))  # only the frame's words
             continue
-        covered = sum(share.get(t, 0.0) for t in counts) / weight_total if weight_total else 1.0
-        if not (len(keys) > 1 and covered < MIN_TERM_SHARE):
+        covered = (
+            sum(stats.share.get(t, 0.0) for t in counts) / weight_total if weight_total else 1.0
+        )
+        if not (len(words.keys) > 1 and covered < MIN_TERM_SHARE):
             scored.append((raw, e))
         elif closeness is not None and covered >= RESCUE_MIN_SHARE:
             doubtful.append((raw, e))
@@ -310,44 +409,47 @@ def rank_episodes(
         near = closeness([e.text for _raw, e in doubtful])
         for d, sim in zip(doubtful, near, strict=True):
             (scored if sim >= SEMANTIC_RESCUE_FLOOR else left).append(d)
-    if not scored:
-        return []
-    best = max(s for s, _e in scored)
-    kept = [(s / best, e) for s, e in scored if s / best >= RELATIVE_FLOOR]
-    left += [(s, e) for s, e in scored if s / best < RELATIVE_FLOOR]
-    kept.sort(key=lambda se: (-se[0], -se[1].said_at.timestamp(), -se[1].id))
-    if likeness is not None and len(kept) < limit:
-        if groups:
-            # the question named something: the rest of the story names it too (the
-            # identity guard: "Lena loves bouldering" is not about Ana, however close)
-            left = [(s, e) for s, e in left if any(k.startswith("=") for k in tf[_key(e)])]
-        opened = {_key(e) for _s, e in kept}
-        threaded = {
-            _key(e)
-            for _s, e in left
-            if _answered(e, by_pos, hidden) is not None
-            and not _counts(e.text, wanted_set, groups, twin_words)[0]
-            and {(e.transcript_id, e.seq - 1), (e.transcript_id, e.seq - 2)} & opened
-        }
-        kept += continuations(kept, [(s / best, e) for s, e in left], likeness, threaded)
-    items: list[EpisodeItem] = []
-    for score, e in kept[: max(0, limit)]:
-        previous = _answered(e, by_pos, hidden) if is_short(e.text) else None
-        reply_to = _snippet(previous.text) if previous is not None else ""
-        items.append(
-            EpisodeItem(
-                id=e.id,
-                text=e.text,
-                role=e.role,
-                said_at=e.said_at,
-                transcript_id=e.transcript_id,
-                message_id=e.message_id,
-                why=WHY_EPISODE,
-                score=score,
-                reply_to=reply_to,
-            )
-        )
-    return items
+    return scored, left
+
+
+def _story(
+    kept: Scored,
+    left: Scored,
+    best: float,
+    thread: _Thread,
+    stats: _TermStats,
+    words: _QueryWords,
+    likeness: Callable[[Sequence[str], Sequence[str]], Sequence[float]],
+) -> Scored:
+    """The rest of the story the kept messages tell (:func:`continuations`)."""
+    if words.groups:
+        # the question named something: the rest of the story names it too (the identity
+        # guard: "Lena loves bouldering" is not about Ana, however close)
+        left = [(s, e) for s, e in left if any(k.startswith("=") for k in stats.tf[_key(e)])]
+    opened = {_key(e) for _s, e in kept}
+    threaded = {
+        _key(e)
+        for _s, e in left
+        if thread.answered(e) is not None
+        and not words.counts(e.text)[0]
+        and {(e.transcript_id, e.seq - 1), (e.transcript_id, e.seq - 2)} & opened
+    }
+    return continuations(kept, [(s / best, e) for s, e in left], likeness, threaded)
+
+
+def _item(score: float, e: EpisodeRow, thread: _Thread) -> EpisodeItem:
+    previous = thread.answered(e) if is_short(e.text) else None
+    return EpisodeItem(
+        id=e.id,
+        text=e.text,
+        role=e.role,
+        said_at=e.said_at,
+        transcript_id=e.transcript_id,
+        message_id=e.message_id,
+        why=WHY_EPISODE,
+        score=score,
+        reply_to=_snippet(previous.text) if previous is not None else "",
+    )
 
 
 def continuations(

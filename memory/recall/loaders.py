@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from django.db.models import Count, Q, QuerySet
@@ -27,7 +27,7 @@ from memory.recall.items import (
     RecallItem,
     SliceView,
 )
-from memory.recall.lanes import named_spans
+from memory.recall.lanes import Span, named_spans
 from memory.recall.query import Parsed
 from memory.recall.text import content
 from memory.vocab import NodeState
@@ -60,77 +60,101 @@ def load_named_index(owner: Any, parsed: Parsed) -> OwnerIndex:
     words = list(parsed.subject)
     if not [w for w in words if content([w])]:
         return OwnerIndex(docs=[], names={})  # rank returns no_match before reading any
-    phrases = _name_phrases(words)
-    keys = sorted(phrases)
-    nodes: dict[int, Doc] = {}
-    names: dict[str, list[tuple[Doc, str]]] = defaultdict(list)
-    node_columns = ("id", "label", "canonical_key", "category", "state", "summary")
-    # Sorted by id here, not in SQL: without table statistics, SQLite reads an ORDER BY id
-    # (or the model's default order by label) from an index on the owner alone, every node
-    # of the owner, rather than from the (owner, key) index. The same for aliases and pages.
-    for nid, label, key, category, state, summary in sorted(
-        Node.objects.filter(owner=owner, canonical_key__in=keys)
-        .order_by()
-        .values_list(*node_columns)
-    ):
-        doc = nodes[nid] = Doc(
-            "node", nid, label, key, category=category, state=state, summary=summary
-        )
-        names[key].append((doc, WHY_EXACT))
-    for _alias_id, key, nid, label, node_key, category, state, summary in sorted(
-        Alias.objects.filter(owner=owner, node__owner=owner, canonical_key__in=keys)
-        .order_by()
-        .values_list("id", "canonical_key", *(f"node__{c}" for c in node_columns))
-    ):
-        doc = nodes.get(nid) or nodes.setdefault(
-            nid, Doc("node", nid, label, node_key, category=category, state=state, summary=summary)
-        )
-        names[key].append((doc, WHY_ALIAS))
-    page_columns = ("id", "title", "canonical_key", "topic", "summary", "body", "node_id")
-    pages: dict[int, Doc] = {}
-
-    def page_doc(row: tuple[Any, ...]) -> Doc:
-        pid, title, key, topic, summary, body, node_id = row
-        page = pages.get(pid)
-        if page is None:
-            page = pages[pid] = Doc("page", pid, title, key, summary=summary, node_id=node_id)
-            page.fields = [("title", title), ("topic", topic), ("summary", summary), ("body", body)]
-        return page
-
-    for row in sorted(
-        Page.objects.filter(owner=owner, canonical_key__in=keys)
-        .order_by()
-        .values_list(*page_columns)
-    ):
-        names[row[2]].append((page_doc(row), WHY_EXACT))
+    keys = sorted(_name_phrases(words))
+    rows = _NamedRows()
+    rows.read(owner, keys)
+    names = rows.names
     spans = named_spans(words, names)
     named_positions = {i for s in spans for i in range(s.start, s.end)}
     if not all(i in named_positions for i, w in enumerate(words) if content([w])):
         if parsed.needs_name:
             return OwnerIndex(docs=[], names=dict(names))
-        named = list(nodes.values()) + [pages[pid] for pid in sorted(pages)]
-        return OwnerIndex(docs=named, names=dict(names), complete=False)
+        return OwnerIndex(docs=rows.docs(), names=dict(names), complete=False)
     named_nodes = {d.id: d for s in spans for d, _why in names[s.key] if d.kind == "node"}
-    # Pages linked to a named node, or unlinked with a named key among their words (rank
-    # checks the words; the database only narrows the rows down).
-    unlinked = Q()
-    for span in spans:
-        unlinked |= Q(canonical_key__contains=span.key)
-    for row in (
-        Page.objects.filter(owner=owner)
-        .filter(Q(node_id__in=sorted(named_nodes)) | Q(node__isnull=True) & unlinked)
-        .order_by("id")
-        .values_list(*page_columns)
-    ):
-        page_doc(row)
-    for node_id, text, kind in (
-        Slice.objects.filter(owner=owner, is_current=True, node_id__in=sorted(named_nodes))
-        .order_by("-created_at", "-id")
-        .values_list("node_id", "text", "kind")
-    ):
-        named_nodes[node_id].slices.append((text, kind))
-    docs = list(nodes.values()) + [pages[pid] for pid in sorted(pages)]
-    return OwnerIndex(docs=docs, names=dict(names))
+    rows.read_around(owner, spans, named_nodes)
+    return OwnerIndex(docs=rows.docs(), names=dict(names))
+
+
+_NODE_COLUMNS = ("id", "label", "canonical_key", "category", "state", "summary")
+_PAGE_COLUMNS = ("id", "title", "canonical_key", "topic", "summary", "body", "node_id")
+
+
+@dataclass
+class _NamedRows:
+    """What :func:`load_named_index` reads: documents by id, and the keys that name them."""
+
+    nodes: dict[int, Doc] = field(default_factory=dict)
+    pages: dict[int, Doc] = field(default_factory=dict)
+    names: dict[str, list[tuple[Doc, str]]] = field(default_factory=lambda: defaultdict(list))
+
+    def docs(self) -> list[Doc]:
+        return list(self.nodes.values()) + [self.pages[pid] for pid in sorted(self.pages)]
+
+    def page_doc(self, row: tuple[Any, ...]) -> Doc:
+        pid, title, key, topic, summary, body, node_id = row
+        page = self.pages.get(pid)
+        if page is None:
+            page = self.pages[pid] = Doc("page", pid, title, key, summary=summary, node_id=node_id)
+            page.fields = [("title", title), ("topic", topic), ("summary", summary), ("body", body)]
+        return page
+
+    def read(self, owner: Any, keys: list[str]) -> None:
+        """The nodes, aliases and pages whose key is one of ``keys`` (:data:`NAME_QUERIES`).
+
+        Sorted by id here, not in SQL: without table statistics, SQLite reads an ORDER BY id
+        (or the model's default order by label) from an index on the owner alone, every node
+        of the owner, rather than from the (owner, key) index. The same for aliases and
+        pages."""
+        for nid, label, key, category, state, summary in sorted(
+            Node.objects.for_owner(owner)
+            .filter(canonical_key__in=keys)
+            .order_by()
+            .values_list(*_NODE_COLUMNS)
+        ):
+            doc = self.nodes[nid] = Doc(
+                "node", nid, label, key, category=category, state=state, summary=summary
+            )
+            self.names[key].append((doc, WHY_EXACT))
+        for _alias_id, key, nid, label, node_key, category, state, summary in sorted(
+            Alias.objects.for_owner(owner)
+            .filter(node__owner=owner, canonical_key__in=keys)
+            .order_by()
+            .values_list("id", "canonical_key", *(f"node__{c}" for c in _NODE_COLUMNS))
+        ):
+            doc = self.nodes.get(nid) or self.nodes.setdefault(
+                nid,
+                Doc("node", nid, label, node_key, category=category, state=state, summary=summary),
+            )
+            self.names[key].append((doc, WHY_ALIAS))
+        for row in sorted(
+            Page.objects.for_owner(owner)
+            .filter(canonical_key__in=keys)
+            .order_by()
+            .values_list(*_PAGE_COLUMNS)
+        ):
+            self.names[row[2]].append((self.page_doc(row), WHY_EXACT))
+
+    def read_around(self, owner: Any, spans: list[Span], named_nodes: dict[int, Doc]) -> None:
+        """Pages linked to a named node, or unlinked with a named key among their words (rank
+        checks the words; the database only narrows the rows down), and the named nodes'
+        current slices (:data:`NAMED_QUERIES`)."""
+        unlinked = Q()
+        for span in spans:
+            unlinked |= Q(canonical_key__contains=span.key)
+        for row in (
+            Page.objects.for_owner(owner)
+            .filter(Q(node_id__in=sorted(named_nodes)) | Q(node__isnull=True) & unlinked)
+            .order_by("id")
+            .values_list(*_PAGE_COLUMNS)
+        ):
+            self.page_doc(row)
+        for node_id, text, kind in (
+            Slice.objects.for_owner(owner)
+            .filter(is_current=True, node_id__in=sorted(named_nodes))
+            .order_by("-created_at", "-id")
+            .values_list("node_id", "text", "kind")
+        ):
+            named_nodes[node_id].slices.append((text, kind))
 
 
 # A broad profile question reads, per category asked about (one read in all for "tell me
@@ -172,7 +196,7 @@ def load_profile_nodes(owner: Any, parsed: Parsed, limit: int = MAX_LIMIT) -> Ow
     and the reads :func:`_profile_first` adds per category), whatever the number of nodes.
     No slices: :func:`with_slices` reads those of the nodes returned."""
     categories = None if parsed.everything else sorted(set(parsed.profile))
-    nodes = Node.objects.filter(owner=owner)
+    nodes = Node.objects.for_owner(owner)
     if categories is not None:
         nodes = nodes.filter(category__in=categories)
     columns = (
@@ -226,7 +250,8 @@ def with_slices(owner: Any, items: Sequence[RecallItem]) -> list[RecallItem]:
         return list(items)
     slices: dict[int, list[SliceView]] = defaultdict(list)
     for node_id, text, kind in (
-        Slice.objects.filter(owner=owner, is_current=True, node_id__in=sorted(node_ids))
+        Slice.objects.for_owner(owner)
+        .filter(is_current=True, node_id__in=sorted(node_ids))
         .order_by("-created_at", "-id")
         .values_list("node_id", "text", "kind")
     ):
@@ -247,7 +272,8 @@ def with_events(owner: Any, items: Sequence[RecallItem]) -> list[RecallItem]:
     events: dict[int, list[EventView]] = defaultdict(list)
     # Most recent first: by when it happened, or when ume learned it if that is unknown.
     for node_id, action, text, happened, precision in (
-        Event.objects.filter(owner=owner, node_id__in=sorted(node_ids))
+        Event.objects.for_owner(owner)
+        .filter(node_id__in=sorted(node_ids))
         .annotate(recency=Coalesce("happened_at", "created_at"))
         .order_by("-recency", "-id")
         .values_list("node_id", "action", "text", "happened_at", "happened_at_precision")
@@ -271,7 +297,7 @@ def load_stats(owner: Any) -> dict[str, CorpusStats]:
     """Documents, total length and index version per corpus (``memory``, ``episode``)."""
     return {
         row[0]: CorpusStats(*row[1:])
-        for row in RecallStats.objects.filter(owner=owner).values_list(
+        for row in RecallStats.objects.for_owner(owner).values_list(
             "corpus", "docs", "total_length", "version", "seq", "epoch"
         )
     }
@@ -298,7 +324,7 @@ def load_postings(
     wanted = sorted(set(terms))
     if not wanted:
         return []
-    base = RecallTerm.objects.filter(owner=owner, term__in=wanted, kind__in=list(kinds))
+    base = RecallTerm.objects.for_owner(owner).filter(term__in=wanted, kind__in=list(kinds))
     df = dict(base.order_by().values("term").annotate(n=Count("id")).values_list("term", "n"))
     rare = sorted(t for t, n in df.items() if n <= cap)
     common = sorted(t for t, n in df.items() if n > cap)
@@ -344,7 +370,8 @@ def load_candidates(owner: Any, index: OwnerIndex, refs: Sequence[tuple[str, int
     docs = list(index.docs)
     if node_ids:
         for nid, label, key, category, state, summary in (
-            Node.objects.filter(owner=owner, id__in=node_ids)
+            Node.objects.for_owner(owner)
+            .filter(id__in=node_ids)
             .order_by("id")
             .values_list("id", "label", "canonical_key", "category", "state", "summary")
         ):
@@ -353,7 +380,8 @@ def load_candidates(owner: Any, index: OwnerIndex, refs: Sequence[tuple[str, int
             )
     if page_ids:
         for pid, title, key, summary, node_id in (
-            Page.objects.filter(owner=owner, id__in=page_ids)
+            Page.objects.for_owner(owner)
+            .filter(id__in=page_ids)
             .order_by("id")
             .values_list("id", "title", "canonical_key", "summary", "node_id")
         ):
@@ -361,7 +389,8 @@ def load_candidates(owner: Any, index: OwnerIndex, refs: Sequence[tuple[str, int
     nodes = {d.id: d for d in docs if d.kind == "node"}
     if nodes:
         for node_id, text, kind in (
-            Slice.objects.filter(owner=owner, is_current=True, node_id__in=sorted(nodes))
+            Slice.objects.for_owner(owner)
+            .filter(is_current=True, node_id__in=sorted(nodes))
             .order_by("-created_at", "-id")
             .values_list("node_id", "text", "kind")
         ):
@@ -373,7 +402,7 @@ def recall_index_stale(owner: Any) -> int:
     """How many of the owner's documents need rebuilding: embedded by another model than the
     current one, or without a vector."""
     return (
-        RecallDoc.objects.filter(owner=owner)
+        RecallDoc.objects.for_owner(owner)
         .filter(~Q(model=MODEL_NAME) | Q(vector__isnull=True))
         .count()
     )

@@ -68,6 +68,7 @@ from memory.models import (
     Suppression,
     Transcript,
 )
+from memory.owned import OwnedQuerySet
 from memory.policy import label_rejection
 from memory.selectors import active_suppressions
 from memory.services.bulk import delete_in_chunks
@@ -299,10 +300,22 @@ def _lock_user(owner: Any) -> bool:
 
 
 def _plan(owner: Any, now: datetime, report: UserCleanup) -> _Plan:
+    """What this run will change, counted and listed for the report, in this order."""
     plan = _Plan()
-    counts = report.counts
+    for step in (
+        _plan_candidates,
+        _plan_suppressions,
+        _plan_retention,
+        _plan_junk,
+        _plan_orphans,
+    ):
+        step(owner, now, plan, report)
+    return plan
 
-    # Candidates past their expiry date (read in chunks: only the columns reported).
+
+def _plan_candidates(owner: Any, now: datetime, plan: _Plan, report: UserCleanup) -> None:
+    """Candidates past their expiry date (read in chunks: only the columns reported)."""
+    counts = report.counts
     rows = (
         _expiring_candidates(owner, now)
         .order_by("expires_at", "id")
@@ -315,15 +328,21 @@ def _plan(owner: Any, now: datetime, report: UserCleanup) -> _Plan:
     counts["candidates_expired"] = len(plan.candidate_ids)
     report.step("candidates to expire", counts["candidates_expired"])
 
-    # Suppressions that stopped blocking since this user's previous cleanup.
+
+def _plan_suppressions(owner: Any, now: datetime, plan: _Plan, report: UserCleanup) -> None:
+    """Suppressions that stopped blocking since this user's previous cleanup."""
+    counts = report.counts
     since = (
-        Receipt.objects.filter(owner=owner, source=Source.CLEANUP, detail__action="cleanup")
+        Receipt.objects.for_owner(owner)
+        .filter(source=Source.CLEANUP, detail__action="cleanup")
         .order_by("-created_at", "-id")
         .values_list("created_at", flat=True)
         .first()
     )
-    expired = Suppression.objects.filter(owner=owner, lifted_at__isnull=True).exclude(
-        pk__in=active_suppressions(owner, now=now).values("pk")
+    expired = (
+        Suppression.objects.for_owner(owner)
+        .filter(lifted_at__isnull=True)
+        .exclude(pk__in=active_suppressions(owner, now=now).values("pk"))
     )
     if since is not None:
         expired = expired.filter(suppressed_until__gt=since)
@@ -334,8 +353,11 @@ def _plan(owner: Any, now: datetime, report: UserCleanup) -> _Plan:
     counts["suppressions_expired"] = len(report.suppressions)
     report.step("suppressions expired", counts["suppressions_expired"])
 
-    # Retention.
-    rule = MemoryRule.objects.filter(owner=owner, retention_days__isnull=False).first()
+
+def _plan_retention(owner: Any, now: datetime, plan: _Plan, report: UserCleanup) -> None:
+    """Rows past the person's retention period, and expired idempotency keys."""
+    counts = report.counts
+    rule = MemoryRule.objects.for_owner(owner).filter(retention_days__isnull=False).first()
     if rule is not None and rule.retention_days is not None:
         cutoff = now - timedelta(days=rule.retention_days)
         plan.retention_cutoff = cutoff
@@ -351,8 +373,11 @@ def _plan(owner: Any, now: datetime, report: UserCleanup) -> _Plan:
         )
     counts["idempotency_keys_expired"] = _expired_keys(owner, now).count()
 
-    # Junk nodes.
-    nodes = Node.objects.filter(owner=owner).only("id", "label", "canonical_key", "origin")
+
+def _plan_junk(owner: Any, now: datetime, plan: _Plan, report: UserCleanup) -> None:
+    """Junk nodes: extracted labels that are not memories (kept when a person made them)."""
+    counts = report.counts
+    nodes = Node.objects.for_owner(owner).only("id", "label", "canonical_key", "origin")
     for node in nodes.order_by("id").iterator(chunk_size=2000):
         reason = label_rejection(node.label)
         if reason is None:
@@ -367,7 +392,7 @@ def _plan(owner: Any, now: datetime, report: UserCleanup) -> _Plan:
     junk_ids = [node.pk for node, _ in plan.junk]
     if junk_ids:
         # Slices that retention deletes anyway are counted there, not twice.
-        junk_slices = Slice.objects.filter(owner=owner, node_id__in=junk_ids)
+        junk_slices = Slice.objects.for_owner(owner).filter(node_id__in=junk_ids)
         if plan.retention_cutoff is not None:
             junk_slices = junk_slices.exclude(pk__in=_old_slices(owner, plan.retention_cutoff))
         counts["junk_nodes_removed"] = len(junk_ids)
@@ -376,18 +401,21 @@ def _plan(owner: Any, now: datetime, report: UserCleanup) -> _Plan:
             owner=owner, node_id__in=junk_ids
         ).count()
         counts["junk_edges_removed"] = (
-            Edge.objects.filter(owner=owner)
+            Edge.objects.for_owner(owner)
             .filter(Q(from_node_id__in=junk_ids) | Q(to_node_id__in=junk_ids))
             .count()
         )
         counts["suppressions_written"] = len(_keys_to_suppress(owner, plan.junk, now))
     report.step("junk nodes", len(junk_ids))
 
-    # Evidence left with no target, including what the steps above will leave so.
+
+def _plan_orphans(owner: Any, now: datetime, plan: _Plan, report: UserCleanup) -> None:
+    """Evidence left with no target, including what the steps above will leave so."""
+    counts = report.counts
+    junk_ids = [node.pk for node, _ in plan.junk]
     counts["orphan_evidence_deleted"] = _orphans_after(owner, plan, junk_ids).count()
     counts["orphan_episodes_deleted"] = _orphan_episodes(owner, plan).count()
     report.step("orphans", counts["orphan_evidence_deleted"] + counts["orphan_episodes_deleted"])
-    return plan
 
 
 def _expiring_candidates(owner: Any, now: datetime) -> QuerySet[Candidate]:
@@ -397,7 +425,7 @@ def _expiring_candidates(owner: Any, now: datetime) -> QuerySet[Candidate]:
 
 
 def _old_evidence(owner: Any, cutoff: datetime) -> QuerySet[Evidence]:
-    return Evidence.objects.filter(owner=owner, created_at__lt=cutoff)
+    return Evidence.objects.for_owner(owner).filter(created_at__lt=cutoff)
 
 
 def _old_transcripts(owner: Any, cutoff: datetime) -> QuerySet[Transcript]:
@@ -409,19 +437,19 @@ def _old_transcripts(owner: Any, cutoff: datetime) -> QuerySet[Transcript]:
     )
 
 
-def _old_episodes(owner: Any, cutoff: datetime) -> QuerySet[Episode]:
+def _old_episodes(owner: Any, cutoff: datetime) -> OwnedQuerySet[Episode]:
     """What was said before the cut-off, and everything said in a transcript retention
     deletes (which would take its episodes with it anyway: counted here, not hidden)."""
-    return Episode.objects.filter(owner=owner).filter(
+    return Episode.objects.for_owner(owner).filter(
         Q(learned_at__lt=cutoff) | Q(transcript__in=_old_transcripts(owner, cutoff))
     )
 
 
-def _orphan_episodes(owner: Any, plan: _Plan) -> QuerySet[Episode]:
+def _orphan_episodes(owner: Any, plan: _Plan) -> OwnedQuerySet[Episode]:
     """Episodes of a transcript that is no longer a finished save (re-queued, or failed on a
     later run): recall shows only what was saved. An episode cannot outlive its transcript
     (a cascading foreign key), so there is nothing else to sweep."""
-    rows = Episode.objects.filter(owner=owner).exclude(
+    rows = Episode.objects.for_owner(owner).exclude(
         transcript__status__in=[TranscriptStatus.DONE, TranscriptStatus.PROCESSING]
     )
     if plan.retention_cutoff is not None:
@@ -440,19 +468,21 @@ def _old_revisions(owner: Any, cutoff: datetime) -> QuerySet[Revision]:
         object_id=models.OuterRef("object_id"),
         number__gt=models.OuterRef("number"),
     )
-    return Revision.objects.filter(owner=owner).filter(
+    return Revision.objects.for_owner(owner).filter(
         Q(created_at__lt=cutoff) & (Q(action=RevisionAction.DELETED) | Q(models.Exists(newer)))
         | Q(kind="slice", object_id__in=_old_slices(owner, cutoff).values("pk"))
     )
 
 
 def _expired_keys(owner: Any, now: datetime) -> QuerySet[IdempotencyKey]:
-    return IdempotencyKey.objects.filter(owner=owner, expires_at__lte=now)
+    return IdempotencyKey.objects.for_owner(owner).filter(expires_at__lte=now)
 
 
 def _old_slices(owner: Any, cutoff: datetime) -> QuerySet[Slice]:
-    return Slice.objects.filter(owner=owner, is_current=False).filter(
-        Q(superseded_at__lt=cutoff) | Q(superseded_at__isnull=True, created_at__lt=cutoff)
+    return (
+        Slice.objects.for_owner(owner)
+        .filter(is_current=False)
+        .filter(Q(superseded_at__lt=cutoff) | Q(superseded_at__isnull=True, created_at__lt=cutoff))
     )
 
 
@@ -504,71 +534,9 @@ def _apply(owner: Any, now: datetime, plan: _Plan, report: UserCleanup) -> None:
     # The nodes whose recall documents change (episodes are refreshed chunk by chunk).
     touched: set[int] = {n.pk for n, _ in plan.junk}
     if plan.retention_cutoff is not None:
-        cutoff = plan.retention_cutoff
-        touched |= set(
-            _old_slices(owner, cutoff).order_by().values_list("node_id", flat=True).distinct()
-        )
-        # Before the slices go: their history is found by their ids.
-        counts["revisions_deleted"] = _old_revisions(owner, cutoff).delete()[0]
-        # Evidence has nothing that depends on it: one DELETE, no rows loaded.
-        counts["evidence_deleted"] = _old_evidence(owner, cutoff).delete()[0]
-        # What was said before the cut-off, including every episode of the transcripts
-        # deleted next (so they take none with them).
-        counts["episodes_deleted"] = _delete_episodes(owner, _old_episodes(owner, cutoff))
-        counts["transcripts_deleted"] = _delete_chunks(_old_transcripts(owner, cutoff), Transcript)
-        counts["slices_deleted"] = _delete_chunks(_old_slices(owner, cutoff), Slice)
-        report.step(
-            "rows deleted by retention",
-            sum(counts[k] for k in ("evidence_deleted", "episodes_deleted", "slices_deleted")),
-        )
-
+        touched |= _apply_retention(owner, plan.retention_cutoff, report)
     if plan.junk:
-        keys = _keys_to_suppress(owner, plan.junk, now)
-        Suppression.objects.bulk_create(
-            Suppression(
-                owner=owner,
-                kind=SuppressionKind.NODE,
-                canonical_key=key,
-                label=label,
-                reason=SuppressionReason.CLEANUP,
-                source="cleanup:junk",
-                created_at=now,
-            )
-            for key, label in keys.items()
-        )
-        counts["suppressions_written"] = len(keys)
-        junk_keys = [node.canonical_key for node, _ in plan.junk]
-        by_key: dict[str, int] = {}
-        for chunk in _chunks(junk_keys):
-            by_key.update(
-                active_suppressions(owner, now=now)
-                .filter(canonical_key__in=chunk)
-                .order_by("id")
-                .values_list("canonical_key", "pk")
-            )
-        for entry, (node, _reason) in zip(report.junk, plan.junk, strict=True):
-            entry["suppression"] = by_key.get(node.canonical_key)
-        history = History(
-            owner_id=owner.pk,
-            actor=Actor(RevisionActor.CLEANUP, "cleanup"),
-            reason="junk label",
-            now=now,
-        )
-        removed: dict[str, int] = {}
-        for ids in _chunks([n.pk for n, _ in plan.junk], size=max(1, CHUNK // 4)):
-            doomed = Node.objects.filter(owner=owner, pk__in=ids, origin=NodeOrigin.EXTRACTED)
-            delete_tree(owner.pk, doomed.values_list("pk", flat=True), history)
-            _total, by_model = doomed.delete()
-            for label, n in by_model.items():
-                removed[label] = removed.get(label, 0) + n
-        report.history = history
-        deleted = (sum(removed.values()), removed)
-        counts["junk_nodes_removed"] = _deleted(deleted, Node)
-        counts["junk_slices_removed"] = _deleted(deleted, Slice)
-        counts["junk_events_removed"] = _deleted(deleted, Event)
-        counts["junk_edges_removed"] = _deleted(deleted, Edge)
-        report.step("junk nodes removed", counts["junk_nodes_removed"])
-
+        _apply_junk(owner, now, plan, report)
     counts["orphan_evidence_deleted"] = Evidence.objects.filter(
         owner=owner,
         node__isnull=True,
@@ -586,6 +554,78 @@ def _apply(owner: Any, now: datetime, plan: _Plan, report: UserCleanup) -> None:
     )
 
 
+def _apply_retention(owner: Any, cutoff: datetime, report: UserCleanup) -> set[int]:
+    """Delete what is past the retention period; the nodes whose facts went."""
+    counts = report.counts
+    touched = set(
+        _old_slices(owner, cutoff).order_by().values_list("node_id", flat=True).distinct()
+    )
+    # Before the slices go: their history is found by their ids.
+    counts["revisions_deleted"] = _old_revisions(owner, cutoff).delete()[0]
+    # Evidence has nothing that depends on it: one DELETE, no rows loaded.
+    counts["evidence_deleted"] = _old_evidence(owner, cutoff).delete()[0]
+    # What was said before the cut-off, including every episode of the transcripts
+    # deleted next (so they take none with them).
+    counts["episodes_deleted"] = _delete_episodes(owner, _old_episodes(owner, cutoff))
+    counts["transcripts_deleted"] = _delete_chunks(_old_transcripts(owner, cutoff), Transcript)
+    counts["slices_deleted"] = _delete_chunks(_old_slices(owner, cutoff), Slice)
+    report.step(
+        "rows deleted by retention",
+        sum(counts[k] for k in ("evidence_deleted", "episodes_deleted", "slices_deleted")),
+    )
+    return touched
+
+
+def _apply_junk(owner: Any, now: datetime, plan: _Plan, report: UserCleanup) -> None:
+    """Suppress the junk labels, then delete their nodes (with their history)."""
+    counts = report.counts
+    keys = _keys_to_suppress(owner, plan.junk, now)
+    Suppression.objects.bulk_create(
+        Suppression(
+            owner=owner,
+            kind=SuppressionKind.NODE,
+            canonical_key=key,
+            label=label,
+            reason=SuppressionReason.CLEANUP,
+            source="cleanup:junk",
+            created_at=now,
+        )
+        for key, label in keys.items()
+    )
+    counts["suppressions_written"] = len(keys)
+    junk_keys = [node.canonical_key for node, _ in plan.junk]
+    by_key: dict[str, int] = {}
+    for chunk in _chunks(junk_keys):
+        by_key.update(
+            active_suppressions(owner, now=now)
+            .filter(canonical_key__in=chunk)
+            .order_by("id")
+            .values_list("canonical_key", "pk")
+        )
+    for entry, (node, _reason) in zip(report.junk, plan.junk, strict=True):
+        entry["suppression"] = by_key.get(node.canonical_key)
+    history = History(
+        owner_id=owner.pk,
+        actor=Actor(RevisionActor.CLEANUP, "cleanup"),
+        reason="junk label",
+        now=now,
+    )
+    removed: dict[str, int] = {}
+    for ids in _chunks([n.pk for n, _ in plan.junk], size=max(1, CHUNK // 4)):
+        doomed = Node.objects.for_owner(owner).filter(pk__in=ids, origin=NodeOrigin.EXTRACTED)
+        delete_tree(owner.pk, doomed.values_list("pk", flat=True), history)
+        _total, by_model = doomed.delete()
+        for label, n in by_model.items():
+            removed[label] = removed.get(label, 0) + n
+    report.history = history
+    deleted = (sum(removed.values()), removed)
+    counts["junk_nodes_removed"] = _deleted(deleted, Node)
+    counts["junk_slices_removed"] = _deleted(deleted, Slice)
+    counts["junk_events_removed"] = _deleted(deleted, Event)
+    counts["junk_edges_removed"] = _deleted(deleted, Edge)
+    report.step("junk nodes removed", counts["junk_nodes_removed"])
+
+
 def _chunks(ids: list[Any], *, size: int = CHUNK) -> Iterator[list[Any]]:
     for start in range(0, len(ids), size):
         yield ids[start : start + size]
@@ -596,10 +636,10 @@ def _delete_chunks(rows: QuerySet[Any], model: type[models.Model]) -> int:
     return delete_in_chunks(rows, model, size=CHUNK)
 
 
-def _delete_episodes(owner: Any, rows: QuerySet[Episode]) -> int:
+def _delete_episodes(owner: Any, rows: OwnedQuerySet[Episode]) -> int:
     """Delete these episodes ``CHUNK`` at a time, each chunk's recall documents with it."""
     return delete_in_chunks(
-        rows.filter(owner=owner),
+        rows.for_owner(owner),
         Episode,
         size=CHUNK,
         after=lambda ids: recall_index_refresh(owner_id=owner.pk, episodes=ids),
