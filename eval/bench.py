@@ -104,6 +104,7 @@ def seed_corpus(owner: Any, size: int, rng: random.Random) -> list[dict[str, str
     """``size`` nodes with their details; returns what the queries can ask about."""
     from memory.keys import canonical_key
     from memory.models import Alias, Event, Node, Page, Slice
+    from memory.vocab import NodeState
 
     now = datetime.now(UTC)
     nodes = [
@@ -112,13 +113,13 @@ def seed_corpus(owner: Any, size: int, rng: random.Random) -> list[dict[str, str
             label=(label := _label(rng, i)),
             canonical_key=canonical_key(label),
             category=CATEGORIES[i % len(CATEGORIES)],
-            state="active" if i % 5 else "paused",
+            state=NodeState.ACTIVE if i % 5 else NodeState.PAUSED,
             summary=f"{rng.choice(WORDS)} {rng.choice(WORDS)} notes for item {i}",
         )
         for i in range(size)
     ]
     Node.objects.bulk_create(nodes, batch_size=500)
-    nodes = list(Node.objects.filter(owner=owner).order_by("id"))
+    nodes = list(Node.objects.for_owner(owner).order_by("id"))
     aliases, slices, events = [], [], []
     facts: list[dict[str, str]] = []
     for i, node in enumerate(nodes):
@@ -169,6 +170,7 @@ def seed_episodes(owner: Any, count: int, rng: random.Random) -> list[str]:
     """``count`` messages in conversations of 50, kept as episodes; returns some of their
     words for the episode queries."""
     from memory.models import Episode, Transcript
+    from memory.vocab import TranscriptStatus
 
     now = datetime.now(UTC)
     words: list[str] = []
@@ -179,7 +181,7 @@ def seed_episodes(owner: Any, count: int, rng: random.Random) -> list[str]:
                 name=f"bench chat {start + i}",
                 text="",
                 sha256=uuid.uuid4().hex,
-                status="done",
+                status=TranscriptStatus.DONE,
             )
             for i in range(0, min(5000, count - start), 50)
         )
@@ -240,11 +242,16 @@ def seed_review_and_saves(
     ``candidates`` pending candidates, each with a quote from a transcript; ``receipts``
     receipts of every outcome and source; and one node with 250 facts, 250 events and 50
     links (the node page's worst case). Returns that node's id."""
-    from memory.keys import canonical_key
-    from memory.models import Candidate, Edge, Event, Evidence, Node, Slice, Transcript
+    now = datetime.now(UTC)
+    _seed_receipts(owner, receipts, now)
+    _seed_candidates(owner, candidates, now, rng)
+    return _seed_big_node(owner)
+
+
+def _seed_receipts(owner: Any, receipts: int, now: datetime) -> None:
+    """``receipts`` receipts of every outcome and source, a minute apart."""
     from receipts.models import Outcome, Receipt, Source
 
-    now = datetime.now(UTC)
     outcomes, sources = list(Outcome.values), list(Source.values)
     for start in range(0, receipts, 5000):
         Receipt.objects.bulk_create(
@@ -264,9 +271,21 @@ def seed_review_and_saves(
             ),
             batch_size=1000,
         )
+
+
+def _seed_candidates(owner: Any, candidates: int, now: datetime, rng: random.Random) -> None:
+    """``candidates`` pending candidates, each with a quote from one of 20 transcripts."""
+    from memory.keys import canonical_key
+    from memory.models import Candidate, Evidence, Transcript
+    from memory.vocab import CandidateStatus, TranscriptStatus
+
     sources_rows = Transcript.objects.bulk_create(
         Transcript(
-            owner=owner, name=f"bench source {i}", text="", sha256=uuid.uuid4().hex, status="done"
+            owner=owner,
+            name=f"bench source {i}",
+            text="",
+            sha256=uuid.uuid4().hex,
+            status=TranscriptStatus.DONE,
         )
         for i in range(20)
     )
@@ -279,7 +298,7 @@ def seed_review_and_saves(
                     canonical_key=canonical_key(label),
                     category_guess=CATEGORIES[n % len(CATEGORIES)],
                     confidence=0.5 + (n % 40) / 100,
-                    status="pending",
+                    status=CandidateStatus.PENDING,
                     # Every other one past its date: cleanup has that many to expire.
                     expires_at=now + timedelta(days=30 if n % 2 else -1),
                     last_seen_at=now - timedelta(minutes=n),
@@ -301,6 +320,12 @@ def seed_review_and_saves(
             ),
             batch_size=1000,
         )
+
+
+def _seed_big_node(owner: Any) -> int:
+    """One node with 250 facts, 250 events and 50 links (the node page's worst case)."""
+    from memory.models import Edge, Event, Node, Slice
+
     big = Node.objects.create(
         owner=owner, label="Bench Big Node", canonical_key="bench big node", category="project"
     )
@@ -312,7 +337,7 @@ def seed_review_and_saves(
         Event(owner=owner, node=big, action="other", text=f"step {i} of the big node")
         for i in range(250)
     )
-    others = list(Node.objects.filter(owner=owner).exclude(pk=big.pk).order_by("id")[:50])
+    others = list(Node.objects.for_owner(owner).exclude(pk=big.pk).order_by("id")[:50])
     Edge.objects.bulk_create(
         Edge(owner=owner, from_node=big, to_node=other, type="uses") for other in others
     )
@@ -525,22 +550,22 @@ def bench_history(owner: Any, count: int, rng: random.Random) -> dict[str, Any]:
     MemoryRule.objects.update_or_create(owner=owner, defaults={"capture_default": "auto"})
     spent = {"ingest": {True: 0.0, False: 0.0}, "edit": {True: 0.0, False: 0.0}}
     rows = {"ingest": 0, "edit": 0}
-    nodes = list(Node.objects.filter(owner=owner).order_by("id")[: 2 * count])
+    nodes = list(Node.objects.for_owner(owner).order_by("id")[: 2 * count])
     for i in range(2 * count):
         on = i % 2 == 0
         with override_settings(UME_HISTORY=on):
-            before = Revision.objects.filter(owner=owner).count()
+            before = Revision.objects.for_owner(owner).count()
             objects = _ingest_objects(f"History {rng.choice(WORDS).title()} {i}", rng)
             started = time.perf_counter()
             ingest_proposals(owner=owner, objects=objects, name=f"h {i}", source="command")
             spent["ingest"][on] += time.perf_counter() - started
-            middle = Revision.objects.filter(owner=owner).count()
+            middle = Revision.objects.for_owner(owner).count()
             node = nodes[i % len(nodes)] if nodes else None
             if node is not None:
                 started = time.perf_counter()
                 node_update(node=node, summary=f"{rng.choice(VERBS)} {rng.choice(WORDS)} {i}")
                 spent["edit"][on] += time.perf_counter() - started
-            after = Revision.objects.filter(owner=owner).count()
+            after = Revision.objects.for_owner(owner).count()
             if on:
                 rows["ingest"] += middle - before
                 rows["edit"] += after - middle
@@ -549,7 +574,7 @@ def bench_history(owner: Any, count: int, rng: random.Random) -> dict[str, Any]:
     def per_s(kind: str, on: bool, n: int) -> float:
         return round(n / spent[kind][on], 1) if spent[kind][on] else 0.0
 
-    snapshots = Revision.objects.filter(owner=owner).values_list("snapshot", flat=True)[:2000]
+    snapshots = Revision.objects.for_owner(owner).values_list("snapshot", flat=True)[:2000]
     lengths = [len(json.dumps(snap)) for snap in snapshots]
     return {
         "history_ingest_per_s_on": per_s("ingest", True, count),
@@ -665,8 +690,6 @@ def run(
     from django.contrib.auth import get_user_model
     from django.db import connection
 
-    from memory.services.recall_index import recall_index_rebuild
-
     user_model = get_user_model()
     rows = []
     candidates = candidates or [0] * len(sizes)
@@ -689,17 +712,7 @@ def run(
                 seed_corpus(other, size, rng)
                 seed_review_and_saves(other, size, n_candidates, n_receipts, rng)
             seeded = time.perf_counter() - started
-            started = time.perf_counter()
-            recall_index_rebuild(owner_id=owner.pk)
-            indexed = time.perf_counter() - started
-            if connection.vendor == "postgresql":
-                # What autovacuum does on a running server: without statistics on the tables
-                # just filled, PostgreSQL takes them for empty (the queue's list of sources
-                # took 40 s, joining every pending guess for each transcript); without a
-                # vacuum, every index-only read of the recall index visits the table too.
-                # (Inside a transaction, the tests', VACUUM cannot run: statistics only.)
-                with connection.cursor() as cursor:
-                    cursor.execute("ANALYZE" if connection.in_atomic_block else "VACUUM ANALYZE")
+            indexed = _index(owner)
             row: dict[str, Any] = {
                 "backend": connection.vendor,
                 "nodes": size,
@@ -727,6 +740,26 @@ def run(
             for person in people:
                 account_delete(person)
     return rows
+
+
+def _index(owner: Any) -> float:
+    """Build the owner's recall index; the seconds it took. On PostgreSQL, then do what
+    autovacuum does on a running server: without statistics on the tables just filled,
+    PostgreSQL takes them for empty (the queue's list of sources took 40 s, joining every
+    pending guess for each transcript); without a vacuum, every index-only read of the recall
+    index visits the table too. (Inside a transaction, the tests', VACUUM cannot run:
+    statistics only.)"""
+    from django.db import connection
+
+    from memory.services.recall_index import recall_index_rebuild
+
+    started = time.perf_counter()
+    recall_index_rebuild(owner_id=owner.pk)
+    indexed = time.perf_counter() - started
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("ANALYZE" if connection.in_atomic_block else "VACUUM ANALYZE")
+    return indexed
 
 
 TARGETS = """\
@@ -851,6 +884,30 @@ def _counts(text: str, flag: str, sizes: list[int], default: Any) -> list[int]:
 
 
 def main(argv: list[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    sizes, episodes, candidates, receipts = _sized_counts(parser, args)
+    _setup_django()
+    rows = run(
+        sizes,
+        episodes,
+        args.queries,
+        args.transcripts,
+        args.seed,
+        worker=True,
+        on_row=lambda row: _show(row, as_json=args.json),
+        candidates=candidates,
+        receipts=receipts,
+        owners=args.owners,
+        messages=args.messages,
+    )
+    if args.markdown:
+        command = "python -m eval.bench " + " ".join(argv if argv is not None else sys.argv[1:])
+        write_markdown(args.markdown, markdown(rows, environment(), command.strip()))
+    return 0
+
+
+def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument(
         "--sizes", default="200,2000,10000", help="corpus sizes in nodes (comma list)"
@@ -884,7 +941,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--markdown", default="", help="append a dated table of the figures to this file"
     )
-    args = parser.parse_args(argv)
+    return parser
+
+
+def _sized_counts(
+    parser: argparse.ArgumentParser, args: argparse.Namespace
+) -> tuple[list[int], list[int], list[int], list[int]]:
+    """Sizes, and the episodes, candidates and receipts of each size (``parser.error`` on
+    anything that is not a count)."""
     try:
         sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
     except ValueError:
@@ -904,67 +968,51 @@ def main(argv: list[str] | None = None) -> int:
         receipts = _counts(args.receipts, "--receipts", sizes, lambda n: n)
     except ValueError as exc:
         parser.error(str(exc))
-    _setup_django()
+    return sizes, episodes, candidates, receipts
 
-    def show(row: dict[str, Any]) -> None:
-        if args.json:
-            print(json.dumps(row), flush=True)
-            return
-        print(
-            f"{row['backend']:<10} nodes={row['nodes']:<6} episodes={row['episodes']:<6} "
-            f"recall p50={row['recall_p50_ms']} ms p95={row['recall_p95_ms']} ms "
-            f"queries/recall={row['queries_per_recall_min']}..{row['queries_per_recall_max']}  "
-            f"peak={row['peak_mb']} MB  "
-            f"ingest={row['ingest_per_s']} transcripts/s {row['ingest_outcomes']}  "
-            f"(seeded in {row['seed_s']} s, indexed in {row['index_s']} s)"
-        )
-        print(
-            f"    history   ingest {row['history_ingest_per_s_on']}/s on, "
-            f"{row['history_ingest_per_s_off']}/s off; edit {row['history_edit_per_s_on']}/s "
-            f"on, {row['history_edit_per_s_off']}/s off; rows per 1,000 writes: "
-            f"{row['history_rows_per_1000_ingests']} an ingest (3 objects), "
-            f"{row['history_rows_per_1000_edits']} an edit; snapshot "
-            f"{row['history_snapshot_bytes_mean']} bytes on average"
-        )
-        for kind in row["recall_p50_ms_by_kind"]:
-            print(
-                f"    {kind:<10} p50={row['recall_p50_ms_by_kind'][kind]} ms "
-                f"p95={row['recall_p95_ms_by_kind'][kind]} ms"
-            )
-        print(
-            f"    ingest p50={row['ingest_p50_ms']} ms  "
-            + (
-                f"rules ingest={row['ingest_messages_per_s']} messages/s "
-                f"({row['ingest_messages_per_cpu_s']} per CPU second)  "
-                if "ingest_messages_per_s" in row
-                else ""
-            )
-            + f"cleanup={row['cleanup_s']} s peak={row['cleanup_peak_mb']} MB"
-        )
-        for page, ms in row["page_ms"].items():
-            print(
-                f"    {page:<24} {ms} ms  CPU {row['page_cpu_ms'][page]} ms  "
-                f"queries={row['page_queries'][page]}"
-            )
-        sys.stdout.flush()
 
-    rows = run(
-        sizes,
-        episodes,
-        args.queries,
-        args.transcripts,
-        args.seed,
-        worker=True,
-        on_row=show,
-        candidates=candidates,
-        receipts=receipts,
-        owners=args.owners,
-        messages=args.messages,
+def _show(row: dict[str, Any], *, as_json: bool) -> None:
+    """Print one size's row: as JSON, or as the lines a person reads."""
+    if as_json:
+        print(json.dumps(row), flush=True)
+        return
+    print(
+        f"{row['backend']:<10} nodes={row['nodes']:<6} episodes={row['episodes']:<6} "
+        f"recall p50={row['recall_p50_ms']} ms p95={row['recall_p95_ms']} ms "
+        f"queries/recall={row['queries_per_recall_min']}..{row['queries_per_recall_max']}  "
+        f"peak={row['peak_mb']} MB  "
+        f"ingest={row['ingest_per_s']} transcripts/s {row['ingest_outcomes']}  "
+        f"(seeded in {row['seed_s']} s, indexed in {row['index_s']} s)"
     )
-    if args.markdown:
-        command = "python -m eval.bench " + " ".join(argv if argv is not None else sys.argv[1:])
-        write_markdown(args.markdown, markdown(rows, environment(), command.strip()))
-    return 0
+    print(
+        f"    history   ingest {row['history_ingest_per_s_on']}/s on, "
+        f"{row['history_ingest_per_s_off']}/s off; edit {row['history_edit_per_s_on']}/s "
+        f"on, {row['history_edit_per_s_off']}/s off; rows per 1,000 writes: "
+        f"{row['history_rows_per_1000_ingests']} an ingest (3 objects), "
+        f"{row['history_rows_per_1000_edits']} an edit; snapshot "
+        f"{row['history_snapshot_bytes_mean']} bytes on average"
+    )
+    for kind in row["recall_p50_ms_by_kind"]:
+        print(
+            f"    {kind:<10} p50={row['recall_p50_ms_by_kind'][kind]} ms "
+            f"p95={row['recall_p95_ms_by_kind'][kind]} ms"
+        )
+    print(
+        f"    ingest p50={row['ingest_p50_ms']} ms  "
+        + (
+            f"rules ingest={row['ingest_messages_per_s']} messages/s "
+            f"({row['ingest_messages_per_cpu_s']} per CPU second)  "
+            if "ingest_messages_per_s" in row
+            else ""
+        )
+        + f"cleanup={row['cleanup_s']} s peak={row['cleanup_peak_mb']} MB"
+    )
+    for page, ms in row["page_ms"].items():
+        print(
+            f"    {page:<24} {ms} ms  CPU {row['page_cpu_ms'][page]} ms  "
+            f"queries={row['page_queries'][page]}"
+        )
+    sys.stdout.flush()
 
 
 if __name__ == "__main__":

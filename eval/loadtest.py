@@ -140,8 +140,11 @@ def _seed(clients: int) -> list[str]:
         messages = [{"role": "user", "content": text} for _topic, text in TOPICS]
         ingest_messages(owner=user, messages=messages, name="seed", source="command")
         from memory.models import Candidate
+        from memory.vocab import CandidateStatus
 
-        for candidate in Candidate.objects.filter(owner=user, status="pending")[:4]:
+        for candidate in Candidate.objects.for_owner(user).filter(status=CandidateStatus.PENDING)[
+            :4
+        ]:
             candidate_promote(candidate=candidate, by=user)
     return secrets
 
@@ -400,18 +403,19 @@ def _drain(seconds: float) -> tuple[int, int]:
 
     from memory.models import Transcript
     from memory.services.ingest import ingest_pending
+    from memory.vocab import TranscriptStatus
 
     deadline = time.monotonic() + seconds
     processed = 0
     with override_settings(UME_CLAIM_LEASE_SECONDS=1):
-        if Transcript.objects.filter(status="processing").exists():
+        if Transcript.objects.filter(status=TranscriptStatus.PROCESSING).exists():
             time.sleep(1.1)
         while time.monotonic() < deadline:
             done = ingest_pending(limit=1)
             if not done:
                 break
             processed += len(done)
-    return processed, Transcript.objects.filter(status="pending").count()
+    return processed, Transcript.objects.filter(status=TranscriptStatus.PENDING).count()
 
 
 def _check(saved: list[dict[str, Any]]) -> dict[str, int]:
@@ -419,6 +423,7 @@ def _check(saved: list[dict[str, Any]]) -> dict[str, int]:
     from django.db.models import Count
 
     from memory.models import Candidate, Evidence, Node, Transcript
+    from memory.vocab import TranscriptStatus
     from receipts.models import Receipt
 
     receipts = {r.pk: r for r in Receipt.objects.all()}
@@ -452,25 +457,12 @@ def _check(saved: list[dict[str, Any]]) -> dict[str, int]:
         Evidence.objects.filter(receipt__isnull=False).exclude(receipt__in=list(receipts)).count()
     )
     # Nothing left claimed and never finished.
-    half += Transcript.objects.filter(status="processing").count()
+    half += Transcript.objects.filter(status=TranscriptStatus.PROCESSING).count()
     return {"lost": lost, "half_written": half}
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m eval.loadtest", description=__doc__.split("\n")[0]
-    )
-    parser.add_argument("--duration", type=float, default=60.0, help="seconds of load (default 60)")
-    parser.add_argument("--clients", type=int, default=32, help="concurrent clients (default 32)")
-    parser.add_argument("--workers", type=int, default=2, help="gunicorn workers (default 2)")
-    parser.add_argument("--rate-limit", type=int, default=300, help="the limit the rate check uses")
-    parser.add_argument("--drain", type=float, default=30.0, help="seconds to process queued saves")
-    parser.add_argument(
-        "--database-url", default="", help="an existing database (else a fresh PostgreSQL one)"
-    )
-    parser.add_argument("--no-kill", action="store_true", help="skip the SIGKILL phase")
-    parser.add_argument("--no-big-saves", action="store_true", help="no client sending 1 MB saves")
-    parser.add_argument("--json", action="store_true", help="print one JSON object instead")
+    parser = _parser()
     args = parser.parse_args(argv)
     if args.clients < 1 or args.duration <= 0:
         parser.error("--clients must be >= 1 and --duration > 0")
@@ -514,6 +506,43 @@ def main(argv: list[str] | None = None) -> int:
             connections.close_all()
             _drop_postgres(database_url)
 
+    five_xx, figures = _figures(results, elapsed, rate, args.rate_limit, kill)
+    out.update({**figures, "drained": processed, "still_queued": waiting, **checked})
+    if args.json:
+        print(json.dumps(out))
+    else:
+        _print(out)
+    failed = checked["lost"] or checked["half_written"] or five_xx or results.transport_errors
+    return 1 if failed else 0
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m eval.loadtest", description=__doc__.split("\n")[0]
+    )
+    parser.add_argument("--duration", type=float, default=60.0, help="seconds of load (default 60)")
+    parser.add_argument("--clients", type=int, default=32, help="concurrent clients (default 32)")
+    parser.add_argument("--workers", type=int, default=2, help="gunicorn workers (default 2)")
+    parser.add_argument("--rate-limit", type=int, default=300, help="the limit the rate check uses")
+    parser.add_argument("--drain", type=float, default=30.0, help="seconds to process queued saves")
+    parser.add_argument(
+        "--database-url", default="", help="an existing database (else a fresh PostgreSQL one)"
+    )
+    parser.add_argument("--no-kill", action="store_true", help="skip the SIGKILL phase")
+    parser.add_argument("--no-big-saves", action="store_true", help="no client sending 1 MB saves")
+    parser.add_argument("--json", action="store_true", help="print one JSON object instead")
+    return parser
+
+
+def _figures(
+    results: Results,
+    elapsed: float,
+    rate: dict[int, int],
+    rate_limit: int,
+    kill: float | None,
+) -> tuple[int, dict[str, Any]]:
+    """The run's figures: latency per kind of request, errors, the rate limit's accuracy and
+    the recovery after the kill; and how many 5xx answers there were."""
     total = sum(results.statuses.values())
     by_status: Counter[int] = Counter()
     for (_kind, status), count in results.statuses.items():
@@ -531,33 +560,22 @@ def main(argv: list[str] | None = None) -> int:
     save_p95 = _pct(results.latencies["save"] + results.latencies["save_1mb"], 95)
     allowed = rate.get(200, 0)
     five_xx = sum(count for status, count in by_status.items() if status >= 500)
-    out.update(
-        {
-            "requests": total,
-            "throughput_rps": round(total / elapsed, 1) if elapsed else 0.0,
-            "latency": kinds,
-            "recall_p95_ms": round(recall_p95, 1),
-            "save_p95_ms": round(save_p95, 1),
-            "errors_by_status": {str(k): v for k, v in sorted(by_status.items()) if k >= 400},
-            "transport_errors": dict(results.transport_errors),
-            "rate_limit": {
-                "limit": args.rate_limit,
-                "allowed": allowed,
-                "sent": sum(rate.values()),
-            },
-            "rate_limit_off_pct": round(abs(allowed - args.rate_limit) / args.rate_limit * 100, 2),
-            "kill_recovered_s": None if kill is None else round(kill, 2),
-            "drained": processed,
-            "still_queued": waiting,
-            **checked,
-        }
-    )
-    if args.json:
-        print(json.dumps(out))
-    else:
-        _print(out)
-    failed = checked["lost"] or checked["half_written"] or five_xx or results.transport_errors
-    return 1 if failed else 0
+    return five_xx, {
+        "requests": total,
+        "throughput_rps": round(total / elapsed, 1) if elapsed else 0.0,
+        "latency": kinds,
+        "recall_p95_ms": round(recall_p95, 1),
+        "save_p95_ms": round(save_p95, 1),
+        "errors_by_status": {str(k): v for k, v in sorted(by_status.items()) if k >= 400},
+        "transport_errors": dict(results.transport_errors),
+        "rate_limit": {
+            "limit": rate_limit,
+            "allowed": allowed,
+            "sent": sum(rate.values()),
+        },
+        "rate_limit_off_pct": round(abs(allowed - rate_limit) / rate_limit * 100, 2),
+        "kill_recovered_s": None if kill is None else round(kill, 2),
+    }
 
 
 def _print(out: dict[str, Any]) -> None:

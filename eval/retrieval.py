@@ -121,6 +121,14 @@ def validate_fixture(data: Any) -> None:
     _need(isinstance(nodes, list), "corpus.nodes must be a list")
     _need(isinstance(pages, list), "corpus.pages must be a list")
     ids: set[str] = set()
+    _validate_nodes(nodes, ids)
+    _validate_pages(pages, ids)
+    _validate_setup(data.get("setup", []), ids)
+    _validate_queries(data.get("queries"))
+
+
+def _validate_nodes(nodes: list[Any], ids: set[str]) -> None:
+    """Each node: a unique id, a label, a known category and state, its slices and events."""
     for i, node in enumerate(nodes):
         where = f"corpus.nodes[{i}]"
         _need(isinstance(node, dict), f"{where} must be an object")
@@ -155,6 +163,10 @@ def validate_fixture(data: Any) -> None:
                 when is None or (isinstance(when, str) and parse_partial_date(when) is not None),
                 f"{where}.events[{j}]: happened_at {when!r} is not an ISO date",
             )
+
+
+def _validate_pages(pages: list[Any], ids: set[str]) -> None:
+    """Each page: a unique id, a title, and a node it joins (if any) that exists."""
     for i, page in enumerate(pages):
         where = f"corpus.pages[{i}]"
         _need(isinstance(page, dict), f"{where} must be an object")
@@ -167,7 +179,10 @@ def validate_fixture(data: Any) -> None:
         )
         node_id = page.get("node_id")
         _need(node_id is None or node_id in ids, f"{where}: node_id {node_id!r} is not a node")
-    setup = data.get("setup", [])
+
+
+def _validate_setup(setup: Any, ids: set[str]) -> None:
+    """The setup steps: each a known step with what it needs."""
     _need(isinstance(setup, list), "'setup' must be a list of steps")
     conversations: set[str] = set()
     for i, step in enumerate(setup):
@@ -205,7 +220,10 @@ def validate_fixture(data: Any) -> None:
                 step.get("conversation") in conversations,
                 f"{where}: unknown conversation {step.get('conversation')!r}",
             )
-    queries = data.get("queries")
+
+
+def _validate_queries(queries: Any) -> None:
+    """The queries: each with a unique id, a query, and lists of ids to expect or forbid."""
     _need(isinstance(queries, list) and queries, "missing 'queries' list")
     seen: set[str] = set()
     for i, q in enumerate(queries):
@@ -385,7 +403,7 @@ def _run_step(tenant: Tenant, step: dict[str, Any], where: str) -> None:
                 f"{where}: ingest gave {receipt.outcome!r}, not {expected!r} ({receipt.summary})"
             )
     elif action == "delete_node":
-        node = Node.objects.get(owner=owner, pk=tenant.created[step["node"]])
+        node = Node.objects.for_owner(owner).get(pk=tenant.created[step["node"]])
         node_delete(node=node, stick=_flag(step.get("stick", True)), source="eval")
     elif action == "reject_candidate":
         candidate = Candidate.objects.filter(

@@ -189,86 +189,96 @@ class Guard:
         await send_error(send, path, 503, "unavailable", message, headers)
 
     async def _run(self, scope: Scope, receive: Receive, send: Send, path: str) -> None:
-        limit = body_limit(path)
-        state: dict[str, Any] = {
-            "read": 0,
-            "over": False,
-            "started": False,
-            "rewrite": False,
-            "status": 0,
-        }
-        mcp = _is_mcp(path)
-
-        async def counted() -> Message:
-            if state["over"]:
-                return {"type": "http.disconnect"}
-            message = await receive()
-            if message["type"] == "http.request":
-                state["read"] += len(message.get("body", b""))
-                if state["read"] > limit:
-                    # Stop here: the app sees a client that went away, we answer 413.
-                    state["over"] = True
-                    return {"type": "http.disconnect"}
-            return message
-
-        async def guarded_send(message: Message) -> None:
-            if state["over"]:
-                return  # the 413 below replaces whatever the app makes of the cut-off body
-            if message["type"] == "http.response.start":
-                status = int(message["status"])
-                content_type = ""
-                for key, value in message.get("headers", []):
-                    if key.lower() == b"content-type":
-                        content_type = value.decode("latin-1")
-                json_error = status >= 400 and "json" not in content_type
-                if mcp and json_error:
-                    # Plain-text refusals of the SDK (wrong Content-Type, Host, Origin, size):
-                    # answer them as JSON-RPC errors instead.
-                    state["rewrite"], state["status"] = True, status
-                    state["headers"] = [
-                        (k, v)
-                        for k, v in message.get("headers", [])
-                        if k.lower() not in {b"content-type", b"content-length"}
-                    ]
-                    state["body"] = b""
-                    return
-                state["started"] = True
-                await send(message)
-                return
-            if message["type"] == "http.response.body" and state["rewrite"]:
-                state["body"] += message.get("body", b"")
-                if message.get("more_body"):
-                    return
-                text = state["body"].decode("utf-8", "replace").strip() or "request refused"
-                status = state["status"]
-                data = error_body(path, status, _code(status), text)
-                headers = [
-                    *state["headers"],
-                    (b"content-type", b"application/json"),
-                    (b"content-length", str(len(data)).encode()),
-                ]
-                state["started"] = True
-                await send({"type": "http.response.start", "status": status, "headers": headers})
-                await send({"type": "http.response.body", "body": data})
-                return
-            await send(message)
-
+        exchange = _Exchange(receive, send, path)
         try:
-            await self.app(scope, counted, guarded_send)
+            await self.app(scope, exchange.receive, exchange.send)
         except (OperationalError, InterfaceError):
             log.error("database unavailable: %s %s", scope.get("method"), path)
-            if not state["started"]:
+            if not exchange.started:
                 await self._database_down(send, path)
             return
-        if state["over"] and not state["started"]:
+        if exchange.over and not exchange.started:
             await send_error(
                 send,
                 path,
                 413,
                 "payload_too_large",
-                f"the request body is over the limit of {limit:,} bytes",
+                f"the request body is over the limit of {exchange.limit:,} bytes",
                 {"Connection": "close"},
             )
+
+
+class _Exchange:
+    """One request through the guard: the body counted as it arrives (cut off past the
+    path's limit), and on /mcp the SDK's plain-text refusals rewritten as JSON-RPC errors."""
+
+    def __init__(self, receive: Receive, send: Send, path: str) -> None:
+        self._receive, self._send, self.path = receive, send, path
+        self.limit = body_limit(path)
+        self.mcp = _is_mcp(path)
+        self.read = 0
+        self.over = False  # the body went past the limit: the app saw a disconnect
+        self.started = False  # a response has started going out
+        self.rewrite = False  # holding an error response to answer it as JSON
+        self.status = 0
+        self.headers: list[tuple[bytes, bytes]] = []
+        self.body = b""
+
+    async def receive(self) -> Message:
+        if self.over:
+            return {"type": "http.disconnect"}
+        message = await self._receive()
+        if message["type"] == "http.request":
+            self.read += len(message.get("body", b""))
+            if self.read > self.limit:
+                # Stop here: the app sees a client that went away, we answer 413.
+                self.over = True
+                return {"type": "http.disconnect"}
+        return message
+
+    async def send(self, message: Message) -> None:
+        if self.over:
+            return  # the 413 the guard sends replaces whatever the app makes of the cut-off body
+        if message["type"] == "http.response.start":
+            await self._start(message)
+        elif message["type"] == "http.response.body" and self.rewrite:
+            await self._rewritten(message)
+        else:
+            await self._send(message)
+
+    async def _start(self, message: Message) -> None:
+        status = int(message["status"])
+        content_type = ""
+        for key, value in message.get("headers", []):
+            if key.lower() == b"content-type":
+                content_type = value.decode("latin-1")
+        if self.mcp and status >= 400 and "json" not in content_type:
+            # Plain-text refusals of the SDK (wrong Content-Type, Host, Origin, size): answer
+            # them as JSON-RPC errors instead.
+            self.rewrite, self.status = True, status
+            self.headers = [
+                (k, v)
+                for k, v in message.get("headers", [])
+                if k.lower() not in {b"content-type", b"content-length"}
+            ]
+            return
+        self.started = True
+        await self._send(message)
+
+    async def _rewritten(self, message: Message) -> None:
+        self.body += message.get("body", b"")
+        if message.get("more_body"):
+            return
+        text = self.body.decode("utf-8", "replace").strip() or "request refused"
+        data = error_body(self.path, self.status, _code(self.status), text)
+        headers = [
+            *self.headers,
+            (b"content-type", b"application/json"),
+            (b"content-length", str(len(data)).encode()),
+        ]
+        self.started = True
+        await self._send({"type": "http.response.start", "status": self.status, "headers": headers})
+        await self._send({"type": "http.response.body", "body": data})
 
 
 def _code(status: int) -> str:
