@@ -6,6 +6,7 @@ from __future__ import annotations
 import html
 import re
 import unicodedata
+from functools import lru_cache
 
 from memory.markup import TAG
 
@@ -31,6 +32,11 @@ _FOLD = str.maketrans(
 _NON_WORD = re.compile(r"[\W_]+", re.UNICODE)
 
 
+#: Keys of texts up to this long are cached (labels, aliases, short facts), so the cache stays
+#: small (at most 65,536 of them) whatever a save holds.
+CACHED_KEY_CHARS = 200
+
+
 def canonical_key(text: str) -> str:
     """Fold ``text`` to the key two labels share when they name the same thing.
 
@@ -39,13 +45,36 @@ def canonical_key(text: str) -> str:
     share a key, "Dr. Kowalski" becomes "dr kowalski", and letters of any script survive.
     HTML tags are dropped and entities decoded first, so a label and its marked-up spelling
     ("<b>Figma</b>", "R&amp;D") share a key, and so does a suppression of either.
+
+    Pure, so the keys of short texts are cached (a save asks for the same labels' keys many
+    times: the extractor, the policy, the gate and the recall index each fold them). ASCII
+    text takes a shorter path with the same result: NFKD, the combining marks and the
+    folding table change nothing in it, and casefold is lower (``tests/memory/test_keys.py``
+    checks that both paths agree).
     """
     if not text:
         return ""
+    if len(text) <= CACHED_KEY_CHARS:
+        return _cached_key(text)
+    return _key(text)
+
+
+@lru_cache(maxsize=1 << 16)
+def _cached_key(text: str) -> str:
+    return _key(text)
+
+
+def _key(text: str) -> str:
     if "<" in text:
         text = TAG.sub(" ", text)
     if "&" in text:
         text = html.unescape(text)
+    if text.isascii():
+        return _NON_WORD.sub(" ", text.lower()).strip()
+    return _unicode_key(text)
+
+
+def _unicode_key(text: str) -> str:
     decomposed = unicodedata.normalize("NFKD", text.translate(_FOLD))
     stripped = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
     folded = stripped.casefold().translate(_FOLD)

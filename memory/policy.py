@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
+from functools import lru_cache
 
-from memory.keys import canonical_key
+from memory.keys import CACHED_KEY_CHARS, canonical_key
 from memory.markup import TAG, label_text
 from memory.vocab import RejectReason
 
@@ -193,7 +194,20 @@ def _is_cut(label: str) -> bool:
 
 def label_rejection(label: str) -> str | None:
     """The reason a label may not name a memory, or None. Markup and names cut at punctuation
-    are ``bad_label`` even where what is left would be junk ("<b>R")."""
+    are ``bad_label`` even where what is left would be junk ("<b>R"). Pure: the verdicts on
+    labels of up to ``CACHED_KEY_CHARS`` are cached, as their keys are (a save judges the
+    same labels again and again)."""
+    if len(label) <= CACHED_KEY_CHARS:
+        return _cached_rejection(label)
+    return _rejection(label)
+
+
+@lru_cache(maxsize=1 << 14)
+def _cached_rejection(label: str) -> str | None:
+    return _rejection(label)
+
+
+def _rejection(label: str) -> str | None:
     if label.strip() and _is_cut(label):
         return RejectReason.BAD_LABEL.value
     if is_junk_label(label):

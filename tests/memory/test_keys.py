@@ -54,3 +54,42 @@ def test_different_names_keep_different_keys(a, b):
 def test_key_tokens():
     assert key_tokens("The Atlas—App") == ["the", "atlas", "app"]
     assert key_tokens("   ") == []
+
+
+def test_the_ascii_path_gives_the_unicode_paths_key():
+    """ASCII text skips NFKD, the combining marks and the folding table: the same key either
+    way, for every printable character and control, in random and adversarial mixes."""
+    import html
+    import random
+    import string
+
+    from memory.keys import _key, _unicode_key
+    from memory.markup import TAG
+
+    def reference(text: str) -> str:  # the one path every text took before
+        if "<" in text:
+            text = TAG.sub(" ", text)
+        if "&" in text:
+            text = html.unescape(text)
+        return _unicode_key(text)
+
+    rng = random.Random(11)
+    alphabet = string.printable + "\x00\x1f\x7f"
+    samples = [
+        "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 40))) for _ in range(3000)
+    ]
+    samples += ["Dr. Kowalski", "R&amp;D", "<b>Figma</b>", "__init__", "  ", "A_B-C", "caf&eacute;"]
+    for text in samples:
+        assert text.isascii()  # "caf&eacute;" too: its entity decodes to the Unicode path
+        assert _key(text) == reference(text), repr(text)
+
+
+def test_long_texts_are_folded_without_the_cache():
+    from memory.keys import CACHED_KEY_CHARS, _cached_key
+
+    _cached_key.cache_clear()
+    long_text = "Zoë went to the Café " * (CACHED_KEY_CHARS // 10)
+    assert canonical_key(long_text).startswith("zoe went to the cafe zoe")
+    assert _cached_key.cache_info().currsize == 0  # not held in the cache
+    assert canonical_key("Zoë") == canonical_key("Zoë") == "zoe"
+    assert _cached_key.cache_info().hits >= 1
