@@ -35,6 +35,7 @@ from memory.models import (
 from memory.services.erase import account_delete
 from memory.services.history import MODELS as HISTORY_MODELS
 from memory.services.history import History, delete_tree, record
+from memory.services.nodes import suppression_save, suppressions_lift
 from memory.services.recall_index import recall_index_refresh
 from memory.services.tokens import TokenError, normalise_scopes, token_create
 from memory.vocab import SCOPES, RevisionAction
@@ -214,14 +215,11 @@ class SuppressionAdmin(admin.ModelAdmin):
 
     @admin.action(description="Lift the selected suppressions")
     def lift(self, request: HttpRequest, queryset: QuerySet[Suppression]) -> None:
-        count = queryset.filter(lifted_at__isnull=True).update(lifted_at=timezone.now())
+        count = suppressions_lift(suppressions=queryset)
         self.message_user(request, f"Lifted {count} suppression{pluralize(count)}.")
 
     def save_model(self, request: HttpRequest, obj: Suppression, form: Any, change: bool) -> None:
-        from memory.keys import canonical_key
-
-        obj.canonical_key = canonical_key(obj.label)
-        super().save_model(request, obj, form, change)
+        suppression_save(suppression=obj)
 
 
 @admin.register(Transcript)

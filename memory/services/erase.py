@@ -37,7 +37,7 @@ Decisions, written down:
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -79,10 +79,6 @@ from receipts.models import Outcome, Receipt, Source
 # Sources whose receipts record an ingest (and so can be undone here).
 INGEST_SOURCES = frozenset({Source.UPLOAD, Source.COMMAND, Source.MCP, Source.API})
 _KEPT_STATUSES = (CandidateStatus.PROMOTED, CandidateStatus.MERGED)
-
-# Test hook, as in ``memory.services.ingest``: run inside the transaction after every write.
-# Raising from it exercises the rollback exactly as a database failure would.
-_fault_injector: Callable[[], None] | None = None
 
 
 class EraseError(ValueError):
@@ -243,8 +239,6 @@ def receipt_undo(
             created_at=now,
         )
         undo.history.flush(receipt_id=result.pk)
-        if _fault_injector is not None:
-            _fault_injector()
     receipt.refresh_from_db()
     return result
 
@@ -712,6 +706,4 @@ def memory_erase_all(
             duration_ms=max(0, int((time.perf_counter() - started) * 1000)),
             created_at=now,
         )
-        if _fault_injector is not None:
-            _fault_injector()
     return receipt

@@ -63,11 +63,6 @@ def _lease() -> timedelta:
     return timedelta(seconds=settings.UME_CLAIM_LEASE_SECONDS)
 
 
-# Test and demo hook: a callable run inside the apply transaction, after the writes.
-# Raising from it exercises the rollback path exactly as a real database failure would.
-_fault_injector: Callable[[], None] | None = None
-
-
 @dataclass(frozen=True)
 class Source:
     """Who is saving: the owner, through which door, with which token."""
@@ -491,6 +486,31 @@ def _time_budget(seconds: float | None) -> Iterator[None]:
         raise OverBudget(message)
 
 
+def _read_failure(
+    exc: Exception, transcript: Transcript, extractor: str
+) -> tuple[str, str, dict[str, Any]]:
+    """The outcome, error and detail of a transcript that could not be read or extracted.
+
+    Bad input is ``rejected_input``; an extractor that failed (endpoint down, bad answer) is
+    ``llm_failed`` and retryable; one that ran past its budget or crashed is ``llm_failed``
+    and not retried (the same input would fail the same way)."""
+    name = transcript.name
+    if isinstance(exc, OverBudget):
+        return Outcome.LLM_FAILED, f"{name}: {exc}", {"retryable": False}
+    if isinstance(exc, TranscriptError | ProposalError):
+        error = str(exc)
+        return (
+            Outcome.REJECTED_INPUT,
+            error if error.startswith(f"{name}: ") else f"{name}: {error}",
+            {},
+        )
+    if isinstance(exc, ExtractorFailed):
+        return Outcome.LLM_FAILED, str(exc), {"retryable": True}
+    log.exception("extractor %s failed on %s", extractor, name)
+    error = f"{name}: the {extractor} extractor failed ({type(exc).__name__}: {exc})"
+    return Outcome.LLM_FAILED, error, {"retryable": False}
+
+
 def ingest_transcript(
     *,
     transcript: Transcript,
@@ -526,57 +546,16 @@ def ingest_transcript(
     try:
         with _time_budget(budget):
             messages, proposals = _read(transcript, extractor)
-    except OverBudget as exc:
-        error = f"{transcript.name}: {exc}"
+    except Exception as exc:  # a bug must not leave the transcript in ``processing`` either
+        outcome, error, detail = _read_failure(exc, transcript, extractor)
         receipt = _receipt(
             src,
-            outcome=Outcome.LLM_FAILED,
+            outcome=outcome,
             subject=transcript.name,
             started=started,
             extractor=extractor,
             error=error,
-            detail={"transcript": transcript.pk, "retryable": False},
-        )
-        _finish(transcript, status=TranscriptStatus.FAILED, receipt=receipt, error=error)
-        return receipt
-    except (TranscriptError, ProposalError) as exc:
-        error = str(exc)
-        if not error.startswith(f"{transcript.name}: "):
-            error = f"{transcript.name}: {error}"
-        receipt = _receipt(
-            src,
-            outcome=Outcome.REJECTED_INPUT,
-            subject=transcript.name,
-            started=started,
-            extractor=extractor,
-            error=error,
-            detail={"transcript": transcript.pk},
-        )
-        _finish(transcript, status=TranscriptStatus.FAILED, receipt=receipt, error=error)
-        return receipt
-    except ExtractorFailed as exc:
-        receipt = _receipt(
-            src,
-            outcome=Outcome.LLM_FAILED,
-            subject=transcript.name,
-            started=started,
-            extractor=extractor,
-            error=str(exc),
-            detail={"transcript": transcript.pk, "retryable": True},
-        )
-        _finish(transcript, status=TranscriptStatus.FAILED, receipt=receipt, error=str(exc))
-        return receipt
-    except Exception as exc:  # a bug must not leave the transcript in ``processing``
-        log.exception("extractor %s failed on %s", extractor, transcript.name)
-        error = f"{transcript.name}: the {extractor} extractor failed ({type(exc).__name__}: {exc})"
-        receipt = _receipt(
-            src,
-            outcome=Outcome.LLM_FAILED,
-            subject=transcript.name,
-            started=started,
-            extractor=extractor,
-            error=error,
-            detail={"transcript": transcript.pk, "retryable": False},
+            detail={"transcript": transcript.pk, **detail},
         )
         _finish(transcript, status=TranscriptStatus.FAILED, receipt=receipt, error=error)
         return receipt
@@ -665,8 +644,6 @@ def apply_proposals(
                 )
                 if transcript is not None and messages:
                     episodes_record(transcript=transcript, messages=messages, now=now)
-                if _fault_injector is not None:
-                    _fault_injector()
                 _complete(
                     receipt,
                     plan=plan,

@@ -7,7 +7,7 @@ from datetime import datetime
 from typing import Any
 
 from django.db import IntegrityError, transaction
-from django.db.models import Q
+from django.db.models import Q, QuerySet
 from django.utils import timezone
 
 from memory.keys import canonical_key
@@ -253,6 +253,22 @@ def suppression_lift(*, suppression: Suppression) -> Suppression:
     if suppression.lifted_at is None:
         suppression.lifted_at = timezone.now()
         suppression.save(update_fields=["lifted_at"])
+    return suppression
+
+
+def suppressions_lift(*, suppressions: QuerySet[Suppression]) -> int:
+    """Lift every suppression of ``suppressions`` that is not lifted yet, in one UPDATE (the
+    admin's bulk action, across owners); returns how many were lifted. A lifted one keeps the
+    time it was first lifted."""
+    return suppressions.filter(lifted_at__isnull=True).update(lifted_at=timezone.now())
+
+
+def suppression_save(*, suppression: Suppression) -> Suppression:
+    """Save a suppression edited by hand (the admin): its key is always the label's
+    :func:`~memory.keys.canonical_key`, never typed, so the gate matches it as it matches
+    every other suppression."""
+    suppression.canonical_key = canonical_key(suppression.label)
+    suppression.save()
     return suppression
 
 

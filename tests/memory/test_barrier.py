@@ -23,6 +23,7 @@ from memory.services.ingest import ingest_proposals
 from memory.services.nodes import node_delete
 from receipts.models import Receipt
 from tests.factories import make_node, make_user
+from tests.faults import inside_the_ingest
 
 DOC = [
     {
@@ -239,7 +240,7 @@ def test_a_deletion_waits_for_a_write_already_committing_then_removes_it(ticking
         written.set()
         assert release.wait(30)
 
-    monkeypatch.setattr(ingest_module, "_fault_injector", hold_inside_the_transaction)
+    inside_the_ingest(monkeypatch, hold_inside_the_transaction)
     writer = Writer(owner)
     writer.start()
     deleter_errors: list[BaseException] = []
@@ -293,7 +294,7 @@ def test_a_first_deletion_waits_for_a_write_in_flight_then_removes_it(row, ticki
         written.set()
         assert release.wait(30)
 
-    monkeypatch.setattr(ingest_module, "_fault_injector", hold_inside_the_transaction)
+    inside_the_ingest(monkeypatch, hold_inside_the_transaction)
     writer = Writer(owner)
     writer.start()
     deleter_errors: list[BaseException] = []

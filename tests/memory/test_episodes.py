@@ -12,13 +12,13 @@ from django.core.management import call_command
 from django.utils import timezone
 
 from memory.models import Episode, Transcript
-from memory.services import ingest as ingest_module
 from memory.services.episodes import episodes_delete, episodes_record
 from memory.services.ingest import ingest_messages, ingest_pending, ingest_text
 from memory.services.uploads import transcript_upload_one
 from memory.transcripts import Message, episode_rows
 from receipts.models import Outcome
 from tests.factories import make_user
+from tests.faults import inside_the_ingest
 
 pytestmark = pytest.mark.django_db
 
@@ -121,7 +121,7 @@ def test_a_failed_write_rolls_back_the_episodes_too(owner, monkeypatch):
     def boom() -> None:
         raise RuntimeError("disk on fire")
 
-    monkeypatch.setattr(ingest_module, "_fault_injector", boom)
+    inside_the_ingest(monkeypatch, boom)
     receipt = ingest_text(owner=owner, text="User: I started boxing.", name="x")
     assert receipt.outcome == Outcome.DB_WRITE_FAILED
     assert not Episode.objects.exists()

@@ -4,6 +4,7 @@ that a failure leaves nothing half-done."""
 from __future__ import annotations
 
 import json
+from unittest import mock
 
 import pytest
 from django.core.management import CommandError, call_command
@@ -339,15 +340,14 @@ def test_only_an_ingest_that_wrote_can_be_undone(owner):
         receipt_undo(receipt=empty)
 
 
-def test_a_failure_rolls_the_undo_back_with_no_stray_suppression(owner, world, monkeypatch):
+def test_a_failure_rolls_the_undo_back_with_no_stray_suppression(owner, world):
     receipt = ingest(owner)
     before = state()
 
-    def boom() -> None:
-        raise RuntimeError("disk full")
-
-    monkeypatch.setattr(erase_module, "_fault_injector", boom)
-    with pytest.raises(RuntimeError, match="disk full"):
+    # The undo receipt's summary is the last step before its insert: every deletion, the
+    # suppressions and ``undone_at`` are written by then.
+    fails = mock.patch.object(erase_module._Undo, "summary", side_effect=RuntimeError("disk full"))
+    with fails, pytest.raises(RuntimeError, match="disk full"):
         receipt_undo(receipt=receipt)
 
     assert state() == before
@@ -451,15 +451,15 @@ def test_delete_all_can_drop_the_suppressions_too(owner, other_user):
     assert Suppression.objects.filter(owner=other_user).count() == 1
 
 
-def test_a_failure_rolls_delete_all_back(owner, monkeypatch):
+def test_a_failure_rolls_delete_all_back(owner):
     fill(owner, "a")
     before = state()
 
-    def boom() -> None:
-        raise RuntimeError("connection lost")
-
-    monkeypatch.setattr(erase_module, "_fault_injector", boom)
-    with pytest.raises(RuntimeError):
+    # The index rebuild runs after every deletion, inside the transaction.
+    fails = mock.patch.object(
+        erase_module, "recall_index_rebuild", side_effect=RuntimeError("connection lost")
+    )
+    with fails, pytest.raises(RuntimeError):
         memory_erase_all(owner=owner, keep_suppressions=False)
 
     assert state() == before

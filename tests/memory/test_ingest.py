@@ -29,6 +29,7 @@ from memory.services.nodes import node_delete
 from memory.services.review import candidate_promote, candidate_reject
 from receipts.models import Receipt
 from tests.factories import make_candidate, make_node, make_user
+from tests.faults import inside_the_ingest
 
 
 def proposals_doc(*objects: dict, messages: list | None = None) -> str:
@@ -358,7 +359,7 @@ def test_a_database_failure_rolls_back_and_records_db_write_failed(owner, monkey
     def boom() -> None:
         raise DatabaseError("disk I/O error (simulated)")
 
-    monkeypatch.setattr(ingest_module, "_fault_injector", boom)
+    fault = inside_the_ingest(monkeypatch, boom)
     receipt = ingest_text(owner=owner, text=BOXING_DOC, name="a.json", extractor="proposals")
     assert receipt.outcome == "db_write_failed"
     assert "disk I/O error" in receipt.error and receipt.detail["retryable"] is True
@@ -367,7 +368,7 @@ def test_a_database_failure_rolls_back_and_records_db_write_failed(owner, monkey
     transcript = Transcript.objects.get()
     assert transcript.status == "failed"
 
-    monkeypatch.setattr(ingest_module, "_fault_injector", None)
+    fault.side_effect = None  # the database is back: only the real step runs
     assert ingest_pending(limit=5, extractor="proposals") == []  # backs off before retrying
     Transcript.objects.update(processed_at=timezone.now() - timedelta(minutes=2))
     (retry,) = ingest_pending(limit=5, extractor="proposals")
@@ -542,7 +543,7 @@ def test_retries_stop_after_the_last_attempt(owner, monkeypatch):
     def down() -> None:
         raise DatabaseError("down")
 
-    monkeypatch.setattr(ingest_module, "_fault_injector", down)
+    inside_the_ingest(monkeypatch, down)
     ingest_text(owner=owner, text=BOXING_DOC, name="a.json", extractor="proposals")
     for _ in range(MAX_ATTEMPTS + 2):
         Transcript.objects.update(processed_at=timezone.now() - timedelta(hours=1))

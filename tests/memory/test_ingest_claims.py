@@ -16,6 +16,7 @@ from memory.services import ingest as ingest_module
 from memory.services.ingest import ingest_messages, ingest_pending, transcript_store
 from receipts.models import Receipt
 from tests.factories import make_user
+from tests.faults import inside_the_ingest
 
 needs_postgres = pytest.mark.skipif(
     connection.vendor != "postgresql",
@@ -89,7 +90,7 @@ def test_identical_content_in_flight_is_waited_for_then_named_as_the_duplicate(m
             inside.set()
             assert release.wait(30)
 
-    monkeypatch.setattr(ingest_module, "_fault_injector", hold_the_first)
+    inside_the_ingest(monkeypatch, hold_the_first)
     results: dict[str, Receipt] = {}
 
     def run(name: str) -> None:

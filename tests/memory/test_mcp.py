@@ -25,6 +25,7 @@ from memory.models import Candidate, Edge, Episode, MemoryRule, Node, Slice, Sup
 from memory.services.tokens import token_create, token_revoke
 from memory.vocab import SCOPE_READ
 from tests.factories import make_candidate, make_node, make_slice
+from tests.faults import inside_the_ingest
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -438,8 +439,6 @@ def test_get_opens_no_endless_stream(server_url, secret):
     reason="a write transaction locks all of SQLite: runs on PostgreSQL (DATABASE_URL=...)",
 )
 def test_a_recall_does_not_wait_behind_a_save_in_progress(server_url, owner, secret, monkeypatch):
-    from memory.services import ingest as ingest_module
-
     make_node(owner=owner, label="Boxing")
     inside, release = threading.Event(), threading.Event()
 
@@ -447,7 +446,7 @@ def test_a_recall_does_not_wait_behind_a_save_in_progress(server_url, owner, sec
         inside.set()
         release.wait(20)
 
-    monkeypatch.setattr(ingest_module, "_fault_injector", hold_the_save)
+    inside_the_ingest(monkeypatch, hold_the_save)
     saver = threading.Thread(
         target=call, args=(server_url, secret, "save_memory", {"text": "I started rowing."})
     )

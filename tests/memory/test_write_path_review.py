@@ -29,6 +29,7 @@ from memory.services.review import candidate_promote
 from memory.transcripts import TranscriptError, messages_from_json, parse_transcript
 from receipts.models import Receipt
 from tests.factories import make_candidate, make_node, make_suppression
+from tests.faults import inside_the_ingest
 
 
 def doc(*objects: dict) -> str:
@@ -142,7 +143,7 @@ def test_an_unexpected_error_gives_a_receipt_and_frees_the_transcript(owner, mon
     def bug() -> None:
         raise KeyError("simulated bug")
 
-    monkeypatch.setattr(ingest_module, "_fault_injector", bug)
+    inside_the_ingest(monkeypatch, bug)
     receipt = ingest_text(
         owner=owner, text=doc(node("Robert")), name="bug.json", extractor="proposals"
     )

@@ -3,8 +3,8 @@
 Every demo receipt comes from a real run of the pipeline: the rules extractor and the gate on
 the transcripts in ``memory/demo/``, the demo user's own review decisions, a re-ingest
 (duplicate), a binary upload (rejected input), the LLM extractor pointed at a closed local
-port (extractor failed) and one apply with the test fault hook switched on (database write
-failed; its error says it was simulated). Idempotent: a second run leaves existing demo data
+port (extractor failed) and one apply whose last step is patched here to raise (database
+write failed; its error says it was simulated). Idempotent: a second run leaves existing demo data
 alone unless ``--reset`` is given.
 """
 
@@ -210,12 +210,8 @@ def backdate_review(node: Node, at: datetime) -> Node:
 
 @contextmanager
 def fault(message: str) -> Iterator[None]:
-    def fail() -> None:
-        raise DatabaseError(message)
-
-    previous = ingest_module._fault_injector
-    ingest_module._fault_injector = fail
-    try:
+    """The apply's last step inside its transaction raises, after every write: the run rolls
+    back and records ``db_write_failed`` as a real database failure would. Patched here, for
+    the demo only, so the services carry no fault hook."""
+    with mock.patch.object(ingest_module, "_complete", side_effect=DatabaseError(message)):
         yield
-    finally:
-        ingest_module._fault_injector = previous
