@@ -9,7 +9,8 @@ The reference MCP memory server's tools map onto the engine like this: entities 
 (``entityType`` mapped onto our categories), observations are slices, relations are edges
 (``relationType`` mapped onto our edge types, else ``related_to``). Writes go through the gate
 (``ingest_proposals``), so a new identity waits for review unless the owner's rules say
-``auto``; deletes are ``node_delete`` with make-it-stick, and slice or edge deletes.
+``auto``; deletes are ``node_delete`` with make-it-stick, and single observations and relations
+go as the node page deletes a fact or a link (``detail_delete``, a receipt each).
 """
 
 from __future__ import annotations
@@ -34,12 +35,14 @@ from memory.selectors import (
     revision_get,
     revision_parents,
 )
-from memory.services.barrier import barrier_raise
-from memory.services.history import History
+from memory.services.details import detail_delete
 from memory.services.ingest import ingest_proposals, save_memory_text, save_messages
 from memory.services.nodes import node_delete
-from memory.services.recall_index import recall_index_refresh
-from memory.services.review import CandidateAlreadyDecided, candidate_reject
+from memory.services.review import (
+    CandidateAlreadyDecided,
+    candidate_held_delete,
+    candidate_reject,
+)
 from memory.services.rollback import RollbackError, revision_rollback
 from memory.transcripts import TranscriptError, messages_from_json
 from memory.vocab import CandidateStatus, Category, EdgeType
@@ -574,64 +577,58 @@ def _delete_named(
 
 
 def delete_observations(token: AccessToken, *, deletions: list[dict[str, Any]]) -> ToolResult:
+    """Each observation deleted as a person deletes a fact on the node page
+    (:func:`~memory.services.details.detail_delete`, one receipt each, undoable); on a label
+    still waiting for review, the held facts go (one receipt for the candidate)."""
     owner = token.owner
     results = []
-    with transaction.atomic():
-        barrier_raise(owner)
+    with transaction.atomic():  # all of them or none
         for item in deletions:
-            keys = {canonical_key(t) for t in item["observations"]}
+            texts = list(item["observations"])
             node = _node_named(owner, item["entityName"])
             removed: list[str] = []
             if node is not None:
+                keys = {canonical_key(t) for t in texts}
                 rows = [
                     s
-                    for s in Slice.objects.filter(owner=owner, node=node)
+                    for s in Slice.objects.filter(owner=owner, node=node).order_by("id")
                     if canonical_key(s.text) in keys
                 ]
+                # The superseded ones first: deleting a current fact brings back the one it
+                # had replaced, which must not be one this call deletes too.
+                for row in sorted(rows, key=lambda s: (s.is_current, s.pk)):
+                    detail_delete(row=row, source=Source.MCP, token=token)
                 removed = [s.text for s in rows]
-                history = History(owner_id=owner.pk, reason="deleted over MCP")
-                for row in rows:
-                    history.deleted(row)
-                history.flush()
-                Slice.objects.filter(pk__in=[s.pk for s in rows]).delete()
-                recall_index_refresh(owner_id=owner.pk, nodes=[node.pk])
             else:
                 candidate = _pending_named(owner, item["entityName"])
                 if candidate is not None:
-                    locked = Candidate.objects.select_for_update().get(pk=candidate.pk)
-                    kept = []
-                    for held in locked.held_objects or []:
-                        if (
-                            isinstance(held, dict)
-                            and held.get("object") == "slice"
-                            and canonical_key(str(held.get("text", ""))) in keys
-                        ):
-                            removed.append(str(held.get("text", "")))
-                        else:
-                            kept.append(held)
-                    locked.held_objects = kept
-                    locked.save(update_fields=["held_objects"])
+                    try:
+                        removed = candidate_held_delete(
+                            candidate=candidate, texts=texts, source=Source.MCP, token=token
+                        )
+                    except CandidateAlreadyDecided:
+                        removed = []
             results.append({"entityName": item["entityName"], "deletedObservations": removed})
     count = sum(len(r["deletedObservations"]) for r in results)
     return ToolResult({"results": results}, f"deleted {count} observations")
 
 
 def delete_relations(token: AccessToken, *, relations: list[dict[str, Any]]) -> ToolResult:
+    """Each relation deleted as a person deletes a link on the node page
+    (:func:`~memory.services.details.detail_delete`, one receipt each, undoable)."""
     owner = token.owner
     deleted = []
-    with transaction.atomic():
-        barrier_raise(owner)
+    with transaction.atomic():  # all of them or none
         for r in relations:
             source, dest = _node_named(owner, r["from"]), _node_named(owner, r["to"])
             if source is None or dest is None:
                 continue
             kind = edge_type_for(r["relationType"])
             edges = Edge.objects.filter(owner=owner, from_node=source, to_node=dest, type=kind)
-            history = History(owner_id=owner.pk, reason="deleted over MCP")
-            for edge in edges:
-                history.deleted(edge)
-            history.flush()
-            count, _ = edges.delete()
+            count = 0
+            for edge in edges.select_related("from_node").order_by("id"):
+                detail_delete(row=edge, source=Source.MCP, token=token)
+                count += 1
             if count:
                 deleted.append({"from": r["from"], "to": r["to"], "relationType": kind})
     return ToolResult({"deleted": deleted}, f"deleted {len(deleted)} relations")

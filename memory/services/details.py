@@ -23,6 +23,7 @@ from memory.policy import label_rejection
 from memory.selectors import active_suppressions
 from memory.services.barrier import barrier_raise
 from memory.services.history import History, update_rows
+from memory.services.recall_index import recall_index_refresh
 from memory.vocab import (
     DETAIL_NOUNS,
     SUPERSEDING_SLICE_KINDS,
@@ -104,12 +105,15 @@ def _receipt(
     summary: str,
     started: float,
     node: Node,
+    source: str = Source.REVIEW,
+    token: Any = None,
     **detail: Any,
 ) -> Receipt:
     noun = NOUNS[kind]
     return Receipt.objects.create(
         owner_id=row.owner_id,  # type: ignore[attr-defined]
-        source=Source.REVIEW,
+        source=source,
+        token=token,
         outcome=Outcome.WROTE,
         subject=f"{action} {noun}: {node.label}"[:255],
         summary=summary[:500],
@@ -182,6 +186,7 @@ def _save_edit(
             row.revision -= 1  # type: ignore[attr-defined]
             raise DetailError(_clash(kind, row)) from exc
         after = _dump(row)
+        _reindex(kind, after)
         history = History(owner_id=row.owner_id)  # type: ignore[attr-defined]
         history.add(row, RevisionAction.UPDATED)
         receipt = _receipt(
@@ -292,14 +297,25 @@ def edge_update(*, edge: Edge, type: str, expected_revision: int | None = None) 
     return _save_edit(edge, "edge", {"type": type}, started, expected_revision)
 
 
+def _reindex(kind: str, data: dict[str, Any]) -> None:
+    """Recall's document of the node a fact, event or alias belongs to follows the change (a
+    link is not part of any document)."""
+    if kind != "edge" and data.get("node_id"):
+        recall_index_refresh(owner_id=data["owner_id"], nodes=[data["node_id"]])
+
+
 # --- deletes ------------------------------------------------------------------------------
 
 
-def detail_delete(*, row: Slice | Event | Alias | Edge) -> Receipt:
+def detail_delete(
+    *, row: Slice | Event | Alias | Edge, source: str = Source.REVIEW, token: Any = None
+) -> Receipt:
     """Delete one fact, event, alias or link; its evidence rows stay (unlinked) for undo.
 
     Deleting the current fact of a kind that supersedes (progress, preference) makes the
-    fact it had replaced current again: the newer one was the mistake.
+    fact it had replaced current again: the newer one was the mistake. The receipt is the
+    person's (source ``review``) unless ``source`` and ``token`` name the assistant that asked
+    (MCP's ``delete_observations`` and ``delete_relations``); either can be undone.
     """
     started = time.perf_counter()
     kind = next(name for name, model in KINDS.items() if isinstance(row, model))
@@ -337,6 +353,7 @@ def detail_delete(*, row: Slice | Event | Alias | Edge) -> Receipt:
                 restored.append(previous.pk)
         history.deleted(row)
         row.delete()
+        _reindex(kind, before)
         receipt = _receipt(
             row,
             kind=kind,
@@ -344,6 +361,8 @@ def detail_delete(*, row: Slice | Event | Alias | Edge) -> Receipt:
             summary=f"deleted a {NOUNS[kind]} of “{node.label}”: {describe(kind, before)}",
             started=started,
             node=node,
+            source=source,
+            token=token,
             before=before,
             row_id=before["id"],
             evidence=evidence,
@@ -356,8 +375,12 @@ def detail_delete(*, row: Slice | Event | Alias | Edge) -> Receipt:
 # --- undo ---------------------------------------------------------------------------------
 
 
+#: Who corrects single details: a person on the node page, an assistant over MCP.
+DETAIL_SOURCES = frozenset({Source.REVIEW, Source.MCP})
+
+
 def is_detail_receipt(receipt: Receipt) -> bool:
-    return receipt.source == Source.REVIEW and str(receipt.detail.get("action", "")).startswith(
+    return receipt.source in DETAIL_SOURCES and str(receipt.detail.get("action", "")).startswith(
         "detail_"
     )
 
@@ -380,6 +403,7 @@ def detail_undo(*, receipt: Receipt) -> Receipt:
             _undo_edit(locked, kind, model, history)
         else:
             _undo_delete(locked, kind, model, history)
+        _reindex(kind, detail["before"])
         history.flush()
         locked.undone_at = timezone.now()
         locked.save(update_fields=["undone_at"])

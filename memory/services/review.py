@@ -12,6 +12,7 @@ Each leaves a receipt (source ``review``) whose detail is what :func:`candidate_
 from __future__ import annotations
 
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
@@ -630,6 +631,51 @@ def candidate_reject(
         )
     candidate.refresh_from_db()
     return suppression
+
+
+def candidate_held_delete(
+    *, candidate: Candidate, texts: Iterable[str], source: str, token: Any = None
+) -> list[str]:
+    """Delete the facts held on a pending candidate whose text is one of ``texts`` (compared
+    by :func:`~memory.keys.canonical_key`); returns the texts deleted.
+
+    A deletion like any other: it raises the owner's deletion barrier and leaves a receipt
+    (``source``, ``token``) listing what it took away; nothing deleted, no write and no
+    receipt. Refused (:class:`CandidateAlreadyDecided`) once the candidate was decided.
+    """
+    started = time.perf_counter()
+    keys = {canonical_key(t) for t in texts}
+    with transaction.atomic():
+        locked = _lock_pending(candidate)
+        kept, removed = [], []
+        for held in locked.held_objects or []:
+            is_fact = isinstance(held, dict) and held.get("object") == "slice"
+            if is_fact and canonical_key(str(held.get("text", ""))) in keys:
+                removed.append(held)
+            else:
+                kept.append(held)
+        if not removed:
+            return []
+        barrier_raise(locked.owner, at=timezone.now())
+        locked.held_objects = kept
+        locked.save(update_fields=["held_objects"])
+        deleted = [str(held.get("text", "")) for held in removed]
+        Receipt.objects.create(
+            owner=locked.owner,
+            source=source,
+            token=token,
+            outcome=Outcome.WROTE,
+            subject=f"delete held facts: {locked.label_guess}"[:255],
+            summary=(
+                f"deleted {_count(deleted, 'fact')} waiting for review with "
+                f"“{locked.label_guess}”: " + "; ".join(f"“{t}”" for t in deleted)
+            )[:500],
+            detail={"action": "held_delete", "candidate_id": locked.pk, "removed": removed},
+            counts={"held_deleted": len(removed)},
+            duration_ms=max(0, int((time.perf_counter() - started) * 1000)),
+        )
+    candidate.refresh_from_db()
+    return deleted
 
 
 def candidate_undo(*, candidate: Candidate, by: Any) -> Candidate:
