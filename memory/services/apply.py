@@ -12,27 +12,24 @@ from datetime import datetime, timedelta
 from typing import Any, NamedTuple
 
 from django.conf import settings
-from django.db import connection
-from django.db.models import Case, CharField, F, IntegerField, Q, Value, When
+from django.db.models import Case, F, IntegerField, Value, When
 
 from memory.gate import PlannedCandidate, Target, WritePlan
 from memory.keys import canonical_key
-from memory.models import (
-    Alias,
-    Candidate,
-    Edge,
-    Event,
-    Evidence,
-    Node,
-    Slice,
-    Suppression,
-    Transcript,
-)
+from memory.models import Candidate, Evidence, Node, Suppression, Transcript
 from memory.proposals import EvidenceSpan, dump_proposal
 from memory.selectors import active_suppressions
 from memory.services.bulk import insert_rows
-from memory.services.history import Actor, History, update_rows
+from memory.services.history import Actor, History
 from memory.services.recall_index import recall_index_refresh
+from memory.services.writers import (
+    NewSlice,
+    aliases_write,
+    edges_write,
+    events_write,
+    node_states_write,
+    slices_write,
+)
 from memory.vocab import CandidateStatus, NodeOrigin, RevisionAction
 from receipts.models import Receipt
 
@@ -51,7 +48,6 @@ class ApplyResult:
     bumped: list[dict[str, Any]] = field(default_factory=list)
     aliases: list[int] = field(default_factory=list)
     state_changes: list[dict[str, Any]] = field(default_factory=list)
-    slice_rows: list[Slice] = field(default_factory=list)
 
     def counts(self, plan: WritePlan) -> dict[str, int]:
         return {
@@ -134,6 +130,35 @@ def _write_evidence(
     )
 
 
+@dataclass
+class _Apply:
+    """What the steps of one :func:`plan_apply` share: its inputs, the history it records,
+    the result and the evidence it gathers, and the nodes it created (by key)."""
+
+    owner: Any
+    plan: WritePlan
+    receipt: Receipt
+    now: datetime
+    history: History
+    result: ApplyResult = field(default_factory=ApplyResult)
+    evidence: list[EvidenceRow] = field(default_factory=list)
+    created: dict[str, Node] = field(default_factory=dict)
+    aliases: list[tuple[int, str, str]] = field(default_factory=list)
+
+    def node_id(self, target: Target) -> int:
+        return target.node_id if target.node_id is not None else self.created[target.key].pk
+
+    def touched(self) -> set[int]:
+        """The nodes whose recall document this write changes."""
+        plan = self.plan
+        return (
+            {n["id"] for n in self.result.nodes}
+            | {u.node_id for u in plan.node_updates if u.new_aliases}
+            | {self.node_id(s.target) for s in plan.new_slices}
+            | {self.node_id(e.target) for e in plan.new_events}
+        )
+
+
 def plan_apply(
     *,
     owner: Any,
@@ -146,149 +171,76 @@ def plan_apply(
     """Write ``plan`` for ``owner``. Must run inside ``transaction.atomic()``.
 
     A constant number of queries whatever the plan's size: each kind of object is written
-    with one bulk statement (per batch), never one query per object."""
-    result = ApplyResult()
-    evidence: list[EvidenceRow] = []
+    with one bulk statement (per batch), never one query per object. Slices, events, aliases,
+    edges and state changes go through :mod:`memory.services.writers`, as a review's do."""
     history = History(owner_id=owner.pk, actor=Actor.ingest(receipt), now=now)
+    step = _Apply(owner=owner, plan=plan, receipt=receipt, now=now, history=history)
+    _create_nodes(step)
+    _update_nodes(step)
+    _create_aliases(step)
+    _create_slices(step)
+    _create_events(step)
+    _create_edges(step)
+    _create_candidates(step)
+    _bump_candidates(step)
+    if plan.suppression_hits:
+        Suppression.objects.filter(owner=owner, pk__in=plan.suppression_hits).update(
+            hit_count=F("hit_count") + 1, last_hit_at=now
+        )
+    _write_evidence(
+        step.evidence, owner=owner, receipt=receipt, transcript=transcript, source=source, now=now
+    )
+    history.flush()
+    recall_index_refresh(owner_id=owner.pk, nodes=step.touched())
+    return step.result
 
+
+def _create_nodes(step: _Apply) -> None:
+    """The plan's new nodes, with their aliases queued for :func:`_create_aliases`."""
     created = Node.objects.bulk_create(
         [
             Node(
-                owner=owner,
+                owner=step.owner,
                 label=planned.label,
                 canonical_key=planned.key,
                 category=planned.category,
                 state=planned.state or "active",
                 origin=NodeOrigin.EXTRACTED,
                 mention_count=max(1, len(planned.evidence)),
-                last_seen_at=now,
-                created_receipt=receipt,
-                created_at=now,
-                updated_at=now,
+                last_seen_at=step.now,
+                created_receipt=step.receipt,
+                created_at=step.now,
+                updated_at=step.now,
             )
-            for planned in plan.new_nodes
+            for planned in step.plan.new_nodes
         ]
     )
-    node_by_key: dict[str, Node] = {}
-    aliases: list[Alias] = []
-    for planned, node in zip(plan.new_nodes, created, strict=True):
-        node_by_key[planned.key] = node
-        history.add(node, RevisionAction.CREATED)
+    for planned, node in zip(step.plan.new_nodes, created, strict=True):
+        step.created[planned.key] = node
+        step.history.add(node, RevisionAction.CREATED)
         for alias in planned.aliases:
             alias_key = canonical_key(alias)
             if alias_key and alias_key != planned.key:
-                aliases.append(Alias(owner=owner, node=node, alias=alias, canonical_key=alias_key))
-        result.nodes.append({"id": node.pk, "label": node.label, "on_behalf": planned.on_behalf})
-        evidence += _evidence_rows(planned.evidence, node_id=node.pk)
-
-    _update_nodes(owner, plan, now)
-    for update in plan.node_updates:
-        aliases += [
-            Alias(
-                owner=owner, node_id=update.node_id, alias=alias, canonical_key=canonical_key(alias)
-            )
-            for alias in update.new_aliases
-        ]
-        result.updated_nodes.append(
-            {"id": update.node_id, "label": update.label, "mentions": update.mentions}
+                step.aliases.append((node.pk, alias, alias_key))
+        step.result.nodes.append(
+            {"id": node.pk, "label": node.label, "on_behalf": planned.on_behalf}
         )
-        evidence += _evidence_rows(update.evidence, node_id=update.node_id)
-    for alias_row in Alias.objects.bulk_create(aliases):
-        history.add(alias_row, RevisionAction.CREATED)
-        result.aliases.append(alias_row.pk)
-
-    def node_id(target: Target) -> int:
-        if target.node_id is not None:
-            return target.node_id
-        return node_by_key[target.key].pk
-
-    _apply_slices(
-        owner, plan, receipt=receipt, now=now, node_id=node_id, result=result, history=history
-    )
-    for planned_slice, slice_row in zip(plan.new_slices, result.slice_rows, strict=True):
-        evidence += _evidence_rows(
-            planned_slice.evidence, slice_id=slice_row.pk, node_id=slice_row.node_id
-        )
-
-    events = Event.objects.bulk_create(
-        [
-            Event(
-                owner=owner,
-                node_id=node_id(planned_event.target),
-                action=planned_event.action,
-                text=planned_event.text,
-                importance=planned_event.importance,
-                happened_at=planned_event.happened_at,
-                happened_at_precision=planned_event.happened_at_precision,
-                happened_at_source=planned_event.happened_at_source,
-                created_receipt=receipt,
-                created_at=now,
-            )
-            for planned_event in plan.new_events
-        ]
-    )
-    for planned_event, event in zip(plan.new_events, events, strict=True):
-        history.add(event, RevisionAction.CREATED)
-        result.events.append(event.pk)
-        evidence += _evidence_rows(planned_event.evidence, event_id=event.pk, node_id=event.node_id)
-    _change_states(owner, plan, events, now=now, result=result, history=history)
-
-    edges = Edge.objects.bulk_create(
-        [
-            Edge(
-                owner=owner,
-                from_node_id=node_id(planned_edge.source),
-                to_node_id=node_id(planned_edge.dest),
-                type=planned_edge.type,
-                created_receipt=receipt,
-                created_at=now,
-            )
-            for planned_edge in plan.new_edges
-        ]
-    )
-    for planned_edge, edge in zip(plan.new_edges, edges, strict=True):
-        history.add(edge, RevisionAction.CREATED)
-        result.edges.append(edge.pk)
-        evidence += _evidence_rows(planned_edge.evidence, edge_id=edge.pk)
-
-    ttl = timedelta(days=settings.UME_CANDIDATE_TTL_DAYS)
-    candidates = Candidate.objects.bulk_create(
-        [
-            _new_candidate(owner, planned, receipt=receipt, now=now, ttl=ttl)
-            for planned in plan.new_candidates
-        ]
-    )
-    for planned_candidate, candidate in zip(plan.new_candidates, candidates, strict=True):
-        result.candidates.append({"id": candidate.pk, "label": candidate.label_guess})
-        evidence += _evidence_rows(planned_candidate.evidence, candidate_id=candidate.pk)
-
-    evidence += _bump_candidates(owner, plan, now=now, ttl=ttl, result=result)
-
-    if plan.suppression_hits:
-        Suppression.objects.filter(owner=owner, pk__in=plan.suppression_hits).update(
-            hit_count=F("hit_count") + 1, last_hit_at=now
-        )
-    _write_evidence(
-        evidence, owner=owner, receipt=receipt, transcript=transcript, source=source, now=now
-    )
-    history.flush()
-    recall_index_refresh(
-        owner_id=owner.pk,
-        nodes={n["id"] for n in result.nodes}
-        | {u.node_id for u in plan.node_updates if u.new_aliases}
-        | {node_id(s.target) for s in plan.new_slices}
-        | {node_id(e.target) for e in plan.new_events},
-    )
-    return result
+        step.evidence += _evidence_rows(planned.evidence, node_id=node.pk)
 
 
-def _update_nodes(owner: Any, plan: WritePlan, now: datetime) -> None:
-    """Mentions and sessions of the nodes the plan merges into: one UPDATE for all of them."""
+def _update_nodes(step: _Apply) -> None:
+    """Mentions and sessions of the nodes the plan merges into (one UPDATE for all of them),
+    with their new aliases queued for :func:`_create_aliases`."""
     mentions: dict[int, int] = {}
     sessions: dict[int, int] = {}
-    for update in plan.node_updates:
+    for update in step.plan.node_updates:
         mentions[update.node_id] = mentions.get(update.node_id, 0) + update.mentions
         sessions[update.node_id] = sessions.get(update.node_id, 0) + 1
+        step.aliases += [(update.node_id, a, canonical_key(a)) for a in update.new_aliases]
+        step.result.updated_nodes.append(
+            {"id": update.node_id, "label": update.label, "mentions": update.mentions}
+        )
+        step.evidence += _evidence_rows(update.evidence, node_id=update.node_id)
     if not mentions:
         return
 
@@ -299,156 +251,129 @@ def _update_nodes(owner: Any, plan: WritePlan, now: datetime) -> None:
             output_field=IntegerField(),
         )
 
-    Node.objects.filter(owner=owner, pk__in=list(mentions)).update(
+    Node.objects.filter(owner=step.owner, pk__in=list(mentions)).update(
         mention_count=F("mention_count") + per_node(mentions),
         session_count=F("session_count") + per_node(sessions),
-        last_seen_at=now,
-        updated_at=now,
+        last_seen_at=step.now,
+        updated_at=step.now,
     )
 
 
-def _apply_slices(
-    owner: Any,
-    plan: WritePlan,
-    *,
-    receipt: Receipt,
-    now: datetime,
-    node_id: Any,
-    result: ApplyResult,
-    history: History,
-) -> None:
-    """New slices, in plan order. A superseding slice retires the current slices of its node
-    and kind, including those this plan wrote before it: the stored ones locked in one query
-    and retired in one UPDATE (each with its revision), and the plan's own earlier ones are
-    written retired (their one revision says so)."""
-    targets = [node_id(s.target) for s in plan.new_slices]
-    superseding = {
-        (target, s.kind) for target, s in zip(targets, plan.new_slices, strict=True) if s.supersede
-    }
-    if superseding:
-        # Scoped through the owner's nodes, not by an owner condition beside them: without
-        # table statistics, SQLite reads that from the owner's index, every slice of the
-        # person, instead of the (node, kind, is_current) index.
-        retire = Q()
-        for target, kind in sorted(superseding):
-            retire |= Q(node_id=target, kind=kind)
-        nodes = sorted({target for target, _kind in superseding})
-        owned = Node.objects.filter(owner=owner, id__in=nodes).values("id")
-        # Locked in id order where rows are locked (PostgreSQL), so that two saves never
-        # wait on each other's rows. SQLite locks the whole database instead, and there an
-        # ORDER BY id makes its planner (without table statistics) walk the owner's index,
-        # every slice of the person, to find these few: no order there.
-        locked = (
-            Slice.objects.select_for_update()
-            .filter(node_id__in=owned, is_current=True)
-            .filter(retire)
-            .order_by()
-        )
-        if connection.features.has_select_for_update:
-            locked = locked.order_by("pk")
-        current = sorted(locked, key=lambda row: row.pk)
-        result.superseded += update_rows(
-            current, history, RevisionAction.SUPERSEDED, is_current=False, superseded_at=now
-        )
-    rows: list[Slice] = []
-    retired_later: set[tuple[int, str]] = set()  # pairs a later slice of the plan supersedes
-    for target, planned in reversed(list(zip(targets, plan.new_slices, strict=True))):
-        later = (target, planned.kind) in retired_later
-        if planned.supersede:
-            retired_later.add((target, planned.kind))
-        result.superseded += int(later)
-        rows.append(
-            Slice(
-                owner=owner,
-                node_id=target,
-                text=planned.text,
-                kind=planned.kind,
-                is_current=not later,
-                superseded_at=now if later else None,
-                created_receipt=receipt,
-                created_at=now,
-            )
-        )
-    result.slice_rows = Slice.objects.bulk_create(rows[::-1])
-    for row in result.slice_rows:
-        history.add(row, RevisionAction.CREATED)
-    result.slices = [row.pk for row in result.slice_rows]
+def _create_aliases(step: _Apply) -> None:
+    rows = aliases_write(owner=step.owner, aliases=step.aliases, history=step.history)
+    step.result.aliases = [row.pk for row in rows]
 
 
-def _change_states(
-    owner: Any,
-    plan: WritePlan,
-    events: list[Event],
-    *,
-    now: datetime,
-    result: ApplyResult,
-    history: History,
-) -> None:
+def _create_slices(step: _Apply) -> None:
+    """New slices, in plan order (a superseding one retires those before it: see
+    :func:`~memory.services.writers.slices_write`)."""
+    planned = step.plan.new_slices
+    written = slices_write(
+        owner=step.owner,
+        slices=[NewSlice(step.node_id(s.target), s.text, s.kind, s.supersede) for s in planned],
+        receipt=step.receipt,
+        now=step.now,
+        history=step.history,
+    )
+    step.result.superseded += len(written.retired) + written.retired_new
+    step.result.slices = [row.pk for row in written.rows]
+    for planned_slice, row in zip(planned, written.rows, strict=True):
+        step.evidence += _evidence_rows(
+            planned_slice.evidence, slice_id=row.pk, node_id=row.node_id
+        )
+
+
+def _create_events(step: _Apply) -> None:
+    planned = step.plan.new_events
+    events = events_write(
+        owner=step.owner,
+        events=[(step.node_id(e.target), e) for e in planned],
+        receipt=step.receipt,
+        now=step.now,
+        history=step.history,
+    )
+    for planned_event, event in zip(planned, events, strict=True):
+        step.result.events.append(event.pk)
+        step.evidence += _evidence_rows(
+            planned_event.evidence, event_id=event.pk, node_id=event.node_id
+        )
+    _change_states(step, [(e.node_id, p.new_state) for p, e in zip(planned, events, strict=True)])
+
+
+def _change_states(step: _Apply, changing: list[tuple[int, str | None]]) -> None:
     """The state changes the plan's events bring (started, paused, ...), in plan order: the
     nodes locked and read once, and one UPDATE for the nodes that changed. A node this save
     created keeps its one revision (re-taken with the state it ends with); any other changed
     node gets a revision."""
-    changing = [
-        (event.node_id, planned.new_state)
-        for planned, event in zip(plan.new_events, events, strict=True)
-        if planned.new_state
-    ]
-    if not changing:
+    wanted = [(pk, state) for pk, state in changing if state]
+    if not wanted:
         return
     rows = {
         node.pk: node
         for node in Node.objects.select_for_update()
-        .filter(owner=owner, pk__in={pk for pk, _ in changing})
+        .filter(owner=step.owner, pk__in={pk for pk, _ in wanted})
         .order_by("pk")
     }
     current = {pk: (node.state, node.label) for pk, node in rows.items()}
     changed: dict[int, str] = {}
-    for pk, new_state in changing:
+    for pk, new_state in wanted:
         before, label = current.get(pk, (None, ""))
         if before != new_state:
             current[pk] = (new_state, label)
             changed[pk] = new_state
             # The label, so the receipt can name the memory without a query.
-            result.state_changes.append(
+            step.result.state_changes.append(
                 {"node": pk, "label": label, "from": before, "to": new_state}
             )
     if not changed:
         return
-    recorded = {r.object_id for r in history.rows if r.kind == "node"}
+    recorded = {r.object_id for r in step.history.rows if r.kind == "node"}
     fresh = [pk for pk in changed if pk not in recorded]
-    Node.objects.filter(owner=owner, pk__in=list(changed)).update(
-        state=Case(
-            *[When(pk=pk, then=Value(state)) for pk, state in changed.items()],
-            output_field=CharField(),
-        ),
-        revision=Case(
-            When(pk__in=fresh, then=F("revision") + 1),
-            default=F("revision"),
-            output_field=IntegerField(),
-        ),
-        updated_at=now,
-    )
+    node_states_write(owner=step.owner, states=changed, now=step.now, bump=fresh)
     for pk, state in changed.items():
         node = rows[pk]
         node.state = state
         if pk in recorded:
-            history.refresh(node)
+            step.history.refresh(node)
         else:
             node.revision += 1
-            history.add(node, RevisionAction.UPDATED)
+            step.history.add(node, RevisionAction.UPDATED)
 
 
-def _bump_candidates(
-    owner: Any,
-    plan: WritePlan,
-    *,
-    now: datetime,
-    ttl: timedelta,
-    result: ApplyResult,
-) -> list[EvidenceRow]:
+def _create_edges(step: _Apply) -> None:
+    planned = step.plan.new_edges
+    edges = edges_write(
+        owner=step.owner,
+        edges=[(step.node_id(e.source), step.node_id(e.dest), e.type) for e in planned],
+        receipt=step.receipt,
+        now=step.now,
+        history=step.history,
+    )
+    for planned_edge, edge in zip(planned, edges, strict=True):
+        step.result.edges.append(edge.pk)
+        step.evidence += _evidence_rows(planned_edge.evidence, edge_id=edge.pk)
+
+
+def _create_candidates(step: _Apply) -> None:
+    ttl = timedelta(days=settings.UME_CANDIDATE_TTL_DAYS)
+    planned = step.plan.new_candidates
+    candidates = Candidate.objects.bulk_create(
+        [
+            _new_candidate(step.owner, p, receipt=step.receipt, now=step.now, ttl=ttl)
+            for p in planned
+        ]
+    )
+    for planned_candidate, candidate in zip(planned, candidates, strict=True):
+        step.result.candidates.append({"id": candidate.pk, "label": candidate.label_guess})
+        step.evidence += _evidence_rows(planned_candidate.evidence, candidate_id=candidate.pk)
+
+
+def _bump_candidates(step: _Apply) -> None:
     """Pending (or expired) candidates mentioned again: locked in one query, written in one."""
+    owner, plan, now, result = step.owner, step.plan, step.now, step.result
+    ttl = timedelta(days=settings.UME_CANDIDATE_TTL_DAYS)
     if not plan.candidate_bumps:
-        return []
+        return
     wanted = {bump.candidate_id for bump in plan.candidate_bumps}
     locked = {
         c.pk: c
@@ -456,7 +381,6 @@ def _bump_candidates(
         .filter(owner=owner, pk__in=wanted)
         .order_by("pk")
     }
-    evidence: list[EvidenceRow] = []
     for bump in plan.candidate_bumps:
         candidate = locked.get(bump.candidate_id)
         if candidate is None:
@@ -486,7 +410,7 @@ def _bump_candidates(
                 "revived": revived,
             }
         )
-        evidence += _evidence_rows(bump.evidence, candidate_id=candidate.pk)
+        step.evidence += _evidence_rows(bump.evidence, candidate_id=candidate.pk)
     Candidate.objects.bulk_update(
         list(locked.values()),
         [
@@ -498,7 +422,6 @@ def _bump_candidates(
             "held_objects",
         ],
     )
-    return evidence
 
 
 def _distinct(rows: list[EvidenceRow]) -> list[EvidenceRow]:

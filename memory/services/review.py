@@ -38,6 +38,14 @@ from memory.selectors import active_suppressions
 from memory.services.barrier import barrier_raise
 from memory.services.history import History, delete_tree, update_rows
 from memory.services.recall_index import recall_index_refresh
+from memory.services.writers import (
+    NewSlice,
+    aliases_write,
+    edges_write,
+    events_write,
+    node_states_write,
+    slices_write,
+)
 from memory.vocab import (
     ACTION_STATE,
     SUPERSEDING_SLICE_KINDS,
@@ -76,10 +84,17 @@ class _Written:
     aliases: list[int] = field(default_factory=list)
     state_before: str | None = None
     history: History | None = None
+    #: The decision's receipt, created first: what the decision writes is marked with it.
+    receipt: Receipt | None = None
 
     def record(self, row: Any, action: str = RevisionAction.CREATED) -> None:
         assert self.history is not None
         self.history.add(row, action)
+
+    @property
+    def writing(self) -> tuple[History, Receipt]:
+        assert self.history is not None and self.receipt is not None
+        return self.history, self.receipt
 
 
 def _lock_pending(candidate: Candidate) -> Candidate:
@@ -111,6 +126,30 @@ def _review_receipt(
     )
 
 
+def _receipt_open(owner: Any, *, subject: str) -> Receipt:
+    """A decision's receipt, created before it writes so that every row it creates carries it
+    (``created_receipt``), as an ingest's rows carry theirs; :func:`_receipt_close` fills it
+    in once the decision is written, in the same transaction."""
+    return Receipt.objects.create(
+        owner=owner, source=Source.REVIEW, outcome=Outcome.WROTE, subject=subject[:255]
+    )
+
+
+def _receipt_close(
+    receipt: Receipt,
+    *,
+    summary: str,
+    detail: dict[str, Any],
+    counts: dict[str, int],
+    started: float,
+) -> None:
+    receipt.summary = summary[:500]
+    receipt.detail = detail
+    receipt.counts = counts
+    receipt.duration_ms = max(0, int((time.perf_counter() - started) * 1000))
+    receipt.save(update_fields=["summary", "detail", "counts", "duration_ms"])
+
+
 def _held(candidate: Candidate) -> list[AnyProposal]:
     # One by one: the batch limits of a save do not apply to what piled up over many saves,
     # and one unreadable object must not drop the others.
@@ -138,7 +177,8 @@ def restates(text: str, keys: set[str]) -> bool:
 def _materialize(
     candidate: Candidate, node: Node, written: _Written, now: datetime, *, change_state: bool = True
 ) -> None:
-    """Write the slices, events and edges that waited on this candidate onto ``node``.
+    """Write the slices, events and edges that waited on this candidate onto ``node``, one at
+    a time in the order they were held, through :mod:`memory.services.writers`.
 
     A held fact that only restates the node's label or the candidate's guess is dropped. An
     event that implies a state ("paused") sets the node's state only with ``change_state``.
@@ -153,57 +193,17 @@ def _materialize(
         for row in Evidence.objects.filter(owner=owner, candidate=candidate).order_by("-id")
     }
     for proposal in _held(candidate):
-        quotes = [span for span in proposal.evidence if span.quote]
         target: dict[str, Any] = {}
-        if isinstance(proposal, SliceProposal) and restates(proposal.text, names):
-            continue
         if isinstance(proposal, SliceProposal):
-            if proposal.kind in SUPERSEDING_SLICE_KINDS:
-                current = list(
-                    Slice.objects.select_for_update().filter(
-                        node=node, kind=proposal.kind, is_current=True
-                    )
-                )
-                assert written.history is not None
-                update_rows(
-                    current,
-                    written.history,
-                    RevisionAction.SUPERSEDED,
-                    is_current=False,
-                    superseded_at=now,
-                )
-                written.superseded += [s.pk for s in current]
-            row = Slice.objects.create(
-                owner=owner, node=node, text=proposal.text, kind=proposal.kind, created_at=now
-            )
-            written.record(row)
-            written.slices.append(row.pk)
-            target = {"slice": row, "node": node}
+            if restates(proposal.text, names):
+                continue
+            target = _held_slice(node, proposal, written, now)
         elif isinstance(proposal, EventProposal):
-            row_event = Event.objects.create(
-                owner=owner,
-                node=node,
-                action=proposal.action,
-                text=proposal.text,
-                importance=proposal.importance,
-                happened_at=proposal.happened_at,
-                happened_at_precision=proposal.happened_at_precision,
-                happened_at_source=proposal.happened_at_source,
-                created_at=now,
-            )
-            written.record(row_event)
-            written.events.append(row_event.pk)
-            new_state = ACTION_STATE.get(proposal.action)
-            if change_state and new_state and new_state != node.state:
-                node.state = new_state
-                node.save(update_fields=["state"])
-            target = {"event": row_event, "node": node}
+            target = _held_event(node, proposal, written, now, change_state=change_state)
         elif isinstance(proposal, EdgeProposal):
-            edge = _materialize_edge(candidate, node, proposal, now)
+            edge = _materialize_edge(candidate, node, proposal, written, now)
             if edge is None:
                 continue
-            written.record(edge)
-            written.edges.append(edge.pk)
             target = {"edge": edge}
         evidence += [
             Evidence(
@@ -215,14 +215,45 @@ def _materialize(
                 quote=s.quote,
                 **target,
             )
-            for s in quotes
+            for s in proposal.evidence
+            if s.quote
             for key in [(s.message_id, s.quote)]
         ]
     Evidence.objects.bulk_create(evidence)
 
 
+def _held_slice(
+    node: Node, proposal: SliceProposal, written: _Written, now: datetime
+) -> dict[str, Any]:
+    history, receipt = written.writing
+    new = NewSlice(
+        node.pk, proposal.text, proposal.kind, supersede=proposal.kind in SUPERSEDING_SLICE_KINDS
+    )
+    done = slices_write(owner=node.owner, slices=[new], receipt=receipt, now=now, history=history)
+    written.superseded += done.retired
+    (row,) = done.rows
+    written.slices.append(row.pk)
+    return {"slice": row, "node": node}
+
+
+def _held_event(
+    node: Node, proposal: EventProposal, written: _Written, now: datetime, *, change_state: bool
+) -> dict[str, Any]:
+    history, receipt = written.writing
+    (row,) = events_write(
+        owner=node.owner, events=[(node.pk, proposal)], receipt=receipt, now=now, history=history
+    )
+    written.events.append(row.pk)
+    new_state = ACTION_STATE.get(proposal.action)
+    if change_state and new_state and new_state != node.state:
+        # No revision of its own: the decision records the node once, as it ends.
+        node_states_write(owner=node.owner, states={node.pk: new_state}, now=now)
+        node.state = new_state
+    return {"event": row, "node": node}
+
+
 def _materialize_edge(
-    candidate: Candidate, node: Node, proposal: EdgeProposal, now: datetime
+    candidate: Candidate, node: Node, proposal: EdgeProposal, written: _Written, now: datetime
 ) -> Edge | None:
     own_keys = {candidate.canonical_key, node.canonical_key}
     from_key, to_key = canonical_key(proposal.from_label), canonical_key(proposal.to_label)
@@ -246,9 +277,16 @@ def _materialize_edge(
         owner=candidate.owner, from_node=source, to_node=dest, type=proposal.type
     ).exists():
         return None
-    return Edge.objects.create(
-        owner=candidate.owner, from_node=source, to_node=dest, type=proposal.type, created_at=now
+    history, receipt = written.writing
+    (edge,) = edges_write(
+        owner=candidate.owner,
+        edges=[(source.pk, dest.pk, proposal.type)],
+        receipt=receipt,
+        now=now,
+        history=history,
     )
+    written.edges.append(edge.pk)
+    return edge
 
 
 def _node_by_key(owner: Any, key: str) -> Node | None:
@@ -271,13 +309,12 @@ def _alias_free(owner: Any, key: str, now: datetime) -> bool:
 
 def _alias_from_guess(candidate: Candidate, node: Node, written: _Written) -> None:
     """Keep the candidate's own guess as an alias of ``node`` (checked free by the caller)."""
-    alias_row = Alias.objects.create(
+    history, _receipt = written.writing
+    (alias_row,) = aliases_write(
         owner=candidate.owner,
-        node=node,
-        alias=candidate.label_guess,
-        canonical_key=candidate.canonical_key,
+        aliases=[(node.pk, candidate.label_guess, candidate.canonical_key)],
+        history=history,
     )
-    written.record(alias_row)
     written.aliases.append(alias_row.pk)
 
 
@@ -347,16 +384,7 @@ def candidate_promote(
     person corrected is not another name for the memory unless they say so.
     """
     started = time.perf_counter()
-    label = " ".join((label if label is not None else candidate.label_guess).split())
-    if len(label) > 200:
-        raise ReviewError("a label is at most 200 characters")
-    if label_rejection(label):
-        raise ReviewError(f"“{label}” is not a usable label")
-    category = category or candidate.category_guess
-    if category not in Category.values:
-        raise ReviewError(f"unknown category {category!r}")
-    if state and state not in NodeState.values:
-        raise ReviewError(f"unknown state {state!r}")
+    label, category = _promote_checked(candidate, label, category, state)
     key = canonical_key(label)
     now = timezone.now()
     with transaction.atomic():
@@ -372,65 +400,103 @@ def candidate_promote(
                 started=started,
                 action="promote",
             )
-            candidate.refresh_from_db()
-            return node
-        _assert_not_suppressed(locked.owner, key, label, now)
-        written = _Written(
-            node_created=True,
-            history=History(
-                owner_id=locked.owner_id,
-                reason=f"promoted from the guess “{locked.label_guess}”",
+        else:
+            _assert_not_suppressed(locked.owner, key, label, now)
+            node = _promote_locked(
+                locked,
+                label=label,
+                category=category,
+                state=state,
+                by=by,
+                add_alias=keep_guess and key != locked.canonical_key,
                 now=now,
-            ),
-        )
-        try:
-            with transaction.atomic():
-                node = Node.objects.create(
-                    owner=locked.owner,
-                    label=label,
-                    canonical_key=key,
-                    category=category,
-                    state=state or NodeState.ACTIVE,
-                    origin=NodeOrigin.PROMOTED,
-                    mention_count=locked.mention_count,
-                    session_count=locked.session_count,
-                    last_seen_at=locked.last_seen_at,
-                    created_at=now,
-                    updated_at=now,
-                )
-        except IntegrityError as exc:
-            raise ReviewError(f"a {category} called “{label}” already exists") from exc
-        written.node = node.pk
-        if (
-            keep_guess
-            and key != locked.canonical_key
-            and _alias_free(locked.owner, locked.canonical_key, now)
-        ):
-            _alias_from_guess(locked, node, written)
-        _adopt(locked, node, written, by, CandidateStatus.PROMOTED, now)
-        if state:  # the person's choice wins over what the held events implied
-            Node.objects.filter(pk=node.pk).update(state=state)
-            node.state = state
-        written.record(node, RevisionAction.PROMOTED)
-        receipt = _review_receipt(
-            locked.owner,
-            outcome=Outcome.WROTE,
-            subject=f"promote: {label}",
-            summary=f"promoted “{label}” ({category}); {_count(written.slices, 'fact')}, "
-            f"{_count(written.events, 'event')}",
-            detail=_detail("promote", locked, written),
-            started=started,
-            counts={
-                "nodes": 1,
-                "slices": len(written.slices),
-                "events": len(written.events),
-                "edges": len(written.edges),
-            },
-        )
-        assert written.history is not None
-        written.history.flush(receipt_id=receipt.pk)
+                started=started,
+            )
+            node.refresh_from_db()
     candidate.refresh_from_db()
-    node.refresh_from_db()
+    return node
+
+
+def _promote_checked(
+    candidate: Candidate, label: str | None, category: str | None, state: str | None
+) -> tuple[str, str]:
+    """The label (whitespace folded) and category a promotion uses; ReviewError if unusable."""
+    label = " ".join((label if label is not None else candidate.label_guess).split())
+    if len(label) > 200:
+        raise ReviewError("a label is at most 200 characters")
+    if label_rejection(label):
+        raise ReviewError(f"“{label}” is not a usable label")
+    category = category or candidate.category_guess
+    if category not in Category.values:
+        raise ReviewError(f"unknown category {category!r}")
+    if state and state not in NodeState.values:
+        raise ReviewError(f"unknown state {state!r}")
+    return label, category
+
+
+def _promote_locked(
+    locked: Candidate,
+    *,
+    label: str,
+    category: str,
+    state: str | None,
+    by: Any,
+    add_alias: bool,
+    now: datetime,
+    started: float,
+) -> Node:
+    """A new node from the locked candidate, with what it held; its receipt is written first
+    and marks every row created."""
+    written = _Written(
+        node_created=True,
+        history=History(
+            owner_id=locked.owner_id,
+            reason=f"promoted from the guess “{locked.label_guess}”",
+            now=now,
+        ),
+        receipt=_receipt_open(locked.owner, subject=f"promote: {label}"),
+    )
+    try:
+        with transaction.atomic():
+            node = Node.objects.create(
+                owner=locked.owner,
+                label=label,
+                canonical_key=canonical_key(label),
+                category=category,
+                state=state or NodeState.ACTIVE,
+                origin=NodeOrigin.PROMOTED,
+                mention_count=locked.mention_count,
+                session_count=locked.session_count,
+                last_seen_at=locked.last_seen_at,
+                created_receipt=written.receipt,
+                created_at=now,
+                updated_at=now,
+            )
+    except IntegrityError as exc:
+        raise ReviewError(f"a {category} called “{label}” already exists") from exc
+    written.node = node.pk
+    if add_alias and _alias_free(locked.owner, locked.canonical_key, now):
+        _alias_from_guess(locked, node, written)
+    _adopt(locked, node, written, by, CandidateStatus.PROMOTED, now)
+    if state and node.state != state:  # the person's choice wins over the held events'
+        node_states_write(owner=locked.owner, states={node.pk: state}, now=now)
+        node.state = state
+    written.record(node, RevisionAction.PROMOTED)
+    history, receipt = written.writing
+    _receipt_close(
+        receipt,
+        summary=f"promoted “{label}” ({category}); {_count(written.slices, 'fact')}, "
+        f"{_count(written.events, 'event')}",
+        detail=_detail("promote", locked, written),
+        started=started,
+        counts={
+            "nodes": 1,
+            "slices": len(written.slices),
+            "events": len(written.events),
+            "edges": len(written.edges),
+        },
+    )
+    history.flush(receipt_id=receipt.pk)
     return node
 
 
@@ -451,6 +517,9 @@ def _merge_locked(
         history=History(
             owner_id=locked.owner_id, reason=f"merged the guess “{locked.label_guess}”", now=now
         ),
+        receipt=_receipt_open(
+            locked.owner, subject=f"{action}: {locked.label_guess} → {node.label}"
+        ),
     )
     key = locked.canonical_key
     if add_alias and key != node.canonical_key and _alias_free(locked.owner, key, now):
@@ -470,10 +539,9 @@ def _merge_locked(
         if written.state_before != node.state
         else ""
     )
-    receipt = _review_receipt(
-        locked.owner,
-        outcome=Outcome.WROTE,
-        subject=f"{action}: {locked.label_guess} → {node.label}",
+    history, receipt = written.writing
+    _receipt_close(
+        receipt,
         summary=f"merged “{locked.label_guess}” into “{node.label}”"
         + (" as an alias" if written.aliases else "")
         + f"; {_count(written.slices, 'fact')}, {_count(written.events, 'event')}"
@@ -489,8 +557,7 @@ def _merge_locked(
             "edges": len(written.edges),
         },
     )
-    assert written.history is not None
-    written.history.flush(receipt_id=receipt.pk)
+    history.flush(receipt_id=receipt.pk)
     node.refresh_from_db()
     return node
 

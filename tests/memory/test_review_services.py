@@ -309,3 +309,63 @@ def test_a_renamed_promotion_onto_an_existing_memory_adds_no_alias_unless_kept(o
     sofia = make_node(owner=owner, label="Sofia Almeida", category="person")
     node = candidate_promote(candidate=_manager_guess(owner), by=owner, label="sofia almeida")
     assert node.pk == sofia.pk and not node.aliases.exists()
+
+
+# --- what a decision writes carries its receipt, as an ingest's rows do --------------------------
+
+
+def _held_details(label: str) -> list[dict]:
+    return [
+        {"object": "slice", "on": label, "text": "trains on Tuesdays", "kind": "progress"},
+        {"object": "event", "on": label, "action": "paused", "text": "paused for the winter"},
+        {"object": "edge", "from": label, "to": "Gym", "type": "uses"},
+    ]
+
+
+def test_a_promotion_marks_every_row_it_creates_with_its_receipt(owner):
+    make_node(owner=owner, label="Gym", category="place")
+    candidate = make_candidate(owner=owner, label="Rowing", held_objects=_held_details("Rowing"))
+
+    node = candidate_promote(candidate=candidate, by=owner, keep_guess=True)
+
+    receipt = Receipt.objects.get(source="review", detail__action="promote")
+    assert node.created_receipt_id == receipt.pk
+    assert [s.created_receipt_id for s in node.slices.all()] == [receipt.pk]
+    assert [e.created_receipt_id for e in node.events.all()] == [receipt.pk]
+    assert [e.created_receipt_id for e in Edge.objects.filter(owner=owner)] == [receipt.pk]
+    # The receipt is complete, and what it lists is what carries it.
+    assert receipt.counts == {"nodes": 1, "slices": 1, "events": 1, "edges": 1}
+    assert receipt.detail["created"]["slices"] == list(node.slices.values_list("pk", flat=True))
+    assert receipt.summary.startswith("promoted “Rowing”")
+
+
+def test_a_merge_marks_the_details_it_writes_with_its_receipt(owner):
+    rowing = make_node(owner=owner, label="Rowing")
+    make_node(owner=owner, label="Gym", category="place")
+    old = make_slice(node=rowing, text="trains on Mondays", kind="progress")
+    candidate = make_candidate(owner=owner, label="rowing club", held_objects=_held_details("x"))
+    candidate.held_objects[2]["from"] = "rowing club"
+    candidate.save(update_fields=["held_objects"])
+
+    candidate_merge(candidate=candidate, node=rowing, by=owner, change_state=True)
+
+    receipt = Receipt.objects.get(source="review", detail__action="merge")
+    new = rowing.slices.get(is_current=True)
+    assert new.created_receipt_id == receipt.pk and new.text == "trains on Tuesdays"
+    assert rowing.events.get().created_receipt_id == receipt.pk
+    assert Edge.objects.get(owner=owner).created_receipt_id == receipt.pk
+    old.refresh_from_db()
+    assert old.created_receipt_id is None and not old.is_current  # superseded, not re-marked
+    assert receipt.detail["superseded"] == [old.pk]
+
+
+def test_a_state_change_through_review_moves_updated_at(owner):
+    rowing = make_node(owner=owner, label="Rowing")
+    week_ago = timezone.now() - timedelta(days=7)
+    Node.objects.filter(pk=rowing.pk).update(updated_at=week_ago)
+    candidate = make_candidate(owner=owner, label="rowing club", held_objects=_held_details("x"))
+
+    candidate_merge(candidate=candidate, node=rowing, by=owner, change_state=True)
+
+    rowing.refresh_from_db()
+    assert rowing.state == "paused" and rowing.updated_at > week_ago
