@@ -615,45 +615,18 @@ def apply_proposals(
         )
 
     for _attempt in range(APPLY_ATTEMPTS):
-        now = timezone.now()
         try:
-            snapshot = gate_snapshot(src.owner, proposals, now=now)
-            plan = plan_writes(proposals, snapshot)
-            with transaction.atomic():
-                barrier_check(src.owner, started_at=began)
-                if transcript is not None and not _still_there(transcript):
-                    # Deleted (delete all, undo) after it was claimed: the deletion has
-                    # committed, since it holds the barrier row we now hold.
-                    raise DeletionConflict(timezone.now())
-                plan_recheck(owner=src.owner, plan=plan, now=now)
-                receipt = Receipt.objects.create(
-                    owner=src.owner,
-                    source=src.source,
-                    token=src.token,
-                    outcome=Outcome.WROTE,
-                    extractor=extractor,
-                    subject=subject[:255],
-                )
-                result = plan_apply(
-                    owner=src.owner,
-                    plan=plan,
-                    receipt=receipt,
-                    now=now,
-                    transcript=transcript,
-                    source=src.source,
-                )
-                if transcript is not None and messages:
-                    episodes_record(transcript=transcript, messages=messages, now=now)
-                _complete(
-                    receipt,
-                    plan=plan,
-                    result=result,
-                    started=started,
-                    extra=extra or {},
-                    proposals=len(proposals),
-                    transcript=transcript,
-                )
-                return receipt
+            return _apply_once(
+                src=src,
+                proposals=proposals,
+                subject=subject,
+                started=started,
+                began=began,
+                extractor=extractor,
+                transcript=transcript,
+                messages=messages,
+                extra=extra or {},
+            )
         except (IntegrityError, CandidateDecided) as exc:
             # A concurrent writer created the same key (or a person decided a candidate):
             # the transaction rolled back; plan again against what is there now.
@@ -670,6 +643,61 @@ def apply_proposals(
             return failed(Outcome.DB_WRITE_FAILED, error, retryable=False)
     error = f"database write failed after {APPLY_ATTEMPTS} attempts: {last_error}"
     return failed(Outcome.DB_WRITE_FAILED, error, retryable=True)
+
+
+def _apply_once(
+    *,
+    src: Source,
+    proposals: Sequence[AnyProposal],
+    subject: str,
+    started: float,
+    began: datetime,
+    extractor: str,
+    transcript: Transcript | None,
+    messages: Sequence[Message],
+    extra: dict[str, Any],
+) -> Receipt:
+    """One attempt of :func:`apply_proposals`: snapshot, plan, and in one transaction the
+    barrier check, the plan's writes, the episodes and the receipt. Raises what the caller
+    retries on (``IntegrityError``, :class:`CandidateDecided`) or records."""
+    now = timezone.now()
+    snapshot = gate_snapshot(src.owner, proposals, now=now)
+    plan = plan_writes(proposals, snapshot)
+    with transaction.atomic():
+        barrier_check(src.owner, started_at=began)
+        if transcript is not None and not _still_there(transcript):
+            # Deleted (delete all, undo) after it was claimed: the deletion has
+            # committed, since it holds the barrier row we now hold.
+            raise DeletionConflict(timezone.now())
+        plan_recheck(owner=src.owner, plan=plan, now=now)
+        receipt = Receipt.objects.create(
+            owner=src.owner,
+            source=src.source,
+            token=src.token,
+            outcome=Outcome.WROTE,
+            extractor=extractor,
+            subject=subject[:255],
+        )
+        result = plan_apply(
+            owner=src.owner,
+            plan=plan,
+            receipt=receipt,
+            now=now,
+            transcript=transcript,
+            source=src.source,
+        )
+        if transcript is not None and messages:
+            episodes_record(transcript=transcript, messages=messages, now=now)
+        _complete(
+            receipt,
+            plan=plan,
+            result=result,
+            started=started,
+            extra=extra,
+            proposals=len(proposals),
+            transcript=transcript,
+        )
+    return receipt
 
 
 def _still_there(transcript: Transcript) -> bool:

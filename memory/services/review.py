@@ -769,58 +769,9 @@ def candidate_undo(*, candidate: Candidate, by: Any) -> Candidate:
             seconds=settings.UME_UNDO_SECONDS
         ):
             raise ReviewError("that decision is too old to undo")
-        detail = receipt.detail
-        created = detail.get("created", {})
         # Undo deletes rows an in-flight ingest may be building on: it is a deletion.
         barrier_raise(locked.owner, at=now)
-        if detail.get("suppression"):
-            Suppression.objects.filter(owner=locked.owner, pk=detail["suppression"]).delete()
-        history = History(
-            owner_id=locked.owner_id,
-            reason=f"undo of the decision on “{locked.label_guess}”",
-            receipt_id=receipt.pk,
-            now=now,
-        )
-        node_id = detail.get("node")
-        if node_id and detail.get("node_created"):
-            # Everything on it goes with it: one final revision each.
-            delete_tree(locked.owner_id, [node_id], history)
-        for model, name in (
-            (Slice, "slices"),
-            (Event, "events"),
-            (Edge, "edges"),
-            (Alias, "aliases"),
-        ):
-            rows = model.objects.filter(owner=locked.owner, pk__in=created.get(name, []))
-            if not (node_id and detail.get("node_created")):
-                for row in rows:
-                    history.deleted(row)
-            rows.delete()
-        update_rows(
-            list(Slice.objects.filter(owner=locked.owner, pk__in=detail.get("superseded", []))),
-            history,
-            RevisionAction.RESTORED,
-            is_current=True,
-            superseded_at=None,
-        )
-        Evidence.objects.filter(owner=locked.owner, candidate=locked).update(node=None)
-        if node_id and detail.get("node_created"):
-            Node.objects.filter(owner=locked.owner, pk=node_id).delete()
-        elif node_id:
-            updates: dict[str, Any] = {
-                "mention_count": F("mention_count") - detail.get("mentions", 0),
-                "session_count": F("session_count") - detail.get("sessions", 0),
-            }
-            if detail.get("state_before"):
-                updates["state"] = detail["state_before"]
-            target = Node.objects.filter(
-                owner=locked.owner, pk=node_id, mention_count__gte=detail.get("mentions", 0)
-            ).first()
-            if target is not None:
-                update_rows([target], history, RevisionAction.RESTORED, **updates)
-        history.flush()
-        if node_id:
-            recall_index_refresh(owner_id=locked.owner_id, nodes=[node_id])
+        _undo_written(locked, receipt, now)
         clash = Candidate.objects.filter(
             owner=locked.owner, canonical_key=locked.canonical_key, status=CandidateStatus.PENDING
         ).exclude(pk=locked.pk)
@@ -837,3 +788,59 @@ def candidate_undo(*, candidate: Candidate, by: Any) -> Candidate:
         receipt.save(update_fields=["undone_at"])
     candidate.refresh_from_db()
     return candidate
+
+
+def _undo_written(locked: Candidate, receipt: Receipt, now: datetime) -> None:
+    """Revert what the decision of ``receipt`` wrote: its suppression, the node it created
+    (with everything on it) or what it added to the node it merged into, the slices it
+    superseded and the evidence it moved; each change with its revision."""
+    detail = receipt.detail
+    created = detail.get("created", {})
+    if detail.get("suppression"):
+        Suppression.objects.filter(owner=locked.owner, pk=detail["suppression"]).delete()
+    history = History(
+        owner_id=locked.owner_id,
+        reason=f"undo of the decision on “{locked.label_guess}”",
+        receipt_id=receipt.pk,
+        now=now,
+    )
+    node_id = detail.get("node")
+    if node_id and detail.get("node_created"):
+        # Everything on it goes with it: one final revision each.
+        delete_tree(locked.owner_id, [node_id], history)
+    for model, name in (
+        (Slice, "slices"),
+        (Event, "events"),
+        (Edge, "edges"),
+        (Alias, "aliases"),
+    ):
+        rows = model.objects.filter(owner=locked.owner, pk__in=created.get(name, []))
+        if not (node_id and detail.get("node_created")):
+            for row in rows:
+                history.deleted(row)
+        rows.delete()
+    update_rows(
+        list(Slice.objects.filter(owner=locked.owner, pk__in=detail.get("superseded", []))),
+        history,
+        RevisionAction.RESTORED,
+        is_current=True,
+        superseded_at=None,
+    )
+    Evidence.objects.filter(owner=locked.owner, candidate=locked).update(node=None)
+    if node_id and detail.get("node_created"):
+        Node.objects.filter(owner=locked.owner, pk=node_id).delete()
+    elif node_id:
+        updates: dict[str, Any] = {
+            "mention_count": F("mention_count") - detail.get("mentions", 0),
+            "session_count": F("session_count") - detail.get("sessions", 0),
+        }
+        if detail.get("state_before"):
+            updates["state"] = detail["state_before"]
+        target = Node.objects.filter(
+            owner=locked.owner, pk=node_id, mention_count__gte=detail.get("mentions", 0)
+        ).first()
+        if target is not None:
+            update_rows([target], history, RevisionAction.RESTORED, **updates)
+    history.flush()
+    if node_id:
+        recall_index_refresh(owner_id=locked.owner_id, nodes=[node_id])
