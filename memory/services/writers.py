@@ -125,7 +125,7 @@ def _slices_retire(
     for node_id, kind in sorted(pairs):
         retire |= Q(node_id=node_id, kind=kind)
     nodes = sorted({node_id for node_id, _kind in pairs})
-    owned = Node.objects.filter(owner=owner, id__in=nodes).values("id")
+    owned = Node.objects.for_owner(owner).filter(id__in=nodes).values("id")
     # Locked in id order where rows are locked (PostgreSQL), so that two saves never
     # wait on each other's rows. SQLite locks the whole database instead, and there an
     # ORDER BY id makes its planner (without table statistics) walk the owner's index,
@@ -244,4 +244,4 @@ def node_states_write(
             default=F("revision"),
             output_field=IntegerField(),
         )
-    Node.objects.filter(owner=owner, pk__in=list(states)).update(**values)
+    Node.objects.for_owner(owner).filter(pk__in=list(states)).update(**values)
