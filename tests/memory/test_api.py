@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from datetime import timedelta
+from typing import Any
 
 import pytest
 from django.core.cache import cache
@@ -32,7 +33,7 @@ def _fresh_rate_limit():
     cache.clear()
 
 
-def bearer(secret: str) -> dict[str, str]:
+def bearer(secret: str) -> dict[str, Any]:
     return {"HTTP_AUTHORIZATION": f"Bearer {secret}"}
 
 

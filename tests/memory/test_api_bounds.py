@@ -4,6 +4,7 @@ pending workers, strict schemas, JSON everywhere under /v1/."""
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 from django.core.cache import cache
@@ -24,7 +25,7 @@ def _fresh_rate_limit():
 
 
 @pytest.fixture
-def auth(owner) -> dict[str, str]:
+def auth(owner) -> dict[str, Any]:
     return {"HTTP_AUTHORIZATION": f"Bearer {token_create(owner=owner, name='bounds')[1]}"}
 
 

@@ -4,6 +4,7 @@ found in review (a 500 or a non-JSON error where a 400/405 JSON answer was due).
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import anyio
 import pytest
@@ -33,7 +34,7 @@ def _fresh_rate_limit():
 
 
 @pytest.fixture
-def auth(owner) -> dict[str, str]:
+def auth(owner) -> dict[str, Any]:
     return {"HTTP_AUTHORIZATION": f"Bearer {token_create(owner=owner, name='review')[1]}"}
 
 

@@ -4,6 +4,7 @@ the graph and the suppressions page; owner, another user and an anonymous visito
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import pytest
 from django.urls import reverse
@@ -21,7 +22,7 @@ from tests.factories import (
 )
 
 pytestmark = pytest.mark.django_db
-HX = {"HTTP_HX_REQUEST": "true"}
+HX: dict[str, Any] = {"HTTP_HX_REQUEST": "true"}
 
 
 def url(name, *args):

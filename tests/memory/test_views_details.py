@@ -3,6 +3,8 @@ another user and an anonymous visitor."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from django.urls import reverse
 
@@ -11,7 +13,7 @@ from receipts.models import Receipt
 from tests.factories import make_edge, make_event, make_node, make_slice
 
 pytestmark = pytest.mark.django_db
-HX = {"HTTP_HX_REQUEST": "true"}
+HX: dict[str, Any] = {"HTTP_HX_REQUEST": "true"}
 
 
 @pytest.fixture

@@ -4,6 +4,7 @@ the chart, and the owner's receipts only."""
 from __future__ import annotations
 
 from datetime import timedelta
+from typing import Any
 
 import pytest
 from django.urls import reverse
@@ -14,7 +15,7 @@ from receipts.models import Receipt
 from tests.factories import make_node
 
 pytestmark = pytest.mark.django_db
-HX = {"HTTP_HX_REQUEST": "true"}
+HX: dict[str, Any] = {"HTTP_HX_REQUEST": "true"}
 SAVES = reverse("receipts:list")
 
 

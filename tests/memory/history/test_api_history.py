@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 from django.core.cache import cache
@@ -23,7 +24,7 @@ def _fresh_rate_limit():
 
 
 @pytest.fixture
-def auth(owner) -> dict[str, str]:
+def auth(owner) -> dict[str, Any]:
     return {"HTTP_AUTHORIZATION": f"Bearer {token_create(owner=owner, name='my tool')[1]}"}
 
 
