@@ -9,6 +9,7 @@ import time
 import anyio
 import httpx
 import pytest
+from django.contrib.auth.models import User
 from mcp import Client
 from mcp.client.auth import OAuthClientProvider
 from mcp.client.streamable_http import streamable_http_client
@@ -48,7 +49,7 @@ class Storage:
         self.client = client_info
 
 
-def test_the_sdk_client_connects_calls_refreshes_and_is_revoked(base_url, owner):
+def test_the_sdk_client_connects_calls_refreshes_and_is_revoked(base_url: str, owner: User) -> None:
     mcp_url = f"{base_url}/mcp"
     cookies = session_cookies(owner)
     storage = Storage()

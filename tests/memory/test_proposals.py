@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import Any
 
 import pytest
 
 from memory.proposals import ProposalError, dump_proposal, parse_proposals, proposals_dedupe
 
 
-def test_unknown_vocabulary_becomes_other_and_unknown_edge_types_are_kept():
+def test_unknown_vocabulary_becomes_other_and_unknown_edge_types_are_kept() -> None:
     node, event, slice_, edge = parse_proposals(
         [
             {"object": "node", "label": "Boxing", "category": "Sport", "state": "dormant"},
@@ -39,7 +40,7 @@ def test_unknown_vocabulary_becomes_other_and_unknown_edge_types_are_kept():
         ("2021-03-05T10:30:00+02:00", datetime(2021, 3, 5, 8, 30, tzinfo=UTC), "day"),
     ],
 )
-def test_partial_dates(value, when, precision):
+def test_partial_dates(value: Any, when: Any, precision: Any) -> None:
     (event,) = parse_proposals([{"object": "event", "on": "X", "text": "t", "happened_at": value}])
     assert (event.happened_at, event.happened_at_precision, event.happened_at_source) == (
         when,
@@ -48,7 +49,7 @@ def test_partial_dates(value, when, precision):
     )
 
 
-def test_no_date_means_unknown():
+def test_no_date_means_unknown() -> None:
     (event,) = parse_proposals(
         [{"object": "event", "on": "X", "text": "t", "happened_at_source": "stated"}]
     )
@@ -71,13 +72,13 @@ def test_no_date_means_unknown():
         ([{"object": "node", "label": "x"}] * 501, "too many proposed objects"),
     ],
 )
-def test_bad_proposals_say_where(data, error):
+def test_bad_proposals_say_where(data: Any, error: Any) -> None:
     with pytest.raises(ProposalError) as info:
         parse_proposals(data)
     assert error in str(info.value)
 
 
-def test_dump_round_trips():
+def test_dump_round_trips() -> None:
     proposals = parse_proposals(
         {
             "objects": [
@@ -101,7 +102,7 @@ def test_dump_round_trips():
     assert parse_proposals([dump_proposal(p) for p in proposals]) == proposals
 
 
-def test_the_same_object_said_again_is_one_with_one_span_per_distinct_message():
+def test_the_same_object_said_again_is_one_with_one_span_per_distinct_message() -> None:
     said = {"object": "slice", "on": "Cello", "kind": "progress", "text": "practises daily"}
     proposals = parse_proposals(
         [

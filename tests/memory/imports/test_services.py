@@ -9,7 +9,9 @@ import tracemalloc
 from pathlib import Path
 
 import pytest
+from django.contrib.auth.models import User
 from django.core.management import call_command
+from pytest_django import Settings
 
 from memory.imports.formats import CHATGPT
 from memory.imports.selectors import chat_import_progress
@@ -28,7 +30,7 @@ def ingest_json(*paths: Path) -> list[dict]:
     return [json.loads(line) for line in out.getvalue().splitlines()]
 
 
-def test_a_chatgpt_export_becomes_one_transcript_and_receipt_per_conversation(owner):
+def test_a_chatgpt_export_becomes_one_transcript_and_receipt_per_conversation(owner: User) -> None:
     lines = ingest_json(EXPORTS / "chatgpt_conversations.json")
     receipts = Receipt.objects.filter(owner=owner).order_by("pk")
     subjects = [r.subject for r in receipts]
@@ -57,7 +59,7 @@ def test_a_chatgpt_export_becomes_one_transcript_and_receipt_per_conversation(ow
     assert marathon.receipt.detail["messages"] == 4
 
 
-def test_reimporting_the_same_export_is_one_duplicate_receipt(owner):
+def test_reimporting_the_same_export_is_one_duplicate_receipt(owner: User) -> None:
     ingest_json(EXPORTS / "claude_conversations.json")
     transcripts = Transcript.objects.count()
     receipts = Receipt.objects.count()
@@ -68,7 +70,7 @@ def test_reimporting_the_same_export_is_one_duplicate_receipt(owner):
     assert ChatImport.objects.filter(owner=owner).count() == 1
 
 
-def test_a_later_export_stores_only_the_new_conversations(owner, tmp_path):
+def test_a_later_export_stores_only_the_new_conversations(owner: User, tmp_path: Path) -> None:
     ingest_json(EXPORTS / "claude_conversations.json")
     conversations = json.loads((EXPORTS / "claude_conversations.json").read_text())
     newer = tmp_path / "conversations.json"
@@ -89,7 +91,7 @@ def test_a_later_export_stores_only_the_new_conversations(owner, tmp_path):
     assert Transcript.objects.filter(owner=owner, name="Moving to Lisbon").count() == 1
 
 
-def test_json_lines_and_plain_notes_go_through_ingest_too(owner, tmp_path):
+def test_json_lines_and_plain_notes_go_through_ingest_too(owner: User, tmp_path: Path) -> None:
     notes = tmp_path / "notes.txt"
     notes.write_text("Started a pottery class on Thursdays.\n")
     lines = ingest_json(EXPORTS / "greyhound.jsonl", notes)
@@ -101,7 +103,9 @@ def test_json_lines_and_plain_notes_go_through_ingest_too(owner, tmp_path):
     assert Transcript.objects.get(owner=owner, name="notes.txt").chat_import is None
 
 
-def test_malformed_json_midway_keeps_the_conversations_before_it(owner, tmp_path):
+def test_malformed_json_midway_keeps_the_conversations_before_it(
+    owner: User, tmp_path: Path
+) -> None:
     good = json.loads((EXPORTS / "claude_conversations.json").read_text())[1]
     path = tmp_path / "conversations.json"
     path.write_text("[" + json.dumps(good) + ', {"uuid": "x", "chat_messages": [')
@@ -137,7 +141,9 @@ def _big_export(path: Path, conversations: int) -> int:
     return path.stat().st_size
 
 
-def test_a_large_export_is_read_as_a_stream_and_left_to_the_workers(owner, tmp_path, settings):
+def test_a_large_export_is_read_as_a_stream_and_left_to_the_workers(
+    owner: User, tmp_path: Path, settings: Settings
+) -> None:
     path = tmp_path / "conversations.json"
     size = _big_export(path, 400)
     assert size > 4_000_000
@@ -173,7 +179,7 @@ def test_a_large_export_is_read_as_a_stream_and_left_to_the_workers(owner, tmp_p
     assert Receipt.objects.filter(owner=owner, subject="Garden diary 7").count() == 1
 
 
-def test_progress_is_scoped_to_its_owner(owner, other_user):
+def test_progress_is_scoped_to_its_owner(owner: User, other_user: User) -> None:
     with (EXPORTS / "claude_conversations.json").open("rb") as stream:
         result = chat_import_store(
             owner=owner, stream=stream, name="c.json", fmt="claude", source="upload"
@@ -182,7 +188,7 @@ def test_progress_is_scoped_to_its_owner(owner, other_user):
     assert chat_import_progress(owner, result.chat_import.pk) is not None
 
 
-def test_after_deleting_all_memory_the_same_export_imports_again(owner):
+def test_after_deleting_all_memory_the_same_export_imports_again(owner: User) -> None:
     from memory.services.erase import memory_erase_all
 
     ingest_json(EXPORTS / "claude_conversations.json")

@@ -5,9 +5,13 @@ from __future__ import annotations
 
 import json
 from datetime import UTC, datetime
+from typing import Any
 
 import pytest
+from django.contrib.auth.models import User
+from django.test import Client
 from django.urls import reverse
+from pytest_django import DjangoAssertNumQueries
 
 from memory.models import Candidate, Episode, MemoryRule
 from memory.recall import recall
@@ -48,7 +52,7 @@ CHAT = [
 ]
 
 
-def save(owner, messages=CHAT, objects=(), name="chat"):
+def save(owner: Any, messages: Any = CHAT, objects: Any = (), name: Any = "chat") -> Any:
     """A conversation with the proposals an assistant drew from it, through the real path."""
     doc = {"objects": list(objects), "messages": list(messages)}
     return ingest_text(
@@ -70,11 +74,11 @@ def proposal(label: str, category: str = "person", quote: str = "I met Ana") -> 
     }
 
 
-def episodes_of(result) -> list[str]:
+def episodes_of(result: Any) -> list[str]:
     return [i.message_id for i in result.items if i.kind == "episode"]
 
 
-def test_the_rest_of_a_story_told_weeks_later_comes_back_after_its_start(owner):
+def test_the_rest_of_a_story_told_weeks_later_comes_back_after_its_start(owner: User) -> None:
     # the later message says none of the question's words, only its frame's ("ended up"),
     # but it carries on the story the first one started; an unrelated "ended up" does not
     save(
@@ -113,7 +117,7 @@ def test_the_rest_of_a_story_told_weeks_later_comes_back_after_its_start(owner):
     assert recall(owner, "how much did the boiler service end up costing?").no_recall
 
 
-def test_nothing_reviewed_yet_still_finds_what_was_said(owner):
+def test_nothing_reviewed_yet_still_finds_what_was_said(owner: User) -> None:
     save(owner, objects=[proposal("Ana")])
     assert Candidate.objects.filter(owner=owner, status="pending").exists()
     result = recall(owner, "What do you know about Ana?")
@@ -129,7 +133,7 @@ def test_nothing_reviewed_yet_still_finds_what_was_said(owner):
     assert 'Said on 2026-04-03 by you: "Yes, with Ana" (in reply to "Nice!' in result.context
 
 
-def test_a_short_reply_comes_with_what_it_answers(owner):
+def test_a_short_reply_comes_with_what_it_answers(owner: User) -> None:
     save(owner)
     result = recall(owner, "when did I go to the bouldering night")
     by_id = {i.message_id: i for i in result.items if i.kind == "episode"}
@@ -137,7 +141,7 @@ def test_a_short_reply_comes_with_what_it_answers(owner):
     assert by_id["a3"].reply_to.startswith("Nice! Did you go to the bouldering night")
 
 
-def test_a_short_reply_is_found_by_the_thread_it_answers(owner):
+def test_a_short_reply_is_found_by_the_thread_it_answers(owner: User) -> None:
     # the answer names nothing the question asks about: the message two before it does
     save(
         owner,
@@ -151,7 +155,7 @@ def test_a_short_reply_is_found_by_the_thread_it_answers(owner):
     assert said[0] == "b1" and "b3" in said
 
 
-def test_episodes_come_after_confirmed_memories(owner):
+def test_episodes_come_after_confirmed_memories(owner: User) -> None:
     save(owner, objects=[proposal("Ana")])
     candidate_promote(candidate=Candidate.objects.get(owner=owner, canonical_key="ana"), by=owner)
     result = recall(owner, "Ana")
@@ -160,14 +164,14 @@ def test_episodes_come_after_confirmed_memories(owner):
     assert "episode" in kinds and kinds == sorted(kinds, key=lambda k: k == "episode")
 
 
-def test_the_episodes_rule_turns_the_lane_off(owner):
+def test_the_episodes_rule_turns_the_lane_off(owner: User) -> None:
     save(owner)
     memory_rule_update(owner=owner, changes={"episodes": False})
     result = recall(owner, "bouldering")
     assert result.no_recall and result.reason == "no_match"
 
 
-def test_another_persons_conversations_never_come_back(owner, other_user):
+def test_another_persons_conversations_never_come_back(owner: User, other_user: User) -> None:
     save(other_user)
     assert recall(owner, "bouldering").no_recall
 
@@ -175,7 +179,7 @@ def test_another_persons_conversations_never_come_back(owner, other_user):
 # --- forgetting -------------------------------------------------------------------------------
 
 
-def test_deleting_a_memory_with_make_it_stick_forgets_what_was_said(owner):
+def test_deleting_a_memory_with_make_it_stick_forgets_what_was_said(owner: User) -> None:
     save(owner)
     node = make_node(owner=owner, label="Ana", category="person")
     node_delete(node=node, stick=True)
@@ -183,19 +187,19 @@ def test_deleting_a_memory_with_make_it_stick_forgets_what_was_said(owner):
     assert episodes_of(recall(owner, "wedding in Porto")) == ["a4"]  # the rest stays
 
 
-def test_deleting_without_make_it_stick_forgets_nothing(owner):
+def test_deleting_without_make_it_stick_forgets_nothing(owner: User) -> None:
     save(owner)
     node_delete(node=make_node(owner=owner, label="Ana", category="person"), stick=False)
     assert "a1" in episodes_of(recall(owner, "climbing gym"))
 
 
-def test_a_memory_rule_exclude_forgets_what_was_said(owner):
+def test_a_memory_rule_exclude_forgets_what_was_said(owner: User) -> None:
     save(owner)
     memory_rule_update(owner=owner, changes={"excludes": ["wedding"]})
     assert recall(owner, "cousin in Porto").no_recall
 
 
-def test_reject_and_forget_hides_it_but_reject_and_suppress_does_not(owner):
+def test_reject_and_forget_hides_it_but_reject_and_suppress_does_not(owner: User) -> None:
     save(owner, objects=[proposal("Ana"), proposal("Wedding", "other", "my cousin's wedding")])
     wedding = Candidate.objects.get(owner=owner, canonical_key="wedding")
     candidate_reject(candidate=wedding, by=owner, suppress=True)  # "stop proposing this"
@@ -213,7 +217,7 @@ def test_reject_and_forget_hides_it_but_reject_and_suppress_does_not(owner):
 # --- deleting ---------------------------------------------------------------------------------
 
 
-def test_undo_of_an_ingest_removes_its_episodes(owner):
+def test_undo_of_an_ingest_removes_its_episodes(owner: User) -> None:
     receipt = save(owner, objects=[proposal("Ana")])
     other = save(
         owner, messages=[{"role": "user", "content": "Bouldering again next week."}], name="b"
@@ -226,7 +230,7 @@ def test_undo_of_an_ingest_removes_its_episodes(owner):
     assert Episode.objects.filter(transcript_id=other.detail["transcript"]).count() == 1
 
 
-def test_delete_all_removes_every_episode(owner, other_user):
+def test_delete_all_removes_every_episode(owner: User, other_user: User) -> None:
     save(owner)
     save(other_user)
     receipt = memory_erase_all(owner=owner)
@@ -238,7 +242,9 @@ def test_delete_all_removes_every_episode(owner, other_user):
 # --- a constant number of queries --------------------------------------------------------------
 
 
-def test_the_lane_reads_a_fixed_number_of_queries(owner, django_assert_num_queries):
+def test_the_lane_reads_a_fixed_number_of_queries(
+    owner: User, django_assert_num_queries: DjangoAssertNumQueries
+) -> None:
     for i in range(3):
         save(owner, messages=[*CHAT, {"role": "user", "content": f"note {i}"}], name=f"c{i}")
     ana = make_node(owner=owner, label="Ana", category="person", aliases=("Ana Lima",))
@@ -264,7 +270,9 @@ def test_the_lane_reads_a_fixed_number_of_queries(owner, django_assert_num_queri
         assert recall_episodes(owner, subject, limit=10) == []
 
 
-def test_a_save_that_kept_no_memory_can_still_be_undone_for_what_was_said(owner, client):
+def test_a_save_that_kept_no_memory_can_still_be_undone_for_what_was_said(
+    owner: User, client: Client
+) -> None:
     receipt = save(owner, messages=[{"role": "user", "content": "Bouldering again next week."}])
     assert receipt.outcome == "meaningful_no_write"
     client.force_login(owner)
@@ -276,7 +284,9 @@ def test_a_save_that_kept_no_memory_can_still_be_undone_for_what_was_said(owner,
     assert recall(owner, "bouldering").no_recall
 
 
-def test_the_lane_reads_a_bounded_number_of_matching_messages_the_strongest_first(owner):
+def test_the_lane_reads_a_bounded_number_of_matching_messages_the_strongest_first(
+    owner: User,
+) -> None:
     many = [{"role": "user", "content": f"baked bread again, loaf {n}"} for n in range(40)]
     strong = {"role": "user", "content": "bread, bread and more bread: the sourdough bread"}
     save(owner, messages=[strong, *many], name="bakes")
