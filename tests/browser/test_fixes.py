@@ -148,7 +148,10 @@ def _populate(person: Any) -> Any:
 def test_every_page_fits_a_phone_and_the_graph_stays_legible(signed_in: Any, person: Any) -> None:
     page = signed_in
     atlas = _populate(person)
-    receipt = Transcript.objects.filter(owner=person).first().receipt
+    transcript = Transcript.objects.filter(owner=person).first()
+    assert transcript is not None
+    receipt = transcript.receipt
+    assert receipt is not None
     page.set_viewport_size({"width": 390, "height": 844})
     for path in [
         "/review/",

@@ -42,6 +42,7 @@ def test_screenshots(
         .order_by("-n", "label")
         .first()
     )
+    assert richest is not None
     shots = {
         "queue.png": "/review/",
         "saves.png": "/saves/",

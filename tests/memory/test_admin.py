@@ -50,7 +50,9 @@ def test_creating_a_token_shows_the_secret_once(admin_client: Client, owner: Use
         follow=True,
     )
     assert response.status_code == 200
-    secret = re.search(r"(ume_[A-Za-z0-9_\-]{20,})", response.content.decode()).group(1)
+    found = re.search(r"(ume_[A-Za-z0-9_\-]{20,})", response.content.decode())
+    assert found is not None
+    secret = found.group(1)
     token = AccessToken.objects.get()
     assert token.scopes == ["memory:read", "memory:write"]  # write implies read
     assert token_authenticate(secret) == token

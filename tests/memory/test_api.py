@@ -61,7 +61,7 @@ def api(client: Client, secret: str) -> Any:
     """A tiny JSON client acting with the owner's read+write token."""
 
     class Api:
-        def __init__(self, auth: dict[str, str]) -> None:
+        def __init__(self, auth: dict[str, Any]) -> None:
             self.auth = auth
 
         def get(self, path: str, **params: Any) -> Any:

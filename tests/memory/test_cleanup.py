@@ -147,6 +147,7 @@ def test_an_expired_candidate_mentioned_again_comes_back_pending_not_as_a_twin(o
     assert revived.pk == first.pk
     assert revived.status == "pending"
     assert revived.mention_count == 2
+    assert revived.expires_at is not None and first.expires_at is not None
     assert revived.expires_at > first.expires_at
     assert list(revived.evidence.order_by("id").values_list("quote", flat=True)) == [
         "I might try pottery",

@@ -333,6 +333,7 @@ def test_only_an_ingest_that_wrote_can_be_undone(owner: User) -> None:
     review = Receipt.objects.get(source="review")
     make_node(owner=owner, label="that thing", category="other")
     [report] = cleanup_run(user=owner)
+    assert report.receipt is not None
     empty = ingest_proposals(owner=owner, objects=[], name="empty", source="api")
 
     with pytest.raises(EraseError, match="not an ingest"):

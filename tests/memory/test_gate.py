@@ -18,6 +18,7 @@ from memory.gate import (
 )
 from memory.keys import canonical_key
 from memory.proposals import (
+    AnyProposal,
     CandidateProposal,
     EdgeProposal,
     EventProposal,
@@ -585,7 +586,12 @@ def test_events_keep_their_time_and_unknown_stays_unknown() -> None:
 
 
 def test_the_gate_is_deterministic() -> None:
-    proposals = [node("Atlas"), node("Boxing"), event("Atlas"), edge("Atlas", "Boxing")]
+    proposals: list[AnyProposal] = [
+        node("Atlas"),
+        node("Boxing"),
+        event("Atlas"),
+        edge("Atlas", "Boxing"),
+    ]
     assert plan_writes(proposals, snap(rules=AUTO)) == plan_writes(proposals, snap(rules=AUTO))
 
 

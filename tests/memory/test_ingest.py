@@ -574,7 +574,7 @@ def test_a_suppression_made_while_an_ingest_is_planning_still_holds(
     from tests.factories import make_suppression
 
     real = ingest_module.gate_snapshot
-    calls = []
+    calls: list[Any] = []
 
     def person_acts_meanwhile(o: Any, proposals: Any, *, now: Any) -> Any:
         snapshot = real(o, proposals, now=now)

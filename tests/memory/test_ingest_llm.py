@@ -62,7 +62,7 @@ def llm(llm_server: StubLLMServer, settings: Settings) -> Any:  # noqa: F811
 
 
 def stored(owner: Any) -> dict[str, int]:
-    models = {
+    models: dict[str, type[Node | Candidate | Slice | Event | Edge | Evidence]] = {
         "nodes": Node,
         "candidates": Candidate,
         "slices": Slice,
@@ -107,6 +107,7 @@ def test_auto_capture_writes_the_node_and_its_dated_event(owner: User, llm: Stub
     node = Node.objects.get(owner=owner, label="Berlin")
     event = Event.objects.get(node=node)
     assert event.action == "moved"
+    assert event.happened_at is not None
     assert (event.happened_at.year, event.happened_at.month) == (2021, 3)
     assert (event.happened_at_precision, event.happened_at_source) == ("month", "stated")
 

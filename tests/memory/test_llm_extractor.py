@@ -50,7 +50,12 @@ TENNIS = {
 
 
 def run(server: StubLLMServer, messages: list[Message] = MESSAGES, **kwargs: Any) -> Any:
-    options = {"base_url": server.base_url, "model": "stub-model", "api_key": "", "timeout": 5}
+    options: dict[str, Any] = {
+        "base_url": server.base_url,
+        "model": "stub-model",
+        "api_key": "",
+        "timeout": 5,
+    }
     options.update(kwargs)
     return extract(messages, **options)
 
@@ -100,7 +105,8 @@ def test_defaults_come_from_settings(llm_server: StubLLMServer, settings: Settin
     settings.UME_LLM_TIMEOUT = 5.0
     llm_server.reply_objects([BERLIN])
 
-    assert [p.label for p in get_extractor("llm")(MESSAGES, source_time=None)] == ["Berlin"]
+    found = get_extractor("llm")(MESSAGES, source_time=None)
+    assert [getattr(p, "label", None) for p in found] == ["Berlin"]
     request = llm_server.last_request
     assert request.path == "/v1/chat/completions"
     assert request.body["model"] == "from-settings"

@@ -108,6 +108,6 @@ def test_markup_is_sent_as_text_and_quotes_of_the_text_are_grounded(
         ]
     )
     found = extract(messages, base_url=llm_server.base_url, model="m", api_key="", timeout=5)
-    assert [p.label for p in found] == ["R&D Tracker"]
+    assert [getattr(p, "label", None) for p in found] == ["R&D Tracker"]
     sent = llm_server.last_request.user_payload["messages"][0]["content"]
     assert sent == "I use a tool called R&D Tracker at work."

@@ -7,7 +7,16 @@ from typing import Any
 
 import pytest
 
-from memory.proposals import ProposalError, dump_proposal, parse_proposals, proposals_dedupe
+from memory.proposals import (
+    EdgeProposal,
+    EventProposal,
+    NodeProposal,
+    ProposalError,
+    SliceProposal,
+    dump_proposal,
+    parse_proposals,
+    proposals_dedupe,
+)
 
 
 def test_unknown_vocabulary_becomes_other_and_unknown_edge_types_are_kept() -> None:
@@ -25,6 +34,8 @@ def test_unknown_vocabulary_becomes_other_and_unknown_edge_types_are_kept() -> N
             {"object": "edge", "from": "A", "to": "B", "type": "adores"},
         ]
     )
+    assert isinstance(node, NodeProposal) and isinstance(event, EventProposal)
+    assert isinstance(slice_, SliceProposal) and isinstance(edge, EdgeProposal)
     assert (node.category, node.state) == ("other", None)
     assert (event.action, event.importance) == ("other", "ordinary")
     assert slice_.kind == "other"
@@ -42,6 +53,7 @@ def test_unknown_vocabulary_becomes_other_and_unknown_edge_types_are_kept() -> N
 )
 def test_partial_dates(value: Any, when: Any, precision: Any) -> None:
     (event,) = parse_proposals([{"object": "event", "on": "X", "text": "t", "happened_at": value}])
+    assert isinstance(event, EventProposal)
     assert (event.happened_at, event.happened_at_precision, event.happened_at_source) == (
         when,
         precision,
@@ -53,6 +65,7 @@ def test_no_date_means_unknown() -> None:
     (event,) = parse_proposals(
         [{"object": "event", "on": "X", "text": "t", "happened_at_source": "stated"}]
     )
+    assert isinstance(event, EventProposal)
     assert (event.happened_at, event.happened_at_precision, event.happened_at_source) == (
         None,
         "",
@@ -115,7 +128,11 @@ def test_the_same_object_said_again_is_one_with_one_span_per_distinct_message() 
 
     merged = proposals_dedupe(proposals)
 
-    assert [p.text for p in merged] == ["practises daily", "practises weekly"]
+    assert all(isinstance(p, SliceProposal) for p in merged)
+    assert [p.text for p in merged if isinstance(p, SliceProposal)] == [
+        "practises daily",
+        "practises weekly",
+    ]
     assert merged[0].confidence == 0.9
     assert [(s.message_id, s.quote) for s in merged[0].evidence] == [
         ("m1", "daily"),

@@ -106,7 +106,8 @@ def test_serve_demo_prints_the_login_after_the_servers_start_up_lines(settings: 
 
     out = io.StringIO()
     command = Command(stdout=out)
-    command.addr, command.port, command._raw_ipv6, command.protocol = (
+    # django-stubs' runserver.Command declares no addr, port or _raw_ipv6 (handle() sets them)
+    command.addr, command.port, command._raw_ipv6, command.protocol = (  # type: ignore[attr-defined]
         "127.0.0.1",
         "8000",
         False,

@@ -114,7 +114,8 @@ def test_naive_and_offset_anchors_are_taken_as_utc() -> None:
     )
     # 01:00 on 11 May at UTC+3 is still 10 May in UTC.
     offset = datetime(2026, 5, 11, 1, 0, tzinfo=timezone(timedelta(hours=3)))
-    assert resolve_when("today", offset).happened_at == d(2026, 5, 10)
+    today = resolve_when("today", offset)
+    assert today is not None and today.happened_at == d(2026, 5, 10)
 
 
 @pytest.mark.parametrize(

@@ -490,9 +490,8 @@ def test_all_quotes_of_one_fact(owner_client: Client, owner: User) -> None:
     assert page.status_code == 200
     assert "12 quotes" in html and "fact quote 00" in html and "fact quote 11" in html
     assert "own quote" not in html
-    assert (
-        owner_client.get(url("node-evidence", node.pk), {"of": "nope", "id": 1}).status_code == 400
-    )
+    unknown_kind: dict[str, str | int] = {"of": "nope", "id": 1}
+    assert owner_client.get(url("node-evidence", node.pk), unknown_kind).status_code == 400
     # Another node's fact id shows nothing of it.
     other = make_node(owner=owner, label="Running")
     wrong = owner_client.get(url("node-evidence", other.pk), {"of": "slice", "id": fact.pk})

@@ -65,6 +65,7 @@ def test_counts_equal_a_recount_after_writes_on_every_path(owner: User, other_us
 
     # Moved to another day and outcome: one receipt at a time, then in bulk.
     moved = Receipt.objects.filter(owner=owner).first()
+    assert moved is not None
     moved.created_at -= timedelta(days=3)
     moved.outcome = Outcome.DUPLICATE
     moved.save()
@@ -80,7 +81,9 @@ def test_counts_equal_a_recount_after_writes_on_every_path(owner: User, other_us
     cleanup_run(now=timezone.now() + timedelta(days=30))
     assert_counts_match()
 
-    Receipt.objects.filter(owner=owner, source=Source.MCP).first().delete()
+    gone = Receipt.objects.filter(owner=owner, source=Source.MCP).first()
+    assert gone is not None
+    gone.delete()
     Receipt.objects.filter(owner=owner, outcome=Outcome.LLM_FAILED).delete()
     assert_counts_match()
 

@@ -67,6 +67,7 @@ def test_a_correction_receipt_shows_before_and_after_and_undoes(
     node = make_node(owner=owner, label="Sofia Almeida", category="person")
     fact = make_slice(node=node, text="Is Sofia Almeida")
     receipt = details.slice_update(slice=fact, text="Leads the platform team", kind="other")
+    assert receipt is not None
     html = page(client, receipt)
     assert "<s>Is Sofia Almeida</s> → Leads the platform team" in html
     client.post(reverse("memory:detail-undo", args=[receipt.pk]))

@@ -192,7 +192,9 @@ def test_no_write_and_duplicate_have_distinct_chart_colours() -> None:
     css = (Path(settings.BASE_DIR) / "static" / "css" / "ume.css").read_text()
 
     def fill(outcome: Any) -> Any:
-        return re.search(rf"\.o-{outcome} {{ fill: (#[0-9a-f]{{6}})", css).group(1)
+        found = re.search(rf"\.o-{outcome} {{ fill: (#[0-9a-f]{{6}})", css)
+        assert found is not None
+        return found.group(1)
 
     def rgb(colour: Any) -> Any:
         return [int(colour[i : i + 2], 16) for i in (1, 3, 5)]

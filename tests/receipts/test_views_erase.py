@@ -166,6 +166,7 @@ def test_cleanup_undo_and_delete_all_receipts_render(
 ) -> None:
     make_node(owner=owner, label="that thing", category="other")
     [report] = cleanup_run(user=owner)
+    assert report.receipt is not None
     client.force_login(owner)
 
     cleanup_page = client.get(reverse("receipts:detail", args=[report.receipt.pk]))

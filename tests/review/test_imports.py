@@ -123,7 +123,9 @@ def test_the_upload_page_takes_an_export_larger_than_other_requests(
     cookies = {"sessionid": browser_login.cookies["sessionid"].value}
     with httpx.Client(base_url=live_asgi_url, cookies=cookies) as browser:
         page = browser.get("/review/uploads/")
-        csrf = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page.text).group(1)
+        found = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page.text)
+        assert found is not None
+        csrf = found.group(1)
         response = browser.post(
             "/review/uploads/new/",
             data={"csrfmiddlewaretoken": csrf},

@@ -77,6 +77,7 @@ def test_several_files_good_and_bad_each_with_its_own_message(
         "huge.txt",
     }
     receipt = Transcript.objects.get(name="good.txt").receipt
+    assert receipt is not None
     assert reverse("receipts:detail", args=[receipt.pk]) in html
 
 
@@ -102,6 +103,7 @@ def test_when_did_this_happen_sets_the_source_time(owner_client: Client, owner: 
         UPLOAD, {"transcripts": [upload("old.txt", GOOD)], "happened_on": "2024-05-10"}
     )
     transcript = Transcript.objects.get(owner=owner)
+    assert transcript.source_time is not None
     assert transcript.source_time.date() == date(2024, 5, 10)
 
 

@@ -171,7 +171,9 @@ def test_queue_query_count_does_not_grow_with_rows(
     _queue_queries(owner_client, django_assert_num_queries, 7)
     add(12)
     _queue_queries(owner_client, django_assert_num_queries, 7)
-    owner_client.post(url("candidate-reject", Candidate.objects.first().pk))
+    rejected = Candidate.objects.first()
+    assert rejected is not None
+    owner_client.post(url("candidate-reject", rejected.pk))
     _queue_queries(owner_client, django_assert_num_queries, 8)  # + the last decision (undo)
 
 
@@ -327,6 +329,7 @@ def test_suppress_with_a_time_box(
     if days is None:
         assert suppression.suppressed_until is None
     else:
+        assert suppression.suppressed_until is not None
         left = suppression.suppressed_until - timezone.now()
         assert timedelta(days=days - 1) < left <= timedelta(days=days)
     piano.refresh_from_db()

@@ -117,6 +117,7 @@ def test_history_and_rollback_round_trip(client: Client, auth: dict[str, Any], o
     receipt = Receipt.objects.get(pk=body["receipt"]["receipt_id"])
     assert (receipt.source, receipt.outcome, receipt.detail["revision"]) == ("api", "wrote", 2)
     newest = Revision.objects.filter(kind="node", object_id=node.pk).order_by("-number").first()
+    assert newest is not None
     assert (newest.number, newest.action, newest.receipt_id) == (4, "rolled_back", receipt.pk)
 
 

@@ -52,6 +52,7 @@ def test_history_then_rollback_by_the_token(server_url: str, secret: str, owner:
     assert rolled["receipt"]["source"] == "mcp"
     assert Node.objects.get(pk=node.pk).summary == "once a week"
     newest = Revision.objects.filter(kind="node", object_id=node.pk).order_by("-number").first()
+    assert newest is not None
     assert (newest.number, newest.action, newest.actor, newest.actor_name) == (
         4,
         "rolled_back",

@@ -125,6 +125,7 @@ def _slice_delete_then_undo(owner: Any, w: Any) -> Any:
 
 def _edit_then_undo(owner: Any, w: Any) -> Any:
     receipt = slice_update(slice=w["boxing"].slices.first(), text="spars on Sundays", kind="other")
+    assert receipt is not None
     return lambda: detail_undo(receipt=receipt)
 
 

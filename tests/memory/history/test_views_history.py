@@ -138,6 +138,7 @@ def test_the_admin_shows_history_read_only(client: Client, boxing: Node) -> None
     assert client.get(reverse("admin:memory_revision_changelist")).status_code == 200
     assert client.get(reverse("admin:memory_revision_add")).status_code == 403
     rev = Revision.objects.filter(object_id=boxing.pk).first()
+    assert rev is not None
     delete = reverse("admin:memory_revision_delete", args=[rev.pk])
     assert client.post(delete, {"post": "yes"}).status_code == 403
     assert Revision.objects.filter(pk=rev.pk).exists()

@@ -14,7 +14,7 @@ from django.urls import reverse
 from pytest_django import DjangoAssertNumQueries
 
 from memory.models import Candidate, Episode, MemoryRule
-from memory.recall import recall
+from memory.recall import EpisodeItem, RecallItem, recall
 from memory.recall.episode_loaders import (
     CANDIDATE_QUERIES,
     COUNT_QUERIES,
@@ -74,6 +74,12 @@ def proposal(label: str, category: str = "person", quote: str = "I met Ana") -> 
     }
 
 
+def episode_item(item: RecallItem | EpisodeItem) -> EpisodeItem:
+    """Where these tests expect only what was said, a node or page item fails them."""
+    assert isinstance(item, EpisodeItem), item
+    return item
+
+
 def episodes_of(result: Any) -> list[str]:
     return [i.message_id for i in result.items if i.kind == "episode"]
 
@@ -125,7 +131,7 @@ def test_nothing_reviewed_yet_still_finds_what_was_said(owner: User) -> None:
     # the pending candidate stays out; what was said comes back, the person's words first
     assert {i.kind for i in result.items} == {"episode"}
     assert sorted(episodes_of(result)) == ["a1", "a3"]
-    met = next(i.as_json() for i in result.items if i.message_id == "a1")
+    met = next(i.as_json() for i in map(episode_item, result.items) if i.message_id == "a1")
     assert met["said_at"] == "2026-04-02T19:00:00+00:00" and met["role"] == "user"
     assert met["transcript_id"] == Episode.objects.get(message_id="a1").transcript_id
     assert 'Said on 2026-04-02 by you: "I met Ana at the climbing gym' in result.context
@@ -136,7 +142,9 @@ def test_nothing_reviewed_yet_still_finds_what_was_said(owner: User) -> None:
 def test_a_short_reply_comes_with_what_it_answers(owner: User) -> None:
     save(owner)
     result = recall(owner, "when did I go to the bouldering night")
-    by_id = {i.message_id: i for i in result.items if i.kind == "episode"}
+    by_id = {
+        i.message_id: i for i in result.items if isinstance(i, EpisodeItem) and i.kind == "episode"
+    }
     assert "a3" in by_id
     assert by_id["a3"].reply_to.startswith("Nice! Did you go to the bouldering night")
 
@@ -210,7 +218,7 @@ def test_reject_and_forget_hides_it_but_reject_and_suppress_does_not(owner: User
     said = episodes_of(recall(owner, "climbing gym bouldering"))
     assert "a1" not in said and "a3" not in said
     # and the reply that did not name her does not quote the message that did
-    for item in recall(owner, "bouldering night").items:
+    for item in map(episode_item, recall(owner, "bouldering night").items):
         assert "Ana" not in item.text and "Ana" not in getattr(item, "reply_to", "")
 
 
@@ -225,7 +233,7 @@ def test_undo_of_an_ingest_removes_its_episodes(owner: User) -> None:
     undo = receipt_undo(receipt=receipt)
     assert undo.counts["episodes_deleted"] == 4
     assert not Episode.objects.filter(transcript_id=receipt.detail["transcript"]).exists()
-    texts = [i.text for i in recall(owner, "bouldering").items]
+    texts = [episode_item(i).text for i in recall(owner, "bouldering").items]
     assert texts == ["Bouldering again next week."]
     assert Episode.objects.filter(transcript_id=other.detail["transcript"]).count() == 1
 

@@ -35,6 +35,7 @@ def test_a_medication_keeps_its_dose_and_its_dated_start() -> None:
     assert [s.text for s in slices(found)] == ["Takes Lisinopril 10mg"]
     (started,) = events(found)
     assert started.action == "started"
+    assert started.happened_at is not None
     assert started.happened_at.strftime("%Y-%m") == "2026-02"
 
 

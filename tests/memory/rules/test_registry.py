@@ -57,6 +57,7 @@ def test_relative_dates_use_the_message_time_before_the_source_time() -> None:
         for p in extract(messages, source_time=datetime(2020, 1, 1, tzinfo=UTC))
         if p.object == "event"
     ]
+    assert event.happened_at is not None
     assert event.happened_at.date().isoformat() == "2026-04-28"
     assert event.happened_at_precision == "week"
 

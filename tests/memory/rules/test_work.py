@@ -66,6 +66,7 @@ def test_joined_without_an_object_joins_the_employer_of_its_sentence() -> None:
     sentence = "I'm a data engineer at Brightline Logistics, I joined in March 2024."
     (joined,) = events(work(clause("I joined in March 2024", sentence)))
     assert (joined.on, joined.action) == ("Brightline Logistics", "joined")
+    assert joined.happened_at is not None
     assert joined.happened_at.strftime("%Y-%m") == "2024-03"
 
 
