@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from typing import Any
+
 import pytest
 from django.contrib.auth import get_user_model
 
@@ -9,12 +12,12 @@ from tests.factories import make_user
 
 
 @pytest.fixture
-def owner(db):
+def owner(db: None) -> Any:
     return make_user("owner")
 
 
 @pytest.fixture
-def other_user(db):
+def other_user(db: None) -> Any:
     return make_user("other")
 
 
@@ -26,12 +29,12 @@ def is_postgres() -> bool:
 
 
 @pytest.fixture
-def User():
+def User() -> Any:
     return get_user_model()
 
 
 @pytest.fixture(scope="session")
-def live_asgi_url(django_db_setup):
+def live_asgi_url(django_db_setup: None) -> Iterator[str]:
     """One live ume (``ume.asgi:application`` under uvicorn, in a thread of this process) for
     the whole session: the MCP SDK's session manager can run only once per process.
 
@@ -88,7 +91,7 @@ class _FrozenRateClock:
 
 
 @pytest.fixture(autouse=True)
-def _rate_windows_never_turn_mid_test(monkeypatch):
+def _rate_windows_never_turn_mid_test(monkeypatch: pytest.MonkeyPatch) -> None:
     from memory.services import ratelimit
 
     monkeypatch.setattr(ratelimit, "time", _FrozenRateClock)

@@ -9,18 +9,24 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import anyio
 import httpx
 import pytest
+from django.contrib.auth.models import User
+from pytest_django import Settings
 
 from memory.services.tokens import token_create
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def asgi_call(path, *, method="POST", headers=(), chunks=(), chunk_size=0):
+def asgi_call(
+    path: Any, *, method: Any = "POST", headers: Any = (), chunks: Any = (), chunk_size: Any = 0
+) -> Any:
     """Run one request through ``ume.asgi.application``; returns (status, headers, body, bytes
     of the body the app pulled from the client)."""
     from ume.asgi import application
@@ -29,14 +35,14 @@ def asgi_call(path, *, method="POST", headers=(), chunks=(), chunk_size=0):
     chunks = list(chunks)
     sent: list[dict] = []
 
-    async def receive():
+    async def receive() -> Any:
         if chunks:
             body = chunks.pop(0)
             pulled["bytes"] += len(body)
             return {"type": "http.request", "body": body, "more_body": bool(chunks)}
         await anyio.sleep(3600)  # a client still sending (or gone quiet)
 
-    async def send(message):
+    async def send(message: Any) -> None:
         sent.append(message)
 
     scope = {
@@ -55,7 +61,7 @@ def asgi_call(path, *, method="POST", headers=(), chunks=(), chunk_size=0):
         "server": ("127.0.0.1", 8000),
     }
 
-    async def go():
+    async def go() -> None:
         with anyio.fail_after(20):
             await application(scope, receive, send)
 
@@ -67,7 +73,7 @@ def asgi_call(path, *, method="POST", headers=(), chunks=(), chunk_size=0):
 
 
 @pytest.mark.django_db(transaction=True)
-def test_an_oversized_declared_body_is_refused_before_a_byte_is_read(owner):
+def test_an_oversized_declared_body_is_refused_before_a_byte_is_read(owner: User) -> None:
     secret = token_create(owner=owner, name="t")[1]
     status, head, body, pulled = asgi_call(
         "/v1/memories",
@@ -79,7 +85,7 @@ def test_an_oversized_declared_body_is_refused_before_a_byte_is_read(owner):
 
 
 @pytest.mark.django_db(transaction=True)
-def test_an_unauthenticated_api_write_is_refused_before_its_body_is_read():
+def test_an_unauthenticated_api_write_is_refused_before_its_body_is_read() -> None:
     status, head, body, pulled = asgi_call(
         "/v1/memories",
         headers=[("content-length", "5000000"), ("content-type", "application/json")],
@@ -91,7 +97,7 @@ def test_an_unauthenticated_api_write_is_refused_before_its_body_is_read():
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_chunked_body_is_cut_off_at_the_limit_not_spooled(settings):
+def test_a_chunked_body_is_cut_off_at_the_limit_not_spooled(settings: Settings) -> None:
     settings.UME_MAX_FORM_BYTES = 256 * 1024
     chunk = b"username=a&password=" + b"p" * 65516  # 64 KB
     status, head, body, pulled = asgi_call(
@@ -104,7 +110,7 @@ def test_a_chunked_body_is_cut_off_at_the_limit_not_spooled(settings):
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_body_within_the_limit_still_reaches_the_view(owner):
+def test_a_body_within_the_limit_still_reaches_the_view(owner: User) -> None:
     secret = token_create(owner=owner, name="t")[1]
     data = json.dumps({"text": "I started boxing last week."}).encode()
     status, _head, body, _pulled = asgi_call(
@@ -130,7 +136,7 @@ def _free_port() -> int:
 
 
 @pytest.fixture(scope="module")
-def dead_database_server():
+def dead_database_server() -> Iterator[Any]:
     """ume served by uvicorn with its database on a port where nothing listens."""
     port = _free_port()
     env = {
@@ -175,8 +181,8 @@ AUTH = {"Authorization": "Bearer ume_" + "x" * 40}
 
 
 def test_the_api_answers_503_json_with_retry_after_when_the_database_is_down(
-    dead_database_server,
-):
+    dead_database_server: Any,
+) -> None:
     for response in (
         httpx.post(dead_database_server + "/v1/recall", json={"query": "boxing"}, headers=AUTH),
         httpx.get(dead_database_server + "/v1/nodes", headers=AUTH),
@@ -186,7 +192,7 @@ def test_the_api_answers_503_json_with_retry_after_when_the_database_is_down(
         assert response.headers["retry-after"] == "5"
 
 
-def test_mcp_answers_503_json_rpc_when_the_database_is_down(dead_database_server):
+def test_mcp_answers_503_json_rpc_when_the_database_is_down(dead_database_server: Any) -> None:
     response = httpx.post(
         dead_database_server + "/mcp",
         json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"},

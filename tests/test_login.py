@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
+from django.contrib.auth.models import User
+from django.test import Client
 from django.urls import reverse
+from pytest_django import Settings
 
 from memory.services.tokens import token_create
 from tests.factories import make_user
@@ -13,18 +18,20 @@ pytestmark = pytest.mark.django_db
 PASSWORD = "pw-for-tests-1"
 
 
-def sign_in(client, username, password, address="10.0.0.1"):
+def sign_in(client: Any, username: Any, password: Any, address: Any = "10.0.0.1") -> Any:
     return client.post(
         reverse("login"), {"username": username, "password": password}, REMOTE_ADDR=address
     )
 
 
-def test_the_right_password_signs_in(client):
+def test_the_right_password_signs_in(client: Client) -> None:
     make_user("ada")
     assert sign_in(client, "ada", PASSWORD).status_code == 302
 
 
-def test_after_five_wrong_passwords_even_the_right_one_is_refused(client, settings):
+def test_after_five_wrong_passwords_even_the_right_one_is_refused(
+    client: Client, settings: Settings
+) -> None:
     settings.UME_LOGIN_ATTEMPTS_PER_ACCOUNT = 5
     make_user("ada")
     for _ in range(5):
@@ -39,7 +46,7 @@ def test_after_five_wrong_passwords_even_the_right_one_is_refused(client, settin
     assert sign_in(client, "bob", PASSWORD, address="10.0.0.2").status_code == 302
 
 
-def test_a_success_clears_the_accounts_count(client, settings):
+def test_a_success_clears_the_accounts_count(client: Client, settings: Settings) -> None:
     settings.UME_LOGIN_ATTEMPTS_PER_ACCOUNT = 3
     make_user("ada")
     for _ in range(2):
@@ -51,7 +58,9 @@ def test_a_success_clears_the_accounts_count(client, settings):
     assert sign_in(client, "ada", PASSWORD).status_code == 302
 
 
-def test_one_address_guessing_across_accounts_is_throttled(client, settings):
+def test_one_address_guessing_across_accounts_is_throttled(
+    client: Client, settings: Settings
+) -> None:
     settings.UME_LOGIN_FAILURES_PER_ADDRESS = 4
     make_user("ada")
     for n in range(4):
@@ -62,11 +71,13 @@ def test_one_address_guessing_across_accounts_is_throttled(client, settings):
     assert sign_in(client, "ada", PASSWORD, address="10.0.0.9").status_code == 302
 
 
-def test_guessing_bearer_tokens_is_throttled_by_address(client, owner, settings):
+def test_guessing_bearer_tokens_is_throttled_by_address(
+    client: Client, owner: User, settings: Settings
+) -> None:
     settings.UME_BAD_TOKENS_PER_ADDRESS = 3
     _token, secret = token_create(owner=owner, name="tool")
 
-    def guess(n, address="10.0.0.5"):
+    def guess(n: Any, address: Any = "10.0.0.5") -> Any:
         return client.get(
             "/v1/rules", HTTP_AUTHORIZATION=f"Bearer ume_guess{n}", REMOTE_ADDR=address
         )

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any
+
 import pytest
 from django.core.exceptions import ImproperlyConfigured
+from django.test import Client
 
 from ume.settings import BASE_DIR, env_bool, env_float, env_int, env_list
 
 
-def test_env_bool(monkeypatch):
+def test_env_bool(monkeypatch: pytest.MonkeyPatch) -> None:
     for raw, value in [
         ("1", True),
         ("TRUE", True),
@@ -24,7 +28,7 @@ def test_env_bool(monkeypatch):
         env_bool("X_FLAG", False)
 
 
-def test_env_int_and_float(monkeypatch):
+def test_env_int_and_float(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("X_N", "42")
     assert env_int("X_N", 1) == 42
     monkeypatch.setenv("X_N", "4k")
@@ -40,14 +44,14 @@ def test_env_int_and_float(monkeypatch):
         env_float("X_F", 0.1)
 
 
-def test_env_list(monkeypatch):
+def test_env_list(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("X_L", " a.example , b.example,,")
     assert env_list("X_L", ["z"]) == ["a.example", "b.example"]
     monkeypatch.delenv("X_L")
     assert env_list("X_L", ["z"]) == ["z"]
 
 
-def test_secret_key_is_required_without_debug(tmp_path):
+def test_secret_key_is_required_without_debug(tmp_path: Path) -> None:
     import subprocess
     import sys
 
@@ -69,7 +73,7 @@ def test_secret_key_is_required_without_debug(tmp_path):
     )
 
 
-def test_production_defaults_pass_check_deploy():
+def test_production_defaults_pass_check_deploy() -> None:
     import secrets
     import subprocess
     import sys
@@ -91,7 +95,7 @@ def test_production_defaults_pass_check_deploy():
 
 
 @pytest.mark.django_db
-def test_dashboard_pages_carry_a_content_security_policy_that_fits_htmx(client):
+def test_dashboard_pages_carry_a_content_security_policy_that_fits_htmx(client: Client) -> None:
     from tests.factories import make_user
 
     client.force_login(make_user("csp"))
@@ -105,7 +109,7 @@ def test_dashboard_pages_carry_a_content_security_policy_that_fits_htmx(client):
     assert "<script>" not in html and "style=" not in html
 
 
-def _variables_read(path) -> set[str]:
+def _variables_read(path: Any) -> set[str]:
     """Names of the environment variables a module reads: ``env_*("NAME", ...)``,
     ``os.environ.get("NAME")``, ``os.getenv("NAME")`` and ``os.environ["NAME"]``."""
     import ast
@@ -133,7 +137,7 @@ def _variables_read(path) -> set[str]:
     return names
 
 
-def test_the_readme_settings_table_lists_every_variable_the_code_reads():
+def test_the_readme_settings_table_lists_every_variable_the_code_reads() -> None:
     """Every environment variable the project's own code reads has a row in the README's
     settings table (Django's own ``DJANGO_*`` variables aside)."""
     readme = (BASE_DIR / "README.md").read_text(encoding="utf-8")

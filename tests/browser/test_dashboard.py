@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from datetime import timedelta
+from typing import Any
 
 import pytest
 from django.utils import timezone
@@ -17,17 +18,17 @@ from tests.factories import make_candidate, make_node
 pytestmark = pytest.mark.browser
 
 
-def card(page, candidate):
+def card(page: Any, candidate: Any) -> Any:
     return page.locator(f"#candidate-{candidate.pk}")
 
 
-def expect_text(locator, text):
+def expect_text(locator: Any, text: Any) -> None:
     from playwright.sync_api import expect
 
     expect(locator).to_contain_text(text)
 
 
-def test_sign_in(page, person):
+def test_sign_in(page: Any, person: Any) -> None:
     page.goto("/review/")
     assert "/login/" in page.url  # login required
     page.get_by_label("Username").fill("ada")
@@ -39,7 +40,7 @@ def test_sign_in(page, person):
     expect_text(page.locator("nav.sidenav"), "ada")
 
 
-def test_triage_with_the_mouse(signed_in, person):
+def test_triage_with_the_mouse(signed_in: Any, person: Any) -> None:
     page = signed_in
     chess = make_candidate(owner=person, label="Chess", category_guess="interest")
     tea = make_candidate(owner=person, label="Tea", category_guess="preference")
@@ -59,7 +60,7 @@ def test_triage_with_the_mouse(signed_in, person):
     assert Candidate.objects.get(pk=chess.pk).status == "rejected"
 
 
-def test_triage_with_the_keyboard(signed_in, person):
+def test_triage_with_the_keyboard(signed_in: Any, person: Any) -> None:
     page = signed_in
     now = timezone.now()
     labels = ["Alpha", "Bravo", "Charlie", "Delta", "Echo"]
@@ -99,7 +100,7 @@ def test_triage_with_the_keyboard(signed_in, person):
     }
 
 
-def test_double_click_writes_once(signed_in, person):
+def test_double_click_writes_once(signed_in: Any, person: Any) -> None:
     page = signed_in
     chess = make_candidate(owner=person, label="Chess")
     page.reload()
@@ -110,7 +111,7 @@ def test_double_click_writes_once(signed_in, person):
     assert Receipt.objects.filter(source="review").count() == 1
 
 
-def test_promote_with_an_edited_label(signed_in, person):
+def test_promote_with_an_edited_label(signed_in: Any, person: Any) -> None:
     page = signed_in
     guess = make_candidate(owner=person, label="Kubernetes a Lot", category_guess="project")
     page.reload()
@@ -127,7 +128,7 @@ def test_promote_with_an_edited_label(signed_in, person):
     assert Alias.objects.filter(node=node, alias="Kubernetes a Lot").exists()
 
 
-def test_merge_into_an_existing_node(signed_in, person):
+def test_merge_into_an_existing_node(signed_in: Any, person: Any) -> None:
     page = signed_in
     boxing = make_node(owner=person, label="Boxing", category="skill")
     make_node(owner=person, label="Atlas", category="project")
@@ -145,7 +146,7 @@ def test_merge_into_an_existing_node(signed_in, person):
     assert Alias.objects.filter(node=boxing, alias="Kickboxing class").exists()
 
 
-def test_suppress_and_a_reingest_stays_blocked(signed_in, person):
+def test_suppress_and_a_reingest_stays_blocked(signed_in: Any, person: Any) -> None:
     page = signed_in
     text = "User: I started learning the cello last week.\n"
     ingest_text(owner=person, text=text, name="monday.txt")
@@ -174,7 +175,7 @@ def test_suppress_and_a_reingest_stays_blocked(signed_in, person):
     expect_text(row, str(suppression.hit_count))
 
 
-def test_filter_the_saves_page(signed_in, person):
+def test_filter_the_saves_page(signed_in: Any, person: Any) -> None:
     page = signed_in
     Receipt.objects.create(owner=person, source="upload", outcome="wrote", summary="wrote Atlas")
     Receipt.objects.create(
@@ -198,7 +199,7 @@ def test_filter_the_saves_page(signed_in, person):
     expected_console_error(page, "status of 400")
 
 
-def test_delete_a_node_with_make_it_stick(signed_in, person):
+def test_delete_a_node_with_make_it_stick(signed_in: Any, person: Any) -> None:
     page = signed_in
     node = make_node(owner=person, label="Cello", category="skill", aliases=("violoncello",))
     page.goto(f"/memory/nodes/{node.pk}/")
@@ -217,7 +218,7 @@ def test_delete_a_node_with_make_it_stick(signed_in, person):
     assert not Candidate.objects.filter(owner=person, status="pending").exists()
 
 
-def test_phone_width_has_no_sideways_scroll(signed_in, person):
+def test_phone_width_has_no_sideways_scroll(signed_in: Any, person: Any) -> None:
     page = signed_in
     make_candidate(owner=person, label="A rather long label for a narrow phone screen")
     page.set_viewport_size({"width": 375, "height": 740})
@@ -227,7 +228,7 @@ def test_phone_width_has_no_sideways_scroll(signed_in, person):
         assert overflow <= 1, path
 
 
-def test_reject_and_forget_what_was_said(signed_in, person):
+def test_reject_and_forget_what_was_said(signed_in: Any, person: Any) -> None:
     page = signed_in
     ingest_text(
         owner=person,

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -24,13 +26,13 @@ from tests.factories import (
 pytestmark = pytest.mark.browser
 
 
-def expect_text(locator, text):
+def expect_text(locator: Any, text: Any) -> None:
     from playwright.sync_api import expect
 
     expect(locator).to_contain_text(text)
 
 
-def test_counts_follow_decisions_and_uploads(signed_in, person, tmp_path):
+def test_counts_follow_decisions_and_uploads(signed_in: Any, person: Any, tmp_path: Path) -> None:
     page = signed_in
     first = make_candidate(owner=person, label="Chess")
     make_candidate(owner=person, label="Tea")
@@ -50,7 +52,7 @@ def test_counts_follow_decisions_and_uploads(signed_in, person, tmp_path):
     expect_text(page.locator("#pending-count"), "2")
 
 
-def test_delete_one_wrong_fact_then_undo_it(signed_in, person):
+def test_delete_one_wrong_fact_then_undo_it(signed_in: Any, person: Any) -> None:
     page = signed_in
     sofia = make_node(owner=person, label="Sofia Almeida", category="person", aliases=("Manager",))
     wrong = make_slice(node=sofia, text="Is Sofia Almeida")
@@ -75,7 +77,9 @@ def test_delete_one_wrong_fact_then_undo_it(signed_in, person):
     assert list(sofia.aliases.values_list("alias", flat=True)) == ["My manager"]
 
 
-def test_a_merge_shows_what_it_will_change_and_asks_about_the_state(signed_in, person):
+def test_a_merge_shows_what_it_will_change_and_asks_about_the_state(
+    signed_in: Any, person: Any
+) -> None:
     page = signed_in
     atlas = make_node(owner=person, label="Atlas", category="project")
     said = [{"message_id": "M0", "quote": "I paused the Atlas mobile app"}]
@@ -109,7 +113,7 @@ def test_a_merge_shows_what_it_will_change_and_asks_about_the_state(signed_in, p
     assert atlas.state == "active"
 
 
-def test_a_lifted_suppression_leaves_active_at_once(signed_in, person):
+def test_a_lifted_suppression_leaves_active_at_once(signed_in: Any, person: Any) -> None:
     page = signed_in
     tea = make_suppression(owner=person, label="Tea", source="review:candidate:20")
     page.goto("/memory/suppressions/")
@@ -121,7 +125,7 @@ def test_a_lifted_suppression_leaves_active_at_once(signed_in, person):
     assert Suppression.objects.get(pk=tea.pk).lifted_at is not None
 
 
-def _populate(person):
+def _populate(person: Any) -> Any:
     atlas = make_node(owner=person, label="Atlas invoicing for freelancers", category="project")
     boxing = make_node(owner=person, label="Boxing", category="skill", aliases=("boxe",))
     make_slice(node=atlas, text="A long fact about the tax report export " * 3)
@@ -141,10 +145,13 @@ def _populate(person):
     return atlas
 
 
-def test_every_page_fits_a_phone_and_the_graph_stays_legible(signed_in, person):
+def test_every_page_fits_a_phone_and_the_graph_stays_legible(signed_in: Any, person: Any) -> None:
     page = signed_in
     atlas = _populate(person)
-    receipt = Transcript.objects.filter(owner=person).first().receipt
+    transcript = Transcript.objects.filter(owner=person).first()
+    assert transcript is not None
+    receipt = transcript.receipt
+    assert receipt is not None
     page.set_viewport_size({"width": 390, "height": 844})
     for path in [
         "/review/",
@@ -172,7 +179,7 @@ def test_every_page_fits_a_phone_and_the_graph_stays_legible(signed_in, person):
     expect_text(page.locator(".graph-list"), "Atlas invoicing for freelancers")
 
 
-def test_filter_and_sort_the_queue_in_place(signed_in, person):
+def test_filter_and_sort_the_queue_in_place(signed_in: Any, person: Any) -> None:
     page = signed_in
     make_candidate(owner=person, label="Piano", category_guess="skill", confidence=0.6)
     make_candidate(owner=person, label="Chess", category_guess="skill", confidence=0.9)

@@ -3,6 +3,8 @@ it and what changed, and "Restore this version" swaps the timeline in place."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from memory.models import Node
@@ -12,7 +14,7 @@ from tests.factories import make_node
 pytestmark = pytest.mark.browser
 
 
-def test_restore_a_version_from_the_history_tab(signed_in, person):
+def test_restore_a_version_from_the_history_tab(signed_in: Any, person: Any) -> None:
     from playwright.sync_api import expect
 
     page = signed_in

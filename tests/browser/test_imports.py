@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
+from pytest_django import Settings
 
 from memory.models import ChatImport
 from memory.services.ingest import ingest_pending
@@ -13,7 +15,9 @@ pytestmark = pytest.mark.browser
 EXPORTS = Path(__file__).resolve().parents[1] / "fixtures" / "exports"
 
 
-def test_a_large_export_shows_its_progress_until_the_workers_finish(signed_in, person, settings):
+def test_a_large_export_shows_its_progress_until_the_workers_finish(
+    signed_in: Any, person: Any, settings: Settings
+) -> None:
     from playwright.sync_api import expect
 
     settings.UME_INLINE_UPLOAD_BYTES = 100  # every export waits for the workers
@@ -32,7 +36,7 @@ def test_a_large_export_shows_its_progress_until_the_workers_finish(signed_in, p
     assert panel.get_attribute("hx-trigger") is None
 
 
-def test_the_connections_page_revokes_in_place(signed_in, person):
+def test_the_connections_page_revokes_in_place(signed_in: Any, person: Any) -> None:
     from playwright.sync_api import expect
 
     from memory.services.tokens import token_create

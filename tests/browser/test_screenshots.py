@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 from django.conf import settings
@@ -25,7 +26,9 @@ pytestmark = pytest.mark.browser
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 
 
-def test_screenshots(page, transactional_db, tmp_path, capsys):
+def test_screenshots(
+    page: Any, transactional_db: None, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     call_command("seed_demo")
     capsys.readouterr()
     out = DOCS if os.environ.get("UME_SCREENSHOTS") == "1" else tmp_path
@@ -39,6 +42,7 @@ def test_screenshots(page, transactional_db, tmp_path, capsys):
         .order_by("-n", "label")
         .first()
     )
+    assert richest is not None
     shots = {
         "queue.png": "/review/",
         "saves.png": "/saves/",

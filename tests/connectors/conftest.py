@@ -7,6 +7,7 @@ import hashlib
 import re
 import secrets
 from dataclasses import dataclass
+from typing import Any
 from urllib.parse import parse_qs, urlencode, urlsplit
 
 import httpx
@@ -15,11 +16,11 @@ from django.test import Client
 
 
 @pytest.fixture
-def base_url(live_asgi_url):
+def base_url(live_asgi_url: str) -> str:
     return live_asgi_url
 
 
-def session_cookies(user) -> dict[str, str]:
+def session_cookies(user: Any) -> dict[str, str]:
     """The cookies of a browser in which ``user`` has signed in."""
     client = Client()
     client.force_login(user)

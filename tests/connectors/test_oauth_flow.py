@@ -5,10 +5,12 @@ refresh, revocation."""
 from __future__ import annotations
 
 import time
+from typing import Any
 
 import anyio
 import httpx
 import pytest
+from django.contrib.auth.models import User
 from mcp import Client
 from mcp.client.auth import OAuthClientProvider
 from mcp.client.streamable_http import streamable_http_client
@@ -19,7 +21,9 @@ from mcp.shared.auth import (
     OAuthClientMetadata,
     OAuthToken,
 )
+from mcp_types import CallToolResult
 from oauth2_provider.models import get_access_token_model
+from pydantic import AnyUrl
 
 from connectors.models import Connection
 from memory.models import Candidate, Node
@@ -48,11 +52,11 @@ class Storage:
         self.client = client_info
 
 
-def test_the_sdk_client_connects_calls_refreshes_and_is_revoked(base_url, owner):
+def test_the_sdk_client_connects_calls_refreshes_and_is_revoked(base_url: str, owner: User) -> None:
     mcp_url = f"{base_url}/mcp"
     cookies = session_cookies(owner)
     storage = Storage()
-    seen: dict[str, object] = {"authorizations": 0}
+    seen: dict[str, Any] = {"authorizations": 0}
 
     async def redirect_handler(url: str) -> None:
         seen["url"] = url
@@ -72,7 +76,7 @@ def test_the_sdk_client_connects_calls_refreshes_and_is_revoked(base_url, owner)
         server_url=mcp_url,
         client_metadata=OAuthClientMetadata(
             client_name="Test connector",
-            redirect_uris=[REDIRECT],
+            redirect_uris=[AnyUrl(REDIRECT)],
             grant_types=["authorization_code", "refresh_token"],
             response_types=["code"],
             token_endpoint_auth_method="none",
@@ -82,7 +86,7 @@ def test_the_sdk_client_connects_calls_refreshes_and_is_revoked(base_url, owner)
         callback_handler=callback_handler,
     )
 
-    async def session() -> tuple[object, object]:
+    async def session() -> tuple[OAuthToken | None, tuple[CallToolResult, CallToolResult]]:
         http = create_mcp_http_client(auth=provider)
         async with http, Client(streamable_http_client(mcp_url, http_client=http)) as client:
             saved = await client.call_tool(
@@ -109,6 +113,7 @@ def test_the_sdk_client_connects_calls_refreshes_and_is_revoked(base_url, owner)
     )
     # the refresh rotated both tokens
     second = storage.tokens
+    assert first is not None and second is not None and storage.client is not None
     assert second.access_token != first.access_token
     assert second.refresh_token != first.refresh_token
     replay = httpx.post(
@@ -137,6 +142,7 @@ def test_the_sdk_client_connects_calls_refreshes_and_is_revoked(base_url, owner)
         assert revoked.status_code == 200, revoked.text[:300]
         assert "revoked" in revoked.text
     still = storage.tokens  # the latest tokens (after the refresh)
+    assert still is not None
     # (the session above may have refreshed again; use what the client holds now)
     call = httpx.post(
         mcp_url,

@@ -4,11 +4,14 @@ a token for another resource, a replayed code, an expired token; and what they p
 from __future__ import annotations
 
 from datetime import timedelta
+from typing import Any
 
 import httpx
 import pytest
+from django.contrib.auth.models import User
 from django.utils import timezone
 from oauth2_provider.models import get_access_token_model
+from pytest_django import Settings
 
 from connectors.models import Connection
 from memory.services.tokens import token_create
@@ -41,7 +44,7 @@ def approve_code(base_url: str, client_id: str, cookies: dict, pkce: Pkce, **par
     return query_of(response.headers["Location"])["code"]
 
 
-def exchange(base_url: str, client_id: str, code: str, verifier: str, **extra: str):
+def exchange(base_url: str, client_id: str, code: str, verifier: str, **extra: str) -> Any:
     return httpx.post(
         f"{base_url}/oauth/token/",
         data={
@@ -56,11 +59,11 @@ def exchange(base_url: str, client_id: str, code: str, verifier: str, **extra: s
 
 
 @pytest.fixture
-def client_id(base_url) -> str:
+def client_id(base_url: str) -> str:
     return register(base_url, REDIRECT)["client_id"]
 
 
-def test_discovery_documents_and_the_401_challenge(base_url):
+def test_discovery_documents_and_the_401_challenge(base_url: str) -> None:
     unauthenticated = httpx.post(f"{base_url}/mcp", headers=MCP_HEADERS, json=LIST_TOOLS)
     assert unauthenticated.status_code == 401
     challenge = unauthenticated.headers["WWW-Authenticate"]
@@ -82,7 +85,9 @@ def test_discovery_documents_and_the_401_challenge(base_url):
     assert asm["authorization_response_iss_parameter_supported"] is True
 
 
-def test_a_wrong_redirect_uri_is_refused_without_redirecting(base_url, client_id, owner):
+def test_a_wrong_redirect_uri_is_refused_without_redirecting(
+    base_url: str, client_id: str, owner: User
+) -> None:
     url = authorize_url(
         base_url,
         client_id,
@@ -106,7 +111,9 @@ def test_a_wrong_redirect_uri_is_refused_without_redirecting(base_url, client_id
     ],
     ids=["missing", "plain", "plain-by-default"],
 )
-def test_pkce_is_required_and_only_s256(base_url, client_id, owner, params, error):
+def test_pkce_is_required_and_only_s256(
+    base_url: str, client_id: str, owner: User, params: Any, error: Any
+) -> None:
     url = authorize_url(base_url, client_id, REDIRECT, **params)
     with httpx.Client(cookies=session_cookies(owner)) as browser:
         response = browser.get(url)
@@ -117,7 +124,9 @@ def test_pkce_is_required_and_only_s256(base_url, client_id, owner, params, erro
     assert "code" not in query_of(location)
 
 
-def test_a_grant_for_another_resource_is_refused(base_url, client_id, owner):
+def test_a_grant_for_another_resource_is_refused(
+    base_url: str, client_id: str, owner: User
+) -> None:
     url = authorize_url(
         base_url,
         client_id,
@@ -132,7 +141,9 @@ def test_a_grant_for_another_resource_is_refused(base_url, client_id, owner):
     assert query_of(response.headers["Location"])["error"] == "invalid_target"
 
 
-def test_a_token_request_for_another_resource_is_refused(base_url, client_id, owner):
+def test_a_token_request_for_another_resource_is_refused(
+    base_url: str, client_id: str, owner: User
+) -> None:
     pkce = Pkce.make()
     code = approve_code(base_url, client_id, session_cookies(owner), pkce)
     response = exchange(
@@ -142,7 +153,9 @@ def test_a_token_request_for_another_resource_is_refused(base_url, client_id, ow
     assert response.json()["error"] == "invalid_target"
 
 
-def test_a_token_is_only_good_for_the_resource_it_was_issued_for(base_url, client_id, owner):
+def test_a_token_is_only_good_for_the_resource_it_was_issued_for(
+    base_url: str, client_id: str, owner: User
+) -> None:
     pkce = Pkce.make()
     code = approve_code(base_url, client_id, session_cookies(owner), pkce)
     issued = exchange(base_url, client_id, code, pkce.verifier)
@@ -158,7 +171,7 @@ def test_a_token_is_only_good_for_the_resource_it_was_issued_for(base_url, clien
     assert there.status_code == 401
 
 
-def test_a_replayed_code_is_refused(base_url, client_id, owner):
+def test_a_replayed_code_is_refused(base_url: str, client_id: str, owner: User) -> None:
     pkce = Pkce.make()
     code = approve_code(base_url, client_id, session_cookies(owner), pkce)
     assert exchange(base_url, client_id, code, pkce.verifier).status_code == 200
@@ -166,14 +179,14 @@ def test_a_replayed_code_is_refused(base_url, client_id, owner):
     assert again.status_code == 400 and again.json()["error"] == "invalid_grant"
 
 
-def test_a_wrong_code_verifier_is_refused(base_url, client_id, owner):
+def test_a_wrong_code_verifier_is_refused(base_url: str, client_id: str, owner: User) -> None:
     pkce = Pkce.make()
     code = approve_code(base_url, client_id, session_cookies(owner), pkce)
     wrong = exchange(base_url, client_id, code, Pkce.make().verifier)
     assert wrong.status_code == 400 and wrong.json()["error"] == "invalid_grant"
 
 
-def test_an_expired_token_is_refused(base_url, client_id, owner):
+def test_an_expired_token_is_refused(base_url: str, client_id: str, owner: User) -> None:
     pkce = Pkce.make()
     code = approve_code(base_url, client_id, session_cookies(owner), pkce)
     token = exchange(base_url, client_id, code, pkce.verifier).json()["access_token"]
@@ -184,7 +197,9 @@ def test_an_expired_token_is_refused(base_url, client_id, owner):
     assert httpx.post(f"{base_url}/mcp", headers=auth, json=LIST_TOOLS).status_code == 401
 
 
-def test_denying_consent_sends_the_client_away_with_nothing(base_url, client_id, owner):
+def test_denying_consent_sends_the_client_away_with_nothing(
+    base_url: str, client_id: str, owner: User
+) -> None:
     url = authorize_url(
         base_url,
         client_id,
@@ -200,8 +215,8 @@ def test_denying_consent_sends_the_client_away_with_nothing(base_url, client_id,
 
 
 def test_the_consent_page_needs_a_signed_in_person_and_names_client_and_scopes(
-    base_url, client_id, owner
-):
+    base_url: str, client_id: str, owner: User
+) -> None:
     url = authorize_url(
         base_url,
         client_id,
@@ -218,7 +233,7 @@ def test_the_consent_page_needs_a_signed_in_person_and_names_client_and_scopes(
     assert "Approve" in page and "Deny" in page
 
 
-def test_registration_refuses_other_grants_and_plain_http_off_loopback(base_url):
+def test_registration_refuses_other_grants_and_plain_http_off_loopback(base_url: str) -> None:
     def post(metadata: dict) -> httpx.Response:
         return httpx.post(f"{base_url}/oauth/register/", json=metadata)
 
@@ -236,7 +251,9 @@ def test_registration_refuses_other_grants_and_plain_http_off_loopback(base_url)
     assert https.status_code == 201
 
 
-def test_read_only_consent_gives_a_token_that_cannot_write(base_url, client_id, owner):
+def test_read_only_consent_gives_a_token_that_cannot_write(
+    base_url: str, client_id: str, owner: User
+) -> None:
     pkce = Pkce.make()
     code = approve_code(base_url, client_id, session_cookies(owner), pkce, scope="memory:read")
     token = exchange(base_url, client_id, code, pkce.verifier).json()["access_token"]
@@ -252,13 +269,15 @@ def test_read_only_consent_gives_a_token_that_cannot_write(base_url, client_id, 
     assert "insufficient_scope" in response.text
 
 
-def test_bearer_tokens_keep_working_beside_oauth(base_url, owner):
+def test_bearer_tokens_keep_working_beside_oauth(base_url: str, owner: User) -> None:
     _token, secret = token_create(owner=owner, name="desktop")
     auth = {**MCP_HEADERS, "Authorization": f"Bearer {secret}"}
     assert httpx.post(f"{base_url}/mcp", headers=auth, json=LIST_TOOLS).status_code == 200
 
 
-def test_a_connection_revoked_in_the_admin_can_neither_call_nor_refresh(base_url, client_id, owner):
+def test_a_connection_revoked_in_the_admin_can_neither_call_nor_refresh(
+    base_url: str, client_id: str, owner: User
+) -> None:
     pkce = Pkce.make()
     code = approve_code(base_url, client_id, session_cookies(owner), pkce)
     issued = exchange(base_url, client_id, code, pkce.verifier).json()
@@ -279,7 +298,9 @@ def test_a_connection_revoked_in_the_admin_can_neither_call_nor_refresh(base_url
     assert Connection.objects.filter(owner=owner).count() == 1  # no new connection appeared
 
 
-def test_oauth_calls_are_not_counted_as_bad_token_guesses(base_url, client_id, owner, settings):
+def test_oauth_calls_are_not_counted_as_bad_token_guesses(
+    base_url: str, client_id: str, owner: User, settings: Settings
+) -> None:
     settings.UME_BAD_TOKENS_PER_ADDRESS = 2
     pkce = Pkce.make()
     code = approve_code(base_url, client_id, session_cookies(owner), pkce)

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 from datetime import timedelta
+from typing import Any
 
 import pytest
+from django.contrib.auth.models import User
+from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 from oauth2_provider.models import get_access_token_model, get_application_model
+from pytest_django import DjangoAssertNumQueries
 
 from connectors.oauth import connection_ensure
 from memory.models import AccessToken
@@ -17,7 +21,7 @@ pytestmark = pytest.mark.django_db
 LIST = reverse("connectors:list")
 
 
-def make_connection(owner, name: str = "Hosted assistant"):
+def make_connection(owner: Any, name: str = "Hosted assistant") -> Any:
     app = get_application_model().objects.create(
         name=name,
         client_type="public",
@@ -42,8 +46,8 @@ def make_connection(owner, name: str = "Hosted assistant"):
 
 
 def test_the_page_lists_tokens_and_connections_of_the_owner_only(
-    client, owner, other_user, django_assert_num_queries
-):
+    client: Client, owner: User, other_user: User, django_assert_num_queries: DjangoAssertNumQueries
+) -> None:
     token_create(owner=owner, name="Desktop client")
     make_connection(owner)
     make_connection(other_user, name="Someone else's assistant")
@@ -56,7 +60,7 @@ def test_the_page_lists_tokens_and_connections_of_the_owner_only(
     assert "http://testserver/mcp" in html
 
 
-def test_revoking_a_connection_ends_its_oauth_tokens(client, owner):
+def test_revoking_a_connection_ends_its_oauth_tokens(client: Client, owner: User) -> None:
     connection = make_connection(owner)
     client.force_login(owner)
     url = reverse("connectors:revoke", args=[connection.token_id])
@@ -76,7 +80,7 @@ def test_revoking_a_connection_ends_its_oauth_tokens(client, owner):
     assert again.pk != connection.pk and again.token.scopes == ["memory:read"]
 
 
-def test_revoking_without_javascript_redirects_with_a_message(client, owner):
+def test_revoking_without_javascript_redirects_with_a_message(client: Client, owner: User) -> None:
     token, _secret = token_create(owner=owner, name="Desktop client")
     client.force_login(owner)
     response = client.post(reverse("connectors:revoke", args=[token.pk]), follow=True)
@@ -84,7 +88,9 @@ def test_revoking_without_javascript_redirects_with_a_message(client, owner):
     assert "Revoked Desktop client." in response.content.decode()
 
 
-def test_another_users_token_cannot_be_revoked_or_seen(client, owner, other_user):
+def test_another_users_token_cannot_be_revoked_or_seen(
+    client: Client, owner: User, other_user: User
+) -> None:
     token, _secret = token_create(owner=owner, name="Desktop client")
     client.force_login(other_user)
     assert client.post(reverse("connectors:revoke", args=[token.pk])).status_code == 404
@@ -94,7 +100,7 @@ def test_another_users_token_cannot_be_revoked_or_seen(client, owner, other_user
     assert client.get(reverse("connectors:revoke", args=[token.pk])).status_code in (302, 405)
 
 
-def test_a_new_consent_widens_the_live_connection_instead_of_adding_one(owner):
+def test_a_new_consent_widens_the_live_connection_instead_of_adding_one(owner: User) -> None:
     connection = make_connection(owner)
     connection.token.scopes = ["memory:read"]
     connection.token.save(update_fields=["scopes"])
@@ -111,7 +117,7 @@ def test_a_new_consent_widens_the_live_connection_instead_of_adding_one(owner):
     ]
 
 
-def test_the_admin_lists_connections_with_the_tokens(admin_client, owner):
+def test_the_admin_lists_connections_with_the_tokens(admin_client: Client, owner: User) -> None:
     make_connection(owner)
     tokens = admin_client.get("/admin/memory/accesstoken/").content.decode()
     assert "Hosted assistant" in tokens

@@ -3,6 +3,8 @@ and the throwaway owner is gone afterwards. Nothing here is timed."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from django.contrib.auth import get_user_model
 
@@ -13,7 +15,7 @@ from receipts.models import Receipt
 pytestmark = pytest.mark.django_db
 
 
-def test_bench_runs_every_kind_at_a_tiny_size():
+def test_bench_runs_every_kind_at_a_tiny_size() -> None:
     (row,) = run([12], [30], queries=20, transcripts=2, seed=3)
     assert row["nodes"] == 12 and row["episodes"] == 30
     kinds = {"named", "lexical", "semantic", "profile", "episodes", "smalltalk"}
@@ -36,7 +38,7 @@ def test_bench_runs_every_kind_at_a_tiny_size():
     assert not RecallDoc.objects.exists()
 
 
-def test_bench_times_pages_the_rules_ingest_and_cleanup_with_other_owners(tmp_path):
+def test_bench_times_pages_the_rules_ingest_and_cleanup_with_other_owners(tmp_path: Path) -> None:
     (row,) = run(
         [12],
         [30],
@@ -76,13 +78,13 @@ def test_bench_times_pages_the_rules_ingest_and_cleanup_with_other_owners(tmp_pa
     assert not Candidate.objects.exists() and not Receipt.objects.exists()
 
 
-def test_bench_flags_are_checked(capsys):
+def test_bench_flags_are_checked(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit):
         main(["--sizes", "10,20", "--episodes", "5"])
     assert "one count (0 or more) per size" in capsys.readouterr().err
 
 
-def test_a_spawned_workers_peak_memory_is_its_own_not_the_bench_that_started_it():
+def test_a_spawned_workers_peak_memory_is_its_own_not_the_bench_that_started_it() -> None:
     """The recall worker's peak is read in a process spawned by the bench, which has seeded
     the store and is large: Linux's ``ru_maxrss`` there keeps the larger of the two."""
     import multiprocessing

@@ -5,10 +5,12 @@ from __future__ import annotations
 import json
 from io import StringIO
 from pathlib import Path
+from typing import Any
 
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import CommandError, call_command
+from pytest_django import DjangoDbBlocker
 
 from eval.conversations import (
     TYPES,
@@ -36,18 +38,18 @@ def run(*args: str) -> str:
 
 
 @pytest.fixture(scope="module")
-def report(django_db_setup, django_db_blocker):
+def report(django_db_setup: None, django_db_blocker: DjangoDbBlocker) -> Any:
     with django_db_blocker.unblock():
         return json.loads(run(str(FIXTURE), "--json"))
 
 
 @pytest.fixture(scope="module")
-def holdout_report(django_db_setup, django_db_blocker):
+def holdout_report(django_db_setup: None, django_db_blocker: DjangoDbBlocker) -> Any:
     with django_db_blocker.unblock():
         return json.loads(run(str(HOLDOUT), "--json"))
 
 
-def test_the_fixture_is_big_enough_and_covers_every_type():
+def test_the_fixture_is_big_enough_and_covers_every_type() -> None:
     data = json.loads(FIXTURE.read_text())
     questions = [q for p in data["people"] for q in p["questions"]]
     assert len(data["people"]) >= 4 and len(questions) >= 40
@@ -55,7 +57,7 @@ def test_the_fixture_is_big_enough_and_covers_every_type():
     assert {q["type"] for q in questions} == set(TYPES)
 
 
-def test_ume_meets_its_floors_and_the_baseline(report):
+def test_ume_meets_its_floors_and_the_baseline(report: Any) -> None:
     systems = report["systems"]
     bm25, unreviewed, promoted = (
         systems["bm25"],
@@ -77,7 +79,7 @@ def test_ume_meets_its_floors_and_the_baseline(report):
         assert ume["overall"]["answer_recall"] >= 0.6
 
 
-def test_the_holdout_fixture_has_other_people_and_every_type():
+def test_the_holdout_fixture_has_other_people_and_every_type() -> None:
     data = json.loads(HOLDOUT.read_text())
     everyday = json.loads(FIXTURE.read_text())
     questions = [q for p in data["people"] for q in p["questions"]]
@@ -86,7 +88,7 @@ def test_the_holdout_fixture_has_other_people_and_every_type():
     assert not {p["id"] for p in data["people"]} & {p["id"] for p in everyday["people"]}
 
 
-def assert_at_or_above_the_baseline(systems):
+def assert_at_or_above_the_baseline(systems: Any) -> None:
     bm25 = systems["bm25"]
     for mode in ("ume_unreviewed", "ume_promoted"):
         ume = systems[mode]
@@ -100,12 +102,12 @@ def assert_at_or_above_the_baseline(systems):
                 )
 
 
-def test_ume_is_at_or_above_the_baseline_on_every_type(report, holdout_report):
+def test_ume_is_at_or_above_the_baseline_on_every_type(report: Any, holdout_report: Any) -> None:
     assert_at_or_above_the_baseline(report["systems"])
     assert_at_or_above_the_baseline(holdout_report["systems"])
 
 
-def test_ume_meets_its_floors_on_the_holdout(holdout_report):
+def test_ume_meets_its_floors_on_the_holdout(holdout_report: Any) -> None:
     # Measured: BM25 hit@5 0.61 overall; ume 0.74 in both modes (0.61 before the episode
     # lane scored threads and partial matches close in meaning).
     for mode in ("ume_unreviewed", "ume_promoted"):
@@ -115,7 +117,7 @@ def test_ume_meets_its_floors_on_the_holdout(holdout_report):
         assert ume["by_type"]["paraphrase"]["hit_at_5"] >= 0.25
 
 
-def test_every_question_is_reported_and_the_tenants_are_gone(report):
+def test_every_question_is_reported_and_the_tenants_are_gone(report: Any) -> None:
     data = json.loads(FIXTURE.read_text())
     ids = [q["id"] for p in data["people"] for q in p["questions"]]
     assert [row["id"] for row in report["per_question"]] == ids
@@ -125,14 +127,14 @@ def test_every_question_is_reported_and_the_tenants_are_gone(report):
     assert all(sum(p["receipts"].values()) == 3 for p in report["people"])
 
 
-def test_human_output_is_a_table(report):
+def test_human_output_is_a_table(report: Any) -> None:
     text = run(str(FIXTURE))
     assert "bm25" in text and "ume_unreviewed" in text and "ume_promoted" in text
     for qtype in TYPES:
         assert qtype in text
 
 
-def test_a_bad_fixture_names_the_file(tmp_path):
+def test_a_bad_fixture_names_the_file(tmp_path: Path) -> None:
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps({"people": [{"id": "x", "sessions": [], "questions": []}]}))
     with pytest.raises(CommandError, match="bad.json: people\\[0\\] needs a 'sessions' list"):
@@ -147,7 +149,7 @@ def test_a_bad_fixture_names_the_file(tmp_path):
         (lambda q: q.update(type="nothing"), "a 'nothing' question has no evidence"),
     ],
 )
-def test_fixture_checks(change, message):
+def test_fixture_checks(change: Any, message: Any) -> None:
     data = {
         "people": [
             {
@@ -179,7 +181,7 @@ def test_fixture_checks(change, message):
 # --- the pure parts ---------------------------------------------------------------------------
 
 
-def test_bm25_ranks_the_rarer_word_higher_and_finds_nothing_for_unknown_words():
+def test_bm25_ranks_the_rarer_word_higher_and_finds_nothing_for_unknown_words() -> None:
     messages = [
         Message("a", "the kitchen fitters broke the worktop"),
         Message("b", "kitchen tidy again"),
@@ -192,7 +194,7 @@ def test_bm25_ranks_the_rarer_word_higher_and_finds_nothing_for_unknown_words():
     assert bm25_messages(messages, "skiing holiday") == []
 
 
-def test_answer_recall_and_hits():
+def test_answer_recall_and_hits() -> None:
     returned = Returned(
         evidence=(frozenset({"m2"}), frozenset({"m7", "m9"})),
         texts=("ordered the brooks ghost", "blister on my heel"),

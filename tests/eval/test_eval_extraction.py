@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from io import StringIO
 from pathlib import Path
+from typing import Any
 
 import pytest
 from django.core.management import CommandError, call_command
@@ -39,7 +40,7 @@ def run_json(path: Path, *args: str) -> dict:
     return json.loads(out.getvalue())
 
 
-def test_golden_set_scores():
+def test_golden_set_scores() -> None:
     report = run_json(GOLDEN)
     assert set(report) == TOTALS
     assert report["fixtures"] == len(json.loads(GOLDEN.read_text())["fixtures"]) >= 30
@@ -79,13 +80,15 @@ def golden_rows() -> dict[str, dict]:
         ("x49-weekday-possessive-is-not-a-person", []),
     ],
 )
-def test_golden_fixtures_for_extractor_fixes(golden_rows, fixture_id, labels):
+def test_golden_fixtures_for_extractor_fixes(
+    golden_rows: dict[str, dict], fixture_id: Any, labels: Any
+) -> None:
     row = golden_rows[fixture_id]
     assert row["passed"], row
     assert row["labels"] == labels
 
 
-def test_table_output_and_floor(tmp_path):
+def test_table_output_and_floor(tmp_path: Path) -> None:
     out = StringIO()
     call_command("eval_extraction", str(GOLDEN), stdout=out)
     assert "must_save_recall" in out.getvalue()
@@ -111,7 +114,7 @@ def test_table_output_and_floor(tmp_path):
         )
 
 
-def test_a_smalltalk_fixture_that_must_save_fails():
+def test_a_smalltalk_fixture_that_must_save_fails() -> None:
     report = score_extraction(
         {
             "fixtures": [
@@ -129,7 +132,7 @@ def test_a_smalltalk_fixture_that_must_save_fails():
     assert report["pass_rate"] == 0.0
 
 
-def test_control_message_cited_by_the_plan_is_a_leak():
+def test_control_message_cited_by_the_plan_is_a_leak() -> None:
     # The fixture (wrongly) marks a real statement as a control message: the scorer must see it.
     report = score_extraction(
         [
@@ -145,7 +148,7 @@ def test_control_message_cited_by_the_plan_is_a_leak():
     assert report["per_fixture"][0]["passed"] is False
 
 
-def test_subject_contained_is_fuzzier_than_exact():
+def test_subject_contained_is_fuzzier_than_exact() -> None:
     report = score_extraction(
         [
             {
@@ -170,7 +173,7 @@ def test_subject_contained_is_fuzzier_than_exact():
         ("User asked to remember something", (None, {"ask", "remember"})),
     ],
 )
-def test_split_claim(claim, expected):
+def test_split_claim(claim: Any, expected: Any) -> None:
     assert split_claim(claim) == expected
 
 
@@ -191,18 +194,18 @@ def item(subject: str, text: str, category: str = "tool", is_edge: bool = False)
         ("The user still boxes", [item("Boxing", "I stopped boxing in June", "skill")], False),
     ],
 )
-def test_forbidden_claim_rule(claim, items, leaks):
+def test_forbidden_claim_rule(claim: Any, items: Any, leaks: Any) -> None:
     assert claim_leaks(claim, items) is leaks
 
 
-def test_malformed_fixture_file_names_the_file(tmp_path):
+def test_malformed_fixture_file_names_the_file(tmp_path: Path) -> None:
     bad = tmp_path / "broken.json"
     bad.write_text("{not json")
     with pytest.raises(CommandError, match="broken.json"):
         call_command("eval_extraction", str(bad), stdout=StringIO())
 
 
-def test_wrong_shape_and_missing_file_name_the_file(tmp_path):
+def test_wrong_shape_and_missing_file_name_the_file(tmp_path: Path) -> None:
     shape = tmp_path / "shape.json"
     shape.write_text(json.dumps({"fixtures": [{"id": "no-messages"}]}))
     with pytest.raises(CommandError, match="shape.json.*messages"):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -18,7 +19,7 @@ def report() -> dict:
     return score_extraction(json.loads(CHATS.read_text()))
 
 
-def test_the_chat_set_is_large_and_in_our_format():
+def test_the_chat_set_is_large_and_in_our_format() -> None:
     data = json.loads(CHATS.read_text())
     fixtures = data["fixtures"]
     assert len(fixtures) >= 60
@@ -30,7 +31,7 @@ def test_the_chat_set_is_large_and_in_our_format():
             assert set(label) <= {"label", "category", "state"}
 
 
-def test_the_chat_set_meets_its_targets(report):
+def test_the_chat_set_meets_its_targets(report: dict) -> None:
     assert report["must_save_recall"] >= 0.85
     assert report["junk_label_rate"] <= 0.02
     assert report["category_accuracy"] >= 0.9
@@ -56,7 +57,9 @@ def test_the_chat_set_meets_its_targets(report):
         ("c26-cat-disease", {"Miso"}),
     ],
 )
-def test_chats_that_used_to_lose_or_mangle_what_was_said(report, fixture_id, labels):
+def test_chats_that_used_to_lose_or_mangle_what_was_said(
+    report: dict, fixture_id: Any, labels: Any
+) -> None:
     row = next(r for r in report["per_fixture"] if r["id"] == fixture_id)
     assert labels <= set(row["labels"])
     assert not row["junk_labels"]
@@ -83,7 +86,7 @@ def test_chats_that_used_to_lose_or_mangle_what_was_said(report, fixture_id, lab
         ("O'Neill", False),
     ],
 )
-def test_is_fragment(label, fragment):
+def test_is_fragment(label: Any, fragment: Any) -> None:
     assert is_fragment(label) is fragment
 
 
@@ -102,7 +105,7 @@ def test_is_fragment(label, fragment):
         ("I went on Saturday", True),
     ],
 )
-def test_states_time(text, timed):
+def test_states_time(text: Any, timed: Any) -> None:
     assert states_time(text) is timed
 
 
@@ -119,7 +122,7 @@ def _fixture(messages: list[dict], expect: list[dict], source_time: str | None =
     return fixture
 
 
-def test_category_and_state_accuracy_count_only_labels_found():
+def test_category_and_state_accuracy_count_only_labels_found() -> None:
     fixture = _fixture(
         [{"id": "M0", "role": "user", "content": "I quit smoking in January."}],
         [
@@ -136,7 +139,7 @@ def test_category_and_state_accuracy_count_only_labels_found():
     assert report["dated_event_rate"] == 1.0
 
 
-def test_a_wrong_category_lowers_category_accuracy():
+def test_a_wrong_category_lowers_category_accuracy() -> None:
     fixture = _fixture(
         [{"id": "M0", "role": "user", "content": "I quit smoking in January."}],
         [{"label": "Smoking", "category": "health"}],
@@ -144,7 +147,7 @@ def test_a_wrong_category_lowers_category_accuracy():
     assert score_extraction([fixture])["category_accuracy"] == 0.0
 
 
-def test_an_undated_event_with_a_stated_time_lowers_the_date_rate():
+def test_an_undated_event_with_a_stated_time_lowers_the_date_rate() -> None:
     # No message time and no source time: "in June" cannot be resolved, and the rate says so.
     fixture = _fixture(
         [{"id": "M0", "role": "user", "content": "I stopped boxing last month."}], []
@@ -154,7 +157,7 @@ def test_an_undated_event_with_a_stated_time_lowers_the_date_rate():
     assert report["dated_event_rate"] == 0.0
 
 
-def test_a_bad_expect_labels_is_a_fixture_error():
+def test_a_bad_expect_labels_is_a_fixture_error() -> None:
     from eval.extraction import FixtureError
 
     fixture = _fixture([{"id": "M0", "role": "user", "content": "I quit smoking."}], [])

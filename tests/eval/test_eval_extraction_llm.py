@@ -7,9 +7,11 @@ from __future__ import annotations
 import json
 from io import StringIO
 from pathlib import Path
+from typing import Any
 
 import pytest
 from django.core.management import call_command
+from pytest_django import Settings
 
 from eval.extraction import score_extraction
 from memory.extractors import get_extractor
@@ -38,7 +40,7 @@ def recorded_answers() -> dict[str, str]:
 
 
 @pytest.fixture
-def replaying(llm_server, settings):  # noqa: F811
+def replaying(llm_server: StubLLMServer, settings: Settings) -> Any:  # noqa: F811
     llm_server.replay(recorded_answers())
     settings.UME_LLM_BASE_URL = llm_server.base_url
     settings.UME_LLM_MODEL = "replay"
@@ -46,12 +48,12 @@ def replaying(llm_server, settings):  # noqa: F811
     return llm_server
 
 
-def test_every_chat_fixture_has_an_answer():
+def test_every_chat_fixture_has_an_answer() -> None:
     fixtures = {f["id"] for f in json.loads(CHATS.read_text())["fixtures"]}
     assert set(json.loads(REPLAY.read_text())["answers"]) == fixtures
 
 
-def test_the_chat_set_through_the_llm_extractor(replaying):
+def test_the_chat_set_through_the_llm_extractor(replaying: Any) -> None:
     report = score_extraction(json.loads(CHATS.read_text()), get_extractor("llm"))
     assert len(replaying.requests) == report["fixtures"] == 68
     assert all("response_format" in r.body for r in replaying.requests)
@@ -73,7 +75,7 @@ def test_the_chat_set_through_the_llm_extractor(replaying):
     assert report["dated_event_rate"] >= 0.8
 
 
-def test_the_command_scores_the_llm_extractor(replaying):
+def test_the_command_scores_the_llm_extractor(replaying: Any) -> None:
     out = StringIO()
     call_command("eval_extraction", str(CHATS), "--extractor", "llm", "--json", stdout=out)
     report = json.loads(out.getvalue())
@@ -81,7 +83,7 @@ def test_the_command_scores_the_llm_extractor(replaying):
     assert report["fixtures"] == 68
 
 
-def test_an_unreachable_endpoint_fails_every_fixture_clearly(settings):
+def test_an_unreachable_endpoint_fails_every_fixture_clearly(settings: Settings) -> None:
     from tests.llm_stub import closed_base_url
 
     settings.UME_LLM_BASE_URL = closed_base_url()

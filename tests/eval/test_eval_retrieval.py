@@ -5,9 +5,11 @@ from __future__ import annotations
 import json
 from io import StringIO
 from pathlib import Path
+from typing import Any
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import User
 from django.core.management import CommandError, call_command
 
 from eval.retrieval import parse_floors
@@ -40,7 +42,7 @@ def run(*args: str) -> str:
 
 
 @pytest.mark.parametrize("name", GOLDEN)
-def test_golden_set_meets_the_floors(name):
+def test_golden_set_meets_the_floors(name: Any) -> None:
     report = json.loads(run(str(FIXTURES / name), "--json", "--floors", FLOORS))
     assert set(report) == KEYS
     failed = [q for q in report["per_query"] if not q["passed"]]
@@ -57,7 +59,7 @@ def test_golden_set_meets_the_floors(name):
 PARAPHRASE_FLOORS = "recall_at_5>=0.6,wrong_identity_rate=0,no_recall_accuracy=1.0"
 
 
-def test_paraphrase_golden_set_meets_its_floors():
+def test_paraphrase_golden_set_meets_its_floors() -> None:
     data = json.loads((FIXTURES / "retrieval_paraphrase.json").read_text())
     answerable = [q for q in data["queries"] if q["expect_nodes"]]
     assert len(answerable) >= 25
@@ -70,7 +72,7 @@ def test_paraphrase_golden_set_meets_its_floors():
     assert report["wrong_identity_rate"] == 0.0
 
 
-def test_golden_sets_are_big_enough_and_cover_every_kind_of_case():
+def test_golden_sets_are_big_enough_and_cover_every_kind_of_case() -> None:
     queries = []
     for name in GOLDEN:
         queries += json.loads((FIXTURES / name).read_text())["queries"]
@@ -95,7 +97,7 @@ def test_golden_sets_are_big_enough_and_cover_every_kind_of_case():
         assert needed in intents, needed
 
 
-def test_setup_steps_really_ran(django_user_model):
+def test_setup_steps_really_ran(django_user_model: type[User]) -> None:
     """The deleted and suppressed labels are absent because of make-it-stick and suppression,
     not because nothing was written: the controls in the same ingest came through."""
     report = json.loads(run(str(FIXTURES / "retrieval_life.json"), "--json"))
@@ -114,25 +116,25 @@ def test_setup_steps_really_ran(django_user_model):
     assert by_id["le12"]["returned"] == []  # a memory rule excludes it
 
 
-def test_delete_all_leaves_nothing_said_before_it():
+def test_delete_all_leaves_nothing_said_before_it() -> None:
     report = json.loads(run(str(FIXTURES / "retrieval_fresh_start.json"), "--json"))
     by_id = {q["id"]: q for q in report["per_query"]}
     assert [by_id[q]["returned"] for q in ("fs01", "fs02", "fs03")] == [[], [], []]
     assert by_id["fs04"]["returned"][0] == "e-after-1"
 
 
-def test_throwaway_tenant_is_deleted():
+def test_throwaway_tenant_is_deleted() -> None:
     users = get_user_model().objects.count()
     run(str(FIXTURES / "retrieval_work.json"), "--json")
     assert get_user_model().objects.count() == users
 
 
-def test_human_output_is_a_table():
+def test_human_output_is_a_table() -> None:
     text = run(str(FIXTURES / "retrieval_work.json"))
     assert "recall_at_5" in text and "failed queries" in text
 
 
-def test_impossible_floor_exits_non_zero_naming_the_metric():
+def test_impossible_floor_exits_non_zero_naming_the_metric() -> None:
     with pytest.raises(CommandError, match="p50_ms .* is above the ceiling 0.0") as caught:
         run(str(FIXTURES / "retrieval_work.json"), "--json", "--floors", "p50_ms=0")
     assert caught.value.returncode == 1
@@ -140,7 +142,7 @@ def test_impossible_floor_exits_non_zero_naming_the_metric():
         run(str(FIXTURES / "retrieval_work.json"), "--json", "--floors", "pass_rate>=1.5")
 
 
-def test_malformed_fixture_names_the_file(tmp_path):
+def test_malformed_fixture_names_the_file(tmp_path: Path) -> None:
     broken = tmp_path / "broken.json"
     broken.write_text('{"corpus": {"nodes": [}')
     with pytest.raises(CommandError, match="broken.json: malformed JSON"):
@@ -155,7 +157,7 @@ def test_malformed_fixture_names_the_file(tmp_path):
         run(str(tmp_path / "missing.json"))
 
 
-def test_failing_setup_step_still_deletes_the_tenant(tmp_path):
+def test_failing_setup_step_still_deletes_the_tenant(tmp_path: Path) -> None:
     fixture = tmp_path / "setup.json"
     fixture.write_text(
         json.dumps(
@@ -172,7 +174,7 @@ def test_failing_setup_step_still_deletes_the_tenant(tmp_path):
     assert get_user_model().objects.count() == users
 
 
-def test_metrics_on_a_small_fixture(tmp_path):
+def test_metrics_on_a_small_fixture(tmp_path: Path) -> None:
     fixture = tmp_path / "small.json"
     fixture.write_text(
         json.dumps(
@@ -232,14 +234,14 @@ def test_metrics_on_a_small_fixture(tmp_path):
         ("mrr=high", "'high' is not a number for mrr"),
     ],
 )
-def test_bad_floors_are_refused(text, message):
+def test_bad_floors_are_refused(text: Any, message: Any) -> None:
     with pytest.raises(ValueError, match=message):
         parse_floors(text)
     with pytest.raises(CommandError, match=message):
         run(str(FIXTURES / "retrieval_work.json"), "--floors", text)
 
 
-def test_floor_syntax():
+def test_floor_syntax() -> None:
     bounds = {b.metric: b for b in parse_floors("mrr=0.9, wrong_identity_rate=0,p95_ms<=50")}
     assert not bounds["mrr"].ceiling and bounds["mrr"].value == 0.9
     assert bounds["wrong_identity_rate"].ceiling

@@ -15,7 +15,7 @@ from urllib.parse import urlparse, urlunparse
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_a_tiny_loadtest_runs_clean(tmp_path):
+def test_a_tiny_loadtest_runs_clean(tmp_path: Path) -> None:
     # The drain stops as soon as the queue is empty; its limit is generous so that a slow
     # machine (a 1 MB save takes seconds to process) cannot leave a save queued.
     args = ["--duration", "2", "--clients", "2", "--rate-limit", "20", "--drain", "240", "--json"]

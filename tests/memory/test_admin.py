@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import User
+from django.test import Client
 from django.urls import reverse
 
 from memory.models import AccessToken, Node, Suppression
@@ -15,13 +18,13 @@ from tests.factories import make_node, make_slice, make_suppression
 
 
 @pytest.fixture
-def admin_client(client, db):
+def admin_client(client: Client, db: None) -> Client:
     admin = get_user_model().objects.create_superuser("root", "root@example.com", "pw-for-tests-1")
     client.force_login(admin)
     return client
 
 
-def test_every_model_has_an_admin(admin_client):
+def test_every_model_has_an_admin(admin_client: Client) -> None:
     for name in (
         "node",
         "slice",
@@ -40,14 +43,16 @@ def test_every_model_has_an_admin(admin_client):
     assert admin_client.get(reverse("admin:receipts_receipt_changelist")).status_code == 200
 
 
-def test_creating_a_token_shows_the_secret_once(admin_client, owner):
+def test_creating_a_token_shows_the_secret_once(admin_client: Client, owner: User) -> None:
     response = admin_client.post(
         reverse("admin:memory_accesstoken_add"),
         {"owner": owner.pk, "name": "Claude Desktop", "scopes": ["memory:write"]},
         follow=True,
     )
     assert response.status_code == 200
-    secret = re.search(r"(ume_[A-Za-z0-9_\-]{20,})", response.content.decode()).group(1)
+    found = re.search(r"(ume_[A-Za-z0-9_\-]{20,})", response.content.decode())
+    assert found is not None
+    secret = found.group(1)
     token = AccessToken.objects.get()
     assert token.scopes == ["memory:read", "memory:write"]  # write implies read
     assert token_authenticate(secret) == token
@@ -60,14 +65,14 @@ def test_creating_a_token_shows_the_secret_once(admin_client, owner):
     assert secret not in change and token.secret_sha256 not in change
 
 
-def test_a_token_needs_a_scope(admin_client, owner):
+def test_a_token_needs_a_scope(admin_client: Client, owner: User) -> None:
     response = admin_client.post(
         reverse("admin:memory_accesstoken_add"), {"owner": owner.pk, "name": "x", "scopes": []}
     )
     assert response.status_code == 200 and not AccessToken.objects.exists()
 
 
-def test_revoke_action(admin_client, owner):
+def test_revoke_action(admin_client: Client, owner: User) -> None:
     token, secret = token_create(owner=owner, name="bot")
     admin_client.post(
         reverse("admin:memory_accesstoken_changelist"),
@@ -77,7 +82,7 @@ def test_revoke_action(admin_client, owner):
     assert token.revoked_at is not None and token_authenticate(secret) is None
 
 
-def test_lift_action_and_filters(admin_client, owner):
+def test_lift_action_and_filters(admin_client: Client, owner: User) -> None:
     suppression = make_suppression(owner=owner, label="Piano")
     listing = admin_client.get(
         reverse("admin:memory_suppression_changelist")
@@ -91,7 +96,7 @@ def test_lift_action_and_filters(admin_client, owner):
     assert Suppression.objects.get().lifted_at is not None
 
 
-def test_receipts_are_read_only(admin_client, owner):
+def test_receipts_are_read_only(admin_client: Client, owner: User) -> None:
     receipt = Receipt.objects.create(owner=owner, source="command", outcome="wrote")
     assert admin_client.get(reverse("admin:receipts_receipt_add")).status_code == 403
     page = admin_client.get(reverse("admin:receipts_receipt_change", args=[receipt.pk]))
@@ -105,7 +110,7 @@ def test_receipts_are_read_only(admin_client, owner):
     assert Receipt.objects.filter(pk=receipt.pk).exists()
 
 
-def test_node_admin_search(admin_client, owner):
+def test_node_admin_search(admin_client: Client, owner: User) -> None:
     make_node(owner=owner, label="Universal Memory Engine", aliases=("UME",))
     assert (
         b"Universal Memory Engine"
@@ -113,7 +118,7 @@ def test_node_admin_search(admin_client, owner):
     )
 
 
-def test_memory_rule_terms_are_typed_per_line_or_comma_separated(admin_client):
+def test_memory_rule_terms_are_typed_per_line_or_comma_separated(admin_client: Client) -> None:
     from memory.models import MemoryRule
 
     person = get_user_model().objects.create_user("daniel", password="pw-for-tests-1")
@@ -142,7 +147,7 @@ def test_memory_rule_terms_are_typed_per_line_or_comma_separated(admin_client):
     assert "rules for daniel" in html and "rules for 1" not in html
 
 
-def test_the_rule_add_form_offers_only_people_without_a_rule(admin_client):
+def test_the_rule_add_form_offers_only_people_without_a_rule(admin_client: Client) -> None:
     from memory.models import MemoryRule
 
     has_rule = get_user_model().objects.create_user("hasrule", password="pw-for-tests-1")
@@ -153,13 +158,13 @@ def test_the_rule_add_form_offers_only_people_without_a_rule(admin_client):
     assert "edit their rule instead" in html
 
 
-def test_the_token_owner_is_an_autocomplete_not_a_number(admin_client):
+def test_the_token_owner_is_an_autocomplete_not_a_number(admin_client: Client) -> None:
     html = admin_client.get(reverse("admin:memory_accesstoken_add")).content.decode()
     assert "admin-autocomplete" in html
     assert 'class="vForeignKeyRawIdAdminField"' not in html
 
 
-def test_admin_edits_keep_recall_index_in_step(admin_client, owner):
+def test_admin_edits_keep_recall_index_in_step(admin_client: Client, owner: User) -> None:
     from memory.models import Page
     from memory.recall import recall
 
@@ -191,8 +196,8 @@ def test_admin_edits_keep_recall_index_in_step(admin_client, owner):
 
 
 def test_deleting_a_person_in_the_admin_deletes_their_large_memory_in_chunks(
-    admin_client, owner, other_user, monkeypatch
-):
+    admin_client: Client, owner: User, other_user: User, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The user admin deletes through ``account_delete`` (tests/memory/test_erase_large.py
     shows why): with small chunks, 120 facts take several statements, and everything of
     theirs goes, nobody else's."""
@@ -208,7 +213,7 @@ def test_deleting_a_person_in_the_admin_deletes_their_large_memory_in_chunks(
     calls = []
     real = erase.delete_owned
 
-    def counted(model, who):
+    def counted(model: Any, who: Any) -> Any:
         calls.append(model)
         return real(model, who)
 

@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from datetime import timedelta
+from typing import Any
 
 import pytest
+from django.contrib.auth.models import User
 from django.core.cache import cache
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.test import Client
 from django.utils import timezone
+from pytest_django import DjangoAssertNumQueries, Settings
 
 from memory.models import AccessToken, Candidate, MemoryRule, Node, Suppression, Transcript
 from memory.services.tokens import token_create, token_revoke
@@ -26,55 +31,55 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture(autouse=True)
-def _fresh_rate_limit():
+def _fresh_rate_limit() -> Iterator[None]:
     cache.clear()
     yield
     cache.clear()
 
 
-def bearer(secret: str) -> dict[str, str]:
+def bearer(secret: str) -> dict[str, Any]:
     return {"HTTP_AUTHORIZATION": f"Bearer {secret}"}
 
 
 @pytest.fixture
-def secret(owner) -> str:
+def secret(owner: User) -> str:
     return token_create(owner=owner, name="test tool")[1]
 
 
 @pytest.fixture
-def read_secret(owner) -> str:
+def read_secret(owner: User) -> str:
     return token_create(owner=owner, name="reader", scopes=[SCOPE_READ])[1]
 
 
 @pytest.fixture
-def other_secret(other_user) -> str:
+def other_secret(other_user: User) -> str:
     return token_create(owner=other_user, name="other tool")[1]
 
 
 @pytest.fixture
-def api(client, secret):
+def api(client: Client, secret: str) -> Any:
     """A tiny JSON client acting with the owner's read+write token."""
 
     class Api:
-        def __init__(self, auth: dict[str, str]) -> None:
+        def __init__(self, auth: dict[str, Any]) -> None:
             self.auth = auth
 
-        def get(self, path: str, **params):
+        def get(self, path: str, **params: Any) -> Any:
             return client.get(path, params, **self.auth)
 
-        def send(self, method: str, path: str, body=None):
+        def send(self, method: str, path: str, body: Any = None) -> Any:
             data = json.dumps(body) if body is not None else ""
             return getattr(client, method)(
                 path, data=data, content_type="application/json", **self.auth
             )
 
-        def post(self, path: str, body=None):
+        def post(self, path: str, body: Any = None) -> Any:
             return self.send("post", path, body)
 
     return Api(bearer(secret))
 
 
-def assert_error(response, status: int, code: str) -> dict:
+def assert_error(response: Any, status: int, code: str) -> dict:
     assert response.status_code == status, response.content
     body = response.json()
     assert body["code"] == code
@@ -82,7 +87,7 @@ def assert_error(response, status: int, code: str) -> dict:
     return body
 
 
-def nothing_written(owner) -> bool:
+def nothing_written(owner: Any) -> bool:
     return not (
         Node.objects.filter(owner=owner).exists()
         or Candidate.objects.filter(owner=owner).exists()
@@ -108,7 +113,7 @@ ROUTES = [
 
 
 @pytest.mark.parametrize(("method", "path"), ROUTES)
-def test_no_token_is_401(client, owner, method, path):
+def test_no_token_is_401(client: Client, owner: User, method: Any, path: Any) -> None:
     response = getattr(client, method)(path, content_type="application/json")
     body = assert_error(response, 401, "unauthorized")
     assert response["WWW-Authenticate"].startswith("Bearer")
@@ -118,12 +123,12 @@ def test_no_token_is_401(client, owner, method, path):
 @pytest.mark.parametrize(
     "header", ["Bearer ume_not-a-real-token", "Bearer ", "Basic dXNlcjpwdw==", "ume_bare"]
 )
-def test_bad_tokens_are_401(client, owner, header):
+def test_bad_tokens_are_401(client: Client, owner: User, header: Any) -> None:
     response = client.get("/v1/nodes", HTTP_AUTHORIZATION=header)
     assert_error(response, 401, "unauthorized")
 
 
-def test_revoked_and_expired_tokens_are_401(client, owner):
+def test_revoked_and_expired_tokens_are_401(client: Client, owner: User) -> None:
     token, revoked = token_create(owner=owner, name="old")
     token_revoke(token=token)
     assert_error(client.get("/v1/nodes", **bearer(revoked)), 401, "unauthorized")
@@ -133,13 +138,13 @@ def test_revoked_and_expired_tokens_are_401(client, owner):
     assert_error(client.get("/v1/nodes", **bearer(expired)), 401, "unauthorized")
 
 
-def test_inactive_owner_is_401(client, owner, secret):
+def test_inactive_owner_is_401(client: Client, owner: User, secret: str) -> None:
     owner.is_active = False
     owner.save(update_fields=["is_active"])
     assert_error(client.get("/v1/nodes", **bearer(secret)), 401, "unauthorized")
 
 
-def test_read_token_cannot_write(client, owner, read_secret):
+def test_read_token_cannot_write(client: Client, owner: User, read_secret: str) -> None:
     assert client.get("/v1/nodes", **bearer(read_secret)).status_code == 200
     response = client.post(
         "/v1/memories",
@@ -151,7 +156,7 @@ def test_read_token_cannot_write(client, owner, read_secret):
     assert nothing_written(owner)
 
 
-def test_last_used_at_is_kept(client, owner, secret):
+def test_last_used_at_is_kept(client: Client, owner: User, secret: str) -> None:
     assert AccessToken.objects.get(owner=owner).last_used_at is None
     client.get("/v1/nodes", **bearer(secret))
     assert AccessToken.objects.get(owner=owner).last_used_at is not None
@@ -160,7 +165,7 @@ def test_last_used_at_is_kept(client, owner, secret):
 # --- saves ----------------------------------------------------------------------------------
 
 
-def test_save_memory_returns_the_receipt(api, owner):
+def test_save_memory_returns_the_receipt(api: Any, owner: User) -> None:
     response = api.post("/v1/memories", {"text": "I started boxing last week."})
     assert response.status_code == 200, response.content
     receipt = response.json()
@@ -170,7 +175,7 @@ def test_save_memory_returns_the_receipt(api, owner):
     assert receipt["outcome"] in {"wrote", "meaningful_no_write"}
 
 
-def test_save_conversation_returns_the_receipt(api, owner):
+def test_save_conversation_returns_the_receipt(api: Any, owner: User) -> None:
     body = {
         "messages": [
             {"role": "user", "content": "My sister Priya moved to Berlin.", "ts": "2026-03-01"},
@@ -197,12 +202,12 @@ def test_save_conversation_returns_the_receipt(api, owner):
         {},
     ],
 )
-def test_bad_conversations_are_400_and_write_nothing(api, owner, body):
+def test_bad_conversations_are_400_and_write_nothing(api: Any, owner: User, body: Any) -> None:
     assert_error(api.post("/v1/conversations", body), 400, "invalid_input")
     assert nothing_written(owner)
 
 
-def test_recall(api, owner):
+def test_recall(api: Any, owner: User) -> None:
     node = make_node(owner=owner, label="Boxing", category="skill")
     make_slice(node=node, text="trains three days a week")
     response = api.post("/v1/recall", {"query": "what do you remember about boxing?"})
@@ -214,7 +219,9 @@ def test_recall(api, owner):
     assert smalltalk["no_recall"] is True and smalltalk["items"] == []
 
 
-def test_recall_only_sees_the_owners_memories(client, owner, other_user, other_secret):
+def test_recall_only_sees_the_owners_memories(
+    client: Client, owner: User, other_user: User, other_secret: str
+) -> None:
     make_node(owner=owner, label="Boxing")
     response = client.post(
         "/v1/recall",
@@ -229,7 +236,7 @@ def test_recall_only_sees_the_owners_memories(client, owner, other_user, other_s
 # --- nodes ----------------------------------------------------------------------------------
 
 
-def test_list_nodes_with_filters(api, owner, other_user):
+def test_list_nodes_with_filters(api: Any, owner: User, other_user: User) -> None:
     make_node(owner=owner, label="Boxing", category="skill", aliases=("pugilism",))
     make_node(owner=owner, label="Atlas", category="project", state="paused")
     make_node(owner=other_user, label="Secret", category="project")
@@ -247,11 +254,13 @@ def test_list_nodes_with_filters(api, owner, other_user):
 @pytest.mark.parametrize(
     "params", [{"category": "dragons"}, {"state": "asleep"}, {"limit": "0"}, {"limit": "x"}]
 )
-def test_bad_node_filters_are_400(api, owner, params):
+def test_bad_node_filters_are_400(api: Any, owner: User, params: Any) -> None:
     assert_error(api.get("/v1/nodes", **params), 400, "invalid_input")
 
 
-def test_node_list_query_count_is_constant(api, owner, django_assert_max_num_queries):
+def test_node_list_query_count_is_constant(
+    api: Any, owner: User, django_assert_max_num_queries: DjangoAssertNumQueries
+) -> None:
     for index in range(12):
         make_node(owner=owner, label=f"Thing {index}", aliases=(f"alias {index}",))
     # token lookup + last_used bump, then nodes + prefetched aliases: never one per node
@@ -259,7 +268,7 @@ def test_node_list_query_count_is_constant(api, owner, django_assert_max_num_que
         assert len(api.get("/v1/nodes").json()["nodes"]) == 12
 
 
-def test_get_node_has_slices_and_events(api, owner):
+def test_get_node_has_slices_and_events(api: Any, owner: User) -> None:
     node = make_node(owner=owner, label="Boxing")
     make_slice(node=node, text="trains three days a week")
     make_event(node=node, text="started boxing")
@@ -269,7 +278,7 @@ def test_get_node_has_slices_and_events(api, owner):
     assert [e["action"] for e in detail["events"]] == ["started"]
 
 
-def test_another_owners_node_is_404_everywhere(api, other_user):
+def test_another_owners_node_is_404_everywhere(api: Any, other_user: User) -> None:
     theirs = make_node(owner=other_user, label="Secret")
     assert_error(api.get(f"/v1/nodes/{theirs.pk}"), 404, "not_found")
     assert_error(api.send("patch", f"/v1/nodes/{theirs.pk}", {"label": "Mine"}), 404, "not_found")
@@ -278,7 +287,7 @@ def test_another_owners_node_is_404_everywhere(api, other_user):
     assert Node.objects.get(pk=theirs.pk).label == "Secret"
 
 
-def test_patch_node(api, owner):
+def test_patch_node(api: Any, owner: User) -> None:
     node = make_node(owner=owner, label="Boxing")
     response = api.send(
         "patch",
@@ -294,7 +303,7 @@ def test_patch_node(api, owner):
     )
 
 
-def test_delete_node_sticks_by_default(api, owner):
+def test_delete_node_sticks_by_default(api: Any, owner: User) -> None:
     node = make_node(owner=owner, label="Boxing", aliases=("pugilism",))
     response = api.send("delete", f"/v1/nodes/{node.pk}")
     assert response.status_code == 200
@@ -306,7 +315,7 @@ def test_delete_node_sticks_by_default(api, owner):
     }
 
 
-def test_delete_node_without_stick(api, owner):
+def test_delete_node_without_stick(api: Any, owner: User) -> None:
     node = make_node(owner=owner, label="Boxing")
     response = api.send("delete", f"/v1/nodes/{node.pk}?stick=false")
     assert response.status_code == 200
@@ -316,7 +325,7 @@ def test_delete_node_without_stick(api, owner):
 # --- candidates -----------------------------------------------------------------------------
 
 
-def test_list_candidates(api, owner, other_user):
+def test_list_candidates(api: Any, owner: User, other_user: User) -> None:
     make_candidate(owner=owner, label="Piano")
     make_candidate(owner=owner, label="Chess", status="rejected")
     make_candidate(owner=other_user, label="Secret")
@@ -328,7 +337,7 @@ def test_list_candidates(api, owner, other_user):
     assert_error(api.get("/v1/candidates", status="maybe"), 400, "invalid_input")
 
 
-def test_promote_candidate(api, owner):
+def test_promote_candidate(api: Any, owner: User) -> None:
     candidate = make_candidate(owner=owner, label="Piano")
     response = api.post(
         f"/v1/candidates/{candidate.pk}/promote", {"label": "Piano lessons", "state": "paused"}
@@ -341,14 +350,14 @@ def test_promote_candidate(api, owner):
     assert_error(again, 409, "already_decided")
 
 
-def test_promote_without_a_body(api, owner):
+def test_promote_without_a_body(api: Any, owner: User) -> None:
     candidate = make_candidate(owner=owner, label="Piano")
     response = api.post(f"/v1/candidates/{candidate.pk}/promote")
     assert response.status_code == 200, response.content
     assert response.json()["node"]["label"] == "Piano"
 
 
-def test_promote_with_a_bad_category_is_400(api, owner):
+def test_promote_with_a_bad_category_is_400(api: Any, owner: User) -> None:
     candidate = make_candidate(owner=owner, label="Piano")
     assert_error(
         api.post(f"/v1/candidates/{candidate.pk}/promote", {"category": "dragons"}),
@@ -358,7 +367,7 @@ def test_promote_with_a_bad_category_is_400(api, owner):
     assert Candidate.objects.get(pk=candidate.pk).status == "pending"
 
 
-def test_reject_and_reject_with_suppress(api, owner):
+def test_reject_and_reject_with_suppress(api: Any, owner: User) -> None:
     plain = make_candidate(owner=owner, label="Piano")
     data = api.post(f"/v1/candidates/{plain.pk}/reject", {}).json()
     assert data["candidate"]["status"] == "rejected" and data["suppression"] is None
@@ -372,7 +381,7 @@ def test_reject_and_reject_with_suppress(api, owner):
     assert_error(api.post(f"/v1/candidates/{loud.pk}/reject", {}), 409, "already_decided")
 
 
-def test_reject_and_forget(api, owner):
+def test_reject_and_forget(api: Any, owner: User) -> None:
     candidate = make_candidate(owner=owner, label="Tarot Reading")
     data = api.post(f"/v1/candidates/{candidate.pk}/reject", {"forget": True}).json()
     assert data["candidate"]["status"] == "suppressed"
@@ -386,7 +395,7 @@ def test_reject_and_forget(api, owner):
     assert Candidate.objects.get(pk=other.pk).status == "pending"
 
 
-def test_reject_until_in_the_past_is_400(api, owner):
+def test_reject_until_in_the_past_is_400(api: Any, owner: User) -> None:
     candidate = make_candidate(owner=owner, label="Piano")
     past = (timezone.now() - timedelta(days=1)).isoformat()
     response = api.post(
@@ -395,7 +404,7 @@ def test_reject_until_in_the_past_is_400(api, owner):
     assert_error(response, 400, "invalid_decision")
 
 
-def test_merge_candidate(api, owner, other_user):
+def test_merge_candidate(api: Any, owner: User, other_user: User) -> None:
     node = make_node(owner=owner, label="Boxing")
     candidate = make_candidate(owner=owner, label="Kickboxing")
     theirs = make_node(owner=other_user, label="Secret")
@@ -410,7 +419,7 @@ def test_merge_candidate(api, owner, other_user):
     assert_error(api.post(f"/v1/candidates/{candidate.pk}/merge", {}), 400, "invalid_input")
 
 
-def test_another_owners_candidate_is_404(api, other_user):
+def test_another_owners_candidate_is_404(api: Any, other_user: User) -> None:
     theirs = make_candidate(owner=other_user, label="Secret")
     for action in ("promote", "reject"):
         assert_error(api.post(f"/v1/candidates/{theirs.pk}/{action}", {}), 404, "not_found")
@@ -420,7 +429,7 @@ def test_another_owners_candidate_is_404(api, other_user):
 # --- receipts, suppressions, rules ------------------------------------------------------------
 
 
-def test_receipts_list_filter_and_get(api, owner, other_user):
+def test_receipts_list_filter_and_get(api: Any, owner: User, other_user: User) -> None:
     wrote = Receipt.objects.create(owner=owner, source="api", outcome="wrote")
     Receipt.objects.create(owner=owner, source="upload", outcome="rejected_input")
     theirs = Receipt.objects.create(owner=other_user, source="api", outcome="wrote")
@@ -433,7 +442,7 @@ def test_receipts_list_filter_and_get(api, owner, other_user):
     assert_error(api.get("/v1/receipts", outcome="great"), 400, "invalid_input")
 
 
-def test_suppressions_list_and_lift(api, owner, other_user):
+def test_suppressions_list_and_lift(api: Any, owner: User, other_user: User) -> None:
     mine = make_suppression(owner=owner, label="Piano")
     theirs = make_suppression(owner=other_user, label="Secret")
     listed = api.get("/v1/suppressions").json()["suppressions"]
@@ -444,7 +453,7 @@ def test_suppressions_list_and_lift(api, owner, other_user):
     assert Suppression.objects.get(pk=theirs.pk).lifted_at is None
 
 
-def test_rules_get_and_put(api, owner):
+def test_rules_get_and_put(api: Any, owner: User) -> None:
     defaults = api.get("/v1/rules").json()
     assert defaults["capture_default"] == "review" and defaults["includes"] == []
     response = api.send(
@@ -480,7 +489,7 @@ def test_rules_get_and_put(api, owner):
         {"includes": "work"},
     ],
 )
-def test_bad_rules_are_400(api, owner, body):
+def test_bad_rules_are_400(api: Any, owner: User, body: Any) -> None:
     assert_error(api.send("put", "/v1/rules", body), 400, "invalid_input")
     assert not MemoryRule.objects.filter(owner=owner).exists()
 
@@ -488,7 +497,7 @@ def test_bad_rules_are_400(api, owner, body):
 # --- transcripts ----------------------------------------------------------------------------
 
 
-def upload(client, secret, content: bytes, name: str = "chat.txt", **extra):
+def upload(client: Any, secret: Any, content: bytes, name: str = "chat.txt", **extra: Any) -> Any:
     return client.post(
         "/v1/transcripts",
         {"file": SimpleUploadedFile(name, content, content_type="text/plain"), **extra},
@@ -496,7 +505,7 @@ def upload(client, secret, content: bytes, name: str = "chat.txt", **extra):
     )
 
 
-def test_upload_small_transcript_is_processed_now(client, owner, secret):
+def test_upload_small_transcript_is_processed_now(client: Client, owner: User, secret: str) -> None:
     response = upload(
         client,
         secret,
@@ -514,14 +523,18 @@ def test_upload_small_transcript_is_processed_now(client, owner, secret):
     assert again.status_code == 200 and again.json()["duplicate"] is True
 
 
-def test_upload_large_transcript_waits(client, owner, secret, settings):
+def test_upload_large_transcript_waits(
+    client: Client, owner: User, secret: str, settings: Settings
+) -> None:
     settings.UME_INLINE_UPLOAD_BYTES = 10
     response = upload(client, secret, b"User: I started boxing last week.\n")
     assert response.status_code == 201
     assert response.json()["status"] == "pending" and response.json()["receipt"] is None
 
 
-def test_upload_oversized_is_413(client, owner, secret, settings):
+def test_upload_oversized_is_413(
+    client: Client, owner: User, secret: str, settings: Settings
+) -> None:
     settings.UME_MAX_TRANSCRIPT_BYTES = 100
     response = upload(client, secret, b"User: " + b"a" * 200)
     assert_error(response, 413, "payload_too_large")
@@ -532,23 +545,27 @@ def test_upload_oversized_is_413(client, owner, secret, settings):
     "content",
     [b"", b"\x00\x01\x02binary", b"\xff\xfe\xfa not utf-8", b"   \n  "],
 )
-def test_bad_uploads_are_400_and_write_nothing(client, owner, secret, content):
+def test_bad_uploads_are_400_and_write_nothing(
+    client: Client, owner: User, secret: str, content: Any
+) -> None:
     assert_error(upload(client, secret, content), 400, "invalid_input")
     assert nothing_written(owner)
 
 
-def test_upload_without_a_file_is_400(client, owner, secret):
+def test_upload_without_a_file_is_400(client: Client, owner: User, secret: str) -> None:
     response = client.post("/v1/transcripts", {}, **bearer(secret))
     assert_error(response, 400, "invalid_input")
 
 
-def test_upload_bad_source_time_is_400(client, owner, secret):
+def test_upload_bad_source_time_is_400(client: Client, owner: User, secret: str) -> None:
     response = upload(client, secret, b"User: hello there\n", source_time="someday")
     assert_error(response, 400, "invalid_input")
     assert nothing_written(owner)
 
 
-def test_another_owners_transcript_is_404(client, owner, other_secret, secret):
+def test_another_owners_transcript_is_404(
+    client: Client, owner: User, other_secret: str, secret: str
+) -> None:
     data = upload(client, secret, b"User: I started boxing last week.\n").json()
     response = client.get(f"/v1/transcripts/{data['id']}", **bearer(other_secret))
     assert_error(response, 404, "not_found")
@@ -557,7 +574,7 @@ def test_another_owners_transcript_is_404(client, owner, other_secret, secret):
 # --- hostile and oversized bodies -------------------------------------------------------------
 
 
-def raw_post(client, secret, path: str, body: bytes, **extra):
+def raw_post(client: Any, secret: Any, path: str, body: bytes, **extra: Any) -> Any:
     return client.generic(
         "POST", path, body, content_type="application/json", **bearer(secret), **extra
     )
@@ -577,12 +594,14 @@ def raw_post(client, secret, path: str, body: bytes, **extra):
         (json.dumps({"text": {"deep": [[[[{"x": 1}]]]]}}).encode(), "invalid_input"),
     ],
 )
-def test_hostile_bodies_are_400_and_write_nothing(client, owner, secret, body, code):
+def test_hostile_bodies_are_400_and_write_nothing(
+    client: Client, owner: User, secret: str, body: Any, code: Any
+) -> None:
     assert_error(raw_post(client, secret, "/v1/memories", body), 400, code)
     assert nothing_written(owner)
 
 
-def test_huge_label_is_refused(client, owner, secret):
+def test_huge_label_is_refused(client: Client, owner: User, secret: str) -> None:
     candidate = make_candidate(owner=owner, label="Piano")
     body = json.dumps({"label": "x" * (3 * 1024 * 1024)}).encode()
     response = raw_post(client, secret, f"/v1/candidates/{candidate.pk}/promote", body)
@@ -591,7 +610,9 @@ def test_huge_label_is_refused(client, owner, secret):
     assert Candidate.objects.get(pk=candidate.pk).status == "pending"
 
 
-def test_declared_oversized_body_is_413_before_reading(client, owner, secret, settings):
+def test_declared_oversized_body_is_413_before_reading(
+    client: Client, owner: User, secret: str, settings: Settings
+) -> None:
     settings.UME_MAX_TRANSCRIPT_BYTES = 1000
     response = raw_post(
         client, secret, "/v1/memories", b'{"text": "hi"}', CONTENT_LENGTH="10000000"
@@ -600,13 +621,15 @@ def test_declared_oversized_body_is_413_before_reading(client, owner, secret, se
     assert nothing_written(owner)
 
 
-def test_memory_text_over_the_limit_is_413(api, owner, settings):
+def test_memory_text_over_the_limit_is_413(api: Any, owner: User, settings: Settings) -> None:
     settings.UME_MAX_TRANSCRIPT_BYTES = 50
     assert_error(api.post("/v1/memories", {"text": "a" * 60}), 413, "payload_too_large")
     assert nothing_written(owner)
 
 
-def test_body_over_djangos_limit_is_413(client, owner, secret, settings):
+def test_body_over_djangos_limit_is_413(
+    client: Client, owner: User, secret: str, settings: Settings
+) -> None:
     settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 1024
     body = json.dumps({"text": "a" * 5000}).encode()
     assert_error(raw_post(client, secret, "/v1/memories", body), 413, "payload_too_large")
@@ -616,7 +639,9 @@ def test_body_over_djangos_limit_is_413(client, owner, secret, settings):
 # --- rate limit, docs, unknown routes -------------------------------------------------------
 
 
-def test_rate_limit_is_429_with_retry_after(client, owner, secret, other_secret, settings):
+def test_rate_limit_is_429_with_retry_after(
+    client: Client, owner: User, secret: str, other_secret: str, settings: Settings
+) -> None:
     settings.UME_API_RATE_LIMIT = 3
     for _ in range(3):
         assert client.get("/v1/rules", **bearer(secret)).status_code == 200
@@ -627,7 +652,7 @@ def test_rate_limit_is_429_with_retry_after(client, owner, secret, other_secret,
     assert client.get("/v1/rules", **bearer(other_secret)).status_code == 200
 
 
-def test_openapi_schema_is_served(client):
+def test_openapi_schema_is_served(client: Client) -> None:
     response = client.get("/v1/openapi.json")
     assert response.status_code == 200
     schema = response.json()
@@ -653,7 +678,7 @@ def test_openapi_schema_is_served(client):
     assert schema["components"]["securitySchemes"]
 
 
-def test_docs_page_uses_our_own_static_files(client):
+def test_docs_page_uses_our_own_static_files(client: Client) -> None:
     response = client.get("/v1/docs")
     assert response.status_code == 200
     html = response.content.decode()
@@ -661,13 +686,13 @@ def test_docs_page_uses_our_own_static_files(client):
     assert "cdn" not in html.lower()
 
 
-def test_unknown_api_route_is_json_404(api):
+def test_unknown_api_route_is_json_404(api: Any) -> None:
     assert_error(api.get("/v1/nope"), 404, "not_found")
 
 
 def test_the_rate_limit_counter_is_a_database_row_every_process_shares(
-    client, owner, secret, settings
-):
+    client: Client, owner: User, secret: str, settings: Settings
+) -> None:
     """Counted in the database whatever UME_CACHE says, so every worker and host sees it."""
     from memory.models import AccessToken, RateCount
 

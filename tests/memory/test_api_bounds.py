@@ -4,9 +4,14 @@ pending workers, strict schemas, JSON everywhere under /v1/."""
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from typing import Any
 
 import pytest
+from django.contrib.auth.models import User
 from django.core.cache import cache
+from django.test import Client
+from pytest_django import Settings
 
 from memory.models import Candidate, Transcript
 from memory.services.ingest import ingest_pending
@@ -17,25 +22,27 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture(autouse=True)
-def _fresh_rate_limit():
+def _fresh_rate_limit() -> Iterator[None]:
     cache.clear()
     yield
     cache.clear()
 
 
 @pytest.fixture
-def auth(owner) -> dict[str, str]:
+def auth(owner: User) -> dict[str, Any]:
     return {"HTTP_AUTHORIZATION": f"Bearer {token_create(owner=owner, name='bounds')[1]}"}
 
 
-def post(client, auth, path, body):
+def post(client: Any, auth: Any, path: Any, body: Any) -> Any:
     return client.post(path, data=json.dumps(body), content_type="application/json", **auth)
 
 
 LARGE = "I started learning the cello last week. " * 2000  # about 80 KB
 
 
-def test_a_save_over_the_inline_size_answers_202_with_a_status_link(client, auth, owner):
+def test_a_save_over_the_inline_size_answers_202_with_a_status_link(
+    client: Client, auth: dict[str, Any], owner: User
+) -> None:
     response = post(client, auth, "/v1/memories", {"text": LARGE})
 
     assert response.status_code == 202, response.content
@@ -52,7 +59,9 @@ def test_a_save_over_the_inline_size_answers_202_with_a_status_link(client, auth
     assert Candidate.objects.filter(owner=owner, label_guess="Cello").exists()
 
 
-def test_a_conversation_over_the_message_cap_answers_202(client, auth, owner, settings):
+def test_a_conversation_over_the_message_cap_answers_202(
+    client: Client, auth: dict[str, Any], owner: User, settings: Settings
+) -> None:
     settings.UME_INLINE_MESSAGES = 3
     messages = [{"role": "user", "content": f"I started boxing {i} weeks ago."} for i in range(4)]
     response = post(client, auth, "/v1/conversations", {"messages": messages})
@@ -60,7 +69,9 @@ def test_a_conversation_over_the_message_cap_answers_202(client, auth, owner, se
     assert Transcript.objects.get(owner=owner).status == "pending"
 
 
-def test_a_small_save_is_still_answered_with_its_receipt(client, auth, owner):
+def test_a_small_save_is_still_answered_with_its_receipt(
+    client: Client, auth: dict[str, Any], owner: User
+) -> None:
     response = post(client, auth, "/v1/memories", {"text": "I started boxing last week."})
     assert response.status_code == 200
     assert response.json()["outcome"] == "wrote"
@@ -78,7 +89,9 @@ def test_a_small_save_is_still_answered_with_its_receipt(client, auth, owner):
         {"auto_collect": 1},
     ],
 )
-def test_rules_refuse_loosely_typed_values(client, auth, owner, body):
+def test_rules_refuse_loosely_typed_values(
+    client: Client, auth: dict[str, Any], owner: User, body: Any
+) -> None:
     from memory.models import MemoryRule
 
     response = client.put(
@@ -90,14 +103,16 @@ def test_rules_refuse_loosely_typed_values(client, auth, owner, body):
     assert rule is None or (rule.retention_days is None and rule.auto_collect is False)
 
 
-def test_a_boolean_ts_is_refused_not_1970(client, auth, owner):
+def test_a_boolean_ts_is_refused_not_1970(
+    client: Client, auth: dict[str, Any], owner: User
+) -> None:
     body = {"messages": [{"role": "user", "content": "I started boxing.", "ts": True}]}
     response = post(client, auth, "/v1/conversations", body)
     assert response.status_code == 400
     assert not Transcript.objects.filter(owner=owner).exists()
 
 
-def test_an_epoch_ts_is_still_accepted(client, auth, owner):
+def test_an_epoch_ts_is_still_accepted(client: Client, auth: dict[str, Any], owner: User) -> None:
     body = {"messages": [{"role": "user", "content": "I started boxing.", "ts": 1_700_000_000}]}
     assert post(client, auth, "/v1/conversations", body).status_code == 200
 
@@ -106,7 +121,9 @@ def test_an_epoch_ts_is_still_accepted(client, auth, owner):
 
 
 @pytest.mark.parametrize("phrase", ["yesterday", "last month", "2 weeks ago"])
-def test_a_relative_date_on_year_one_is_no_date_not_a_crash(client, auth, owner, phrase):
+def test_a_relative_date_on_year_one_is_no_date_not_a_crash(
+    client: Client, auth: dict[str, Any], owner: User, phrase: Any
+) -> None:
     body = {
         "messages": [{"role": "user", "content": f"I started boxing {phrase}."}],
         "source_time": "0001-01-01T00:00:00Z",
@@ -122,7 +139,9 @@ def test_a_relative_date_on_year_one_is_no_date_not_a_crash(client, auth, owner,
     assert post(client, auth, "/v1/conversations", body).json()["outcome"] == "wrote"
 
 
-def test_an_upload_with_a_lone_surrogate_is_refused_and_not_stored(client, auth, owner):
+def test_an_upload_with_a_lone_surrogate_is_refused_and_not_stored(
+    client: Client, auth: dict[str, Any], owner: User
+) -> None:
     from django.core.files.uploadedfile import SimpleUploadedFile
 
     raw = b'[{"role": "user", "content": "I started boxing \\ud800 last week"}]'
@@ -133,7 +152,9 @@ def test_an_upload_with_a_lone_surrogate_is_refused_and_not_stored(client, auth,
     assert not Transcript.objects.filter(owner=owner).exists()
 
 
-def test_several_file_fields_are_refused_not_silently_dropped(client, auth, owner):
+def test_several_file_fields_are_refused_not_silently_dropped(
+    client: Client, auth: dict[str, Any], owner: User
+) -> None:
     from django.core.files.uploadedfile import SimpleUploadedFile
 
     files = [
@@ -145,14 +166,16 @@ def test_several_file_fields_are_refused_not_silently_dropped(client, auth, owne
     assert not Transcript.objects.filter(owner=owner).exists()
 
 
-def test_the_api_root_is_json_404(client, auth):
+def test_the_api_root_is_json_404(client: Client, auth: dict[str, Any]) -> None:
     response = client.get("/v1/", **auth)
     assert response.status_code == 404
     assert response["Content-Type"].startswith("application/json")
     assert response.json()["code"] == "not_found"
 
 
-def test_the_review_queue_shows_the_first_quotes_and_how_many_there_are(client, auth, owner):
+def test_the_review_queue_shows_the_first_quotes_and_how_many_there_are(
+    client: Client, auth: dict[str, Any], owner: User
+) -> None:
     from memory.models import Evidence
     from tests.factories import make_candidate
 

@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from typing import Any
 
 import pytest
+from django.contrib.auth.models import User
 from django.core.cache import cache
+from django.test import Client
 
 from memory.models import Candidate, MemoryRule, Node, Suppression
 from memory.services.ingest import ingest_proposals
@@ -23,19 +27,19 @@ DOC = [
 
 
 @pytest.fixture(autouse=True)
-def _fresh_rate_limit():
+def _fresh_rate_limit() -> Iterator[None]:
     cache.clear()
     yield
     cache.clear()
 
 
 @pytest.fixture
-def receipt(owner):
+def receipt(owner: User) -> Any:
     MemoryRule.objects.create(owner=owner, capture_default="auto")
     return ingest_proposals(owner=owner, objects=DOC, name="chat.json", source="api")
 
 
-def post(client, secret: str, path: str, body=None):
+def post(client: Any, secret: str, path: str, body: Any = None) -> Any:
     return client.post(
         path,
         data=json.dumps(body) if body is not None else "",
@@ -44,7 +48,7 @@ def post(client, secret: str, path: str, body=None):
     )
 
 
-def test_undo_a_receipt(client, owner, receipt):
+def test_undo_a_receipt(client: Client, owner: User, receipt: Any) -> None:
     secret = token_create(owner=owner, name="tool")[1]
 
     response = post(client, secret, f"/v1/receipts/{receipt.pk}/undo")
@@ -61,7 +65,7 @@ def test_undo_a_receipt(client, owner, receipt):
     assert again.status_code == 409 and again.json()["code"] == "already_undone"
 
 
-def test_undo_without_suppressing(client, owner, receipt):
+def test_undo_without_suppressing(client: Client, owner: User, receipt: Any) -> None:
     secret = token_create(owner=owner, name="tool")[1]
 
     response = post(client, secret, f"/v1/receipts/{receipt.pk}/undo", {"suppress": False})
@@ -69,7 +73,7 @@ def test_undo_without_suppressing(client, owner, receipt):
     assert response.status_code == 200 and not Suppression.objects.exists()
 
 
-def test_undo_refusals(client, owner, other_user, receipt):
+def test_undo_refusals(client: Client, owner: User, other_user: User, receipt: Any) -> None:
     secret = token_create(owner=owner, name="tool")[1]
     reader = token_create(owner=owner, name="reader", scopes=[SCOPE_READ])[1]
     theirs = token_create(owner=other_user, name="theirs")[1]
@@ -83,7 +87,7 @@ def test_undo_refusals(client, owner, other_user, receipt):
     assert Node.objects.filter(label="Atlas").exists()
 
 
-def test_delete_all(client, owner, other_user, receipt):
+def test_delete_all(client: Client, owner: User, other_user: User, receipt: Any) -> None:
     secret = token_create(owner=owner, name="tool")[1]
     make_node(owner=other_user, label="Theirs")
     make_suppression(owner=owner, label="Golf")
@@ -109,7 +113,9 @@ def test_delete_all(client, owner, other_user, receipt):
     assert client.get("/v1/nodes", HTTP_AUTHORIZATION=f"Bearer {secret}").json()["nodes"] == []
 
 
-def test_delete_all_dropping_suppressions_and_refusals(client, owner, receipt):
+def test_delete_all_dropping_suppressions_and_refusals(
+    client: Client, owner: User, receipt: Any
+) -> None:
     secret = token_create(owner=owner, name="tool")[1]
     reader = token_create(owner=owner, name="reader", scopes=[SCOPE_READ])[1]
     make_suppression(owner=owner, label="Golf")

@@ -4,15 +4,19 @@ found in review (a 500 or a non-JSON error where a 400/405 JSON answer was due).
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from typing import Any
 
 import anyio
 import pytest
+from django.contrib.auth.models import User
 from django.core.cache import cache
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import CommandError, call_command
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from mcp import Client
+from pytest_django import Settings
 
 from memory.mcp.server import mcp_server, use_stdio_secret
 from memory.models import AccessToken, Candidate, Node, Suppression, Transcript
@@ -26,24 +30,24 @@ FAR_FUTURE = "9999-12-31T23:59:59-05:00"  # valid ISO 8601, but past datetime.ma
 
 
 @pytest.fixture(autouse=True)
-def _fresh_rate_limit():
+def _fresh_rate_limit() -> Iterator[None]:
     cache.clear()
     yield
     cache.clear()
 
 
 @pytest.fixture
-def auth(owner) -> dict[str, str]:
+def auth(owner: User) -> dict[str, Any]:
     return {"HTTP_AUTHORIZATION": f"Bearer {token_create(owner=owner, name='review')[1]}"}
 
 
-def send(client, auth, method: str, path: str, raw: str):
+def send(client: Any, auth: Any, method: str, path: str, raw: str) -> Any:
     if method == "get":
         return client.get(path, **auth)
     return getattr(client, method)(path, data=raw, content_type="application/json", **auth)
 
 
-def assert_error(response, status: int, code: str) -> dict:
+def assert_error(response: Any, status: int, code: str) -> dict:
     assert response.status_code == status, response.content
     assert response["Content-Type"].startswith("application/json"), response["Content-Type"]
     body = response.json()
@@ -62,13 +66,15 @@ def assert_error(response, status: int, code: str) -> dict:
         ("/v1/recall", r'{"query": "tea \ud800 time"}'),
     ],
 )
-def test_lone_surrogate_is_a_400_and_writes_nothing(client, auth, owner, path, raw):
+def test_lone_surrogate_is_a_400_and_writes_nothing(
+    client: Any, auth: dict[str, Any], owner: User, path: Any, raw: Any
+) -> None:
     response = send(client, auth, "post", path, raw)
     assert_error(response, 400, "invalid_json")
     assert not Receipt.objects.filter(owner=owner).exists()
 
 
-def test_surrogate_pairs_are_still_fine(client, auth, owner):
+def test_surrogate_pairs_are_still_fine(client: Any, auth: dict[str, Any], owner: User) -> None:
     response = send(client, auth, "post", "/v1/memories", r'{"text": "I love boxing \ud83e\udd4a"}')
     assert response.status_code == 200, response.content
 
@@ -87,13 +93,15 @@ def test_surrogate_pairs_are_still_fine(client, auth, owner):
         },
     ],
 )
-def test_out_of_range_times_in_a_conversation_are_400(client, auth, owner, body):
+def test_out_of_range_times_in_a_conversation_are_400(
+    client: Any, auth: dict[str, Any], owner: User, body: Any
+) -> None:
     response = send(client, auth, "post", "/v1/conversations", json.dumps(body))
     assert_error(response, 400, "invalid_input")
     assert not Receipt.objects.filter(owner=owner).exists()
 
 
-def test_reject_until_out_of_range_is_400(client, auth, owner):
+def test_reject_until_out_of_range_is_400(client: Any, auth: dict[str, Any], owner: User) -> None:
     candidate = make_candidate(owner=owner, label="Rahul")
     body = {"suppress_similar": True, "until": FAR_FUTURE}
     assert_error(
@@ -105,7 +113,9 @@ def test_reject_until_out_of_range_is_400(client, auth, owner):
     assert candidate.status == "pending" and not Suppression.objects.exists()
 
 
-def test_reject_until_without_offset_is_read_as_utc(client, auth, owner):
+def test_reject_until_without_offset_is_read_as_utc(
+    client: Any, auth: dict[str, Any], owner: User
+) -> None:
     candidate = make_candidate(owner=owner, label="Rahul")
     body = {"suppress_similar": True, "until": "2099-01-01T00:00:00"}
     response = send(client, auth, "post", f"/v1/candidates/{candidate.pk}/reject", json.dumps(body))
@@ -119,7 +129,9 @@ def test_reject_until_without_offset_is_read_as_utc(client, auth, owner):
 @pytest.mark.parametrize(
     "method,path", [("put", "/v1/nodes"), ("delete", "/v1/receipts"), ("get", "/v1/memories")]
 )
-def test_wrong_method_is_a_json_405(client, auth, method, path):
+def test_wrong_method_is_a_json_405(
+    client: Any, auth: dict[str, Any], method: Any, path: Any
+) -> None:
     response = send(client, auth, method, path, "{}")
     assert_error(response, 405, "method_not_allowed")
     assert response.has_header("Allow")
@@ -142,11 +154,13 @@ def test_wrong_method_is_a_json_405(client, auth, method, path):
         ("post", f"/v1/suppressions/{2**63}/lift"),
     ],
 )
-def test_ids_past_bigint_are_404(client, auth, method, path):
+def test_ids_past_bigint_are_404(client: Any, auth: dict[str, Any], method: Any, path: Any) -> None:
     assert_error(send(client, auth, method, path, "{}"), 404, "not_found")
 
 
-def test_merge_into_a_node_id_past_bigint_is_404(client, auth, owner):
+def test_merge_into_a_node_id_past_bigint_is_404(
+    client: Any, auth: dict[str, Any], owner: User
+) -> None:
     candidate = make_candidate(owner=owner)
     body = json.dumps({"node_id": 2**63})
     assert_error(
@@ -157,7 +171,9 @@ def test_merge_into_a_node_id_past_bigint_is_404(client, auth, owner):
 @pytest.mark.parametrize(
     "content", [b"\x00\x01\x02\xff\xfe binary", b"User: hi\x00 there\n", b"", b"\xff" * 10]
 )
-def test_hostile_uploads_are_400(client, auth, owner, content):
+def test_hostile_uploads_are_400(
+    client: Any, auth: dict[str, Any], owner: User, content: Any
+) -> None:
     upload = SimpleUploadedFile("chat.txt", content, content_type="text/plain")
     response = client.post("/v1/transcripts", {"file": upload}, **auth)
     assert response.status_code in {200, 201, 400}, response.content
@@ -165,7 +181,7 @@ def test_hostile_uploads_are_400(client, auth, owner, content):
         assert_error(response, 400, "invalid_input")
 
 
-def _count(client, auth, path: str) -> int:
+def _count(client: Any, auth: Any, path: str) -> int:
     with CaptureQueriesContext(connection) as ctx:
         response = client.get(path, **auth)
     assert response.status_code == 200, response.content
@@ -175,7 +191,9 @@ def _count(client, auth, path: str) -> int:
 @pytest.mark.parametrize(
     "path", ["/v1/nodes", "/v1/candidates", "/v1/suppressions", "/v1/receipts"]
 )
-def test_list_endpoints_do_not_grow_with_rows(client, auth, owner, path):
+def test_list_endpoints_do_not_grow_with_rows(
+    client: Any, auth: dict[str, Any], owner: User, path: Any
+) -> None:
     def add(n: int, start: int) -> None:
         for i in range(start, start + n):
             make_node(owner=owner, label=f"Node {i}", aliases=(f"alias {i}",))
@@ -193,8 +211,8 @@ def test_list_endpoints_do_not_grow_with_rows(client, auth, owner, path):
 # --- MCP: the same time and text checks on the tools (in-memory client, stdio token path) ----
 
 
-def _call_tool(secret: str, tool: str, arguments: dict):
-    async def go():
+def _call_tool(secret: str, tool: str, arguments: dict) -> Any:
+    async def go() -> Any:
         async with Client(mcp_server) as client:
             return await client.call_tool(tool, arguments)
 
@@ -213,7 +231,9 @@ def _call_tool(secret: str, tool: str, arguments: dict):
         {"messages": [{"role": "user", "content": "I like tea", "ts": FAR_FUTURE}]},
     ],
 )
-def test_mcp_out_of_range_times_are_tool_errors_that_write_nothing(owner, arguments):
+def test_mcp_out_of_range_times_are_tool_errors_that_write_nothing(
+    owner: User, arguments: Any
+) -> None:
     secret = token_create(owner=owner, name="mcp review")[1]
     result = _call_tool(secret, "save_conversation", arguments)
     assert result.is_error
@@ -229,14 +249,18 @@ def test_mcp_out_of_range_times_are_tool_errors_that_write_nothing(owner, argume
 # --- uploads and create_token: the same out-of-range times ------------------------------------
 
 
-def test_upload_with_out_of_range_source_time_is_400(client, auth, owner):
+def test_upload_with_out_of_range_source_time_is_400(
+    client: Any, auth: dict[str, Any], owner: User
+) -> None:
     upload = SimpleUploadedFile("chat.txt", b"User: I started boxing\n", content_type="text/plain")
     response = client.post("/v1/transcripts", {"file": upload, "source_time": FAR_FUTURE}, **auth)
     assert_error(response, 400, "invalid_input")
     assert not Transcript.objects.exists() and not Receipt.objects.exists()
 
 
-def test_upload_with_an_out_of_range_message_time_is_400(client, auth, owner):
+def test_upload_with_an_out_of_range_message_time_is_400(
+    client: Any, auth: dict[str, Any], owner: User
+) -> None:
     data = json.dumps([{"role": "user", "content": "I started boxing", "ts": FAR_FUTURE}])
     upload = SimpleUploadedFile("chat.json", data.encode(), content_type="application/json")
     response = client.post("/v1/transcripts", {"file": upload}, **auth)
@@ -244,7 +268,7 @@ def test_upload_with_an_out_of_range_message_time_is_400(client, auth, owner):
     assert not Transcript.objects.exists() and not Receipt.objects.exists()
 
 
-def test_create_token_with_absurd_expiry_is_a_command_error(owner):
+def test_create_token_with_absurd_expiry_is_a_command_error(owner: User) -> None:
     with pytest.raises(CommandError, match="expires-days"):
         call_command(
             "create_token", "--user", owner.username, "--name", "x", "--expires-days", "100000000"
@@ -255,7 +279,7 @@ def test_create_token_with_absurd_expiry_is_a_command_error(owner):
 # --- scopes on every route, and revocation inside a long-lived MCP session --------------------
 
 
-def _operations():
+def _operations() -> Iterator[Any]:
     from memory.api import api
 
     for prefix, router in api._routers:
@@ -265,7 +289,7 @@ def _operations():
 
 
 @pytest.mark.parametrize("path,op", list(_operations()), ids=lambda v: str(v))
-def test_every_route_needs_a_token_with_the_right_scope(path, op):
+def test_every_route_needs_a_token_with_the_right_scope(path: Any, op: Any) -> None:
     from memory.api.auth import TokenAuth
     from memory.vocab import SCOPE_READ, SCOPE_WRITE
 
@@ -290,7 +314,9 @@ def test_every_route_needs_a_token_with_the_right_scope(path, op):
         ("post", "/v1/memory/delete-all"),
     ],
 )
-def test_a_read_token_is_refused_on_every_write(client, owner, method, path):
+def test_a_read_token_is_refused_on_every_write(
+    client: Any, owner: User, method: Any, path: Any
+) -> None:
     from memory.vocab import SCOPE_READ
 
     node = make_node(owner=owner, label="Boxing")
@@ -311,7 +337,7 @@ def test_a_read_token_is_refused_on_every_write(client, owner, method, path):
 
 
 @pytest.mark.django_db(transaction=True)
-def test_mcp_token_revoked_mid_session_is_refused_on_the_next_call(owner):
+def test_mcp_token_revoked_mid_session_is_refused_on_the_next_call(owner: User) -> None:
     from memory.services.tokens import token_revoke
 
     token, secret = token_create(owner=owner, name="desktop")
@@ -322,7 +348,7 @@ def test_mcp_token_revoked_mid_session_is_refused_on_the_next_call(owner):
         finally:
             connection.close()
 
-    async def go():
+    async def go() -> Any:
         async with Client(mcp_server) as client:
             first = await client.call_tool("read_graph", {})
             await anyio.to_thread.run_sync(revoke)
@@ -338,7 +364,9 @@ def test_mcp_token_revoked_mid_session_is_refused_on_the_next_call(owner):
     assert second.is_error and "unauthorized" in second.content[0].text
 
 
-def test_mcp_save_conversation_caps_the_total_size_like_the_api(owner, settings):
+def test_mcp_save_conversation_caps_the_total_size_like_the_api(
+    owner: User, settings: Settings
+) -> None:
     from memory.mcp import tools
 
     settings.UME_MAX_TRANSCRIPT_BYTES = 1000
@@ -352,7 +380,9 @@ def test_mcp_save_conversation_caps_the_total_size_like_the_api(owner, settings)
 
 
 @pytest.mark.parametrize("query", ["!!!", "%", "_", "--"])
-def test_mcp_search_nodes_without_a_word_matches_nothing_not_everything(owner, query):
+def test_mcp_search_nodes_without_a_word_matches_nothing_not_everything(
+    owner: User, query: Any
+) -> None:
     from memory.mcp import tools
 
     make_node(owner=owner, label="Boxing")
@@ -362,7 +392,9 @@ def test_mcp_search_nodes_without_a_word_matches_nothing_not_everything(owner, q
     assert tools.search_nodes(token, query="box").payload["entities"][0]["name"] == "Boxing"
 
 
-def test_patch_that_fails_halfway_changes_nothing(client, auth, owner):
+def test_patch_that_fails_halfway_changes_nothing(
+    client: Any, auth: dict[str, Any], owner: User
+) -> None:
     node = make_node(owner=owner, label="Boxing")
     make_node(owner=owner, label="Atlas", category="project")
     body = json.dumps({"label": "Kickboxing", "state": "stopped", "add_alias": "Atlas"})
@@ -373,7 +405,7 @@ def test_patch_that_fails_halfway_changes_nothing(client, auth, owner):
 
 
 @pytest.mark.parametrize("tool", ["read_graph", "list_pending_candidates"])
-def test_mcp_graph_and_queue_reads_do_not_grow_with_rows(owner, tool):
+def test_mcp_graph_and_queue_reads_do_not_grow_with_rows(owner: User, tool: Any) -> None:
     from memory.mcp import tools
 
     token = token_create(owner=owner, name="desktop")[0]
@@ -392,7 +424,7 @@ def test_mcp_graph_and_queue_reads_do_not_grow_with_rows(owner, tool):
     assert len(large.captured_queries) == len(small.captured_queries)
 
 
-def test_node_search_for_a_query_without_a_word_matches_nothing(owner):
+def test_node_search_for_a_query_without_a_word_matches_nothing(owner: User) -> None:
     from memory.selectors import node_list
     from tests.factories import make_node
 

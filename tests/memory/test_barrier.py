@@ -10,8 +10,10 @@ import itertools
 import threading
 import time
 from datetime import timedelta
+from typing import Any
 
 import pytest
+from django.contrib.auth.models import User
 from django.db import connection, connections
 from django.utils import timezone
 
@@ -44,24 +46,24 @@ DOC = [
 
 
 @pytest.fixture
-def ticking(monkeypatch):
+def ticking(monkeypatch: pytest.MonkeyPatch) -> None:
     start = timezone.now()
     counter = itertools.count()
     lock = threading.Lock()
 
-    def now():
+    def now() -> Any:
         with lock:
             return start + timedelta(milliseconds=next(counter))
 
     monkeypatch.setattr(timezone, "now", now)
 
 
-def delete_during_snapshot(monkeypatch, delete):
+def delete_during_snapshot(monkeypatch: Any, delete: Any) -> None:
     """Run ``delete`` once, after the ingest started and read its snapshot, before it writes."""
     real = ingest_module.gate_snapshot
     done: list[bool] = []
 
-    def snapshot_then_delete(owner, proposals, *, now):
+    def snapshot_then_delete(owner: Any, proposals: Any, *, now: Any) -> Any:
         snap = real(owner, proposals, now=now)
         if not done:
             done.append(True)
@@ -71,7 +73,7 @@ def delete_during_snapshot(monkeypatch, delete):
     monkeypatch.setattr(ingest_module, "gate_snapshot", snapshot_then_delete)
 
 
-def nothing_landed(owner) -> None:
+def nothing_landed(owner: Any) -> None:
     assert not Slice.objects.filter(owner=owner, text="three rounds on the bag").exists()
     assert not Candidate.objects.filter(owner=owner, label_guess="Pottery").exists()
 
@@ -81,8 +83,8 @@ def nothing_landed(owner) -> None:
 
 @pytest.mark.django_db
 def test_a_node_deleted_mid_ingest_drops_the_write_with_a_conflict_receipt(
-    owner, ticking, monkeypatch
-):
+    owner: User, ticking: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
     boxing = make_node(owner=owner, label="Boxing")
     delete_during_snapshot(monkeypatch, lambda: node_delete(node=boxing))
 
@@ -95,7 +97,9 @@ def test_a_node_deleted_mid_ingest_drops_the_write_with_a_conflict_receipt(
 
 
 @pytest.mark.django_db
-def test_delete_all_mid_ingest_drops_the_write(owner, ticking, monkeypatch):
+def test_delete_all_mid_ingest_drops_the_write(
+    owner: User, ticking: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
     make_node(owner=owner, label="Boxing")
     delete_during_snapshot(monkeypatch, lambda: memory_erase_all(owner=owner))
 
@@ -111,7 +115,9 @@ def test_delete_all_mid_ingest_drops_the_write(owner, ticking, monkeypatch):
 
 
 @pytest.mark.django_db
-def test_an_undo_mid_ingest_drops_the_write(owner, ticking, monkeypatch):
+def test_an_undo_mid_ingest_drops_the_write(
+    owner: User, ticking: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
     make_node(owner=owner, label="Boxing")
     earlier = ingest_proposals(owner=owner, objects=DOC[1:], name="earlier", source="api")
     assert earlier.outcome == "wrote"
@@ -124,7 +130,9 @@ def test_an_undo_mid_ingest_drops_the_write(owner, ticking, monkeypatch):
 
 
 @pytest.mark.django_db
-def test_a_write_started_after_the_deletion_lands(owner, other_user, ticking):
+def test_a_write_started_after_the_deletion_lands(
+    owner: User, other_user: User, ticking: None
+) -> None:
     node_delete(node=make_node(owner=owner, label="Running"))
     make_node(owner=owner, label="Boxing")
 
@@ -135,7 +143,9 @@ def test_a_write_started_after_the_deletion_lands(owner, other_user, ticking):
 
 
 @pytest.mark.django_db
-def test_another_users_deletion_does_not_drop_my_write(owner, other_user, ticking, monkeypatch):
+def test_another_users_deletion_does_not_drop_my_write(
+    owner: User, other_user: User, ticking: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
     make_node(owner=owner, label="Boxing")
     theirs = make_node(owner=other_user, label="Boxing")
     delete_during_snapshot(monkeypatch, lambda: node_delete(node=theirs))
@@ -159,7 +169,7 @@ needs_postgres = pytest.mark.skipif(
 class Writer(threading.Thread):
     """An ingest on its own database connection."""
 
-    def __init__(self, owner) -> None:
+    def __init__(self, owner: Any) -> None:
         super().__init__()
         self.owner = owner
         self.receipt: Receipt | None = None
@@ -180,14 +190,14 @@ class Writer(threading.Thread):
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.parametrize("deletion", ["node_delete", "erase_all"])
 def test_an_ingest_in_flight_on_another_connection_does_not_land_after_a_deletion(
-    deletion, ticking, monkeypatch
-):
+    deletion: Any, ticking: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
     owner = make_user("racer")
     boxing = make_node(owner=owner, label="Boxing")
     snapshotted, deleted = threading.Event(), threading.Event()
     real = ingest_module.gate_snapshot
 
-    def snapshot_then_wait(o, proposals, *, now):
+    def snapshot_then_wait(o: Any, proposals: Any, *, now: Any) -> Any:
         snap = real(o, proposals, now=now)
         if not snapshotted.is_set():
             snapshotted.set()
@@ -230,7 +240,9 @@ def wait_for_lock_wait(timeout: float = 30.0) -> None:
 
 @needs_postgres
 @pytest.mark.django_db(transaction=True)
-def test_a_deletion_waits_for_a_write_already_committing_then_removes_it(ticking, monkeypatch):
+def test_a_deletion_waits_for_a_write_already_committing_then_removes_it(
+    ticking: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
     owner = make_user("racer")
     boxing = make_node(owner=owner, label="Boxing")
     DeletionBarrier.objects.filter(owner=owner).update(barrier_at=timezone.now())
@@ -275,7 +287,7 @@ def test_a_deletion_waits_for_a_write_already_committing_then_removes_it(ticking
 
 
 @pytest.mark.django_db
-def test_every_user_gets_a_barrier_row_that_says_nothing_was_deleted():
+def test_every_user_gets_a_barrier_row_that_says_nothing_was_deleted() -> None:
     user = make_user("newcomer")
     assert DeletionBarrier.objects.get(owner=user).barrier_at == NEVER
 
@@ -283,7 +295,9 @@ def test_every_user_gets_a_barrier_row_that_says_nothing_was_deleted():
 @needs_postgres
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.parametrize("row", ["created_with_the_user", "missing"])
-def test_a_first_deletion_waits_for_a_write_in_flight_then_removes_it(row, ticking, monkeypatch):
+def test_a_first_deletion_waits_for_a_write_in_flight_then_removes_it(
+    row: Any, ticking: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
     owner = make_user("first-timer")
     make_node(owner=owner, label="Boxing")
     if row == "missing":  # a user from before barrier rows were created with the user
@@ -325,7 +339,7 @@ def test_a_first_deletion_waits_for_a_write_in_flight_then_removes_it(row, ticki
 
 @needs_postgres
 @pytest.mark.django_db(transaction=True)
-def test_delete_all_in_a_burst_of_saves_leaves_nothing_without_its_receipt():
+def test_delete_all_in_a_burst_of_saves_leaves_nothing_without_its_receipt() -> None:
     from memory.models import Evidence
     from memory.services.ingest import ingest_messages
 
@@ -378,6 +392,7 @@ def test_delete_all_in_a_burst_of_saves_leaves_nothing_without_its_receipt():
         orphans = [
             row.pk
             for row in kept
-            if (row.created_receipt_id if model is Candidate else row.receipt_id) not in receipts
+            if getattr(row, "created_receipt_id" if model is Candidate else "receipt_id")
+            not in receipts
         ]
         assert not orphans, f"{model.__name__} rows outlived their receipts: {orphans}"

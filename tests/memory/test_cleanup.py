@@ -6,8 +6,10 @@ from __future__ import annotations
 import json
 import threading
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import pytest
+from django.contrib.auth.models import User
 from django.core.management import CommandError, call_command
 from django.db import connection, connections, transaction
 from django.utils import timezone
@@ -73,11 +75,11 @@ def table_state() -> dict[str, list[tuple]]:
     }
 
 
-def evidence(owner, quote: str = "said so", **targets) -> Evidence:
+def evidence(owner: Any, quote: str = "said so", **targets: Any) -> Evidence:
     return Evidence.objects.create(owner=owner, quote=quote, **targets)
 
 
-def transcript(owner, name: str = "t.txt", **fields) -> Transcript:
+def transcript(owner: Any, name: str = "t.txt", **fields: Any) -> Transcript:
     fields.setdefault("status", "done")
     return Transcript.objects.create(owner=owner, name=name, text=name, sha256=name, **fields)
 
@@ -97,7 +99,9 @@ def candidate_doc(label: str, quote: str) -> list[dict]:
 # --- candidates ----------------------------------------------------------------------------
 
 
-def test_candidates_past_expiry_are_expired_with_their_evidence_kept(owner, other_user):
+def test_candidates_past_expiry_are_expired_with_their_evidence_kept(
+    owner: User, other_user: User
+) -> None:
     stale = make_candidate(owner=owner, label="Pottery", expires_at=NOW - timedelta(seconds=1))
     on_the_dot = make_candidate(owner=owner, label="Chess", expires_at=NOW)
     fresh = make_candidate(owner=owner, label="Tennis", expires_at=NOW + timedelta(days=1))
@@ -120,7 +124,7 @@ def test_candidates_past_expiry_are_expired_with_their_evidence_kept(owner, othe
     assert [c["label"] for c in report.candidates] == ["Pottery", "Chess"]
 
 
-def test_an_expired_candidate_mentioned_again_comes_back_pending_not_as_a_twin(owner):
+def test_an_expired_candidate_mentioned_again_comes_back_pending_not_as_a_twin(owner: User) -> None:
     receipt = ingest_proposals(
         owner=owner, objects=candidate_doc("Pottery", "I might try pottery"), name="a", source="api"
     )
@@ -143,6 +147,7 @@ def test_an_expired_candidate_mentioned_again_comes_back_pending_not_as_a_twin(o
     assert revived.pk == first.pk
     assert revived.status == "pending"
     assert revived.mention_count == 2
+    assert revived.expires_at is not None and first.expires_at is not None
     assert revived.expires_at > first.expires_at
     assert list(revived.evidence.order_by("id").values_list("quote", flat=True)) == [
         "I might try pottery",
@@ -150,7 +155,7 @@ def test_an_expired_candidate_mentioned_again_comes_back_pending_not_as_a_twin(o
     ]
 
 
-def test_a_pending_candidate_wins_over_an_expired_one_with_the_same_key(owner):
+def test_a_pending_candidate_wins_over_an_expired_one_with_the_same_key(owner: User) -> None:
     old = make_candidate(owner=owner, label="Pottery", status="expired")
     current = make_candidate(owner=owner, label="Pottery")
 
@@ -167,7 +172,9 @@ def test_a_pending_candidate_wins_over_an_expired_one_with_the_same_key(owner):
 # --- suppressions --------------------------------------------------------------------------
 
 
-def test_the_gate_and_cleanup_agree_on_expired_suppressions_before_cleanup_runs(owner):
+def test_the_gate_and_cleanup_agree_on_expired_suppressions_before_cleanup_runs(
+    owner: User,
+) -> None:
     now = timezone.now()
     lapsed = make_suppression(
         owner=owner, label="Pottery", suppressed_until=now - timedelta(hours=1)
@@ -196,7 +203,7 @@ def test_the_gate_and_cleanup_agree_on_expired_suppressions_before_cleanup_runs(
     assert {r["reason"] for r in receipt.rejected} == {"suppressed_blocked"}
 
 
-def test_a_suppression_ending_exactly_now_is_expired_for_both(owner):
+def test_a_suppression_ending_exactly_now_is_expired_for_both(owner: User) -> None:
     ends = make_suppression(owner=owner, label="Pottery", suppressed_until=NOW)
 
     assert not active_suppressions(owner, now=NOW).exists()
@@ -205,7 +212,7 @@ def test_a_suppression_ending_exactly_now_is_expired_for_both(owner):
     assert [s["id"] for s in report.suppressions] == [ends.pk]
 
 
-def test_expired_suppressions_stay_listed_and_are_reported_once(owner):
+def test_expired_suppressions_stay_listed_and_are_reported_once(owner: User) -> None:
     until = NOW - timedelta(days=1)
     lapsed = make_suppression(owner=owner, label="Pottery", suppressed_until=until)
     lifted = make_suppression(
@@ -230,7 +237,9 @@ def test_expired_suppressions_stay_listed_and_are_reported_once(owner):
 # --- retention -----------------------------------------------------------------------------
 
 
-def test_retention_deletes_old_evidence_transcripts_and_superseded_slices(owner, other_user):
+def test_retention_deletes_old_evidence_transcripts_and_superseded_slices(
+    owner: User, other_user: User
+) -> None:
     MemoryRule.objects.create(owner=owner, retention_days=30)
     old, recent = NOW - timedelta(days=31), NOW - timedelta(days=29)
     node = make_node(owner=owner, label="Boxing", created_at=old)
@@ -265,7 +274,7 @@ def test_retention_deletes_old_evidence_transcripts_and_superseded_slices(owner,
     assert old_done.pk not in Transcript.objects.values_list("pk", flat=True)
 
 
-def test_without_retention_days_nothing_old_is_deleted(owner):
+def test_without_retention_days_nothing_old_is_deleted(owner: User) -> None:
     MemoryRule.objects.create(owner=owner, retention_days=None)
     node = make_node(owner=owner)
     evidence(owner, node=node, created_at=NOW - timedelta(days=3650))
@@ -281,7 +290,7 @@ def test_without_retention_days_nothing_old_is_deleted(owner):
 # --- junk and orphans ----------------------------------------------------------------------
 
 
-def test_junk_nodes_are_removed_suppressed_and_reported(owner, other_user):
+def test_junk_nodes_are_removed_suppressed_and_reported(owner: User, other_user: User) -> None:
     junk = make_node(owner=owner, label="that thing", category="other")
     request = make_node(owner=owner, label="Can you help me", category="other")
     good = make_node(owner=owner, label="Boxing")
@@ -323,7 +332,7 @@ def test_junk_nodes_are_removed_suppressed_and_reported(owner, other_user):
     assert c["orphan_evidence_deleted"] == 1
 
 
-def test_orphan_evidence_is_swept_and_evidence_with_a_target_stays(owner):
+def test_orphan_evidence_is_swept_and_evidence_with_a_target_stays(owner: User) -> None:
     node = make_node(owner=owner)
     candidate = make_candidate(owner=owner)
     orphan = evidence(owner, "nobody")
@@ -337,7 +346,7 @@ def test_orphan_evidence_is_swept_and_evidence_with_a_target_stays(owner):
     assert Evidence.objects.filter(pk__in=[on_node.pk, on_candidate.pk]).count() == 2
 
 
-def test_edges_cannot_outlive_their_nodes(owner):
+def test_edges_cannot_outlive_their_nodes(owner: User) -> None:
     """Why cleanup sweeps no orphan edges: the database removes them with either end."""
     a, b, c = (make_node(owner=owner, label=label) for label in ("Alpha", "Beta", "Gamma"))
     make_edge(from_node=a, to_node=b)
@@ -351,7 +360,7 @@ def test_edges_cannot_outlive_their_nodes(owner):
 # --- receipts, dry runs, idempotency -------------------------------------------------------
 
 
-def busy_owner(owner) -> None:
+def busy_owner(owner: Any) -> None:
     """One of everything cleanup does, for ``owner``."""
     MemoryRule.objects.create(owner=owner, retention_days=30)
     old = NOW - timedelta(days=40)
@@ -365,7 +374,9 @@ def busy_owner(owner) -> None:
     evidence(owner, "orphan")
 
 
-def test_one_receipt_per_user_touched_and_none_for_the_untouched(owner, other_user):
+def test_one_receipt_per_user_touched_and_none_for_the_untouched(
+    owner: User, other_user: User
+) -> None:
     busy_owner(owner)
     quiet = make_user("quiet")
     make_node(owner=quiet, label="Running")
@@ -399,7 +410,9 @@ def test_one_receipt_per_user_touched_and_none_for_the_untouched(owner, other_us
     assert not Receipt.objects.filter(owner__in=[other_user, quiet]).exists()
 
 
-def test_a_dry_run_writes_nothing_and_reports_exactly_what_a_real_run_does(owner, other_user):
+def test_a_dry_run_writes_nothing_and_reports_exactly_what_a_real_run_does(
+    owner: User, other_user: User
+) -> None:
     busy_owner(owner)
     busy_owner(other_user)
     before = table_state()
@@ -416,7 +429,7 @@ def test_a_dry_run_writes_nothing_and_reports_exactly_what_a_real_run_does(owner
         assert [j["id"] for j in dry[name].junk] == [j["id"] for j in real[name].junk]
 
 
-def test_a_second_run_right_after_the_first_changes_nothing(owner, other_user):
+def test_a_second_run_right_after_the_first_changes_nothing(owner: User, other_user: User) -> None:
     busy_owner(owner)
     busy_owner(other_user)
     cleanup_run(now=NOW)
@@ -428,7 +441,7 @@ def test_a_second_run_right_after_the_first_changes_nothing(owner, other_user):
     assert all(not r.changed and r.receipt is None for r in second)
 
 
-def test_the_user_lock_is_taken_inside_the_run(owner):
+def test_the_user_lock_is_taken_inside_the_run(owner: User) -> None:
     with transaction.atomic():
         assert cleanup_module._lock_user(owner) is True
 
@@ -436,7 +449,12 @@ def test_the_user_lock_is_taken_inside_the_run(owner):
 # --- the command ---------------------------------------------------------------------------
 
 
-def test_the_command_prints_one_json_object(owner, other_user, capsys, monkeypatch):
+def test_the_command_prints_one_json_object(
+    owner: User,
+    other_user: User,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     busy_owner(owner)
     monkeypatch.setattr(timezone, "now", lambda: NOW)
 
@@ -450,7 +468,12 @@ def test_the_command_prints_one_json_object(owner, other_user, capsys, monkeypat
     assert payload["totals"]["candidates_expired"] == 1
 
 
-def test_the_command_dry_run_and_user_filter(owner, other_user, capsys, monkeypatch):
+def test_the_command_dry_run_and_user_filter(
+    owner: User,
+    other_user: User,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     busy_owner(owner)
     busy_owner(other_user)
     monkeypatch.setattr(timezone, "now", lambda: NOW)
@@ -465,7 +488,9 @@ def test_the_command_dry_run_and_user_filter(owner, other_user, capsys, monkeypa
     assert table_state() == before
 
 
-def test_the_command_human_output(owner, capsys, monkeypatch):
+def test_the_command_human_output(
+    owner: User, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     busy_owner(owner)
     monkeypatch.setattr(timezone, "now", lambda: NOW)
 
@@ -478,7 +503,7 @@ def test_the_command_human_output(owner, capsys, monkeypatch):
     assert "nothing to clean up" in capsys.readouterr().out
 
 
-def test_the_command_errors(owner):
+def test_the_command_errors(owner: User) -> None:
     with pytest.raises(CommandError, match="unknown user"):
         call_command("cleanup", "--user", "nobody")
     with pytest.raises(CommandError, match="--undo-receipt"):
@@ -497,7 +522,7 @@ needs_postgres = pytest.mark.skipif(
 
 @needs_postgres
 @pytest.mark.django_db(transaction=True)
-def test_a_run_skips_a_user_another_run_holds():
+def test_a_run_skips_a_user_another_run_holds() -> None:
     owner = make_user("locked")
     make_candidate(owner=owner, label="Pottery", expires_at=NOW - timedelta(days=1))
     holding, release = threading.Event(), threading.Event()
@@ -532,7 +557,7 @@ def test_a_run_skips_a_user_another_run_holds():
 
 @needs_postgres
 @pytest.mark.django_db(transaction=True)
-def test_two_overlapping_runs_count_everything_once():
+def test_two_overlapping_runs_count_everything_once() -> None:
     owners = [make_user(f"user{n}") for n in range(4)]
     for owner in owners:
         busy_owner(owner)
@@ -573,7 +598,7 @@ def test_two_overlapping_runs_count_everything_once():
 # --- at scale: chunks and bounded reports ----------------------------------------------------
 
 
-def _a_store_to_clean(owner) -> None:
+def _a_store_to_clean(owner: Any) -> None:
     """Some of everything cleanup removes: expired candidates, old transcripts with what was
     said in them, old superseded facts, junk nodes."""
     from memory.models import Episode
@@ -608,7 +633,9 @@ def _a_store_to_clean(owner) -> None:
         make_node(owner=owner, label=label, category=category)
 
 
-def test_cleanup_in_small_chunks_does_what_one_pass_does(owner, other_user, monkeypatch):
+def test_cleanup_in_small_chunks_does_what_one_pass_does(
+    owner: User, other_user: User, monkeypatch: pytest.MonkeyPatch
+) -> None:
     _a_store_to_clean(owner)
     _a_store_to_clean(other_user)
     [whole] = cleanup_run(now=NOW, user=other_user)

@@ -5,11 +5,15 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime, timedelta
 from importlib import import_module
+from pathlib import Path
 
 import pytest
 from django.apps import apps as django_apps
+from django.contrib.auth.models import User
 from django.core.management import call_command
+from django.test import Client
 from django.utils import timezone
+from pytest_django import Settings
 
 from memory.models import Episode, Transcript
 from memory.services.episodes import episodes_delete, episodes_record
@@ -28,7 +32,7 @@ NOW = datetime(2026, 5, 4, 12, 0, tzinfo=UTC)
 # --- the pure part ---------------------------------------------------------------------------
 
 
-def test_said_at_is_the_message_time_else_source_time_else_ingest_time():
+def test_said_at_is_the_message_time_else_source_time_else_ingest_time() -> None:
     ts = datetime(2026, 1, 2, 9, 30, tzinfo=UTC)
     source = datetime(2026, 1, 1, tzinfo=UTC)
     messages = [Message("a", "user", "with a time", ts), Message("b", "assistant", "without")]
@@ -38,7 +42,7 @@ def test_said_at_is_the_message_time_else_source_time_else_ingest_time():
     assert rows[1].said_at == NOW
 
 
-def test_empty_messages_are_skipped_and_repeated_ids_stay_unique():
+def test_empty_messages_are_skipped_and_repeated_ids_stay_unique() -> None:
     messages = [
         Message("x", "user", "first"),
         Message("y", "assistant", "   "),
@@ -54,7 +58,7 @@ def test_empty_messages_are_skipped_and_repeated_ids_stay_unique():
 # --- every door a conversation comes in by ----------------------------------------------------
 
 
-def test_command_ingest_keeps_every_message(owner, tmp_path):
+def test_command_ingest_keeps_every_message(owner: User, tmp_path: Path) -> None:
     path = tmp_path / "chat.txt"
     path.write_text(
         "User: I moved to Lisbon in March.\nAssistant: How is it going?\nUser: Loving it."
@@ -70,7 +74,7 @@ def test_command_ingest_keeps_every_message(owner, tmp_path):
     assert all(e.transcript.owner_id == owner.pk for e in rows)
 
 
-def test_api_conversation_uses_message_times(owner):
+def test_api_conversation_uses_message_times(owner: User) -> None:
     ts = "2026-02-14T18:00:00+00:00"
     receipt = ingest_messages(
         owner=owner,
@@ -89,13 +93,13 @@ def test_api_conversation_uses_message_times(owner):
     assert first.transcript_id == receipt.detail["transcript"]
 
 
-def test_a_save_with_nothing_to_keep_still_keeps_what_was_said(owner):
+def test_a_save_with_nothing_to_keep_still_keeps_what_was_said(owner: User) -> None:
     receipt = ingest_text(owner=owner, text="User: hm, ok\nAssistant: Sure.", name="chat")
     assert receipt.outcome == Outcome.MEANINGFUL_NO_WRITE
     assert Episode.objects.filter(owner=owner).count() == 2
 
 
-def test_upload_small_now_and_large_by_pending_worker(owner, settings):
+def test_upload_small_now_and_large_by_pending_worker(owner: User, settings: Settings) -> None:
     settings.UME_INLINE_UPLOAD_BYTES = 200
     small = transcript_upload_one(owner=owner, name="a.txt", data=b"User: I adopted a cat.")
     assert small.ok and Episode.objects.filter(transcript=small.transcript).count() == 1
@@ -106,7 +110,7 @@ def test_upload_small_now_and_large_by_pending_worker(owner, settings):
     assert Episode.objects.filter(transcript=big.transcript).count() == 1
 
 
-def test_repeating_a_save_writes_no_second_copy(owner):
+def test_repeating_a_save_writes_no_second_copy(owner: User) -> None:
     ingest_text(owner=owner, text="User: I play chess on Sundays.", name="one")
     again = ingest_text(owner=owner, text="User: I play chess on Sundays.", name="one")
     assert again.outcome == Outcome.DUPLICATE
@@ -117,7 +121,9 @@ def test_repeating_a_save_writes_no_second_copy(owner):
     assert Episode.objects.filter(owner=owner).count() == 1
 
 
-def test_a_failed_write_rolls_back_the_episodes_too(owner, monkeypatch):
+def test_a_failed_write_rolls_back_the_episodes_too(
+    owner: User, monkeypatch: pytest.MonkeyPatch
+) -> None:
     def boom() -> None:
         raise RuntimeError("disk on fire")
 
@@ -130,7 +136,9 @@ def test_a_failed_write_rolls_back_the_episodes_too(owner, monkeypatch):
 # --- deleting ---------------------------------------------------------------------------------
 
 
-def test_delete_is_scoped_to_the_owner_and_to_the_transcripts_given(owner, other_user):
+def test_delete_is_scoped_to_the_owner_and_to_the_transcripts_given(
+    owner: User, other_user: User
+) -> None:
     ingest_text(owner=owner, text="User: mine one", name="1")
     ingest_text(owner=owner, text="User: mine two", name="2")
     ingest_text(owner=other_user, text="User: theirs", name="3")
@@ -147,7 +155,7 @@ def test_delete_is_scoped_to_the_owner_and_to_the_transcripts_given(owner, other
 # --- the data migration -----------------------------------------------------------------------
 
 
-def test_backfill_gives_existing_transcripts_their_episodes(owner):
+def test_backfill_gives_existing_transcripts_their_episodes(owner: User) -> None:
     chat = Transcript.objects.create(
         owner=owner,
         name="old.txt",
@@ -174,13 +182,13 @@ def test_backfill_gives_existing_transcripts_their_episodes(owner):
     assert not Episode.objects.filter(transcript__in=[proposals_only, waiting]).exists()
 
 
-def test_another_person_is_untouched_by_a_save(owner):
+def test_another_person_is_untouched_by_a_save(owner: User) -> None:
     other = make_user("someone")
     ingest_text(owner=owner, text="User: I collect stamps.", name="s")
     assert not Episode.objects.filter(owner=other).exists()
 
 
-def test_http_api_conversation_keeps_episodes(client, owner):
+def test_http_api_conversation_keeps_episodes(client: Client, owner: User) -> None:
     from django.core.cache import cache
 
     from memory.services.tokens import token_create
@@ -203,7 +211,9 @@ def test_http_api_conversation_keeps_episodes(client, owner):
 # --- cleanup: retention and orphans -------------------------------------------------------------
 
 
-def test_retention_deletes_old_episodes_and_cleanup_sweeps_orphans(owner, other_user):
+def test_retention_deletes_old_episodes_and_cleanup_sweeps_orphans(
+    owner: User, other_user: User
+) -> None:
     from memory.models import MemoryRule
     from memory.services.cleanup import cleanup_user
 

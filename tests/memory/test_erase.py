@@ -4,9 +4,11 @@ that a failure leaves nothing half-done."""
 from __future__ import annotations
 
 import json
+from typing import Any
 from unittest import mock
 
 import pytest
+from django.contrib.auth.models import User
 from django.core.management import CommandError, call_command
 
 from memory.models import (
@@ -58,7 +60,7 @@ OWNED = (
 )
 
 
-def state(owner=None) -> dict[str, list[tuple]]:
+def state(owner: Any = None) -> dict[str, list[tuple]]:
     """Every row (of ``owner``, or everyone's) in every table, comparable."""
     out = {}
     for model in OWNED:
@@ -130,7 +132,7 @@ DOC = [
 
 
 @pytest.fixture
-def world(owner):
+def world(owner: User) -> Any:
     """Auto capture, an existing node with a current progress slice, a pending candidate."""
     MemoryRule.objects.create(owner=owner, capture_default="auto")
     boxing = make_node(owner=owner, label="Boxing", state="active")
@@ -139,7 +141,7 @@ def world(owner):
     return {"boxing": boxing, "twice": twice, "pottery": pottery}
 
 
-def ingest(owner, doc=DOC, name="chat.json") -> Receipt:
+def ingest(owner: Any, doc: Any = DOC, name: Any = "chat.json") -> Receipt:
     receipt = ingest_proposals(owner=owner, objects=doc, name=name, source="api")
     assert receipt.outcome == "wrote", receipt.error
     return receipt
@@ -148,7 +150,9 @@ def ingest(owner, doc=DOC, name="chat.json") -> Receipt:
 # --- undo: what goes and what is reverted -----------------------------------------------------
 
 
-def test_undo_deletes_what_the_ingest_created_and_reverts_what_it_touched(owner, world):
+def test_undo_deletes_what_the_ingest_created_and_reverts_what_it_touched(
+    owner: User, world: Any
+) -> None:
     receipt = ingest(owner)
     assert receipt.counts["nodes"] == 1 and receipt.counts["candidate_bumps"] == 1
     assert Node.objects.get(pk=world["boxing"].pk).state == "paused"
@@ -186,7 +190,7 @@ def test_undo_deletes_what_the_ingest_created_and_reverts_what_it_touched(owner,
     assert DeletionBarrier.objects.get(owner=owner).barrier_at == receipt.undone_at
 
 
-def test_the_same_transcript_cannot_recreate_what_was_undone(owner, world):
+def test_the_same_transcript_cannot_recreate_what_was_undone(owner: User, world: Any) -> None:
     text = json.dumps({"objects": DOC})
     first = ingest_text(owner=owner, text=text, name="chat.json", extractor="proposals")
     receipt_undo(receipt=first)
@@ -200,7 +204,7 @@ def test_the_same_transcript_cannot_recreate_what_was_undone(owner, world):
     assert not Candidate.objects.filter(label_guess="Chess").exists()
 
 
-def test_undo_without_suppress_lets_a_rerun_recreate_it(owner, world):
+def test_undo_without_suppress_lets_a_rerun_recreate_it(owner: User, world: Any) -> None:
     text = json.dumps({"objects": DOC})
     first = ingest_text(owner=owner, text=text, name="chat.json", extractor="proposals")
 
@@ -211,7 +215,7 @@ def test_undo_without_suppress_lets_a_rerun_recreate_it(owner, world):
     assert again.counts["nodes"] == 1 and Node.objects.filter(label="Atlas").exists()
 
 
-def test_changes_made_since_are_listed_not_overwritten(owner, world):
+def test_changes_made_since_are_listed_not_overwritten(owner: User, world: Any) -> None:
     receipt = ingest(owner)
     node_update(node=Node.objects.get(pk=world["boxing"].pk), state="stopped")
     newer = make_slice(node=world["boxing"], text="every day", kind="progress")
@@ -228,7 +232,7 @@ def test_changes_made_since_are_listed_not_overwritten(owner, world):
     assert "could not be reverted" in undo.summary
 
 
-def test_a_bump_is_reverted_and_a_revived_candidate_expires_again(owner):
+def test_a_bump_is_reverted_and_a_revived_candidate_expires_again(owner: User) -> None:
     expired = make_candidate(owner=owner, label="Pottery", status="expired")
     held = {
         "object": "slice",
@@ -247,7 +251,7 @@ def test_a_bump_is_reverted_and_a_revived_candidate_expires_again(owner):
     assert (expired.status, expired.held_objects, expired.session_count) == ("expired", [], 1)
 
 
-def test_a_candidate_mentioned_again_since_keeps_the_later_mention(owner):
+def test_a_candidate_mentioned_again_since_keeps_the_later_mention(owner: User) -> None:
     pottery = make_candidate(owner=owner, label="Pottery")
     doc = [{"object": "candidate", "label": "Pottery", "confidence": 0.6, "evidence": ev("a")}]
     held = {"object": "slice", "on": "Pottery", "text": "wheel", "evidence": ev("wheel")}
@@ -264,7 +268,7 @@ def test_a_candidate_mentioned_again_since_keeps_the_later_mention(owner):
     assert any("held details kept" in line for line in undo.detail["not_reverted"])
 
 
-def test_what_a_person_promoted_since_is_kept(owner):
+def test_what_a_person_promoted_since_is_kept(owner: User) -> None:
     receipt = ingest(owner, DOC[5:])  # two new candidates, review mode
     chess = Candidate.objects.get(label_guess="Chess")
     node = candidate_promote(candidate=chess, by=owner)
@@ -279,7 +283,7 @@ def test_what_a_person_promoted_since_is_kept(owner):
     assert list(Suppression.objects.values_list("label", flat=True)) == ["Pottery"]
 
 
-def test_a_person_merging_into_a_node_the_run_created_is_listed(owner, world):
+def test_a_person_merging_into_a_node_the_run_created_is_listed(owner: User, world: Any) -> None:
     receipt = ingest(owner)
     atlas = Node.objects.get(label="Atlas")
     candidate_merge(candidate=world["pottery"], node=atlas, by=owner)
@@ -291,7 +295,7 @@ def test_a_person_merging_into_a_node_the_run_created_is_listed(owner, world):
     assert any("Pottery" in line for line in undo.detail["also_removed"])
 
 
-def test_existing_suppressions_are_not_duplicated(owner):
+def test_existing_suppressions_are_not_duplicated(owner: User) -> None:
     receipt = ingest(owner, DOC[6:])
     make_suppression(owner=owner, label="Chess")
 
@@ -301,7 +305,7 @@ def test_existing_suppressions_are_not_duplicated(owner):
     assert Suppression.objects.filter(canonical_key="chess").count() == 1
 
 
-def test_undo_leaves_another_users_data_alone(owner, other_user):
+def test_undo_leaves_another_users_data_alone(owner: User, other_user: User) -> None:
     ingest(other_user, DOC[5:], name="theirs")
     before = state(other_user)
     receipt = ingest(owner, DOC[5:])
@@ -314,7 +318,7 @@ def test_undo_leaves_another_users_data_alone(owner, other_user):
 # --- undo: refusals and atomicity ------------------------------------------------------------
 
 
-def test_a_second_undo_is_refused(owner):
+def test_a_second_undo_is_refused(owner: User) -> None:
     receipt = ingest(owner, DOC[5:])
     receipt_undo(receipt=receipt)
     before = state()
@@ -324,12 +328,13 @@ def test_a_second_undo_is_refused(owner):
     assert state() == before
 
 
-def test_only_an_ingest_that_wrote_can_be_undone(owner):
+def test_only_an_ingest_that_wrote_can_be_undone(owner: User) -> None:
     make_candidate(owner=owner, label="Pottery", expires_at=None, status="pending")
     candidate_reject(candidate=Candidate.objects.get(), by=owner)
     review = Receipt.objects.get(source="review")
     make_node(owner=owner, label="that thing", category="other")
     [report] = cleanup_run(user=owner)
+    assert report.receipt is not None
     empty = ingest_proposals(owner=owner, objects=[], name="empty", source="api")
 
     with pytest.raises(EraseError, match="not an ingest"):
@@ -340,7 +345,7 @@ def test_only_an_ingest_that_wrote_can_be_undone(owner):
         receipt_undo(receipt=empty)
 
 
-def test_a_failure_rolls_the_undo_back_with_no_stray_suppression(owner, world):
+def test_a_failure_rolls_the_undo_back_with_no_stray_suppression(owner: User, world: Any) -> None:
     receipt = ingest(owner)
     before = state()
 
@@ -356,7 +361,7 @@ def test_a_failure_rolls_the_undo_back_with_no_stray_suppression(owner, world):
     assert receipt.undone_at is None
 
 
-def test_the_preview_lists_what_would_go_and_writes_nothing(owner, world):
+def test_the_preview_lists_what_would_go_and_writes_nothing(owner: User, world: Any) -> None:
     receipt = ingest(owner)
     before = state()
 
@@ -378,7 +383,9 @@ def test_the_preview_lists_what_would_go_and_writes_nothing(owner, world):
 # --- undo through the command -----------------------------------------------------------------
 
 
-def test_the_command_undoes_a_receipt(owner, world, capsys):
+def test_the_command_undoes_a_receipt(
+    owner: User, world: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
     receipt = ingest(owner)
 
     call_command("cleanup", "--undo-receipt", str(receipt.pk), "--dry-run", "--json")
@@ -395,7 +402,7 @@ def test_the_command_undoes_a_receipt(owner, world, capsys):
         call_command("cleanup", "--undo-receipt", str(receipt.pk))
 
 
-def test_the_command_refuses_another_users_receipt(owner, other_user):
+def test_the_command_refuses_another_users_receipt(owner: User, other_user: User) -> None:
     receipt = ingest(owner, DOC[5:])
 
     with pytest.raises(CommandError, match="no receipt"):
@@ -407,7 +414,7 @@ def test_the_command_refuses_another_users_receipt(owner, other_user):
 # --- delete all my memory ---------------------------------------------------------------------
 
 
-def fill(user, name: str) -> None:
+def fill(user: Any, name: str) -> None:
     MemoryRule.objects.create(owner=user, capture_default="auto", retention_days=90)
     AccessToken.objects.create(
         owner=user, name="claude", prefix=f"ume_{name}", secret_sha256=f"{name:0>64}"
@@ -418,7 +425,9 @@ def fill(user, name: str) -> None:
     ingest(user, DOC, name=f"{name}.json")
 
 
-def test_delete_all_removes_every_memory_row_and_keeps_settings(owner, other_user):
+def test_delete_all_removes_every_memory_row_and_keeps_settings(
+    owner: User, other_user: User
+) -> None:
     fill(owner, "a")
     fill(other_user, "b")
     theirs = state(other_user)
@@ -441,7 +450,7 @@ def test_delete_all_removes_every_memory_row_and_keeps_settings(owner, other_use
     assert state(other_user) == theirs
 
 
-def test_delete_all_can_drop_the_suppressions_too(owner, other_user):
+def test_delete_all_can_drop_the_suppressions_too(owner: User, other_user: User) -> None:
     fill(owner, "a")
     make_suppression(owner=other_user, label="Golf")
 
@@ -451,7 +460,7 @@ def test_delete_all_can_drop_the_suppressions_too(owner, other_user):
     assert Suppression.objects.filter(owner=other_user).count() == 1
 
 
-def test_a_failure_rolls_delete_all_back(owner):
+def test_a_failure_rolls_delete_all_back(owner: User) -> None:
     fill(owner, "a")
     before = state()
 

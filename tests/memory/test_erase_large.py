@@ -9,9 +9,12 @@ in "too many SQL variables". Here SQLite's limit is lowered to 999 (its old defa
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import User
 from django.db import OperationalError, connection, transaction
 
 from memory.models import Node, Slice
@@ -26,7 +29,7 @@ FACTS = 1200
 
 
 @pytest.fixture
-def few_parameters(monkeypatch):
+def few_parameters(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
     """On SQLite, at most 999 parameters per statement for the duration of the test, and
     chunks of 400 rows (2,000 under the real limits of 32,766 and 65,535)."""
     monkeypatch.setattr(erase, "ERASE_CHUNK", 400)
@@ -41,7 +44,7 @@ def few_parameters(monkeypatch):
     raw.setlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER, before)
 
 
-def _facts(owner, n: int = FACTS) -> Node:
+def _facts(owner: Any, n: int = FACTS) -> Node:
     node = make_node(owner=owner, label="Allotment", category="project")
     Slice.objects.bulk_create(
         [Slice(owner=owner, node=node, text=f"sowed row {i}", kind="other") for i in range(n)],
@@ -50,7 +53,9 @@ def _facts(owner, n: int = FACTS) -> Node:
     return node
 
 
-def test_djangos_own_delete_fails_at_this_limit_so_the_test_shows_something(owner, few_parameters):
+def test_djangos_own_delete_fails_at_this_limit_so_the_test_shows_something(
+    owner: User, few_parameters: Any
+) -> None:
     if not few_parameters:
         pytest.skip("the lowered limit is SQLite's; PostgreSQL's 65,535 needs 66,000 rows")
     _facts(owner)
@@ -59,8 +64,8 @@ def test_djangos_own_delete_fails_at_this_limit_so_the_test_shows_something(owne
 
 
 def test_delete_owned_removes_every_row_in_chunks_and_leaves_others_alone(
-    owner, other_user, few_parameters
-):
+    owner: User, other_user: User, few_parameters: Any
+) -> None:
     _facts(owner)
     theirs = _facts(other_user, 3)
     assert FACTS > 2 * erase.ERASE_CHUNK  # three chunks
@@ -69,14 +74,16 @@ def test_delete_owned_removes_every_row_in_chunks_and_leaves_others_alone(
     assert Slice.objects.filter(node=theirs).count() == 3
 
 
-def test_delete_all_memory_of_a_large_memory(owner, few_parameters):
+def test_delete_all_memory_of_a_large_memory(owner: User, few_parameters: Any) -> None:
     _facts(owner)
     receipt = memory_erase_all(owner=owner)
     assert receipt.counts["slices"] == FACTS and receipt.counts["nodes"] == 1
     assert not Slice.objects.filter(owner=owner).exists()
 
 
-def test_deleting_an_account_with_a_large_memory(owner, other_user, few_parameters):
+def test_deleting_an_account_with_a_large_memory(
+    owner: User, other_user: User, few_parameters: Any
+) -> None:
     _facts(owner)
     Receipt.objects.bulk_create(
         [Receipt(owner=owner, subject=f"save {i}") for i in range(FACTS)], batch_size=200

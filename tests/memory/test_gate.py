@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import pytest
 
@@ -17,6 +18,7 @@ from memory.gate import (
 )
 from memory.keys import canonical_key
 from memory.proposals import (
+    AnyProposal,
     CandidateProposal,
     EdgeProposal,
     EventProposal,
@@ -204,13 +206,13 @@ REJECTIONS = [
     ("proposals", "snapshot", "expected"),
     [pytest.param(p, s, e, id=name) for name, p, s, e in REJECTIONS],
 )
-def test_every_rejection_reason(proposals, snapshot, expected):
+def test_every_rejection_reason(proposals: Any, snapshot: Any, expected: Any) -> None:
     plan = plan_writes(proposals, snapshot)
     assert expected in reasons(plan)
     assert not plan.new_nodes and not plan.new_candidates and not plan.new_edges
 
 
-def test_every_reason_in_the_vocabulary_is_exercised():
+def test_every_reason_in_the_vocabulary_is_exercised() -> None:
     from memory.vocab import RejectReason
 
     exercised = {e[2] for *_, e in REJECTIONS}
@@ -240,7 +242,7 @@ def test_every_reason_in_the_vocabulary_is_exercised():
         "Is Important",
     ],
 )
-def test_fragments_never_become_nodes_or_candidates(label):
+def test_fragments_never_become_nodes_or_candidates(label: Any) -> None:
     plan = plan_writes([node(label), CandidateProposal(label=label, evidence=EV)], snap())
     assert not plan.new_nodes and not plan.new_candidates
     assert {r.reason for r in plan.rejected} == {"bad_label"}
@@ -268,19 +270,19 @@ def test_fragments_never_become_nodes_or_candidates(label):
         "There Will Be Blood",
     ],
 )
-def test_names_with_punctuation_and_accents_survive_intact(label):
+def test_names_with_punctuation_and_accents_survive_intact(label: Any) -> None:
     plan = plan_writes([node(label)], snap())
     assert [c.label for c in plan.new_candidates] == [label]
     assert not plan.rejected
 
 
-def test_marked_up_labels_are_cleaned_before_they_are_keyed():
+def test_marked_up_labels_are_cleaned_before_they_are_keyed() -> None:
     plan = plan_writes([node("<b>R&amp;D Tracker</b>"), node("**Figma**")], snap())
     assert sorted(c.label for c in plan.new_candidates) == ["Figma", "R&D Tracker"]
 
 
 @pytest.mark.parametrize("suppressed", ["D Tracker</b>", "<i>D Tracker</i>", "d tracker"])
-def test_suppressing_one_spelling_blocks_its_variants(suppressed):
+def test_suppressing_one_spelling_blocks_its_variants(suppressed: Any) -> None:
     key = canonical_key(suppressed)
     snapshot = snap(suppressions=(SuppressionRef(7, "node", key),))
     plan = plan_writes([node("D Tracker"), node("<b>D Tracker</b>")], snapshot)
@@ -288,7 +290,7 @@ def test_suppressing_one_spelling_blocks_its_variants(suppressed):
     assert [r.reason for r in plan.rejected] == ["suppressed_blocked", "suppressed_blocked"]
 
 
-def test_duplicates_within_one_batch():
+def test_duplicates_within_one_batch() -> None:
     plan = plan_writes(
         [
             slice_("Boxing", "Trains at dawn"),
@@ -325,14 +327,14 @@ SUPPRESSED = (SuppressionRef(9, "candidate", "piano"),)
         ),
     ],
 )
-def test_a_suppression_blocks_every_entry_point(proposals, rules, kind):
+def test_a_suppression_blocks_every_entry_point(proposals: Any, rules: Any, kind: Any) -> None:
     plan = plan_writes(proposals, snap(suppressions=SUPPRESSED, rules=rules))
     assert not plan.has_writes
     assert [(r.kind, r.reason) for r in plan.rejected] == [(kind, "suppressed_blocked")]
     assert plan.suppression_hits == (9,)
 
 
-def test_a_suppression_blocks_a_candidate_bump():
+def test_a_suppression_blocks_a_candidate_bump() -> None:
     plan = plan_writes(
         [node("Piano")],
         snap(suppressions=SUPPRESSED, candidates=(CandidateRef(3, "piano", "Piano", "skill"),)),
@@ -340,7 +342,7 @@ def test_a_suppression_blocks_a_candidate_bump():
     assert not plan.candidate_bumps and reasons(plan) == [("node", "Piano", "suppressed_blocked")]
 
 
-def test_a_suppression_on_an_alias_blocks_the_node():
+def test_a_suppression_on_an_alias_blocks_the_node() -> None:
     plan = plan_writes(
         [node("Universal Memory Engine", aliases=("UME",))],
         snap(suppressions=(SuppressionRef(4, "node", "ume"),), rules=AUTO),
@@ -348,14 +350,14 @@ def test_a_suppression_on_an_alias_blocks_the_node():
     assert not plan.has_writes and reasons(plan)[0][2] == "suppressed_blocked"
 
 
-def test_an_expired_suppression_stops_blocking():
+def test_an_expired_suppression_stops_blocking() -> None:
     expired = (SuppressionRef(9, "candidate", "piano", until=NOW - timedelta(seconds=1)),)
     plan = plan_writes([node("Piano")], snap(suppressions=expired))
     assert [c.label for c in plan.new_candidates] == ["Piano"]
     assert plan.suppression_hits == ()
 
 
-def test_a_time_boxed_suppression_blocks_until_it_ends():
+def test_a_time_boxed_suppression_blocks_until_it_ends() -> None:
     boxed = (SuppressionRef(9, "candidate", "piano", until=NOW + timedelta(days=7)),)
     assert reasons(plan_writes([node("Piano")], snap(suppressions=boxed))) == [
         ("node", "Piano", "suppressed_blocked")
@@ -375,13 +377,13 @@ def test_a_time_boxed_suppression_blocks_until_it_ends():
         ("Boxing Club", ref(1, "Boxing", "skill")),
     ],
 )
-def test_near_identical_identities_never_merge(label, existing):
+def test_near_identical_identities_never_merge(label: Any, existing: Any) -> None:
     plan = plan_writes([node(label)], snap(nodes=(existing,)))
     assert not plan.node_updates
     assert [c.label for c in plan.new_candidates] == [label]
 
 
-def test_a_near_identity_is_offered_as_a_hint_only():
+def test_a_near_identity_is_offered_as_a_hint_only() -> None:
     plan = plan_writes([node("UML")], snap(nodes=(ref(1, "UML College Society", "organization"),)))
     assert plan.new_candidates[0].possible_node_id == 1
     assert not plan.node_updates
@@ -397,18 +399,18 @@ def test_a_near_identity_is_offered_as_a_hint_only():
         ("Dr Kowalski", ref(1, "Dr. Kowalski", "person")),
     ],
 )
-def test_exact_key_or_alias_merges_into_the_node(label, existing):
+def test_exact_key_or_alias_merges_into_the_node(label: Any, existing: Any) -> None:
     plan = plan_writes([node(label)], snap(nodes=(existing,)))
     assert [u.node_id for u in plan.node_updates] == [1]
     assert not plan.new_candidates and not plan.new_nodes
 
 
-def test_a_proposed_alias_is_added_to_the_matched_node():
+def test_a_proposed_alias_is_added_to_the_matched_node() -> None:
     plan = plan_writes([node("Atlas", aliases=("Atlas App", "atlas"))], snap(nodes=(ATLAS,)))
     assert plan.node_updates[0].new_aliases == ("Atlas App",)
 
 
-def test_an_alias_owned_by_another_node_is_not_added():
+def test_an_alias_owned_by_another_node_is_not_added() -> None:
     other = ref(3, "Atlas Mobile", aliases=("AM",))
     plan = plan_writes([node("Atlas", aliases=("AM",))], snap(nodes=(ATLAS, other)))
     assert plan.node_updates[0].node_id == 2 and plan.node_updates[0].new_aliases == ()
@@ -417,7 +419,7 @@ def test_an_alias_owned_by_another_node_is_not_added():
 # --- batch convergence, candidates, auto capture ----------------------------------------------
 
 
-def test_two_mentions_in_one_batch_converge_on_one_candidate():
+def test_two_mentions_in_one_batch_converge_on_one_candidate() -> None:
     plan = plan_writes(
         [
             node("Atlas"),
@@ -431,13 +433,13 @@ def test_two_mentions_in_one_batch_converge_on_one_candidate():
     assert len(plan.new_candidates[0].evidence) == 3
 
 
-def test_two_mentions_in_one_batch_converge_on_one_node_in_auto_mode():
+def test_two_mentions_in_one_batch_converge_on_one_node_in_auto_mode() -> None:
     plan = plan_writes([node("Atlas"), node("atlas", aliases=("Atlas App",))], snap(rules=AUTO))
     assert len(plan.new_nodes) == 1
     assert plan.new_nodes[0].aliases == ("Atlas App",)
 
 
-def test_details_on_a_new_identity_are_held_on_its_candidate():
+def test_details_on_a_new_identity_are_held_on_its_candidate() -> None:
     plan = plan_writes(
         [
             node("Boxing", category="skill"),
@@ -453,7 +455,7 @@ def test_details_on_a_new_identity_are_held_on_its_candidate():
     assert plan.held_count == 2
 
 
-def test_an_edge_to_a_candidate_is_held_on_it():
+def test_an_edge_to_a_candidate_is_held_on_it() -> None:
     plan = plan_writes(
         [node("Postgres", category="tool"), edge("Atlas", "Postgres")], snap(nodes=(ATLAS,))
     )
@@ -461,7 +463,7 @@ def test_an_edge_to_a_candidate_is_held_on_it():
     assert not plan.rejected
 
 
-def test_a_pending_candidate_is_bumped_not_twinned():
+def test_a_pending_candidate_is_bumped_not_twinned() -> None:
     plan = plan_writes(
         [node("Piano"), event("piano", text="practised piano")],
         snap(candidates=(CandidateRef(5, "piano", "Piano", "skill"),)),
@@ -471,7 +473,7 @@ def test_a_pending_candidate_is_bumped_not_twinned():
     assert bump.candidate_id == 5 and bump.mentions == 1 and len(bump.held) == 1
 
 
-def test_auto_mode_writes_confident_identities_and_queues_unsure_ones():
+def test_auto_mode_writes_confident_identities_and_queues_unsure_ones() -> None:
     plan = plan_writes(
         [node("Atlas", confidence=0.95), node("Tennis", confidence=0.6)], snap(rules=AUTO)
     )
@@ -479,7 +481,7 @@ def test_auto_mode_writes_confident_identities_and_queues_unsure_ones():
     assert [c.label for c in plan.new_candidates] == ["Tennis"]
 
 
-def test_auto_mode_creates_the_node_on_behalf_of_an_event():
+def test_auto_mode_creates_the_node_on_behalf_of_an_event() -> None:
     plan = plan_writes([event("Boxing", category="skill", confidence=0.9)], snap(rules=AUTO))
     assert [(n.label, n.category, n.on_behalf) for n in plan.new_nodes] == [
         ("Boxing", "skill", True)
@@ -487,7 +489,7 @@ def test_auto_mode_creates_the_node_on_behalf_of_an_event():
     assert plan.new_events[0].target.node_id is None and plan.new_events[0].target.key == "boxing"
 
 
-def test_review_mode_never_writes_a_new_node():
+def test_review_mode_never_writes_a_new_node() -> None:
     plan = plan_writes([node("Atlas", confidence=1.0), event("Atlas"), slice_("Atlas")], snap())
     assert not plan.new_nodes and len(plan.new_candidates) == 1
 
@@ -495,7 +497,7 @@ def test_review_mode_never_writes_a_new_node():
 # --- memory rules -------------------------------------------------------------------------------
 
 
-def test_excludes_beat_includes():
+def test_excludes_beat_includes() -> None:
     rules = RulesRef(includes=("health",), excludes=("knee",))
     plan = plan_writes(
         [slice_("Health", "knee surgery recovery"), slice_("Health", "health checkup in June")],
@@ -505,7 +507,7 @@ def test_excludes_beat_includes():
     assert [s.text for s in plan.new_slices] == ["health checkup in June"]
 
 
-def test_rules_apply_to_references_and_evidence_quotes():
+def test_rules_apply_to_references_and_evidence_quotes() -> None:
     quote = (EvidenceSpan(message_id="M0", quote="my grandmother died last spring"),)
     rules = RulesRef(excludes=("died",))
     plan = plan_writes(
@@ -522,7 +524,7 @@ def test_rules_apply_to_references_and_evidence_quotes():
     assert rules.excludes == ("died",)
 
 
-def test_rule_terms_match_whole_words_without_accents_or_case():
+def test_rule_terms_match_whole_words_without_accents_or_case() -> None:
     rules = RulesRef(excludes=("cafe",))
     plan = plan_writes([node("Café Visits"), node("Cafeteria Menu")], snap(rules=rules))
     assert reasons(plan) == [("node", "Café Visits", "excluded_by_rule")]
@@ -532,7 +534,7 @@ def test_rule_terms_match_whole_words_without_accents_or_case():
 # --- details on existing nodes -------------------------------------------------------------------
 
 
-def test_progress_slices_supersede_and_other_kinds_do_not():
+def test_progress_slices_supersede_and_other_kinds_do_not() -> None:
     plan = plan_writes(
         [slice_("Boxing", "trains daily", kind="progress"), slice_("Boxing", "coach is Sam")],
         snap(nodes=(BOXING,)),
@@ -543,7 +545,7 @@ def test_progress_slices_supersede_and_other_kinds_do_not():
     ]
 
 
-def test_events_carry_the_state_their_action_implies():
+def test_events_carry_the_state_their_action_implies() -> None:
     plan = plan_writes(
         [
             event("Boxing", "stopped", "stopped boxing"),
@@ -559,7 +561,7 @@ def test_events_carry_the_state_their_action_implies():
     ]
 
 
-def test_events_keep_their_time_and_unknown_stays_unknown():
+def test_events_keep_their_time_and_unknown_stays_unknown() -> None:
     dated = EventProposal.model_validate(
         {
             "on": "Berlin",
@@ -583,12 +585,17 @@ def test_events_keep_their_time_and_unknown_stays_unknown():
     )
 
 
-def test_the_gate_is_deterministic():
-    proposals = [node("Atlas"), node("Boxing"), event("Atlas"), edge("Atlas", "Boxing")]
+def test_the_gate_is_deterministic() -> None:
+    proposals: list[AnyProposal] = [
+        node("Atlas"),
+        node("Boxing"),
+        event("Atlas"),
+        edge("Atlas", "Boxing"),
+    ]
     assert plan_writes(proposals, snap(rules=AUTO)) == plan_writes(proposals, snap(rules=AUTO))
 
 
-def test_an_edge_between_two_candidates_waits_on_the_first():
+def test_an_edge_between_two_candidates_waits_on_the_first() -> None:
     plan = plan_writes(
         [node("Atlas"), node("Postgres", category="tool"), edge("Atlas", "Postgres")], snap()
     )

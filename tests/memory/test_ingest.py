@@ -6,11 +6,15 @@ from __future__ import annotations
 import json
 import threading
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
 
 import pytest
+from django.contrib.auth.models import User
 from django.core.management import CommandError, call_command
 from django.db import DatabaseError, connection, connections
 from django.utils import timezone
+from pytest_django import Settings
 
 from memory.models import (
     Candidate,
@@ -51,7 +55,7 @@ def row_counts() -> dict[str, int]:
 
 
 @pytest.fixture
-def auto(owner):
+def auto(owner: User) -> Any:
     return MemoryRule.objects.create(owner=owner, capture_default="auto")
 
 
@@ -70,7 +74,7 @@ BOXING_DOC = proposals_doc(
 # --- receipts and what they say --------------------------------------------------------------
 
 
-def test_a_proposal_becomes_a_candidate_with_evidence_and_a_receipt(owner):
+def test_a_proposal_becomes_a_candidate_with_evidence_and_a_receipt(owner: User) -> None:
     receipt = ingest_text(owner=owner, text=BOXING_DOC, name="boxing.json", extractor="proposals")
     assert receipt.outcome == "wrote"
     assert receipt.counts["candidates"] == 1 and receipt.counts["held"] == 1
@@ -88,7 +92,7 @@ def test_a_proposal_becomes_a_candidate_with_evidence_and_a_receipt(owner):
     assert Transcript.objects.get(owner=owner).status == "done"
 
 
-def test_auto_capture_writes_nodes_with_provenance(owner, auto):
+def test_auto_capture_writes_nodes_with_provenance(owner: User, auto: Any) -> None:
     receipt = ingest_text(owner=owner, text=BOXING_DOC, name="boxing.json", extractor="proposals")
     node = Node.objects.get(owner=owner)
     assert (node.label, node.state, node.created_receipt_id) == ("Boxing", "active", receipt.pk)
@@ -101,7 +105,7 @@ def test_auto_capture_writes_nodes_with_provenance(owner, auto):
     ]
 
 
-def test_rejections_are_listed_with_reasons_and_counted(owner):
+def test_rejections_are_listed_with_reasons_and_counted(owner: User) -> None:
     doc = proposals_doc(
         {"object": "node", "label": "they", "evidence": ev()},
         {"object": "edge", "from": "A", "to": "B", "type": "uses"},
@@ -116,13 +120,13 @@ def test_rejections_are_listed_with_reasons_and_counted(owner):
     assert receipt.summary == "1 candidate; skipped 2: junk label, edge endpoint missing"
 
 
-def test_nothing_worth_keeping_is_a_meaningful_no_write(owner):
+def test_nothing_worth_keeping_is_a_meaningful_no_write(owner: User) -> None:
     receipt = ingest_text(owner=owner, text="User: hi there\nAssistant: hello!", name="hi.txt")
     assert receipt.outcome == "meaningful_no_write"
     assert row_counts()["Candidate"] == 0
 
 
-def test_reingesting_identical_content_is_a_duplicate_and_writes_nothing(owner):
+def test_reingesting_identical_content_is_a_duplicate_and_writes_nothing(owner: User) -> None:
     first = ingest_text(owner=owner, text=BOXING_DOC, name="a.json", extractor="proposals")
     before = row_counts()
     again = ingest_text(owner=owner, text=BOXING_DOC, name="renamed.json", extractor="proposals")
@@ -132,14 +136,16 @@ def test_reingesting_identical_content_is_a_duplicate_and_writes_nothing(owner):
     assert Candidate.objects.get().mention_count == 1
 
 
-def test_the_same_content_for_another_owner_is_not_a_duplicate(owner, other_user):
+def test_the_same_content_for_another_owner_is_not_a_duplicate(
+    owner: User, other_user: User
+) -> None:
     ingest_text(owner=owner, text=BOXING_DOC, name="a.json", extractor="proposals")
     receipt = ingest_text(owner=other_user, text=BOXING_DOC, name="a.json", extractor="proposals")
     assert receipt.outcome == "wrote"
     assert Candidate.objects.filter(owner=other_user).count() == 1
 
 
-def test_a_second_transcript_bumps_the_pending_candidate(owner):
+def test_a_second_transcript_bumps_the_pending_candidate(owner: User) -> None:
     ingest_text(owner=owner, text=BOXING_DOC, name="a.json", extractor="proposals")
     second = proposals_doc(
         {"object": "node", "label": "boxing", "category": "skill", "evidence": ev("boxing again")}
@@ -164,7 +170,7 @@ PIANO_TRANSCRIPT = proposals_doc(
 )
 
 
-def test_reject_and_suppress_similar_holds_against_reingest(owner):
+def test_reject_and_suppress_similar_holds_against_reingest(owner: User) -> None:
     ingest_text(owner=owner, text=PIANO_TRANSCRIPT, name="t1.json", extractor="proposals")
     candidate = Candidate.objects.get(label_guess="Piano")
     suppression = candidate_reject(candidate=candidate, by=owner, suppress=True)
@@ -194,7 +200,7 @@ def test_reject_and_suppress_similar_holds_against_reingest(owner):
     assert suppression.hit_count == 1 and suppression.last_hit_at is not None
 
 
-def test_plain_reject_does_not_suppress(owner):
+def test_plain_reject_does_not_suppress(owner: User) -> None:
     ingest_text(owner=owner, text=PIANO_TRANSCRIPT, name="t1.json", extractor="proposals")
     candidate_reject(candidate=Candidate.objects.get(), by=owner)
     assert not Suppression.objects.exists()
@@ -211,7 +217,7 @@ def test_plain_reject_does_not_suppress(owner):
     assert receipt.counts["candidates"] == 1
 
 
-def test_deleting_a_node_with_make_it_stick_holds_against_reingest(owner):
+def test_deleting_a_node_with_make_it_stick_holds_against_reingest(owner: User) -> None:
     node = make_node(owner=owner, label="Atlas", category="project", aliases=("Atlas App",))
     node_delete(node=node, stick=True)
     assert set(Suppression.objects.values_list("canonical_key", "reason")) == {
@@ -237,7 +243,7 @@ def test_deleting_a_node_with_make_it_stick_holds_against_reingest(owner):
     assert not Node.objects.exists() and not Candidate.objects.exists()
 
 
-def test_deleting_without_make_it_stick_lets_it_come_back(owner):
+def test_deleting_without_make_it_stick_lets_it_come_back(owner: User) -> None:
     node_delete(node=make_node(owner=owner, label="Atlas", category="project"), stick=False)
     doc = proposals_doc({"object": "node", "label": "Atlas", "evidence": ev("Atlas")})
     assert (
@@ -248,7 +254,7 @@ def test_deleting_without_make_it_stick_lets_it_come_back(owner):
     )
 
 
-def test_another_owners_suppression_does_not_block(owner, other_user):
+def test_another_owners_suppression_does_not_block(owner: User, other_user: User) -> None:
     node_delete(node=make_node(owner=other_user, label="Atlas"), stick=True)
     doc = proposals_doc({"object": "node", "label": "Atlas", "evidence": ev("Atlas")})
     assert (
@@ -259,7 +265,7 @@ def test_another_owners_suppression_does_not_block(owner, other_user):
     )
 
 
-def test_promotion_writes_the_held_details_with_their_dates(owner):
+def test_promotion_writes_the_held_details_with_their_dates(owner: User) -> None:
     doc = proposals_doc(
         {
             "object": "node",
@@ -296,7 +302,7 @@ def test_promotion_writes_the_held_details_with_their_dates(owner):
 # --- bad input: a clear receipt and nothing lost ------------------------------------------------
 
 
-def test_empty_file_is_a_meaningful_no_write(owner):
+def test_empty_file_is_a_meaningful_no_write(owner: User) -> None:
     receipt = ingest_bytes(owner=owner, data=b"  \n\n", name="empty.txt")
     assert (receipt.outcome, receipt.detail["reason"]) == (
         "meaningful_no_write",
@@ -313,14 +319,14 @@ def test_empty_file_is_a_meaningful_no_write(owner):
         (bytes(range(1, 32)) * 20, "binary"),
     ],
 )
-def test_binary_or_invalid_utf8_is_rejected_input(owner, data, message):
+def test_binary_or_invalid_utf8_is_rejected_input(owner: User, data: Any, message: Any) -> None:
     receipt = ingest_bytes(owner=owner, data=data, name="bad.txt")
     assert receipt.outcome == "rejected_input"
     assert message in receipt.error and "bad.txt" in receipt.error
     assert row_counts() == dict.fromkeys(row_counts(), 0)
 
 
-def test_a_file_over_the_limit_is_rejected_input(owner, settings):
+def test_a_file_over_the_limit_is_rejected_input(owner: User, settings: Settings) -> None:
     settings.UME_MAX_TRANSCRIPT_BYTES = 100
     receipt = ingest_bytes(owner=owner, data=b"User: I started boxing.\n" * 10, name="big.txt")
     assert receipt.outcome == "rejected_input" and "over the limit of 100 bytes" in receipt.error
@@ -336,14 +342,16 @@ def test_a_file_over_the_limit_is_rejected_input(owner, settings):
         ("{not json", "proposals", "malformed JSON"),
     ],
 )
-def test_malformed_json_is_rejected_input(owner, text, extractor, message):
+def test_malformed_json_is_rejected_input(
+    owner: User, text: Any, extractor: Any, message: Any
+) -> None:
     receipt = ingest_text(owner=owner, text=text, name="bad.json", extractor=extractor)
     assert receipt.outcome == "rejected_input" and message in receipt.error
     assert Transcript.objects.get().status == "failed"
     assert row_counts()["Candidate"] == 0
 
 
-def test_hostile_labels_are_refused_not_stored(owner):
+def test_hostile_labels_are_refused_not_stored(owner: User) -> None:
     doc = proposals_doc(
         {"object": "node", "label": "x" * 5000, "evidence": ev()},
     )
@@ -355,7 +363,9 @@ def test_hostile_labels_are_refused_not_stored(owner):
 # --- failures roll back and say so ---------------------------------------------------------------
 
 
-def test_a_database_failure_rolls_back_and_records_db_write_failed(owner, monkeypatch):
+def test_a_database_failure_rolls_back_and_records_db_write_failed(
+    owner: User, monkeypatch: pytest.MonkeyPatch
+) -> None:
     def boom() -> None:
         raise DatabaseError("disk I/O error (simulated)")
 
@@ -377,13 +387,15 @@ def test_a_database_failure_rolls_back_and_records_db_write_failed(owner, monkey
     assert transcript.status == "done" and transcript.attempts == 2
 
 
-def test_a_candidate_created_meanwhile_is_bumped_on_retry(owner, monkeypatch):
+def test_a_candidate_created_meanwhile_is_bumped_on_retry(
+    owner: User, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The unique key wins a race: apply fails, the gate plans again on fresh state."""
     make_candidate(owner=owner, label="Boxing")
     real = ingest_module.gate_snapshot
     calls = []
 
-    def stale_first(o, proposals, *, now):
+    def stale_first(o: Any, proposals: Any, *, now: Any) -> Any:
         calls.append(now)
         snapshot = real(o, proposals, now=now)
         return snapshot if len(calls) > 1 else type(snapshot)(now=now, rules=snapshot.rules)
@@ -396,7 +408,7 @@ def test_a_candidate_created_meanwhile_is_bumped_on_retry(owner, monkeypatch):
 
 
 @pytest.mark.django_db(transaction=True)
-def test_two_writers_naming_the_same_new_label_make_one_candidate():
+def test_two_writers_naming_the_same_new_label_make_one_candidate() -> None:
     if connection.vendor != "postgresql":
         pytest.skip(
             "needs two real connections with row locks: runs on PostgreSQL (make test with DATABASE_URL)"
@@ -406,7 +418,7 @@ def test_two_writers_naming_the_same_new_label_make_one_candidate():
     real = ingest_module.gate_snapshot
     seen: set[int] = set()
 
-    def together(o, proposals, *, now):
+    def together(o: Any, proposals: Any, *, now: Any) -> Any:
         snapshot = real(o, proposals, now=now)
         if threading.get_ident() not in seen:
             seen.add(threading.get_ident())
@@ -453,8 +465,8 @@ def test_two_writers_naming_the_same_new_label_make_one_candidate():
 
 
 def test_ingest_command_prints_one_json_receipt_per_file_and_survives_a_bad_one(
-    owner, tmp_path, capsys
-):
+    owner: User, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     good = tmp_path / "good.json"
     good.write_text(BOXING_DOC)
     bad = tmp_path / "bad.txt"
@@ -473,7 +485,9 @@ def test_ingest_command_prints_one_json_receipt_per_file_and_survives_a_bad_one(
     assert set(lines[2]) >= {"receipt_id", "outcome", "counts", "rejected"}
 
 
-def test_ingest_command_human_output(owner, tmp_path, capsys):
+def test_ingest_command_human_output(
+    owner: User, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     path = tmp_path / "good.json"
     path.write_text(BOXING_DOC)
     call_command("ingest", str(path), user="owner", extractor="proposals")
@@ -481,7 +495,7 @@ def test_ingest_command_human_output(owner, tmp_path, capsys):
     assert "wrote - 1 candidate (receipt" in out
 
 
-def test_ingest_command_errors(owner, tmp_path):
+def test_ingest_command_errors(owner: User, tmp_path: Path) -> None:
     with pytest.raises(CommandError, match="unknown user 'nobody'"):
         call_command("ingest", str(tmp_path / "x.txt"), user="nobody")
     with pytest.raises(CommandError, match="--user is required"):
@@ -492,7 +506,9 @@ def test_ingest_command_errors(owner, tmp_path):
         call_command("ingest", str(tmp_path / "x.txt"), user="owner")
 
 
-def test_ingest_pending_processes_uploads_once(owner, capsys):
+def test_ingest_pending_processes_uploads_once(
+    owner: User, capsys: pytest.CaptureFixture[str]
+) -> None:
     from memory.services.ingest import transcript_store
 
     transcript_store(
@@ -506,7 +522,7 @@ def test_ingest_pending_processes_uploads_once(owner, capsys):
     assert Transcript.objects.get().status == "done"
 
 
-def test_a_stale_processing_claim_is_taken_over(owner):
+def test_a_stale_processing_claim_is_taken_over(owner: User) -> None:
     from django.utils import timezone
 
     from memory.services.ingest import transcript_claim, transcript_store
@@ -520,7 +536,7 @@ def test_a_stale_processing_claim_is_taken_over(owner):
     assert transcript_claim(transcript, now=now + timedelta(minutes=20))
 
 
-def test_a_transcript_that_keeps_killing_its_worker_is_given_up(owner):
+def test_a_transcript_that_keeps_killing_its_worker_is_given_up(owner: User) -> None:
     from memory.services.ingest import MAX_ATTEMPTS, transcript_store
 
     transcript, _ = transcript_store(
@@ -537,7 +553,7 @@ def test_a_transcript_that_keeps_killing_its_worker_is_given_up(owner):
     )
 
 
-def test_retries_stop_after_the_last_attempt(owner, monkeypatch):
+def test_retries_stop_after_the_last_attempt(owner: User, monkeypatch: pytest.MonkeyPatch) -> None:
     from memory.services.ingest import MAX_ATTEMPTS
 
     def down() -> None:
@@ -552,14 +568,16 @@ def test_retries_stop_after_the_last_attempt(owner, monkeypatch):
     assert transcript.attempts == MAX_ATTEMPTS and transcript.status == "failed"
 
 
-def test_a_suppression_made_while_an_ingest_is_planning_still_holds(owner, monkeypatch):
+def test_a_suppression_made_while_an_ingest_is_planning_still_holds(
+    owner: User, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The person clicks "stop proposing this" between the snapshot and the write."""
     from tests.factories import make_suppression
 
     real = ingest_module.gate_snapshot
-    calls = []
+    calls: list[Any] = []
 
-    def person_acts_meanwhile(o, proposals, *, now):
+    def person_acts_meanwhile(o: Any, proposals: Any, *, now: Any) -> Any:
         snapshot = real(o, proposals, now=now)
         if not calls:
             make_suppression(owner=owner, label="Boxing")
@@ -573,7 +591,7 @@ def test_a_suppression_made_while_an_ingest_is_planning_still_holds(owner, monke
     assert not Candidate.objects.exists()
 
 
-def test_a_manual_suppression_closes_pending_candidates(owner):
+def test_a_manual_suppression_closes_pending_candidates(owner: User) -> None:
     from memory.services.nodes import suppression_add
 
     make_candidate(owner=owner, label="Piano")

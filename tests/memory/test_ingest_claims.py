@@ -6,10 +6,13 @@ from __future__ import annotations
 import threading
 import time
 from datetime import timedelta
+from typing import Any
 
 import pytest
+from django.contrib.auth.models import User
 from django.db import connection, connections
 from django.utils import timezone
+from pytest_django import Settings
 
 from memory.models import Transcript
 from memory.services import ingest as ingest_module
@@ -17,6 +20,7 @@ from memory.services.ingest import ingest_messages, ingest_pending, transcript_s
 from receipts.models import Receipt
 from tests.factories import make_user
 from tests.faults import inside_the_ingest
+from tests.llm_stub import StubLLMServer
 
 needs_postgres = pytest.mark.skipif(
     connection.vendor != "postgresql",
@@ -26,12 +30,14 @@ needs_postgres = pytest.mark.skipif(
 SAID = [{"role": "user", "content": "I started learning the cello last week."}]
 
 
-def save(owner):
+def save(owner: Any) -> Any:
     return ingest_messages(owner=owner, messages=SAID, name="cello", source="api")
 
 
 @pytest.mark.django_db
-def test_a_retry_after_a_crash_is_processed_once_the_lease_runs_out(owner, settings):
+def test_a_retry_after_a_crash_is_processed_once_the_lease_runs_out(
+    owner: User, settings: Settings
+) -> None:
     settings.UME_CLAIM_LEASE_SECONDS = 30
     first = save(owner)
     assert first.outcome == "wrote"
@@ -54,7 +60,7 @@ def test_a_retry_after_a_crash_is_processed_once_the_lease_runs_out(owner, setti
 
 
 @pytest.mark.django_db
-def test_a_duplicate_always_names_the_receipt_it_duplicates(owner):
+def test_a_duplicate_always_names_the_receipt_it_duplicates(owner: User) -> None:
     first = save(owner)
     again = save(owner)
     assert again.outcome == "duplicate"
@@ -63,11 +69,11 @@ def test_a_duplicate_always_names_the_receipt_it_duplicates(owner):
 
 @pytest.mark.django_db
 def test_a_save_whose_transcript_was_deleted_before_its_claim_is_a_deletion_conflict(
-    owner, monkeypatch
-):
+    owner: User, monkeypatch: pytest.MonkeyPatch
+) -> None:
     real = ingest_module.transcript_claim
 
-    def deleted_first(transcript, *, now):
+    def deleted_first(transcript: Any, *, now: Any) -> Any:
         Transcript.objects.filter(pk=transcript.pk).delete()
         return real(transcript, now=now)
 
@@ -79,7 +85,9 @@ def test_a_save_whose_transcript_was_deleted_before_its_claim_is_a_deletion_conf
 
 @needs_postgres
 @pytest.mark.django_db(transaction=True)
-def test_identical_content_in_flight_is_waited_for_then_named_as_the_duplicate(monkeypatch):
+def test_identical_content_in_flight_is_waited_for_then_named_as_the_duplicate(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     owner = make_user("twice")
     inside, release = threading.Event(), threading.Event()
     calls: list[int] = []
@@ -116,7 +124,9 @@ def test_identical_content_in_flight_is_waited_for_then_named_as_the_duplicate(m
 
 
 @pytest.mark.django_db
-def test_a_pending_worker_stops_a_transcript_at_its_time_budget(owner, settings):
+def test_a_pending_worker_stops_a_transcript_at_its_time_budget(
+    owner: User, settings: Settings
+) -> None:
     # A budget far below what this much text takes anywhere: the result must not depend on
     # how fast the machine is (an alarm swallowed by a finalizer once let this one write).
     settings.UME_INGEST_BUDGET_SECONDS = 0.05
@@ -140,7 +150,9 @@ def test_a_pending_worker_stops_a_transcript_at_its_time_budget(owner, settings)
 
 
 @pytest.mark.django_db
-def test_the_time_budget_interrupts_an_extractor_that_is_waiting(owner, settings, llm_server):
+def test_the_time_budget_interrupts_an_extractor_that_is_waiting(
+    owner: User, settings: Settings, llm_server: StubLLMServer
+) -> None:
     """A model that holds the connection open is cut off at the budget, not at its timeout."""
     settings.UME_LLM_BASE_URL = llm_server.base_url
     settings.UME_LLM_MODEL = "stub-model"

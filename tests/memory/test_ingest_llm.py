@@ -7,9 +7,12 @@ and leaves the transcript retryable, and the retry writes once the endpoint reco
 from __future__ import annotations
 
 from datetime import timedelta
+from typing import Any
 
 import pytest
+from django.contrib.auth.models import User
 from django.utils import timezone
+from pytest_django import Settings
 
 from memory.models import Candidate, Edge, Event, Evidence, MemoryRule, Node, Slice, Transcript
 from memory.services.ingest import ingest_pending, ingest_text
@@ -50,7 +53,7 @@ TENNIS = {
 
 
 @pytest.fixture
-def llm(llm_server, settings):  # noqa: F811
+def llm(llm_server: StubLLMServer, settings: Settings) -> Any:  # noqa: F811
     settings.UME_LLM_BASE_URL = llm_server.base_url
     settings.UME_LLM_MODEL = "stub-model"
     settings.UME_LLM_API_KEY = "sk-ingest-test"
@@ -58,8 +61,8 @@ def llm(llm_server, settings):  # noqa: F811
     return llm_server
 
 
-def stored(owner) -> dict[str, int]:
-    models = {
+def stored(owner: Any) -> dict[str, int]:
+    models: dict[str, type[Node | Candidate | Slice | Event | Edge | Evidence]] = {
         "nodes": Node,
         "candidates": Candidate,
         "slices": Slice,
@@ -70,11 +73,11 @@ def stored(owner) -> dict[str, int]:
     return {name: model.objects.filter(owner=owner).count() for name, model in models.items()}
 
 
-def ingest(owner, text: str = TEXT):
+def ingest(owner: Any, text: str = TEXT) -> Any:
     return ingest_text(owner=owner, text=text, name="chat.txt", extractor="llm")
 
 
-def test_a_good_reply_writes_candidates_with_evidence(owner, llm: StubLLMServer):
+def test_a_good_reply_writes_candidates_with_evidence(owner: User, llm: StubLLMServer) -> None:
     llm.reply_objects([BERLIN, MOVED, TENNIS])
 
     receipt = ingest(owner)
@@ -94,7 +97,7 @@ def test_a_good_reply_writes_candidates_with_evidence(owner, llm: StubLLMServer)
     assert sent == [("M0", "user"), ("M1", "assistant"), ("M2", "user")]
 
 
-def test_auto_capture_writes_the_node_and_its_dated_event(owner, llm: StubLLMServer):
+def test_auto_capture_writes_the_node_and_its_dated_event(owner: User, llm: StubLLMServer) -> None:
     MemoryRule.objects.update_or_create(owner=owner, defaults={"capture_default": "auto"})
     llm.reply_objects([BERLIN, MOVED])
 
@@ -104,11 +107,12 @@ def test_auto_capture_writes_the_node_and_its_dated_event(owner, llm: StubLLMSer
     node = Node.objects.get(owner=owner, label="Berlin")
     event = Event.objects.get(node=node)
     assert event.action == "moved"
+    assert event.happened_at is not None
     assert (event.happened_at.year, event.happened_at.month) == (2021, 3)
     assert (event.happened_at_precision, event.happened_at_source) == ("month", "stated")
 
 
-def test_a_valid_empty_reply_is_a_meaningful_no_write(owner, llm: StubLLMServer):
+def test_a_valid_empty_reply_is_a_meaningful_no_write(owner: User, llm: StubLLMServer) -> None:
     llm.reply_objects([])
     before = stored(owner)
 
@@ -129,7 +133,9 @@ def test_a_valid_empty_reply_is_a_meaningful_no_write(owner, llm: StubLLMServer)
     ],
     ids=["malformed-json", "http-500", "timeout", "refusal", "schema-violation"],
 )
-def test_a_failed_call_writes_nothing_and_a_retry_writes(owner, llm: StubLLMServer, script, error):
+def test_a_failed_call_writes_nothing_and_a_retry_writes(
+    owner: User, llm: StubLLMServer, script: Any, error: Any
+) -> None:
     before = stored(owner)
     script(llm)
 
@@ -152,7 +158,7 @@ def test_a_failed_call_writes_nothing_and_a_retry_writes(owner, llm: StubLLMServ
     assert Transcript.objects.get(owner=owner).status == "done"
 
 
-def test_an_unconfigured_llm_is_llm_failed(owner, settings):
+def test_an_unconfigured_llm_is_llm_failed(owner: User, settings: Settings) -> None:
     settings.UME_LLM_BASE_URL = ""
     settings.UME_LLM_MODEL = ""
     before = stored(owner)
@@ -164,7 +170,9 @@ def test_an_unconfigured_llm_is_llm_failed(owner, settings):
     assert stored(owner) == before
 
 
-def test_the_pending_worker_retries_a_failed_llm_transcript(owner, llm: StubLLMServer):
+def test_the_pending_worker_retries_a_failed_llm_transcript(
+    owner: User, llm: StubLLMServer
+) -> None:
     llm.reply_status(503, "model loading")
     failed = ingest(owner)
     assert failed.outcome == "llm_failed"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from memory.keys import canonical_key, key_tokens
@@ -24,7 +26,7 @@ from memory.keys import canonical_key, key_tokens
         ("snake_case_name", "snake case name"),
     ],
 )
-def test_spelling_case_punctuation_and_spacing_never_make_two_keys(a, b):
+def test_spelling_case_punctuation_and_spacing_never_make_two_keys(a: Any, b: Any) -> None:
     assert canonical_key(a) == canonical_key(b)
 
 
@@ -40,23 +42,23 @@ def test_spelling_case_punctuation_and_spacing_never_make_two_keys(a, b):
         ("?!…", ""),
     ],
 )
-def test_keys(text, key):
+def test_keys(text: Any, key: Any) -> None:
     assert canonical_key(text) == key
 
 
 @pytest.mark.parametrize(
     ("a", "b"), [("UML", "UML College Society"), ("Rahul", "Raoul"), ("Meera", "Mira")]
 )
-def test_different_names_keep_different_keys(a, b):
+def test_different_names_keep_different_keys(a: Any, b: Any) -> None:
     assert canonical_key(a) != canonical_key(b)
 
 
-def test_key_tokens():
+def test_key_tokens() -> None:
     assert key_tokens("The Atlas—App") == ["the", "atlas", "app"]
     assert key_tokens("   ") == []
 
 
-def test_the_ascii_path_gives_the_unicode_paths_key():
+def test_the_ascii_path_gives_the_unicode_paths_key() -> None:
     """ASCII text skips NFKD, the combining marks and the folding table: the same key either
     way, for every printable character and control, in random and adversarial mixes."""
     import html
@@ -84,7 +86,7 @@ def test_the_ascii_path_gives_the_unicode_paths_key():
         assert _key(text) == reference(text), repr(text)
 
 
-def test_long_texts_are_folded_without_the_cache():
+def test_long_texts_are_folded_without_the_cache() -> None:
     from memory.keys import CACHED_KEY_CHARS, _cached_key
 
     _cached_key.cache_clear()

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 
+from django.contrib.auth.models import User
+
 from memory.models import Candidate
 from memory.services.ingest import ingest_text
 from memory.services.nodes import node_delete
@@ -16,7 +18,7 @@ def ev(quote: str = "I use it daily") -> list[dict]:
     return [{"message_id": "M0", "quote": quote}]
 
 
-def test_fragments_are_rejected_as_bad_label_on_the_receipt(owner):
+def test_fragments_are_rejected_as_bad_label_on_the_receipt(owner: User) -> None:
     doc = json.dumps(
         {
             "objects": [
@@ -36,7 +38,7 @@ def test_fragments_are_rejected_as_bad_label_on_the_receipt(owner):
     assert list(Candidate.objects.values_list("label_guess", flat=True)) == ["R&D Tracker"]
 
 
-def test_an_html_transcript_is_read_as_text(owner):
+def test_an_html_transcript_is_read_as_text(owner: User) -> None:
     text = json.dumps(
         [{"role": "user", "content": "I use a tool called <b>R&amp;D Tracker</b> at work."}]
     )
@@ -48,7 +50,7 @@ def test_an_html_transcript_is_read_as_text(owner):
     assert quotes == {"I use a tool called R&D Tracker at work."}
 
 
-def test_a_rejected_spelling_blocks_its_marked_up_variant(owner):
+def test_a_rejected_spelling_blocks_its_marked_up_variant(owner: User) -> None:
     doc = json.dumps(
         {
             "objects": [
@@ -74,7 +76,7 @@ def test_a_rejected_spelling_blocks_its_marked_up_variant(owner):
     assert receipt.reasons == {"suppressed_blocked": 1}
 
 
-def test_deleting_a_node_blocks_the_marked_up_spelling_too(owner):
+def test_deleting_a_node_blocks_the_marked_up_spelling_too(owner: User) -> None:
     node = make_node(owner=owner, label="Figma", category="tool")
     node_delete(node=node)
     doc = json.dumps(

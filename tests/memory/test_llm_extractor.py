@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 from datetime import UTC, datetime
+from typing import Any
 
 import pytest
+from pytest_django import Settings
 
 from memory.extractors import ExtractorFailed, get_extractor
 from memory.extractors.llm import extract, find_json
@@ -47,13 +49,18 @@ TENNIS = {
 }
 
 
-def run(server: StubLLMServer, messages: list[Message] = MESSAGES, **kwargs):
-    options = {"base_url": server.base_url, "model": "stub-model", "api_key": "", "timeout": 5}
+def run(server: StubLLMServer, messages: list[Message] = MESSAGES, **kwargs: Any) -> Any:
+    options: dict[str, Any] = {
+        "base_url": server.base_url,
+        "model": "stub-model",
+        "api_key": "",
+        "timeout": 5,
+    }
     options.update(kwargs)
     return extract(messages, **options)
 
 
-def test_good_reply_gives_grounded_proposals(llm_server):  # noqa: F811
+def test_good_reply_gives_grounded_proposals(llm_server: StubLLMServer) -> None:  # noqa: F811
     llm_server.reply_objects([BERLIN, MOVED, TENNIS])
 
     proposals = run(llm_server, source_time=T0, api_key="sk-test-key", instructions="No work.")
@@ -85,32 +92,33 @@ def test_good_reply_gives_grounded_proposals(llm_server):  # noqa: F811
     assert payload["messages"][0]["ts"] == T0.isoformat()
 
 
-def test_no_key_sends_no_authorization_header(llm_server):  # noqa: F811
+def test_no_key_sends_no_authorization_header(llm_server: StubLLMServer) -> None:  # noqa: F811
     llm_server.reply_objects([BERLIN])
     run(llm_server, api_key="")
     assert "authorization" not in llm_server.last_request.headers
 
 
-def test_defaults_come_from_settings(llm_server, settings):  # noqa: F811
+def test_defaults_come_from_settings(llm_server: StubLLMServer, settings: Settings) -> None:  # noqa: F811
     settings.UME_LLM_BASE_URL = llm_server.base_url + "/"
     settings.UME_LLM_MODEL = "from-settings"
     settings.UME_LLM_API_KEY = "sk-settings"
     settings.UME_LLM_TIMEOUT = 5.0
     llm_server.reply_objects([BERLIN])
 
-    assert [p.label for p in get_extractor("llm")(MESSAGES, source_time=None)] == ["Berlin"]
+    found = get_extractor("llm")(MESSAGES, source_time=None)
+    assert [getattr(p, "label", None) for p in found] == ["Berlin"]
     request = llm_server.last_request
     assert request.path == "/v1/chat/completions"
     assert request.body["model"] == "from-settings"
     assert request.headers["authorization"] == "Bearer sk-settings"
 
 
-def test_valid_empty_reply_is_an_empty_result(llm_server):  # noqa: F811
+def test_valid_empty_reply_is_an_empty_result(llm_server: StubLLMServer) -> None:  # noqa: F811
     llm_server.reply_objects([])
     assert run(llm_server) == []
 
 
-def test_no_user_turns_means_no_request(llm_server):  # noqa: F811
+def test_no_user_turns_means_no_request(llm_server: StubLLMServer) -> None:  # noqa: F811
     assert run(llm_server, [Message("M0", "assistant", "Hello!")]) == []
     assert llm_server.requests == []
 
@@ -126,7 +134,7 @@ def test_no_user_turns_means_no_request(llm_server):  # noqa: F811
     ],
     ids=["think", "fence", "think-and-fence", "bare-array-in-prose", "trailing-comma"],
 )
-def test_reasoning_fences_and_prose_are_tolerated(llm_server, content):  # noqa: F811
+def test_reasoning_fences_and_prose_are_tolerated(llm_server: StubLLMServer, content: Any) -> None:  # noqa: F811
     llm_server.reply_content(content)
     assert [p.label for p in run(llm_server)] == ["Berlin"]
 
@@ -184,27 +192,31 @@ def test_reasoning_fences_and_prose_are_tolerated(llm_server, content):  # noqa:
         "bad-date",
     ],
 )
-def test_bad_replies_fail_with_a_specific_message(llm_server, script, message):  # noqa: F811
+def test_bad_replies_fail_with_a_specific_message(
+    llm_server: StubLLMServer,  # noqa: F811
+    script: Any,
+    message: Any,
+) -> None:
     script(llm_server)
     with pytest.raises(ExtractorFailed) as info:
         run(llm_server)
     assert message in str(info.value)
 
 
-def test_timeout(llm_server):  # noqa: F811
+def test_timeout(llm_server: StubLLMServer) -> None:  # noqa: F811
     llm_server.reply_delay(30, [BERLIN])
     with pytest.raises(ExtractorFailed, match=r"timed out after 0.3 s"):
         run(llm_server, timeout=0.3)
     assert len(llm_server.requests) == 1
 
 
-def test_connection_refused():
+def test_connection_refused() -> None:
     url = closed_base_url()
     with pytest.raises(ExtractorFailed, match="could not connect to the LLM endpoint http://127"):
         extract(MESSAGES, base_url=url, model="m", api_key="", timeout=2)
 
 
-def test_invalid_base_url():
+def test_invalid_base_url() -> None:
     with pytest.raises(ExtractorFailed, match="ftp"):
         extract(MESSAGES, base_url="ftp://example.invalid/v1", model="m", api_key="", timeout=1)
 
@@ -217,19 +229,19 @@ def test_invalid_base_url():
         ("", "", "set UME_LLM_BASE_URL and UME_LLM_MODEL$"),
     ],
 )
-def test_unconfigured(base_url, model, missing):
+def test_unconfigured(base_url: Any, model: Any, missing: Any) -> None:
     with pytest.raises(ExtractorFailed, match="not configured: " + missing):
         extract(MESSAGES, base_url=base_url, model=model, api_key="", timeout=1)
 
 
-def test_unconfigured_from_settings(settings):
+def test_unconfigured_from_settings(settings: Settings) -> None:
     settings.UME_LLM_BASE_URL = ""
     settings.UME_LLM_MODEL = ""
     with pytest.raises(ExtractorFailed, match="not configured"):
         extract(MESSAGES)
 
 
-def test_api_key_never_appears_in_a_failure(llm_server):  # noqa: F811
+def test_api_key_never_appears_in_a_failure(llm_server: StubLLMServer) -> None:  # noqa: F811
     key = "sk-very-secret-123"
     llm_server.reply_status(401, f"invalid key {key}")
     with pytest.raises(ExtractorFailed) as info:
@@ -239,7 +251,7 @@ def test_api_key_never_appears_in_a_failure(llm_server):  # noqa: F811
     assert llm_server.last_request.headers["authorization"] == f"Bearer {key}"
 
 
-def test_credentials_in_the_url_never_appear_in_a_failure(llm_server):  # noqa: F811
+def test_credentials_in_the_url_never_appear_in_a_failure(llm_server: StubLLMServer) -> None:  # noqa: F811
     llm_server.reply_status(500, "down")
     url = llm_server.base_url.replace("http://", "http://user:hunter2@")
     with pytest.raises(ExtractorFailed) as info:
@@ -248,7 +260,7 @@ def test_credentials_in_the_url_never_appear_in_a_failure(llm_server):  # noqa: 
     assert "HTTP 500" in str(info.value)
 
 
-def test_oversized_reply_fails(llm_server):  # noqa: F811
+def test_oversized_reply_fails(llm_server: StubLLMServer) -> None:  # noqa: F811
     llm_server.reply_content("x" * (2 * 1024 * 1024 + 10))
     with pytest.raises(ExtractorFailed, match="larger than 2,097,152 bytes"):
         run(llm_server)
@@ -261,7 +273,7 @@ def _with_evidence(obj: dict, *spans: dict) -> dict:
     return {**obj, "evidence": list(spans)}
 
 
-def test_ungrounded_objects_are_dropped(llm_server):  # noqa: F811
+def test_ungrounded_objects_are_dropped(llm_server: StubLLMServer) -> None:  # noqa: F811
     invented = _with_evidence(
         {**BERLIN, "label": "Munich"}, {"message_id": "M2", "quote": "I moved to Munich"}
     )
@@ -279,7 +291,7 @@ def test_ungrounded_objects_are_dropped(llm_server):  # noqa: F811
     assert [p.label for p in run(llm_server)] == ["Berlin", "Tennis"]
 
 
-def test_quotes_match_despite_case_spacing_and_curly_quotes(llm_server):  # noqa: F811
+def test_quotes_match_despite_case_spacing_and_curly_quotes(llm_server: StubLLMServer) -> None:  # noqa: F811
     messages = [Message("a1", "user", "I’m learning   Rust these days")]
     node = _with_evidence(
         {**BERLIN, "label": "Rust", "category": "skill"},
@@ -289,13 +301,13 @@ def test_quotes_match_despite_case_spacing_and_curly_quotes(llm_server):  # noqa
     assert [p.label for p in run(llm_server, messages)] == ["Rust"]
 
 
-def test_a_quote_of_only_punctuation_is_not_evidence(llm_server):  # noqa: F811
+def test_a_quote_of_only_punctuation_is_not_evidence(llm_server: StubLLMServer) -> None:  # noqa: F811
     llm_server.reply_objects([_with_evidence(BERLIN, {"message_id": "M2", "quote": "."})])
     with pytest.raises(ExtractorFailed, match="none of the 1 proposed objects"):
         run(llm_server)
 
 
-def test_assistant_turns_are_context_but_never_a_source(llm_server):  # noqa: F811
+def test_assistant_turns_are_context_but_never_a_source(llm_server: StubLLMServer) -> None:  # noqa: F811
     climbing = _with_evidence(
         {**BERLIN, "label": "Climbing", "category": "interest"},
         {"message_id": "M1", "quote": "you love climbing"},
@@ -307,7 +319,7 @@ def test_assistant_turns_are_context_but_never_a_source(llm_server):  # noqa: F8
     assert roles == ["user", "assistant", "user"]
 
 
-def test_a_reply_citing_only_assistant_turns_fails(llm_server):  # noqa: F811
+def test_a_reply_citing_only_assistant_turns_fails(llm_server: StubLLMServer) -> None:  # noqa: F811
     climbing = _with_evidence(
         {**BERLIN, "label": "Climbing", "category": "interest"},
         {"message_id": "M1", "quote": "you love climbing"},
@@ -317,7 +329,7 @@ def test_a_reply_citing_only_assistant_turns_fails(llm_server):  # noqa: F811
         run(llm_server)
 
 
-def test_system_turns_are_not_sent(llm_server):  # noqa: F811
+def test_system_turns_are_not_sent(llm_server: StubLLMServer) -> None:  # noqa: F811
     messages = [Message("S0", "system", "You are a helpful assistant."), *MESSAGES]
     llm_server.reply_objects([])
     run(llm_server, messages)
@@ -341,5 +353,5 @@ def test_system_turns_are_not_sent(llm_server):  # noqa: F811
         ('{"open": [', None),
     ],
 )
-def test_find_json(text, expected):
+def test_find_json(text: Any, expected: Any) -> None:
     assert find_json(text) == expected

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from memory.keys import canonical_key
@@ -32,11 +34,11 @@ from memory.markup import label_text, markup_to_text
         ),
     ],
 )
-def test_markup_is_read_as_text(raw, text):
+def test_markup_is_read_as_text(raw: Any, text: Any) -> None:
     assert markup_to_text(raw) == text
 
 
-def test_fenced_code_is_left_for_the_splitter_to_skip():
+def test_fenced_code_is_left_for_the_splitter_to_skip() -> None:
     raw = "Here:\n```py\nx = `1`\n```\nThen I **left**."
     assert markup_to_text(raw) == "Here:\n```py\nx = `1`\n```\nThen I left."
 
@@ -52,7 +54,7 @@ def test_fenced_code_is_left_for_the_splitter_to_skip():
         ("D Tracker</b>", "D Tracker</b>"),
     ],
 )
-def test_label_text_removes_only_balanced_markup(raw, label):
+def test_label_text_removes_only_balanced_markup(raw: Any, label: Any) -> None:
     assert label_text(raw) == label
 
 
@@ -60,5 +62,5 @@ def test_label_text_removes_only_balanced_markup(raw, label):
     ("a", "b"),
     [("D Tracker</b>", "D Tracker"), ("<i>Figma</i>", "figma"), ("R&amp;D", "R&D")],
 )
-def test_marked_up_spellings_share_a_key(a, b):
+def test_marked_up_spellings_share_a_key(a: Any, b: Any) -> None:
     assert canonical_key(a) == canonical_key(b)

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
 import anyio
 import httpx
 import pytest
+from django.contrib.auth.models import User
 from django.db import connection
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
@@ -50,32 +52,34 @@ TOOLS = {
 
 
 @pytest.fixture(scope="module")
-def server_url(live_asgi_url):
+def server_url(live_asgi_url: str) -> str:
     """The session's live server (tests/conftest.py): /mcp to the SDK, the rest to Django."""
     return f"{live_asgi_url}/mcp"
 
 
 @pytest.fixture
-def secret(owner) -> str:
+def secret(owner: User) -> str:
     return token_create(owner=owner, name="mcp test")[1]
 
 
 @asynccontextmanager
-async def connect(url: str, secret: str, mode: str = "legacy"):
+async def connect(url: str, secret: str, mode: str = "legacy") -> AsyncIterator[Any]:
     http = create_mcp_http_client(headers={"Authorization": f"Bearer {secret}"})
     async with http, Client(streamable_http_client(url, http_client=http), mode=mode) as client:
         yield client
 
 
-def call(url: str, secret: str, tool: str, arguments: dict[str, Any] | None = None, **kw):
-    async def go():
+def call(
+    url: str, secret: str, tool: str, arguments: dict[str, Any] | None = None, **kw: Any
+) -> Any:
+    async def go() -> Any:
         async with connect(url, secret, **kw) as client:
             return await client.call_tool(tool, arguments or {})
 
     return anyio.run(go)
 
 
-def ok(result) -> dict[str, Any]:
+def ok(result: Any) -> dict[str, Any]:
     text = result.content[0].text if result.content else ""
     assert not result.is_error, text
     assert text
@@ -83,8 +87,8 @@ def ok(result) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize("mode", ["legacy", "auto", "2026-07-28"])
-def test_lists_the_tools_in_both_protocol_eras(server_url, secret, mode):
-    async def go():
+def test_lists_the_tools_in_both_protocol_eras(server_url: str, secret: str, mode: Any) -> None:
+    async def go() -> Any:
         async with connect(server_url, secret, mode=mode) as client:
             listed = await client.list_tools()
             return client.protocol_version, listed.tools
@@ -99,7 +103,9 @@ def test_lists_the_tools_in_both_protocol_eras(server_url, secret, mode):
         assert tool.input_schema["type"] == "object" and tool.description
 
 
-def test_save_conversation_then_see_the_candidate_recall_and_forget(server_url, owner, secret):
+def test_save_conversation_then_see_the_candidate_recall_and_forget(
+    server_url: str, owner: User, secret: str
+) -> None:
     receipt = ok(
         call(
             server_url,
@@ -137,14 +143,14 @@ def test_save_conversation_then_see_the_candidate_recall_and_forget(server_url, 
     assert Suppression.objects.filter(owner=owner, label="Boxing").exists()
 
 
-def test_save_memory_over_the_modern_protocol(server_url, owner, secret):
+def test_save_memory_over_the_modern_protocol(server_url: str, owner: User, secret: str) -> None:
     receipt = ok(
         call(server_url, secret, "save_memory", {"text": "I moved to Lisbon."}, mode="2026-07-28")
     )
     assert receipt["source"] == "mcp"
 
 
-def test_reference_server_tools_round_trip(server_url, owner, secret):
+def test_reference_server_tools_round_trip(server_url: str, owner: User, secret: str) -> None:
     MemoryRule.objects.create(owner=owner, capture_default="auto")
     created = ok(
         call(
@@ -231,7 +237,7 @@ def test_reference_server_tools_round_trip(server_url, owner, secret):
     assert again["entities"][0]["status"] == "rejected"
 
 
-def test_new_entities_wait_for_review_by_default(server_url, owner, secret):
+def test_new_entities_wait_for_review_by_default(server_url: str, owner: User, secret: str) -> None:
     created = ok(
         call(
             server_url,
@@ -248,7 +254,9 @@ def test_new_entities_wait_for_review_by_default(server_url, owner, secret):
     assert Candidate.objects.get(owner=owner).status == "suppressed"
 
 
-def test_another_owners_memories_are_invisible(server_url, other_user, secret):
+def test_another_owners_memories_are_invisible(
+    server_url: str, other_user: User, secret: str
+) -> None:
     make_node(owner=other_user, label="Secret project", category="project")
     make_candidate(owner=other_user, label="Secret friend")
     assert ok(call(server_url, secret, "read_graph"))["entities"] == []
@@ -271,7 +279,9 @@ def test_another_owners_memories_are_invisible(server_url, other_user, secret):
         ("save_conversation", {"messages": "hello"}),
     ],
 )
-def test_bad_arguments_are_tool_errors(server_url, owner, secret, tool, arguments):
+def test_bad_arguments_are_tool_errors(
+    server_url: str, owner: User, secret: str, tool: Any, arguments: Any
+) -> None:
     result = call(server_url, secret, tool, arguments)
     assert result.is_error
     assert result.content and result.content[0].text
@@ -279,14 +289,14 @@ def test_bad_arguments_are_tool_errors(server_url, owner, secret, tool, argument
     assert not Candidate.objects.filter(owner=owner).exists()
 
 
-def test_read_token_cannot_write(server_url, owner):
+def test_read_token_cannot_write(server_url: str, owner: User) -> None:
     _token, secret = token_create(owner=owner, name="reader", scopes=[SCOPE_READ])
     assert ok(call(server_url, secret, "list_pending_candidates"))["count"] == 0
     result = call(server_url, secret, "save_memory", {"text": "I started boxing."})
     assert result.is_error and "insufficient_scope" in result.content[0].text
 
 
-def test_revoked_and_missing_tokens_are_refused(server_url, owner, secret):
+def test_revoked_and_missing_tokens_are_refused(server_url: str, owner: User, secret: str) -> None:
     token, revoked = token_create(owner=owner, name="old")
     token_revoke(token=token)
     for auth in (f"Bearer {revoked}", "Bearer ume_nope", "Basic dXNlcjpwdw==", None):
@@ -303,7 +313,7 @@ def test_revoked_and_missing_tokens_are_refused(server_url, owner, secret):
         call(server_url, revoked, "read_graph")
 
 
-def test_foreign_host_and_origin_are_refused(server_url, secret):
+def test_foreign_host_and_origin_are_refused(server_url: str, secret: str) -> None:
     body = {
         "jsonrpc": "2.0",
         "id": 1,
@@ -331,7 +341,7 @@ def test_foreign_host_and_origin_are_refused(server_url, secret):
     assert_json_rpc_error(origin)
 
 
-def assert_json_rpc_error(response) -> dict[str, Any]:
+def assert_json_rpc_error(response: Any) -> dict[str, Any]:
     assert response.headers["content-type"].startswith("application/json"), response.text
     body = response.json()
     assert body["jsonrpc"] == "2.0" and body["id"] is None
@@ -339,7 +349,7 @@ def assert_json_rpc_error(response) -> dict[str, Any]:
     return body
 
 
-def test_transport_refusals_are_json_rpc_errors(server_url, secret):
+def test_transport_refusals_are_json_rpc_errors(server_url: str, secret: str) -> None:
     headers = {"Authorization": f"Bearer {secret}", "Accept": "application/json, text/event-stream"}
     wrong_type = httpx.post(
         server_url, content=b"{}", headers={**headers, "Content-Type": "text/plain"}
@@ -358,7 +368,7 @@ def test_transport_refusals_are_json_rpc_errors(server_url, secret):
     assert assert_json_rpc_error(too_large)["error"]["data"]["code"] == "payload_too_large"
 
 
-def test_django_still_answers_beside_mcp(server_url, secret):
+def test_django_still_answers_beside_mcp(server_url: str, secret: str) -> None:
     base = server_url.removesuffix("/mcp")
     response = httpx.get(f"{base}/v1/rules", headers={"Authorization": f"Bearer {secret}"})
     assert response.status_code == 200
@@ -378,15 +388,17 @@ def test_django_still_answers_beside_mcp(server_url, secret):
     ],
 )
 def test_empty_lists_are_accepted_like_the_reference_server(
-    server_url, secret, owner, tool, arguments
-):
+    server_url: str, secret: str, owner: User, tool: Any, arguments: Any
+) -> None:
     from memory.models import Node
 
     assert ok(call(server_url, secret, tool, arguments)) is not None
     assert not Node.objects.filter(owner=owner).exists()
 
 
-def test_a_save_too_large_for_one_call_is_queued_for_the_pending_workers(server_url, owner, secret):
+def test_a_save_too_large_for_one_call_is_queued_for_the_pending_workers(
+    server_url: str, owner: User, secret: str
+) -> None:
     from memory.models import Transcript
 
     text = "I started learning the cello last week. " * 2000  # over UME_INLINE_UPLOAD_BYTES
@@ -411,8 +423,8 @@ def test_a_save_too_large_for_one_call_is_queued_for_the_pending_workers(server_
     ],
 )
 def test_a_nul_character_is_an_error_and_nothing_is_stored(
-    server_url, owner, secret, tool, arguments
-):
+    server_url: str, owner: User, secret: str, tool: Any, arguments: Any
+) -> None:
     from memory.models import Transcript
     from receipts.models import Receipt
 
@@ -423,7 +435,7 @@ def test_a_nul_character_is_an_error_and_nothing_is_stored(
     assert not Receipt.objects.filter(owner=owner).exists()
 
 
-def test_get_opens_no_endless_stream(server_url, secret):
+def test_get_opens_no_endless_stream(server_url: str, secret: str) -> None:
     with httpx.Client(timeout=5) as http:
         response = http.get(
             server_url, headers={"Authorization": f"Bearer {secret}", "Accept": "text/event-stream"}
@@ -438,7 +450,9 @@ def test_get_opens_no_endless_stream(server_url, secret):
     connection.vendor != "postgresql",
     reason="a write transaction locks all of SQLite: runs on PostgreSQL (DATABASE_URL=...)",
 )
-def test_a_recall_does_not_wait_behind_a_save_in_progress(server_url, owner, secret, monkeypatch):
+def test_a_recall_does_not_wait_behind_a_save_in_progress(
+    server_url: str, owner: User, secret: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     make_node(owner=owner, label="Boxing")
     inside, release = threading.Event(), threading.Event()
 
@@ -464,7 +478,9 @@ def test_a_recall_does_not_wait_behind_a_save_in_progress(server_url, owner, sec
     assert took < 10
 
 
-def test_forget_a_label_still_waiting_for_review_forgets_what_was_said(server_url, owner, secret):
+def test_forget_a_label_still_waiting_for_review_forgets_what_was_said(
+    server_url: str, owner: User, secret: str
+) -> None:
     ok(
         call(
             server_url,

@@ -3,9 +3,11 @@ receipts (``memory.mcp.tools``; the tools are called directly, the protocol is i
 
 from __future__ import annotations
 
+from typing import Any
 from unittest import mock
 
 import pytest
+from django.contrib.auth.models import User
 
 from memory.mcp import tools as mcp_tools
 from memory.models import Candidate, DeletionBarrier, Edge, Slice
@@ -20,15 +22,17 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def token(owner):
+def token(owner: User) -> Any:
     return token_create(owner=owner, name="assistant")[0]
 
 
-def labels(owner, query: str) -> list[str]:
+def labels(owner: Any, query: str) -> list[str]:
     return [item.label for item in recall(owner, query).items]
 
 
-def test_deleting_observations_leaves_an_undoable_receipt_per_fact(owner, other_user, token):
+def test_deleting_observations_leaves_an_undoable_receipt_per_fact(
+    owner: User, other_user: User, token: Any
+) -> None:
     boxing = make_node(owner=owner, label="Boxing")
     make_slice(node=boxing, text="Spars on Sundays")
     make_slice(node=boxing, text="trains with Ana")
@@ -49,7 +53,9 @@ def test_deleting_observations_leaves_an_undoable_receipt_per_fact(owner, other_
     assert boxing.slices.filter(text="Spars on Sundays").exists()
 
 
-def test_deleting_observations_updates_recall_and_raises_the_barrier(owner, token):
+def test_deleting_observations_updates_recall_and_raises_the_barrier(
+    owner: User, token: Any
+) -> None:
     boxing = make_node(owner=owner, label="Boxing")
     make_slice(node=boxing, text="runs a marathon in spring")
     assert labels(owner, "marathon") == ["Boxing"]
@@ -62,7 +68,7 @@ def test_deleting_observations_updates_recall_and_raises_the_barrier(owner, toke
     assert DeletionBarrier.objects.get(owner=owner).barrier_at > NEVER
 
 
-def test_a_dashboard_delete_updates_recall(owner):
+def test_a_dashboard_delete_updates_recall(owner: User) -> None:
     boxing = make_node(owner=owner, label="Boxing")
     fact = make_slice(node=boxing, text="runs a marathon in spring")
     assert labels(owner, "marathon") == ["Boxing"]
@@ -72,7 +78,9 @@ def test_a_dashboard_delete_updates_recall(owner):
     assert labels(owner, "marathon") == ["Boxing"]
 
 
-def test_deleting_observations_of_a_pending_label_leaves_a_receipt(owner, other_user, token):
+def test_deleting_observations_of_a_pending_label_leaves_a_receipt(
+    owner: User, other_user: User, token: Any
+) -> None:
     held = [
         {"object": "slice", "on": "Piano", "text": "Practises scales", "kind": "other"},
         {"object": "slice", "on": "Piano", "text": "plays Chopin", "kind": "other"},
@@ -101,7 +109,7 @@ def test_deleting_observations_of_a_pending_label_leaves_a_receipt(owner, other_
     assert DeletionBarrier.objects.get(owner=owner).barrier_at > NEVER
 
 
-def test_deleting_nothing_writes_nothing(owner, token):
+def test_deleting_nothing_writes_nothing(owner: User, token: Any) -> None:
     make_slice(node=make_node(owner=owner, label="Boxing"), text="spars")
     make_candidate(owner=owner, label="Piano", held_objects=[])
     mcp_tools.delete_observations(
@@ -116,7 +124,9 @@ def test_deleting_nothing_writes_nothing(owner, token):
     assert DeletionBarrier.objects.get(owner=owner).barrier_at == NEVER
 
 
-def test_deleting_relations_leaves_an_undoable_receipt(owner, other_user, token):
+def test_deleting_relations_leaves_an_undoable_receipt(
+    owner: User, other_user: User, token: Any
+) -> None:
     rahul, atlas = make_node(owner=owner, label="Rahul"), make_node(owner=owner, label="Atlas")
     make_edge(from_node=rahul, to_node=atlas, type="works_with")
     a, b = make_node(owner=other_user, label="Rahul"), make_node(owner=other_user, label="Atlas")
@@ -137,7 +147,7 @@ def test_deleting_relations_leaves_an_undoable_receipt(owner, other_user, token)
     assert Edge.objects.filter(owner=owner, type="works_with").exists()
 
 
-def test_a_failure_midway_deletes_nothing(owner, token):
+def test_a_failure_midway_deletes_nothing(owner: User, token: Any) -> None:
     boxing = make_node(owner=owner, label="Boxing")
     make_slice(node=boxing, text="spars")
     piano = make_candidate(

@@ -11,6 +11,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import anyio
 import pytest
@@ -33,7 +34,7 @@ def manage(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
 
 
 @pytest.fixture(scope="module")
-def env(tmp_path_factory) -> dict[str, str]:
+def env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     path = tmp_path_factory.mktemp("stdio") / "db.sqlite3"
     env = {
         **os.environ,
@@ -47,7 +48,7 @@ def env(tmp_path_factory) -> dict[str, str]:
     return env
 
 
-def test_create_token_prints_the_secret_once(env):
+def test_create_token_prints_the_secret_once(env: dict[str, str]) -> None:
     plain = manage(env, "create_token", "--user", "ada", "--name", "desktop")
     assert plain.returncode == 0, plain.stderr
     assert plain.stdout.strip().startswith("ume_") and "shown once" in plain.stderr
@@ -70,7 +71,7 @@ def test_create_token_prints_the_secret_once(env):
     assert bad.returncode != 0 and "unknown scope" in bad.stderr
 
 
-def test_mcp_stdio_lists_and_calls_tools(env):
+def test_mcp_stdio_lists_and_calls_tools(env: dict[str, str]) -> None:
     created = manage(env, "create_token", "--user", "ada", "--name", "stdio", "--json")
     secret = json.loads(created.stdout)["secret"]
     params = StdioServerParameters(
@@ -80,7 +81,7 @@ def test_mcp_stdio_lists_and_calls_tools(env):
         cwd=ROOT,
     )
 
-    async def go():
+    async def go() -> Any:
         async with Client(params, mode="legacy") as client:
             tools = await client.list_tools()
             saved = await client.call_tool("save_memory", {"text": "I started boxing last week."})
@@ -95,6 +96,6 @@ def test_mcp_stdio_lists_and_calls_tools(env):
     assert bad.is_error
 
 
-def test_mcp_stdio_refuses_a_bad_token(env):
+def test_mcp_stdio_refuses_a_bad_token(env: dict[str, str]) -> None:
     result = manage(env, "mcp_stdio", "--token", "ume_not-a-token")
     assert result.returncode != 0 and "revoked or expired" in result.stderr

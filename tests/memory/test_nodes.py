@@ -5,6 +5,8 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
+from django.contrib.auth.models import User
+from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
@@ -16,8 +18,8 @@ pytestmark = pytest.mark.django_db
 
 
 def test_suppressions_lift_lifts_the_active_ones_and_keeps_when_the_others_were_lifted(
-    owner, other_user
-):
+    owner: User, other_user: User
+) -> None:
     earlier = timezone.now() - timedelta(days=3)
     piano = make_suppression(owner=owner, label="Piano")
     chess = make_suppression(owner=other_user, label="Chess")
@@ -36,14 +38,14 @@ def test_suppressions_lift_lifts_the_active_ones_and_keeps_when_the_others_were_
     assert untouched.lifted_at is None
 
 
-def test_suppression_save_keys_the_label_whatever_key_was_typed(owner):
+def test_suppression_save_keys_the_label_whatever_key_was_typed(owner: User) -> None:
     row = Suppression(owner=owner, label="  Sofía   Almeida ", canonical_key="typed", kind="node")
     suppression_save(suppression=row)
     row.refresh_from_db()
     assert row.canonical_key == "sofia almeida"
 
 
-def test_the_admin_lift_action_reports_what_it_lifted(admin_client, owner):
+def test_the_admin_lift_action_reports_what_it_lifted(admin_client: Client, owner: User) -> None:
     active = make_suppression(owner=owner, label="Piano")
     make_suppression(owner=owner, label="Golf", lifted_at=timezone.now())
     response = admin_client.post(

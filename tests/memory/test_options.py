@@ -7,7 +7,7 @@ from memory.options import select_options
 from memory.templatetags.ume import options_for
 
 
-def test_each_value_is_selected_in_its_own_list_and_only_there():
+def test_each_value_is_selected_in_its_own_list_and_only_there() -> None:
     options = select_options([("a", "apple"), ("b", "<b>ean")], capfirst=True)
     assert options_for(options, "b") == (
         '<option value="a">Apple</option><option value="b" selected>&lt;b&gt;ean</option>'

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 from django.apps import apps
+from django.contrib.auth.models import User
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
@@ -13,7 +14,7 @@ from memory.owned import OwnedQuerySet, owned_rows
 from tests.factories import make_node, make_slice
 
 
-def test_every_model_with_an_owner_has_owner_scoped_querysets():
+def test_every_model_with_an_owner_has_owner_scoped_querysets() -> None:
     owned = [
         model
         for model in apps.get_models()
@@ -29,7 +30,7 @@ def test_every_model_with_an_owner_has_owner_scoped_querysets():
 
 
 @pytest.mark.django_db
-def test_for_owner_returns_only_that_persons_rows(owner, other_user):
+def test_for_owner_returns_only_that_persons_rows(owner: User, other_user: User) -> None:
     mine = make_node(owner=owner, label="Piano")
     theirs = make_node(owner=other_user, label="Piano")
     make_slice(node=mine, text="practises scales every morning")
@@ -42,7 +43,7 @@ def test_for_owner_returns_only_that_persons_rows(owner, other_user):
 
 
 @pytest.mark.django_db
-def test_for_owner_is_the_same_query_as_the_hand_written_filter(owner):
+def test_for_owner_is_the_same_query_as_the_hand_written_filter(owner: User) -> None:
     """The same conditions (Django sorts a filter's keywords, so their order may differ),
     the same order, nothing else: query plans stay as they were."""
 
@@ -63,7 +64,7 @@ def test_for_owner_is_the_same_query_as_the_hand_written_filter(owner):
 
 
 @pytest.mark.django_db
-def test_owned_rows_takes_a_model_chosen_at_run_time(owner, other_user):
+def test_owned_rows_takes_a_model_chosen_at_run_time(owner: User, other_user: User) -> None:
     mine = make_node(owner=owner, label="Chess")
     make_node(owner=other_user, label="Chess")
     assert list(owned_rows(Node, owner)) == [mine]

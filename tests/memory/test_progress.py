@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import io
 import json
+from pathlib import Path
+from typing import Any
 
 import pytest
+from django.contrib.auth.models import User
 from django.core.management import call_command
 
 from memory.progress import Progress
@@ -18,7 +21,7 @@ class Terminal(io.StringIO):
         return True
 
 
-def test_the_bar_counts_steps_and_ends_its_line():
+def test_the_bar_counts_steps_and_ends_its_line() -> None:
     out = Terminal()
     progress = Progress.for_command(2, out, as_json=False)
     progress.step("first")
@@ -32,7 +35,7 @@ def test_the_bar_counts_steps_and_ends_its_line():
 @pytest.mark.parametrize(
     ("stream", "as_json"), [(Terminal(), True), (io.StringIO(), False)], ids=["json", "piped"]
 )
-def test_the_bar_is_silent_under_json_or_off_a_terminal(stream, as_json):
+def test_the_bar_is_silent_under_json_or_off_a_terminal(stream: Any, as_json: Any) -> None:
     progress = Progress.for_command(3, stream, as_json=as_json)
     for label in "abc":
         progress.clear()
@@ -42,7 +45,9 @@ def test_the_bar_is_silent_under_json_or_off_a_terminal(stream, as_json):
 
 
 @pytest.mark.django_db
-def test_ingest_over_several_files_shows_the_bar_only_on_a_terminal(owner, tmp_path):
+def test_ingest_over_several_files_shows_the_bar_only_on_a_terminal(
+    owner: User, tmp_path: Path
+) -> None:
     paths = []
     for i in range(3):
         path = tmp_path / f"t{i}.txt"
@@ -61,7 +66,7 @@ def test_ingest_over_several_files_shows_the_bar_only_on_a_terminal(owner, tmp_p
 
 
 @pytest.mark.django_db
-def test_ingest_pending_shows_the_bar_for_the_waiting_transcripts(owner):
+def test_ingest_pending_shows_the_bar_for_the_waiting_transcripts(owner: User) -> None:
     for i in range(2):
         transcript_store(
             owner=owner,
@@ -77,7 +82,7 @@ def test_ingest_pending_shows_the_bar_for_the_waiting_transcripts(owner):
 
 
 @pytest.mark.django_db
-def test_cleanup_and_the_evals_show_the_bar_on_a_terminal(owner):
+def test_cleanup_and_the_evals_show_the_bar_on_a_terminal(owner: User) -> None:
     transcript_store(
         owner=owner, text="User: hello", name="h.txt", source="upload", source_time=None
     )
@@ -105,7 +110,7 @@ def test_cleanup_and_the_evals_show_the_bar_on_a_terminal(owner):
 
 
 @pytest.mark.django_db
-def test_ingest_of_a_chat_export_counts_its_conversations_on_the_bar(owner):
+def test_ingest_of_a_chat_export_counts_its_conversations_on_the_bar(owner: User) -> None:
     export = BASE_DIR / "tests/fixtures/exports/claude_conversations.json"
     err, out = Terminal(), io.StringIO()
     call_command("ingest", str(export), user="owner", stdout=out, stderr=err)
@@ -115,7 +120,7 @@ def test_ingest_of_a_chat_export_counts_its_conversations_on_the_bar(owner):
 
 
 @pytest.mark.django_db
-def test_cleanup_writes_a_line_per_step_on_a_terminal(owner):
+def test_cleanup_writes_a_line_per_step_on_a_terminal(owner: User) -> None:
     from datetime import timedelta
 
     from django.utils import timezone

@@ -3,13 +3,23 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import Any
 
 import pytest
 
-from memory.proposals import ProposalError, dump_proposal, parse_proposals, proposals_dedupe
+from memory.proposals import (
+    EdgeProposal,
+    EventProposal,
+    NodeProposal,
+    ProposalError,
+    SliceProposal,
+    dump_proposal,
+    parse_proposals,
+    proposals_dedupe,
+)
 
 
-def test_unknown_vocabulary_becomes_other_and_unknown_edge_types_are_kept():
+def test_unknown_vocabulary_becomes_other_and_unknown_edge_types_are_kept() -> None:
     node, event, slice_, edge = parse_proposals(
         [
             {"object": "node", "label": "Boxing", "category": "Sport", "state": "dormant"},
@@ -24,6 +34,8 @@ def test_unknown_vocabulary_becomes_other_and_unknown_edge_types_are_kept():
             {"object": "edge", "from": "A", "to": "B", "type": "adores"},
         ]
     )
+    assert isinstance(node, NodeProposal) and isinstance(event, EventProposal)
+    assert isinstance(slice_, SliceProposal) and isinstance(edge, EdgeProposal)
     assert (node.category, node.state) == ("other", None)
     assert (event.action, event.importance) == ("other", "ordinary")
     assert slice_.kind == "other"
@@ -39,8 +51,9 @@ def test_unknown_vocabulary_becomes_other_and_unknown_edge_types_are_kept():
         ("2021-03-05T10:30:00+02:00", datetime(2021, 3, 5, 8, 30, tzinfo=UTC), "day"),
     ],
 )
-def test_partial_dates(value, when, precision):
+def test_partial_dates(value: Any, when: Any, precision: Any) -> None:
     (event,) = parse_proposals([{"object": "event", "on": "X", "text": "t", "happened_at": value}])
+    assert isinstance(event, EventProposal)
     assert (event.happened_at, event.happened_at_precision, event.happened_at_source) == (
         when,
         precision,
@@ -48,10 +61,11 @@ def test_partial_dates(value, when, precision):
     )
 
 
-def test_no_date_means_unknown():
+def test_no_date_means_unknown() -> None:
     (event,) = parse_proposals(
         [{"object": "event", "on": "X", "text": "t", "happened_at_source": "stated"}]
     )
+    assert isinstance(event, EventProposal)
     assert (event.happened_at, event.happened_at_precision, event.happened_at_source) == (
         None,
         "",
@@ -71,13 +85,13 @@ def test_no_date_means_unknown():
         ([{"object": "node", "label": "x"}] * 501, "too many proposed objects"),
     ],
 )
-def test_bad_proposals_say_where(data, error):
+def test_bad_proposals_say_where(data: Any, error: Any) -> None:
     with pytest.raises(ProposalError) as info:
         parse_proposals(data)
     assert error in str(info.value)
 
 
-def test_dump_round_trips():
+def test_dump_round_trips() -> None:
     proposals = parse_proposals(
         {
             "objects": [
@@ -101,7 +115,7 @@ def test_dump_round_trips():
     assert parse_proposals([dump_proposal(p) for p in proposals]) == proposals
 
 
-def test_the_same_object_said_again_is_one_with_one_span_per_distinct_message():
+def test_the_same_object_said_again_is_one_with_one_span_per_distinct_message() -> None:
     said = {"object": "slice", "on": "Cello", "kind": "progress", "text": "practises daily"}
     proposals = parse_proposals(
         [
@@ -114,7 +128,11 @@ def test_the_same_object_said_again_is_one_with_one_span_per_distinct_message():
 
     merged = proposals_dedupe(proposals)
 
-    assert [p.text for p in merged] == ["practises daily", "practises weekly"]
+    assert all(isinstance(p, SliceProposal) for p in merged)
+    assert [p.text for p in merged if isinstance(p, SliceProposal)] == [
+        "practises daily",
+        "practises weekly",
+    ]
     assert merged[0].confidence == 0.9
     assert [(s.message_id, s.quote) for s in merged[0].evidence] == [
         ("m1", "daily"),

@@ -6,6 +6,7 @@ import threading
 
 import pytest
 from django.db import connection, connections
+from pytest_django import Settings
 
 from memory.api.auth import rate_limit
 from memory.api.errors import ApiError
@@ -15,7 +16,7 @@ from tests.factories import make_user
 
 
 @pytest.mark.django_db
-def test_counts_per_key_and_window():
+def test_counts_per_key_and_window() -> None:
     assert rate_hit("a", window=60, now=120.0).count == 1
     assert rate_hit("a", window=60, now=150.0).count == 2
     assert rate_hit("b", window=60, now=150.0).count == 1
@@ -29,7 +30,9 @@ def test_counts_per_key_and_window():
     reason="needs parallel connections: runs on PostgreSQL (DATABASE_URL=postgres://...)",
 )
 @pytest.mark.django_db(transaction=True)
-def test_twenty_parallel_clients_on_one_token_get_exactly_the_limit_through(settings):
+def test_twenty_parallel_clients_on_one_token_get_exactly_the_limit_through(
+    settings: Settings,
+) -> None:
     # The setting the counters used to live in before they were counted atomically: a shared
     # database cache whose incr is a read then a write.
     settings.CACHES = {

@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import json
 from io import StringIO
+from typing import Any
 
 import pytest
+from django.contrib.auth.models import User
 from django.core.management import CommandError, call_command
 
 from memory.models import MemoryRule, Node, RecallDoc, RecallStats, RecallTerm
@@ -47,7 +49,7 @@ DOC = [
 ]
 
 
-def index_state(owner) -> dict:
+def index_state(owner: Any) -> dict:
     """The owner's index as comparable rows (the version is random by design: left out)."""
     return {
         "docs": sorted(
@@ -71,24 +73,24 @@ def index_state(owner) -> dict:
     }
 
 
-def labels(owner, query: str) -> list[str]:
+def labels(owner: Any, query: str) -> list[str]:
     return [item.label for item in recall(owner, query).items]
 
 
 @pytest.fixture
-def auto(owner):
+def auto(owner: User) -> Any:
     MemoryRule.objects.create(owner=owner, capture_default="auto")
     return owner
 
 
-def test_an_ingest_is_searchable_by_its_details_at_once(auto):
+def test_an_ingest_is_searchable_by_its_details_at_once(auto: Any) -> None:
     ingest_proposals(owner=auto, objects=DOC, name="chat.json", source="upload")
     result = recall(auto, "what runs the telemetry")
     assert [i.label for i in result.items] == ["Kestrel"]
     assert "lexical" in result.items[0].why
 
 
-def test_every_write_path_keeps_the_index_equal_to_a_rebuild(auto):
+def test_every_write_path_keeps_the_index_equal_to_a_rebuild(auto: Any) -> None:
     receipt = ingest_proposals(owner=auto, objects=DOC, name="chat.json", source="upload")
     node = Node.objects.get(owner=auto, label="Kestrel")
     node_update(node=node, label="Kestrel Telemetry", summary="streams device metrics")
@@ -106,7 +108,7 @@ def test_every_write_path_keeps_the_index_equal_to_a_rebuild(auto):
     assert kept["stats"]["memory"][0] == Node.objects.filter(owner=auto).count() + 1  # + page
 
 
-def test_statistics_count_documents_and_their_weighted_length(owner):
+def test_statistics_count_documents_and_their_weighted_length(owner: User) -> None:
     node = make_node(owner=owner, label="Kiln", category="interest", summary="fires pots")
     # label (3 x 1 word) + summary (1.5 x 2 words) + category (1 x 1 word)
     assert RecallDoc.objects.get(owner=owner, kind="node", ref_id=node.pk).length == 7.0
@@ -120,7 +122,7 @@ def test_statistics_count_documents_and_their_weighted_length(owner):
     assert not RecallTerm.objects.filter(owner=owner).exists()
 
 
-def test_a_deleted_row_never_comes_back_even_before_its_document_is_removed(owner):
+def test_a_deleted_row_never_comes_back_even_before_its_document_is_removed(owner: User) -> None:
     node = make_node(owner=owner, label="Kiln", category="interest")
     make_slice(node=node, text="glaze firing every other week")
     assert labels(owner, "when is the glaze firing") == ["Kiln"]
@@ -128,7 +130,7 @@ def test_a_deleted_row_never_comes_back_even_before_its_document_is_removed(owne
     assert labels(owner, "when is the glaze firing") == []
 
 
-def test_another_owners_index_is_never_read(owner, other_user):
+def test_another_owners_index_is_never_read(owner: User, other_user: User) -> None:
     theirs = make_node(owner=other_user, label="Harbour", category="place")
     make_slice(node=theirs, text="moored the sailing boat at the marina")
     mine = make_node(owner=owner, label="Allotment", category="interest")
@@ -138,7 +140,7 @@ def test_another_owners_index_is_never_read(owner, other_user):
     assert labels(owner, "what vegetables do I grow") == ["Allotment"]
 
 
-def test_the_semantic_lane_finds_a_memory_in_other_words(owner):
+def test_the_semantic_lane_finds_a_memory_in_other_words(owner: User) -> None:
     make_node(owner=owner, label="Dr Okoro", category="person", summary="The dentist in Graca.")
     make_node(owner=owner, label="Gus", category="interest", summary="Sourdough starter.")
     result = recall(owner, "who looks after my teeth")
@@ -146,7 +148,7 @@ def test_the_semantic_lane_finds_a_memory_in_other_words(owner):
     assert result.items[0].why == "semantic"
 
 
-def test_cached_vectors_follow_every_write(owner):
+def test_cached_vectors_follow_every_write(owner: User) -> None:
     vectors.clear()
     make_node(owner=owner, label="Gus", category="interest", summary="Sourdough starter.")
     assert labels(owner, "who looks after my teeth") == []  # caches the owner's vectors
@@ -154,7 +156,7 @@ def test_cached_vectors_follow_every_write(owner):
     assert labels(owner, "who looks after my teeth") == ["Dr Okoro"]
 
 
-def test_vectors_of_another_model_are_detected_and_never_mixed(owner):
+def test_vectors_of_another_model_are_detected_and_never_mixed(owner: User) -> None:
     node = make_node(owner=owner, label="Dr Okoro", category="person", summary="The dentist.")
     RecallDoc.objects.filter(owner=owner, ref_id=node.pk).update(model="some-other-model")
     recall_index_refresh(owner_id=owner.pk)  # nothing to refresh: the version stays
@@ -170,7 +172,7 @@ def test_vectors_of_another_model_are_detected_and_never_mixed(owner):
     assert labels(owner, "who looks after my teeth") == ["Dr Okoro"]
 
 
-def test_delete_all_empties_the_index(auto):
+def test_delete_all_empties_the_index(auto: Any) -> None:
     ingest_proposals(owner=auto, objects=DOC, name="chat.json", source="upload")
     memory_erase_all(owner=auto)
     assert not RecallDoc.objects.filter(owner=auto).exists()
@@ -178,7 +180,7 @@ def test_delete_all_empties_the_index(auto):
     assert set(RecallStats.objects.filter(owner=auto).values_list("docs", flat=True)) == {0}
 
 
-def test_reindex_command_everyone_and_errors(owner, other_user):
+def test_reindex_command_everyone_and_errors(owner: User, other_user: User) -> None:
     make_node(owner=owner, label="Kiln", category="interest")
     make_node(owner=other_user, label="Harbour", category="place")
     RecallTerm.objects.all().delete()
@@ -192,7 +194,7 @@ def test_reindex_command_everyone_and_errors(owner, other_user):
         call_command("reindex", "--user", "nobody")
 
 
-def test_rebuild_reports_progress(owner):
+def test_rebuild_reports_progress(owner: User) -> None:
     for i in range(3):
         make_node(owner=owner, label=f"Topic {i}", category="interest")
     seen: list[tuple[int, int]] = []
@@ -201,12 +203,12 @@ def test_rebuild_reports_progress(owner):
 
 
 def test_the_vector_cache_reads_only_what_was_written_since_and_everything_after_a_removal(
-    owner,
-):
+    owner: User,
+) -> None:
     from memory.recall.loaders import load_stats
     from memory.recall.vectors import load_vectors
 
-    def current():
+    def current() -> Any:
         return load_vectors(owner.pk, "memory", load_stats(owner)["memory"])
 
     vectors.clear()

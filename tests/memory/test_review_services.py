@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 from datetime import timedelta
+from typing import Any
 
 import pytest
+from django.contrib.auth.models import User
 from django.utils import timezone
 
 from memory.models import Alias, Candidate, Edge, Evidence, Node, Slice, Suppression
@@ -22,17 +24,17 @@ from receipts.models import Receipt
 from tests.factories import make_candidate, make_node, make_slice, make_suppression
 
 
-def ingest(owner, *objects, name="t.json"):
+def ingest(owner: Any, *objects: Any, name: Any = "t.json") -> Any:
     return ingest_text(
         owner=owner, text=json.dumps({"objects": list(objects)}), name=name, extractor="proposals"
     )
 
 
-def ev(quote):
+def ev(quote: Any) -> Any:
     return [{"message_id": "M0", "quote": quote}]
 
 
-def test_promote_uses_the_edited_label_category_and_state(owner):
+def test_promote_uses_the_edited_label_category_and_state(owner: User) -> None:
     candidate = make_candidate(owner=owner, label="boxing clas", category_guess="other")
     node = candidate_promote(
         candidate=candidate,
@@ -58,7 +60,7 @@ def test_promote_uses_the_edited_label_category_and_state(owner):
     assert receipt.outcome == "wrote" and receipt.detail["node"] == node.pk
 
 
-def test_promote_moves_the_evidence_onto_the_node(owner):
+def test_promote_moves_the_evidence_onto_the_node(owner: User) -> None:
     ingest(
         owner,
         {
@@ -72,7 +74,7 @@ def test_promote_moves_the_evidence_onto_the_node(owner):
     assert list(node.evidence.values_list("quote", flat=True)) == ["Atlas is my app"]
 
 
-def test_promoting_onto_an_existing_label_merges(owner):
+def test_promoting_onto_an_existing_label_merges(owner: User) -> None:
     existing = make_node(owner=owner, label="Atlas", category="project")
     candidate = make_candidate(owner=owner, label="Atlas App")
     node = candidate_promote(candidate=candidate, by=owner, label="atlas")
@@ -80,7 +82,7 @@ def test_promoting_onto_an_existing_label_merges(owner):
     assert candidate.status == "merged"
 
 
-def test_promoting_a_suppressed_label_is_refused(owner):
+def test_promoting_a_suppressed_label_is_refused(owner: User) -> None:
     make_suppression(owner=owner, label="Piano")
     candidate = make_candidate(owner=owner, label="Keys")
     with pytest.raises(ReviewError, match="suppressed"):
@@ -92,12 +94,12 @@ def test_promoting_a_suppressed_label_is_refused(owner):
     ("label", "message"),
     [("", "not a usable label"), ("they", "not a usable label"), ("x" * 201, "at most 200")],
 )
-def test_promote_refuses_bad_labels(owner, label, message):
+def test_promote_refuses_bad_labels(owner: User, label: Any, message: Any) -> None:
     with pytest.raises(ReviewError, match=message):
         candidate_promote(candidate=make_candidate(owner=owner), by=owner, label=label)
 
 
-def test_a_second_decision_is_refused_and_writes_nothing(owner):
+def test_a_second_decision_is_refused_and_writes_nothing(owner: User) -> None:
     candidate = make_candidate(owner=owner)
     candidate_promote(candidate=candidate, by=owner)
     stale = Candidate.objects.get(pk=candidate.pk)
@@ -113,7 +115,7 @@ def test_a_second_decision_is_refused_and_writes_nothing(owner):
     assert Receipt.objects.filter(source="review").count() == 1
 
 
-def test_reject_and_reject_with_suppress_are_different_verbs(owner):
+def test_reject_and_reject_with_suppress_are_different_verbs(owner: User) -> None:
     wrong = make_candidate(owner=owner, label="Tennis")
     stop = make_candidate(owner=owner, label="Piano")
     assert candidate_reject(candidate=wrong, by=owner) is None
@@ -129,14 +131,14 @@ def test_reject_and_reject_with_suppress_are_different_verbs(owner):
     assert Suppression.objects.count() == 1
 
 
-def test_a_suppression_must_end_in_the_future(owner):
+def test_a_suppression_must_end_in_the_future(owner: User) -> None:
     with pytest.raises(ReviewError, match="future"):
         candidate_reject(
             candidate=make_candidate(owner=owner), by=owner, suppress=True, until=timezone.now()
         )
 
 
-def test_merge_adds_the_alias_and_counts_and_writes_held_details(owner):
+def test_merge_adds_the_alias_and_counts_and_writes_held_details(owner: User) -> None:
     node = make_node(owner=owner, label="Universal Memory Engine", category="project")
     make_slice(node=node, text="two sessions a week", kind="progress")
     ingest(
@@ -160,7 +162,7 @@ def test_merge_adds_the_alias_and_counts_and_writes_held_details(owner):
     assert node.slices.filter(is_current=False).count() == 1
 
 
-def test_merge_without_alias(owner):
+def test_merge_without_alias(owner: User) -> None:
     node = make_node(owner=owner, label="Atlas", category="project")
     candidate_merge(
         candidate=make_candidate(owner=owner, label="Atlas Invoicing"),
@@ -171,14 +173,14 @@ def test_merge_without_alias(owner):
     assert not Alias.objects.exists()
 
 
-def test_merge_into_another_owners_node_is_refused(owner, other_user):
+def test_merge_into_another_owners_node_is_refused(owner: User, other_user: User) -> None:
     with pytest.raises(ReviewError, match="does not exist"):
         candidate_merge(
             candidate=make_candidate(owner=owner), node=make_node(owner=other_user), by=owner
         )
 
 
-def test_an_edge_between_two_candidates_lands_when_both_are_promoted(owner):
+def test_an_edge_between_two_candidates_lands_when_both_are_promoted(owner: User) -> None:
     ingest(
         owner,
         {"object": "node", "label": "Atlas", "category": "project", "evidence": ev("Atlas")},
@@ -199,7 +201,7 @@ def test_an_edge_between_two_candidates_lands_when_both_are_promoted(owner):
     assert edge.evidence.get().quote == "Atlas uses Postgres"
 
 
-def test_undo_a_promotion_restores_the_candidate(owner):
+def test_undo_a_promotion_restores_the_candidate(owner: User) -> None:
     ingest(
         owner,
         {"object": "node", "label": "Atlas", "category": "project", "evidence": ev("Atlas")},
@@ -221,14 +223,14 @@ def test_undo_a_promotion_restores_the_candidate(owner):
         candidate_undo(candidate=candidate, by=owner)
 
 
-def test_undo_a_suppression_removes_it(owner):
+def test_undo_a_suppression_removes_it(owner: User) -> None:
     candidate = make_candidate(owner=owner)
     candidate_reject(candidate=candidate, by=owner, suppress=True)
     candidate_undo(candidate=candidate, by=owner)
     assert candidate.status == "pending" and not Suppression.objects.exists()
 
 
-def test_undo_a_merge_restores_the_node(owner):
+def test_undo_a_merge_restores_the_node(owner: User) -> None:
     node = make_node(owner=owner, label="Atlas", category="project", state="active")
     candidate = make_candidate(owner=owner, label="Atlas App")
     candidate_merge(candidate=candidate, node=node, by=owner)
@@ -237,7 +239,7 @@ def test_undo_a_merge_restores_the_node(owner):
     assert node.mention_count == 1 and not Alias.objects.exists()
 
 
-def test_undo_is_refused_after_the_window(owner):
+def test_undo_is_refused_after_the_window(owner: User) -> None:
     candidate = make_candidate(owner=owner)
     candidate_reject(candidate=candidate, by=owner)
     Receipt.objects.update(created_at=timezone.now() - timedelta(hours=1))
@@ -245,21 +247,21 @@ def test_undo_is_refused_after_the_window(owner):
         candidate_undo(candidate=candidate, by=owner)
 
 
-def test_promoting_under_a_new_name_does_not_alias_a_suppressed_label(owner):
+def test_promoting_under_a_new_name_does_not_alias_a_suppressed_label(owner: User) -> None:
     candidate = make_candidate(owner=owner, label="Bobby")
     make_suppression(owner=owner, label="Bobby")
     node = candidate_promote(candidate=candidate, by=owner, label="Robert")
     assert node.label == "Robert" and not Alias.objects.exists()
 
 
-def test_merge_never_aliases_another_nodes_label(owner):
+def test_merge_never_aliases_another_nodes_label(owner: User) -> None:
     atlas = make_node(owner=owner, label="Atlas", category="project")
     make_node(owner=owner, label="Orion", category="project")
     candidate_merge(candidate=make_candidate(owner=owner, label="Orion"), node=atlas, by=owner)
     assert not Alias.objects.exists()
 
 
-def test_undo_raises_the_deletion_barrier(owner):
+def test_undo_raises_the_deletion_barrier(owner: User) -> None:
     from memory.models import DeletionBarrier
 
     candidate = make_candidate(owner=owner)
@@ -268,7 +270,7 @@ def test_undo_raises_the_deletion_barrier(owner):
     assert DeletionBarrier.objects.filter(owner=owner).exists()
 
 
-def _manager_guess(owner):
+def _manager_guess(owner: Any) -> Any:
     ingest(
         owner,
         {"object": "node", "label": "Manager", "category": "person", "evidence": ev("my manager")},
@@ -289,15 +291,15 @@ def _manager_guess(owner):
 
 
 def test_a_renamed_promotion_keeps_neither_the_guess_as_alias_nor_a_fact_restating_the_name(
-    owner,
-):
+    owner: User,
+) -> None:
     node = candidate_promote(candidate=_manager_guess(owner), by=owner, label="Sofia Almeida")
     assert node.label == "Sofia Almeida"
     assert not node.aliases.exists()
     assert list(node.slices.values_list("text", flat=True)) == ["runs the platform team"]
 
 
-def test_a_renamed_promotion_keeps_the_guess_as_alias_when_asked(owner):
+def test_a_renamed_promotion_keeps_the_guess_as_alias_when_asked(owner: User) -> None:
     node = candidate_promote(
         candidate=_manager_guess(owner), by=owner, label="Sofia Almeida", keep_guess=True
     )
@@ -305,7 +307,7 @@ def test_a_renamed_promotion_keeps_the_guess_as_alias_when_asked(owner):
     assert list(node.slices.values_list("text", flat=True)) == ["runs the platform team"]
 
 
-def test_a_renamed_promotion_onto_an_existing_memory_adds_no_alias_unless_kept(owner):
+def test_a_renamed_promotion_onto_an_existing_memory_adds_no_alias_unless_kept(owner: User) -> None:
     sofia = make_node(owner=owner, label="Sofia Almeida", category="person")
     node = candidate_promote(candidate=_manager_guess(owner), by=owner, label="sofia almeida")
     assert node.pk == sofia.pk and not node.aliases.exists()
@@ -322,7 +324,7 @@ def _held_details(label: str) -> list[dict]:
     ]
 
 
-def test_a_promotion_marks_every_row_it_creates_with_its_receipt(owner):
+def test_a_promotion_marks_every_row_it_creates_with_its_receipt(owner: User) -> None:
     make_node(owner=owner, label="Gym", category="place")
     candidate = make_candidate(owner=owner, label="Rowing", held_objects=_held_details("Rowing"))
 
@@ -339,7 +341,7 @@ def test_a_promotion_marks_every_row_it_creates_with_its_receipt(owner):
     assert receipt.summary.startswith("promoted “Rowing”")
 
 
-def test_a_merge_marks_the_details_it_writes_with_its_receipt(owner):
+def test_a_merge_marks_the_details_it_writes_with_its_receipt(owner: User) -> None:
     rowing = make_node(owner=owner, label="Rowing")
     make_node(owner=owner, label="Gym", category="place")
     old = make_slice(node=rowing, text="trains on Mondays", kind="progress")
@@ -359,7 +361,7 @@ def test_a_merge_marks_the_details_it_writes_with_its_receipt(owner):
     assert receipt.detail["superseded"] == [old.pk]
 
 
-def test_a_state_change_through_review_moves_updated_at(owner):
+def test_a_state_change_through_review_moves_updated_at(owner: User) -> None:
     rowing = make_node(owner=owner, label="Rowing")
     week_ago = timezone.now() - timedelta(days=7)
     Node.objects.filter(pk=rowing.pk).update(updated_at=week_ago)

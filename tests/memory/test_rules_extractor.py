@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import Any
 
 import pytest
 
@@ -20,24 +21,24 @@ from memory.transcripts import Message
 SOURCE_TIME = datetime(2026, 5, 10, tzinfo=UTC)
 
 
-def run(*contents: str, role: str = "user", source_time: datetime | None = None):
+def run(*contents: str, role: str = "user", source_time: datetime | None = None) -> Any:
     messages = [Message(f"M{i}", role, text) for i, text in enumerate(contents)]
     return extract(messages, source_time=source_time)
 
 
-def of(kind, proposals):
+def of(kind: Any, proposals: Any) -> Any:
     return [p for p in proposals if isinstance(p, kind)]
 
 
-def nodes(proposals) -> dict[str, str]:
+def nodes(proposals: Any) -> dict[str, str]:
     return {p.label: p.category for p in of(NodeProposal, proposals)}
 
 
-def test_the_registry_returns_this_extractor():
+def test_the_registry_returns_this_extractor() -> None:
     assert get_extractor("rules") is extract
 
 
-def test_moved_with_a_stated_month():
+def test_moved_with_a_stated_month() -> None:
     out = run("I moved to Berlin in March 2021.")
     assert nodes(out) == {"Berlin": "place"}
     (event,) = of(EventProposal, out)
@@ -46,21 +47,21 @@ def test_moved_with_a_stated_month():
     assert (event.happened_at_precision, event.happened_at_source) == ("month", "stated")
 
 
-def test_started_last_week_resolves_against_source_time():
+def test_started_last_week_resolves_against_source_time() -> None:
     (event,) = of(EventProposal, run("I started boxing last week", source_time=SOURCE_TIME))
     assert (event.on, event.action) == ("Boxing", "started")
     assert event.happened_at == datetime(2026, 5, 3, tzinfo=UTC)
     assert (event.happened_at_precision, event.happened_at_source) == ("week", "resolved_phrase")
 
 
-def test_the_message_time_wins_over_source_time():
+def test_the_message_time_wins_over_source_time() -> None:
     message = Message("M0", "user", "I quit coffee yesterday.", datetime(2026, 1, 20, tzinfo=UTC))
     (event,) = of(EventProposal, extract([message], source_time=SOURCE_TIME))
     assert event.happened_at == datetime(2026, 1, 19, tzinfo=UTC)
 
 
 @pytest.mark.parametrize("source_time", [None, SOURCE_TIME])
-def test_no_date_phrase_leaves_happened_at_empty(source_time):
+def test_no_date_phrase_leaves_happened_at_empty(source_time: Any) -> None:
     (event,) = of(EventProposal, run("I started boxing", source_time=source_time))
     assert event.happened_at is None
     assert (event.happened_at_precision, event.happened_at_source) == ("", "unknown")
@@ -140,7 +141,9 @@ def test_no_date_phrase_leaves_happened_at_empty(source_time):
         ("I started running three days a week.", "Running", "habit", "started", "ordinary"),
     ],
 )
-def test_life_events_and_status_changes(text, label, category, action, importance):
+def test_life_events_and_status_changes(
+    text: Any, label: Any, category: Any, action: Any, importance: Any
+) -> None:
     out = run(text)
     events = of(EventProposal, out)
     assert [(e.on, e.action, e.importance, e.category) for e in events] == [
@@ -151,7 +154,7 @@ def test_life_events_and_status_changes(text, label, category, action, importanc
     assert events[0].evidence[0].quote == text
 
 
-def test_my_sister_meera_is_about_meera_not_the_user():
+def test_my_sister_meera_is_about_meera_not_the_user() -> None:
     out = run("My sister Meera lives in Bangalore.")
     assert nodes(out) == {"Meera": "family"}
     texts = {(s.on, s.text) for s in of(SliceProposal, out)}
@@ -170,13 +173,13 @@ def test_my_sister_meera_is_about_meera_not_the_user():
         ("My son Idris was born in April 2024.", "Idris", "family"),
     ],
 )
-def test_relationships_name_the_person(text, label, category):
+def test_relationships_name_the_person(text: Any, label: Any, category: Any) -> None:
     out = run(text)
     assert nodes(out)[label] == category
     assert all(p.on == label for p in out if isinstance(p, (SliceProposal, EventProposal)))
 
 
-def test_a_future_plan_of_a_relative_is_not_a_fact():
+def test_a_future_plan_of_a_relative_is_not_a_fact() -> None:
     out = run("Also my sister Meera is visiting next week.")
     assert [s.text for s in of(SliceProposal, out)] == ["The user's sister"]
     assert of(EventProposal, out) == []
@@ -214,7 +217,9 @@ def test_a_future_plan_of_a_relative_is_not_a_fact():
         ("My brother Sam is coming tomorrow.", "Sam", ["The user's brother"]),
     ],
 )
-def test_a_tail_about_the_same_person_keeps_every_fact(text, label, expected):
+def test_a_tail_about_the_same_person_keeps_every_fact(
+    text: Any, label: Any, expected: Any
+) -> None:
     out = run(text, source_time=SOURCE_TIME)
     assert [(s.on, s.text) for s in of(SliceProposal, out)] == [(label, t) for t in expected]
     assert of(EventProposal, out) == []  # a plan is a slice, never a dated past event
@@ -249,7 +254,9 @@ def test_a_tail_about_the_same_person_keeps_every_fact(text, label, expected):
         ("Atlas's backend is written in Go.", "Atlas", "project", "Backend is written in Go"),
     ],
 )
-def test_a_possessive_subject_is_a_slice_on_its_owner(text, label, category, slice_text):
+def test_a_possessive_subject_is_a_slice_on_its_owner(
+    text: Any, label: Any, category: Any, slice_text: Any
+) -> None:
     out = run(text)
     assert nodes(out)[label] == category
     assert (label, slice_text) in {(s.on, s.text) for s in of(SliceProposal, out)}
@@ -257,14 +264,14 @@ def test_a_possessive_subject_is_a_slice_on_its_owner(text, label, category, sli
     assert of(EventProposal, out) == []  # a birthday is a fact about someone, not a dated event
 
 
-def test_a_possessive_converges_on_the_relative_met_earlier():
+def test_a_possessive_converges_on_the_relative_met_earlier() -> None:
     out = run("My sister Meera lives in Bangalore.", "Meera's birthday is on 14 January.")
     assert nodes(out) == {"Meera": "family"}
     assert len(of(NodeProposal, out)) == 1
     assert {s.category for s in of(SliceProposal, out)} == {"family"}
 
 
-def test_my_relations_name_is_the_named_relation():
+def test_my_relations_name_is_the_named_relation() -> None:
     out = run("My sister's name is Meera.")
     assert nodes(out) == {"Meera": "family"}
     assert [(s.on, s.text) for s in of(SliceProposal, out)] == [("Meera", "The user's sister")]
@@ -306,7 +313,9 @@ def test_my_relations_name_is_the_named_relation():
         ),
     ],
 )
-def test_a_schedule_for_a_named_activity_is_a_progress_slice(text, label, category, slice_text):
+def test_a_schedule_for_a_named_activity_is_a_progress_slice(
+    text: Any, label: Any, category: Any, slice_text: Any
+) -> None:
     out = run(text, source_time=SOURCE_TIME)
     assert nodes(out) == {label: category}
     (progress,) = of(SliceProposal, out)
@@ -323,18 +332,18 @@ def test_a_schedule_for_a_named_activity_is_a_progress_slice(text, label, catego
         "I'm going to run every day.",
     ],
 )
-def test_not_a_routine(text):
+def test_not_a_routine(text: Any) -> None:
     assert [s for s in of(SliceProposal, run(text)) if s.kind == "progress"] == []
 
 
-def test_a_schedule_without_its_activity_is_never_guessed():
+def test_a_schedule_without_its_activity_is_never_guessed() -> None:
     out = run("I started boxing last week.", "I train three days a week for now.")
     assert nodes(out) == {"Boxing": "skill"}
     assert of(SliceProposal, out) == []
     assert [e.evidence[0].message_id for e in of(EventProposal, out)] == ["M0"]
 
 
-def test_a_schedule_after_the_start_in_one_conversation_lands_on_the_activity():
+def test_a_schedule_after_the_start_in_one_conversation_lands_on_the_activity() -> None:
     out = run("I started boxing last week.", "I train boxing three days a week for now.")
     assert nodes(out) == {"Boxing": "skill"}
     assert [(s.on, s.kind) for s in of(SliceProposal, out)] == [("Boxing", "progress")]
@@ -350,7 +359,7 @@ def test_a_schedule_after_the_start_in_one_conversation_lands_on_the_activity():
         ("I started running three days a week.", "Running"),
     ],
 )
-def test_a_schedule_is_not_a_date(text, label):
+def test_a_schedule_is_not_a_date(text: Any, label: Any) -> None:
     (event,) = of(EventProposal, run(text, source_time=SOURCE_TIME))
     assert event.on == label
     assert event.happened_at is None
@@ -358,7 +367,7 @@ def test_a_schedule_is_not_a_date(text, label):
     assert event.text == text.rstrip(".")  # the schedule stays in the event's own words
 
 
-def test_a_schedule_with_a_real_date_keeps_the_date():
+def test_a_schedule_with_a_real_date_keeps_the_date() -> None:
     (event,) = of(
         EventProposal,
         run("I started running on Sunday mornings last month.", source_time=SOURCE_TIME),
@@ -366,7 +375,7 @@ def test_a_schedule_with_a_real_date_keeps_the_date():
     assert (event.on, event.happened_at) == ("Running", datetime(2026, 4, 1, tzinfo=UTC))
 
 
-def test_named_person_events_and_preferences():
+def test_named_person_events_and_preferences() -> None:
     out = run(
         "Rahul joined my team as the backend engineer last month.",
         "Rahul prefers working in Go rather than Python.",
@@ -383,14 +392,14 @@ def test_named_person_events_and_preferences():
     assert [p.label for p in of(NodeProposal, out)] == ["Rahul"]  # converged in the batch
 
 
-def test_named_system_uses_tools_with_edges():
+def test_named_system_uses_tools_with_edges() -> None:
     out = run("UML runs on Cloudflare Workers and stores data in D1.")
     assert nodes(out) == {"UML": "project", "Cloudflare Workers": "tool", "D1": "tool"}
     edges = {(e.from_label, e.to_label, e.type) for e in of(EdgeProposal, out)}
     assert edges == {("UML", "Cloudflare Workers", "uses"), ("UML", "D1", "uses")}
 
 
-def test_tool_for_a_named_project_and_a_purpose():
+def test_tool_for_a_named_project_and_a_purpose() -> None:
     out = run("We use Postgres for Atlas.", "I use Obsidian for notes.")
     assert nodes(out) == {"Postgres": "tool", "Atlas": "project", "Obsidian": "tool"}
     assert [(e.from_label, e.to_label) for e in of(EdgeProposal, out)] == [("Atlas", "Postgres")]
@@ -399,12 +408,12 @@ def test_tool_for_a_named_project_and_a_purpose():
     }
 
 
-def test_a_comparison_names_only_the_tool_in_use():
+def test_a_comparison_names_only_the_tool_in_use() -> None:
     out = run("I use Bedrock rather than Sonnet.")
     assert nodes(out) == {"Bedrock": "tool"}
 
 
-def test_an_unnamed_world_fact_is_not_a_tool_edge():
+def test_an_unnamed_world_fact_is_not_a_tool_edge() -> None:
     assert run("Python uses indentation.") == []
 
 
@@ -422,7 +431,7 @@ def test_an_unnamed_world_fact_is_not_a_tool_edge():
         ("My favourite editor is Helix.", "Editor"),
     ],
 )
-def test_preferences_land_on_a_deterministic_subject(text, subject):
+def test_preferences_land_on_a_deterministic_subject(text: Any, subject: Any) -> None:
     out = run(text)
     (pref,) = of(SliceProposal, out)
     assert (pref.on, pref.kind, pref.category) == (subject, "preference", "preference")
@@ -439,7 +448,7 @@ def test_preferences_land_on_a_deterministic_subject(text, subject):
         ("I want to learn the piano.", "Piano", "skill"),
     ],
 )
-def test_hedges_become_candidates_only(text, label, category):
+def test_hedges_become_candidates_only(text: Any, label: Any, category: Any) -> None:
     out = run(text)
     assert len(out) == 1
     (cand,) = of(CandidateProposal, out)
@@ -451,7 +460,7 @@ def test_hedges_become_candidates_only(text, label, category):
     )
 
 
-def test_clear_statements_have_clear_confidence():
+def test_clear_statements_have_clear_confidence() -> None:
     assert {p.confidence for p in run("I started boxing.")} == {0.85}
 
 
@@ -468,7 +477,7 @@ def test_clear_statements_have_clear_confidence():
         ("remember that i moved to lisbon in 2018", "Lisbon"),
     ],
 )
-def test_remember_wrapper_is_dropped(text, label):
+def test_remember_wrapper_is_dropped(text: Any, label: Any) -> None:
     out = run(text)
     assert label in nodes(out)
     for proposal in out:
@@ -477,7 +486,7 @@ def test_remember_wrapper_is_dropped(text, label):
             assert "forget" not in written.lower()
 
 
-def test_a_question_kept_for_later_is_a_note_not_a_fact():
+def test_a_question_kept_for_later_is_a_note_not_a_fact() -> None:
     out = run("Save this question for later: should UML use Queues for background vector refresh?")
     assert of(EdgeProposal, out) == []
     (note,) = of(SliceProposal, out)
@@ -526,22 +535,22 @@ def test_a_question_kept_for_later_is_a_note_not_a_fact():
         "",
     ],
 )
-def test_never_a_memory(text):
+def test_never_a_memory(text: Any) -> None:
     assert run(text) == []
 
 
-def test_assistant_and_system_turns_are_never_read():
+def test_assistant_and_system_turns_are_never_read() -> None:
     for role in ("assistant", "system"):
         assert run("I moved to Berlin in 2021. I use Redis for caching.", role=role) == []
 
 
-def test_only_the_statement_in_a_mixed_message_is_read():
+def test_only_the_statement_in_a_mixed_message_is_read() -> None:
     out = run("Thanks! Can you suggest gloves? I started boxing last week.")
     assert nodes(out) == {"Boxing": "skill"}
     assert {s.quote for p in out for s in p.evidence} == {"I started boxing last week."}
 
 
-def test_clauses_get_their_own_dates():
+def test_clauses_get_their_own_dates() -> None:
     out = run("I started boxing last week and I quit coffee yesterday.", source_time=SOURCE_TIME)
     dates = {e.on: e.happened_at for e in of(EventProposal, out)}
     assert dates == {
@@ -551,10 +560,10 @@ def test_clauses_get_their_own_dates():
 
 
 @pytest.mark.parametrize("text", ["I launched it.", "I started something.", "I quit that."])
-def test_pronouns_are_never_labels(text):
+def test_pronouns_are_never_labels(text: Any) -> None:
     assert run(text) == []
 
 
-def test_deterministic():
+def test_deterministic() -> None:
     text = "My sister Meera lives in Bangalore. I started boxing last week. I love sushi."
     assert run(text, source_time=SOURCE_TIME) == run(text, source_time=SOURCE_TIME)

@@ -8,6 +8,7 @@ import pytest
 from django.contrib.auth import authenticate
 from django.core.management import call_command
 from django.db import connection, connections
+from pytest_django import Settings
 
 from memory.models import Candidate, Event, Node, Suppression, Transcript
 from memory.services.ingest import ingest_pending, transcript_store
@@ -16,7 +17,9 @@ from tests.factories import make_user
 
 
 @pytest.mark.django_db
-def test_seed_demo_fills_every_outcome_and_is_idempotent(capsys, settings):
+def test_seed_demo_fills_every_outcome_and_is_idempotent(
+    capsys: pytest.CaptureFixture[str], settings: Settings
+) -> None:
     call_command("seed_demo")
     out = capsys.readouterr().out
     assert "Demo login: username 'demo', password 'demo-memory-2026'" in out
@@ -61,7 +64,7 @@ def test_seed_demo_fills_every_outcome_and_is_idempotent(capsys, settings):
 
 
 @pytest.mark.django_db(transaction=True)
-def test_pending_workers_in_parallel_process_each_upload_once():
+def test_pending_workers_in_parallel_process_each_upload_once() -> None:
     if connection.vendor != "postgresql":
         pytest.skip("needs row locks with SKIP LOCKED across connections: runs on PostgreSQL")
     owner = make_user("uploader")
@@ -96,14 +99,15 @@ def test_pending_workers_in_parallel_process_each_upload_once():
     assert not any(r.outcome == "duplicate" for batch in results for r in batch)
 
 
-def test_serve_demo_prints_the_login_after_the_servers_start_up_lines(settings):
+def test_serve_demo_prints_the_login_after_the_servers_start_up_lines(settings: Settings) -> None:
     import io
 
     from memory.management.commands.serve_demo import Command
 
     out = io.StringIO()
     command = Command(stdout=out)
-    command.addr, command.port, command._raw_ipv6, command.protocol = (
+    # django-stubs' runserver.Command declares no addr, port or _raw_ipv6 (handle() sets them)
+    command.addr, command.port, command._raw_ipv6, command.protocol = (  # type: ignore[attr-defined]
         "127.0.0.1",
         "8000",
         False,
@@ -117,6 +121,6 @@ def test_serve_demo_prints_the_login_after_the_servers_start_up_lines(settings):
 
 
 @pytest.mark.django_db
-def test_seed_demo_can_leave_the_login_to_the_server(capsys):
+def test_seed_demo_can_leave_the_login_to_the_server(capsys: pytest.CaptureFixture[str]) -> None:
     call_command("seed_demo", no_login=True)
     assert "Demo login" not in capsys.readouterr().out

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from datetime import timedelta
+from typing import Any
 
 import pytest
+from django.contrib.auth.models import User
 from django.utils import timezone
 
 from memory.models import Evidence, Transcript
@@ -14,7 +16,7 @@ from tests.factories import make_candidate, make_node
 pytestmark = pytest.mark.django_db
 
 
-def _transcript(owner, name, minutes_ago):
+def _transcript(owner: Any, name: Any, minutes_ago: Any) -> Any:
     return Transcript.objects.create(
         owner=owner,
         name=name,
@@ -24,7 +26,9 @@ def _transcript(owner, name, minutes_ago):
     )
 
 
-def test_queue_transcripts_lists_the_sources_of_pending_guesses_newest_first(owner, other_user):
+def test_queue_transcripts_lists_the_sources_of_pending_guesses_newest_first(
+    owner: User, other_user: User
+) -> None:
     older = _transcript(owner, "older", 10)
     newer = _transcript(owner, "newer", 1)
     decided = _transcript(owner, "decided", 5)
@@ -49,7 +53,7 @@ def test_queue_transcripts_lists_the_sources_of_pending_guesses_newest_first(own
     assert queue_transcripts(other_user) == [(theirs.pk, "theirs")]
 
 
-def test_the_browser_counts_from_the_pairs_equal_its_lists(owner, other_user):
+def test_the_browser_counts_from_the_pairs_equal_its_lists(owner: User, other_user: User) -> None:
     for i, (category, state) in enumerate(
         [("skill", "active"), ("skill", "paused"), ("project", "active"), ("project", "active")]
     ):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta, timezone
+from typing import Any
 
 import pytest
 
@@ -32,7 +33,7 @@ def d(year: int, month: int = 1, day: int = 1) -> datetime:
         ("every week since 2019", d(2019), "year", "since 2019"),  # the schedule is read past
     ],
 )
-def test_stated_dates_need_no_anchor(text, expected, precision, phrase):
+def test_stated_dates_need_no_anchor(text: Any, expected: Any, precision: Any, phrase: Any) -> None:
     assert resolve_when(text, None) == When(expected, precision, "stated", phrase)
     assert resolve_when(text, ANCHOR) == When(expected, precision, "stated", phrase)
 
@@ -63,7 +64,9 @@ def test_stated_dates_need_no_anchor(text, expected, precision, phrase):
         ("I started running on Sunday mornings last month", d(2026, 4), "month"),
     ],
 )
-def test_relative_phrases_resolve_against_the_anchor(text, expected, precision):
+def test_relative_phrases_resolve_against_the_anchor(
+    text: Any, expected: Any, precision: Any
+) -> None:
     when = resolve_when(text, ANCHOR)
     if expected is None:
         assert when is None
@@ -77,7 +80,7 @@ def test_relative_phrases_resolve_against_the_anchor(text, expected, precision):
 
 
 @pytest.mark.parametrize("text", ["last week", "yesterday", "two years ago", "last March"])
-def test_relative_phrase_without_anchor_is_none_never_now(text):
+def test_relative_phrase_without_anchor_is_none_never_now(text: Any) -> None:
     assert resolve_when(text, None) is None
 
 
@@ -100,18 +103,19 @@ def test_relative_phrase_without_anchor_is_none_never_now(text):
         "",
     ],
 )
-def test_no_trustworthy_date_gives_none(text):
+def test_no_trustworthy_date_gives_none(text: Any) -> None:
     assert resolve_when(text, ANCHOR) is None
 
 
-def test_naive_and_offset_anchors_are_taken_as_utc():
+def test_naive_and_offset_anchors_are_taken_as_utc() -> None:
     naive = datetime(2026, 5, 10, 12, 0)
     assert resolve_when("yesterday", naive) == When(
         d(2026, 5, 9), "day", "resolved_phrase", "yesterday"
     )
     # 01:00 on 11 May at UTC+3 is still 10 May in UTC.
     offset = datetime(2026, 5, 11, 1, 0, tzinfo=timezone(timedelta(hours=3)))
-    assert resolve_when("today", offset).happened_at == d(2026, 5, 10)
+    today = resolve_when("today", offset)
+    assert today is not None and today.happened_at == d(2026, 5, 10)
 
 
 @pytest.mark.parametrize(
@@ -131,7 +135,7 @@ def test_naive_and_offset_anchors_are_taken_as_utc():
         ("I cook most evenings", "most evenings"),
     ],
 )
-def test_recurring_phrases_are_schedules_not_dates(text, phrase):
+def test_recurring_phrases_are_schedules_not_dates(text: Any, phrase: Any) -> None:
     assert recurrence(text) == phrase
     assert resolve_when(text, ANCHOR) is None
 
@@ -139,5 +143,5 @@ def test_recurring_phrases_are_schedules_not_dates(text, phrase):
 @pytest.mark.parametrize(
     "text", ["last Sunday", "on Sunday morning", "I started a weekly newsletter", "yesterday", ""]
 )
-def test_one_time_phrases_are_not_schedules(text):
+def test_one_time_phrases_are_not_schedules(text: Any) -> None:
     assert recurrence(text) is None

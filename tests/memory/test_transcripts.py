@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import Any
 
 import pytest
 
@@ -14,7 +15,7 @@ from memory.transcripts import (
 )
 
 
-def test_speaker_lines_with_continuations():
+def test_speaker_lines_with_continuations() -> None:
     messages = parse_transcript(
         "User: I started boxing.\nIt is fun.\n\nAssistant: Great!\n**Human:** one more\n> AI: ok"
     )
@@ -26,7 +27,7 @@ def test_speaker_lines_with_continuations():
     ]
 
 
-def test_text_without_speakers_is_the_persons_own_note():
+def test_text_without_speakers_is_the_persons_own_note() -> None:
     (message,) = parse_transcript("I moved to Berlin in March 2021.\nMy sister lives there.")
     assert message.role == "user" and message.content.startswith("I moved")
 
@@ -39,7 +40,7 @@ def test_text_without_speakers_is_the_persons_own_note():
         '{"messages": [{"role": "human", "content": [{"type": "text", "text": "hi"}], "ts": "2026-05-10T10:00:00"}]}',
     ],
 )
-def test_json_shapes(text):
+def test_json_shapes(text: Any) -> None:
     (message,) = parse_transcript(text, name="chat.json")
     assert (message.role, message.content) == ("user", "hi")
     assert message.ts == datetime(2026, 5, 10, 10, 0, tzinfo=UTC)
@@ -57,7 +58,7 @@ def test_json_shapes(text):
         ('[{"role": "user", "content": "x", "ts": 1e30}]', "out of range"),
     ],
 )
-def test_bad_json_says_what_and_where(text, error):
+def test_bad_json_says_what_and_where(text: Any, error: Any) -> None:
     with pytest.raises(TranscriptError, match="chat.json") as info:
         parse_transcript(text, name="chat.json")
     assert error in str(info.value)
@@ -76,13 +77,13 @@ def test_bad_json_says_what_and_where(text, error):
         ),
     ],
 )
-def test_decode_refuses_what_is_not_text(data, limit, error):
+def test_decode_refuses_what_is_not_text(data: Any, limit: Any, error: Any) -> None:
     with pytest.raises(TranscriptError) as info:
         decode_bytes(data, name="f.txt", max_bytes=limit)
     assert error in str(info.value)
 
 
-def test_decode_accepts_utf8_with_bom():
+def test_decode_accepts_utf8_with_bom() -> None:
     assert decode_bytes("\ufeffUser: Zoë".encode(), name="f.txt", max_bytes=100) == "User: Zoë"
 
 
@@ -96,10 +97,10 @@ def test_decode_accepts_utf8_with_bom():
         ("", "x.json", "JSON messages"),
     ],
 )
-def test_transcript_format_names_the_shape_that_was_read(text, name, shape):
+def test_transcript_format_names_the_shape_that_was_read(text: Any, name: Any, shape: Any) -> None:
     assert transcript_format(text, name=name) == shape
 
 
-def test_plain_notes_are_one_message_of_the_user():
+def test_plain_notes_are_one_message_of_the_user() -> None:
     messages = parse_transcript("I moved to Lisbon.\nI like tea.")
     assert [(m.role, m.content) for m in messages] == [("user", "I moved to Lisbon.\nI like tea.")]

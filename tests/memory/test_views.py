@@ -4,10 +4,14 @@ the graph and the suppressions page; owner, another user and an anonymous visito
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import pytest
+from django.contrib.auth.models import User
+from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
+from pytest_django import DjangoAssertNumQueries
 
 from memory.models import Alias, Candidate, Event, Evidence, Node, Slice, Suppression, Transcript
 from receipts.models import Receipt
@@ -21,27 +25,27 @@ from tests.factories import (
 )
 
 pytestmark = pytest.mark.django_db
-HX = {"HTTP_HX_REQUEST": "true"}
+HX: dict[str, Any] = {"HTTP_HX_REQUEST": "true"}
 
 
-def url(name, *args):
+def url(name: Any, *args: Any) -> Any:
     return reverse(f"memory:{name}", args=args)
 
 
 @pytest.fixture
-def owner_client(client, owner):
+def owner_client(client: Client, owner: User) -> Client:
     client.force_login(owner)
     return client
 
 
 @pytest.fixture
-def other_client(client, other_user):
+def other_client(client: Client, other_user: User) -> Client:
     client.force_login(other_user)
     return client
 
 
 @pytest.fixture
-def boxing(owner):
+def boxing(owner: User) -> Node:
     node = make_node(owner=owner, label="Boxing", aliases=("boxe",), summary="A sport I love.")
     make_slice(node=node, text="trains three days a week", kind="progress")
     make_slice(node=node, text="trains once a week", kind="progress", is_current=False)
@@ -60,7 +64,7 @@ def boxing(owner):
 # --- access ----------------------------------------------------------------------------------
 
 
-def test_anonymous_visitors_are_sent_to_login(client, boxing, owner):
+def test_anonymous_visitors_are_sent_to_login(client: Client, boxing: Node, owner: User) -> None:
     suppression = make_suppression(owner=owner)
     alias = boxing.aliases.get()
     gets = [
@@ -86,7 +90,9 @@ def test_anonymous_visitors_are_sent_to_login(client, boxing, owner):
     assert Node.objects.filter(pk=boxing.pk).exists() and Alias.objects.count() == 1
 
 
-def test_another_users_objects_are_404_and_untouched(other_client, boxing, owner):
+def test_another_users_objects_are_404_and_untouched(
+    other_client: Client, boxing: Node, owner: User
+) -> None:
     suppression = make_suppression(owner=owner)
     alias = boxing.aliases.get()
     for path in [url("node", boxing.pk), url("node-delete-confirm", boxing.pk)]:
@@ -107,7 +113,9 @@ def test_another_users_objects_are_404_and_untouched(other_client, boxing, owner
     assert suppression.lifted_at is None
 
 
-def test_another_users_lists_show_nothing_of_mine(other_client, boxing, owner):
+def test_another_users_lists_show_nothing_of_mine(
+    other_client: Client, boxing: Node, owner: User
+) -> None:
     make_suppression(owner=owner, label="Secret")
     assert "Boxing" not in other_client.get(url("nodes")).content.decode()
     assert "Boxing" not in other_client.get(url("nodes") + "?q=boxing").content.decode()
@@ -118,7 +126,7 @@ def test_another_users_lists_show_nothing_of_mine(other_client, boxing, owner):
 # --- the list and search ---------------------------------------------------------------------
 
 
-def test_nodes_by_category_and_state(owner_client, owner, boxing):
+def test_nodes_by_category_and_state(owner_client: Client, owner: User, boxing: Node) -> None:
     make_node(owner=owner, label="Atlas", category="project", state="paused")
     html = owner_client.get(url("nodes")).content.decode()
     assert "Boxing" in html and "Atlas" in html
@@ -128,7 +136,9 @@ def test_nodes_by_category_and_state(owner_client, owner, boxing):
     assert "Atlas" in paused and ">Boxing<" not in paused
 
 
-def test_the_browser_pages_filtered_nodes_by_the_facets_count(owner_client, owner, other_user):
+def test_the_browser_pages_filtered_nodes_by_the_facets_count(
+    owner_client: Client, owner: User, other_user: User
+) -> None:
     for i in range(51):
         make_node(owner=owner, label=f"Skill {i:02}", category="skill", state="active")
     make_node(owner=owner, label="Atlas", category="project", state="active")
@@ -143,7 +153,7 @@ def test_the_browser_pages_filtered_nodes_by_the_facets_count(owner_client, owne
     assert owner_client.get(url("nodes")).context["page"].paginator.count == 52
 
 
-def test_search_uses_recall_and_shows_why(owner_client, owner, boxing):
+def test_search_uses_recall_and_shows_why(owner_client: Client, owner: User, boxing: Node) -> None:
     make_node(owner=owner, label="Atlas", category="project")
     html = owner_client.get(url("nodes") + "?q=boxe", **HX).content.decode()
     assert html.lstrip().startswith('<section id="node-results"')
@@ -153,7 +163,9 @@ def test_search_uses_recall_and_shows_why(owner_client, owner, boxing):
     assert "why-exact" in exact
 
 
-def test_search_lists_memories_and_never_reads_what_was_said(owner_client, owner, boxing):
+def test_search_lists_memories_and_never_reads_what_was_said(
+    owner_client: Client, owner: User, boxing: Node
+) -> None:
     """The browser shows memories only: recall's episode lane (half of a recall's work on a
     large store) is not run for it, even when a conversation says the word."""
     from django.db import connection
@@ -175,18 +187,18 @@ def test_search_lists_memories_and_never_reads_what_was_said(owner_client, owner
     assert not [q for q in captured.captured_queries if "memory_episode" in q["sql"]]
 
 
-def test_search_for_nothing_says_so(owner_client, boxing):
+def test_search_for_nothing_says_so(owner_client: Client, boxing: Node) -> None:
     html = owner_client.get(url("nodes") + "?q=quantum+chromodynamics").content.decode()
     assert "Nothing matches" in html
 
 
-def test_bad_list_filters_are_a_400(owner_client):
+def test_bad_list_filters_are_a_400(owner_client: Client) -> None:
     assert owner_client.get(url("nodes") + "?category=nope").status_code == 400
     assert owner_client.get(url("nodes") + "?state=asleep").status_code == 400
     assert owner_client.get(url("graph") + "?category=nope").status_code == 400
 
 
-def test_empty_memory_says_what_to_do(owner_client):
+def test_empty_memory_says_what_to_do(owner_client: Client) -> None:
     html = owner_client.get(url("nodes")).content.decode()
     assert "No memories yet" in html and reverse("review:queue") in html
 
@@ -194,7 +206,7 @@ def test_empty_memory_says_what_to_do(owner_client):
 # --- the node page ---------------------------------------------------------------------------
 
 
-def test_node_page_shows_everything(owner_client, owner, boxing):
+def test_node_page_shows_everything(owner_client: Client, owner: User, boxing: Node) -> None:
     atlas = make_node(owner=owner, label="Atlas", category="project")
     make_edge(from_node=atlas, to_node=boxing, type="supports")
     transcript = Transcript.objects.create(owner=owner, name="chat-may.txt", text="x", sha256="x")
@@ -214,11 +226,13 @@ def test_node_page_shows_everything(owner_client, owner, boxing):
     assert url("node-delete-confirm", boxing.pk) in html
 
 
-def test_node_page_query_count_does_not_grow(owner_client, owner, django_assert_num_queries):
+def test_node_page_query_count_does_not_grow(
+    owner_client: Client, owner: User, django_assert_num_queries: DjangoAssertNumQueries
+) -> None:
     node = make_node(owner=owner, label="Lonely")
     other = make_node(owner=owner, label="Friend")
 
-    def add(n):
+    def add(n: Any) -> None:
         make_edge(from_node=make_node(owner=owner, label=f"Other {n}"), to_node=node, type="uses")
         for i in range(n):
             s = make_slice(node=node, text=f"fact {i} {node.slices.count()}")
@@ -239,7 +253,9 @@ def test_node_page_query_count_does_not_grow(owner_client, owner, django_assert_
         owner_client.get(url("node", node.pk))
 
 
-def test_node_page_shows_the_newest_facts_and_events_until_asked_for_all(owner_client, owner):
+def test_node_page_shows_the_newest_facts_and_events_until_asked_for_all(
+    owner_client: Client, owner: User
+) -> None:
     from memory.selectors import DETAIL_LIMIT
 
     node = make_node(owner=owner, label="Busy")
@@ -265,7 +281,7 @@ def test_node_page_shows_the_newest_facts_and_events_until_asked_for_all(owner_c
     assert "Showing the newest" not in everything
 
 
-def test_edit_category_and_state_htmx(owner_client, boxing):
+def test_edit_category_and_state_htmx(owner_client: Client, boxing: Node) -> None:
     data = {"label": "Boxing", "category": "habit", "state": "paused", "summary": "On hold."}
     response = owner_client.post(url("node-edit", boxing.pk), data, **HX)
     html = response.content.decode()
@@ -276,14 +292,14 @@ def test_edit_category_and_state_htmx(owner_client, boxing):
     assert (boxing.category, boxing.state, boxing.summary) == ("habit", "paused", "On hold.")
 
 
-def test_rename_keeps_the_old_label_as_an_alias(owner_client, boxing):
+def test_rename_keeps_the_old_label_as_an_alias(owner_client: Client, boxing: Node) -> None:
     data = {"label": "Kickboxing", "category": "skill", "state": "active", "summary": ""}
     response = owner_client.post(url("node-edit", boxing.pk), data, follow=True)
     assert response.redirect_chain == [(url("node", boxing.pk), 302)]
     assert Alias.objects.filter(node=boxing, alias="Boxing").exists()
 
 
-def test_bad_edit_is_shown_in_place(owner_client, boxing):
+def test_bad_edit_is_shown_in_place(owner_client: Client, boxing: Node) -> None:
     data = {"label": "Boxing", "category": "weather", "state": "active"}
     response = owner_client.post(url("node-edit", boxing.pk), data, **HX)
     assert response.status_code == 400 and 'class="error"' in response.content.decode()
@@ -291,7 +307,7 @@ def test_bad_edit_is_shown_in_place(owner_client, boxing):
     assert boxing.category == "skill"
 
 
-def test_add_and_remove_an_alias(owner_client, boxing):
+def test_add_and_remove_an_alias(owner_client: Client, boxing: Node) -> None:
     response = owner_client.post(url("alias-add", boxing.pk), {"alias": "The sweet science"}, **HX)
     html = response.content.decode()
     assert html.lstrip().startswith('<section id="aliases"') and "The sweet science" in html
@@ -310,7 +326,9 @@ def test_add_and_remove_an_alias(owner_client, boxing):
     assert Alias.objects.filter(node=boxing, alias="The sweet science").exists()
 
 
-def test_an_alias_that_names_another_memory_is_refused(owner_client, owner, boxing):
+def test_an_alias_that_names_another_memory_is_refused(
+    owner_client: Client, owner: User, boxing: Node
+) -> None:
     make_node(owner=owner, label="Atlas", category="project")
     response = owner_client.post(url("alias-add", boxing.pk), {"alias": "Atlas"}, follow=True)
     assert "merge them instead" in response.content.decode()
@@ -320,13 +338,15 @@ def test_an_alias_that_names_another_memory_is_refused(owner_client, owner, boxi
 # --- delete ----------------------------------------------------------------------------------
 
 
-def test_delete_has_a_confirm_step_with_make_it_stick_on(owner_client, boxing):
+def test_delete_has_a_confirm_step_with_make_it_stick_on(
+    owner_client: Client, boxing: Node
+) -> None:
     html = owner_client.get(url("node-delete-confirm", boxing.pk)).content.decode()
     assert 'name="stick" value="1" id="id_stick" checked' in html
     assert Node.objects.filter(pk=boxing.pk).exists()  # a GET never deletes
 
 
-def test_delete_with_make_it_stick(owner_client, owner, boxing):
+def test_delete_with_make_it_stick(owner_client: Client, owner: User, boxing: Node) -> None:
     pending = make_candidate(owner=owner, label="boxe")
     response = owner_client.post(url("node-delete", boxing.pk), {"stick": "1"}, follow=True)
     assert response.redirect_chain == [(url("nodes"), 302)]
@@ -337,7 +357,7 @@ def test_delete_with_make_it_stick(owner_client, owner, boxing):
     assert Candidate.objects.get(pk=pending.pk).status == "suppressed"
 
 
-def test_delete_without_make_it_stick(owner_client, boxing):
+def test_delete_without_make_it_stick(owner_client: Client, boxing: Node) -> None:
     owner_client.post(url("node-delete", boxing.pk), {})
     assert not Node.objects.filter(pk=boxing.pk).exists()
     assert not Suppression.objects.exists()
@@ -346,7 +366,9 @@ def test_delete_without_make_it_stick(owner_client, boxing):
 # --- graph -----------------------------------------------------------------------------------
 
 
-def test_graph_is_svg_linking_to_node_pages(owner_client, owner, boxing):
+def test_graph_is_svg_linking_to_node_pages(
+    owner_client: Client, owner: User, boxing: Node
+) -> None:
     atlas = make_node(owner=owner, label="Atlas", category="project")
     make_edge(from_node=atlas, to_node=boxing, type="supports")
     html = owner_client.get(url("graph")).content.decode()
@@ -357,14 +379,14 @@ def test_graph_is_svg_linking_to_node_pages(owner_client, owner, boxing):
     assert "<line" not in only
 
 
-def test_empty_graph_says_what_to_do(owner_client):
+def test_empty_graph_says_what_to_do(owner_client: Client) -> None:
     assert "Nothing to draw yet" in owner_client.get(url("graph")).content.decode()
 
 
 # --- suppressions ----------------------------------------------------------------------------
 
 
-def test_suppressions_active_and_expired_with_hits(owner_client, owner):
+def test_suppressions_active_and_expired_with_hits(owner_client: Client, owner: User) -> None:
     make_suppression(
         owner=owner, label="Piano", hit_count=4, last_hit_at=timezone.now() - timedelta(hours=2)
     )
@@ -381,7 +403,7 @@ def test_suppressions_active_and_expired_with_hits(owner_client, owner):
     assert "for ever" in active and "ended" in ended
 
 
-def test_lift_a_suppression(owner_client, owner):
+def test_lift_a_suppression(owner_client: Client, owner: User) -> None:
     suppression = make_suppression(owner=owner, label="Piano")
     response = owner_client.post(url("suppression-lift", suppression.pk), **HX)
     html = response.content.decode()
@@ -397,7 +419,7 @@ def test_lift_a_suppression(owner_client, owner):
     assert "Lifted the suppression on “Piano”" in again.content.decode()
 
 
-def test_suppression_sources_are_words_not_internal_ids(owner_client, owner):
+def test_suppression_sources_are_words_not_internal_ids(owner_client: Client, owner: User) -> None:
     make_suppression(owner=owner, label="Tea", source="review:candidate:20")
     make_suppression(owner=owner, label="Gym", source="dashboard:node:7")
     html = owner_client.get(url("suppressions")).content.decode()
@@ -406,14 +428,14 @@ def test_suppression_sources_are_words_not_internal_ids(owner_client, owner):
     assert "a memory deleted with “make it stick”" in html
 
 
-def test_empty_suppressions_page(owner_client):
+def test_empty_suppressions_page(owner_client: Client) -> None:
     assert "No active suppressions" in owner_client.get(url("suppressions")).content.decode()
 
 
 # --- evidence: bounded per page, never a transcript's text -------------------------------------
 
 
-def _evidence_heavy_node(owner):
+def _evidence_heavy_node(owner: Any) -> Any:
     """A node on one large transcript: 30 quotes of its own and 12 on one fact."""
     big = Transcript.objects.create(
         owner=owner, name="huge-chat.json", text="I box. " * 40_000, sha256="huge"
@@ -429,7 +451,9 @@ def _evidence_heavy_node(owner):
     return node, fact
 
 
-def test_node_page_loads_what_it_shows_never_a_transcripts_text(owner_client, owner):
+def test_node_page_loads_what_it_shows_never_a_transcripts_text(
+    owner_client: Client, owner: User
+) -> None:
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
@@ -450,7 +474,7 @@ def test_node_page_loads_what_it_shows_never_a_transcripts_text(owner_client, ow
     assert "Page 1 of 2" in html
 
 
-def test_node_evidence_pages_by_htmx(owner_client, owner):
+def test_node_evidence_pages_by_htmx(owner_client: Client, owner: User) -> None:
     node, _fact = _evidence_heavy_node(owner)
     response = owner_client.get(url("node", node.pk), {"page": 2}, **HX)
     html = response.content.decode()
@@ -459,30 +483,31 @@ def test_node_evidence_pages_by_htmx(owner_client, owner):
     assert "Page 2 of 2" in html
 
 
-def test_all_quotes_of_one_fact(owner_client, owner):
+def test_all_quotes_of_one_fact(owner_client: Client, owner: User) -> None:
     node, fact = _evidence_heavy_node(owner)
     page = owner_client.get(url("node-evidence", node.pk), {"of": "slice", "id": fact.pk})
     html = page.content.decode()
     assert page.status_code == 200
     assert "12 quotes" in html and "fact quote 00" in html and "fact quote 11" in html
     assert "own quote" not in html
-    assert (
-        owner_client.get(url("node-evidence", node.pk), {"of": "nope", "id": 1}).status_code == 400
-    )
+    unknown_kind: dict[str, str | int] = {"of": "nope", "id": 1}
+    assert owner_client.get(url("node-evidence", node.pk), unknown_kind).status_code == 400
     # Another node's fact id shows nothing of it.
     other = make_node(owner=owner, label="Running")
     wrong = owner_client.get(url("node-evidence", other.pk), {"of": "slice", "id": fact.pk})
     assert "fact quote" not in wrong.content.decode()
 
 
-def test_another_users_evidence_page_is_404(client, owner, other_user):
+def test_another_users_evidence_page_is_404(client: Client, owner: User, other_user: User) -> None:
     node, fact = _evidence_heavy_node(owner)
     client.force_login(other_user)
     response = client.get(url("node-evidence", node.pk), {"of": "slice", "id": fact.pk})
     assert response.status_code == 404
 
 
-def test_forgetting_a_node_deletes_its_quotes_at_once(owner_client, owner, boxing):
+def test_forgetting_a_node_deletes_its_quotes_at_once(
+    owner_client: Client, owner: User, boxing: Node
+) -> None:
     atlas = make_node(owner=owner, label="Atlas")
     link = make_edge(from_node=atlas, to_node=boxing)
     fact = boxing.slices.first()

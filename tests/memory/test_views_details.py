@@ -3,7 +3,11 @@ another user and an anonymous visitor."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
+from django.contrib.auth.models import User
+from django.test import Client
 from django.urls import reverse
 
 from memory.models import Alias, Edge, Event, Slice
@@ -11,11 +15,11 @@ from receipts.models import Receipt
 from tests.factories import make_edge, make_event, make_node, make_slice
 
 pytestmark = pytest.mark.django_db
-HX = {"HTTP_HX_REQUEST": "true"}
+HX: dict[str, Any] = {"HTTP_HX_REQUEST": "true"}
 
 
 @pytest.fixture
-def sofia(owner):
+def sofia(owner: User) -> Any:
     node = make_node(owner=owner, label="Sofia Almeida", category="person", aliases=("Manager",))
     make_slice(node=node, text="Is Sofia Almeida")
     make_event(node=node, text="joined Northwind", action="joined")
@@ -23,7 +27,7 @@ def sofia(owner):
     return node
 
 
-def rows(node):
+def rows(node: Any) -> Any:
     return {
         "slice": node.slices.get(),
         "event": node.events.get(),
@@ -32,7 +36,9 @@ def rows(node):
     }
 
 
-def test_the_node_page_offers_edit_and_delete_for_every_detail(client, owner, sofia):
+def test_the_node_page_offers_edit_and_delete_for_every_detail(
+    client: Client, owner: User, sofia: Any
+) -> None:
     client.force_login(owner)
     html = client.get(reverse("memory:node", args=[sofia.pk])).content.decode()
     for kind, row in rows(sofia).items():
@@ -50,8 +56,8 @@ def test_the_node_page_offers_edit_and_delete_for_every_detail(client, owner, so
     ],
 )
 def test_delete_answers_with_its_region_and_an_undo_that_works(
-    client, owner, sofia, kind, region, model
-):
+    client: Client, owner: User, sofia: Any, kind: Any, region: Any, model: Any
+) -> None:
     client.force_login(owner)
     row = rows(sofia)[kind]
     response = client.post(reverse("memory:detail-delete", args=[kind, row.pk]), **HX)
@@ -68,7 +74,9 @@ def test_delete_answers_with_its_region_and_an_undo_that_works(
     assert model.objects.filter(pk=row.pk).exists()
 
 
-def test_edit_a_fact_in_place_and_see_it_in_the_region(client, owner, sofia):
+def test_edit_a_fact_in_place_and_see_it_in_the_region(
+    client: Client, owner: User, sofia: Any
+) -> None:
     client.force_login(owner)
     fact = sofia.slices.get()
     response = client.post(
@@ -83,7 +91,9 @@ def test_edit_a_fact_in_place_and_see_it_in_the_region(client, owner, sofia):
     assert fact.text == "My manager at Northwind"
 
 
-def test_a_bad_edit_is_a_400_with_the_reason_and_changes_nothing(client, owner, sofia):
+def test_a_bad_edit_is_a_400_with_the_reason_and_changes_nothing(
+    client: Client, owner: User, sofia: Any
+) -> None:
     client.force_login(owner)
     event = sofia.events.get()
     response = client.post(
@@ -97,7 +107,9 @@ def test_a_bad_edit_is_a_400_with_the_reason_and_changes_nothing(client, owner, 
     assert event.action == "joined"
 
 
-def test_without_javascript_a_delete_redirects_and_the_page_offers_undo(client, owner, sofia):
+def test_without_javascript_a_delete_redirects_and_the_page_offers_undo(
+    client: Client, owner: User, sofia: Any
+) -> None:
     client.force_login(owner)
     fact = sofia.slices.get()
     response = client.post(reverse("memory:detail-delete", args=["slice", fact.pk]))
@@ -108,7 +120,9 @@ def test_without_javascript_a_delete_redirects_and_the_page_offers_undo(client, 
     assert reverse("memory:detail-undo", args=[receipt.pk]) in page
 
 
-def test_another_user_gets_404_and_changes_nothing(client, other_user, sofia):
+def test_another_user_gets_404_and_changes_nothing(
+    client: Client, other_user: User, sofia: Any
+) -> None:
     client.force_login(other_user)
     for kind, row in rows(sofia).items():
         assert client.post(reverse("memory:detail-delete", args=[kind, row.pk])).status_code == 404
@@ -118,7 +132,9 @@ def test_another_user_gets_404_and_changes_nothing(client, other_user, sofia):
     assert not Receipt.objects.exists()
 
 
-def test_another_user_cannot_undo_the_owners_change(client, owner, other_user, sofia):
+def test_another_user_cannot_undo_the_owners_change(
+    client: Client, owner: User, other_user: User, sofia: Any
+) -> None:
     from memory.services.details import detail_delete
 
     receipt = detail_delete(row=sofia.slices.get())
@@ -128,13 +144,13 @@ def test_another_user_cannot_undo_the_owners_change(client, owner, other_user, s
     assert receipt.undone_at is None
 
 
-def test_anonymous_visitor_is_sent_to_sign_in(client, sofia):
+def test_anonymous_visitor_is_sent_to_sign_in(client: Client, sofia: Any) -> None:
     fact = sofia.slices.get()
     response = client.post(reverse("memory:detail-delete", args=["slice", fact.pk]))
     assert response.status_code == 302 and "login" in response["Location"]
     assert Slice.objects.filter(pk=fact.pk).exists()
 
 
-def test_unknown_kind_is_404(client, owner, sofia):
+def test_unknown_kind_is_404(client: Client, owner: User, sofia: Any) -> None:
     client.force_login(owner)
     assert client.post(reverse("memory:detail-delete", args=["node", sofia.pk])).status_code == 404

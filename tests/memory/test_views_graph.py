@@ -18,12 +18,12 @@ def nodes(n_per_category: int) -> list[NodeIn]:
     return out
 
 
-def test_empty_graph():
+def test_empty_graph() -> None:
     layout = layout_graph([], [], category_labels=LABELS)
     assert layout.nodes == () and layout.edges == ()
 
 
-def test_deterministic_and_inside_the_canvas():
+def test_deterministic_and_inside_the_canvas() -> None:
     first = layout_graph(nodes(12), [(0, 100, "uses")], category_labels=LABELS)
     again = layout_graph(nodes(12), [(0, 100, "uses")], category_labels=LABELS)
     assert first == again
@@ -33,13 +33,13 @@ def test_deterministic_and_inside_the_canvas():
     assert [c.text for c in first.clusters] == ["family", "project", "skill"]
 
 
-def test_nodes_do_not_overlap():
+def test_nodes_do_not_overlap() -> None:
     layout = layout_graph(nodes(20), [], category_labels=LABELS)
     for a, b in itertools.combinations(layout.nodes, 2):
         assert math.dist((a.x, a.y), (b.x, b.y)) > a.r + b.r
 
 
-def test_edges_only_between_drawn_nodes():
+def test_edges_only_between_drawn_nodes() -> None:
     layout = layout_graph(nodes(2), [(0, 100, "uses"), (0, 999, "uses")], category_labels=LABELS)
     assert len(layout.edges) == 1
     edge = layout.edges[0]
@@ -48,7 +48,7 @@ def test_edges_only_between_drawn_nodes():
     assert edge.title == "skill 0 uses project 0"
 
 
-def test_long_labels_are_shortened():
+def test_long_labels_are_shortened() -> None:
     layout = layout_graph(
         [NodeIn(1, "A very long label for a memory node", "skill", "active", 1)],
         [],

@@ -9,10 +9,14 @@ from __future__ import annotations
 
 import json
 from datetime import timedelta
+from pathlib import Path
+from typing import Any
 
 import pytest
+from django.contrib.auth.models import User
 from django.core.management import call_command
 from django.utils import timezone
+from pytest_django import Settings
 
 from memory.models import Alias, Candidate, Evidence, MemoryRule, Node, Transcript
 from memory.policy import label_rejection
@@ -30,6 +34,7 @@ from memory.transcripts import TranscriptError, messages_from_json, parse_transc
 from receipts.models import Receipt
 from tests.factories import make_candidate, make_node, make_suppression
 from tests.faults import inside_the_ingest
+from tests.llm_stub import StubLLMServer
 
 
 def doc(*objects: dict) -> str:
@@ -52,7 +57,7 @@ def node(label: str, **extra: object) -> dict:
 
 
 @pytest.fixture
-def auto(owner):
+def auto(owner: User) -> Any:
     return MemoryRule.objects.create(owner=owner, capture_default="auto")
 
 
@@ -83,14 +88,16 @@ DEEP = "[" * 50_000 + "]" * 50_000
     ],
     ids=["list", "messages", "proposals"],
 )
-def test_deeply_nested_json_is_rejected_input_not_a_crash(owner, text, extractor):
+def test_deeply_nested_json_is_rejected_input_not_a_crash(
+    owner: User, text: Any, extractor: Any
+) -> None:
     receipt = ingest_text(owner=owner, text=text, name="deep.json", extractor=extractor)
     assert receipt.outcome == "rejected_input"
     assert "deep.json" in receipt.error and "nested too deeply" in receipt.error
     assert Transcript.objects.get().status == "failed"
 
 
-def test_deeply_nested_json_upload_check_raises_a_transcript_error():
+def test_deeply_nested_json_upload_check_raises_a_transcript_error() -> None:
     with pytest.raises(TranscriptError, match="deep.json: .*nested too deeply"):
         parse_transcript(DEEP, name="deep.json")
 
@@ -103,7 +110,7 @@ def test_deeply_nested_json_upload_check_raises_a_transcript_error():
     ],
     ids=["content", "id"],
 )
-def test_a_nul_character_in_a_message_is_refused_with_where(data):
+def test_a_nul_character_in_a_message_is_refused_with_where(data: Any) -> None:
     with pytest.raises(TranscriptError, match=r"message 0: .*NUL"):
         messages_from_json(data)
 
@@ -121,7 +128,9 @@ def test_a_nul_character_in_a_message_is_refused_with_where(data):
     ],
     ids=["message", "label", "quote", "alias"],
 )
-def test_nul_characters_in_json_never_reach_a_text_column(owner, auto, text, extractor):
+def test_nul_characters_in_json_never_reach_a_text_column(
+    owner: User, auto: Any, text: Any, extractor: Any
+) -> None:
     receipt = ingest_bytes(owner=owner, data=text.encode(), name="nul.json", extractor=extractor)
     assert receipt.outcome == "rejected_input", receipt.summary
     assert "nul.json" in receipt.error and "NUL" in receipt.error
@@ -129,7 +138,7 @@ def test_nul_characters_in_json_never_reach_a_text_column(owner, auto, text, ext
     no_nul_anywhere()
 
 
-def test_a_memory_with_a_nul_character_gets_a_receipt(owner):
+def test_a_memory_with_a_nul_character_gets_a_receipt(owner: User) -> None:
     receipt = ingest_memory(owner=owner, text="I started\u0000 boxing", source="api")
     assert receipt.outcome == "rejected_input"
     assert "NUL" in receipt.error
@@ -139,7 +148,9 @@ def test_a_memory_with_a_nul_character_gets_a_receipt(owner):
 # --- exceptions nobody caught ------------------------------------------------------------------
 
 
-def test_an_unexpected_error_gives_a_receipt_and_frees_the_transcript(owner, monkeypatch):
+def test_an_unexpected_error_gives_a_receipt_and_frees_the_transcript(
+    owner: User, monkeypatch: pytest.MonkeyPatch
+) -> None:
     def bug() -> None:
         raise KeyError("simulated bug")
 
@@ -155,8 +166,10 @@ def test_an_unexpected_error_gives_a_receipt_and_frees_the_transcript(owner, mon
     assert Receipt.objects.count() == 1
 
 
-def test_an_extractor_crash_is_a_receipt_and_the_run_goes_on(owner, tmp_path, monkeypatch, capsys):
-    def broken(messages, *, source_time=None):
+def test_an_extractor_crash_is_a_receipt_and_the_run_goes_on(
+    owner: User, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def broken(messages: Any, *, source_time: Any = None) -> Any:
         if any("crash" in m.content for m in messages):
             raise IndexError("simulated extractor bug")
         return []
@@ -174,19 +187,21 @@ def test_an_extractor_crash_is_a_receipt_and_the_run_goes_on(owner, tmp_path, mo
     assert set(Transcript.objects.values_list("status", flat=True)) == {"failed", "done"}
 
 
-def test_raw_nul_characters_in_text_are_rejected_input(owner):
+def test_raw_nul_characters_in_text_are_rejected_input(owner: User) -> None:
     receipt = ingest_text(owner=owner, text="User: I started boxing\x00", name="nul.txt")
     assert receipt.outcome == "rejected_input" and "nul.txt" in receipt.error
     assert Transcript.objects.count() == 0
     no_nul_anywhere()
 
 
-def test_a_candidate_deleted_between_snapshot_and_apply_plans_again(owner, monkeypatch):
+def test_a_candidate_deleted_between_snapshot_and_apply_plans_again(
+    owner: User, monkeypatch: pytest.MonkeyPatch
+) -> None:
     candidate = make_candidate(owner=owner, label="Robert", category_guess="person")
     real = ingest_module.gate_snapshot
     calls: list[int] = []
 
-    def delete_after_snapshot(o, proposals, *, now):
+    def delete_after_snapshot(o: Any, proposals: Any, *, now: Any) -> Any:
         snapshot = real(o, proposals, now=now)
         calls.append(1)
         if len(calls) == 1:
@@ -202,7 +217,7 @@ def test_a_candidate_deleted_between_snapshot_and_apply_plans_again(owner, monke
     assert Candidate.objects.get().status == "pending"
 
 
-def test_pending_workers_take_over_a_transcript_left_in_processing(owner):
+def test_pending_workers_take_over_a_transcript_left_in_processing(owner: User) -> None:
     transcript, _ = transcript_store(
         owner=owner, text=doc(node("Robert")), name="up.json", source="upload", source_time=None
     )
@@ -224,7 +239,7 @@ def test_pending_workers_take_over_a_transcript_left_in_processing(owner):
 
 
 @pytest.mark.parametrize("capture", ["review", "auto"])
-def test_an_exact_match_is_found_among_many_nodes_sharing_a_word(owner, capture):
+def test_an_exact_match_is_found_among_many_nodes_sharing_a_word(owner: User, capture: Any) -> None:
     MemoryRule.objects.create(owner=owner, capture_default=capture)
     Node.objects.bulk_create(
         Node(owner=owner, label=f"Robert {i}", canonical_key=f"robert {i}", category="person")
@@ -260,7 +275,9 @@ def test_an_exact_match_is_found_among_many_nodes_sharing_a_word(owner, capture)
     ],
     ids=["two-existing", "twice-in-one", "two-new", "converged", "new-and-existing"],
 )
-def test_an_alias_key_is_claimed_once_per_batch(owner, auto, existing, objects):
+def test_an_alias_key_is_claimed_once_per_batch(
+    owner: User, auto: Any, existing: Any, objects: Any
+) -> None:
     for label in existing:
         make_node(owner=owner, label=label, category="person")
     receipt = ingest_text(owner=owner, text=doc(*objects), name="a.json", extractor="proposals")
@@ -276,7 +293,9 @@ def test_an_alias_key_is_claimed_once_per_batch(owner, auto, existing, objects):
     ],
     ids=["existing-node", "planned-node"],
 )
-def test_a_suppressed_label_does_not_come_back_as_an_alias(owner, auto, existing, objects):
+def test_a_suppressed_label_does_not_come_back_as_an_alias(
+    owner: User, auto: Any, existing: Any, objects: Any
+) -> None:
     for label in existing:
         make_node(owner=owner, label=label, category="person")
     suppression = make_suppression(owner=owner, label="Bobby", kind="node", reason="deleted")
@@ -290,7 +309,7 @@ def test_a_suppressed_label_does_not_come_back_as_an_alias(owner, auto, existing
 
 
 @pytest.mark.parametrize("alias", ["he", "æ" * 150])
-def test_an_unusable_alias_is_dropped(owner, auto, alias):
+def test_an_unusable_alias_is_dropped(owner: User, auto: Any, alias: Any) -> None:
     make_node(owner=owner, label="Robert", category="person")
     receipt = ingest_text(
         owner=owner,
@@ -303,7 +322,9 @@ def test_an_unusable_alias_is_dropped(owner, auto, alias):
 
 
 @pytest.mark.parametrize("label", ["æ" * 150, "㎒" * 70])
-def test_a_label_whose_key_is_too_long_to_store_is_a_bad_title(owner, auto, label):
+def test_a_label_whose_key_is_too_long_to_store_is_a_bad_title(
+    owner: User, auto: Any, label: Any
+) -> None:
     assert label_rejection(label) == "bad_title"
     receipt = ingest_text(
         owner=owner,
@@ -318,7 +339,7 @@ def test_a_label_whose_key_is_too_long_to_store_is_a_bad_title(owner, auto, labe
 # --- provenance survives promotion -------------------------------------------------------------
 
 
-def test_held_details_keep_their_transcript_when_promoted(owner):
+def test_held_details_keep_their_transcript_when_promoted(owner: User) -> None:
     text = doc(
         {
             "object": "event",
@@ -344,7 +365,7 @@ def test_held_details_keep_their_transcript_when_promoted(owner):
 
 
 @pytest.fixture
-def llm(llm_server, settings):
+def llm(llm_server: StubLLMServer, settings: Settings) -> Any:
     settings.UME_LLM_BASE_URL = llm_server.base_url
     settings.UME_LLM_MODEL = "stub-model"
     settings.UME_LLM_API_KEY = "sk-review-test"
@@ -361,7 +382,7 @@ def llm(llm_server, settings):
     ],
     ids=["deep-body", "deep-content", "nul-label"],
 )
-def test_a_hostile_llm_reply_is_llm_failed(owner, llm, script):
+def test_a_hostile_llm_reply_is_llm_failed(owner: User, llm: Any, script: Any) -> None:
     script(llm)
     receipt = ingest_text(
         owner=owner, text="User: I know Robert from work.", name="chat.txt", extractor="llm"
@@ -371,7 +392,7 @@ def test_a_hostile_llm_reply_is_llm_failed(owner, llm, script):
     no_nul_anywhere()
 
 
-def test_gate_snapshot_query_count_does_not_grow_with_the_batch(owner):
+def test_gate_snapshot_query_count_does_not_grow_with_the_batch(owner: User) -> None:
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
@@ -395,14 +416,14 @@ def test_gate_snapshot_query_count_does_not_grow_with_the_batch(owner):
 
 
 @pytest.mark.parametrize("label", ["x" * 201, "æ" * 150])
-def test_a_suppression_of_a_label_too_long_to_store_is_refused(owner, label):
+def test_a_suppression_of_a_label_too_long_to_store_is_refused(owner: User, label: Any) -> None:
     from memory.services.nodes import NodeEditError, suppression_add
 
     with pytest.raises(NodeEditError, match="at most 200"):
         suppression_add(owner=owner, label=label)
 
 
-def test_a_flood_of_evidence_spans_is_rejected_input_not_a_minute_long_write(owner):
+def test_a_flood_of_evidence_spans_is_rejected_input_not_a_minute_long_write(owner: User) -> None:
     spans = [{"message_id": "M0", "quote": f"q{i}"} for i in range(6000)]
     receipt = ingest_text(
         owner=owner,
@@ -415,7 +436,7 @@ def test_a_flood_of_evidence_spans_is_rejected_input_not_a_minute_long_write(own
     assert Evidence.objects.count() == 0
 
 
-def test_promotion_writes_every_held_detail_however_many_piled_up(owner):
+def test_promotion_writes_every_held_detail_however_many_piled_up(owner: User) -> None:
     from memory.proposals import EventProposal, dump_proposal
 
     held = [
@@ -431,7 +452,7 @@ def test_promotion_writes_every_held_detail_however_many_piled_up(owner):
 
 
 @pytest.mark.django_db
-def test_a_sentence_pasted_a_thousand_times_is_one_guess_with_one_quote(owner):
+def test_a_sentence_pasted_a_thousand_times_is_one_guess_with_one_quote(owner: User) -> None:
     sentence = "I started learning the cello last week. "
     receipt = ingest_messages(
         owner=owner,
@@ -447,7 +468,7 @@ def test_a_sentence_pasted_a_thousand_times_is_one_guess_with_one_quote(owner):
 
 
 @pytest.mark.django_db
-def test_a_node_mentioned_once_has_one_piece_of_evidence_after_promotion(owner):
+def test_a_node_mentioned_once_has_one_piece_of_evidence_after_promotion(owner: User) -> None:
     ingest_messages(
         owner=owner,
         messages=[{"role": "user", "content": "I started learning the cello last week."}],

@@ -6,7 +6,10 @@ the person, 5 more deleting key words through every key word of the person."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
+from django.contrib.auth.models import User
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
@@ -26,7 +29,7 @@ pytestmark = [
 
 
 @pytest.fixture
-def stored(owner, other_user):
+def stored(owner: User, other_user: User) -> Any:
     MemoryRule.objects.create(owner=owner, capture_default="auto")
     for who in (owner, other_user):
         for i in range(4):
@@ -35,7 +38,7 @@ def stored(owner, other_user):
     return owner
 
 
-def _checked(fn) -> dict[str, list[str]]:
+def _checked(fn: Any) -> dict[str, list[str]]:
     with CaptureQueriesContext(connection) as captured:
         fn()
     plans = {
@@ -47,7 +50,7 @@ def _checked(fn) -> dict[str, list[str]]:
     return {sql[:200]: bad for sql, bad in plans.items() if bad}
 
 
-def test_an_ingest_that_supersedes_facts_reads_only_what_it_touches(stored):
+def test_an_ingest_that_supersedes_facts_reads_only_what_it_touches(stored: Any) -> None:
     def ingest() -> None:
         receipt = ingest_proposals(
             owner=stored,
@@ -87,7 +90,7 @@ def test_an_ingest_that_supersedes_facts_reads_only_what_it_touches(stored):
     assert _checked(ingest) == {}
 
 
-def test_a_rename_rewrites_key_words_by_node(stored):
+def test_a_rename_rewrites_key_words_by_node(stored: Any) -> None:
     node = make_node(owner=stored, label="Herb Spiral", category="project")
 
     def rename() -> None:

@@ -5,10 +5,14 @@ key word, as whole words, kept in step with renames."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
+from django.contrib.auth.models import User
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
+from pytest_django import DjangoAssertNumQueries
 
 from memory.keys import canonical_key
 from memory.models import Candidate, MemoryRule, NodeKeyWord
@@ -91,19 +95,21 @@ def _objects(tag: str, count: int) -> list[dict]:
     return objects
 
 
-def _store(owner, tag: str, count: int) -> None:
+def _store(owner: Any, tag: str, count: int) -> None:
     for i in range(count):
         make_node(owner=owner, label=f"{tag} Known {i}", category="tool")
         make_candidate(owner=owner, label=f"{tag} Pending {i}", category_guess="interest")
 
 
-def _queries(fn) -> int:
+def _queries(fn: Any) -> int:
     with CaptureQueriesContext(connection) as ctx:
         fn()
     return len(ctx.captured_queries)
 
 
-def test_gate_snapshot_queries_do_not_grow_with_the_objects(owner, django_assert_num_queries):
+def test_gate_snapshot_queries_do_not_grow_with_the_objects(
+    owner: User, django_assert_num_queries: DjangoAssertNumQueries
+) -> None:
     _store(owner, "Small", 2)
     _store(owner, "Large", 12)
     small = parse_proposals(_objects("Small", 2))
@@ -117,7 +123,9 @@ def test_gate_snapshot_queries_do_not_grow_with_the_objects(owner, django_assert
     assert len(snapshot.candidates) == 12
 
 
-def test_ingest_queries_do_not_grow_with_the_objects(owner, django_assert_num_queries):
+def test_ingest_queries_do_not_grow_with_the_objects(
+    owner: User, django_assert_num_queries: DjangoAssertNumQueries
+) -> None:
     MemoryRule.objects.create(owner=owner, capture_default="auto")
     _store(owner, "Small", 2)
     _store(owner, "Large", 12)
@@ -140,7 +148,7 @@ def test_ingest_queries_do_not_grow_with_the_objects(owner, django_assert_num_qu
     assert bumped.mention_count == 2 and bumped.evidence.count() == 1
 
 
-def test_hints_are_whole_key_words_found_by_index(owner, other_user):
+def test_hints_are_whole_key_words_found_by_index(owner: User, other_user: User) -> None:
     atlas = make_node(owner=owner, label="Atlas Invoicing", category="project")
     make_node(owner=owner, label="Atlassian", category="tool")
     make_node(owner=other_user, label="Atlas Gym", category="place")
@@ -150,7 +158,7 @@ def test_hints_are_whole_key_words_found_by_index(owner, other_user):
     assert [n.id for n in snapshot.nodes] == [atlas.pk]
 
 
-def test_key_words_follow_a_rename_and_a_delete(owner):
+def test_key_words_follow_a_rename_and_a_delete(owner: User) -> None:
     node = make_node(owner=owner, label="Atlas Invoicing", category="project")
     node_update(node=node, label="Ledger Invoicing")
     assert set(NodeKeyWord.objects.filter(node=node).values_list("word", flat=True)) == {
@@ -163,7 +171,7 @@ def test_key_words_follow_a_rename_and_a_delete(owner):
     assert not NodeKeyWord.objects.exists()
 
 
-def test_key_words_follow_a_rollback(owner):
+def test_key_words_follow_a_rollback(owner: User) -> None:
     node = make_node(owner=owner, label="Atlas Invoicing", category="project")
     node_update(node=node, label="Ledger Invoicing")
     node.refresh_from_db()

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 from datetime import timedelta
+from typing import Any
 
 import pytest
+from django.contrib.auth.models import User
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from memory.models import Node, Revision, Slice
-from memory.proposals import parse_proposals
+from memory.proposals import EventProposal, parse_proposals
 from memory.services.history import History
 from memory.services.writers import (
     NewSlice,
@@ -27,13 +29,13 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def receipt(owner):
+def receipt(owner: User) -> Any:
     return Receipt.objects.create(owner=owner, source="command", outcome="wrote")
 
 
 def test_a_superseding_slice_retires_the_stored_and_the_earlier_ones_of_the_same_call(
-    owner, receipt
-):
+    owner: User, receipt: Any
+) -> None:
     boxing = make_node(owner=owner, label="Boxing")
     stored = make_slice(node=boxing, text="trains once a week", kind="progress")
     other_kind = make_slice(node=boxing, text="likes gloves", kind="preference")
@@ -69,9 +71,10 @@ def test_a_superseding_slice_retires_the_stored_and_the_earlier_ones_of_the_same
     )
 
 
-def _write_everything(owner, receipt, n: int) -> int:
+def _write_everything(owner: Any, receipt: Any, n: int) -> int:
     nodes = [make_node(owner=owner, label=f"Node {i}") for i in range(n + 1)]
-    event = parse_proposals([{"object": "event", "on": "x", "action": "started", "text": "t"}])[0]
+    [event] = parse_proposals([{"object": "event", "on": "x", "action": "started", "text": "t"}])
+    assert isinstance(event, EventProposal)
     now = timezone.now()
     history = History(owner_id=owner.pk, now=now)
     ids = [node.pk for node in nodes[:n]]
@@ -104,12 +107,14 @@ def _write_everything(owner, receipt, n: int) -> int:
     return len(ctx.captured_queries)
 
 
-def test_each_kind_is_one_statement_whatever_the_number_of_rows(owner, other_user, receipt):
+def test_each_kind_is_one_statement_whatever_the_number_of_rows(
+    owner: User, other_user: User, receipt: Any
+) -> None:
     other_receipt = Receipt.objects.create(owner=other_user, source="command", outcome="wrote")
     assert _write_everything(owner, receipt, 1) == _write_everything(other_user, other_receipt, 8)
 
 
-def test_node_states_write_moves_updated_at_and_only_the_revisions_asked(owner):
+def test_node_states_write_moves_updated_at_and_only_the_revisions_asked(owner: User) -> None:
     a, b = make_node(owner=owner, label="A"), make_node(owner=owner, label="B")
     week_ago = timezone.now() - timedelta(days=7)
     Node.objects.filter(owner=owner).update(updated_at=week_ago)
@@ -120,7 +125,9 @@ def test_node_states_write_moves_updated_at_and_only_the_revisions_asked(owner):
     assert (rows[b.pk].state, rows[b.pk].revision, rows[b.pk].updated_at) == ("done", 1, now)
 
 
-def test_writers_do_not_reach_another_owners_nodes(owner, other_user, receipt):
+def test_writers_do_not_reach_another_owners_nodes(
+    owner: User, other_user: User, receipt: Any
+) -> None:
     theirs = make_node(owner=other_user, label="Boxing")
     make_slice(node=theirs, text="trains once a week", kind="progress")
     node_states_write(owner=owner, states={theirs.pk: "paused"}, now=timezone.now())

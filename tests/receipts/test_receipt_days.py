@@ -8,6 +8,7 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
+from django.contrib.auth.models import User
 from django.utils import timezone
 
 from memory.models import Candidate, MemoryRule
@@ -44,7 +45,7 @@ def assert_counts_match() -> None:
     assert kept() == recount()
 
 
-def test_counts_equal_a_recount_after_writes_on_every_path(owner, other_user):
+def test_counts_equal_a_recount_after_writes_on_every_path(owner: User, other_user: User) -> None:
     MemoryRule.objects.create(owner=owner, capture_default="auto")
     first = ingest_proposals(owner=owner, objects=DOC, name="a.json", source="upload")
     ingest_proposals(owner=other_user, objects=DOC, name="b.json", source="api")
@@ -64,6 +65,7 @@ def test_counts_equal_a_recount_after_writes_on_every_path(owner, other_user):
 
     # Moved to another day and outcome: one receipt at a time, then in bulk.
     moved = Receipt.objects.filter(owner=owner).first()
+    assert moved is not None
     moved.created_at -= timedelta(days=3)
     moved.outcome = Outcome.DUPLICATE
     moved.save()
@@ -79,7 +81,9 @@ def test_counts_equal_a_recount_after_writes_on_every_path(owner, other_user):
     cleanup_run(now=timezone.now() + timedelta(days=30))
     assert_counts_match()
 
-    Receipt.objects.filter(owner=owner, source=Source.MCP).first().delete()
+    gone = Receipt.objects.filter(owner=owner, source=Source.MCP).first()
+    assert gone is not None
+    gone.delete()
     Receipt.objects.filter(owner=owner, outcome=Outcome.LLM_FAILED).delete()
     assert_counts_match()
 
@@ -90,7 +94,7 @@ def test_counts_equal_a_recount_after_writes_on_every_path(owner, other_user):
     assert ReceiptDay.objects.filter(owner=other_user).exists()
 
 
-def test_a_changed_outcome_moves_the_count_without_a_read(owner):
+def test_a_changed_outcome_moves_the_count_without_a_read(owner: User) -> None:
     receipt = Receipt.objects.create(owner=owner, source=Source.API, outcome=Outcome.WROTE)
     again = Receipt.objects.get(pk=receipt.pk)
     again.outcome = Outcome.MEANINGFUL_NO_WRITE
@@ -101,7 +105,9 @@ def test_a_changed_outcome_moves_the_count_without_a_read(owner):
     assert_counts_match()
 
 
-def test_the_chart_reads_the_counts_filtered_and_scoped_to_its_owner(owner, other_user):
+def test_the_chart_reads_the_counts_filtered_and_scoped_to_its_owner(
+    owner: User, other_user: User
+) -> None:
     now = timezone.now()
     today = timezone.localdate(now)
     for who, source, outcome, ago in [
@@ -131,7 +137,7 @@ def test_the_chart_reads_the_counts_filtered_and_scoped_to_its_owner(owner, othe
     assert receipts_per_day(owner, start=today, end=start) == {}
 
 
-def test_the_migration_fills_the_counts_from_the_receipts(owner, other_user):
+def test_the_migration_fills_the_counts_from_the_receipts(owner: User, other_user: User) -> None:
     from importlib import import_module
 
     from django.apps import apps
@@ -146,7 +152,7 @@ def test_the_migration_fills_the_counts_from_the_receipts(owner, other_user):
     assert_counts_match()
 
 
-def test_bulk_writes_keep_the_counts_and_conflict_options_are_refused(owner):
+def test_bulk_writes_keep_the_counts_and_conflict_options_are_refused(owner: User) -> None:
     made = Receipt.objects.bulk_create(
         [Receipt(owner=owner, source=Source.API, outcome=Outcome.WROTE) for _ in range(4)]
     )
@@ -164,7 +170,9 @@ def test_bulk_writes_keep_the_counts_and_conflict_options_are_refused(owner):
     assert_counts_match()
 
 
-def test_writes_touching_more_days_than_one_statement_holds_are_counted(owner, monkeypatch):
+def test_writes_touching_more_days_than_one_statement_holds_are_counted(
+    owner: User, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr("receipts.models.DAYS_PER_STATEMENT", 3)
     now = timezone.now()
     Receipt.objects.bulk_create(

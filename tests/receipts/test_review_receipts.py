@@ -4,7 +4,11 @@ single detail shows the before and after with its own Undo."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
+from django.contrib.auth.models import User
+from django.test import Client
 from django.urls import reverse
 
 from memory.models import Slice
@@ -17,15 +21,15 @@ pytestmark = pytest.mark.django_db
 NOTHING = "Nothing from this save is in the store"
 
 
-def page(client, receipt):
+def page(client: Any, receipt: Any) -> Any:
     return client.get(reverse("receipts:detail", args=[receipt.pk])).content.decode()
 
 
-def held_fact(text):
+def held_fact(text: Any) -> Any:
     return {"kind": "slice", "label": "Piano", "text": text, "slice_kind": "other"}
 
 
-def test_a_promote_receipt_shows_the_memory_it_wrote(client, owner):
+def test_a_promote_receipt_shows_the_memory_it_wrote(client: Client, owner: User) -> None:
     client.force_login(owner)
     candidate = make_candidate(owner=owner, label="Piano")
     node = candidate_promote(candidate=candidate, by=owner)
@@ -34,7 +38,7 @@ def test_a_promote_receipt_shows_the_memory_it_wrote(client, owner):
     assert reverse("memory:node", args=[node.pk]) in html and "Piano" in html
 
 
-def test_a_merge_receipt_names_the_memory_and_the_alias(client, owner):
+def test_a_merge_receipt_names_the_memory_and_the_alias(client: Client, owner: User) -> None:
     client.force_login(owner)
     atlas = make_node(owner=owner, label="Atlas", category="project")
     candidate = make_candidate(owner=owner, label="Atlas App", category_guess="project")
@@ -47,7 +51,7 @@ def test_a_merge_receipt_names_the_memory_and_the_alias(client, owner):
     assert "alias “Atlas App”" in html
 
 
-def test_an_undone_promote_says_it_was_undone(client, owner):
+def test_an_undone_promote_says_it_was_undone(client: Client, owner: User) -> None:
     client.force_login(owner)
     candidate = make_candidate(owner=owner, label="Piano")
     candidate_promote(candidate=candidate, by=owner)
@@ -56,11 +60,14 @@ def test_an_undone_promote_says_it_was_undone(client, owner):
     assert "This save was undone" in html
 
 
-def test_a_correction_receipt_shows_before_and_after_and_undoes(client, owner):
+def test_a_correction_receipt_shows_before_and_after_and_undoes(
+    client: Client, owner: User
+) -> None:
     client.force_login(owner)
     node = make_node(owner=owner, label="Sofia Almeida", category="person")
     fact = make_slice(node=node, text="Is Sofia Almeida")
     receipt = details.slice_update(slice=fact, text="Leads the platform team", kind="other")
+    assert receipt is not None
     html = page(client, receipt)
     assert "<s>Is Sofia Almeida</s> → Leads the platform team" in html
     client.post(reverse("memory:detail-undo", args=[receipt.pk]))
@@ -68,7 +75,9 @@ def test_a_correction_receipt_shows_before_and_after_and_undoes(client, owner):
     assert "Undone" in page(client, receipt)
 
 
-def test_an_undo_receipt_does_not_claim_its_writes_were_deleted(client, owner):
+def test_an_undo_receipt_does_not_claim_its_writes_were_deleted(
+    client: Client, owner: User
+) -> None:
     from memory.models import MemoryRule
     from memory.services.erase import receipt_undo
     from memory.services.ingest import ingest_proposals

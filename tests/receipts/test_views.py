@@ -4,21 +4,27 @@ the chart, and the owner's receipts only."""
 from __future__ import annotations
 
 from datetime import timedelta
+from typing import Any
 
 import pytest
+from django.contrib.auth.models import User
+from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
+from pytest_django import DjangoAssertNumQueries
 
 from receipts.chart import stacked_chart
 from receipts.models import Receipt
 from tests.factories import make_node
 
 pytestmark = pytest.mark.django_db
-HX = {"HTTP_HX_REQUEST": "true"}
+HX: dict[str, Any] = {"HTTP_HX_REQUEST": "true"}
 SAVES = reverse("receipts:list")
 
 
-def make_receipt(owner, *, outcome="wrote", source="upload", days_ago=0, **fields):
+def make_receipt(
+    owner: Any, *, outcome: Any = "wrote", source: Any = "upload", days_ago: Any = 0, **fields: Any
+) -> Any:
     fields.setdefault("summary", f"{outcome} via {source}")
     return Receipt.objects.create(
         owner=owner,
@@ -30,32 +36,32 @@ def make_receipt(owner, *, outcome="wrote", source="upload", days_ago=0, **field
 
 
 @pytest.fixture
-def owner_client(client, owner):
+def owner_client(client: Client, owner: User) -> Client:
     client.force_login(owner)
     return client
 
 
 @pytest.fixture
-def other_client(client, other_user):
+def other_client(client: Client, other_user: User) -> Client:
     client.force_login(other_user)
     return client
 
 
-def test_anonymous_visitors_are_sent_to_login(client, owner):
+def test_anonymous_visitors_are_sent_to_login(client: Client, owner: User) -> None:
     receipt = make_receipt(owner)
     for path in [SAVES, reverse("receipts:detail", args=[receipt.pk])]:
         response = client.get(path)
         assert response.status_code == 302 and response["Location"].startswith("/login/")
 
 
-def test_another_users_receipts_are_404_and_never_listed(other_client, owner):
+def test_another_users_receipts_are_404_and_never_listed(other_client: Client, owner: User) -> None:
     receipt = make_receipt(owner, summary="my secret save")
     assert other_client.get(reverse("receipts:detail", args=[receipt.pk])).status_code == 404
     html = other_client.get(SAVES).content.decode()
     assert "my secret save" not in html and "No saves yet" in html
 
 
-def test_rows_newest_first_with_summary_counts_and_plan(owner_client, owner):
+def test_rows_newest_first_with_summary_counts_and_plan(owner_client: Client, owner: User) -> None:
     node = make_node(owner=owner, label="Atlas", category="project")
     make_receipt(owner, summary="older one", days_ago=2)
     make_receipt(
@@ -82,14 +88,14 @@ def test_rows_newest_first_with_summary_counts_and_plan(owner_client, owner):
         ("outcome=wrote&source=upload", "wrote via upload", "llm_failed via api"),
     ],
 )
-def test_filters(owner_client, owner, query, shown, hidden):
+def test_filters(owner_client: Client, owner: User, query: Any, shown: Any, hidden: Any) -> None:
     make_receipt(owner, outcome="wrote", source="upload")
     make_receipt(owner, outcome="llm_failed", source="api")
     html = owner_client.get(f"{SAVES}?{query}").content.decode()
     assert shown in html and hidden not in html
 
 
-def test_date_range_filter(owner_client, owner):
+def test_date_range_filter(owner_client: Client, owner: User) -> None:
     make_receipt(owner, summary="ten days ago", days_ago=10)
     make_receipt(owner, summary="today")
     start = (timezone.localdate() - timedelta(days=11)).isoformat()
@@ -98,7 +104,7 @@ def test_date_range_filter(owner_client, owner):
     assert "ten days ago" in html and ">today<" not in html
 
 
-def test_filtered_with_no_match_says_so(owner_client, owner):
+def test_filtered_with_no_match_says_so(owner_client: Client, owner: User) -> None:
     make_receipt(owner)
     html = owner_client.get(f"{SAVES}?outcome=duplicate").content.decode()
     assert "No saves match this filter" in html
@@ -114,21 +120,23 @@ def test_filtered_with_no_match_says_so(owner_client, owner):
         "start=2026-05-02&end=2026-05-01",
     ],
 )
-def test_bad_filter_values_are_a_400_page(owner_client, owner, query):
+def test_bad_filter_values_are_a_400_page(owner_client: Client, owner: User, query: Any) -> None:
     make_receipt(owner)
     response = owner_client.get(f"{SAVES}?{query}")
     assert response.status_code == 400
     assert "That filter can’t be read" in response.content.decode()
 
 
-def test_htmx_filter_returns_the_results_region(owner_client, owner):
+def test_htmx_filter_returns_the_results_region(owner_client: Client, owner: User) -> None:
     make_receipt(owner)
     html = owner_client.get(f"{SAVES}?outcome=wrote", **HX).content.decode()
     assert html.lstrip().startswith('<section id="saves-results"')
     assert "<html" not in html
 
 
-def test_saves_query_count_does_not_grow_with_rows(owner_client, owner, django_assert_num_queries):
+def test_saves_query_count_does_not_grow_with_rows(
+    owner_client: Client, owner: User, django_assert_num_queries: DjangoAssertNumQueries
+) -> None:
     make_receipt(owner)
     # session, user, count, page, chart, pending badge
     with django_assert_num_queries(6):
@@ -139,7 +147,7 @@ def test_saves_query_count_does_not_grow_with_rows(owner_client, owner, django_a
         owner_client.get(SAVES)
 
 
-def test_receipt_detail_links_what_it_wrote(owner_client, owner):
+def test_receipt_detail_links_what_it_wrote(owner_client: Client, owner: User) -> None:
     receipt = make_receipt(owner, summary="wrote Atlas")
     node = make_node(owner=owner, label="Atlas", category="project", created_receipt=receipt)
     html = owner_client.get(reverse("receipts:detail", args=[receipt.pk])).content.decode()
@@ -147,7 +155,7 @@ def test_receipt_detail_links_what_it_wrote(owner_client, owner):
     assert 'id="receipt-actions"' in html
 
 
-def test_chart_stacks_days_by_outcome():
+def test_chart_stacks_days_by_outcome() -> None:
     today = timezone.localdate()
     chart = stacked_chart(
         {today: {"wrote": 3, "llm_failed": 1}, today - timedelta(days=1): {"duplicate": 2}},
@@ -163,19 +171,19 @@ def test_chart_stacks_days_by_outcome():
     assert last_day[0].h == pytest.approx(3 * last_day[1].h)
 
 
-def test_chart_of_a_quiet_system_is_empty_not_broken():
+def test_chart_of_a_quiet_system_is_empty_not_broken() -> None:
     today = timezone.localdate()
     chart = stacked_chart({}, today - timedelta(days=29), today)
     assert chart.total == 0 and chart.rects == () and chart.legend == ()
 
 
-def test_an_upload_row_names_its_file(owner_client, owner):
+def test_an_upload_row_names_its_file(owner_client: Client, owner: User) -> None:
     make_receipt(owner, source="upload", subject="monday-chat.txt", summary="2 candidates")
     html = owner_client.get(SAVES).content.decode()
     assert '<span class="file">monday-chat.txt</span>: 2 candidates' in html
 
 
-def test_no_write_and_duplicate_have_distinct_chart_colours():
+def test_no_write_and_duplicate_have_distinct_chart_colours() -> None:
     import re
     from pathlib import Path
 
@@ -183,10 +191,12 @@ def test_no_write_and_duplicate_have_distinct_chart_colours():
 
     css = (Path(settings.BASE_DIR) / "static" / "css" / "ume.css").read_text()
 
-    def fill(outcome):
-        return re.search(rf"\.o-{outcome} {{ fill: (#[0-9a-f]{{6}})", css).group(1)
+    def fill(outcome: Any) -> Any:
+        found = re.search(rf"\.o-{outcome} {{ fill: (#[0-9a-f]{{6}})", css)
+        assert found is not None
+        return found.group(1)
 
-    def rgb(colour):
+    def rgb(colour: Any) -> Any:
         return [int(colour[i : i + 2], 16) for i in (1, 3, 5)]
 
     a, b = rgb(fill("meaningful_no_write")), rgb(fill("duplicate"))

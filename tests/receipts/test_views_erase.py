@@ -3,7 +3,11 @@ another user and an anonymous visitor each get what they should."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
+from django.contrib.auth.models import User
+from django.test import Client
 from django.urls import reverse
 
 from memory.models import Candidate, MemoryRule, Node, Suppression
@@ -21,12 +25,14 @@ DOC = [
 
 
 @pytest.fixture
-def receipt(owner):
+def receipt(owner: User) -> Any:
     MemoryRule.objects.create(owner=owner, capture_default="auto")
     return ingest_proposals(owner=owner, objects=DOC, name="chat.json", source="upload")
 
 
-def test_the_receipt_page_offers_undo_and_the_confirm_page_lists_what_goes(client, owner, receipt):
+def test_the_receipt_page_offers_undo_and_the_confirm_page_lists_what_goes(
+    client: Client, owner: User, receipt: Any
+) -> None:
     client.force_login(owner)
 
     detail = client.get(reverse("receipts:detail", args=[receipt.pk]))
@@ -40,7 +46,9 @@ def test_the_receipt_page_offers_undo_and_the_confirm_page_lists_what_goes(clien
     assert Node.objects.filter(label="Atlas").exists()  # asking is not doing
 
 
-def test_posting_the_undo_deletes_and_redirects_to_the_undo_receipt(client, owner, receipt):
+def test_posting_the_undo_deletes_and_redirects_to_the_undo_receipt(
+    client: Client, owner: User, receipt: Any
+) -> None:
     client.force_login(owner)
 
     response = client.post(reverse("receipts:undo", args=[receipt.pk]), {"suppress": "on"})
@@ -58,7 +66,9 @@ def test_posting_the_undo_deletes_and_redirects_to_the_undo_receipt(client, owne
     assert reverse("receipts:undo-confirm", args=[receipt.pk]) not in again
 
 
-def test_an_unchecked_box_undoes_without_suppressing(client, owner, receipt):
+def test_an_unchecked_box_undoes_without_suppressing(
+    client: Client, owner: User, receipt: Any
+) -> None:
     client.force_login(owner)
 
     client.post(reverse("receipts:undo", args=[receipt.pk]), {})
@@ -67,7 +77,7 @@ def test_an_unchecked_box_undoes_without_suppressing(client, owner, receipt):
     assert not Suppression.objects.exists()
 
 
-def test_a_refused_undo_says_why(client, owner, receipt):
+def test_a_refused_undo_says_why(client: Client, owner: User, receipt: Any) -> None:
     client.force_login(owner)
     client.post(reverse("receipts:undo", args=[receipt.pk]), {})
 
@@ -78,7 +88,9 @@ def test_a_refused_undo_says_why(client, owner, receipt):
     assert "already undone" in confirm.content.decode()
 
 
-def test_another_user_and_a_visitor_cannot_undo(client, other_user, receipt):
+def test_another_user_and_a_visitor_cannot_undo(
+    client: Client, other_user: User, receipt: Any
+) -> None:
     url = reverse("receipts:undo", args=[receipt.pk])
     anonymous = client.post(url, {})
     client.force_login(other_user)
@@ -90,12 +102,14 @@ def test_another_user_and_a_visitor_cannot_undo(client, other_user, receipt):
     assert Node.objects.filter(label="Atlas").exists()
 
 
-def test_undo_is_post_only(client, owner, receipt):
+def test_undo_is_post_only(client: Client, owner: User, receipt: Any) -> None:
     client.force_login(owner)
     assert client.get(reverse("receipts:undo", args=[receipt.pk])).status_code == 405
 
 
-def test_delete_all_needs_the_typed_word(client, owner, other_user, receipt):
+def test_delete_all_needs_the_typed_word(
+    client: Client, owner: User, other_user: User, receipt: Any
+) -> None:
     make_node(owner=other_user, label="Theirs")
     client.force_login(owner)
     url = reverse("receipts:delete-all")
@@ -110,8 +124,8 @@ def test_delete_all_needs_the_typed_word(client, owner, other_user, receipt):
 
 
 def test_delete_all_deletes_mine_only_and_keeps_suppressions_when_asked(
-    client, owner, other_user, receipt
-):
+    client: Client, owner: User, other_user: User, receipt: Any
+) -> None:
     make_node(owner=other_user, label="Theirs")
     make_suppression(owner=owner, label="Golf")
     client.force_login(owner)
@@ -129,7 +143,9 @@ def test_delete_all_deletes_mine_only_and_keeps_suppressions_when_asked(
     assert left.detail["action"] == "erase_all" and left.source == "review"
 
 
-def test_delete_all_without_the_box_drops_suppressions_too(client, owner, receipt):
+def test_delete_all_without_the_box_drops_suppressions_too(
+    client: Client, owner: User, receipt: Any
+) -> None:
     make_suppression(owner=owner, label="Golf")
     client.force_login(owner)
 
@@ -138,16 +154,19 @@ def test_delete_all_without_the_box_drops_suppressions_too(client, owner, receip
     assert not Suppression.objects.filter(owner=owner).exists()
 
 
-def test_a_visitor_cannot_delete_all(client, owner, receipt):
+def test_a_visitor_cannot_delete_all(client: Client, owner: User, receipt: Any) -> None:
     response = client.post(reverse("receipts:delete-all"), {"confirm": "DELETE"})
 
     assert response.status_code == 302 and "/login/" in response["Location"]
     assert Node.objects.filter(owner=owner).exists()
 
 
-def test_cleanup_undo_and_delete_all_receipts_render(client, owner, receipt):
+def test_cleanup_undo_and_delete_all_receipts_render(
+    client: Client, owner: User, receipt: Any
+) -> None:
     make_node(owner=owner, label="that thing", category="other")
     [report] = cleanup_run(user=owner)
+    assert report.receipt is not None
     client.force_login(owner)
 
     cleanup_page = client.get(reverse("receipts:detail", args=[report.receipt.pk]))
@@ -162,7 +181,9 @@ def test_cleanup_undo_and_delete_all_receipts_render(client, owner, receipt):
     assert "Delete everything this ingest wrote" not in erase_page.content.decode()
 
 
-def test_the_confirm_page_does_not_call_a_suppressed_guess_waiting(client, owner, receipt):
+def test_the_confirm_page_does_not_call_a_suppressed_guess_waiting(
+    client: Client, owner: User, receipt: Any
+) -> None:
     from memory.services.review import candidate_reject
 
     candidate_reject(candidate=Candidate.objects.get(label_guess="Chess"), by=owner, suppress=True)
@@ -172,7 +193,7 @@ def test_the_confirm_page_does_not_call_a_suppressed_guess_waiting(client, owner
     assert "1 guess you already turned down: Chess (suppressed)" in page
 
 
-def test_undo_puts_last_seen_back_to_the_mention_before(owner, receipt):
+def test_undo_puts_last_seen_back_to_the_mention_before(owner: User, receipt: Any) -> None:
     from datetime import timedelta
 
     from django.utils import timezone

@@ -3,7 +3,11 @@ numbered), unusual words are explained where they first appear, one date style."
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
+from django.contrib.auth.models import User
+from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
@@ -14,11 +18,11 @@ from tests.factories import make_candidate, make_node
 pytestmark = pytest.mark.django_db
 
 
-def receipt_page(client, receipt):
+def receipt_page(client: Any, receipt: Any) -> Any:
     return client.get(reverse("receipts:detail", args=[receipt.pk])).content.decode()
 
 
-def test_counts_agree_with_their_numbers(client, owner):
+def test_counts_agree_with_their_numbers(client: Client, owner: User) -> None:
     client.force_login(owner)
     one = Receipt.objects.create(
         owner=owner, source="upload", outcome="wrote", counts={"slices": 1, "nodes": 1}
@@ -32,7 +36,7 @@ def test_counts_agree_with_their_numbers(client, owner):
     assert "<strong>3</strong> new memories<" in receipt_page(client, many)
 
 
-def test_a_state_change_names_the_memory(client, owner):
+def test_a_state_change_names_the_memory(client: Client, owner: User) -> None:
     client.force_login(owner)
     atlas = make_node(owner=owner, label="Atlas", category="project")
     receipt = ingest_proposals(
@@ -48,7 +52,7 @@ def test_a_state_change_names_the_memory(client, owner):
     assert f"#{atlas.pk}<" not in html
 
 
-def test_held_is_explained_on_the_receipt(client, owner):
+def test_held_is_explained_on_the_receipt(client: Client, owner: User) -> None:
     client.force_login(owner)
     receipt = Receipt.objects.create(
         owner=owner, source="upload", outcome="wrote", counts={"candidates": 1, "held": 2}
@@ -58,7 +62,9 @@ def test_held_is_explained_on_the_receipt(client, owner):
     assert "Held: facts and events about a guess still waiting for review" in html
 
 
-def test_categories_are_capitalised_and_confidence_is_a_labelled_bar(client, owner):
+def test_categories_are_capitalised_and_confidence_is_a_labelled_bar(
+    client: Client, owner: User
+) -> None:
     client.force_login(owner)
     make_candidate(owner=owner, label="Piano", category_guess="life_event", confidence=0.85)
     html = client.get(reverse("review:queue")).content.decode()
@@ -67,7 +73,7 @@ def test_categories_are_capitalised_and_confidence_is_a_labelled_bar(client, own
     assert '<meter id="conf-' in html and 'value="0.85"' in html and "85%" in html
 
 
-def test_the_card_dates_use_the_one_date_style(client, owner):
+def test_the_card_dates_use_the_one_date_style(client: Client, owner: User) -> None:
     client.force_login(owner)
     candidate = make_candidate(owner=owner, label="Piano")
     html = client.get(reverse("review:queue")).content.decode()
@@ -75,7 +81,7 @@ def test_the_card_dates_use_the_one_date_style(client, owner):
     assert f"{seen:%-d %b %Y, %H:%M}</time>" in html and " ago<" not in html
 
 
-def test_an_undo_summary_agrees_with_its_numbers(owner):
+def test_an_undo_summary_agrees_with_its_numbers(owner: User) -> None:
     from memory.models import MemoryRule
     from memory.services.erase import receipt_undo
 
@@ -87,7 +93,7 @@ def test_an_undo_summary_agrees_with_its_numbers(owner):
     assert "1 label suppressed" in undo.summary and "(s)" not in undo.summary
 
 
-def test_held_has_a_tooltip_in_the_saves_list(client, owner):
+def test_held_has_a_tooltip_in_the_saves_list(client: Client, owner: User) -> None:
     client.force_login(owner)
     Receipt.objects.create(
         owner=owner, source="upload", outcome="wrote", counts={"candidates": 1, "held": 2}

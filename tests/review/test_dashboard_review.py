@@ -4,10 +4,14 @@ broke their own target, and query counts pinned on the pages that had none."""
 from __future__ import annotations
 
 from datetime import timedelta
+from typing import Any
 
 import pytest
+from django.contrib.auth.models import User
+from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
+from pytest_django import DjangoAssertNumQueries
 
 from memory.models import Candidate
 from receipts.models import Receipt
@@ -20,7 +24,7 @@ SAVES = reverse("receipts:list")
 HUGE = "9" * 25  # far past any integer column
 
 
-def make_receipt(owner, **fields):
+def make_receipt(owner: Any, **fields: Any) -> Any:
     fields.setdefault("summary", "wrote Atlas")
     return Receipt.objects.create(owner=owner, outcome="wrote", source="upload", **fields)
 
@@ -37,7 +41,9 @@ def make_receipt(owner, **fields):
         "start=0001-01-01&end=0001-01-02",
     ],
 )
-def test_saves_dates_at_the_edge_of_the_calendar_are_a_400_not_a_crash(owner_client, owner, query):
+def test_saves_dates_at_the_edge_of_the_calendar_are_a_400_not_a_crash(
+    owner_client: Client, owner: User, query: Any
+) -> None:
     make_receipt(owner)
     for headers in ({}, HX):
         response = owner_client.get(f"{SAVES}?{query}", **headers)
@@ -45,7 +51,9 @@ def test_saves_dates_at_the_edge_of_the_calendar_are_a_400_not_a_crash(owner_cli
         assert "That filter can’t be read" in response.content.decode()
 
 
-def test_saves_from_a_future_day_without_an_end_is_an_empty_chart_not_a_crash(owner_client, owner):
+def test_saves_from_a_future_day_without_an_end_is_an_empty_chart_not_a_crash(
+    owner_client: Client, owner: User
+) -> None:
     make_receipt(owner)
     tomorrow = (timezone.localdate() + timedelta(days=1)).isoformat()
     response = owner_client.get(f"{SAVES}?start={tomorrow}")
@@ -64,7 +72,9 @@ def test_saves_from_a_future_day_without_an_end_is_an_empty_chart_not_a_crash(ow
         (reverse("memory:nodes") + "?category=nope", "node-results"),
     ],
 )
-def test_a_bad_htmx_filter_swaps_its_region_with_the_error(owner_client, owner, path, region):
+def test_a_bad_htmx_filter_swaps_its_region_with_the_error(
+    owner_client: Client, owner: User, path: Any, region: Any
+) -> None:
     response = owner_client.get(path, **HX)
     html = response.content.decode()
     assert response.status_code == 400
@@ -79,7 +89,9 @@ def test_a_bad_htmx_filter_swaps_its_region_with_the_error(owner_client, owner, 
 # --- bulk and merge: ids past any integer column --------------------------------------------------
 
 
-def test_bulk_with_an_id_past_the_integer_column_is_refused_not_a_crash(owner_client, piano):
+def test_bulk_with_an_id_past_the_integer_column_is_refused_not_a_crash(
+    owner_client: Client, piano: Candidate
+) -> None:
     data = {"ids": [HUGE, str(piano.pk)], "action": "reject"}
     response = owner_client.post(reverse("review:bulk"), data, follow=True)
     assert response.status_code == 200
@@ -88,7 +100,9 @@ def test_bulk_with_an_id_past_the_integer_column_is_refused_not_a_crash(owner_cl
 
 
 @pytest.mark.parametrize("headers", [{}, HX])
-def test_merge_into_an_id_past_the_integer_column_is_not_a_crash(owner_client, piano, headers):
+def test_merge_into_an_id_past_the_integer_column_is_not_a_crash(
+    owner_client: Client, piano: Candidate, headers: Any
+) -> None:
     path = reverse("review:candidate-merge", args=[piano.pk])
     response = owner_client.post(path, {"node": HUGE, "add_alias": "1"}, **headers)
     assert response.status_code in (302, 404, 409)
@@ -98,7 +112,7 @@ def test_merge_into_an_id_past_the_integer_column_is_not_a_crash(owner_client, p
 # --- query counts on the pages that had none ----------------------------------------------------
 
 
-def _grow_suppressions(owner, n):
+def _grow_suppressions(owner: Any, n: Any) -> None:
     now = timezone.now()
     for i in range(n):
         make_suppression(owner=owner, label=f"Sup {i} {now.timestamp()}", hit_count=i)
@@ -110,7 +124,7 @@ def _grow_suppressions(owner, n):
         )
 
 
-def _grow_graph(owner, n):
+def _grow_graph(owner: Any, n: Any) -> None:
     hub = make_node(owner=owner, label=f"Hub {timezone.now().timestamp()}", category="project")
     for i in range(n):
         node = make_node(
@@ -119,7 +133,7 @@ def _grow_graph(owner, n):
         make_edge(from_node=hub, to_node=node)
 
 
-def _grow_queue(owner, n):
+def _grow_queue(owner: Any, n: Any) -> None:
     from memory.models import Evidence, Transcript
 
     for i in range(n):
@@ -131,7 +145,7 @@ def _grow_queue(owner, n):
         Evidence.objects.create(owner=owner, candidate=c, quote=f"quote {i}", transcript=transcript)
 
 
-def _grow_saves(owner, n):
+def _grow_saves(owner: Any, n: Any) -> None:
     for i in range(n):
         Receipt.objects.create(
             owner=owner,
@@ -161,8 +175,13 @@ def _grow_saves(owner, n):
     ],
 )
 def test_list_pages_query_count_does_not_grow(
-    owner_client, owner, django_assert_num_queries, path, grow, queries
-):
+    owner_client: Client,
+    owner: User,
+    django_assert_num_queries: DjangoAssertNumQueries,
+    path: Any,
+    grow: Any,
+    queries: Any,
+) -> None:
     grow(owner, 1)
     with django_assert_num_queries(queries):
         assert owner_client.get(path).status_code == 200
@@ -171,7 +190,9 @@ def test_list_pages_query_count_does_not_grow(
         assert owner_client.get(path).status_code == 200
 
 
-def test_merge_picker_query_count_does_not_grow(owner_client, owner, django_assert_num_queries):
+def test_merge_picker_query_count_does_not_grow(
+    owner_client: Client, owner: User, django_assert_num_queries: DjangoAssertNumQueries
+) -> None:
     candidate = make_candidate(owner=owner, label="Leaf")
     path = reverse("review:candidate-merge-pick", args=[candidate.pk]) + "?q=leaf"
     _grow_graph(owner, 1)

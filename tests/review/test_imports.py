@@ -5,8 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from django.contrib.auth.models import User
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.test import Client
 from django.urls import reverse
+from pytest_django import DjangoAssertNumQueries, Settings
 
 from memory.models import ChatImport, Transcript
 from memory.services.ingest import ingest_pending
@@ -27,7 +30,7 @@ def progress_url(row: ChatImport) -> str:
     return reverse("review:import-progress", args=[row.pk])
 
 
-def test_a_small_export_is_processed_at_once(owner_client, owner):
+def test_a_small_export_is_processed_at_once(owner_client: Client, owner: User) -> None:
     response = owner_client.post(UPLOAD, {"transcripts": [export("claude_conversations.json")]})
     html = response.content.decode()
     assert response.status_code == 200
@@ -44,7 +47,9 @@ def test_a_small_export_is_processed_at_once(owner_client, owner):
     assert 'hx-trigger="every 2s"' not in html
 
 
-def test_a_large_export_waits_for_the_workers_and_its_progress_polls(owner_client, owner, settings):
+def test_a_large_export_waits_for_the_workers_and_its_progress_polls(
+    owner_client: Client, owner: User, settings: Settings
+) -> None:
     settings.UME_INLINE_UPLOAD_BYTES = 100
     response = owner_client.post(UPLOAD, {"transcripts": [export("chatgpt_conversations.json")]})
     html = response.content.decode()
@@ -65,8 +70,8 @@ def test_a_large_export_waits_for_the_workers_and_its_progress_polls(owner_clien
 
 
 def test_the_progress_page_works_without_htmx_and_only_for_its_owner(
-    client, owner, other_user, owner_client
-):
+    client: Client, owner: User, other_user: User, owner_client: Client
+) -> None:
     owner_client.post(UPLOAD, {"transcripts": [export("greyhound.jsonl", "greyhound.jsonl")]})
     row = ChatImport.objects.get(owner=owner)
     page = owner_client.get(progress_url(row))
@@ -78,8 +83,8 @@ def test_the_progress_page_works_without_htmx_and_only_for_its_owner(
 
 
 def test_the_progress_partial_reads_a_constant_number_of_queries(
-    owner_client, owner, django_assert_num_queries
-):
+    owner_client: Client, owner: User, django_assert_num_queries: DjangoAssertNumQueries
+) -> None:
     owner_client.post(UPLOAD, {"transcripts": [export("claude_conversations.json")]})
     row = ChatImport.objects.get(owner=owner)
     # session, user, the nav's pending count, the import with its counts
@@ -87,7 +92,9 @@ def test_the_progress_partial_reads_a_constant_number_of_queries(
         owner_client.get(progress_url(row), **HX)
 
 
-def test_reuploading_an_export_is_a_duplicate_and_stores_nothing(owner_client, owner):
+def test_reuploading_an_export_is_a_duplicate_and_stores_nothing(
+    owner_client: Client, owner: User
+) -> None:
     owner_client.post(UPLOAD, {"transcripts": [export("claude_conversations.json")]})
     before = Transcript.objects.count()
     html = owner_client.post(
@@ -99,7 +106,9 @@ def test_reuploading_an_export_is_a_duplicate_and_stores_nothing(owner_client, o
 
 
 @pytest.mark.django_db(transaction=True)
-def test_the_upload_page_takes_an_export_larger_than_other_requests(live_asgi_url, owner, settings):
+def test_the_upload_page_takes_an_export_larger_than_other_requests(
+    live_asgi_url: str, owner: User, settings: Settings
+) -> None:
     """Through the real ASGI router and its body guard, not just the view."""
     import re
 
@@ -114,7 +123,9 @@ def test_the_upload_page_takes_an_export_larger_than_other_requests(live_asgi_ur
     cookies = {"sessionid": browser_login.cookies["sessionid"].value}
     with httpx.Client(base_url=live_asgi_url, cookies=cookies) as browser:
         page = browser.get("/review/uploads/")
-        csrf = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page.text).group(1)
+        found = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page.text)
+        assert found is not None
+        csrf = found.group(1)
         response = browser.post(
             "/review/uploads/new/",
             data={"csrfmiddlewaretoken": csrf},

@@ -4,10 +4,14 @@ with HTMX (the card swaps) and without (a redirect with a message)."""
 from __future__ import annotations
 
 from datetime import timedelta
+from typing import Any
 
 import pytest
+from django.contrib.auth.models import User
+from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
+from pytest_django import DjangoAssertNumQueries
 
 from memory.models import Alias, Candidate, Evidence, Node, Suppression, Transcript
 from receipts.models import Receipt
@@ -17,7 +21,7 @@ from tests.review.conftest import HX
 pytestmark = pytest.mark.django_db
 
 
-def url(name, *args):
+def url(name: Any, *args: Any) -> Any:
     return reverse(f"review:{name}", args=args)
 
 
@@ -27,7 +31,7 @@ PROMOTE = {"label": "Piano", "category": "skill", "state": "active"}
 # --- who may see what ------------------------------------------------------------------------
 
 
-def candidate_posts(candidate_id, node_id):
+def candidate_posts(candidate_id: Any, node_id: Any) -> Any:
     return [
         (url("candidate-promote", candidate_id), PROMOTE),
         (url("candidate-reject", candidate_id), {}),
@@ -37,7 +41,9 @@ def candidate_posts(candidate_id, node_id):
     ]
 
 
-def test_anonymous_visitors_are_sent_to_login(client, piano, boxing):
+def test_anonymous_visitors_are_sent_to_login(
+    client: Client, piano: Candidate, boxing: Node
+) -> None:
     gets = [
         url("queue"),
         url("candidate", piano.pk),
@@ -53,12 +59,14 @@ def test_anonymous_visitors_are_sent_to_login(client, piano, boxing):
     assert Candidate.objects.get(pk=piano.pk).status == "pending"
 
 
-def test_home_redirects_to_the_queue(owner_client):
+def test_home_redirects_to_the_queue(owner_client: Client) -> None:
     response = owner_client.get("/")
     assert response.status_code == 302 and response["Location"] == url("queue")
 
 
-def test_another_users_candidates_are_404_and_never_change(other_client, piano, boxing):
+def test_another_users_candidates_are_404_and_never_change(
+    other_client: Client, piano: Candidate, boxing: Node
+) -> None:
     for path in [url("candidate", piano.pk), url("candidate-merge-pick", piano.pk)]:
         assert other_client.get(path).status_code == 404
         assert other_client.get(path, **HX).status_code == 404
@@ -70,14 +78,16 @@ def test_another_users_candidates_are_404_and_never_change(other_client, piano, 
     assert not Receipt.objects.exists()
 
 
-def test_another_users_queue_does_not_show_mine(other_client, piano):
+def test_another_users_queue_does_not_show_mine(other_client: Client, piano: Candidate) -> None:
     response = other_client.get(url("queue"))
     assert response.status_code == 200
     assert b"Piano" not in response.content
     assert b"Nothing to review" in response.content
 
 
-def test_merging_into_another_users_node_is_404(owner_client, piano, other_user):
+def test_merging_into_another_users_node_is_404(
+    owner_client: Client, piano: Candidate, other_user: User
+) -> None:
     theirs = make_node(owner=other_user, label="Theirs")
     response = owner_client.post(url("candidate-merge", piano.pk), {"node": theirs.pk}, **HX)
     assert response.status_code == 404
@@ -85,7 +95,7 @@ def test_merging_into_another_users_node_is_404(owner_client, piano, other_user)
     assert piano.status == "pending"
 
 
-def test_bulk_ignores_another_users_ids(other_client, piano):
+def test_bulk_ignores_another_users_ids(other_client: Client, piano: Candidate) -> None:
     response = other_client.post(url("bulk"), {"ids": [piano.pk], "action": "reject"})
     assert response.status_code == 302
     piano.refresh_from_db()
@@ -95,7 +105,9 @@ def test_bulk_ignores_another_users_ids(other_client, piano):
 # --- the queue page --------------------------------------------------------------------------
 
 
-def test_queue_shows_a_card_with_everything_to_decide(owner_client, piano, boxing):
+def test_queue_shows_a_card_with_everything_to_decide(
+    owner_client: Client, piano: Candidate, boxing: Node
+) -> None:
     response = owner_client.get(url("queue"))
     html = response.content.decode()
     assert response.status_code == 200
@@ -108,14 +120,14 @@ def test_queue_shows_a_card_with_everything_to_decide(owner_client, piano, boxin
     assert "<html" in html
 
 
-def test_queue_htmx_returns_only_the_queue_region(owner_client, piano):
+def test_queue_htmx_returns_only_the_queue_region(owner_client: Client, piano: Candidate) -> None:
     response = owner_client.get(url("queue"), **HX)
     html = response.content.decode()
     assert html.lstrip().startswith('<section id="queue"')
     assert "<html" not in html
 
 
-def test_queue_is_newest_activity_first_and_paginated(owner_client, owner):
+def test_queue_is_newest_activity_first_and_paginated(owner_client: Client, owner: User) -> None:
     now = timezone.now()
     for i in range(25):
         make_candidate(owner=owner, label=f"Guess {i:02d}", last_seen_at=now - timedelta(hours=i))
@@ -126,20 +138,23 @@ def test_queue_is_newest_activity_first_and_paginated(owner_client, owner):
     assert "Guess 24" in second and "Guess 00" not in second
 
 
-def test_empty_queue_says_what_to_do_next(owner_client):
+def test_empty_queue_says_what_to_do_next(owner_client: Client) -> None:
     html = owner_client.get(url("queue")).content.decode()
     assert "Nothing to review" in html and reverse("review:uploads") in html
 
 
-def _queue_queries(client, django_assert_num_queries, expected):
+def _queue_queries(client: Any, django_assert_num_queries: Any, expected: Any) -> None:
     with django_assert_num_queries(expected):
         assert client.get(url("queue")).status_code == 200
 
 
 def test_queue_query_count_does_not_grow_with_rows(
-    owner_client, owner, boxing, django_assert_num_queries
-):
-    def add(n):
+    owner_client: Client,
+    owner: User,
+    boxing: Node,
+    django_assert_num_queries: DjangoAssertNumQueries,
+) -> None:
+    def add(n: Any) -> None:
         for i in range(n):
             label = f"Guess {i} {Candidate.objects.count()}"
             c = make_candidate(owner=owner, label=label, possible_existing_node=boxing)
@@ -156,14 +171,18 @@ def test_queue_query_count_does_not_grow_with_rows(
     _queue_queries(owner_client, django_assert_num_queries, 7)
     add(12)
     _queue_queries(owner_client, django_assert_num_queries, 7)
-    owner_client.post(url("candidate-reject", Candidate.objects.first().pk))
+    rejected = Candidate.objects.first()
+    assert rejected is not None
+    owner_client.post(url("candidate-reject", rejected.pk))
     _queue_queries(owner_client, django_assert_num_queries, 8)  # + the last decision (undo)
 
 
 # --- promote ---------------------------------------------------------------------------------
 
 
-def test_promote_with_an_edited_label_swaps_the_card(owner_client, piano):
+def test_promote_with_an_edited_label_swaps_the_card(
+    owner_client: Client, piano: Candidate
+) -> None:
     data = {"label": "Piano lessons", "category": "habit", "state": "paused", "keep_guess": "1"}
     response = owner_client.post(url("candidate-promote", piano.pk), data, **HX)
     html = response.content.decode()
@@ -179,21 +198,27 @@ def test_promote_with_an_edited_label_swaps_the_card(owner_client, piano):
     assert Alias.objects.filter(node=node, alias="Piano").exists()
 
 
-def test_a_renamed_promotion_without_the_checkbox_keeps_no_alias(owner_client, piano):
+def test_a_renamed_promotion_without_the_checkbox_keeps_no_alias(
+    owner_client: Client, piano: Candidate
+) -> None:
     data = {"label": "Piano lessons", "category": "habit", "state": "active"}
     assert 'name="keep_guess"' in owner_client.get(url("queue")).content.decode()
     owner_client.post(url("candidate-promote", piano.pk), data, **HX)
     assert not Alias.objects.filter(node__label="Piano lessons").exists()
 
 
-def test_promote_without_javascript_redirects_with_a_message(owner_client, piano):
+def test_promote_without_javascript_redirects_with_a_message(
+    owner_client: Client, piano: Candidate
+) -> None:
     response = owner_client.post(url("candidate-promote", piano.pk), PROMOTE, follow=True)
     assert response.redirect_chain == [(url("queue"), 302)]
     assert "Promoted “Piano”" in response.content.decode()
     assert "Undo" in response.content.decode()  # the undo bar for the last decision
 
 
-def test_promote_with_a_bad_form_keeps_the_card_and_says_why(owner_client, piano):
+def test_promote_with_a_bad_form_keeps_the_card_and_says_why(
+    owner_client: Client, piano: Candidate
+) -> None:
     data = {"label": "Piano", "category": "nonsense", "state": "active"}
     response = owner_client.post(url("candidate-promote", piano.pk), data, **HX)
     assert response.status_code == 409
@@ -204,7 +229,9 @@ def test_promote_with_a_bad_form_keeps_the_card_and_says_why(owner_client, piano
     assert piano.status == "pending"
 
 
-def test_promote_a_suppressed_label_is_refused_with_a_message(owner_client, owner, piano):
+def test_promote_a_suppressed_label_is_refused_with_a_message(
+    owner_client: Client, owner: User, piano: Candidate
+) -> None:
     Suppression.objects.create(
         owner=owner, kind="node", canonical_key="piano", label="Piano", reason="manual"
     )
@@ -225,7 +252,9 @@ def test_promote_a_suppressed_label_is_refused_with_a_message(owner_client, owne
         ("candidate-suppress", {"until": "month"}),
     ],
 )
-def test_a_double_submit_writes_once_and_says_so(owner_client, piano, name, data):
+def test_a_double_submit_writes_once_and_says_so(
+    owner_client: Client, piano: Candidate, name: Any, data: Any
+) -> None:
     first = owner_client.post(url(name, piano.pk), data, **HX)
     assert first.status_code == 200
     writes = (
@@ -247,7 +276,9 @@ def test_a_double_submit_writes_once_and_says_so(owner_client, piano, name, data
     assert after == writes
 
 
-def test_acting_on_a_candidate_decided_in_another_tab(owner_client, owner, piano, boxing):
+def test_acting_on_a_candidate_decided_in_another_tab(
+    owner_client: Client, owner: User, piano: Candidate, boxing: Node
+) -> None:
     piano.status = "rejected"
     piano.save(update_fields=["status"])
     response = owner_client.post(
@@ -262,7 +293,7 @@ def test_acting_on_a_candidate_decided_in_another_tab(owner_client, owner, piano
 # --- reject, suppress ------------------------------------------------------------------------
 
 
-def test_reject_writes_no_suppression(owner_client, piano):
+def test_reject_writes_no_suppression(owner_client: Client, piano: Candidate) -> None:
     response = owner_client.post(url("candidate-reject", piano.pk), **HX)
     assert response.status_code == 200 and "Rejected “Piano”" in response.content.decode()
     piano.refresh_from_db()
@@ -270,7 +301,7 @@ def test_reject_writes_no_suppression(owner_client, piano):
     assert not Suppression.objects.exists()
 
 
-def test_reject_and_forget_from_the_reject_form(owner_client, piano):
+def test_reject_and_forget_from_the_reject_form(owner_client: Client, piano: Candidate) -> None:
     page = owner_client.get(reverse("review:queue")).content.decode()
     assert 'name="forget" value="1"' in page and "Reject &amp; forget what was said" in page
     response = owner_client.post(url("candidate-reject", piano.pk), {"forget": "1"}, **HX)
@@ -288,7 +319,9 @@ def test_reject_and_forget_from_the_reject_form(owner_client, piano):
 
 
 @pytest.mark.parametrize("choice,days", [("week", 7), ("month", 30), ("forever", None)])
-def test_suppress_with_a_time_box(owner_client, piano, choice, days):
+def test_suppress_with_a_time_box(
+    owner_client: Client, piano: Candidate, choice: Any, days: Any
+) -> None:
     response = owner_client.post(url("candidate-suppress", piano.pk), {"until": choice})
     assert response.status_code == 302
     suppression = Suppression.objects.get()
@@ -296,13 +329,14 @@ def test_suppress_with_a_time_box(owner_client, piano, choice, days):
     if days is None:
         assert suppression.suppressed_until is None
     else:
+        assert suppression.suppressed_until is not None
         left = suppression.suppressed_until - timezone.now()
         assert timedelta(days=days - 1) < left <= timedelta(days=days)
     piano.refresh_from_db()
     assert piano.status == "suppressed"
 
 
-def test_suppress_with_a_bad_time_box_is_refused(owner_client, piano):
+def test_suppress_with_a_bad_time_box_is_refused(owner_client: Client, piano: Candidate) -> None:
     response = owner_client.post(url("candidate-suppress", piano.pk), {"until": "decade"}, **HX)
     assert response.status_code == 409
     assert not Suppression.objects.exists()
@@ -311,7 +345,9 @@ def test_suppress_with_a_bad_time_box_is_refused(owner_client, piano):
 # --- merge -----------------------------------------------------------------------------------
 
 
-def test_merge_picker_searches_as_you_type(owner_client, piano, boxing, owner):
+def test_merge_picker_searches_as_you_type(
+    owner_client: Client, piano: Candidate, boxing: Node, owner: User
+) -> None:
     make_node(owner=owner, label="Atlas", category="project")
     response = owner_client.get(url("candidate-merge-pick", piano.pk) + "?q=box", **HX)
     html = response.content.decode()
@@ -323,20 +359,26 @@ def test_merge_picker_searches_as_you_type(owner_client, piano, boxing, owner):
     assert "No memory matches" in nothing.content.decode()
 
 
-def test_merge_picker_is_a_page_of_its_own_without_javascript(owner_client, piano, boxing):
+def test_merge_picker_is_a_page_of_its_own_without_javascript(
+    owner_client: Client, piano: Candidate, boxing: Node
+) -> None:
     response = owner_client.get(url("candidate-merge-pick", piano.pk) + "?q=box")
     html = response.content.decode()
     assert "<html" in html and f'id="picker-{piano.pk}"' in html
     assert f'action="{url("candidate-merge", piano.pk)}"' in html
 
 
-def test_merge_picker_never_offers_another_users_nodes(owner_client, piano, other_user):
+def test_merge_picker_never_offers_another_users_nodes(
+    owner_client: Client, piano: Candidate, other_user: User
+) -> None:
     make_node(owner=other_user, label="Boxing club")
     html = owner_client.get(url("candidate-merge-pick", piano.pk) + "?q=club", **HX)
     assert "Boxing club" not in html.content.decode()
 
 
-def test_merge_keeps_the_label_as_an_alias(owner_client, piano, boxing):
+def test_merge_keeps_the_label_as_an_alias(
+    owner_client: Client, piano: Candidate, boxing: Node
+) -> None:
     data = {"node": boxing.pk, "add_alias": "1"}
     response = owner_client.post(url("candidate-merge", piano.pk), data, **HX)
     html = response.content.decode()
@@ -345,14 +387,16 @@ def test_merge_keeps_the_label_as_an_alias(owner_client, piano, boxing):
     assert boxing.evidence.filter(quote="I started piano lessons").exists()
 
 
-def test_merge_with_the_alias_unticked(owner_client, piano, boxing):
+def test_merge_with_the_alias_unticked(
+    owner_client: Client, piano: Candidate, boxing: Node
+) -> None:
     owner_client.post(url("candidate-merge", piano.pk), {"node": boxing.pk}, **HX)
     piano.refresh_from_db()
     assert piano.status == "merged"
     assert not Alias.objects.filter(alias="Piano").exists()
 
 
-def test_merge_without_a_node_says_pick_one(owner_client, piano):
+def test_merge_without_a_node_says_pick_one(owner_client: Client, piano: Candidate) -> None:
     response = owner_client.post(url("candidate-merge", piano.pk), {}, **HX)
     assert response.status_code == 409
     assert "Pick a memory to merge into" in response.content.decode()
@@ -361,7 +405,7 @@ def test_merge_without_a_node_says_pick_one(owner_client, piano):
 # --- undo ------------------------------------------------------------------------------------
 
 
-def test_undo_puts_the_card_back(owner_client, piano):
+def test_undo_puts_the_card_back(owner_client: Client, piano: Candidate) -> None:
     owner_client.post(url("candidate-promote", piano.pk), PROMOTE, **HX)
     response = owner_client.post(url("candidate-undo", piano.pk), **HX)
     html = response.content.decode()
@@ -373,14 +417,14 @@ def test_undo_puts_the_card_back(owner_client, piano):
     assert again.status_code == 409 and "no decision to undo" in again.content.decode()
 
 
-def test_undo_without_javascript(owner_client, piano):
+def test_undo_without_javascript(owner_client: Client, piano: Candidate) -> None:
     owner_client.post(url("candidate-suppress", piano.pk), {"until": "forever"})
     response = owner_client.post(url("candidate-undo", piano.pk), follow=True)
     assert "is back in the queue" in response.content.decode()
     assert not Suppression.objects.exists()
 
 
-def test_undo_too_late(owner_client, piano):
+def test_undo_too_late(owner_client: Client, piano: Candidate) -> None:
     owner_client.post(url("candidate-reject", piano.pk))
     Receipt.objects.update(created_at=timezone.now() - timedelta(hours=1))
     response = owner_client.post(url("candidate-undo", piano.pk), follow=True)
@@ -392,7 +436,7 @@ def test_undo_too_late(owner_client, piano):
 # --- bulk ------------------------------------------------------------------------------------
 
 
-def test_bulk_reject_and_bulk_suppress(owner_client, owner):
+def test_bulk_reject_and_bulk_suppress(owner_client: Client, owner: User) -> None:
     a, b, c = (make_candidate(owner=owner, label=x) for x in ("Alpha", "Beta", "Gamma"))
     response = owner_client.post(
         url("bulk"), {"ids": [a.pk, b.pk], "action": "reject"}, follow=True
@@ -407,7 +451,7 @@ def test_bulk_reject_and_bulk_suppress(owner_client, owner):
     assert list(Suppression.objects.values_list("canonical_key", flat=True)) == ["gamma"]
 
 
-def test_bulk_reject_offers_an_undo_that_puts_them_back(owner_client, owner):
+def test_bulk_reject_offers_an_undo_that_puts_them_back(owner_client: Client, owner: User) -> None:
     a, b = (make_candidate(owner=owner, label=x) for x in ("Alpha", "Beta"))
     page = owner_client.post(
         url("bulk"), {"ids": [a.pk, b.pk], "action": "suppress"}, follow=True
@@ -420,7 +464,9 @@ def test_bulk_reject_offers_an_undo_that_puts_them_back(owner_client, owner):
     assert url("bulk-undo") not in response.content.decode()
 
 
-def test_bulk_undo_ignores_another_users_ids(other_client, owner, piano):
+def test_bulk_undo_ignores_another_users_ids(
+    other_client: Client, owner: User, piano: Candidate
+) -> None:
     from memory.services.review import candidate_reject
 
     candidate_reject(candidate=piano, by=owner)
@@ -429,17 +475,19 @@ def test_bulk_undo_ignores_another_users_ids(other_client, owner, piano):
     assert piano.status == "rejected"
 
 
-def test_bulk_with_nothing_selected(owner_client):
+def test_bulk_with_nothing_selected(owner_client: Client) -> None:
     response = owner_client.post(url("bulk"), {"action": "reject"}, follow=True)
     assert "Select at least one card first." in response.content.decode()
 
 
-def test_get_is_not_allowed_on_actions(owner_client, piano):
+def test_get_is_not_allowed_on_actions(owner_client: Client, piano: Candidate) -> None:
     assert owner_client.get(url("candidate-reject", piano.pk)).status_code == 405
     assert owner_client.get(url("bulk")).status_code == 405
 
 
-def test_a_card_opened_directly_is_a_full_page_without_stray_swaps(owner_client, piano):
+def test_a_card_opened_directly_is_a_full_page_without_stray_swaps(
+    owner_client: Client, piano: Candidate
+) -> None:
     response = owner_client.get(url("candidate", piano.pk))
     html = response.content.decode()
     assert response.status_code == 200
@@ -450,7 +498,9 @@ def test_a_card_opened_directly_is_a_full_page_without_stray_swaps(owner_client,
     assert fragment.lstrip().startswith(f'<article id="candidate-{piano.pk}"')
 
 
-def test_a_decision_updates_the_queue_heading_count_out_of_band(owner_client, owner, piano):
+def test_a_decision_updates_the_queue_heading_count_out_of_band(
+    owner_client: Client, owner: User, piano: Candidate
+) -> None:
     make_candidate(owner=owner, label="Chess")
     page = owner_client.get(url("queue")).content.decode()
     assert '<span id="queue-count">2 pending</span>' in page
@@ -462,13 +512,15 @@ def test_a_decision_updates_the_queue_heading_count_out_of_band(owner_client, ow
 # --- filters and sort ------------------------------------------------------------------------
 
 
-def _queue_labels(html):
+def _queue_labels(html: Any) -> Any:
     import re
 
     return re.findall(r'<h2 id="label-\d+">([^<]+)</h2>', html)
 
 
-def test_the_queue_filters_by_category_and_sorts_by_confidence(owner_client, owner):
+def test_the_queue_filters_by_category_and_sorts_by_confidence(
+    owner_client: Client, owner: User
+) -> None:
     make_candidate(owner=owner, label="Piano", category_guess="skill", confidence=0.6)
     make_candidate(owner=owner, label="Chess", category_guess="skill", confidence=0.9)
     make_candidate(owner=owner, label="Lisbon", category_guess="place", confidence=0.8)
@@ -478,7 +530,7 @@ def test_the_queue_filters_by_category_and_sorts_by_confidence(owner_client, own
     assert _queue_labels(low) == ["Piano", "Lisbon", "Chess"]
 
 
-def test_the_queue_filters_by_source_transcript(owner_client, owner):
+def test_the_queue_filters_by_source_transcript(owner_client: Client, owner: User) -> None:
     first = Transcript.objects.create(owner=owner, name="monday.txt", text="a", sha256="a" * 64)
     second = Transcript.objects.create(owner=owner, name="tuesday.txt", text="b", sha256="b" * 64)
     piano = make_candidate(owner=owner, label="Piano")
@@ -492,7 +544,9 @@ def test_the_queue_filters_by_source_transcript(owner_client, owner):
     assert _queue_labels(html) == ["Piano"]
 
 
-def test_a_bad_queue_filter_is_a_400_that_says_so(owner_client, owner, other_user):
+def test_a_bad_queue_filter_is_a_400_that_says_so(
+    owner_client: Client, owner: User, other_user: User
+) -> None:
     theirs = Transcript.objects.create(owner=other_user, name="x.txt", text="x", sha256="c" * 64)
     for query in ({"sort": "loudest"}, {"category": "nope"}, {"transcript": theirs.pk}):
         response = owner_client.get(url("queue"), query)
@@ -500,15 +554,15 @@ def test_a_bad_queue_filter_is_a_400_that_says_so(owner_client, owner, other_use
         assert "That filter can’t be read" in response.content.decode()
 
 
-def test_an_empty_filtered_queue_says_so(owner_client, owner):
+def test_an_empty_filtered_queue_says_so(owner_client: Client, owner: User) -> None:
     make_candidate(owner=owner, label="Piano", category_guess="skill")
     html = owner_client.get(url("queue"), {"category": "place"}).content.decode()
     assert "No guesses match this filter" in html
 
 
 def test_promoting_under_an_existing_memorys_name_shows_the_merge_first(
-    owner_client, piano, boxing
-):
+    owner_client: Client, piano: Candidate, boxing: Node
+) -> None:
     """Typing an existing label (or alias) into the promote box is a merge: the person is
     taken to the merge preview of that memory, and nothing is merged unseen."""
     data = {"label": "boxing", "category": "skill", "state": "paused"}

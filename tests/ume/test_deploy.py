@@ -24,7 +24,7 @@ def documented_environment() -> dict[str, str]:
     return env
 
 
-def test_the_documented_production_environment_passes_check_deploy():
+def test_the_documented_production_environment_passes_check_deploy() -> None:
     env = documented_environment()
     assert env["DEBUG"] == "false" and env["UME_HTTPS"] == "true"
     env["SECRET_KEY"] = secrets.token_urlsafe(64)  # the placeholder tells people to replace it
@@ -40,7 +40,7 @@ def test_the_documented_production_environment_passes_check_deploy():
     assert "System check identified no issues (0 silenced)." in result.stdout
 
 
-def test_without_https_the_same_check_fails_so_the_test_above_can_fail():
+def test_without_https_the_same_check_fails_so_the_test_above_can_fail() -> None:
     env = documented_environment()
     env["SECRET_KEY"] = secrets.token_urlsafe(64)
     env["UME_HTTPS"] = "false"

@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from django.db import OperationalError, connection
+from django.test import Client
 
 from ume import health
 
 
 @pytest.fixture(autouse=True)
-def _fresh_migration_state(monkeypatch):
+def _fresh_migration_state(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(health, "_migrations_applied", False)
 
 
-def test_healthz_answers_anonymous_callers_with_nothing_else(client):
+def test_healthz_answers_anonymous_callers_with_nothing_else(client: Client) -> None:
     response = client.get("/healthz")
     assert response.status_code == 200
     assert response.json() == {"status": "ok"}
@@ -22,7 +25,9 @@ def test_healthz_answers_anonymous_callers_with_nothing_else(client):
 
 
 @pytest.mark.django_db
-def test_readyz_is_ready_when_the_database_answers_and_migrations_are_applied(client):
+def test_readyz_is_ready_when_the_database_answers_and_migrations_are_applied(
+    client: Client,
+) -> None:
     response = client.get("/readyz")
     assert response.status_code == 200
     assert response.json() == {
@@ -40,7 +45,7 @@ def _newest_memory_migration() -> str:
 
 @pytest.mark.django_db
 @pytest.mark.parametrize("which", ["newest", "0002_initial"])
-def test_readyz_is_not_ready_while_a_migration_is_unapplied(client, which):
+def test_readyz_is_not_ready_while_a_migration_is_unapplied(client: Client, which: Any) -> None:
     name = _newest_memory_migration() if which == "newest" else which
     with connection.cursor() as cursor:
         cursor.execute(
@@ -55,8 +60,10 @@ def test_readyz_is_not_ready_while_a_migration_is_unapplied(client, which):
 
 
 @pytest.mark.django_db
-def test_readyz_is_not_ready_when_the_database_does_not_answer(client, monkeypatch):
-    def refuse(*args, **kwargs):
+def test_readyz_is_not_ready_when_the_database_does_not_answer(
+    client: Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def refuse(*args: Any, **kwargs: Any) -> None:
         raise OperationalError("connection refused")
 
     monkeypatch.setattr(connection, "cursor", refuse)

@@ -7,12 +7,16 @@ import json
 import logging
 import subprocess
 import sys
+from collections.abc import Iterator
 from datetime import timedelta
+from typing import Any
 
 import anyio
 import httpx
 import pytest
+from django.contrib.auth.models import User
 from django.core.management import call_command
+from django.test import Client
 from django.utils import timezone
 
 from memory.mcp.http import BearerTokenMiddleware
@@ -26,7 +30,7 @@ SECRET_WORDS = "my sister Dolores started kickboxing"
 
 
 @pytest.fixture
-def json_lines():
+def json_lines() -> Iterator[Any]:
     """Every line the access and worker loggers emit, as the JSON handler formats it."""
     stream = io.StringIO()
     handler = logging.StreamHandler(stream)
@@ -51,8 +55,8 @@ def json_lines():
 
 @pytest.mark.django_db
 def test_an_api_request_logs_route_status_duration_and_user_but_no_token_or_text(
-    client, owner, json_lines
-):
+    client: Client, owner: User, json_lines: Any
+) -> None:
     token, secret = token_create(owner=owner, name="logs test")
     response = client.post(
         "/v1/memories",
@@ -79,8 +83,8 @@ def test_an_api_request_logs_route_status_duration_and_user_but_no_token_or_text
 
 @pytest.mark.django_db
 def test_the_route_is_the_pattern_not_the_path_and_a_bad_request_id_is_replaced(
-    client, owner, json_lines
-):
+    client: Client, owner: User, json_lines: Any
+) -> None:
     candidate = make_candidate(owner=owner, label="Dolores")
     client.force_login(owner)
     response = client.get(f"/memory/nodes/{candidate.pk + 1000}/", headers={"X-Request-ID": "a b"})
@@ -93,17 +97,17 @@ def test_the_route_is_the_pattern_not_the_path_and_a_bad_request_id_is_replaced(
     assert entry["user_id"] == owner.pk
 
 
-def test_anonymous_requests_log_no_user(client, json_lines):
+def test_anonymous_requests_log_no_user(client: Client, json_lines: Any) -> None:
     client.get("/healthz")
     (entry,) = [line for line in json_lines() if line["logger"] == "ume.request"]
     assert entry["route"] == "/healthz" and entry["status"] == 200 and entry["user_id"] is None
 
 
 @pytest.mark.django_db(transaction=True)
-def test_mcp_requests_are_logged_with_the_token_owner(owner, json_lines):
+def test_mcp_requests_are_logged_with_the_token_owner(owner: User, json_lines: Any) -> None:
     _token, secret = token_create(owner=owner, name="mcp log test")
 
-    async def inner(scope, receive, send):
+    async def inner(scope: Any, receive: Any, send: Any) -> None:
         await send({"type": "http.response.start", "status": 202, "headers": []})
         await send({"type": "http.response.body", "body": b""})
 
@@ -129,7 +133,9 @@ def test_mcp_requests_are_logged_with_the_token_owner(owner, json_lines):
 
 
 @pytest.mark.django_db
-def test_pending_workers_and_cleanup_log_ids_and_outcomes_only(owner, json_lines):
+def test_pending_workers_and_cleanup_log_ids_and_outcomes_only(
+    owner: User, json_lines: Any
+) -> None:
     transcript, _ = transcript_store(
         owner=owner,
         text=f"User: {SECRET_WORDS}",
@@ -156,7 +162,7 @@ def test_pending_workers_and_cleanup_log_ids_and_outcomes_only(owner, json_lines
     assert "Dolores" not in raw and "Old guess" not in raw and "sister.txt" not in raw
 
 
-def test_the_json_format_is_chosen_by_the_environment_and_a_typo_is_refused():
+def test_the_json_format_is_chosen_by_the_environment_and_a_typo_is_refused() -> None:
     env = {
         "PATH": "/usr/bin:/bin",
         "DJANGO_SETTINGS_MODULE": "ume.settings",

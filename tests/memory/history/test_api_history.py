@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from typing import Any
 
 import pytest
+from django.contrib.auth.models import User
 from django.core.cache import cache
+from django.test import Client
 
 from memory.models import IdempotencyKey, Node, Revision
 from memory.services.tokens import token_create
@@ -16,25 +20,27 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture(autouse=True)
-def _fresh_rate_limit():
+def _fresh_rate_limit() -> Iterator[None]:
     cache.clear()
     yield
     cache.clear()
 
 
 @pytest.fixture
-def auth(owner) -> dict[str, str]:
+def auth(owner: User) -> dict[str, Any]:
     return {"HTTP_AUTHORIZATION": f"Bearer {token_create(owner=owner, name='my tool')[1]}"}
 
 
-def send(client, auth, method: str, path: str, body=None, **headers):
+def send(client: Any, auth: Any, method: str, path: str, body: Any = None, **headers: Any) -> Any:
     data = json.dumps(body) if body is not None else ""
     return getattr(client, method)(
         path, data=data, content_type="application/json", **auth, **headers
     )
 
 
-def test_get_has_the_revision_as_etag_and_patch_with_it_bumps_it(client, auth, owner):
+def test_get_has_the_revision_as_etag_and_patch_with_it_bumps_it(
+    client: Client, auth: dict[str, Any], owner: User
+) -> None:
     node = make_node(owner=owner, label="Boxing")
     got = client.get(f"/v1/nodes/{node.pk}", **auth)
     assert got["ETag"] == '"1"'
@@ -59,7 +65,9 @@ def test_get_has_the_revision_as_etag_and_patch_with_it_bumps_it(client, auth, o
     assert rev.snapshot["summary"] == "twice a week"
 
 
-def test_a_stale_if_match_is_412_with_the_current_revision_and_changes_nothing(client, auth, owner):
+def test_a_stale_if_match_is_412_with_the_current_revision_and_changes_nothing(
+    client: Client, auth: dict[str, Any], owner: User
+) -> None:
     node = make_node(owner=owner, label="Boxing")
     send(client, auth, "patch", f"/v1/nodes/{node.pk}", {"summary": "first"})
     stale = send(
@@ -77,7 +85,9 @@ def test_a_stale_if_match_is_412_with_the_current_revision_and_changes_nothing(c
     assert bad.status_code == 400
 
 
-def test_delete_with_a_current_if_match_deletes_and_keeps_the_history(client, auth, owner):
+def test_delete_with_a_current_if_match_deletes_and_keeps_the_history(
+    client: Client, auth: dict[str, Any], owner: User
+) -> None:
     node = make_node(owner=owner, label="Boxing")
     assert (
         send(client, auth, "delete", f"/v1/nodes/{node.pk}", HTTP_IF_MATCH='"1"').status_code == 200
@@ -92,7 +102,7 @@ def test_delete_with_a_current_if_match_deletes_and_keeps_the_history(client, au
     )
 
 
-def test_history_and_rollback_round_trip(client, auth, owner):
+def test_history_and_rollback_round_trip(client: Client, auth: dict[str, Any], owner: User) -> None:
     node = make_node(owner=owner, label="Boxing", summary="once a week")
     send(client, auth, "patch", f"/v1/nodes/{node.pk}", {"summary": "twice a week"})
     send(client, auth, "patch", f"/v1/nodes/{node.pk}", {"state": "paused"})
@@ -107,10 +117,13 @@ def test_history_and_rollback_round_trip(client, auth, owner):
     receipt = Receipt.objects.get(pk=body["receipt"]["receipt_id"])
     assert (receipt.source, receipt.outcome, receipt.detail["revision"]) == ("api", "wrote", 2)
     newest = Revision.objects.filter(kind="node", object_id=node.pk).order_by("-number").first()
+    assert newest is not None
     assert (newest.number, newest.action, newest.receipt_id) == (4, "rolled_back", receipt.pk)
 
 
-def test_a_rollback_onto_a_suppressed_label_is_refused_with_a_receipt(client, auth, owner):
+def test_a_rollback_onto_a_suppressed_label_is_refused_with_a_receipt(
+    client: Client, auth: dict[str, Any], owner: User
+) -> None:
     node = make_node(owner=owner, label="Boxing")
     send(client, auth, "patch", f"/v1/nodes/{node.pk}", {"label": "Kickboxing"})
     send(client, auth, "patch", f"/v1/nodes/{node.pk}", {"label": "Boxing club"})
@@ -124,14 +137,18 @@ def test_a_rollback_onto_a_suppressed_label_is_refused_with_a_receipt(client, au
     assert Receipt.objects.filter(owner=owner, outcome="rejected_input").count() == 1
 
 
-def test_another_owners_history_is_not_found(client, auth, other_user):
+def test_another_owners_history_is_not_found(
+    client: Client, auth: dict[str, Any], other_user: User
+) -> None:
     node = make_node(owner=other_user, label="Secret")
     assert client.get(f"/v1/nodes/{node.pk}/history", **auth).status_code == 404
     sent = send(client, auth, "post", f"/v1/nodes/{node.pk}/rollback", {"revision": 1})
     assert sent.status_code == 404
 
 
-def test_a_retried_save_with_one_idempotency_key_writes_once(client, auth, owner):
+def test_a_retried_save_with_one_idempotency_key_writes_once(
+    client: Client, auth: dict[str, Any], owner: User
+) -> None:
     body = {"text": "I started learning the cello this week."}
     first = send(client, auth, "post", "/v1/memories", body, HTTP_IDEMPOTENCY_KEY="k-1")
     again = send(client, auth, "post", "/v1/memories", body, HTTP_IDEMPOTENCY_KEY="k-1")
@@ -143,7 +160,9 @@ def test_a_retried_save_with_one_idempotency_key_writes_once(client, auth, owner
     assert other.status_code == 422 and other.json()["code"] == "idempotency_key_reused"
 
 
-def test_a_retried_patch_with_one_idempotency_key_is_one_revision(client, auth, owner):
+def test_a_retried_patch_with_one_idempotency_key_is_one_revision(
+    client: Client, auth: dict[str, Any], owner: User
+) -> None:
     node = make_node(owner=owner, label="Boxing")
     for _ in range(2):
         sent = send(
@@ -160,7 +179,9 @@ def test_a_retried_patch_with_one_idempotency_key_is_one_revision(client, auth, 
     assert IdempotencyKey.objects.get(owner=owner).status == 200
 
 
-def test_a_failed_write_keeps_no_result_so_its_retry_runs(client, auth, owner):
+def test_a_failed_write_keeps_no_result_so_its_retry_runs(
+    client: Client, auth: dict[str, Any], owner: User
+) -> None:
     node = make_node(owner=owner, label="Boxing")
     bad = send(
         client,
@@ -174,12 +195,14 @@ def test_a_failed_write_keeps_no_result_so_its_retry_runs(client, auth, owner):
     assert not IdempotencyKey.objects.filter(owner=owner).exists()
 
 
-def test_a_retried_upload_with_one_idempotency_key_is_stored_once(client, auth, owner):
+def test_a_retried_upload_with_one_idempotency_key_is_stored_once(
+    client: Client, auth: dict[str, Any], owner: User
+) -> None:
     from django.core.files.uploadedfile import SimpleUploadedFile
 
     from memory.models import Transcript
 
-    def upload():
+    def upload() -> Any:
         text = b"User: I started learning the cello last week.\n"
         return client.post(
             "/v1/transcripts",

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import threading
 import time
+from typing import Any
 
 import pytest
 from django.core.cache import cache
@@ -65,7 +66,9 @@ class Patcher(threading.Thread):
 
 @needs_postgres
 @pytest.mark.django_db(transaction=True)
-def test_concurrent_patches_with_one_if_match_give_one_200_and_one_412(monkeypatch):
+def test_concurrent_patches_with_one_if_match_give_one_200_and_one_412(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     cache.clear()
     owner = make_user("racer")
     secret = token_create(owner=owner, name="two tabs")[1]
@@ -73,7 +76,7 @@ def test_concurrent_patches_with_one_if_match_give_one_200_and_one_412(monkeypat
     locked, release = threading.Event(), threading.Event()
     real = nodes_module._node_update
 
-    def hold_the_lock(*args, **kwargs):
+    def hold_the_lock(*args: Any, **kwargs: Any) -> Any:
         if not locked.is_set():
             locked.set()  # the first writer holds the row lock from here
             assert release.wait(30), "never released"

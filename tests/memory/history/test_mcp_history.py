@@ -4,6 +4,7 @@ memory_rollback, and a save retried with one idempotencyKey written once."""
 from __future__ import annotations
 
 import pytest
+from django.contrib.auth.models import User
 
 from memory.models import Node, Revision
 from memory.services.nodes import node_update
@@ -16,16 +17,18 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 
 @pytest.fixture(scope="module")
-def server_url(live_asgi_url):
+def server_url(live_asgi_url: str) -> str:
     return f"{live_asgi_url}/mcp"
 
 
 @pytest.fixture
-def secret(owner) -> str:
+def secret(owner: User) -> str:
     return token_create(owner=owner, name="desk assistant")[1]
 
 
-def test_a_save_retried_with_one_idempotency_key_is_written_once(server_url, secret, owner):
+def test_a_save_retried_with_one_idempotency_key_is_written_once(
+    server_url: str, secret: str, owner: User
+) -> None:
     args = {"text": "I started learning the cello this week.", "idempotencyKey": "save-1"}
     first = ok(call(server_url, secret, "save_memory", args))
     again = ok(call(server_url, secret, "save_memory", args))
@@ -36,7 +39,7 @@ def test_a_save_retried_with_one_idempotency_key_is_written_once(server_url, sec
     assert "idempotency_key_reused" in reused.content[0].text
 
 
-def test_history_then_rollback_by_the_token(server_url, secret, owner):
+def test_history_then_rollback_by_the_token(server_url: str, secret: str, owner: User) -> None:
     node = make_node(owner=owner, label="Boxing")
     node_update(node=node, summary="once a week")
     node_update(node=node, summary="twice a week")
@@ -49,6 +52,7 @@ def test_history_then_rollback_by_the_token(server_url, secret, owner):
     assert rolled["receipt"]["source"] == "mcp"
     assert Node.objects.get(pk=node.pk).summary == "once a week"
     newest = Revision.objects.filter(kind="node", object_id=node.pk).order_by("-number").first()
+    assert newest is not None
     assert (newest.number, newest.action, newest.actor, newest.actor_name) == (
         4,
         "rolled_back",

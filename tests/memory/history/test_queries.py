@@ -4,9 +4,13 @@ write with ``UME_HISTORY`` off."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
+from django.contrib.auth.models import User
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
+from pytest_django import Settings
 
 from memory.models import MemoryRule, Revision
 from memory.services.ingest import ingest_proposals
@@ -19,19 +23,21 @@ SKILLS = ["Cello", "Violin", "Piano", "Flute", "Oboe", "Harp", "Banjo", "Tuba"]
 GAMES = ["Chess", "Poker", "Bridge", "Sudoku", "Tennis", "Squash", "Rugby", "Hockey"]
 
 
-def queries(run) -> int:
+def queries(run: Any) -> int:
     with CaptureQueriesContext(connection) as ctx:
         run()
     return len(ctx)
 
 
 @pytest.mark.parametrize("n", [1, 8])
-def test_an_ingest_records_its_history_with_one_query(owner, settings, n):
+def test_an_ingest_records_its_history_with_one_query(
+    owner: User, settings: Settings, n: Any
+) -> None:
     MemoryRule.objects.create(owner=owner, capture_default="auto")
     warm = [{"object": "node", "label": "Kayak", "category": "skill", "confidence": 0.95}]
     ingest_proposals(owner=owner, objects=warm, name="warm-up", source="upload")
 
-    def save(labels):
+    def save(labels: Any) -> Any:
         objects = [
             {"object": "node", "label": label, "category": "skill", "confidence": 0.95}
             for label in labels[:n]
@@ -47,8 +53,10 @@ def test_an_ingest_records_its_history_with_one_query(owner, settings, n):
 
 
 @pytest.mark.parametrize("details", [1, 6])
-def test_deleting_a_node_records_every_final_revision_in_six_queries(owner, settings, details):
-    def node_with(label):
+def test_deleting_a_node_records_every_final_revision_in_six_queries(
+    owner: User, settings: Settings, details: Any
+) -> None:
+    def node_with(label: Any) -> Any:
         node = make_node(
             owner=owner, label=label, aliases=tuple(f"{label} {i}" for i in range(details))
         )
@@ -70,7 +78,7 @@ def test_deleting_a_node_records_every_final_revision_in_six_queries(owner, sett
     assert Revision.objects.filter(owner=owner, action="deleted").count() == 3 * details + 3
 
 
-def test_an_edit_records_its_revision_with_one_query(owner, settings):
+def test_an_edit_records_its_revision_with_one_query(owner: User, settings: Settings) -> None:
     a, b = make_node(owner=owner, label="Boxing"), make_node(owner=owner, label="Rowing")
     node_update(node=make_node(owner=owner, label="Warm-up"), summary="x")
     settings.UME_HISTORY = False

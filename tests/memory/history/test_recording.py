@@ -10,6 +10,7 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
+from django.contrib.auth.models import User
 from django.db.models import Max
 from django.utils import timezone
 
@@ -52,7 +53,7 @@ def state(owner: Any) -> dict[tuple[str, int], dict[str, Any]]:
 
 
 @pytest.fixture
-def world(owner):
+def world(owner: User) -> Any:
     """A node with an alias, two progress facts (one current), an event and a link, and a
     pending candidate holding a fact and an event."""
     boxing = make_node(owner=owner, label="Boxing", aliases=("boxe",))
@@ -76,7 +77,7 @@ def world(owner):
     }
 
 
-def _ingest(owner, w):
+def _ingest(owner: Any, w: Any) -> None:
     MemoryRule.objects.create(owner=owner, capture_default="auto")
     objects = [
         {"object": "node", "label": "Cello", "category": "skill", "confidence": 0.95},
@@ -87,25 +88,25 @@ def _ingest(owner, w):
     ingest_proposals(owner=owner, objects=objects, name="a.json", source="upload")
 
 
-def _promote(owner, w):
+def _promote(owner: Any, w: Any) -> None:
     candidate_promote(candidate=w["candidate"], by=owner, keep_guess=True, label="Atlas App")
 
 
-def _merge(owner, w):
+def _merge(owner: Any, w: Any) -> None:
     candidate_merge(candidate=w["candidate"], node=w["boxing"], by=owner, change_state=True)
 
 
-def _undo_promote(owner, w):
+def _undo_promote(owner: Any, w: Any) -> Any:
     candidate_promote(candidate=w["candidate"], by=owner)
     return lambda: candidate_undo(candidate=w["candidate"], by=owner)
 
 
-def _undo_merge(owner, w):
+def _undo_merge(owner: Any, w: Any) -> Any:
     candidate_merge(candidate=w["candidate"], node=w["boxing"], by=owner, change_state=True)
     return lambda: candidate_undo(candidate=w["candidate"], by=owner)
 
 
-def _undo_ingest(owner, w):
+def _undo_ingest(owner: Any, w: Any) -> Any:
     MemoryRule.objects.create(owner=owner, capture_default="auto")
     objects = [
         {"object": "node", "label": "Cello", "category": "skill", "confidence": 0.95},
@@ -116,30 +117,31 @@ def _undo_ingest(owner, w):
     return lambda: receipt_undo(receipt=receipt)
 
 
-def _slice_delete_then_undo(owner, w):
+def _slice_delete_then_undo(owner: Any, w: Any) -> Any:
     current = Slice.objects.get(owner=owner, is_current=True, kind="progress")
     receipt = detail_delete(row=current)
     return lambda: detail_undo(receipt=receipt)
 
 
-def _edit_then_undo(owner, w):
+def _edit_then_undo(owner: Any, w: Any) -> Any:
     receipt = slice_update(slice=w["boxing"].slices.first(), text="spars on Sundays", kind="other")
+    assert receipt is not None
     return lambda: detail_undo(receipt=receipt)
 
 
-def _rollback(owner, w):
+def _rollback(owner: Any, w: Any) -> Any:
     node_update(node=w["boxing"], summary="first")
     node_update(node=w["boxing"], summary="second", state="paused")
     return lambda: revision_rollback(owner=owner, kind="node", object_id=w["boxing"].pk, number=2)
 
 
-def _cleanup(owner, w):
+def _cleanup(owner: Any, w: Any) -> Any:
     make_node(owner=owner, label="that thing", category="other")
     return lambda: cleanup_user(owner=owner, now=timezone.now() + timedelta(minutes=1))
 
 
 def _mcp(run: Callable[[Any, Any], Any]) -> Callable[[Any, Any], None]:
-    def call(owner, w):
+    def call(owner: Any, w: Any) -> None:
         token = token_create(owner=owner, name="mcp tool")[0]
         run(token, w)
 
@@ -209,7 +211,7 @@ RECORDED_UNCHANGED = {"candidate_merge": {"node"}, "candidate_undo_merge": {"nod
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
-def test_one_revision_per_changed_object(name, owner, world):
+def test_one_revision_per_changed_object(name: Any, owner: User, world: Any) -> None:
     write = SETUPS[name](owner, world) if name in SETUPS else (lambda: CASES[name](owner, world))
     before = state(owner)
     last = Revision.objects.aggregate(last=Max("id"))["last"] or 0
@@ -231,7 +233,7 @@ def test_one_revision_per_changed_object(name, owner, world):
         assert r.parent == (r.number - 1 if r.number > 1 else None)
 
 
-def test_delete_all_leaves_no_history(owner, other_user, world):
+def test_delete_all_leaves_no_history(owner: User, other_user: User, world: Any) -> None:
     node_update(node=world["boxing"], summary="edited")
     theirs = make_node(owner=other_user, label="Theirs")
     node_update(node=theirs, summary="kept")
@@ -241,7 +243,7 @@ def test_delete_all_leaves_no_history(owner, other_user, world):
     assert Revision.objects.filter(owner=other_user).count() == 1
 
 
-def test_ingest_revisions_name_the_save_and_its_receipt(owner, world):
+def test_ingest_revisions_name_the_save_and_its_receipt(owner: User, world: Any) -> None:
     MemoryRule.objects.create(owner=owner, capture_default="auto")
     token = token_create(owner=owner, name="claude")[0]
     objects = [{"object": "node", "label": "Cello", "category": "skill", "confidence": 0.95}]
@@ -257,7 +259,7 @@ def test_ingest_revisions_name_the_save_and_its_receipt(owner, world):
     )
 
 
-def test_a_deleted_node_keeps_its_history_until_retention(owner, world):
+def test_a_deleted_node_keeps_its_history_until_retention(owner: User, world: Any) -> None:
     boxing = world["boxing"]
     boxing_id = boxing.pk
     node_update(node=boxing, summary="edited")
@@ -270,7 +272,9 @@ def test_a_deleted_node_keeps_its_history_until_retention(owner, world):
     assert Node.objects.filter(owner=owner, label="Gym").exists()
 
 
-def test_a_fact_created_and_superseded_by_one_save_has_one_revision(owner, world):
+def test_a_fact_created_and_superseded_by_one_save_has_one_revision(
+    owner: User, world: Any
+) -> None:
     MemoryRule.objects.create(owner=owner, capture_default="auto")
     objects = [
         {"object": "slice", "on": "Boxing", "kind": "progress", "text": "trains daily"},

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import User
+from django.test import Client
 from django.urls import reverse
+from pytest_django import DjangoAssertNumQueries
 
 from memory.models import Node, Revision
 from memory.services.details import slice_update
@@ -12,18 +17,20 @@ from memory.services.nodes import node_delete, node_update
 from tests.factories import make_node, make_slice, make_suppression
 
 pytestmark = pytest.mark.django_db
-HX = {"HTTP_HX_REQUEST": "true"}
+HX: dict[str, Any] = {"HTTP_HX_REQUEST": "true"}
 
 
 @pytest.fixture
-def boxing(owner):
+def boxing(owner: User) -> Node:
     node = make_node(owner=owner, label="Boxing")
     node_update(node=node, summary="once a week")
     node_update(node=node, summary="twice a week", state="paused")
     return Node.objects.get(pk=node.pk)
 
 
-def test_the_tab_lists_who_changed_what_with_a_restore_button(client, owner, boxing):
+def test_the_tab_lists_who_changed_what_with_a_restore_button(
+    client: Client, owner: User, boxing: Node
+) -> None:
     client.force_login(owner)
     page = client.get(reverse("memory:node-history", args=[boxing.pk])).content.decode()
     assert "<del>once a week</del> → <ins>twice a week</ins>" in page
@@ -35,8 +42,8 @@ def test_the_tab_lists_who_changed_what_with_a_restore_button(client, owner, box
 
 
 def test_the_tab_reads_a_constant_number_of_queries(
-    client, owner, boxing, django_assert_num_queries
-):
+    client: Client, owner: User, boxing: Node, django_assert_num_queries: DjangoAssertNumQueries
+) -> None:
     client.force_login(owner)
     for n in range(5):
         slice_update(
@@ -49,7 +56,9 @@ def test_the_tab_reads_a_constant_number_of_queries(
         client.get(url, **HX)
 
 
-def test_restore_this_version_is_a_new_revision_by_the_person(client, owner, boxing):
+def test_restore_this_version_is_a_new_revision_by_the_person(
+    client: Client, owner: User, boxing: Node
+) -> None:
     client.force_login(owner)
     url = reverse("memory:node-restore", args=[boxing.pk])
     answer = client.post(url, {"kind": "node", "id": boxing.pk, "revision": 2}, **HX)
@@ -67,7 +76,9 @@ def test_restore_this_version_is_a_new_revision_by_the_person(client, owner, box
     assert plain.status_code == 302
 
 
-def test_a_refused_restore_says_why_and_changes_nothing(client, owner, boxing):
+def test_a_refused_restore_says_why_and_changes_nothing(
+    client: Client, owner: User, boxing: Node
+) -> None:
     client.force_login(owner)
     node_update(node=boxing, label="Kickboxing")
     node_update(node=boxing, label="Boxing club")
@@ -79,7 +90,9 @@ def test_a_refused_restore_says_why_and_changes_nothing(client, owner, boxing):
     assert Node.objects.get(pk=boxing.pk).label == "Boxing club"
 
 
-def test_another_user_and_a_visitor_get_nothing(client, other_user, boxing):
+def test_another_user_and_a_visitor_get_nothing(
+    client: Client, other_user: User, boxing: Node
+) -> None:
     url = reverse("memory:node-history", args=[boxing.pk])
     assert client.get(url).status_code == 302  # to sign in
     client.force_login(other_user)
@@ -88,7 +101,9 @@ def test_another_user_and_a_visitor_get_nothing(client, other_user, boxing):
     assert client.post(restore, {"kind": "node", "id": boxing.pk, "revision": 2}).status_code == 404
 
 
-def test_a_deleted_memory_keeps_a_read_only_history_page(client, owner, boxing):
+def test_a_deleted_memory_keeps_a_read_only_history_page(
+    client: Client, owner: User, boxing: Node
+) -> None:
     client.force_login(owner)
     node_id = boxing.pk
     node_delete(node=boxing)
@@ -97,7 +112,9 @@ def test_a_deleted_memory_keeps_a_read_only_history_page(client, owner, boxing):
     assert 'data-action="restore"' not in page
 
 
-def test_a_save_over_a_newer_revision_shows_both_versions_and_saves_nothing(client, owner, boxing):
+def test_a_save_over_a_newer_revision_shows_both_versions_and_saves_nothing(
+    client: Client, owner: User, boxing: Node
+) -> None:
     client.force_login(owner)
     form = {"label": "Boxing", "category": "skill", "state": "paused", "summary": "mine"}
     answer = client.post(
@@ -115,18 +132,21 @@ def test_a_save_over_a_newer_revision_shows_both_versions_and_saves_nothing(clie
     assert Node.objects.get(pk=boxing.pk).summary == "mine"
 
 
-def test_the_admin_shows_history_read_only(client, boxing):
+def test_the_admin_shows_history_read_only(client: Client, boxing: Node) -> None:
     admin = get_user_model().objects.create_superuser("root", "root@example.com", "pw-1-tests")
     client.force_login(admin)
     assert client.get(reverse("admin:memory_revision_changelist")).status_code == 200
     assert client.get(reverse("admin:memory_revision_add")).status_code == 403
     rev = Revision.objects.filter(object_id=boxing.pk).first()
+    assert rev is not None
     delete = reverse("admin:memory_revision_delete", args=[rev.pk])
     assert client.post(delete, {"post": "yes"}).status_code == 403
     assert Revision.objects.filter(pk=rev.pk).exists()
 
 
-def test_a_fact_saved_over_a_newer_revision_shows_both_and_saves_nothing(client, owner, boxing):
+def test_a_fact_saved_over_a_newer_revision_shows_both_and_saves_nothing(
+    client: Client, owner: User, boxing: Node
+) -> None:
     client.force_login(owner)
     fact = make_slice(node=boxing, text="trains twice a week")
     slice_update(slice=fact, text="trains three times a week", kind="other")  # revision 2

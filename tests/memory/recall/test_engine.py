@@ -6,9 +6,12 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime
 from io import StringIO
+from typing import Any
 
 import pytest
+from django.contrib.auth.models import User
 from django.core.management import CommandError, call_command
+from pytest_django import DjangoAssertNumQueries, Settings
 
 from memory.recall import (
     REASON_MATCHED,
@@ -16,6 +19,8 @@ from memory.recall import (
     REASON_PROFILE,
     REASON_SMALLTALK,
     REASON_UTILITY,
+    EpisodeItem,
+    RecallItem,
     recall,
     vectors,
 )
@@ -35,12 +40,18 @@ from memory.services.recall_index import recall_index_rebuild
 from tests.factories import make_event, make_node, make_page, make_slice
 
 
-def labels(result) -> list[str]:
+def node_item(item: RecallItem | EpisodeItem) -> RecallItem:
+    """These tests recall nodes and pages: an episode where one is expected fails them."""
+    assert isinstance(item, RecallItem), item
+    return item
+
+
+def labels(result: Any) -> list[str]:
     return [item.label for item in result.items]
 
 
 @pytest.fixture
-def memory(owner):
+def memory(owner: User) -> Any:
     uml = make_node(
         owner=owner,
         label="Universal Memory Engine",
@@ -77,7 +88,7 @@ def memory(owner):
     return {"uml": uml, "college": college, "rahul": rahul, "boxing": boxing, "atlas": atlas}
 
 
-def test_exact_label_is_first_with_why_exact(owner, memory):
+def test_exact_label_is_first_with_why_exact(owner: User, memory: Any) -> None:
     result = recall(owner, "Rahul")
     assert result.reason == REASON_MATCHED
     assert not result.no_recall
@@ -85,49 +96,53 @@ def test_exact_label_is_first_with_why_exact(owner, memory):
     assert result.items[0].why == "exact"
 
 
-def test_acronym_alias_finds_its_node_and_not_the_lookalike(owner, memory):
+def test_acronym_alias_finds_its_node_and_not_the_lookalike(owner: User, memory: Any) -> None:
     result = recall(owner, "UML")
     assert labels(result) == ["Universal Memory Engine"]
     assert result.items[0].why == "alias"
 
 
-def test_identity_guard_full_name_excludes_the_shorter_identity(owner, memory):
+def test_identity_guard_full_name_excludes_the_shorter_identity(owner: User, memory: Any) -> None:
     result = recall(owner, "UML College Society")
     assert labels(result) == ["UML College Society"]
     result = recall(owner, "what do you remember about the Universal Memory Layer?")
     assert labels(result) == ["Universal Memory Engine"]
 
 
-def test_recall_phrasing_does_not_pull_in_other_nodes(owner, memory):
+def test_recall_phrasing_does_not_pull_in_other_nodes(owner: User, memory: Any) -> None:
     for query in ("What do you remember about Rahul?", "Do you remember Rahul?", "Who is Rahul?"):
         assert labels(recall(owner, query)) == ["Rahul"], query
 
 
-def test_what_is_a_name_in_memory_is_recall_and_a_general_question_is_not(owner, memory):
+def test_what_is_a_name_in_memory_is_recall_and_a_general_question_is_not(
+    owner: User, memory: Any
+) -> None:
     assert labels(recall(owner, "what is Atlas?")) == ["Atlas"]
     assert labels(recall(owner, "what is boxing")) == ["Boxing"]
     general = recall(owner, "what is a monad")
     assert general.no_recall and general.reason == REASON_UTILITY and general.items == ()
 
 
-def test_lexical_lane_stems(owner, memory):
+def test_lexical_lane_stems(owner: User, memory: Any) -> None:
     result = recall(owner, "what do I train")
     assert labels(result) == ["Boxing"]
     assert "lexical" in result.items[0].why.split("+")
     assert labels(recall(owner, "who prefers Go")) == ["Rahul"]
 
 
-def test_superseded_slices_never_match_nor_show(owner, memory):
+def test_superseded_slices_never_match_nor_show(owner: User, memory: Any) -> None:
     result = recall(owner, "sparring coach at dawn")
     assert result.no_recall and result.reason == REASON_NO_MATCH
     boxing = recall(owner, "boxing")
-    assert [s.text for s in boxing.items[0].slices] == ["trains three days a week"]
+    assert [s.text for s in node_item(boxing.items[0]).slices] == ["trains three days a week"]
     assert "dawn" not in boxing.context
 
 
-def test_state_is_shown_as_stored_and_context_line_has_dated_event(owner, memory):
+def test_state_is_shown_as_stored_and_context_line_has_dated_event(
+    owner: User, memory: Any
+) -> None:
     result = recall(owner, "am I still boxing?")
-    item = result.items[0]
+    item = node_item(result.items[0])
     assert item.state == "stopped"
     assert result.context == (
         "Boxing (skill, stopped) - trains three days a week; stopped boxing (2026-03)"
@@ -136,28 +151,28 @@ def test_state_is_shown_as_stored_and_context_line_has_dated_event(owner, memory
     assert (event.precision, event.date_text) == ("month", "2026-03")
 
 
-def test_query_matching_nothing_returns_nothing(owner, memory):
+def test_query_matching_nothing_returns_nothing(owner: User, memory: Any) -> None:
     for query in ("cooking pasta tonight", "the", "quarterly tax deadline"):
         result = recall(owner, query)
         assert result.items == () and result.no_recall, query
         assert result.context == ""
 
 
-def test_one_incidental_shared_word_is_not_enough(owner, memory):
+def test_one_incidental_shared_word_is_not_enough(owner: User, memory: Any) -> None:
     # "three" occurs in Boxing's slice, but the question is about something else.
     assert recall(owner, "three tips for baking bread").items == ()
 
 
 def test_smalltalk_and_utility_return_nothing_without_queries(
-    owner, memory, django_assert_num_queries
-):
+    owner: User, memory: Any, django_assert_num_queries: DjangoAssertNumQueries
+) -> None:
     with django_assert_num_queries(0):
         for query in ("hi", "thanks!", "what is 2+2", "translate boxing into French"):
             result = recall(owner, query)
             assert result.no_recall and result.items == ()
 
 
-def test_broad_profile_returns_the_category(owner, memory):
+def test_broad_profile_returns_the_category(owner: User, memory: Any) -> None:
     result = recall(owner, "what are my projects")
     assert result.reason == REASON_PROFILE
     assert set(labels(result)) == {"Universal Memory Engine", "Atlas"}
@@ -165,10 +180,10 @@ def test_broad_profile_returns_the_category(owner, memory):
     assert labels(recall(owner, "my health")) == ["Asthma"]
 
 
-def test_pages_rank_with_nodes_and_carry_their_summary(owner, memory):
+def test_pages_rank_with_nodes_and_carry_their_summary(owner: User, memory: Any) -> None:
     result = recall(owner, "PDF export")
     assert [(i.kind, i.label) for i in result.items] == [("page", "PDF Export Notes")]
-    page = result.items[0]
+    page = node_item(result.items[0])
     assert page.summary.startswith("Debugging the totals")
     assert page.node_id == memory["atlas"].pk
     assert result.context == (
@@ -176,21 +191,23 @@ def test_pages_rank_with_nodes_and_carry_their_summary(owner, memory):
     )
 
 
-def test_nodes_and_pages_are_one_ranked_order(owner, memory):
+def test_nodes_and_pages_are_one_ranked_order(owner: User, memory: Any) -> None:
     result = recall(owner, "invoice export totals for Atlas")
     assert [i.kind for i in result.items] == ["page", "node"]
     scores = [i.score for i in result.items]
     assert scores == sorted(scores, reverse=True)
 
 
-def test_limit_caps_items(owner):
+def test_limit_caps_items(owner: User) -> None:
     for i in range(6):
         make_node(owner=owner, label=f"Project {chr(65 + i)}", category="project")
     assert len(recall(owner, "what are my projects", limit=3).items) == 3
     assert len(recall(owner, "what are my projects").items) == 6
 
 
-def test_context_budget_clips_the_line_that_does_not_fit(owner, memory, settings):
+def test_context_budget_clips_the_line_that_does_not_fit(
+    owner: User, memory: Any, settings: Settings
+) -> None:
     for i in range(4):
         node = make_node(owner=owner, label=f"Guitar {i}", category="skill")
         make_slice(node=node, text="practises scales for twenty minutes " * 3)
@@ -207,7 +224,7 @@ def test_context_budget_clips_the_line_that_does_not_fit(owner, memory, settings
     assert len(recall(owner, "guitar").context) <= 120
 
 
-def test_as_json_is_json_safe_and_complete(owner, memory):
+def test_as_json_is_json_safe_and_complete(owner: User, memory: Any) -> None:
     data = recall(owner, "boxing").as_json()
     assert json.loads(json.dumps(data)) == data
     assert data["no_recall"] is False and data["reason"] == REASON_MATCHED
@@ -226,16 +243,18 @@ def test_as_json_is_json_safe_and_complete(owner, memory):
     assert empty["items"] == [] and empty["count"] == 0
 
 
-def test_event_without_a_date_shows_none(owner):
+def test_event_without_a_date_shows_none(owner: User) -> None:
     node = make_node(owner=owner, label="Chess", category="interest")
     make_event(node=node, text="joined the club", action="joined")
-    item = recall(owner, "chess").items[0]
+    item = node_item(recall(owner, "chess").items[0])
     assert item.events[0].happened_at is None
     assert item.as_json()["events"][0]["date"] is None
     assert recall(owner, "chess").context == "Chess (interest, active) - joined the club"
 
 
-def test_another_owners_memories_never_come_back(owner, other_user, memory):
+def test_another_owners_memories_never_come_back(
+    owner: User, other_user: User, memory: Any
+) -> None:
     make_node(owner=other_user, label="Rahul", category="person", summary="someone else's Rahul")
     make_node(owner=other_user, label="Kite Surfing", category="habit")
     make_page(owner=other_user, title="Kite Surfing Notes", summary="Wind charts")
@@ -244,13 +263,13 @@ def test_another_owners_memories_never_come_back(owner, other_user, memory):
     assert recall(owner, "kite surfing").items == ()
     assert recall(owner, "what are my habits").items == ()
     theirs = recall(other_user, "Rahul")
-    assert theirs.items[0].summary == "someone else's Rahul"
+    assert node_item(theirs.items[0]).summary == "someone else's Rahul"
     assert recall(other_user, "boxing").items == ()
 
 
 def test_a_profile_question_over_several_categories_merges_them_in_the_lanes_order(
-    owner, django_assert_num_queries
-):
+    owner: User, django_assert_num_queries: DjangoAssertNumQueries
+) -> None:
     """ "Hobbies" are interests, habits and skills: each category's first nodes are read
     on their own and merged, active first, most recently seen first; when fewer than the
     limit are active, the paused and stopped ones follow."""
@@ -281,7 +300,7 @@ def test_a_profile_question_over_several_categories_merges_them_in_the_lanes_ord
         assert labels(recall(owner, "what are my hobbies", limit=2)) == ["Running", "Chess"]
 
 
-def _corpus(owner, size: int) -> None:
+def _corpus(owner: Any, size: int) -> None:
     for i in range(size):
         node = make_node(owner=owner, label=f"Topic {i}", category="interest", aliases=(f"T{i}",))
         make_slice(node=node, text=f"detail number {i}")
@@ -291,8 +310,8 @@ def _corpus(owner, size: int) -> None:
 
 @pytest.mark.parametrize("size", [3, 40])
 def test_constant_number_of_queries_whatever_the_corpus_size(
-    owner, size, django_assert_num_queries
-):
+    owner: User, size: Any, django_assert_num_queries: DjangoAssertNumQueries
+) -> None:
     _corpus(owner, size)
     vectors.clear()
     # The episode lane: the owner has none, so it reads only their count.
@@ -325,7 +344,7 @@ def test_constant_number_of_queries_whatever_the_corpus_size(
 # --- the recall command ---------------------------------------------------------------------
 
 
-def test_recall_command_prints_context_and_ranked_list(owner, memory):
+def test_recall_command_prints_context_and_ranked_list(owner: User, memory: Any) -> None:
     out = StringIO()
     call_command("recall", "am I still boxing", "--user", owner.username, stdout=out)
     text = out.getvalue()
@@ -333,27 +352,27 @@ def test_recall_command_prints_context_and_ranked_list(owner, memory):
     assert "why=exact" in text
 
 
-def test_recall_command_json_prints_as_json_only(owner, memory):
+def test_recall_command_json_prints_as_json_only(owner: User, memory: Any) -> None:
     out = StringIO()
     call_command("recall", "UML", "--user", owner.username, "--json", stdout=out)
     data = json.loads(out.getvalue())
     assert data == recall(owner, "UML").as_json()
 
 
-def test_recall_command_says_no_recall(owner, memory):
+def test_recall_command_says_no_recall(owner: User, memory: Any) -> None:
     out = StringIO()
     call_command("recall", "thanks", "--user", owner.username, stdout=out)
     assert out.getvalue().strip() == "No recall (smalltalk)."
 
 
-def test_recall_command_errors(owner):
+def test_recall_command_errors(owner: User) -> None:
     with pytest.raises(CommandError, match="no user"):
         call_command("recall", "x", "--user", "nobody", stdout=StringIO())
     with pytest.raises(CommandError, match="--limit"):
         call_command("recall", "x", "--user", owner.username, "--limit", "0", stdout=StringIO())
 
 
-def test_a_named_identity_outranks_a_word_match_on_the_rest_of_the_question(owner):
+def test_a_named_identity_outranks_a_word_match_on_the_rest_of_the_question(owner: User) -> None:
     mum = make_node(owner=owner, label="Margaret", category="family", aliases=("Maggie",))
     shed = make_node(owner=owner, label="Allotment", category="interest")
     make_slice(node=shed, text="the garden shed needs a new roof")
@@ -364,7 +383,7 @@ def test_a_named_identity_outranks_a_word_match_on_the_rest_of_the_question(owne
     assert [i.id for i in recall(owner, "what's new with Maggie?").items] == [mum.pk]
 
 
-def test_recent_events_first_by_when_they_happened_or_were_learned(owner):
+def test_recent_events_first_by_when_they_happened_or_were_learned(owner: User) -> None:
     node = make_node(owner=owner, label="Pottery", category="interest")
     make_event(
         node=node,
@@ -381,7 +400,7 @@ def test_recent_events_first_by_when_they_happened_or_were_learned(owner):
         happened_at_precision="day",
         happened_at_source="stated",
     )
-    item = recall(owner, "pottery").items[0]
+    item = node_item(recall(owner, "pottery").items[0])
     assert [e.text for e in item.events] == ["sold a vase", "bought a wheel", "first class"]
     assert [e.date_text for e in item.events] == ["2026-03-09", "", "2019"]
     assert recall(owner, "pottery").context == (
@@ -417,7 +436,9 @@ EQUIVALENCE_QUERIES = [
 
 
 @pytest.mark.parametrize("query", EQUIVALENCE_QUERIES)
-def test_the_index_kept_on_every_write_answers_like_a_rebuilt_one(owner, memory, query):
+def test_the_index_kept_on_every_write_answers_like_a_rebuilt_one(
+    owner: User, memory: Any, query: Any
+) -> None:
     make_page(owner=owner, title="Atlas Roadmap", summary="the plan for atlas")  # unlinked
     make_page(owner=owner, title="Rahul's Go Tips", summary="channels", node=memory["rahul"])
     make_event(node=memory["atlas"], text="shipped the export", action="shipped")
@@ -426,7 +447,9 @@ def test_the_index_kept_on_every_write_answers_like_a_rebuilt_one(owner, memory,
     assert recall(owner, query, limit=50).as_json() == kept
 
 
-def test_name_lookup_never_reads_another_owners_rows(owner, other_user, memory):
+def test_name_lookup_never_reads_another_owners_rows(
+    owner: User, other_user: User, memory: Any
+) -> None:
     theirs = make_node(owner=other_user, label="Atlas", category="project", summary="not yours")
     make_slice(node=theirs, text="their secret detail")
     make_node(owner=other_user, label="Kestrel", category="project", aliases=("UML",))
@@ -439,19 +462,21 @@ def test_name_lookup_never_reads_another_owners_rows(owner, other_user, memory):
     assert [i.label for i in recall(owner, "UML").items] == ["Universal Memory Engine"]
 
 
-def test_every_call_reads_the_current_rows(owner, memory):
-    assert recall(owner, "Rahul").items[0].slices[0].text == "prefers working in Go"
+def test_every_call_reads_the_current_rows(owner: User, memory: Any) -> None:
+    assert node_item(recall(owner, "Rahul").items[0]).slices[0].text == "prefers working in Go"
     make_slice(node=memory["rahul"], text="moved to the platform team")
-    assert recall(owner, "Rahul").items[0].slices[0].text == "moved to the platform team"
+    assert node_item(recall(owner, "Rahul").items[0]).slices[0].text == "moved to the platform team"
     memory["rahul"].slices.update(is_current=False)  # a bulk update, no signals
-    assert recall(owner, "Rahul").items[0].slices == ()
+    assert node_item(recall(owner, "Rahul").items[0]).slices == ()
     make_event(node=memory["rahul"], text="joined the on-call rota")
-    assert [e.text for e in recall(owner, "Rahul").items[0].events] == ["joined the on-call rota"]
+    assert [e.text for e in node_item(recall(owner, "Rahul").items[0]).events] == [
+        "joined the on-call rota"
+    ]
     memory["rahul"].delete()
     assert recall(owner, "Rahul").items == ()
 
 
-def test_profile_items_carry_their_newest_current_slices_and_events(owner):
+def test_profile_items_carry_their_newest_current_slices_and_events(owner: User) -> None:
     older = make_node(owner=owner, label="Kiln", category="interest")
     newer = make_node(owner=owner, label="Wheel", category="interest")
     for i in range(7):
@@ -466,15 +491,15 @@ def test_profile_items_carry_their_newest_current_slices_and_events(owner):
     newer.save()
     items = recall(owner, "what are my interests").items
     assert [i.label for i in items] == ["Wheel", "Kiln"]
-    assert [s.text for s in items[0].slices] == [f"detail {i}" for i in (6, 5, 4, 3, 2)]
-    assert [e.text for e in items[1].events] == ["fired 3", "fired 2", "fired 1"]
-    assert items[1].slices == ()
+    assert [s.text for s in node_item(items[0]).slices] == [f"detail {i}" for i in (6, 5, 4, 3, 2)]
+    assert [e.text for e in node_item(items[1]).events] == ["fired 3", "fired 2", "fired 1"]
+    assert node_item(items[1]).slices == ()
 
 
 @pytest.mark.parametrize("query", ["detail number 2", "started topic 7", "topic 11 detail"])
 def test_common_words_are_read_only_where_rare_ones_matched_and_score_the_same(
-    owner, monkeypatch, query
-):
+    owner: User, monkeypatch: pytest.MonkeyPatch, query: Any
+) -> None:
     import memory.recall.loaders as loaders
 
     _corpus(owner, 12)
@@ -486,7 +511,9 @@ def test_common_words_are_read_only_where_rare_ones_matched_and_score_the_same(
     assert recall(owner, query, limit=50).as_json() == everything
 
 
-def test_when_every_word_is_common_the_least_common_one_finds_the_candidates(owner, monkeypatch):
+def test_when_every_word_is_common_the_least_common_one_finds_the_candidates(
+    owner: User, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import memory.recall.loaders as loaders
 
     _corpus(owner, 12)
@@ -498,8 +525,8 @@ def test_when_every_word_is_common_the_least_common_one_finds_the_candidates(own
 
 
 def test_profile_reads_only_the_first_nodes_and_those_tied_with_the_last(
-    owner, django_assert_num_queries
-):
+    owner: User, django_assert_num_queries: DjangoAssertNumQueries
+) -> None:
     seen = datetime(2026, 3, 1, tzinfo=UTC)
     # Six interests learned in one save (the same time and mentions), created in reverse
     # alphabetical order; one older, one paused.

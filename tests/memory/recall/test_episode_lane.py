@@ -5,12 +5,16 @@ from __future__ import annotations
 
 import json
 from datetime import UTC, datetime
+from typing import Any
 
 import pytest
+from django.contrib.auth.models import User
+from django.test import Client
 from django.urls import reverse
+from pytest_django import DjangoAssertNumQueries
 
 from memory.models import Candidate, Episode, MemoryRule
-from memory.recall import recall
+from memory.recall import EpisodeItem, RecallItem, recall
 from memory.recall.episode_loaders import (
     CANDIDATE_QUERIES,
     COUNT_QUERIES,
@@ -48,7 +52,7 @@ CHAT = [
 ]
 
 
-def save(owner, messages=CHAT, objects=(), name="chat"):
+def save(owner: Any, messages: Any = CHAT, objects: Any = (), name: Any = "chat") -> Any:
     """A conversation with the proposals an assistant drew from it, through the real path."""
     doc = {"objects": list(objects), "messages": list(messages)}
     return ingest_text(
@@ -70,11 +74,17 @@ def proposal(label: str, category: str = "person", quote: str = "I met Ana") -> 
     }
 
 
-def episodes_of(result) -> list[str]:
+def episode_item(item: RecallItem | EpisodeItem) -> EpisodeItem:
+    """Where these tests expect only what was said, a node or page item fails them."""
+    assert isinstance(item, EpisodeItem), item
+    return item
+
+
+def episodes_of(result: Any) -> list[str]:
     return [i.message_id for i in result.items if i.kind == "episode"]
 
 
-def test_the_rest_of_a_story_told_weeks_later_comes_back_after_its_start(owner):
+def test_the_rest_of_a_story_told_weeks_later_comes_back_after_its_start(owner: User) -> None:
     # the later message says none of the question's words, only its frame's ("ended up"),
     # but it carries on the story the first one started; an unrelated "ended up" does not
     save(
@@ -113,7 +123,7 @@ def test_the_rest_of_a_story_told_weeks_later_comes_back_after_its_start(owner):
     assert recall(owner, "how much did the boiler service end up costing?").no_recall
 
 
-def test_nothing_reviewed_yet_still_finds_what_was_said(owner):
+def test_nothing_reviewed_yet_still_finds_what_was_said(owner: User) -> None:
     save(owner, objects=[proposal("Ana")])
     assert Candidate.objects.filter(owner=owner, status="pending").exists()
     result = recall(owner, "What do you know about Ana?")
@@ -121,7 +131,7 @@ def test_nothing_reviewed_yet_still_finds_what_was_said(owner):
     # the pending candidate stays out; what was said comes back, the person's words first
     assert {i.kind for i in result.items} == {"episode"}
     assert sorted(episodes_of(result)) == ["a1", "a3"]
-    met = next(i.as_json() for i in result.items if i.message_id == "a1")
+    met = next(i.as_json() for i in map(episode_item, result.items) if i.message_id == "a1")
     assert met["said_at"] == "2026-04-02T19:00:00+00:00" and met["role"] == "user"
     assert met["transcript_id"] == Episode.objects.get(message_id="a1").transcript_id
     assert 'Said on 2026-04-02 by you: "I met Ana at the climbing gym' in result.context
@@ -129,15 +139,17 @@ def test_nothing_reviewed_yet_still_finds_what_was_said(owner):
     assert 'Said on 2026-04-03 by you: "Yes, with Ana" (in reply to "Nice!' in result.context
 
 
-def test_a_short_reply_comes_with_what_it_answers(owner):
+def test_a_short_reply_comes_with_what_it_answers(owner: User) -> None:
     save(owner)
     result = recall(owner, "when did I go to the bouldering night")
-    by_id = {i.message_id: i for i in result.items if i.kind == "episode"}
+    by_id = {
+        i.message_id: i for i in result.items if isinstance(i, EpisodeItem) and i.kind == "episode"
+    }
     assert "a3" in by_id
     assert by_id["a3"].reply_to.startswith("Nice! Did you go to the bouldering night")
 
 
-def test_a_short_reply_is_found_by_the_thread_it_answers(owner):
+def test_a_short_reply_is_found_by_the_thread_it_answers(owner: User) -> None:
     # the answer names nothing the question asks about: the message two before it does
     save(
         owner,
@@ -151,7 +163,7 @@ def test_a_short_reply_is_found_by_the_thread_it_answers(owner):
     assert said[0] == "b1" and "b3" in said
 
 
-def test_episodes_come_after_confirmed_memories(owner):
+def test_episodes_come_after_confirmed_memories(owner: User) -> None:
     save(owner, objects=[proposal("Ana")])
     candidate_promote(candidate=Candidate.objects.get(owner=owner, canonical_key="ana"), by=owner)
     result = recall(owner, "Ana")
@@ -160,14 +172,14 @@ def test_episodes_come_after_confirmed_memories(owner):
     assert "episode" in kinds and kinds == sorted(kinds, key=lambda k: k == "episode")
 
 
-def test_the_episodes_rule_turns_the_lane_off(owner):
+def test_the_episodes_rule_turns_the_lane_off(owner: User) -> None:
     save(owner)
     memory_rule_update(owner=owner, changes={"episodes": False})
     result = recall(owner, "bouldering")
     assert result.no_recall and result.reason == "no_match"
 
 
-def test_another_persons_conversations_never_come_back(owner, other_user):
+def test_another_persons_conversations_never_come_back(owner: User, other_user: User) -> None:
     save(other_user)
     assert recall(owner, "bouldering").no_recall
 
@@ -175,7 +187,7 @@ def test_another_persons_conversations_never_come_back(owner, other_user):
 # --- forgetting -------------------------------------------------------------------------------
 
 
-def test_deleting_a_memory_with_make_it_stick_forgets_what_was_said(owner):
+def test_deleting_a_memory_with_make_it_stick_forgets_what_was_said(owner: User) -> None:
     save(owner)
     node = make_node(owner=owner, label="Ana", category="person")
     node_delete(node=node, stick=True)
@@ -183,19 +195,19 @@ def test_deleting_a_memory_with_make_it_stick_forgets_what_was_said(owner):
     assert episodes_of(recall(owner, "wedding in Porto")) == ["a4"]  # the rest stays
 
 
-def test_deleting_without_make_it_stick_forgets_nothing(owner):
+def test_deleting_without_make_it_stick_forgets_nothing(owner: User) -> None:
     save(owner)
     node_delete(node=make_node(owner=owner, label="Ana", category="person"), stick=False)
     assert "a1" in episodes_of(recall(owner, "climbing gym"))
 
 
-def test_a_memory_rule_exclude_forgets_what_was_said(owner):
+def test_a_memory_rule_exclude_forgets_what_was_said(owner: User) -> None:
     save(owner)
     memory_rule_update(owner=owner, changes={"excludes": ["wedding"]})
     assert recall(owner, "cousin in Porto").no_recall
 
 
-def test_reject_and_forget_hides_it_but_reject_and_suppress_does_not(owner):
+def test_reject_and_forget_hides_it_but_reject_and_suppress_does_not(owner: User) -> None:
     save(owner, objects=[proposal("Ana"), proposal("Wedding", "other", "my cousin's wedding")])
     wedding = Candidate.objects.get(owner=owner, canonical_key="wedding")
     candidate_reject(candidate=wedding, by=owner, suppress=True)  # "stop proposing this"
@@ -206,14 +218,14 @@ def test_reject_and_forget_hides_it_but_reject_and_suppress_does_not(owner):
     said = episodes_of(recall(owner, "climbing gym bouldering"))
     assert "a1" not in said and "a3" not in said
     # and the reply that did not name her does not quote the message that did
-    for item in recall(owner, "bouldering night").items:
+    for item in map(episode_item, recall(owner, "bouldering night").items):
         assert "Ana" not in item.text and "Ana" not in getattr(item, "reply_to", "")
 
 
 # --- deleting ---------------------------------------------------------------------------------
 
 
-def test_undo_of_an_ingest_removes_its_episodes(owner):
+def test_undo_of_an_ingest_removes_its_episodes(owner: User) -> None:
     receipt = save(owner, objects=[proposal("Ana")])
     other = save(
         owner, messages=[{"role": "user", "content": "Bouldering again next week."}], name="b"
@@ -221,12 +233,12 @@ def test_undo_of_an_ingest_removes_its_episodes(owner):
     undo = receipt_undo(receipt=receipt)
     assert undo.counts["episodes_deleted"] == 4
     assert not Episode.objects.filter(transcript_id=receipt.detail["transcript"]).exists()
-    texts = [i.text for i in recall(owner, "bouldering").items]
+    texts = [episode_item(i).text for i in recall(owner, "bouldering").items]
     assert texts == ["Bouldering again next week."]
     assert Episode.objects.filter(transcript_id=other.detail["transcript"]).count() == 1
 
 
-def test_delete_all_removes_every_episode(owner, other_user):
+def test_delete_all_removes_every_episode(owner: User, other_user: User) -> None:
     save(owner)
     save(other_user)
     receipt = memory_erase_all(owner=owner)
@@ -238,7 +250,9 @@ def test_delete_all_removes_every_episode(owner, other_user):
 # --- a constant number of queries --------------------------------------------------------------
 
 
-def test_the_lane_reads_a_fixed_number_of_queries(owner, django_assert_num_queries):
+def test_the_lane_reads_a_fixed_number_of_queries(
+    owner: User, django_assert_num_queries: DjangoAssertNumQueries
+) -> None:
     for i in range(3):
         save(owner, messages=[*CHAT, {"role": "user", "content": f"note {i}"}], name=f"c{i}")
     ana = make_node(owner=owner, label="Ana", category="person", aliases=("Ana Lima",))
@@ -264,7 +278,9 @@ def test_the_lane_reads_a_fixed_number_of_queries(owner, django_assert_num_queri
         assert recall_episodes(owner, subject, limit=10) == []
 
 
-def test_a_save_that_kept_no_memory_can_still_be_undone_for_what_was_said(owner, client):
+def test_a_save_that_kept_no_memory_can_still_be_undone_for_what_was_said(
+    owner: User, client: Client
+) -> None:
     receipt = save(owner, messages=[{"role": "user", "content": "Bouldering again next week."}])
     assert receipt.outcome == "meaningful_no_write"
     client.force_login(owner)
@@ -276,7 +292,9 @@ def test_a_save_that_kept_no_memory_can_still_be_undone_for_what_was_said(owner,
     assert recall(owner, "bouldering").no_recall
 
 
-def test_the_lane_reads_a_bounded_number_of_matching_messages_the_strongest_first(owner):
+def test_the_lane_reads_a_bounded_number_of_matching_messages_the_strongest_first(
+    owner: User,
+) -> None:
     many = [{"role": "user", "content": f"baked bread again, loaf {n}"} for n in range(40)]
     strong = {"role": "user", "content": "bread, bread and more bread: the sourdough bread"}
     save(owner, messages=[strong, *many], name="bakes")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 from memory.recall.episodes import (
     CONTINUATION_FLOOR,
@@ -31,11 +32,13 @@ def row(
     )
 
 
-def ranked(query: str, rows: list[EpisodeRow], neighbours=(), total=None, **kw):
+def ranked(
+    query: str, rows: list[EpisodeRow], neighbours: Any = (), total: Any = None, **kw: Any
+) -> Any:
     return rank_episodes(terms(query), rows, list(neighbours), total or 100, **kw)
 
 
-def test_the_persons_own_words_rank_above_the_assistants():
+def test_the_persons_own_words_rank_above_the_assistants() -> None:
     rows = [
         row(1, "You said the pottery class on Thursdays sounds relaxing.", role="assistant"),
         row(2, "I signed up for a pottery class on Thursdays.", role="user"),
@@ -46,7 +49,7 @@ def test_the_persons_own_words_rank_above_the_assistants():
     assert {i.why for i in items} == {"episode"}
 
 
-def test_a_short_reply_is_found_by_the_question_it_answers_and_shows_it():
+def test_a_short_reply_is_found_by_the_question_it_answers_and_shows_it() -> None:
     question = row(1, "Did you end up going to the climbing gym on Saturday?", role="assistant")
     reply = row(2, "Yes, last Saturday!", role="user")
     unrelated = row(3, "I need to buy groceries tomorrow.")
@@ -61,7 +64,7 @@ def test_a_short_reply_is_found_by_the_question_it_answers_and_shows_it():
     assert [i.id for i in follow] == [2, 1]
 
 
-def test_loosely_related_messages_do_not_fill_the_list():
+def test_loosely_related_messages_do_not_fill_the_list() -> None:
     rows = [
         row(1, "My sister Ines moved to Braga for her new job at the hospital.", t=1),
         row(2, "The hospital cafeteria was closed.", t=2),
@@ -72,12 +75,12 @@ def test_loosely_related_messages_do_not_fill_the_list():
     assert [i.id for i in items] == [1]
 
 
-def test_nothing_matches_nothing():
+def test_nothing_matches_nothing() -> None:
     assert ranked("saxophone lessons", [row(1, "I walked the dog.")]) == []
     assert ranked("", [row(1, "I walked the dog.")]) == []
 
 
-def test_a_forgotten_label_hides_the_message_in_any_form_and_never_quotes_it():
+def test_a_forgotten_label_hides_the_message_in_any_form_and_never_quotes_it() -> None:
     rows = [
         row(1, "I went to a tarot reading with Mia.", seq=1),
         row(2, "Two more tarot readings next month!", seq=2),
@@ -92,13 +95,13 @@ def test_a_forgotten_label_hides_the_message_in_any_form_and_never_quotes_it():
     assert [(i.id, i.reply_to) for i in items] == [(11, "")]
 
 
-def test_mentions_forgotten_matches_whole_words_only():
+def test_mentions_forgotten_matches_whole_words_only() -> None:
     assert mentions_forgotten("Marta's office is near the park", ["marta"])
     assert not mentions_forgotten("Martina called", ["marta"])
     assert not mentions_forgotten("anything at all", [])
 
 
-def test_episode_item_json_shape():
+def test_episode_item_json_shape() -> None:
     item = ranked("pottery", [row(5, "Pottery again tonight.")])[0]
     data = item.as_json()
     assert set(data) == {
@@ -116,12 +119,12 @@ def test_episode_item_json_shape():
     assert item.context_line() == 'Said on 2026-03-01 by you: "Pottery again tonight."'
 
 
-def test_the_limit_holds():
+def test_the_limit_holds() -> None:
     rows = [row(i, f"pottery night number {i}") for i in range(1, 30)]
     assert len(ranked("pottery", rows, limit=4)) == 4
 
 
-def test_a_name_said_only_inside_a_twins_name_does_not_count():
+def test_a_name_said_only_inside_a_twins_name_does_not_count() -> None:
     rows = [
         row(1, "Upgrading Kafka Connect took the whole afternoon.", t=1),
         row(2, "Kafka lag is down after the partition change.", t=2),
@@ -136,7 +139,7 @@ def test_a_name_said_only_inside_a_twins_name_does_not_count():
     assert {i.id for i in guarded} == {2, 3}
 
 
-def test_a_named_thing_matches_by_any_of_its_names():
+def test_a_named_thing_matches_by_any_of_its_names() -> None:
     rows = [
         row(1, "Got Mum a silk scarf for her birthday.", t=1),
         row(2, "My birthday is in May.", t=2),
@@ -159,15 +162,15 @@ ROOMMATE = [
 DRUM_QUESTION = "how did the drumming problem with my roommate get sorted"
 
 
-def closeness_table(table: dict[str, float], calls: list[list[str]]):
-    def closeness(texts):
+def closeness_table(table: dict[str, float], calls: list[list[str]]) -> Any:
+    def closeness(texts: Any) -> Any:
         calls.append(list(texts))
         return [table.get(text, 0.0) for text in texts]
 
     return closeness
 
 
-def test_a_partial_match_close_in_meaning_is_kept_and_a_distant_one_is_not():
+def test_a_partial_match_close_in_meaning_is_kept_and_a_distant_one_is_not() -> None:
     # "drum" is one of four words of the question, under the share floor on its own
     assert ranked(DRUM_QUESTION, ROOMMATE) == []
     calls: list[list[str]] = []
@@ -176,7 +179,7 @@ def test_a_partial_match_close_in_meaning_is_kept_and_a_distant_one_is_not():
     assert calls == [[r.text for r in ROOMMATE]]  # one call for every doubtful message
 
 
-def test_semantic_closeness_never_brings_a_message_that_shares_no_word():
+def test_semantic_closeness_never_brings_a_message_that_shares_no_word() -> None:
     calls: list[list[str]] = []
     everything_close = closeness_table({"we moved the piano upstairs": 0.99}, calls)
     rows = [row(1, "we moved the piano upstairs")]
@@ -184,14 +187,14 @@ def test_semantic_closeness_never_brings_a_message_that_shares_no_word():
     assert calls == []  # nothing doubtful: the model is not asked
 
 
-def test_a_good_match_does_not_ask_for_closeness():
+def test_a_good_match_does_not_ask_for_closeness() -> None:
     calls: list[list[str]] = []
     rows = [row(1, "my roommate and the drumming: sorted, he has an electric kit now")]
     items = ranked(DRUM_QUESTION, rows, closeness=closeness_table({}, calls))
     assert [i.id for i in items] == [1] and calls == []
 
 
-def test_a_sliver_of_the_question_is_not_rescued():
+def test_a_sliver_of_the_question_is_not_rescued() -> None:
     # one common word of a long question: under RESCUE_MIN_SHARE, however close
     rows = [row(i, f"note {i} about the train") for i in range(1, 30)]
     question = "which train did my grandmother take to the wedding in lisbon last spring"
@@ -200,7 +203,7 @@ def test_a_sliver_of_the_question_is_not_rescued():
     assert calls == []
 
 
-def test_a_longer_reply_is_found_by_its_thread_too():
+def test_a_longer_reply_is_found_by_its_thread_too() -> None:
     night = row(1, "third night shift in a row, home now and cant sleep")
     asked = row(2, "Anything that usually helps you wind down?", role="assistant")
     reply = row(3, "blackout blind and a white noise app normally, but the flat is freezing")
@@ -222,15 +225,15 @@ LEAK = [
 LEAK_QUESTION = "what happened with the water coming into the back bedroom from start to finish"
 
 
-def likeness_table(table: dict[str, float], calls: list[tuple[list[str], list[str]]]):
-    def likeness(texts, anchors):
+def likeness_table(table: dict[str, float], calls: list[tuple[list[str], list[str]]]) -> Any:
+    def likeness(texts: Any, anchors: Any) -> Any:
         calls.append((list(texts), list(anchors)))
         return [table.get(text, 0.0) for text in texts]
 
     return likeness
 
 
-def test_a_later_message_close_to_a_good_match_is_kept_after_it():
+def test_a_later_message_close_to_a_good_match_is_kept_after_it() -> None:
     # "bedroom" alone is a sliver of the question: left out without a continuation
     assert [i.id for i in ranked(LEAK_QUESTION, LEAK)] == [1]
     calls: list[tuple[list[str], list[str]]] = []
@@ -242,7 +245,7 @@ def test_a_later_message_close_to_a_good_match_is_kept_after_it():
     assert calls == [([LEAK[1].text, LEAK[2].text], [LEAK[0].text])]
 
 
-def test_a_continuation_follows_every_good_match_and_never_displaces_one():
+def test_a_continuation_follows_every_good_match_and_never_displaces_one() -> None:
     rows = [
         row(1, "water coming through the back bedroom ceiling again"),
         row(2, "the water in the back bedroom: roofer booked", t=2),
@@ -257,7 +260,7 @@ def test_a_continuation_follows_every_good_match_and_never_displaces_one():
     assert len(ranked(LEAK_QUESTION, rows, likeness=everything_near, limit=2)) == 2
 
 
-def test_a_continuation_never_makes_a_question_find_something():
+def test_a_continuation_never_makes_a_question_find_something() -> None:
     # nothing matches the question well: however close, a sliver stays out (quiet stays quiet)
     rows = [row(i, f"the spare bedroom {i} needs a coat of paint") for i in range(1, 4)]
     calls: list[tuple[list[str], list[str]]] = []
@@ -265,7 +268,7 @@ def test_a_continuation_never_makes_a_question_find_something():
     assert items == [] and calls == []
 
 
-def test_a_continuation_of_a_named_question_names_it_too():
+def test_a_continuation_of_a_named_question_names_it_too() -> None:
     rows = [
         row(1, "Ana runs the bouldering nights at the climbing gym"),
         row(2, "Lena loves the bouldering nights too", t=2),
@@ -283,7 +286,7 @@ def test_a_continuation_of_a_named_question_names_it_too():
     assert 2 not in [i.id for i in items]
 
 
-def test_the_frames_words_score_but_never_decide_there_is_something_to_find():
+def test_the_frames_words_score_but_never_decide_there_is_something_to_find() -> None:
     ended = row(2, "car's fixed, pads and discs done, ended up £260", t=2)
     brakes = row(1, "car's making a grinding noise when i brake, garage says rear pads")
     question = terms("the brake repair costing")
@@ -307,7 +310,7 @@ def test_the_frames_words_score_but_never_decide_there_is_something_to_find():
     assert [i.id for i in rank_episodes(question, [brakes, ended], [], 100)] == [1]
 
 
-def test_continuations_alone():
+def test_continuations_alone() -> None:
     kept = [(1.0, LEAK[0])]
     left = [(0.9, LEAK[1]), (0.2, LEAK[2])]
     both_near = likeness_table({LEAK[1].text: 0.5, LEAK[2].text: 0.5}, [])
@@ -320,7 +323,7 @@ def test_continuations_alone():
     assert continuations([], left, likeness_table({}, calls)) == [] and calls == []
 
 
-def test_the_reply_in_a_thread_a_good_match_opened_is_the_rest_of_its_story():
+def test_the_reply_in_a_thread_a_good_match_opened_is_the_rest_of_its_story() -> None:
     # the assistant's follow-up question, and the person's answer to it, say none of the
     # question's words: the answer is found through its thread, under the relative floor
     opened = row(1, "trying to get back into spanish, fifteen minutes of an app on the bus")

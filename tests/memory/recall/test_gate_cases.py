@@ -3,6 +3,8 @@ about the person's own past, their things and named people are recall questions.
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from memory.recall.query import REASON_SMALLTALK, REASON_UTILITY, parse_query
@@ -28,7 +30,7 @@ from memory.recall.query import REASON_SMALLTALK, REASON_UTILITY, parse_query
         "what is mum's new address",
     ],
 )
-def test_recall_questions_pass(query):
+def test_recall_questions_pass(query: Any) -> None:
     parsed = parse_query(query)
     assert parsed.reason == "" and parsed.subject and not parsed.needs_name
 
@@ -46,7 +48,7 @@ def test_recall_questions_pass(query):
         ("what is 12 * 7", REASON_UTILITY),
     ],
 )
-def test_small_talk_and_utility_are_refused(query, reason):
+def test_small_talk_and_utility_are_refused(query: Any, reason: Any) -> None:
     assert parse_query(query).reason == reason
 
 
@@ -58,12 +60,12 @@ def test_small_talk_and_utility_are_refused(query, reason):
         ("the full name of my grandmother", ("my", "grandmother")),
     ],
 )
-def test_the_name_of_frame_is_not_the_subject(query, subject):
+def test_the_name_of_frame_is_not_the_subject(query: Any, subject: Any) -> None:
     assert parse_query(query).subject == subject
 
 
 @pytest.mark.parametrize("query", ["what is the earth's circumference", "what's a cat's lifespan"])
-def test_a_possessive_after_an_article_stays_general(query):
+def test_a_possessive_after_an_article_stays_general(query: Any) -> None:
     # recall only if memory has that name: otherwise the engine answers utility_query
     assert parse_query(query).needs_name
 
@@ -86,7 +88,7 @@ def test_a_possessive_after_an_article_stays_general(query):
         ("how long", ("how", "long"), ()),
     ],
 )
-def test_the_frame_is_kept_apart_from_the_subject(query, subject, frame):
+def test_the_frame_is_kept_apart_from_the_subject(query: Any, subject: Any, frame: Any) -> None:
     # not what the question is about, but words an answer may echo ("ended up £260")
     parsed = parse_query(query)
     assert parsed.subject == subject

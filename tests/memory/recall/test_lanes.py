@@ -4,18 +4,19 @@ No database: documents are built by hand."""
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import Any
 
 from memory.recall.items import WHY_ALIAS, WHY_EXACT, Doc, OwnerIndex
 from memory.recall.lanes import bm25, named_spans, profile_lane
 
 
-def node(doc_id: int, label: str, *fields: tuple[str, str], **extra) -> Doc:
+def node(doc_id: int, label: str, *fields: tuple[str, str], **extra: Any) -> Doc:
     doc = Doc("node", doc_id, label, label.lower(), **extra)
     doc.fields = [("label", label), *fields]
     return doc
 
 
-def test_named_spans_take_the_longest_name_and_never_overlap():
+def test_named_spans_take_the_longest_name_and_never_overlap() -> None:
     uml = node(1, "UML")
     society = node(2, "UML College Society")
     names = {"uml": [(uml, WHY_ALIAS)], "uml college society": [(society, WHY_EXACT)]}
@@ -24,12 +25,12 @@ def test_named_spans_take_the_longest_name_and_never_overlap():
     assert [s.key for s in named_spans("uml and stuff".split(), names)] == ["uml"]
 
 
-def test_a_name_made_only_of_stop_words_is_not_a_span():
+def test_a_name_made_only_of_stop_words_is_not_a_span() -> None:
     doc = node(1, "The Who")
     assert named_spans(["the", "who"], {"the who": [(doc, WHY_EXACT)]}) == []
 
 
-def test_bm25_scores_matching_documents_and_stems():
+def test_bm25_scores_matching_documents_and_stems() -> None:
     swim = node(1, "Swimming", ("slice", "swims at the lido every morning"))
     tax = node(2, "Marta", ("summary", "my accountant, does the yearly tax return"))
     scores = bm25([swim, tax], ["swim", "morn"], [])
@@ -37,7 +38,7 @@ def test_bm25_scores_matching_documents_and_stems():
     assert scores[0] > 0
 
 
-def test_bm25_needs_enough_of_the_query_weight():
+def test_bm25_needs_enough_of_the_query_weight() -> None:
     boots = node(1, "Best man speech", ("summary", "speech for the wedding"))
     other = node(2, "Kiln", ("summary", "pottery firing schedule"))
     third = node(3, "Hiking club", ("summary", "weekend walks"))
@@ -46,14 +47,14 @@ def test_bm25_needs_enough_of_the_query_weight():
     assert 0 not in scores
 
 
-def test_bm25_named_terms_count_for_coverage_only():
+def test_bm25_named_terms_count_for_coverage_only() -> None:
     doc = node(1, "Atlas", ("slice", "the atlas export ships friday"))
     other = node(2, "Kiln", ("slice", "pottery class"))
     assert bm25([doc, other], [], ["atla"]) == {}
     assert bm25([doc, other], ["export"], ["atla"])[0] > 0
 
 
-def test_profile_lane_puts_active_and_recent_first():
+def test_profile_lane_puts_active_and_recent_first() -> None:
     old = node(1, "Kiln", category="interest", state="active")
     old.last_seen_at = datetime(2026, 1, 1, tzinfo=UTC)
     new = node(2, "Wheel", category="interest", state="active")

@@ -3,6 +3,8 @@ words mapped to categories. Pure: no database."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from memory.recall.query import (
@@ -34,7 +36,7 @@ from memory.recall.query import (
         ("what is the capital of France?", REASON_UTILITY),
     ],
 )
-def test_gate_refuses_smalltalk_and_utility(query, reason):
+def test_gate_refuses_smalltalk_and_utility(query: Any, reason: Any) -> None:
     assert parse_query(query).reason == reason
 
 
@@ -57,7 +59,7 @@ def test_gate_refuses_smalltalk_and_utility(query, reason):
         ("am I still boxing", "am i still boxing"),
     ],
 )
-def test_recall_phrasing_is_stripped(query, subject):
+def test_recall_phrasing_is_stripped(query: Any, subject: Any) -> None:
     parsed = parse_query(query)
     assert parsed.reason == ""
     assert " ".join(parsed.subject) == subject
@@ -73,11 +75,11 @@ def test_recall_phrasing_is_stripped(query, subject):
         ("what do you remember about my goals", ("goal",)),
     ],
 )
-def test_broad_profile_words_map_to_categories(query, categories):
+def test_broad_profile_words_map_to_categories(query: Any, categories: Any) -> None:
     assert parse_query(query).profile == categories
 
 
-def test_targeted_question_with_a_category_word_is_not_a_profile_query():
+def test_targeted_question_with_a_category_word_is_not_a_profile_query() -> None:
     assert parse_query("which of my projects uses Cloudflare Workers").profile == ()
     assert parse_query("my sister").profile == ()
 

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import json
 from datetime import UTC, datetime
+from typing import Any
 
 import pytest
+from django.contrib.auth.models import User
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
@@ -29,7 +31,7 @@ pytestmark = [
 ]
 
 
-def save(owner, messages, name):
+def save(owner: Any, messages: Any, name: Any) -> None:
     doc = {"objects": [], "messages": messages}
     ingest_text(
         owner=owner,
@@ -41,7 +43,7 @@ def save(owner, messages, name):
 
 
 @pytest.fixture
-def person(owner, other_user):
+def person(owner: User, other_user: User) -> Any:
     for who in (owner, other_user):
         kafka = make_node(owner=who, label="Kafka", category="tool", aliases=("Apache Kafka",))
         make_slice(node=kafka, text="runs the event bus at work")
@@ -75,7 +77,7 @@ QUESTIONS = [
 
 
 @pytest.mark.parametrize("question", QUESTIONS)
-def test_no_recall_query_walks_a_persons_rows(person, question):
+def test_no_recall_query_walks_a_persons_rows(person: Any, question: Any) -> None:
     vectors.clear()
     with CaptureQueriesContext(connection) as captured:
         result = recall(person, question)
@@ -86,7 +88,9 @@ def test_no_recall_query_walks_a_persons_rows(person, question):
 
 
 @pytest.mark.parametrize("question", ["what are my hobbies", "tell me about me"])
-def test_a_profile_question_reads_its_first_nodes_in_index_order(person, question):
+def test_a_profile_question_reads_its_first_nodes_in_index_order(
+    person: Any, question: Any
+) -> None:
     """The first active nodes of a category come from the index in the lane's order and
     stop at the limit: no sort of every node of the category (of the person, for "about
     me"). (The inactive ones, read only when fewer than the limit are active, are sorted.)"""

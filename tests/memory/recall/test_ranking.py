@@ -18,7 +18,7 @@ def index_of(*docs: Doc) -> OwnerIndex:
     return OwnerIndex(docs=list(docs), names={d.key: [(d, WHY_EXACT)] for d in docs})
 
 
-def test_named_identity_first_and_its_twin_never_returned():
+def test_named_identity_first_and_its_twin_never_returned() -> None:
     uml = node(1, "UML")
     society = node(2, "UML College Society", ("summary", "student society"))
     items, reason = rank(index_of(uml, society), parse_query("what do you know about UML"))
@@ -27,7 +27,7 @@ def test_named_identity_first_and_its_twin_never_returned():
     assert items[0].why == "exact"
 
 
-def test_lexical_and_semantic_candidates_follow_the_named_lane_with_their_lanes_in_why():
+def test_lexical_and_semantic_candidates_follow_the_named_lane_with_their_lanes_in_why() -> None:
     atlas = node(1, "Atlas", ("slice", "the export feature ships on friday"))
     kiln = node(2, "Kiln", ("slice", "pottery class on thursdays"))
     swim = node(3, "Swimming", ("slice", "at the lido every morning"))
@@ -46,7 +46,7 @@ def test_lexical_and_semantic_candidates_follow_the_named_lane_with_their_lanes_
     assert none == [] and reason == REASON_NO_MATCH
 
 
-def test_fusion_is_reciprocal_rank_with_ties_sharing_a_rank():
+def test_fusion_is_reciprocal_rank_with_ties_sharing_a_rank() -> None:
     fused = fuse(
         Candidates(
             lexical={("node", 1): 2.0, ("node", 2): 2.0, ("node", 3): 1.0},
@@ -60,14 +60,14 @@ def test_fusion_is_reciprocal_rank_with_ties_sharing_a_rank():
     assert fused[("node", 4)][1] == ("semantic",)
 
 
-def test_semantic_floors_keep_weak_matches_out():
+def test_semantic_floors_keep_weak_matches_out() -> None:
     assert fuse(Candidates(semantic={("node", 1): SEMANTIC_FLOOR - 0.01})) == {}
     best = 0.6
     kept = fuse(Candidates(semantic={("node", 1): best, ("node", 2): 0.5 * best}))
     assert set(kept) == {("node", 1)}
 
 
-def test_identity_guard_holds_in_the_fused_lanes():
+def test_identity_guard_holds_in_the_fused_lanes() -> None:
     uml = node(1, "UML")
     society = node(2, "UML College Society", ("summary", "student society exam results"))
     index = OwnerIndex(docs=[uml, society], names={"uml": [(uml, WHY_EXACT)]}, complete=False)
@@ -76,7 +76,7 @@ def test_identity_guard_holds_in_the_fused_lanes():
     assert [i.label for i in items] == ["UML"]
 
 
-def test_a_person_sharing_a_first_name_never_answers_for_the_one_named():
+def test_a_person_sharing_a_first_name_never_answers_for_the_one_named() -> None:
     park = node(1, "Lena Park")
     fischer = node(2, "Lena Fischer", ("slice", "signed off the schema migration"))
     street = node(3, "Park Street Project", ("slice", "migration of the billing service"))
@@ -94,7 +94,7 @@ def test_a_person_sharing_a_first_name_never_answers_for_the_one_named():
     assert [i.label for i in items] == ["Lena Park", "Park Street Project"]
 
 
-def test_build_context_clips_the_first_line_that_does_not_fit():
+def test_build_context_clips_the_first_line_that_does_not_fit() -> None:
     items = [
         RecallItem("node", 1, "Atlas", "project", "active", "exact", 1.0, summary="a tool"),
         RecallItem("node", 2, "Kiln", "interest", "active", "lexical", 0.5, summary="pots"),

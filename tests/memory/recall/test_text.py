@@ -3,6 +3,8 @@ algorithm)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from memory.recall.text import content, probe, stem, terms, words_of
@@ -23,19 +25,19 @@ from memory.recall.text import content, probe, stem, terms, words_of
         (("go",), "go"),
     ],
 )
-def test_stem_conflates_inflections(words, expected):
+def test_stem_conflates_inflections(words: Any, expected: Any) -> None:
     assert {stem(w) for w in words} == {expected}
 
 
 @pytest.mark.parametrize("word", ["running", "hopping", "relational", "generously", "happiness"])
-def test_probe_is_a_substring_of_the_word_its_stem_came_from(word):
+def test_probe_is_a_substring_of_the_word_its_stem_came_from(word: Any) -> None:
     assert probe(stem(word)) in word
 
 
-def test_terms_drop_stop_words_and_stem_the_rest():
+def test_terms_drop_stop_words_and_stem_the_rest() -> None:
     assert terms("What did I say about my Swimming lessons?") == ["swim", "lesson"]
     assert content(["a", "x", "7", "kiln"]) == ["7", "kiln"]
 
 
-def test_words_of_non_ascii_text_are_its_canonical_key_words():
+def test_words_of_non_ascii_text_are_its_canonical_key_words() -> None:
     assert words_of("Café Zürich, 2026") == ["cafe", "zurich", "2026"]

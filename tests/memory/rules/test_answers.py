@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from memory.extractors.rules.answers import confirmed_work, in_context
@@ -27,7 +29,7 @@ from memory.extractors.rules.answers import confirmed_work, in_context
         ),
     ],
 )
-def test_a_short_answer_states_what_it_answers(question, answer, statement):
+def test_a_short_answer_states_what_it_answers(question: Any, answer: Any, statement: Any) -> None:
     assert in_context(question, answer) == statement
 
 
@@ -41,11 +43,11 @@ def test_a_short_answer_states_what_it_answers(question, answer, statement):
         ("Nice weather today.", "Pepperoni!"),
     ],
 )
-def test_answers_that_need_no_context_or_give_none(question, answer):
+def test_answers_that_need_no_context_or_give_none(question: Any, answer: Any) -> None:
     assert in_context(question, answer) is None
 
 
-def test_work_the_reply_confirms_is_filed_under_the_component():
+def test_work_the_reply_confirms_is_filed_under_the_component() -> None:
     assert confirmed_work(
         "Can you fix the pagination overflow in the invoice table renderer?",
         "Done — rows per page are capped now.",
@@ -63,5 +65,5 @@ def test_work_the_reply_confirms_is_filed_under_the_component():
         ("What is the capital of Peru?", "Done: Lima."),
     ],
 )
-def test_unconfirmed_or_non_work_requests_are_nothing(request_text, reply):
+def test_unconfirmed_or_non_work_requests_are_nothing(request_text: Any, reply: Any) -> None:
     assert confirmed_work(request_text, reply) is None

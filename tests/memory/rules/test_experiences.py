@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from memory.extractors.rules.experiences import experience
@@ -43,13 +45,15 @@ from tests.memory.rules.helpers import clause, events, nodes
         ),
     ],
 )
-def test_experiences_are_dated_events(text, label, category, action, precision):
+def test_experiences_are_dated_events(
+    text: Any, label: Any, category: Any, action: Any, precision: Any
+) -> None:
     (found,) = events(experience(clause(text)))
     assert (found.on, found.category, found.action) == (label, category, action)
     assert found.happened_at is not None and found.happened_at_precision == precision
 
 
-def test_been_to_a_place_is_a_place_without_a_date():
+def test_been_to_a_place_is_a_place_without_a_date() -> None:
     found = experience(clause("I've been to Paris twice but never to Lyon"))
     assert nodes(found) == [("Paris", "place")]
     assert events(found) == []
@@ -64,10 +68,10 @@ def test_been_to_a_place_is_a_place_without_a_date():
         "I went to bed early",
     ],
 )
-def test_routines_and_ordinary_days_are_not_experiences(text):
+def test_routines_and_ordinary_days_are_not_experiences(text: Any) -> None:
     assert experience(clause(text)) == []
 
 
-def test_the_time_is_never_part_of_the_place():
+def test_the_time_is_never_part_of_the_place() -> None:
     (visit,) = events(experience(clause("We visited the Louvre on Sunday")))
     assert (visit.on, visit.category, visit.happened_at_precision) == ("Louvre", "place", "day")

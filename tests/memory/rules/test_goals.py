@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from memory.extractors.rules.goals import goal
@@ -18,7 +20,7 @@ from tests.memory.rules.helpers import clause, events, nodes, slices
         ("I'm saving up for a motorbike", "Motorbike"),
     ],
 )
-def test_goals(text, label):
+def test_goals(text: Any, label: Any) -> None:
     found = goal(clause(text))
     assert nodes(found) == [(label, "goal")]
     assert events(found) == []  # a plan has not happened: its time stays in the text
@@ -26,7 +28,7 @@ def test_goals(text, label):
 
 
 @pytest.mark.parametrize("text", ["I want to learn the piano", "I want to try bouldering"])
-def test_wishes_about_activities_are_left_to_the_hedges(text):
+def test_wishes_about_activities_are_left_to_the_hedges(text: Any) -> None:
     assert goal(clause(text)) == []
 
 
@@ -39,5 +41,5 @@ def test_wishes_about_activities_are_left_to_the_hedges(text):
         "I want to finish this tonight",
     ],
 )
-def test_wishes_of_the_moment_are_no_goals(text):
+def test_wishes_of_the_moment_are_no_goals(text: Any) -> None:
     assert goal(clause(text)) == []

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from memory.extractors.rules.health import health
@@ -23,20 +25,21 @@ from tests.memory.rules.helpers import clause, events, nodes, slices
         ("I have coeliac disease", "Coeliac Disease"),
     ],
 )
-def test_conditions_allergies_and_measures_are_health(text, label):
+def test_conditions_allergies_and_measures_are_health(text: Any, label: Any) -> None:
     assert nodes(health(clause(text))) == [(label, "health")]
 
 
-def test_a_medication_keeps_its_dose_and_its_dated_start():
+def test_a_medication_keeps_its_dose_and_its_dated_start() -> None:
     found = health(clause("my doctor put me on Lisinopril 10mg in February"))
     assert nodes(found) == [("Lisinopril", "health")]
     assert [s.text for s in slices(found)] == ["Takes Lisinopril 10mg"]
     (started,) = events(found)
     assert started.action == "started"
+    assert started.happened_at is not None
     assert started.happened_at.strftime("%Y-%m") == "2026-02"
 
 
-def test_stopping_a_medication_stops_it():
+def test_stopping_a_medication_stops_it() -> None:
     (stopped,) = events(health(clause("I stopped taking sertraline 50mg last month")))
     assert (stopped.on, stopped.action, stopped.happened_at_precision) == (
         "Sertraline",
@@ -59,7 +62,7 @@ def test_stopping_a_medication_stops_it():
         "I'm on Slack all day",
     ],
 )
-def test_ordinary_sentences_are_not_health(text):
+def test_ordinary_sentences_are_not_health(text: Any) -> None:
     assert health(clause(text)) == []
 
 
@@ -71,5 +74,5 @@ def test_ordinary_sentences_are_not_health(text):
         ("I've been taking melatonin", "Melatonin"),
     ],
 )
-def test_a_drug_named_without_a_dose_is_recognised_by_its_form(text, label):
+def test_a_drug_named_without_a_dose_is_recognised_by_its_form(text: Any, label: Any) -> None:
     assert nodes(health(clause(text))) == [(label, "health")]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from memory.extractors.rules.hedges import hedged
@@ -18,7 +20,7 @@ from tests.memory.rules.helpers import clause
         ("maybe we'll move to Porto", "Porto", "place"),
     ],
 )
-def test_hedges_are_candidates(text, label, category):
+def test_hedges_are_candidates(text: Any, label: Any, category: Any) -> None:
     (found,) = hedged(clause(text))
     assert isinstance(found, CandidateProposal)
     assert (found.label, found.category, found.reason) == (label, category, "hedged")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from memory.extractors.rules.life_events import life_event
@@ -18,6 +20,6 @@ from tests.memory.rules.helpers import clause, events
         ("I joined Toastmasters in 2022 too", "Toastmasters", "joined"),
     ],
 )
-def test_life_events(text, label, action):
+def test_life_events(text: Any, label: Any, action: Any) -> None:
     (found,) = events(life_event(clause(text)))
     assert (found.on, found.action) == (label, action)

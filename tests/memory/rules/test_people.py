@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from memory.extractors.rules.people import mentioned_relations, other_people, possessive
@@ -19,11 +21,11 @@ from tests.memory.rules.helpers import clause, events, nodes, slices
         ("My neighbour Siobhan O'Neill is a retired teacher", ("Siobhan O'Neill", "person")),
     ],
 )
-def test_people_are_named_with_their_relation(text, expected):
+def test_people_are_named_with_their_relation(text: Any, expected: Any) -> None:
     assert nodes(other_people(clause(text)))[0] == expected
 
 
-def test_facts_about_a_person_are_filed_under_them():
+def test_facts_about_a_person_are_filed_under_them() -> None:
     found = other_people(clause("My friend Tomás hates coriander"))
     assert {s.on for s in slices(found)} == {"Tomás"}
 
@@ -36,11 +38,11 @@ def test_facts_about_a_person_are_filed_under_them():
         ("I have a rabbit called Pepper and she is basically family", ("Pepper", "family")),
     ],
 )
-def test_pets_are_possessions_unless_the_person_says_family(text, expected):
+def test_pets_are_possessions_unless_the_person_says_family(text: Any, expected: Any) -> None:
     assert nodes(other_people(clause(text)))[0] == expected
 
 
-def test_an_adopted_pet_has_a_dated_start():
+def test_an_adopted_pet_has_a_dated_start() -> None:
     (adopted,) = events(other_people(clause("We adopted a dog named Biscuit in April")))
     assert (adopted.on, adopted.action, adopted.happened_at_precision) == (
         "Biscuit",
@@ -49,11 +51,11 @@ def test_an_adopted_pet_has_a_dated_start():
     )
 
 
-def test_possessives():
+def test_possessives() -> None:
     assert nodes(possessive(clause("Meera's birthday is on 14 January"))) == [("Meera", "person")]
 
 
-def test_a_project_the_person_is_asked_to_lead_is_a_project_of_theirs():
+def test_a_project_the_person_is_asked_to_lead_is_a_project_of_theirs() -> None:
     found = other_people(
         clause(
             "My manager is Sofia Almeida and she wants me to lead the warehouse forecasting project"
@@ -72,5 +74,7 @@ def test_a_project_the_person_is_asked_to_lead_is_a_project_of_theirs():
         ("I had coffee with my friends", []),
     ],
 )
-def test_people_mentioned_with_their_relation_anywhere_in_a_clause(text, expected):
+def test_people_mentioned_with_their_relation_anywhere_in_a_clause(
+    text: Any, expected: Any
+) -> None:
     assert nodes(mentioned_relations(clause(text))) == expected

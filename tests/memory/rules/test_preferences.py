@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from memory.extractors.rules.preferences import preference
@@ -22,5 +24,5 @@ from tests.memory.rules.helpers import clause, nodes
         ("My favourite pizza is Pepperoni", ("Pizza", "preference")),
     ],
 )
-def test_preferences(text, expected):
+def test_preferences(text: Any, expected: Any) -> None:
     assert nodes(preference(clause(text))) == [expected]

@@ -8,29 +8,29 @@ from memory.extractors.rules.routines import routine
 from tests.memory.rules.helpers import clause, nodes, slices
 
 
-def test_projects():
+def test_projects() -> None:
     assert ("Atlas", "project") in nodes(projects(clause("Atlas is my invoicing app")))
 
 
-def test_decisions():
+def test_decisions() -> None:
     found = decision(clause("let's go with Postgres"))
     assert nodes(found) == [("Postgres", "tool")]
     assert slices(found)[0].kind == "decision"
 
 
-def test_routines():
+def test_routines() -> None:
     found = routine(clause("I train boxing three days a week"))
     assert nodes(found) == [("Boxing", "skill")]
     assert slices(found)[0].kind == "progress"
     assert routine(clause("I train three days a week")) == []
 
 
-def test_a_routine_said_with_been_and_a_gerund():
+def test_a_routine_said_with_been_and_a_gerund() -> None:
     found = routine(clause("I've been swimming twice a week instead"))
     assert nodes(found) == [("Swimming", "habit")]
 
 
-def test_numbered_lines_are_read_without_their_numbers():
+def test_numbered_lines_are_read_without_their_numbers() -> None:
     from memory.extractors.patterns import split_sentences
 
     assert split_sentences("1. My physio is Dr. Ngozi Adeyemi\n2. I quit vaping.") == [

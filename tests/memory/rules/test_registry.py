@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import Any
 
 import pytest
 
@@ -19,17 +20,17 @@ def labels(messages: list[Message], source_time: datetime | None = None) -> set[
     return {p.label for p in found if isinstance(p, NodeProposal)}
 
 
-def test_health_and_people_come_before_the_general_families():
+def test_health_and_people_come_before_the_general_families() -> None:
     order = list(RECOGNISERS)
     assert order.index(health) < order.index(other_people) < order.index(work)
 
 
-def test_one_family_per_module():
+def test_one_family_per_module() -> None:
     modules = {r.__module__ for r in RECOGNISERS}
     assert len(modules) >= 12
 
 
-def test_an_assistant_turn_is_never_a_source_but_gives_a_short_answer_its_context():
+def test_an_assistant_turn_is_never_a_source_but_gives_a_short_answer_its_context() -> None:
     messages = [
         Message(
             "M0", "assistant", "You mentioned you have sciatica. What's your favourite pizza?", None
@@ -39,7 +40,7 @@ def test_an_assistant_turn_is_never_a_source_but_gives_a_short_answer_its_contex
     assert labels(messages) == {"Pizza"}
 
 
-def test_markup_is_read_as_text_and_quotes_stay_readable():
+def test_markup_is_read_as_text_and_quotes_stay_readable() -> None:
     messages = [Message("M0", "user", "I use a tool called <b>R&amp;D Tracker</b> daily.", None)]
     found = extract(messages)
     assert {p.label for p in found if isinstance(p, NodeProposal)} == {"R&D Tracker"}
@@ -48,7 +49,7 @@ def test_markup_is_read_as_text_and_quotes_stay_readable():
     }
 
 
-def test_relative_dates_use_the_message_time_before_the_source_time():
+def test_relative_dates_use_the_message_time_before_the_source_time() -> None:
     message_time = datetime(2026, 5, 12, tzinfo=UTC)
     messages = [Message("M0", "user", "I quit smoking two weeks ago.", message_time)]
     (event,) = [
@@ -56,18 +57,19 @@ def test_relative_dates_use_the_message_time_before_the_source_time():
         for p in extract(messages, source_time=datetime(2020, 1, 1, tzinfo=UTC))
         if p.object == "event"
     ]
+    assert event.happened_at is not None
     assert event.happened_at.date().isoformat() == "2026-04-28"
     assert event.happened_at_precision == "week"
 
 
-def test_a_person_mentioned_beside_a_plan_is_kept_with_the_plan():
+def test_a_person_mentioned_beside_a_plan_is_kept_with_the_plan() -> None:
     messages = [
         Message("M0", "user", "I'm planning a trip to Lisbon in June with my sister Dana.", None)
     ]
     assert labels(messages) == {"Trip to Lisbon", "Dana"}
 
 
-def test_the_rest_of_a_short_answer_is_read_as_said():
+def test_the_rest_of_a_short_answer_is_read_as_said() -> None:
     messages = [
         Message("M0", "assistant", "What's your favourite pizza?", None),
         Message("M1", "user", "Pepperoni, of course! Also I moved to Leeds last week.", None),
@@ -78,7 +80,7 @@ def test_the_rest_of_a_short_answer_is_read_as_said():
     assert [e.quote for e in pizza.evidence] == ["Pepperoni, of course!"]
 
 
-def test_work_the_assistant_confirmed_is_an_event_on_what_the_person_named():
+def test_work_the_assistant_confirmed_is_an_event_on_what_the_person_named() -> None:
     messages = [
         Message("M0", "user", "Could you fix the date parsing bug in the billing dashboard?", None),
         Message(
@@ -92,7 +94,7 @@ def test_work_the_assistant_confirmed_is_an_event_on_what_the_person_named():
     assert {e.message_id for p in found for e in p.evidence} == {"M0"}
 
 
-def test_an_unanswered_or_refused_request_is_nothing():
+def test_an_unanswered_or_refused_request_is_nothing() -> None:
     asked = Message(
         "M0", "user", "Could you fix the date parsing bug in the billing dashboard?", None
     )
@@ -110,7 +112,9 @@ def test_an_unanswered_or_refused_request_is_nothing():
     ],
 )
 @pytest.mark.parametrize("anchor", [None, datetime(1, 1, 1, tzinfo=UTC)], ids=["none", "year-1"])
-def test_a_time_phrase_without_a_usable_anchor_is_cut_from_the_label_not_the_sentence(text, anchor):
+def test_a_time_phrase_without_a_usable_anchor_is_cut_from_the_label_not_the_sentence(
+    text: Any, anchor: Any
+) -> None:
     """Without a moment to resolve against (none given, or year 1 where "two weeks ago" has
     no date), the phrase is still recognised: the memory is kept, undated."""
     found = extract([Message("m1", "user", text, None)], source_time=anchor)

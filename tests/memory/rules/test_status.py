@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from memory.extractors.rules.status import status_change
@@ -25,18 +27,18 @@ from tests.memory.rules.helpers import clause, events, nodes
         ("I finished the quarterly report", "Quarterly Report", "project", "completed"),
     ],
 )
-def test_status_changes(text, label, category, action):
+def test_status_changes(text: Any, label: Any, category: Any, action: Any) -> None:
     (found,) = events(status_change(clause(text)))
     assert (found.on, found.category, found.action) == (label, category, action)
 
 
-def test_a_routine_stated_in_the_sentence_makes_the_activity_a_habit():
+def test_a_routine_stated_in_the_sentence_makes_the_activity_a_habit() -> None:
     sentence = "I picked up surfing, I go every Sunday morning."
     found = status_change(clause("I picked up surfing", sentence))
     assert nodes(found) == [("Surfing", "habit")]
 
 
-def test_learning_something_is_a_skill_in_progress():
+def test_learning_something_is_a_skill_in_progress() -> None:
     found = status_change(clause("I've been learning Kotlin for about three months"))
     assert nodes(found) == [("Kotlin", "skill")]
     assert events(found) == []

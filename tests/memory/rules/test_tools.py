@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from memory.extractors.rules.tools import tools
@@ -17,7 +19,7 @@ from tests.memory.rules.helpers import clause, nodes
         ("I mostly write C++ for the billing engine", ["C++"]),
     ],
 )
-def test_tools_in_a_list_keep_their_names(text, expected):
+def test_tools_in_a_list_keep_their_names(text: Any, expected: Any) -> None:
     assert [
         label for label, category in nodes(tools(clause(text))) if category == "tool"
     ] == expected

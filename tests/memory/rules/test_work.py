@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from memory.extractors.rules.work import employer_lead, work
@@ -37,11 +39,11 @@ from tests.memory.rules.helpers import clause, events, nodes
         ),
     ],
 )
-def test_roles_and_employers(text, expected):
+def test_roles_and_employers(text: Any, expected: Any) -> None:
     assert nodes(work(clause(text))) == expected
 
 
-def test_a_new_job_dates_the_start_of_the_role_and_the_employer():
+def test_a_new_job_dates_the_start_of_the_role_and_the_employer() -> None:
     found = work(
         clause("I started a new job as a night nurse at St. Brigid's Hospital two weeks ago")
     )
@@ -51,7 +53,7 @@ def test_a_new_job_dates_the_start_of_the_role_and_the_employer():
     assert all(e.happened_at and e.happened_at_precision == "week" for e in dated)
 
 
-def test_a_promotion_is_an_achievement_with_its_day():
+def test_a_promotion_is_an_achievement_with_its_day() -> None:
     (promoted,) = events(work(clause("I got promoted to team lead yesterday")))
     assert (promoted.on, promoted.action, promoted.happened_at_precision) == (
         "Team Lead",
@@ -60,10 +62,11 @@ def test_a_promotion_is_an_achievement_with_its_day():
     )
 
 
-def test_joined_without_an_object_joins_the_employer_of_its_sentence():
+def test_joined_without_an_object_joins_the_employer_of_its_sentence() -> None:
     sentence = "I'm a data engineer at Brightline Logistics, I joined in March 2024."
     (joined,) = events(work(clause("I joined in March 2024", sentence)))
     assert (joined.on, joined.action) == ("Brightline Logistics", "joined")
+    assert joined.happened_at is not None
     assert joined.happened_at.strftime("%Y-%m") == "2024-03"
 
 
@@ -76,11 +79,11 @@ def test_joined_without_an_object_joins_the_employer_of_its_sentence():
         "I'm tired at work",
     ],
 )
-def test_what_is_no_role(text):
+def test_what_is_no_role(text: Any) -> None:
     assert work(clause(text)) == []
 
 
-def test_an_employer_leading_the_sentence_leaves_the_rest_to_read():
+def test_an_employer_leading_the_sentence_leaves_the_rest_to_read() -> None:
     found, rest = employer_lead(clause("At AT&T I mostly write C++ for billing"))
     assert nodes(found) == [("AT&T", "organization")]
     assert rest is not None and rest.text == "I mostly write C++ for billing"
