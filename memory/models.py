@@ -7,13 +7,14 @@ concurrent writers cannot create twins (see ``memory.services.apply``).
 from __future__ import annotations
 
 import secrets
+from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
 from django.utils import timezone
 
-from memory.owned import OwnedManager
+from memory.owned import OwnedManager, OwnedQuerySet
 from memory.vocab import (
     SCOPE_READ,
     SCOPE_WRITE,
@@ -365,6 +366,41 @@ class Suppression(models.Model):
         return self.suppressed_until is None or self.suppressed_until > when
 
 
+class TranscriptQuerySet(OwnedQuerySet["Transcript"]):
+    """The pending workers' claims (``memory.services.ingest.ingest_pending``): each a
+    queryset in the order the workers take them."""
+
+    def waiting(self) -> TranscriptQuerySet:
+        """Uploaded and not yet processed, oldest first."""
+        return self.filter(status=TranscriptStatus.PENDING).order_by("created_at", "id")
+
+    def retry_due(self, now: datetime, max_attempts: int) -> TranscriptQuerySet:
+        """Retryable failures whose wait is over: attempts² minutes after the last try."""
+        due = Q()
+        for tried in range(1, max_attempts):
+            due |= Q(attempts=tried, processed_at__lt=now - timedelta(minutes=tried * tried))
+        return self.filter(
+            due, status=TranscriptStatus.FAILED, receipt__detail__retryable=True
+        ).order_by("processed_at", "id")
+
+    def abandoned(self, claimed_before: datetime, max_attempts: int) -> TranscriptQuerySet:
+        """Claimed before ``claimed_before`` and never finished (the worker was killed or ran
+        out of memory), with attempts left."""
+        return self.filter(
+            status=TranscriptStatus.PROCESSING,
+            claimed_at__lt=claimed_before,
+            attempts__lt=max_attempts,
+        ).order_by("claimed_at", "id")
+
+    def given_up(self, claimed_before: datetime, max_attempts: int) -> TranscriptQuerySet:
+        """Abandoned with no attempt left: a worker died on it ``max_attempts`` times."""
+        return self.filter(
+            status=TranscriptStatus.PROCESSING,
+            claimed_at__lt=claimed_before,
+            attempts__gte=max_attempts,
+        )
+
+
 class Transcript(models.Model):
     """An uploaded or ingested source. Identical content is stored once per owner."""
 
@@ -395,7 +431,7 @@ class Transcript(models.Model):
         help_text="the chat export this conversation came from, if any",
     )
 
-    objects = OwnedManager()
+    objects = TranscriptQuerySet.as_manager()
 
     class Meta:
         constraints = [

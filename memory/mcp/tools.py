@@ -218,9 +218,11 @@ def _node_named(owner: Any, name: str) -> Node | None:
     key = canonical_key(name)
     if not key:
         return None
-    node = Node.objects.filter(owner=owner, canonical_key=key).order_by("id").first()
+    node = Node.objects.for_owner(owner).filter(canonical_key=key).order_by("id").first()
     if node is None:
-        alias = Alias.objects.filter(owner=owner, canonical_key=key).select_related("node").first()
+        alias = (
+            Alias.objects.for_owner(owner).filter(canonical_key=key).select_related("node").first()
+        )
         node = alias.node if alias is not None else None
     return node
 
@@ -243,7 +245,7 @@ def forget_memory(
         raise ToolInputError("give exactly one of label or node_id")
     owner = token.owner
     if node_id is not None:
-        node = Node.objects.filter(owner=owner, pk=node_id).first()
+        node = Node.objects.for_owner(owner).filter(pk=node_id).first()
     else:
         node = _node_named(owner, _check_text("label", label or "", limit=800))
         candidate = _pending_named(owner, label or "") if node is None else None
@@ -355,7 +357,8 @@ def _graph(owner: Any, nodes: Iterable[Node]) -> dict[str, Any]:
     """Entities with their current observations, and the relations among them."""
     ids = [n.pk for n in nodes]
     rows = list(
-        Node.objects.filter(owner=owner, pk__in=ids)
+        Node.objects.for_owner(owner)
+        .filter(pk__in=ids)
         .prefetch_related(
             Prefetch(
                 "slices",
@@ -366,8 +369,10 @@ def _graph(owner: Any, nodes: Iterable[Node]) -> dict[str, Any]:
         .order_by("label", "id")
     )
     labels = {n.pk: n.label for n in rows}
-    edges = Edge.objects.filter(owner=owner, from_node_id__in=ids, to_node_id__in=ids).order_by(
-        "id"
+    edges = (
+        Edge.objects.for_owner(owner)
+        .filter(from_node_id__in=ids, to_node_id__in=ids)
+        .order_by("id")
     )
     return {
         "entities": [
@@ -591,7 +596,7 @@ def delete_observations(token: AccessToken, *, deletions: list[dict[str, Any]]) 
                 keys = {canonical_key(t) for t in texts}
                 rows = [
                     s
-                    for s in Slice.objects.filter(owner=owner, node=node).order_by("id")
+                    for s in Slice.objects.for_owner(owner).filter(node=node).order_by("id")
                     if canonical_key(s.text) in keys
                 ]
                 # The superseded ones first: deleting a current fact brings back the one it
@@ -624,7 +629,7 @@ def delete_relations(token: AccessToken, *, relations: list[dict[str, Any]]) -> 
             if source is None or dest is None:
                 continue
             kind = edge_type_for(r["relationType"])
-            edges = Edge.objects.filter(owner=owner, from_node=source, to_node=dest, type=kind)
+            edges = Edge.objects.for_owner(owner).filter(from_node=source, to_node=dest, type=kind)
             count = 0
             for edge in edges.select_related("from_node").order_by("id"):
                 detail_delete(row=edge, source=Source.MCP, token=token)
@@ -636,7 +641,7 @@ def delete_relations(token: AccessToken, *, relations: list[dict[str, Any]]) -> 
 
 def read_graph(token: AccessToken) -> ToolResult:
     owner = token.owner
-    nodes = list(Node.objects.filter(owner=owner).order_by("label", "id")[:GRAPH_LIMIT])
+    nodes = list(Node.objects.for_owner(owner).order_by("label", "id")[:GRAPH_LIMIT])
     graph = _graph(owner, nodes)
     pending = list(candidate_queue(owner).values_list("label_guess", flat=True)[:GRAPH_LIMIT])
     graph["pendingReview"] = pending
@@ -655,7 +660,7 @@ def search_nodes(token: AccessToken, *, query: str) -> ToolResult:
     if category != Category.OTHER.value or _word(query) == "other":
         match |= Q(category=category)
     nodes = list(
-        Node.objects.filter(owner=owner).filter(match).distinct().order_by("label", "id")[:100]
+        Node.objects.for_owner(owner).filter(match).distinct().order_by("label", "id")[:100]
     )
     graph = _graph(owner, nodes)
     return ToolResult(graph, _graph_text(graph))

@@ -184,7 +184,7 @@ def plan_apply(
     _create_candidates(step)
     _bump_candidates(step)
     if plan.suppression_hits:
-        Suppression.objects.filter(owner=owner, pk__in=plan.suppression_hits).update(
+        Suppression.objects.for_owner(owner).filter(pk__in=plan.suppression_hits).update(
             hit_count=F("hit_count") + 1, last_hit_at=now
         )
     _write_evidence(
@@ -251,7 +251,7 @@ def _update_nodes(step: _Apply) -> None:
             output_field=IntegerField(),
         )
 
-    Node.objects.filter(owner=step.owner, pk__in=list(mentions)).update(
+    Node.objects.for_owner(step.owner).filter(pk__in=list(mentions)).update(
         mention_count=F("mention_count") + per_node(mentions),
         session_count=F("session_count") + per_node(sessions),
         last_seen_at=step.now,
@@ -311,7 +311,8 @@ def _change_states(step: _Apply, changing: list[tuple[int, str | None]]) -> None
     rows = {
         node.pk: node
         for node in Node.objects.select_for_update()
-        .filter(owner=step.owner, pk__in={pk for pk, _ in wanted})
+        .for_owner(step.owner)
+        .filter(pk__in={pk for pk, _ in wanted})
         .order_by("pk")
     }
     current = {pk: (node.state, node.label) for pk, node in rows.items()}
@@ -378,7 +379,8 @@ def _bump_candidates(step: _Apply) -> None:
     locked = {
         c.pk: c
         for c in Candidate.objects.select_for_update()
-        .filter(owner=owner, pk__in=wanted)
+        .for_owner(owner)
+        .filter(pk__in=wanted)
         .order_by("pk")
     }
     for bump in plan.candidate_bumps:

@@ -19,6 +19,7 @@ from django.utils.dateparse import parse_datetime
 
 from memory.keys import canonical_key
 from memory.models import DETAIL_KINDS, Alias, Edge, Event, Evidence, Node, Slice
+from memory.owned import owned_rows
 from memory.policy import label_rejection
 from memory.selectors import active_suppressions
 from memory.services.barrier import barrier_raise
@@ -275,12 +276,12 @@ def alias_update(
 def alias_key_free(
     owner_id: int, key: str, text: str, *, node_id: int, alias_id: int | None
 ) -> None:
-    node = Node.objects.filter(owner_id=owner_id, canonical_key=key).first()
+    node = Node.objects.for_owner(owner_id).filter(canonical_key=key).first()
     if node is not None:
         if node.pk == node_id:
             raise DetailError(f"“{text}” is already this memory's label")
         raise DetailError(f"“{text}” is the label of another memory ({node.label})")
-    aliases = Alias.objects.filter(owner_id=owner_id, canonical_key=key)
+    aliases = Alias.objects.for_owner(owner_id).filter(canonical_key=key)
     if alias_id is not None:
         aliases = aliases.exclude(pk=alias_id)
     if aliases.exists():
@@ -323,9 +324,9 @@ def detail_delete(
     before = _dump(row)
     evidence = (
         list(
-            Evidence.objects.filter(owner_id=row.owner_id, **{kind: row}).values_list(
-                "pk", flat=True
-            )
+            Evidence.objects.for_owner(row.owner_id)
+            .filter(**{kind: row})
+            .values_list("pk", flat=True)
         )
         if kind in EVIDENCED
         else []
@@ -412,7 +413,7 @@ def detail_undo(*, receipt: Receipt) -> Receipt:
 
 def _undo_edit(receipt: Receipt, kind: str, model: type[models.Model], history: History) -> None:
     detail = receipt.detail
-    row = model._default_manager.filter(owner_id=receipt.owner_id, pk=detail["id"]).first()
+    row = owned_rows(model, receipt.owner_id).filter(pk=detail["id"]).first()
     if row is None:
         raise DetailError(f"that {NOUNS[kind]} no longer exists")
     if _dump(row) != detail["after"]:
@@ -438,7 +439,7 @@ def _undo_delete(receipt: Receipt, kind: str, model: type[models.Model], history
     if values.get("owner_id") != receipt.owner_id:
         raise DetailError("that change belongs to someone else")
     node_ids = [values[k] for k in ("node_id", "from_node_id", "to_node_id") if k in values]
-    if Node.objects.filter(owner_id=receipt.owner_id, pk__in=node_ids).count() != len(node_ids):
+    if Node.objects.for_owner(receipt.owner_id).filter(pk__in=node_ids).count() != len(node_ids):
         raise DetailError(f"the memory this {NOUNS[kind]} belonged to was deleted")
     if kind == "alias":
         alias_key_free(

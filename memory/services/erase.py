@@ -134,11 +134,15 @@ def _created(receipt: Receipt) -> dict[str, set[int]]:
     owner = receipt.owner_id
 
     def both(model: Any, key: str) -> set[int]:
-        by_fk = model.objects.filter(owner=owner, created_receipt=receipt).values_list(
-            "pk", flat=True
+        by_fk = (
+            model.objects.for_owner(owner)
+            .filter(created_receipt=receipt)
+            .values_list("pk", flat=True)
         )
-        listed = model.objects.filter(owner=owner, pk__in=_ids(created.get(key, []))).values_list(
-            "pk", flat=True
+        listed = (
+            model.objects.for_owner(owner)
+            .filter(pk__in=_ids(created.get(key, [])))
+            .values_list("pk", flat=True)
         )
         return set(by_fk) | set(listed)
 
@@ -149,12 +153,14 @@ def _created(receipt: Receipt) -> dict[str, set[int]]:
         "edges": both(Edge, "edges"),
         "candidates": both(Candidate, "candidates"),
         "aliases": set(
-            Alias.objects.filter(owner=owner, pk__in=_ids(created.get("aliases", []))).values_list(
-                "pk", flat=True
-            )
+            Alias.objects.for_owner(owner)
+            .filter(pk__in=_ids(created.get("aliases", [])))
+            .values_list("pk", flat=True)
         ),
         "pages": set(
-            Page.objects.filter(owner=owner, created_receipt=receipt).values_list("pk", flat=True)
+            Page.objects.for_owner(owner)
+            .filter(created_receipt=receipt)
+            .values_list("pk", flat=True)
         ),
     }
 
@@ -274,16 +280,18 @@ class _Undo:
         touched = set(ids["nodes"])
         for model, key in ((Slice, "slices"), (Event, "events"), (Alias, "aliases")):
             touched |= set(
-                model.objects.filter(owner=owner, pk__in=ids[key]).values_list("node_id", flat=True)
+                model.objects.for_owner(owner)
+                .filter(pk__in=ids[key])
+                .values_list("node_id", flat=True)
             )
         return touched
 
     def run(self, *, suppress: bool) -> None:
         owner, ids = self.owner, self.ids
-        nodes = list(Node.objects.filter(owner=owner, pk__in=ids["nodes"]).order_by("id"))
+        nodes = list(Node.objects.for_owner(owner).filter(pk__in=ids["nodes"]).order_by("id"))
         node_ids = {n.pk for n in nodes}
         candidates = list(
-            Candidate.objects.filter(owner=owner, pk__in=ids["candidates"]).order_by("id")
+            Candidate.objects.for_owner(owner).filter(pk__in=ids["candidates"]).order_by("id")
         )
         kept = [c for c in candidates if c.status in _KEPT_STATUSES]
         doomed = [c for c in candidates if c.status not in _KEPT_STATUSES]
@@ -294,63 +302,14 @@ class _Undo:
 
         # Work out what to revert before anything is deleted.
         created_slices = list(
-            Slice.objects.filter(owner=owner, pk__in=ids["slices"]).exclude(node_id__in=node_ids)
+            Slice.objects.for_owner(owner)
+            .filter(pk__in=ids["slices"])
+            .exclude(node_id__in=node_ids)
         )
         self._note_later_additions(node_ids)
 
-        labels: dict[str, tuple[str, str]] = {}
-        for node in nodes:
-            labels.setdefault(node.canonical_key, (SuppressionKind.NODE, node.label))
-        for alias in Alias.objects.filter(owner=owner, node_id__in=node_ids).order_by("id"):
-            labels.setdefault(alias.canonical_key, (SuppressionKind.NODE, alias.alias))
-        for c in doomed:
-            labels.setdefault(c.canonical_key, (SuppressionKind.CANDIDATE, c.label_guess))
-
-        # Delete what the run created, each with its final revision.
-        delete_tree(owner.pk, node_ids, self.history)
-        for model, key in (
-            (Edge, "edges"),
-            (Slice, "slices"),
-            (Event, "events"),
-            (Alias, "aliases"),
-            (Page, "pages"),
-        ):
-            for row in model.objects.filter(owner=owner, pk__in=ids[key]).order_by("pk"):
-                self.history.deleted(row)
-        kept_ids = [c.pk for c in kept]
-        # The run's evidence, and evidence later runs attached to what this run created (it
-        # would be left pointing at nothing).
-        self.deleted["evidence"] = (
-            Evidence.objects.filter(owner=owner)
-            .filter(
-                Q(receipt=self.receipt)
-                | Q(node_id__in=node_ids)
-                | Q(candidate_id__in=[c.pk for c in doomed])
-            )
-            .exclude(candidate_id__in=kept_ids)
-            .delete()[0]
-        )
-        self.deleted["edges"] = Edge.objects.filter(owner=owner, pk__in=ids["edges"]).delete()[0]
-        self.deleted["slices"] = Slice.objects.filter(owner=owner, pk__in=ids["slices"]).delete()[0]
-        self.deleted["events"] = Event.objects.filter(owner=owner, pk__in=ids["events"]).delete()[0]
-        self.deleted["aliases"] = Alias.objects.filter(owner=owner, pk__in=ids["aliases"]).delete()[
-            0
-        ]
-        self.deleted["pages"] = Page.objects.filter(owner=owner, pk__in=ids["pages"]).delete()[0]
-        self.deleted["candidates"] = Candidate.objects.filter(
-            owner=owner, pk__in=[c.pk for c in doomed]
-        ).delete()[0]
-        cascade = Node.objects.filter(owner=owner, pk__in=node_ids).delete()[1]
-        self.deleted["nodes"] = cascade.get(Node._meta.label, 0)
-        for model, key in (
-            (Slice, "slices"),
-            (Event, "events"),
-            (Edge, "edges"),
-            (Alias, "aliases"),
-        ):
-            self.deleted[key] += cascade.get(model._meta.label, 0)
-        self.deleted["node_labels"] = [n.label for n in nodes]
-        self.deleted["candidate_labels"] = [c.label_guess for c in doomed]
+        labels = self._labels(nodes, node_ids, doomed)
+        self._delete_created(nodes, node_ids, kept, doomed)
 
         # Revert what it touched.
         self._restore_superseded(created_slices)
@@ -363,14 +322,90 @@ class _Undo:
 
     # -- the steps
 
+    def _labels(
+        self, nodes: list[Node], node_ids: set[int], doomed: list[Candidate]
+    ) -> dict[str, tuple[str, str]]:
+        """What make-it-stick suppresses: the labels and aliases of the nodes the run
+        created, and the labels of its guesses that go."""
+        owner = self.owner
+        labels: dict[str, tuple[str, str]] = {}
+        for node in nodes:
+            labels.setdefault(node.canonical_key, (SuppressionKind.NODE, node.label))
+        for alias in Alias.objects.for_owner(owner).filter(node_id__in=node_ids).order_by("id"):
+            labels.setdefault(alias.canonical_key, (SuppressionKind.NODE, alias.alias))
+        for c in doomed:
+            labels.setdefault(c.canonical_key, (SuppressionKind.CANDIDATE, c.label_guess))
+        return labels
+
+    def _delete_created(
+        self, nodes: list[Node], node_ids: set[int], kept: list[Candidate], doomed: list[Candidate]
+    ) -> None:
+        """Delete what the run created, each with its final revision; counted in
+        ``self.deleted``."""
+        owner, ids = self.owner, self.ids
+        delete_tree(owner.pk, node_ids, self.history)
+        for model, key in (
+            (Edge, "edges"),
+            (Slice, "slices"),
+            (Event, "events"),
+            (Alias, "aliases"),
+            (Page, "pages"),
+        ):
+            for row in model.objects.for_owner(owner).filter(pk__in=ids[key]).order_by("pk"):
+                self.history.deleted(row)
+        kept_ids = [c.pk for c in kept]
+        # The run's evidence, and evidence later runs attached to what this run created (it
+        # would be left pointing at nothing).
+        self.deleted["evidence"] = (
+            Evidence.objects.for_owner(owner)
+            .filter(
+                Q(receipt=self.receipt)
+                | Q(node_id__in=node_ids)
+                | Q(candidate_id__in=[c.pk for c in doomed])
+            )
+            .exclude(candidate_id__in=kept_ids)
+            .delete()[0]
+        )
+        self.deleted["edges"] = (
+            Edge.objects.for_owner(owner).filter(pk__in=ids["edges"]).delete()[0]
+        )
+        self.deleted["slices"] = (
+            Slice.objects.for_owner(owner).filter(pk__in=ids["slices"]).delete()[0]
+        )
+        self.deleted["events"] = (
+            Event.objects.for_owner(owner).filter(pk__in=ids["events"]).delete()[0]
+        )
+        self.deleted["aliases"] = (
+            Alias.objects.for_owner(owner).filter(pk__in=ids["aliases"]).delete()[0]
+        )
+        self.deleted["pages"] = (
+            Page.objects.for_owner(owner).filter(pk__in=ids["pages"]).delete()[0]
+        )
+        self.deleted["candidates"] = Candidate.objects.filter(
+            owner=owner, pk__in=[c.pk for c in doomed]
+        ).delete()[0]
+        cascade = Node.objects.for_owner(owner).filter(pk__in=node_ids).delete()[1]
+        self.deleted["nodes"] = cascade.get(Node._meta.label, 0)
+        for model, key in (
+            (Slice, "slices"),
+            (Event, "events"),
+            (Edge, "edges"),
+            (Alias, "aliases"),
+        ):
+            self.deleted[key] += cascade.get(model._meta.label, 0)
+        self.deleted["node_labels"] = [n.label for n in nodes]
+        self.deleted["candidate_labels"] = [c.label_guess for c in doomed]
+
     def _note_later_additions(self, node_ids: set[int]) -> None:
         later_slices = (
-            Slice.objects.filter(owner=self.owner, node_id__in=node_ids)
+            Slice.objects.for_owner(self.owner)
+            .filter(node_id__in=node_ids)
             .exclude(pk__in=self.ids["slices"])
             .count()
         )
         later_events = (
-            Event.objects.filter(owner=self.owner, node_id__in=node_ids)
+            Event.objects.for_owner(self.owner)
+            .filter(node_id__in=node_ids)
             .exclude(pk__in=self.ids["events"])
             .count()
         )
@@ -380,7 +415,8 @@ class _Undo:
                 "this run created were removed with them"
             )
         adopted = list(
-            Candidate.objects.filter(owner=self.owner, promoted_node_id__in=node_ids)
+            Candidate.objects.for_owner(self.owner)
+            .filter(promoted_node_id__in=node_ids)
             .exclude(pk__in=self.ids["candidates"])
             .values_list("label_guess", flat=True)
         )
@@ -426,7 +462,7 @@ class _Undo:
             node_id = change.get("node")
             if node_id in node_ids:
                 continue
-            node = Node.objects.filter(owner=self.owner, pk=node_id).first()
+            node = Node.objects.for_owner(self.owner).filter(pk=node_id).first()
             if node is None:
                 name = change.get("label") or "a memory"
                 self.not_reverted.append(f"state of “{name}”: the memory no longer exists")
@@ -478,7 +514,8 @@ class _Undo:
             label = entry.get("label", f"#{candidate_id}")
             row = (
                 Candidate.objects.select_for_update()
-                .filter(owner=self.owner, pk=candidate_id)
+                .for_owner(self.owner)
+                .filter(pk=candidate_id)
                 .first()
             )
             if row is None:
@@ -529,12 +566,14 @@ class _Undo:
     def _revert_last_seen(self, model: Any, row_id: int, *, field: str) -> None:
         """ "Last seen" goes back to the latest quote that is left (this run's are deleted),
         unless the row was seen again after this run."""
-        row = model.objects.filter(owner=self.owner, pk=row_id).first()
+        row = model.objects.for_owner(self.owner).filter(pk=row_id).first()
         if row is None or row.last_seen_at > self.receipt.created_at + timedelta(seconds=1):
             return
-        left = Evidence.objects.filter(owner=self.owner, **{field: row_id}).aggregate(
-            latest=Max("created_at")
-        )["latest"]
+        left = (
+            Evidence.objects.for_owner(self.owner)
+            .filter(**{field: row_id})
+            .aggregate(latest=Max("created_at"))["latest"]
+        )
         floor = getattr(row, "first_seen_at", None) or row.created_at
         previous = max(left, floor) if left else floor
         if previous < row.last_seen_at:
@@ -544,7 +583,9 @@ class _Undo:
         transcript_id = (self.receipt.detail or {}).get("transcript")
         if transcript_id is None:
             return
-        rows = Transcript.objects.filter(owner=self.owner, pk=transcript_id, receipt=self.receipt)
+        rows = Transcript.objects.for_owner(self.owner).filter(
+            pk=transcript_id, receipt=self.receipt
+        )
         if rows.exists():
             # What was said in it goes too: recall must not quote an undone conversation.
             self.episodes_deleted = episodes_delete(
@@ -649,7 +690,7 @@ ERASE_CHUNK = 2000  # rows deleted per statement by delete_owned
 def delete_owned(model: Any, owner: Any) -> int:
     """Delete ``owner``'s rows of ``model``, :data:`ERASE_CHUNK` at a time (see
     :func:`memory.services.bulk.delete_in_chunks` for why in chunks); how many went."""
-    return delete_in_chunks(model.objects.filter(owner=owner), model, size=ERASE_CHUNK)
+    return delete_in_chunks(model.objects.for_owner(owner), model, size=ERASE_CHUNK)
 
 
 def account_delete(user: Any) -> dict[str, int]:
@@ -686,7 +727,7 @@ def memory_erase_all(
         for name, model in models:
             counts[name] = delete_owned(model, owner)
         recall_index_rebuild(owner_id=owner.pk)  # nothing left to index: empties it
-        kept = Suppression.objects.filter(owner=owner).count() if keep_suppressions else 0
+        kept = Suppression.objects.for_owner(owner).count() if keep_suppressions else 0
         receipt = Receipt.objects.create(
             owner=owner,
             source=source,

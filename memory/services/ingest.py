@@ -27,7 +27,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import DatabaseError, IntegrityError, transaction
-from django.db.models import F, Q
+from django.db.models import F
 from django.utils import timezone
 
 from memory.extractors import ExtractorFailed, get_extractor
@@ -342,7 +342,7 @@ def transcript_store(
 ) -> tuple[Transcript, bool]:
     """Store ``text`` once per owner. Returns the row and whether it is new."""
     sha = content_sha256(f"{dedupe_key}\n{text}" if dedupe_key else text)
-    existing = Transcript.objects.filter(owner=owner, sha256=sha).first()
+    existing = Transcript.objects.for_owner(owner).filter(sha256=sha).first()
     if existing is not None:
         return existing, False
     try:
@@ -359,7 +359,7 @@ def transcript_store(
             return row, True
     except IntegrityError:
         # A concurrent writer stored the same content a moment ago.
-        return Transcript.objects.get(owner=owner, sha256=sha), False
+        return Transcript.objects.for_owner(owner).get(sha256=sha), False
 
 
 def transcript_claim(transcript: Transcript, *, now: datetime) -> bool:
@@ -740,6 +740,20 @@ def _complete(
     )
 
 
+def _next_to_claim(now: datetime) -> Transcript | None:
+    """The next transcript to claim, locked, skipping rows another worker holds: a waiting
+    upload, else a retryable failure whose wait is over, else one a dead worker left."""
+    for rows in (
+        Transcript.objects.waiting(),
+        Transcript.objects.retry_due(now, MAX_ATTEMPTS),
+        Transcript.objects.abandoned(now - _lease(), MAX_ATTEMPTS),
+    ):
+        row = rows.select_for_update(skip_locked=True).select_related("owner").first()
+        if row is not None:
+            return row
+    return None
+
+
 def ingest_pending(
     *,
     limit: int = 50,
@@ -755,53 +769,15 @@ def ingest_pending(
     receipts: list[Receipt] = []
     now = timezone.now()
     # A worker that died on the same transcript MAX_ATTEMPTS times: give up on it, visibly.
-    Transcript.objects.filter(
-        status=TranscriptStatus.PROCESSING,
-        claimed_at__lt=now - _lease(),
-        attempts__gte=MAX_ATTEMPTS,
-    ).update(
+    Transcript.objects.given_up(now - _lease(), MAX_ATTEMPTS).update(
         status=TranscriptStatus.FAILED,
         error=f"gave up after {MAX_ATTEMPTS} attempts: the worker stopped before finishing",
         processed_at=now,
     )
     while len(receipts) < limit:
         now = timezone.now()
-        # Retryable failures wait attempts² minutes before the next try.
-        backoff = Q()
-        for tried in range(1, MAX_ATTEMPTS):
-            backoff |= Q(attempts=tried, processed_at__lt=now - timedelta(minutes=tried * tried))
         with transaction.atomic():
-            row = (
-                Transcript.objects.select_for_update(skip_locked=True)
-                .filter(status=TranscriptStatus.PENDING)
-                .order_by("created_at", "id")
-                .select_related("owner")
-                .first()
-            )
-            if row is None:
-                retry = (
-                    Transcript.objects.select_for_update(skip_locked=True)
-                    .filter(
-                        backoff, status=TranscriptStatus.FAILED, receipt__detail__retryable=True
-                    )
-                    .order_by("processed_at", "id")
-                    .select_related("owner")
-                    .first()
-                )
-                row = retry
-            if row is None:
-                # A worker that died mid-run (killed, out of memory) left its claim behind.
-                row = (
-                    Transcript.objects.select_for_update(skip_locked=True)
-                    .filter(
-                        status=TranscriptStatus.PROCESSING,
-                        claimed_at__lt=now - _lease(),
-                        attempts__lt=MAX_ATTEMPTS,
-                    )
-                    .order_by("claimed_at", "id")
-                    .select_related("owner")
-                    .first()
-                )
+            row = _next_to_claim(now)
             if row is None:
                 break
             if not transcript_claim(row, now=now):

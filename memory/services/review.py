@@ -190,7 +190,7 @@ def _materialize(
     # the details written now keep their source transcript, not only a message id.
     origin = {
         (row.message_id, row.quote): row
-        for row in Evidence.objects.filter(owner=owner, candidate=candidate).order_by("-id")
+        for row in Evidence.objects.for_owner(owner).filter(candidate=candidate).order_by("-id")
     }
     for proposal in _held(candidate):
         target: dict[str, Any] = {}
@@ -263,7 +263,8 @@ def _materialize_edge(
         # The other end is still waiting for review: pass the edge on to its candidate.
         waiting = (
             Candidate.objects.select_for_update()
-            .filter(owner=candidate.owner, canonical_key=other_key, status=CandidateStatus.PENDING)
+            .for_owner(candidate.owner)
+            .filter(canonical_key=other_key, status=CandidateStatus.PENDING)
             .first()
         )
         if waiting is not None and waiting.pk != candidate.pk:
@@ -290,9 +291,11 @@ def _materialize_edge(
 
 
 def _node_by_key(owner: Any, key: str) -> Node | None:
-    node = Node.objects.filter(owner=owner, canonical_key=key).order_by("id").first()
+    node = Node.objects.for_owner(owner).filter(canonical_key=key).order_by("id").first()
     if node is None:
-        alias = Alias.objects.filter(owner=owner, canonical_key=key).select_related("node").first()
+        alias = (
+            Alias.objects.for_owner(owner).filter(canonical_key=key).select_related("node").first()
+        )
         node = alias.node if alias else None
     return node
 
@@ -301,8 +304,8 @@ def _alias_free(owner: Any, key: str, now: datetime) -> bool:
     """May ``key`` become an alias? Not if it names another node, is an alias already, or is
     suppressed (an alias would let the suppressed label back in through the side door)."""
     return not (
-        Alias.objects.filter(owner=owner, canonical_key=key).exists()
-        or Node.objects.filter(owner=owner, canonical_key=key).exists()
+        Alias.objects.for_owner(owner).filter(canonical_key=key).exists()
+        or Node.objects.for_owner(owner).filter(canonical_key=key).exists()
         or active_suppressions(owner, now=now).filter(canonical_key=key).exists()
     )
 
@@ -335,7 +338,7 @@ def _adopt(
     *,
     change_state: bool = True,
 ) -> None:
-    Evidence.objects.filter(owner=candidate.owner, candidate=candidate).update(node=node)
+    Evidence.objects.for_owner(candidate.owner).filter(candidate=candidate).update(node=node)
     _materialize(candidate, node, written, now, change_state=change_state)
     recall_index_refresh(owner_id=candidate.owner_id, nodes=[node.pk])
     candidate.status = status
@@ -797,7 +800,7 @@ def _undo_written(locked: Candidate, receipt: Receipt, now: datetime) -> None:
     detail = receipt.detail
     created = detail.get("created", {})
     if detail.get("suppression"):
-        Suppression.objects.filter(owner=locked.owner, pk=detail["suppression"]).delete()
+        Suppression.objects.for_owner(locked.owner).filter(pk=detail["suppression"]).delete()
     history = History(
         owner_id=locked.owner_id,
         reason=f"undo of the decision on “{locked.label_guess}”",
@@ -814,21 +817,21 @@ def _undo_written(locked: Candidate, receipt: Receipt, now: datetime) -> None:
         (Edge, "edges"),
         (Alias, "aliases"),
     ):
-        rows = model.objects.filter(owner=locked.owner, pk__in=created.get(name, []))
+        rows = model.objects.for_owner(locked.owner).filter(pk__in=created.get(name, []))
         if not (node_id and detail.get("node_created")):
             for row in rows:
                 history.deleted(row)
         rows.delete()
     update_rows(
-        list(Slice.objects.filter(owner=locked.owner, pk__in=detail.get("superseded", []))),
+        list(Slice.objects.for_owner(locked.owner).filter(pk__in=detail.get("superseded", []))),
         history,
         RevisionAction.RESTORED,
         is_current=True,
         superseded_at=None,
     )
-    Evidence.objects.filter(owner=locked.owner, candidate=locked).update(node=None)
+    Evidence.objects.for_owner(locked.owner).filter(candidate=locked).update(node=None)
     if node_id and detail.get("node_created"):
-        Node.objects.filter(owner=locked.owner, pk=node_id).delete()
+        Node.objects.for_owner(locked.owner).filter(pk=node_id).delete()
     elif node_id:
         updates: dict[str, Any] = {
             "mention_count": F("mention_count") - detail.get("mentions", 0),

@@ -56,35 +56,7 @@ def test_the_sdk_client_connects_calls_refreshes_and_is_revoked(base_url: str, o
     mcp_url = f"{base_url}/mcp"
     cookies = session_cookies(owner)
     storage = Storage()
-    seen: dict[str, Any] = {"authorizations": 0}
-
-    async def redirect_handler(url: str) -> None:
-        seen["url"] = url
-        seen["authorizations"] = int(seen["authorizations"]) + 1
-
-    async def callback_handler() -> AuthorizationCodeResult:
-        # The person's browser: the consent page, then Approve.
-        approved = await anyio.to_thread.run_sync(consent, str(seen["url"]), cookies)
-        assert approved.status_code == 302, approved.text[:500]
-        assert approved.headers["Location"].startswith(REDIRECT)
-        params = query_of(approved.headers["Location"])
-        return AuthorizationCodeResult(
-            code=params["code"], state=params.get("state"), iss=params.get("iss")
-        )
-
-    provider = OAuthClientProvider(
-        server_url=mcp_url,
-        client_metadata=OAuthClientMetadata(
-            client_name="Test connector",
-            redirect_uris=[AnyUrl(REDIRECT)],
-            grant_types=["authorization_code", "refresh_token"],
-            response_types=["code"],
-            token_endpoint_auth_method="none",
-        ),
-        storage=storage,
-        redirect_handler=redirect_handler,
-        callback_handler=callback_handler,
-    )
+    provider, seen = _sdk_connector(mcp_url, cookies, storage)
 
     async def session() -> tuple[OAuthToken | None, tuple[CallToolResult, CallToolResult]]:
         http = create_mcp_http_client(auth=provider)
@@ -127,6 +99,49 @@ def test_the_sdk_client_connects_calls_refreshes_and_is_revoked(base_url: str, o
     assert replay.status_code == 400 and replay.json()["error"] == "invalid_grant"
 
     # The connection is on the dashboard with the tokens; revoking it there ends it at once.
+    _revoke_on_the_dashboard(base_url, cookies, connection.token_id)
+    _assert_refused_after_revocation(base_url, storage, owner)
+
+
+def _sdk_connector(
+    mcp_url: str, cookies: Any, storage: Storage
+) -> tuple[OAuthClientProvider, dict[str, Any]]:
+    """The SDK's OAuth client provider, with the person's browser approving on the consent
+    page; ``seen`` counts the authorizations."""
+    seen: dict[str, Any] = {"authorizations": 0}
+
+    async def redirect_handler(url: str) -> None:
+        seen["url"] = url
+        seen["authorizations"] = int(seen["authorizations"]) + 1
+
+    async def callback_handler() -> AuthorizationCodeResult:
+        # The person's browser: the consent page, then Approve.
+        approved = await anyio.to_thread.run_sync(consent, str(seen["url"]), cookies)
+        assert approved.status_code == 302, approved.text[:500]
+        assert approved.headers["Location"].startswith(REDIRECT)
+        params = query_of(approved.headers["Location"])
+        return AuthorizationCodeResult(
+            code=params["code"], state=params.get("state"), iss=params.get("iss")
+        )
+
+    provider = OAuthClientProvider(
+        server_url=mcp_url,
+        client_metadata=OAuthClientMetadata(
+            client_name="Test connector",
+            redirect_uris=[AnyUrl(REDIRECT)],
+            grant_types=["authorization_code", "refresh_token"],
+            response_types=["code"],
+            token_endpoint_auth_method="none",
+        ),
+        storage=storage,
+        redirect_handler=redirect_handler,
+        callback_handler=callback_handler,
+    )
+
+    return provider, seen
+
+
+def _revoke_on_the_dashboard(base_url: str, cookies: Any, token_id: int) -> None:
     with httpx.Client(cookies=cookies, base_url=base_url) as browser:
         page = browser.get("/connections/")
         assert "Test connector" in page.text and "OAuth connector" in page.text
@@ -135,14 +150,19 @@ def test_the_sdk_client_connects_calls_refreshes_and_is_revoked(base_url: str, o
             browser.get("/connections/")
             csrf = browser.cookies.get("csrftoken") or ""
         revoked = browser.post(
-            f"/connections/{connection.token_id}/revoke/",
+            f"/connections/{token_id}/revoke/",
             data={"csrfmiddlewaretoken": csrf},
             headers={"Referer": f"{base_url}/connections/", "HX-Request": "true"},
         )
         assert revoked.status_code == 200, revoked.text[:300]
         assert "revoked" in revoked.text
+
+
+def _assert_refused_after_revocation(base_url: str, storage: Storage, owner: User) -> None:
+    """Neither the access token nor the refresh token the client holds works any more."""
+    mcp_url = f"{base_url}/mcp"
     still = storage.tokens  # the latest tokens (after the refresh)
-    assert still is not None
+    assert still is not None and storage.client is not None
     # (the session above may have refreshed again; use what the client holds now)
     call = httpx.post(
         mcp_url,

@@ -151,6 +151,14 @@ def test_save_memory_over_the_modern_protocol(server_url: str, owner: User, secr
 
 
 def test_reference_server_tools_round_trip(server_url: str, owner: User, secret: str) -> None:
+    """The reference server's tools, in the order a client uses them: create, read,
+    delete."""
+    _create_the_reference_graph(server_url, owner, secret)
+    _read_the_reference_graph(server_url, secret)
+    _delete_the_reference_graph(server_url, owner, secret)
+
+
+def _create_the_reference_graph(server_url: str, owner: User, secret: str) -> None:
     MemoryRule.objects.create(owner=owner, capture_default="auto")
     created = ok(
         call(
@@ -191,6 +199,8 @@ def test_reference_server_tools_round_trip(server_url: str, owner: User, secret:
     )
     assert added["results"][0]["addedObservations"] == ["ships in May"]
 
+
+def _read_the_reference_graph(server_url: str, secret: str) -> None:
     graph = ok(call(server_url, secret, "read_graph"))
     entities = {e["name"]: e for e in graph["entities"]}
     assert entities["Rahul Mehta"]["entityType"] == "person"
@@ -204,6 +214,8 @@ def test_reference_server_tools_round_trip(server_url: str, owner: User, secret:
     opened = ok(call(server_url, secret, "open_nodes", {"names": ["atlas", "Nobody"]}))
     assert [e["name"] for e in opened["entities"]] == ["Atlas"]
 
+
+def _delete_the_reference_graph(server_url: str, owner: User, secret: str) -> None:
     ok(
         call(
             server_url,

@@ -27,7 +27,8 @@ from memory.models import Candidate, MemoryRule, Node
 from memory.services import ingest as ingest_module
 from memory.services.ingest import ingest_bytes, ingest_memory, ingest_text
 from memory.services.review import candidate_promote, candidate_reject
-from receipts.models import Receipt
+from memory.vocab import CandidateStatus
+from receipts.models import Receipt, Source
 
 DEMO_DIR = Path(__file__).resolve().parents[2] / "demo"
 
@@ -103,7 +104,7 @@ class Command(BaseCommand):
         if user is not None and opts["reset"]:
             user.delete()
             user = None
-        if user is not None and Receipt.objects.filter(owner=user).exists():
+        if user is not None and Receipt.objects.for_owner(user).exists():
             self.stdout.write(
                 f"Demo data already present for {username!r} (use --reset to reseed)."
             )
@@ -132,17 +133,17 @@ class Command(BaseCommand):
         with clock(at):
             for label in PROMOTE:
                 candidate = Candidate.objects.filter(
-                    owner=user, label_guess=label, status="pending"
+                    owner=user, label_guess=label, status=CandidateStatus.PENDING
                 ).first()
                 if candidate is not None:
                     backdate_review(candidate_promote(candidate=candidate, by=user), at)
             for label in SUPPRESS:
                 candidate = Candidate.objects.filter(
-                    owner=user, label_guess=label, status="pending"
+                    owner=user, label_guess=label, status=CandidateStatus.PENDING
                 ).first()
                 if candidate is not None:
                     candidate_reject(candidate=candidate, by=user, suppress=True)
-        Receipt.objects.filter(owner=user, source="review").update(created_at=at)
+        Receipt.objects.for_owner(user).filter(source=Source.REVIEW).update(created_at=at)
 
     def seed(self, user: Any) -> None:
         receipts: list[Receipt] = []
@@ -196,8 +197,8 @@ class Command(BaseCommand):
             receipts.append(on_purpose(backdate(receipt, at), "the database write is made to fail"))
 
         outcomes = sorted({r.outcome for r in receipts})
-        nodes = Node.objects.filter(owner=user).count()
-        pending = Candidate.objects.filter(owner=user, status="pending").count()
+        nodes = Node.objects.for_owner(user).count()
+        pending = Candidate.objects.for_owner(user).filter(status=CandidateStatus.PENDING).count()
         self.stdout.write(
             f"Seeded {len(receipts)} saves ({', '.join(outcomes)}), {nodes} memories, {pending} waiting for review."
         )
