@@ -18,7 +18,6 @@ from dataclasses import dataclass
 from typing import Any, Generic, TypeVar, get_type_hints
 
 from django.http import HttpRequest
-from ninja import Schema
 from ninja.pagination import PaginationBase, paginate
 from pydantic import Field
 
@@ -44,6 +43,11 @@ class Listing(Generic[T]):
         )
 
 
+class PageIn(PaginationBase.Input):
+    limit: int = Field(default=100, ge=1, le=500, description="At most this many items.")
+    offset: int = Field(default=0, ge=0, le=1_000_000, description="Skip this many items.")
+
+
 def paginated(envelope: type[Envelope]) -> Callable[[Callable[..., Any]], Any]:
     """ninja's ``@paginate(envelope)`` for a view written with postponed annotations.
 
@@ -62,9 +66,7 @@ class Envelope(PaginationBase):
     """``{items_attribute: [...], "limit", "offset"}``; subclasses name the items key and
     declare ``Output`` with the items key first, as the answers have always had it."""
 
-    class Input(Schema):
-        limit: int = Field(default=100, ge=1, le=500, description="At most this many items.")
-        offset: int = Field(default=0, ge=0, le=1_000_000, description="Skip this many items.")
+    Input = PageIn
 
     def paginate_queryset(
         self, queryset: Any, pagination: Any, request: HttpRequest, **params: Any
