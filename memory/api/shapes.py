@@ -3,7 +3,7 @@
 A node is at least ``{id, label, category, state, aliases}``; a candidate at least ``{id,
 label, category, status, confidence, evidence}``; a receipt is ``Receipt.as_json()``.
 
-Each shape has a builder (``node_json``) and a ninja ``Schema`` (``NodeOut``) that describes it
+Each shape has a builder (``node_json``) and a pydantic model (``NodeOut``) that describes it
 for ``/v1/openapi.json``. The API validates every answer against its schema, so the two cannot
 drift apart: the schemas forbid unknown keys and declare their fields in the order the builders
 write them (the answer's bytes are the builder's, key for key). Times are ISO 8601 strings, as
@@ -17,8 +17,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from ninja import Schema
-from pydantic import ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from memory.history import Entry
 from memory.models import Candidate, Event, MemoryRule, Node, Slice, Suppression, Transcript
@@ -27,8 +26,12 @@ from memory.selectors import EVIDENCE_PER_ITEM
 Time = Annotated[str, Field(json_schema_extra={"format": "date-time"})]
 
 
-class Out(Schema):
-    """An answer's shape: exactly these keys, in this order."""
+class Out(BaseModel):
+    """An answer's shape: exactly these keys, in this order.
+
+    A plain pydantic model, not a ninja ``Schema``: the answers are built as dicts, and a
+    ``Schema`` runs every object through its Django attribute getter, which made validating a
+    page of 500 nodes eight times slower."""
 
     model_config = ConfigDict(extra="forbid")
 
