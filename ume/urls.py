@@ -5,7 +5,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path, re_path
 from django.views.generic import RedirectView
 
-from memory.api import api, api_not_found
+from memory.api import api_not_found, api_urls
 from ume.health import healthz, readyz
 from ume.login import ThrottledLoginView
 
@@ -16,7 +16,7 @@ urlpatterns = [
     # The API's root has no route of its own: JSON 404 like any unknown API path (django-ninja
     # would answer its HTML one).
     path("v1/", api_not_found),
-    path("v1/", api.urls),
+    path("v1/", api_urls()),
     re_path(r"^v1/", api_not_found),
     path("login/", ThrottledLoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
-from django.http import HttpRequest, JsonResponse
+import functools
+from collections.abc import Callable
+from inspect import iscoroutinefunction
+from typing import Any
+
+from django.http import HttpRequest, HttpResponseBase, HttpResponseNotAllowed, JsonResponse
+from django.urls import URLPattern, URLResolver
 from ninja import NinjaAPI, Swagger
-from ninja.operation import PathView
 
 from memory.api.erase import router as erase_router
-from memory.api.errors import install_handlers
+from memory.api.errors import error_response, install_handlers
 from memory.api.parser import StrictJSONParser
 from memory.api.views import router
 
@@ -24,23 +29,53 @@ api = NinjaAPI(
     parser=StrictJSONParser(),
 )
 install_handlers(api)
-
-
-def _method_not_allowed(self: PathView) -> JsonResponse:
-    # django-ninja answers a wrong method with a plain-text 405 from ``PathView``, outside
-    # every exception handler; give it the API's JSON error shape (and the Allow header).
-    allowed = sorted({method for op in self.operations for method in op.methods})
-    response = JsonResponse(
-        {"code": "method_not_allowed", "message": f"use {', '.join(allowed)} on this route"},
-        status=405,
-    )
-    response["Allow"] = ", ".join(allowed)
-    return response
-
-
-PathView._not_allowed = _method_not_allowed  # type: ignore[method-assign]
 api.add_router("/", router)
 api.add_router("/", erase_router)
+
+
+def _json_405(response: HttpResponseBase) -> HttpResponseBase:
+    if not isinstance(response, HttpResponseNotAllowed):
+        return response
+    allowed = ", ".join(sorted(method.strip() for method in response["Allow"].split(",")))
+    return error_response(
+        405, "method_not_allowed", f"use {allowed} on this route", headers={"Allow": allowed}
+    )
+
+
+def _answering_405_in_json(view: Callable[..., Any]) -> Callable[..., Any]:
+    # django-ninja answers a method no operation of a path takes with a plain-text
+    # ``HttpResponseNotAllowed`` from its path view, before and outside every exception
+    # handler, and has no setting for it (vitalik/django-ninja#485 proposed one; it was closed
+    # unmerged). So each route's view is wrapped where Django gets it: the same 405, with the
+    # API's JSON error shape and the Allow header.
+    if iscoroutinefunction(view):
+
+        @functools.wraps(view)
+        async def async_wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> Any:
+            return _json_405(await view(request, *args, **kwargs))
+
+        return async_wrapped
+
+    @functools.wraps(view)
+    def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> Any:
+        return _json_405(view(request, *args, **kwargs))
+
+    return wrapped
+
+
+def api_urls() -> tuple[list[URLPattern | URLResolver], str, str]:
+    """``api.urls`` (for ``path("v1/", ...)``), every route answering a wrong method in JSON."""
+    patterns, app_name, namespace = api.urls
+    return (
+        [
+            URLPattern(p.pattern, _answering_405_in_json(p.callback), p.default_args, p.name)
+            if isinstance(p, URLPattern)
+            else p
+            for p in patterns
+        ],
+        app_name,
+        namespace,
+    )
 
 
 def api_not_found(request: HttpRequest) -> JsonResponse:

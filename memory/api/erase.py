@@ -15,8 +15,9 @@ from ninja import Router, Schema
 from pydantic import Field
 
 from memory.api.auth import TokenAuth
-from memory.api.errors import ApiError, not_found
+from memory.api.errors import IDEMPOTENT, ApiError, answers, not_found
 from memory.api.idempotency import idempotent
+from memory.api.shapes import ReceiptDetailOut
 from memory.models import AccessToken
 from memory.services.erase import EraseError, memory_erase_all, receipt_undo
 from memory.vocab import SCOPE_WRITE
@@ -53,6 +54,7 @@ def _owner(request: HttpRequest) -> Any:
     auth=WRITE,
     tags=["receipts"],
     summary="Delete everything an ingest wrote",
+    response=answers({200: ReceiptDetailOut}, 404, *IDEMPOTENT),
 )
 @idempotent
 def undo_receipt(
@@ -75,7 +77,11 @@ def undo_receipt(
 
 
 @router.post(
-    "/memory/delete-all", auth=WRITE, tags=["memory"], summary="Delete all of this user's memory"
+    "/memory/delete-all",
+    auth=WRITE,
+    tags=["memory"],
+    summary="Delete all of this user's memory",
+    response=answers({200: ReceiptDetailOut}),
 )
 def delete_all(request: HttpRequest, payload: DeleteAllIn) -> dict[str, Any]:
     """Deletes every memory row of the token's owner (rules and tokens stay). Send

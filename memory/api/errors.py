@@ -19,10 +19,43 @@ from django.core.exceptions import RequestDataTooBig, TooManyFieldsSent, TooMany
 from django.db.utils import InterfaceError, OperationalError
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.http.multipartparser import MultiPartParserError
-from ninja import NinjaAPI
+from ninja import NinjaAPI, Schema
 from ninja.errors import AuthenticationError, HttpError, ValidationError
+from pydantic import Field
 
 log = logging.getLogger(__name__)
+
+
+class FieldErrorOut(Schema):
+    field: str
+    message: str
+
+
+class ErrorOut(Schema):
+    """Every error answer (the handlers below write it; it is here for the OpenAPI schema)."""
+
+    code: str = Field(description="Stable: see the list at the top of memory/api/errors.py.")
+    message: str
+    errors: list[FieldErrorOut] | None = Field(
+        default=None, description="invalid_input from validation: each field's problem."
+    )
+    current_revision: int | None = Field(
+        default=None, description="stale_revision: the node's revision now."
+    )
+
+
+# What any route can answer: a bad body, query or Content-Length (400), a missing or bad token
+# (401), a token without the scope (403), a body over the limit (413), the rate limit (429), a
+# failure (500) and the database down (503).
+EVERY_ROUTE = (400, 401, 403, 413, 429, 500, 503)
+# What an ``Idempotency-Key`` adds to a write: a retry still running (409), a reused key (422).
+IDEMPOTENT = (409, 422)
+
+
+def answers(ok: dict[int, Any], *codes: int) -> dict[int, Any]:
+    """A route's ``response=``: its successes, and ``ErrorOut`` for every error status it can
+    answer (``EVERY_ROUTE`` and ``codes``), so the OpenAPI schema documents all of them."""
+    return {**ok, **dict.fromkeys(sorted({*EVERY_ROUTE, *codes}), ErrorOut)}
 
 
 class ApiError(Exception):

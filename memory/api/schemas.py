@@ -1,16 +1,26 @@
 """Request bodies. Every string refuses NUL characters (PostgreSQL cannot store them) and has
 a length cap, so hostile input is a 400 before anything is written. Booleans and numbers are
-strict: ``true`` is not 1, ``"yes"`` is not true, and ``"ts": true`` is not 1970."""
+strict: ``true`` is not 1, ``"yes"`` is not true, and ``"ts": true`` is not 1970.
+
+A field with a fixed vocabulary is its enum (``memory.vocab``, ``receipts.models``), so the
+OpenAPI schema lists the values; an empty value means "any" (or "keep") as it always has, and
+any other value is ``400 invalid_input`` with ``<field>: choose one of ...``."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
+from django.db.models import TextChoices
 from ninja import Schema
-from pydantic import AfterValidator, Field, StrictBool, StrictFloat, StrictInt
+from pydantic import AfterValidator, BeforeValidator, Field, StrictBool, StrictFloat, StrictInt
+from pydantic_core import PydanticCustomError
 
 from memory.transcripts import MAX_MESSAGES
+from memory.vocab import CandidateStatus, Category, NodeState
+from receipts.models import Outcome
+from receipts.models import Source as ReceiptSource
 
 
 def _no_nul(value: str) -> str:
@@ -36,6 +46,25 @@ def _utc_in_range(value: datetime) -> datetime:
         raise ValueError("is out of range once converted to UTC") from exc
     return value
 
+
+def _one_of(choices: type[TextChoices]) -> Callable[[Any], Any]:
+    def check(value: Any) -> Any:
+        if value is None or value == "":
+            return None
+        if value not in choices.values:
+            raise PydanticCustomError(
+                "choice", "choose one of {allowed}", {"allowed": ", ".join(choices.values)}
+            )
+        return value
+
+    return check
+
+
+CategoryChoice = Annotated[Category | None, BeforeValidator(_one_of(Category))]
+StateChoice = Annotated[NodeState | None, BeforeValidator(_one_of(NodeState))]
+StatusChoice = Annotated[CandidateStatus | None, BeforeValidator(_one_of(CandidateStatus))]
+OutcomeChoice = Annotated[Outcome | None, BeforeValidator(_one_of(Outcome))]
+SourceChoice = Annotated[ReceiptSource | None, BeforeValidator(_one_of(ReceiptSource))]
 
 Moment = Annotated[datetime, AfterValidator(_utc_in_range)]
 Text = Annotated[str, AfterValidator(_no_nul)]
@@ -91,8 +120,8 @@ class RollbackIn(Schema):
 
 class PromoteIn(Schema):
     label: Label | None = None
-    category: Word | None = None
-    state: Word | None = None
+    category: CategoryChoice = None
+    state: StateChoice = None
 
 
 class RejectIn(Schema):
@@ -134,3 +163,21 @@ class RulesIn(Schema):
         description="Recall also returns what was said in conversations (on by default); "
         "false for reviewed memories only.",
     )
+
+
+# --- the filters of the lists (``limit`` and ``offset`` come from ``memory.api.pages``) -------
+
+
+class NodeFilters(Schema):
+    category: CategoryChoice = None
+    state: StateChoice = None
+    q: str = Field(default="", max_length=200)
+
+
+class CandidateFilters(Schema):
+    status: StatusChoice = Field(default=CandidateStatus.PENDING)
+
+
+class ReceiptFilters(Schema):
+    outcome: OutcomeChoice = None
+    source: SourceChoice = None

@@ -2,20 +2,57 @@
 
 A node is at least ``{id, label, category, state, aliases}``; a candidate at least ``{id,
 label, category, status, confidence, evidence}``; a receipt is ``Receipt.as_json()``.
+
+Each shape has a builder (``node_json``) and a pydantic model (``NodeOut``) that describes it
+for ``/v1/openapi.json``. The API validates every answer against its schema, so the two cannot
+drift apart: the schemas forbid unknown keys and declare their fields in the order the builders
+write them (the answer's bytes are the builder's, key for key). Times are ISO 8601 strings, as
+the builders write them; JSON-column contents (``counts``, ``detail``, ``snapshot``) are free
+objects. The MCP tools build their results with the same builders and can hand the same
+schemas to the SDK as structured output.
 """
 
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
 
 from memory.history import Entry
 from memory.models import Candidate, Event, MemoryRule, Node, Slice, Suppression, Transcript
 from memory.selectors import EVIDENCE_PER_ITEM
 
+Time = Annotated[str, Field(json_schema_extra={"format": "date-time"})]
+
+
+class Out(BaseModel):
+    """An answer's shape: exactly these keys, in this order.
+
+    A plain pydantic model, not a ninja ``Schema``: the answers are built as dicts, and a
+    ``Schema`` runs every object through its Django attribute getter, which made validating a
+    page of 500 nodes eight times slower."""
+
+    model_config = ConfigDict(extra="forbid")
+
 
 def _iso(moment: datetime | None) -> str | None:
     return moment.isoformat() if moment is not None else None
+
+
+class NodeOut(Out):
+    id: int
+    label: str
+    category: str
+    state: str
+    aliases: list[str]
+    summary: str
+    revision: int = Field(description="Send it back as If-Match to edit or delete.")
+    mention_count: int
+    session_count: int
+    last_seen_at: Time | None
+    created_at: Time | None
+    updated_at: Time | None
 
 
 def node_json(node: Node) -> dict[str, Any]:
@@ -36,6 +73,14 @@ def node_json(node: Node) -> dict[str, Any]:
     }
 
 
+class SliceOut(Out):
+    id: int
+    text: str
+    kind: str
+    is_current: bool
+    created_at: Time | None
+
+
 def slice_json(row: Slice) -> dict[str, Any]:
     return {
         "id": row.pk,
@@ -44,6 +89,17 @@ def slice_json(row: Slice) -> dict[str, Any]:
         "is_current": row.is_current,
         "created_at": _iso(row.created_at),
     }
+
+
+class EventOut(Out):
+    id: int
+    action: str
+    text: str
+    importance: str
+    happened_at: Time | None
+    happened_at_precision: str
+    happened_at_source: str
+    created_at: Time | None
 
 
 def event_json(row: Event) -> dict[str, Any]:
@@ -59,12 +115,47 @@ def event_json(row: Event) -> dict[str, Any]:
     }
 
 
+class NodeDetailOut(NodeOut):
+    slices: list[SliceOut]
+    events: list[EventOut]
+
+
 def node_detail_json(node: Node, slices: list[Slice], events: list[Event]) -> dict[str, Any]:
     return {
         **node_json(node),
         "slices": [slice_json(s) for s in slices],
         "events": [event_json(e) for e in events],
     }
+
+
+class NodeRef(Out):
+    id: int
+    label: str
+
+
+class EvidenceOut(Out):
+    quote: str
+    message_id: str
+    source: str
+    message_ts: Time | None
+
+
+class CandidateOut(Out):
+    id: int
+    label: str
+    category: str
+    status: str
+    confidence: float
+    reason: str
+    mention_count: int
+    session_count: int
+    first_seen_at: Time | None
+    last_seen_at: Time | None
+    expires_at: Time | None
+    possible_existing_node: NodeRef | None
+    held_objects: int = Field(description="Details held back until the candidate is decided.")
+    evidence: list[EvidenceOut] = Field(description=f"The first {EVIDENCE_PER_ITEM} quotes.")
+    evidence_count: int = Field(description="How many quotes there are in all.")
 
 
 def candidate_json(candidate: Candidate) -> dict[str, Any]:
@@ -110,6 +201,20 @@ def _first_evidence(candidate: Candidate) -> list[Any]:
     return list(candidate.evidence.order_by("created_at", "id")[:EVIDENCE_PER_ITEM])
 
 
+class SuppressionOut(Out):
+    id: int
+    kind: str
+    label: str
+    reason: str
+    source: str
+    active: bool
+    created_at: Time | None
+    suppressed_until: Time | None
+    lifted_at: Time | None
+    hit_count: int
+    last_hit_at: Time | None
+
+
 def suppression_json(row: Suppression, *, now: datetime) -> dict[str, Any]:
     return {
         "id": row.pk,
@@ -126,6 +231,18 @@ def suppression_json(row: Suppression, *, now: datetime) -> dict[str, Any]:
     }
 
 
+class RulesOut(Out):
+    custom_instructions: str
+    includes: list[str]
+    excludes: list[str]
+    custom_categories: list[str]
+    capture_default: str
+    auto_collect: bool
+    retention_days: int | None
+    episodes: bool
+    updated_at: Time | None
+
+
 def rules_json(rule: MemoryRule) -> dict[str, Any]:
     return {
         "custom_instructions": rule.custom_instructions,
@@ -138,6 +255,38 @@ def rules_json(rule: MemoryRule) -> dict[str, Any]:
         "episodes": rule.episodes,
         "updated_at": _iso(rule.updated_at) if rule.pk else None,
     }
+
+
+class ReceiptOut(Out):
+    """``Receipt.as_json()``: what ``ingest --json`` prints."""
+
+    receipt_id: int
+    outcome: str
+    counts: dict[str, Any] = Field(description="What was written, by kind.")
+    rejected: list[dict[str, Any]] = Field(description="What the gate refused, and why.")
+    source: str
+    summary: str
+    error: str
+    duration_ms: int
+    created_at: Time
+
+
+class ReceiptDetailOut(ReceiptOut):
+    detail: dict[str, Any] = Field(description="What was deleted, reverted and kept.")
+
+
+class TranscriptOut(Out):
+    id: int
+    name: str
+    status: str
+    size_bytes: int
+    source: str
+    source_time: Time | None
+    created_at: Time | None
+    processed_at: Time | None
+    attempts: int
+    error: str
+    receipt: ReceiptOut | None
 
 
 def transcript_json(row: Transcript) -> dict[str, Any]:
@@ -155,6 +304,34 @@ def transcript_json(row: Transcript) -> dict[str, Any]:
         "error": row.error,
         "receipt": row.receipt.as_json() if row.receipt is not None else None,
     }
+
+
+class ActorOut(Out):
+    type: str
+    name: str
+    token_id: int | None
+
+
+class ChangeOut(Out):
+    field: str
+    before: Any
+    after: Any
+
+
+class RevisionOut(Out):
+    kind: str
+    id: int
+    node: int | None
+    revision: int
+    parent: int | None
+    action: str
+    actor: ActorOut
+    receipt_id: int | None
+    reason: str
+    created_at: Time | None
+    snapshot: dict[str, Any] = Field(description="The object's fields after the change.")
+    changes: list[ChangeOut]
+    restorable: bool
 
 
 def revision_json(entry: Entry) -> dict[str, Any]:
@@ -177,3 +354,110 @@ def revision_json(entry: Entry) -> dict[str, Any]:
         ],
         "restorable": entry.restorable,
     }
+
+
+# --- recall (``RecallResult.as_json()``, memory/recall/items.py) ------------------------------
+
+
+class RecallSliceOut(Out):
+    text: str
+    kind: str
+
+
+class RecallEventOut(Out):
+    action: str
+    text: str
+    happened_at: Time | None
+    precision: str | None
+    date: str | None = Field(description="As precisely as it is known: 2026, 2026-03, ...")
+
+
+class RecallNodeOut(Out):
+    kind: Literal["node"]
+    id: int
+    label: str
+    category: str
+    state: str
+    why: str = Field(description="The lanes that matched, joined with +.")
+    score: float
+    summary: str
+    slices: list[RecallSliceOut]
+    events: list[RecallEventOut]
+
+
+class RecallPageOut(Out):
+    kind: Literal["page"]
+    id: int
+    title: str
+    node_id: int | None
+    why: str
+    score: float
+    summary: str
+
+
+class RecallEpisodeOut(Out):
+    kind: Literal["episode"]
+    id: int
+    text: str
+    role: str
+    said_at: Time
+    transcript_id: int
+    message_id: str
+    why: str
+    score: float
+    reply_to: str = Field(
+        default="",
+        description="A few words of the message a short reply answers; only on such replies.",
+    )
+
+
+class RecallOut(Out):
+    """Answered with ``exclude_unset``: an episode without ``reply_to`` has no such key."""
+
+    query: str
+    no_recall: bool
+    reason: str
+    context: str = Field(description="The items as lines of text, ready for a prompt.")
+    context_truncated: bool
+    count: int
+    items: list[
+        Annotated[RecallNodeOut | RecallPageOut | RecallEpisodeOut, Field(discriminator="kind")]
+    ]
+
+
+# --- the answers of the writes ----------------------------------------------------------------
+
+
+class QueuedOut(Out):
+    """A save left to the pending workers (``202``)."""
+
+    status: Literal["queued"]
+    status_url: str
+    transcript: TranscriptOut
+
+
+class UploadOut(TranscriptOut):
+    duplicate: bool = Field(description="True when this content was stored before.")
+
+
+class DeletedOut(Out):
+    deleted: int
+    stick: bool
+    suppressions: list[SuppressionOut]
+
+
+class RollbackOut(Out):
+    receipt: ReceiptOut
+    node: NodeOut | None
+
+
+class DecisionOut(Out):
+    """A promote or a merge: the candidate after it, and the node it went to."""
+
+    candidate: CandidateOut
+    node: NodeOut
+
+
+class RejectOut(Out):
+    candidate: CandidateOut
+    suppression: SuppressionOut | None

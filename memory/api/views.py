@@ -15,25 +15,51 @@ from django.db import transaction
 from django.http import HttpRequest, HttpResponse
 from django.utils import timezone
 from django.utils.dateparse import parse_date, parse_datetime
-from ninja import File, Form, Query, Router, Schema, Status
+from ninja import File, Form, Query, Router, Status
 from ninja.files import UploadedFile
-from pydantic import Field
 
 from memory.api.auth import TokenAuth
-from memory.api.errors import ApiError, not_found, too_large
+from memory.api.errors import IDEMPOTENT, ApiError, answers, not_found, too_large
 from memory.api.idempotency import idempotent
+from memory.api.pages import (
+    CandidatesPage,
+    Listing,
+    NodesPage,
+    ReceiptsPage,
+    RevisionsPage,
+    SuppressionsPage,
+    paginated,
+)
 from memory.api.schemas import (
+    CandidateFilters,
     ConversationIn,
     MemoryIn,
     MergeIn,
+    NodeFilters,
     NodePatch,
     PromoteIn,
     RecallIn,
+    ReceiptFilters,
     RejectIn,
     RollbackIn,
     RulesIn,
 )
 from memory.api.shapes import (
+    CandidateOut,
+    DecisionOut,
+    DeletedOut,
+    NodeDetailOut,
+    NodeOut,
+    QueuedOut,
+    RecallOut,
+    ReceiptOut,
+    RejectOut,
+    RevisionOut,
+    RollbackOut,
+    RulesOut,
+    SuppressionOut,
+    TranscriptOut,
+    UploadOut,
     candidate_json,
     node_detail_json,
     node_json,
@@ -88,8 +114,8 @@ from memory.transcripts import (
     messages_from_json,
     parse_transcript,
 )
-from memory.vocab import SCOPE_READ, SCOPE_WRITE, CandidateStatus, Category, NodeState
-from receipts.models import Outcome, Receipt
+from memory.vocab import SCOPE_READ, SCOPE_WRITE, CandidateStatus
+from receipts.models import Receipt
 from receipts.models import Source as ReceiptSource
 from receipts.selectors import receipt_get, receipt_list
 
@@ -107,17 +133,6 @@ def _token(request: HttpRequest) -> AccessToken:
 
 def _owner(request: HttpRequest) -> Any:
     return _token(request).owner
-
-
-def _choice(name: str, value: str, allowed: list[str]) -> str:
-    if value and value not in allowed:
-        raise ApiError(400, "invalid_input", f"{name}: choose one of {', '.join(allowed)}")
-    return value
-
-
-class Page(Schema):
-    limit: int = Field(default=100, ge=1, le=500)
-    offset: int = Field(default=0, ge=0, le=1_000_000)
 
 
 # --- saves ----------------------------------------------------------------------------------
@@ -143,7 +158,7 @@ def _saved(request: HttpRequest, saved: Receipt | Transcript) -> Status[dict[str
     auth=WRITE,
     tags=["saves"],
     summary="Save one memory",
-    response={200: dict, 202: dict},
+    response=answers({200: ReceiptOut, 202: QueuedOut}, *IDEMPOTENT),
 )
 @idempotent
 def save_memory(request: HttpRequest, payload: MemoryIn) -> Status[dict[str, Any]]:
@@ -165,7 +180,7 @@ def save_memory(request: HttpRequest, payload: MemoryIn) -> Status[dict[str, Any
     auth=WRITE,
     tags=["saves"],
     summary="Save a conversation",
-    response={200: dict, 202: dict},
+    response=answers({200: ReceiptOut, 202: QueuedOut}, *IDEMPOTENT),
 )
 @idempotent
 def save_conversation(request: HttpRequest, payload: ConversationIn) -> Status[dict[str, Any]]:
@@ -199,7 +214,14 @@ def save_conversation(request: HttpRequest, payload: ConversationIn) -> Status[d
     return _saved(request, saved)
 
 
-@router.post("/recall", auth=READ, tags=["recall"], summary="Recall what ume knows")
+@router.post(
+    "/recall",
+    auth=READ,
+    tags=["recall"],
+    summary="Recall what ume knows",
+    response=answers({200: RecallOut}),
+    exclude_unset=True,
+)
 def recall_view(request: HttpRequest, payload: RecallIn) -> dict[str, Any]:
     result = recall(_owner(request), payload.query, limit=payload.limit)
     return result.as_json()
@@ -208,25 +230,21 @@ def recall_view(request: HttpRequest, payload: RecallIn) -> dict[str, Any]:
 # --- nodes ----------------------------------------------------------------------------------
 
 
-class NodeFilters(Page):
-    category: str = Field(default="", max_length=32)
-    state: str = Field(default="", max_length=32)
-    q: str = Field(default="", max_length=200)
-
-
-@router.get("/nodes", auth=READ, tags=["nodes"], summary="List memories")
-def list_nodes(request: HttpRequest, filters: Query[NodeFilters]) -> dict[str, Any]:
-    _choice("category", filters.category, Category.values)
-    _choice("state", filters.state, NodeState.values)
+@router.get(
+    "/nodes",
+    auth=READ,
+    tags=["nodes"],
+    summary="List memories",
+    response=answers({200: list[NodeOut]}),
+)
+@paginated(NodesPage)
+def list_nodes(request: HttpRequest, filters: Query[NodeFilters]) -> Listing[Any]:
     if "\x00" in filters.q:
         raise ApiError(400, "invalid_input", "q: must not contain NUL characters")
-    nodes = node_list(_owner(request), category=filters.category, state=filters.state, q=filters.q)
-    page = list(nodes[filters.offset : filters.offset + filters.limit])
-    return {
-        "nodes": [node_json(n) for n in page],
-        "limit": filters.limit,
-        "offset": filters.offset,
-    }
+    nodes = node_list(
+        _owner(request), category=filters.category or "", state=filters.state or "", q=filters.q
+    )
+    return Listing.of(nodes, node_json)
 
 
 def _node_or_404(request: HttpRequest, node_id: int) -> Any:
@@ -264,7 +282,13 @@ def _edit() -> Iterator[None]:
         raise ApiError(400, "invalid_edit", str(exc)) from exc
 
 
-@router.get("/nodes/{node_id}", auth=READ, tags=["nodes"], summary="One memory with its details")
+@router.get(
+    "/nodes/{node_id}",
+    auth=READ,
+    tags=["nodes"],
+    summary="One memory with its details",
+    response=answers({200: NodeDetailOut}, 404),
+)
 def get_node(request: HttpRequest, node_id: int, response: HttpResponse) -> dict[str, Any]:
     """With ``ETag``: the node's revision, to send back as ``If-Match`` on PATCH or DELETE."""
     node = _node_or_404(request, node_id)
@@ -273,7 +297,13 @@ def get_node(request: HttpRequest, node_id: int, response: HttpResponse) -> dict
     return node_detail_json(node, node_slices(owner, node.pk), node_events(owner, node.pk))
 
 
-@router.patch("/nodes/{node_id}", auth=WRITE, tags=["nodes"], summary="Edit a memory")
+@router.patch(
+    "/nodes/{node_id}",
+    auth=WRITE,
+    tags=["nodes"],
+    summary="Edit a memory",
+    response=answers({200: NodeOut}, 404, 412, *IDEMPOTENT),
+)
 @idempotent
 def patch_node(
     request: HttpRequest, node_id: int, payload: NodePatch, response: HttpResponse
@@ -298,7 +328,13 @@ def patch_node(
     return node_json(fresh)
 
 
-@router.delete("/nodes/{node_id}", auth=WRITE, tags=["nodes"], summary="Forget a memory")
+@router.delete(
+    "/nodes/{node_id}",
+    auth=WRITE,
+    tags=["nodes"],
+    summary="Forget a memory",
+    response=answers({200: DeletedOut}, 404, 412, *IDEMPOTENT),
+)
 @idempotent
 def delete_node(request: HttpRequest, node_id: int, stick: bool = True) -> dict[str, Any]:
     """Deletes the memory with its details. Unless ``?stick=false`` its label and aliases are
@@ -317,25 +353,37 @@ def delete_node(request: HttpRequest, node_id: int, stick: bool = True) -> dict[
     }
 
 
-@router.get("/nodes/{node_id}/history", auth=READ, tags=["nodes"], summary="A memory's revisions")
-def node_history_view(request: HttpRequest, node_id: int, filters: Query[Page]) -> dict[str, Any]:
+@router.get(
+    "/nodes/{node_id}/history",
+    auth=READ,
+    tags=["nodes"],
+    summary="A memory's revisions",
+    response=answers({200: list[RevisionOut]}, 404),
+)
+@paginated(RevisionsPage)
+def node_history_view(request: HttpRequest, node_id: int) -> Listing[Any]:
     """The revisions of the memory and of its aliases, facts, events and links, newest first;
     each with who made it, why, its snapshot and what it changed. Kept after a deletion."""
     owner = _owner(request)
-    rows = node_history(owner, node_id, limit=filters.offset + filters.limit)[filters.offset :]
-    if not rows and filters.offset == 0 and node_get(owner, node_id) is None:
-        raise not_found("node")
-    entries = timeline(rows, revision_parents(owner, rows))
-    return {
-        "node": node_id,
-        "revisions": [revision_json(e) for e in entries],
-        "limit": filters.limit,
-        "offset": filters.offset,
-    }
+
+    def rows(offset: int, limit: int) -> list[Any]:
+        page = node_history(owner, node_id, limit=offset + limit)[offset:]
+        if not page and offset == 0 and node_get(owner, node_id) is None:
+            raise not_found("node")
+        return page
+
+    def shape(page: list[Any]) -> list[dict[str, Any]]:
+        return [revision_json(e) for e in timeline(page, revision_parents(owner, page))]
+
+    return Listing(rows=rows, shape=shape)
 
 
 @router.post(
-    "/nodes/{node_id}/rollback", auth=WRITE, tags=["nodes"], summary="Roll back to a revision"
+    "/nodes/{node_id}/rollback",
+    auth=WRITE,
+    tags=["nodes"],
+    summary="Roll back to a revision",
+    response=answers({200: RollbackOut}, 404, *IDEMPOTENT),
 )
 @idempotent
 def rollback_node(
@@ -373,20 +421,17 @@ def rollback_node(
 # --- the review queue -----------------------------------------------------------------------
 
 
-class CandidateFilters(Page):
-    status: str = Field(default=CandidateStatus.PENDING.value, max_length=16)
-
-
-@router.get("/candidates", auth=READ, tags=["candidates"], summary="The review queue")
-def list_candidates(request: HttpRequest, filters: Query[CandidateFilters]) -> dict[str, Any]:
-    _choice("status", filters.status, CandidateStatus.values)
+@router.get(
+    "/candidates",
+    auth=READ,
+    tags=["candidates"],
+    summary="The review queue",
+    response=answers({200: list[CandidateOut]}),
+)
+@paginated(CandidatesPage)
+def list_candidates(request: HttpRequest, filters: Query[CandidateFilters]) -> Listing[Any]:
     rows = candidate_queue(_owner(request), status=filters.status or CandidateStatus.PENDING)
-    page = list(rows[filters.offset : filters.offset + filters.limit])
-    return {
-        "candidates": [candidate_json(c) for c in page],
-        "limit": filters.limit,
-        "offset": filters.offset,
-    }
+    return Listing.of(rows, candidate_json)
 
 
 def _candidate_or_404(request: HttpRequest, candidate_id: int) -> Any:
@@ -414,7 +459,11 @@ def _candidate_after(request: HttpRequest, candidate_id: int) -> dict[str, Any]:
 
 
 @router.post(
-    "/candidates/{candidate_id}/promote", auth=WRITE, tags=["candidates"], summary="Keep it"
+    "/candidates/{candidate_id}/promote",
+    auth=WRITE,
+    tags=["candidates"],
+    summary="Keep it",
+    response=answers({200: DecisionOut}, 404, *IDEMPOTENT),
 )
 @idempotent
 def promote_candidate(
@@ -422,8 +471,6 @@ def promote_candidate(
 ) -> dict[str, Any]:
     candidate = _candidate_or_404(request, candidate_id)
     payload = payload or PromoteIn()
-    _choice("category", payload.category or "", Category.values)
-    _choice("state", payload.state or "", NodeState.values)
     with _decision():
         node = candidate_promote(
             candidate=candidate,
@@ -438,7 +485,13 @@ def promote_candidate(
     }
 
 
-@router.post("/candidates/{candidate_id}/reject", auth=WRITE, tags=["candidates"], summary="Reject")
+@router.post(
+    "/candidates/{candidate_id}/reject",
+    auth=WRITE,
+    tags=["candidates"],
+    summary="Reject",
+    response=answers({200: RejectOut}, 404, *IDEMPOTENT),
+)
 @idempotent
 def reject_candidate(
     request: HttpRequest, candidate_id: int, payload: RejectIn | None = None
@@ -460,7 +513,11 @@ def reject_candidate(
 
 
 @router.post(
-    "/candidates/{candidate_id}/merge", auth=WRITE, tags=["candidates"], summary="Merge into a node"
+    "/candidates/{candidate_id}/merge",
+    auth=WRITE,
+    tags=["candidates"],
+    summary="Merge into a node",
+    response=answers({200: DecisionOut}, 404, *IDEMPOTENT),
 )
 @idempotent
 def merge_candidate(request: HttpRequest, candidate_id: int, payload: MergeIn) -> dict[str, Any]:
@@ -481,25 +538,26 @@ def merge_candidate(request: HttpRequest, candidate_id: int, payload: MergeIn) -
 # --- receipts and suppressions ---------------------------------------------------------------
 
 
-class ReceiptFilters(Page):
-    outcome: str = Field(default="", max_length=24)
-    source: str = Field(default="", max_length=16)
+@router.get(
+    "/receipts",
+    auth=READ,
+    tags=["receipts"],
+    summary="Save attempts, newest first",
+    response=answers({200: list[ReceiptOut]}),
+)
+@paginated(ReceiptsPage)
+def list_receipts(request: HttpRequest, filters: Query[ReceiptFilters]) -> Listing[Any]:
+    rows = receipt_list(_owner(request), outcome=filters.outcome or "", source=filters.source or "")
+    return Listing.of(rows, Receipt.as_json)
 
 
-@router.get("/receipts", auth=READ, tags=["receipts"], summary="Save attempts, newest first")
-def list_receipts(request: HttpRequest, filters: Query[ReceiptFilters]) -> dict[str, Any]:
-    _choice("outcome", filters.outcome, Outcome.values)
-    _choice("source", filters.source, ReceiptSource.values)
-    rows = receipt_list(_owner(request), outcome=filters.outcome, source=filters.source)
-    page = rows[filters.offset : filters.offset + filters.limit]
-    return {
-        "receipts": [r.as_json() for r in page],
-        "limit": filters.limit,
-        "offset": filters.offset,
-    }
-
-
-@router.get("/receipts/{receipt_id}", auth=READ, tags=["receipts"], summary="One receipt")
+@router.get(
+    "/receipts/{receipt_id}",
+    auth=READ,
+    tags=["receipts"],
+    summary="One receipt",
+    response=answers({200: ReceiptOut}, 404),
+)
 def get_receipt(request: HttpRequest, receipt_id: int) -> dict[str, Any]:
     receipt = receipt_get(_owner(request), receipt_id)
     if receipt is None:
@@ -507,19 +565,25 @@ def get_receipt(request: HttpRequest, receipt_id: int) -> dict[str, Any]:
     return receipt.as_json()
 
 
-@router.get("/suppressions", auth=READ, tags=["suppressions"], summary="Suppressed labels")
-def list_suppressions(request: HttpRequest, filters: Query[Page]) -> dict[str, Any]:
+@router.get(
+    "/suppressions",
+    auth=READ,
+    tags=["suppressions"],
+    summary="Suppressed labels",
+    response=answers({200: list[SuppressionOut]}),
+)
+@paginated(SuppressionsPage)
+def list_suppressions(request: HttpRequest) -> Listing[Any]:
     now = timezone.now()
-    rows = suppression_list(_owner(request))[filters.offset : filters.offset + filters.limit]
-    return {
-        "suppressions": [suppression_json(s, now=now) for s in rows],
-        "limit": filters.limit,
-        "offset": filters.offset,
-    }
+    return Listing.of(suppression_list(_owner(request)), lambda s: suppression_json(s, now=now))
 
 
 @router.post(
-    "/suppressions/{suppression_id}/lift", auth=WRITE, tags=["suppressions"], summary="Lift"
+    "/suppressions/{suppression_id}/lift",
+    auth=WRITE,
+    tags=["suppressions"],
+    summary="Lift",
+    response=answers({200: SuppressionOut}, 404, *IDEMPOTENT),
 )
 @idempotent
 def lift_suppression(request: HttpRequest, suppression_id: int) -> dict[str, Any]:
@@ -532,12 +596,24 @@ def lift_suppression(request: HttpRequest, suppression_id: int) -> dict[str, Any
 # --- rules ----------------------------------------------------------------------------------
 
 
-@router.get("/rules", auth=READ, tags=["rules"], summary="The memory rules")
+@router.get(
+    "/rules",
+    auth=READ,
+    tags=["rules"],
+    summary="The memory rules",
+    response=answers({200: RulesOut}),
+)
 def get_rules(request: HttpRequest) -> dict[str, Any]:
     return rules_json(memory_rule_for(_owner(request)))
 
 
-@router.put("/rules", auth=WRITE, tags=["rules"], summary="Update the memory rules")
+@router.put(
+    "/rules",
+    auth=WRITE,
+    tags=["rules"],
+    summary="Update the memory rules",
+    response=answers({200: RulesOut}, *IDEMPOTENT),
+)
 @idempotent
 def put_rules(request: HttpRequest, payload: RulesIn) -> dict[str, Any]:
     """Fields you leave out are kept. Lists hold at most 32 terms of at most 80 characters."""
@@ -560,7 +636,7 @@ def put_rules(request: HttpRequest, payload: RulesIn) -> dict[str, Any]:
     auth=WRITE,
     tags=["transcripts"],
     summary="Upload a transcript",
-    response={200: dict, 201: dict},
+    response=answers({200: UploadOut, 201: UploadOut}, *IDEMPOTENT),
 )
 @idempotent
 def upload_transcript(
@@ -630,7 +706,11 @@ def _parse_time(name: str, value: str) -> datetime | None:
 
 
 @router.get(
-    "/transcripts/{transcript_id}", auth=READ, tags=["transcripts"], summary="Upload status"
+    "/transcripts/{transcript_id}",
+    auth=READ,
+    tags=["transcripts"],
+    summary="Upload status",
+    response=answers({200: TranscriptOut}, 404),
 )
 def get_transcript(request: HttpRequest, transcript_id: int) -> dict[str, Any]:
     transcript = transcript_get(_owner(request), transcript_id)
