@@ -1,4 +1,4 @@
-"""The HTTP API under /v1/: one django-ninja ``NinjaAPI`` for every route (DESIGN.md "Serving")."""
+"""The HTTP API under /v1/: one django-ninja ``NinjaAPI`` for every route (docs/clients.md, "The HTTP API")."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The JSON shapes the API and the MCP tools return (DESIGN.md "Serving").
+"""The JSON shapes the API and the MCP tools return (docs/clients.md, "The HTTP API").
 
 A node is at least ``{id, label, category, state, aliases}``; a candidate at least ``{id,
 label, category, status, confidence, evidence}``; a receipt is ``Receipt.as_json()``.

@@ -4,9 +4,13 @@ JSON byte for byte (memory/api/shapes.py, memory/api/pages.py)."""
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from typing import Any
 
 import pytest
+from django.contrib.auth.models import User
 from django.core.cache import cache
+from django.test import Client
 from django.utils import timezone
 from ninja.operation import PathView
 
@@ -51,21 +55,21 @@ LISTS = {
 
 
 @pytest.fixture(autouse=True)
-def _fresh_rate_limit():
+def _fresh_rate_limit() -> Iterator[None]:
     cache.clear()
     yield
     cache.clear()
 
 
 @pytest.fixture
-def schema(client) -> dict:
+def schema(client: Client) -> dict:
     response = client.get("/v1/openapi.json")
     assert response.status_code == 200
     return response.json()
 
 
 @pytest.fixture
-def auth(owner) -> dict[str, str]:
+def auth(owner: User) -> dict[str, Any]:
     return {"HTTP_AUTHORIZATION": f"Bearer {token_create(owner=owner, name='schema')[1]}"}
 
 
@@ -75,13 +79,13 @@ def resolve(schema: dict, node: dict) -> dict:
     return node
 
 
-def operations(schema: dict):
+def operations(schema: dict) -> Iterator[Any]:
     for path, methods in schema["paths"].items():
         for method, operation in methods.items():
             yield path, method, operation
 
 
-def test_every_operation_documents_its_success_body_with_properties(schema):
+def test_every_operation_documents_its_success_body_with_properties(schema: dict) -> None:
     seen = 0
     for path, method, operation in operations(schema):
         successes = {code: r for code, r in operation["responses"].items() if code.startswith("2")}
@@ -95,7 +99,7 @@ def test_every_operation_documents_its_success_body_with_properties(schema):
     assert seen == 23  # the 21 routes of views.py and the 2 of erase.py
 
 
-def test_every_operation_documents_its_errors_as_the_error_envelope(schema):
+def test_every_operation_documents_its_errors_as_the_error_envelope(schema: dict) -> None:
     for path, method, operation in operations(schema):
         errors = {code: r for code, r in operation["responses"].items() if code[0] in "45"}
         assert {"400", "401", "403", "429", "500", "503"} <= set(errors), (method, path)
@@ -106,13 +110,13 @@ def test_every_operation_documents_its_errors_as_the_error_envelope(schema):
             assert list(body["properties"])[:2] == ["code", "message"], (method, path)
 
 
-def test_a_stale_edit_and_a_reused_key_are_documented(schema):
+def test_a_stale_edit_and_a_reused_key_are_documented(schema: dict) -> None:
     patch = schema["paths"]["/v1/nodes/{node_id}"]["patch"]["responses"]
     assert {"409", "412", "422"} <= set(patch)
     assert "202" in schema["paths"]["/v1/memories"]["post"]["responses"]
 
 
-def test_list_bodies_are_documented_with_their_envelope(schema):
+def test_list_bodies_are_documented_with_their_envelope(schema: dict) -> None:
     for path, key in LISTS.items():
         body = schema["paths"][path]["get"]["responses"]["200"]["content"]["application/json"]
         properties = resolve(schema, body["schema"])["properties"]
@@ -121,7 +125,7 @@ def test_list_bodies_are_documented_with_their_envelope(schema):
         assert items["properties"], path
 
 
-def test_list_routes_take_limit_and_offset(schema):
+def test_list_routes_take_limit_and_offset(schema: dict) -> None:
     for path in LISTS:
         params = {p["name"]: p for p in schema["paths"][path]["get"]["parameters"]}
         assert params["limit"]["schema"]["minimum"] == 1, path
@@ -139,7 +143,7 @@ def _enum(schema: dict, param: dict) -> list[str]:
     raise AssertionError(param)
 
 
-def test_filters_are_documented_as_enums(schema):
+def test_filters_are_documented_as_enums(schema: dict) -> None:
     expected = {
         ("/v1/nodes", "category"): Category.values,
         ("/v1/nodes", "state"): NodeState.values,
@@ -166,14 +170,16 @@ def test_filters_are_documented_as_enums(schema):
         ("/v1/receipts", {"source": "fax"}, "source: choose one of "),
     ],
 )
-def test_a_value_outside_an_enum_is_400_naming_the_choices(client, auth, path, params, message):
+def test_a_value_outside_an_enum_is_400_naming_the_choices(
+    client: Client, auth: dict[str, Any], path: Any, params: Any, message: Any
+) -> None:
     response = client.get(path, params, **auth)
     assert response.status_code == 400, response.content
     body = response.json()
     assert body["code"] == "invalid_input" and body["message"].startswith(message)
 
 
-def test_an_empty_filter_means_any(client, auth, owner):
+def test_an_empty_filter_means_any(client: Client, auth: dict[str, Any], owner: User) -> None:
     make_node(owner=owner, label="Boxing")
     make_candidate(owner=owner, label="Piano")
     assert len(client.get("/v1/nodes", {"category": "", "state": ""}, **auth).json()["nodes"]) == 1
@@ -182,7 +188,7 @@ def test_an_empty_filter_means_any(client, auth, owner):
     assert client.get("/v1/receipts", {"outcome": "", "source": ""}, **auth).status_code == 200
 
 
-def test_ninjas_path_view_is_not_patched():
+def test_ninjas_path_view_is_not_patched() -> None:
     # The JSON 405 wraps the routes' views (memory/api/__init__.py), not ninja's internals.
     assert PathView._not_allowed.__module__ == "ninja.operation"
 
@@ -190,12 +196,14 @@ def test_ninjas_path_view_is_not_patched():
 # --- the answers are the builders' JSON, byte for byte ------------------------------------------
 
 
-def same_bytes(response, expected) -> None:
+def same_bytes(response: Any, expected: Any) -> None:
     assert response.status_code == 200, response.content
     assert response.content == json.dumps(expected).encode()
 
 
-def test_lists_are_the_builders_json_in_the_envelope(client, auth, owner):
+def test_lists_are_the_builders_json_in_the_envelope(
+    client: Client, auth: dict[str, Any], owner: User
+) -> None:
     boxing = make_node(owner=owner, label="Boxing", aliases=("pugilism",))
     make_node(owner=owner, label="Atlas", category="project", state="paused")
     make_candidate(owner=owner, label="Piano")
@@ -249,11 +257,14 @@ def test_lists_are_the_builders_json_in_the_envelope(client, auth, owner):
     )
 
 
-def test_single_objects_are_the_builders_json(client, auth, owner):
+def test_single_objects_are_the_builders_json(
+    client: Client, auth: dict[str, Any], owner: User
+) -> None:
     node = make_node(owner=owner, label="Boxing", aliases=("pugilism",))
     make_slice(node=node)
     make_event(node=node)
     fresh = node_get(owner, node.pk)
+    assert fresh is not None
     same_bytes(
         client.get(f"/v1/nodes/{node.pk}", **auth),
         node_detail_json(fresh, node_slices(owner, node.pk), node_events(owner, node.pk)),
@@ -266,6 +277,7 @@ def test_single_objects_are_the_builders_json(client, auth, owner):
     )
     assert upload.status_code == 201, upload.content
     transcript = transcript_get(owner, upload.json()["id"])
+    assert transcript is not None
     assert (
         upload.content == json.dumps({**transcript_json(transcript), "duplicate": False}).encode()
     )
@@ -273,8 +285,8 @@ def test_single_objects_are_the_builders_json(client, auth, owner):
 
 
 def test_recall_is_the_results_json_and_an_episode_has_reply_to_only_when_it_answers(
-    client, auth, owner
-):
+    client: Client, auth: dict[str, Any], owner: User
+) -> None:
     make_node(owner=owner, label="Climbing gym", category="place")
     messages = [
         {"role": "assistant", "content": "Did you end up going to the climbing gym on Saturday?"},
@@ -294,7 +306,7 @@ def test_recall_is_the_results_json_and_an_episode_has_reply_to_only_when_it_ans
     assert any(i["kind"] == "node" for i in response.json()["items"])
 
 
-def _file(content: bytes):
+def _file(content: bytes) -> Any:
     from django.core.files.uploadedfile import SimpleUploadedFile
 
     return SimpleUploadedFile("chat.txt", content, content_type="text/plain")
