@@ -36,6 +36,7 @@ from oauthlib.oauth2.rfc6749 import errors
 
 from connectors.models import Connection
 from memory.models import AccessToken
+from memory.owned import Person
 from memory.services.tokens import normalise_scopes
 from memory.vocab import SCOPES
 
@@ -136,7 +137,7 @@ def _granted(scopes: list[str]) -> list[str]:
 
 
 def connection_ensure(
-    *, owner: Any, application: Any, scopes: list[str], resource: str
+    *, owner: Person, application: Any, scopes: list[str], resource: str
 ) -> Connection:
     """The person's live connection to ``application``, created (with its access token row)
     on the first token after consent; a new consent widens its scopes."""

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from django.db.models import F, QuerySet
 
 from memory.models import AccessToken
+from memory.owned import Person
 
 
-def access_tokens(owner: Any) -> QuerySet[AccessToken]:
+def access_tokens(owner: Person) -> QuerySet[AccessToken]:
     """The owner's tokens and OAuth connections, live ones first, with the connected client."""
     return (
         AccessToken.objects.for_owner(owner)
@@ -18,7 +17,7 @@ def access_tokens(owner: Any) -> QuerySet[AccessToken]:
     )
 
 
-def access_token_get(owner: Any, token_id: int) -> AccessToken | None:
+def access_token_get(owner: Person, token_id: int) -> AccessToken | None:
     return (
         AccessToken.objects.for_owner(owner)
         .filter(pk=token_id)

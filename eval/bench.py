@@ -30,6 +30,8 @@ import uuid
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from memory.owned import Person
+
 WORDS = """
 amber anchor apple arrow aspen atlas aurora badger bamboo banner basil beacon birch bison
 bloom bolt breeze bridge bronze cactus canyon cedar charcoal cinder citrus clover cobalt comet
@@ -100,7 +102,7 @@ def _label(rng: random.Random, i: int) -> str:
     return f"{rng.choice(WORDS).title()} {rng.choice(WORDS).title()} {i}"
 
 
-def seed_corpus(owner: Any, size: int, rng: random.Random) -> list[dict[str, str]]:
+def seed_corpus(owner: Person, size: int, rng: random.Random) -> list[dict[str, str]]:
     """``size`` nodes with their details; returns what the queries can ask about."""
     from memory.keys import canonical_key
     from memory.models import Alias, Event, Node, Page, Slice
@@ -166,7 +168,7 @@ def seed_corpus(owner: Any, size: int, rng: random.Random) -> list[dict[str, str
     return facts
 
 
-def seed_episodes(owner: Any, count: int, rng: random.Random) -> list[str]:
+def seed_episodes(owner: Person, count: int, rng: random.Random) -> list[str]:
     """``count`` messages in conversations of 50, kept as episodes; returns some of their
     words for the episode queries."""
     from memory.models import Episode, Transcript
@@ -236,7 +238,7 @@ class _Filler(dict[str, str]):
 
 
 def seed_review_and_saves(
-    owner: Any, nodes: int, candidates: int, receipts: int, rng: random.Random
+    owner: Person, nodes: int, candidates: int, receipts: int, rng: random.Random
 ) -> int:
     """The rest of what the pages show at scale, written with ``bulk_create`` (no ingest):
     ``candidates`` pending candidates, each with a quote from a transcript; ``receipts``
@@ -248,7 +250,7 @@ def seed_review_and_saves(
     return _seed_big_node(owner)
 
 
-def _seed_receipts(owner: Any, receipts: int, now: datetime) -> None:
+def _seed_receipts(owner: Person, receipts: int, now: datetime) -> None:
     """``receipts`` receipts of every outcome and source, a minute apart."""
     from receipts.models import Outcome, Receipt, Source
 
@@ -273,7 +275,7 @@ def _seed_receipts(owner: Any, receipts: int, now: datetime) -> None:
         )
 
 
-def _seed_candidates(owner: Any, candidates: int, now: datetime, rng: random.Random) -> None:
+def _seed_candidates(owner: Person, candidates: int, now: datetime, rng: random.Random) -> None:
     """``candidates`` pending candidates, each with a quote from one of 20 transcripts."""
     from memory.keys import canonical_key
     from memory.models import Candidate, Evidence, Transcript
@@ -322,7 +324,7 @@ def _seed_candidates(owner: Any, candidates: int, now: datetime, rng: random.Ran
         )
 
 
-def _seed_big_node(owner: Any) -> int:
+def _seed_big_node(owner: Person) -> int:
     """One node with 250 facts, 250 events and 50 links (the node page's worst case)."""
     from memory.models import Edge, Event, Node, Slice
 
@@ -344,7 +346,7 @@ def _seed_big_node(owner: Any) -> int:
     return big.pk
 
 
-def bench_pages(owner: Any, big_node: int, label: str, repeat: int = 5) -> dict[str, Any]:
+def bench_pages(owner: Person, big_node: int, label: str, repeat: int = 5) -> dict[str, Any]:
     """Server time of each list page and the node page, in-process through Django's test
     client (middleware, view, template; no network): median of ``repeat`` after a warm-up,
     and the queries each runs."""
@@ -448,7 +450,7 @@ def _peak_mb() -> float:
     return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
 
 
-def bench_recall(owner: Any, queries: list[tuple[str, str]]) -> dict[str, Any]:
+def bench_recall(owner: Person, queries: list[tuple[str, str]]) -> dict[str, Any]:
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
@@ -478,7 +480,7 @@ def bench_recall(owner: Any, queries: list[tuple[str, str]]) -> dict[str, Any]:
     }
 
 
-def bench_ingest(owner: Any, count: int, rng: random.Random) -> dict[str, float]:
+def bench_ingest(owner: Person, count: int, rng: random.Random) -> dict[str, float]:
     from memory.models import MemoryRule
     from memory.services.ingest import ingest_proposals
 
@@ -536,7 +538,7 @@ def _ingest_objects(label: str, rng: random.Random) -> list[dict[str, Any]]:
     ]
 
 
-def bench_history(owner: Any, count: int, rng: random.Random) -> dict[str, Any]:
+def bench_history(owner: Person, count: int, rng: random.Random) -> dict[str, Any]:
     """What history costs: ingests and edits timed with recording on and off (the
     ``UME_HISTORY`` setting, which exists for this comparison only), alternating one of each
     so that drift of the machine hits both alike; history rows per 1,000 writes; the mean
@@ -606,7 +608,7 @@ def _worker(owner_pk: int, queries: list[tuple[str, str]]) -> dict[str, Any]:
     return figures
 
 
-def _recall_figures(owner: Any, queries: list[tuple[str, str]], worker: bool) -> dict[str, Any]:
+def _recall_figures(owner: Person, queries: list[tuple[str, str]], worker: bool) -> dict[str, Any]:
     if worker:
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor
@@ -625,7 +627,7 @@ def _recall_figures(owner: Any, queries: list[tuple[str, str]], worker: bool) ->
     return figures
 
 
-def bench_transcript(owner: Any, messages: int, rng: random.Random) -> dict[str, Any]:
+def bench_transcript(owner: Person, messages: int, rng: random.Random) -> dict[str, Any]:
     """The rules extractor's throughput: one ``messages``-message transcript through the
     whole ingest (extract, gate, apply, episodes, recall's index), wall and CPU time."""
     from memory.extractors import get_extractor
@@ -644,7 +646,7 @@ def bench_transcript(owner: Any, messages: int, rng: random.Random) -> dict[str,
     }
 
 
-def bench_cleanup(owner: Any) -> dict[str, Any]:
+def bench_cleanup(owner: Person) -> dict[str, Any]:
     """``cleanup`` for the owner (expiring the candidates seeded as past their date): its time
     and the peak of Python memory it allocated (tracemalloc, which also slows it down)."""
     import tracemalloc
@@ -742,7 +744,7 @@ def run(
     return rows
 
 
-def _index(owner: Any) -> float:
+def _index(owner: Person) -> float:
     """Build the owner's recall index; the seconds it took. On PostgreSQL, then do what
     autovacuum does on a running server: without statistics on the tables just filled,
     PostgreSQL takes them for empty (the queue's list of sources took 40 s, joining every

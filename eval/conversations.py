@@ -42,6 +42,7 @@ from django.db.models import Q
 
 from eval.fixture_files import FixtureError, read_fixture_file
 from memory.models import Candidate, Episode, Evidence
+from memory.owned import Person
 from memory.recall import EpisodeItem, RecallItem, recall
 from memory.recall.text import terms
 from memory.services.ingest import ingest_text
@@ -260,7 +261,9 @@ class SystemReport:
 # --- running --------------------------------------------------------------------------------
 
 
-def _evidence_of_nodes(owner: Any, message_of: dict[tuple[int, str], str]) -> dict[int, set[str]]:
+def _evidence_of_nodes(
+    owner: Person, message_of: dict[tuple[int, str], str]
+) -> dict[int, set[str]]:
     """Node id -> fixture message ids its evidence rows quote (its own, its slices', its
     events')."""
     out: dict[int, set[str]] = defaultdict(set)
@@ -280,7 +283,7 @@ def _evidence_of_nodes(owner: Any, message_of: dict[tuple[int, str], str]) -> di
 
 
 def _ume_returned(
-    owner: Any,
+    owner: Person,
     question: str,
     node_evidence: dict[int, set[str]],
     episode_of: dict[int, str],
@@ -301,7 +304,7 @@ def _ume_returned(
     return Returned(tuple(evidence), tuple(texts))
 
 
-def _promote_all(owner: Any) -> int:
+def _promote_all(owner: Person) -> int:
     promoted = 0
     for candidate in (
         Candidate.objects.for_owner(owner).filter(status=CandidateStatus.PENDING).order_by("id")

@@ -42,6 +42,7 @@ from django.db import transaction
 from eval.fixture_files import FixtureError, read_fixture_file
 from memory.keys import canonical_key
 from memory.models import Alias, Candidate, Episode, Event, MemoryRule, Node, Page, Slice
+from memory.owned import Person
 from memory.proposals import parse_partial_date
 from memory.recall import RecallResult, recall
 from memory.services.erase import memory_erase_all, receipt_undo
@@ -287,7 +288,7 @@ def _validate_conversation(
 class Tenant:
     """The throwaway owner and how its objects map back to fixture ids."""
 
-    owner: Any
+    owner: Person
     node_ids: dict[int, str]
     page_ids: dict[int, str]
     key_ids: dict[str, str]  # canonical label/alias key -> fixture id (for re-created nodes)
@@ -311,7 +312,7 @@ def _flag(value: Any) -> bool:
     return bool(value) if not isinstance(value, str) else value.lower() in {"1", "true", "yes"}
 
 
-def seed(owner: Any, data: dict[str, Any]) -> Tenant:
+def seed(owner: Person, data: dict[str, Any]) -> Tenant:
     """Create the corpus for ``owner`` (fixture shape already validated)."""
     corpus = data["corpus"]
     tenant = Tenant(owner=owner, node_ids={}, page_ids={}, key_ids={}, created={})

@@ -12,11 +12,14 @@ from typing import TYPE_CHECKING, Any, Self, TypeAlias, TypeVar
 from django.db import models
 
 if TYPE_CHECKING:
-    from django.contrib.auth.models import AbstractBaseUser
+    from django.contrib.auth.models import AbstractBaseUser, User
 
-    #: A person whose memory it is: a user, or a user's id where only the id is at hand.
+    #: The person whose memory it is (``AUTH_USER_MODEL``, Django's own user).
+    Person: TypeAlias = User
+    #: A person, or a person's id where only the id is at hand.
     OwnerRef: TypeAlias = AbstractBaseUser | int
 else:
+    Person = object
     OwnerRef = object
 
 _M = TypeVar("_M", bound=models.Model)

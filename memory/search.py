@@ -12,6 +12,7 @@ from typing import Any, overload
 
 from memory.keys import canonical_key
 from memory.models import Node
+from memory.owned import Person
 from memory.recall import MAX_LIMIT, RecallItem, recall
 from memory.selectors import node_list, nodes_by_ids, nodes_matching
 
@@ -54,7 +55,7 @@ class Search:
 
 
 def search_nodes(
-    owner: Any,
+    owner: Person,
     *,
     q: str = "",
     category: str = "",

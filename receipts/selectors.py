@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from datetime import date, datetime, time, timedelta
-from typing import Any
 
 from django.db.models import QuerySet, Sum
 from django.utils import timezone
 
+from memory.owned import Person
 from receipts.models import Receipt, ReceiptDay
 
 
@@ -16,7 +16,7 @@ def _day_start(day: date) -> datetime:
 
 
 def receipt_list(
-    owner: Any,
+    owner: Person,
     *,
     outcome: str = "",
     source: str = "",
@@ -37,7 +37,7 @@ def receipt_list(
 
 
 def receipts_per_day(
-    owner: Any, *, start: date, end: date, outcome: str = "", source: str = ""
+    owner: Person, *, start: date, end: date, outcome: str = "", source: str = ""
 ) -> dict[date, dict[str, int]]:
     """``{day: {outcome: count}}`` over ``start``..``end`` (local days), in one query.
 
@@ -59,5 +59,5 @@ def receipts_per_day(
     return per_day
 
 
-def receipt_get(owner: Any, receipt_id: int) -> Receipt | None:
+def receipt_get(owner: Person, receipt_id: int) -> Receipt | None:
     return Receipt.objects.for_owner(owner).filter(pk=receipt_id).select_related("token").first()

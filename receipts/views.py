@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
@@ -19,7 +19,7 @@ SAVES = "receipts/saves.html"
 PAGE_SIZE = 25
 
 
-def receipt_or_404(request: HttpRequest, receipt_id: int) -> Receipt:
+def receipt_or_404(request: HtmxHttpRequest, receipt_id: int) -> Receipt:
     """The signed-in owner's receipt, or 404 (another user's row is never shown)."""
     receipt = receipt_get(request.user, receipt_id)
     if receipt is None:

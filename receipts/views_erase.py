@@ -9,10 +9,11 @@ from __future__ import annotations
 from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from memory.htmx import HtmxHttpRequest
 from memory.services.erase import EraseError, memory_erase_all, receipt_undo, receipt_undo_preview
 from receipts.models import Source
 from receipts.views import receipt_or_404
@@ -45,7 +46,7 @@ class EraseAllForm(forms.Form):
 
 @login_required
 @require_GET
-def undo_confirm(request: HttpRequest, receipt_id: int) -> HttpResponse:
+def undo_confirm(request: HtmxHttpRequest, receipt_id: int) -> HttpResponse:
     receipt = receipt_or_404(request, receipt_id)
     try:
         preview = receipt_undo_preview(receipt=receipt)
@@ -58,7 +59,7 @@ def undo_confirm(request: HttpRequest, receipt_id: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def undo(request: HttpRequest, receipt_id: int) -> HttpResponse:
+def undo(request: HtmxHttpRequest, receipt_id: int) -> HttpResponse:
     receipt = receipt_or_404(request, receipt_id)
     form = UndoForm(request.POST)
     form.is_valid()  # a checkbox: always valid; unchecked means False
@@ -75,7 +76,7 @@ def undo(request: HttpRequest, receipt_id: int) -> HttpResponse:
 
 @login_required
 @require_http_methods(["GET", "POST"])
-def delete_all(request: HttpRequest) -> HttpResponse:
+def delete_all(request: HtmxHttpRequest) -> HttpResponse:
     form = EraseAllForm(request.POST if request.method == "POST" else None)
     if request.method == "POST":
         if form.is_valid():

@@ -8,6 +8,7 @@ from typing import Any
 from django.db.models import Count, Q, QuerySet
 
 from memory.models import ChatImport
+from memory.owned import Person
 from memory.vocab import TranscriptStatus
 
 
@@ -55,13 +56,13 @@ def _progress(row: Any) -> ImportProgress:
     )
 
 
-def chat_import_progress(owner: Any, import_id: int) -> ImportProgress | None:
+def chat_import_progress(owner: Person, import_id: int) -> ImportProgress | None:
     """One import of ``owner`` with its progress (one query), or None."""
     row = _with_counts(ChatImport.objects.for_owner(owner).filter(pk=import_id)).first()
     return _progress(row) if row is not None else None
 
 
-def chat_imports_recent(owner: Any, *, limit: int = 10) -> list[ImportProgress]:
+def chat_imports_recent(owner: Person, *, limit: int = 10) -> list[ImportProgress]:
     """The owner's latest imports with their progress, newest first (one query)."""
     rows = _with_counts(ChatImport.objects.for_owner(owner)).order_by("-created_at", "-id")
     return [_progress(row) for row in rows[:limit]]

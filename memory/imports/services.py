@@ -30,6 +30,7 @@ from memory.imports.formats import (
     iter_export,
 )
 from memory.models import ChatImport, Transcript
+from memory.owned import Person
 from memory.services.ingest import ingest_transcript, transcript_store
 from memory.transcripts import MAX_MESSAGES
 from receipts.models import Outcome, Receipt
@@ -56,7 +57,7 @@ class ImportResult:
 
 
 def _file_receipt(
-    owner: Any, source: str, name: str, outcome: str, started: float, **fields: Any
+    owner: Person, source: str, name: str, outcome: str, started: float, **fields: Any
 ) -> Receipt:
     return Receipt.objects.create(
         owner=owner,
@@ -111,7 +112,7 @@ def describe(row: ChatImport) -> str:
 
 def chat_import_store(
     *,
-    owner: Any,
+    owner: Person,
     stream: IO[bytes],
     name: str,
     fmt: str,
@@ -177,7 +178,7 @@ def chat_import_store(
 
 
 def _claim_export(
-    *, owner: Any, name: str, fmt: str, sha: str, size: int, source: str
+    *, owner: Person, name: str, fmt: str, sha: str, size: int, source: str
 ) -> tuple[ChatImport | None, ChatImport | None]:
     """The new import's row, or the earlier import of the same file (the unique constraint
     settles two requests importing it at once)."""
@@ -204,7 +205,7 @@ class _Reading:
     """One export being read: each conversation stored as a pending transcript, or counted
     as empty, a duplicate or broken (with a receipt of its own)."""
 
-    owner: Any
+    owner: Person
     source: str
     name: str
     started: float

@@ -27,6 +27,7 @@ from memory.api.shapes import candidate_json, revision_json
 from memory.history import timeline
 from memory.keys import canonical_key
 from memory.models import AccessToken, Alias, Candidate, Edge, Node, Slice, Transcript
+from memory.owned import Person
 from memory.recall import recall
 from memory.selectors import (
     candidate_queue,
@@ -214,7 +215,7 @@ def recall_memory(token: AccessToken, *, query: str, limit: int = 10) -> ToolRes
     return ToolResult(payload, result.context or f"{len(result.items)} memories, no context")
 
 
-def _node_named(owner: Any, name: str) -> Node | None:
+def _node_named(owner: Person, name: str) -> Node | None:
     key = canonical_key(name)
     if not key:
         return None
@@ -227,7 +228,7 @@ def _node_named(owner: Any, name: str) -> Node | None:
     return node
 
 
-def _pending_named(owner: Any, name: str) -> Candidate | None:
+def _pending_named(owner: Person, name: str) -> Candidate | None:
     key = canonical_key(name)
     return (
         Candidate.objects.filter(
@@ -321,7 +322,7 @@ def memory_rollback(
     return ToolResult({"receipt": receipt.as_json()}, receipt.summary)
 
 
-def _forget_candidate(owner: Any, candidate: Candidate, *, stick: bool) -> ToolResult:
+def _forget_candidate(owner: Person, candidate: Candidate, *, stick: bool) -> ToolResult:
     """A label still waiting for review: reject it; with ``stick``, never propose it again and
     forget what was said about it."""
     try:
@@ -353,7 +354,7 @@ def list_pending_candidates(token: AccessToken, *, limit: int = 20) -> ToolResul
 # --- the reference memory server's graph tools ------------------------------------------------
 
 
-def _graph(owner: Any, nodes: Iterable[Node]) -> dict[str, Any]:
+def _graph(owner: Person, nodes: Iterable[Node]) -> dict[str, Any]:
     """Entities with their current observations, and the relations among them."""
     ids = [n.pk for n in nodes]
     rows = list(
@@ -397,7 +398,7 @@ def _graph_text(graph: dict[str, Any], pending: Sequence[str] = ()) -> str:
     return text
 
 
-def _status(owner: Any, receipt: Receipt, names: Sequence[str]) -> list[dict[str, Any]]:
+def _status(owner: Person, receipt: Receipt, names: Sequence[str]) -> list[dict[str, Any]]:
     """For each name: stored, pending_review or rejected (with the gate's reason)."""
     reasons = {canonical_key(r.get("label", "")): r.get("reason", "") for r in receipt.rejected}
     result = []
@@ -561,7 +562,7 @@ def delete_entities(token: AccessToken, *, entityNames: list[str]) -> ToolResult
 
 
 def _delete_named(
-    owner: Any, names: list[str], deleted: list[str], withdrawn: list[str], unknown: list[str]
+    owner: Person, names: list[str], deleted: list[str], withdrawn: list[str], unknown: list[str]
 ) -> None:
     for name in names:
         node = _node_named(owner, name)

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from django.conf import settings
 
+from memory.owned import Person
 from memory.recall.embed import embed
 from memory.recall.episode_loaders import recall_episodes
 from memory.recall.items import (
@@ -41,7 +40,7 @@ from memory.recall.vectors import load_vectors
 
 
 def find_candidates(
-    owner: Any, index: OwnerIndex, parsed: Parsed, limit: int
+    owner: Person, index: OwnerIndex, parsed: Parsed, limit: int
 ) -> tuple[OwnerIndex, Candidates | None]:
     """For a query that is not only names: the lexical lane over the inverted index and the
     semantic lane over the owner's vectors, then the shortlisted rows read by id."""
@@ -64,7 +63,7 @@ def find_candidates(
 
 
 def recall(
-    owner: Any,
+    owner: Person,
     query: str,
     limit: int = 10,
     *,

@@ -20,6 +20,7 @@ from memory.models import (
     RecallDoc,
     Suppression,
 )
+from memory.owned import Person
 from memory.recall.documents import CORPUS_EPISODE
 from memory.recall.embed import embed
 from memory.recall.episodes import (
@@ -59,7 +60,7 @@ CANDIDATE_QUERIES = POSTINGS_QUERIES + 1
 NEIGHBOUR_QUERIES = 1  # the threads of the matching messages, when there are any
 
 
-def episode_settings(owner: Any, *, now: datetime | None = None) -> EpisodeSettings:
+def episode_settings(owner: Person, *, now: datetime | None = None) -> EpisodeSettings:
     """Whether the lane is on for ``owner``, and what it must never return."""
     now = now or timezone.now()
     rule = MemoryRule.objects.for_owner(owner).values_list("episodes", "excludes").first()
@@ -84,13 +85,13 @@ def _row(values: tuple[Any, ...]) -> EpisodeRow:
 _COLUMNS = ("id", "transcript_id", "message_id", "seq", "role", "text", "said_at")
 
 
-def episode_count(owner: Any) -> int:
+def episode_count(owner: Person) -> int:
     """How many episodes the owner has, from recall's index statistics (one small read)."""
     return load_stats(owner).get(CORPUS_EPISODE, CorpusStats()).docs
 
 
 def load_episode_candidates(
-    owner: Any, index_terms: Iterable[str], total: int
+    owner: Person, index_terms: Iterable[str], total: int
 ) -> tuple[list[EpisodeRow], list[EpisodeRow]]:
     """``(candidates, neighbours)``: the owner's episodes that recall's inverted index finds
     for the stemmed ``index_terms`` (the question's words and every alternative of the names
@@ -164,7 +165,7 @@ def load_episode_candidates(
     return candidates, neighbours
 
 
-def name_alternatives(owner: Any, nodes: Sequence[tuple[int, str]]) -> list[tuple[str, ...]]:
+def name_alternatives(owner: Person, nodes: Sequence[tuple[int, str]]) -> list[tuple[str, ...]]:
     """For each ``(node id, label)``: the label and the node's aliases (one query)."""
     aliases: dict[int, list[str]] = {nid: [] for nid, _label in nodes}
     for node_id, alias in (
@@ -177,7 +178,9 @@ def name_alternatives(owner: Any, nodes: Sequence[tuple[int, str]]) -> list[tupl
     return [(label, *aliases[nid]) for nid, label in nodes]
 
 
-def twin_labels(owner: Any, names: Sequence[Sequence[str]], named_ids: Iterable[int]) -> list[str]:
+def twin_labels(
+    owner: Person, names: Sequence[Sequence[str]], named_ids: Iterable[int]
+) -> list[str]:
     """Labels of the owner's other nodes whose key holds one of ``names`` as whole words
     ("Kafka Connect" for "Kafka"). The gate's key-word index
     (:class:`~memory.models.NodeKeyWord`) narrows them down in the database to the nodes
@@ -212,7 +215,7 @@ def twin_labels(owner: Any, names: Sequence[Sequence[str]], named_ids: Iterable[
 
 
 def recall_episodes(
-    owner: Any,
+    owner: Person,
     subject: Sequence[str],
     *,
     named: Sequence[tuple[int, str]] = (),

@@ -12,6 +12,7 @@ from django.db.models import Count, Q, QuerySet
 from django.db.models.functions import Coalesce
 
 from memory.models import Alias, Event, Node, Page, RecallDoc, RecallStats, RecallTerm, Slice
+from memory.owned import Person
 from memory.recall.embed import MODEL_NAME
 from memory.recall.items import (
     EVENTS_PER_ITEM,
@@ -51,7 +52,7 @@ def _name_phrases(words: Sequence[str]) -> set[str]:
     return phrases
 
 
-def load_named_index(owner: Any, parsed: Parsed) -> OwnerIndex:
+def load_named_index(owner: Person, parsed: Parsed) -> OwnerIndex:
     """The nodes, aliases and pages whose key is a phrase of the query (:data:`NAME_QUERIES`
     queries). For a query whose content words are all names, also the pages that may join a
     named node and the named nodes' current slices (:data:`NAMED_QUERIES` more): everything
@@ -98,7 +99,7 @@ class _NamedRows:
             page.fields = [("title", title), ("topic", topic), ("summary", summary), ("body", body)]
         return page
 
-    def read(self, owner: Any, keys: list[str]) -> None:
+    def read(self, owner: Person, keys: list[str]) -> None:
         """The nodes, aliases and pages whose key is one of ``keys`` (:data:`NAME_QUERIES`).
 
         Sorted by id here, not in SQL: without table statistics, SQLite reads an ORDER BY id
@@ -134,7 +135,7 @@ class _NamedRows:
         ):
             self.names[row[2]].append((self.page_doc(row), WHY_EXACT))
 
-    def read_around(self, owner: Any, spans: list[Span], named_nodes: dict[int, Doc]) -> None:
+    def read_around(self, owner: Person, spans: list[Span], named_nodes: dict[int, Doc]) -> None:
         """Pages linked to a named node, or unlinked with a named key among their words (rank
         checks the words; the database only narrows the rows down), and the named nodes'
         current slices (:data:`NAMED_QUERIES`)."""
@@ -188,7 +189,7 @@ def _profile_first(
     return rows[:limit]
 
 
-def load_profile_nodes(owner: Any, parsed: Parsed, limit: int = MAX_LIMIT) -> OwnerIndex:
+def load_profile_nodes(owner: Person, parsed: Parsed, limit: int = MAX_LIMIT) -> OwnerIndex:
     """For a broad profile question: the owner's ``limit`` first nodes of the categories
     asked about (all categories for "tell me about me"), in the profile lane's order (active
     first, most recently seen, most mentioned), and every node tied with the last of them,
@@ -242,7 +243,7 @@ def load_profile_nodes(owner: Any, parsed: Parsed, limit: int = MAX_LIMIT) -> Ow
     return OwnerIndex(docs=docs, names={})
 
 
-def with_slices(owner: Any, items: Sequence[RecallItem]) -> list[RecallItem]:
+def with_slices(owner: Person, items: Sequence[RecallItem]) -> list[RecallItem]:
     """``items`` with the current slices of each node, newest first: one query, for those
     nodes only."""
     node_ids = {item.id for item in items if item.kind == "node"}
@@ -263,7 +264,7 @@ def with_slices(owner: Any, items: Sequence[RecallItem]) -> list[RecallItem]:
     ]
 
 
-def with_events(owner: Any, items: Sequence[RecallItem]) -> list[RecallItem]:
+def with_events(owner: Person, items: Sequence[RecallItem]) -> list[RecallItem]:
     """``items`` with the most recent events of each node: one query, for those nodes only
     (none when no node is among them)."""
     node_ids = {item.id for item in items if item.kind == "node"}
@@ -293,7 +294,7 @@ VECTOR_QUERIES = 1  # the owner's vectors, only when the cache does not hold the
 CANDIDATE_QUERIES = 3  # the shortlisted nodes, pages and the nodes' current slices
 
 
-def load_stats(owner: Any) -> dict[str, CorpusStats]:
+def load_stats(owner: Person) -> dict[str, CorpusStats]:
     """Documents, total length and index version per corpus (``memory``, ``episode``)."""
     return {
         row[0]: CorpusStats(*row[1:])
@@ -307,7 +308,7 @@ POSTINGS_PER_TERM = 1000  # of a common term, the most frequent; see load_postin
 
 
 def load_postings(
-    owner: Any, terms: Sequence[str], kinds: Sequence[str], *, per_term: int | None = None
+    owner: Person, terms: Sequence[str], kinds: Sequence[str], *, per_term: int | None = None
 ) -> list[Posting]:
     """The postings BM25 needs for ``terms`` in the owner's documents of ``kinds``, each with
     its term's document frequency: at most three queries, reading from the index only.
@@ -360,7 +361,9 @@ def load_postings(
     return postings
 
 
-def load_candidates(owner: Any, index: OwnerIndex, refs: Sequence[tuple[str, int]]) -> OwnerIndex:
+def load_candidates(
+    owner: Person, index: OwnerIndex, refs: Sequence[tuple[str, int]]
+) -> OwnerIndex:
     """``index`` with the shortlisted documents ``refs`` added (nodes and pages, read by id
     for this owner only; a row deleted since it was indexed is simply absent), and the
     current slices of every node in it, newest first."""
@@ -398,7 +401,7 @@ def load_candidates(owner: Any, index: OwnerIndex, refs: Sequence[tuple[str, int
     return OwnerIndex(docs=docs, names=index.names, complete=True)
 
 
-def recall_index_stale(owner: Any) -> int:
+def recall_index_stale(owner: Person) -> int:
     """How many of the owner's documents need rebuilding: embedded by another model than the
     current one, or without a vector."""
     return (

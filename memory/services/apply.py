@@ -17,6 +17,7 @@ from django.db.models import Case, F, IntegerField, Value, When
 from memory.gate import PlannedCandidate, Target, WritePlan
 from memory.keys import canonical_key
 from memory.models import Candidate, Evidence, Node, Suppression, Transcript
+from memory.owned import Person
 from memory.proposals import EvidenceSpan, dump_proposal
 from memory.selectors import active_suppressions
 from memory.services.bulk import insert_rows
@@ -116,7 +117,7 @@ def _evidence_rows(
 def _write_evidence(
     rows: list[EvidenceRow],
     *,
-    owner: Any,
+    owner: Person,
     receipt: Receipt,
     transcript: Transcript | None,
     source: str,
@@ -135,7 +136,7 @@ class _Apply:
     """What the steps of one :func:`plan_apply` share: its inputs, the history it records,
     the result and the evidence it gathers, and the nodes it created (by key)."""
 
-    owner: Any
+    owner: Person
     plan: WritePlan
     receipt: Receipt
     now: datetime
@@ -161,7 +162,7 @@ class _Apply:
 
 def plan_apply(
     *,
-    owner: Any,
+    owner: Person,
     plan: WritePlan,
     receipt: Receipt,
     now: datetime,
@@ -451,7 +452,7 @@ class CandidateDecided(RuntimeError):
     """A candidate the plan would bump was decided meanwhile; the caller plans again."""
 
 
-def plan_recheck(*, owner: Any, plan: WritePlan, now: datetime) -> None:
+def plan_recheck(*, owner: Person, plan: WritePlan, now: datetime) -> None:
     """Inside the apply transaction: if a label this plan would let in was suppressed after the
     snapshot was read (a person clicked "stop proposing this" meanwhile), plan again."""
     keys = {n.key for n in plan.new_nodes} | {c.key for c in plan.new_candidates}
@@ -464,7 +465,7 @@ def plan_recheck(*, owner: Any, plan: WritePlan, now: datetime) -> None:
 
 
 def _new_candidate(
-    owner: Any, planned: PlannedCandidate, *, receipt: Receipt, now: datetime, ttl: timedelta
+    owner: Person, planned: PlannedCandidate, *, receipt: Receipt, now: datetime, ttl: timedelta
 ) -> Candidate:
     return Candidate(
         owner=owner,

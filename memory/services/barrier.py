@@ -14,12 +14,12 @@ very first deletion waits for writes in flight.
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any
 
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from memory.models import DeletionBarrier
+from memory.owned import Person
 
 
 class DeletionConflict(RuntimeError):
@@ -37,7 +37,7 @@ class DeletionConflict(RuntimeError):
 NEVER = datetime(1970, 1, 1, tzinfo=UTC)
 
 
-def barrier_ensure(owner: Any) -> None:
+def barrier_ensure(owner: Person) -> None:
     """Create ``owner``'s barrier row if it is missing (with the user, and as a fallback)."""
     if DeletionBarrier.objects.for_owner(owner).exists():
         return
@@ -48,7 +48,7 @@ def barrier_ensure(owner: Any) -> None:
         pass  # created meanwhile by another transaction, which has committed
 
 
-def _locked_row(owner: Any) -> DeletionBarrier:
+def _locked_row(owner: Person) -> DeletionBarrier:
     row = DeletionBarrier.objects.select_for_update().for_owner(owner).first()
     if row is None:
         # On PostgreSQL a concurrent creator makes this wait for its commit, then fail on the
@@ -58,14 +58,14 @@ def _locked_row(owner: Any) -> DeletionBarrier:
     return row
 
 
-def barrier_check(owner: Any, *, started_at: datetime) -> None:
+def barrier_check(owner: Person, *, started_at: datetime) -> None:
     """Raise :class:`DeletionConflict` if a deletion happened after ``started_at``."""
     row = _locked_row(owner)
     if row.barrier_at > started_at:
         raise DeletionConflict(row.barrier_at)
 
 
-def barrier_raise(owner: Any, *, at: datetime | None = None) -> None:
+def barrier_raise(owner: Person, *, at: datetime | None = None) -> None:
     """Record that ``owner`` deleted something now. Call inside the deletion's transaction."""
     at = at or timezone.now()
     row = _locked_row(owner)

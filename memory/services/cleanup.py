@@ -68,7 +68,7 @@ from memory.models import (
     Suppression,
     Transcript,
 )
-from memory.owned import OwnedQuerySet
+from memory.owned import OwnedQuerySet, Person
 from memory.policy import label_rejection
 from memory.selectors import active_suppressions
 from memory.services.bulk import delete_in_chunks
@@ -237,7 +237,7 @@ def cleanup_run(
 
 def cleanup_user(
     *,
-    owner: Any,
+    owner: Person,
     now: datetime | None = None,
     dry_run: bool = False,
     on_step: StepCallback | None = None,
@@ -276,7 +276,7 @@ def cleanup_user(
 # --- locking --------------------------------------------------------------------------------
 
 
-def _lock_user(owner: Any) -> bool:
+def _lock_user(owner: Person) -> bool:
     """Take this user's cleanup lock for the current transaction. False if another run has it."""
     with connection.cursor() as cursor:
         if connection.vendor == "postgresql":
@@ -299,7 +299,7 @@ def _lock_user(owner: Any) -> bool:
 # --- planning (reads only) ------------------------------------------------------------------
 
 
-def _plan(owner: Any, now: datetime, report: UserCleanup) -> _Plan:
+def _plan(owner: Person, now: datetime, report: UserCleanup) -> _Plan:
     """What this run will change, counted and listed for the report, in this order."""
     plan = _Plan()
     for step in (
@@ -313,7 +313,7 @@ def _plan(owner: Any, now: datetime, report: UserCleanup) -> _Plan:
     return plan
 
 
-def _plan_candidates(owner: Any, now: datetime, plan: _Plan, report: UserCleanup) -> None:
+def _plan_candidates(owner: Person, now: datetime, plan: _Plan, report: UserCleanup) -> None:
     """Candidates past their expiry date (read in chunks: only the columns reported)."""
     counts = report.counts
     rows = (
@@ -329,7 +329,7 @@ def _plan_candidates(owner: Any, now: datetime, plan: _Plan, report: UserCleanup
     report.step("candidates to expire", counts["candidates_expired"])
 
 
-def _plan_suppressions(owner: Any, now: datetime, plan: _Plan, report: UserCleanup) -> None:
+def _plan_suppressions(owner: Person, now: datetime, plan: _Plan, report: UserCleanup) -> None:
     """Suppressions that stopped blocking since this user's previous cleanup."""
     counts = report.counts
     since = (
@@ -354,7 +354,7 @@ def _plan_suppressions(owner: Any, now: datetime, plan: _Plan, report: UserClean
     report.step("suppressions expired", counts["suppressions_expired"])
 
 
-def _plan_retention(owner: Any, now: datetime, plan: _Plan, report: UserCleanup) -> None:
+def _plan_retention(owner: Person, now: datetime, plan: _Plan, report: UserCleanup) -> None:
     """Rows past the person's retention period, and expired idempotency keys."""
     counts = report.counts
     rule = MemoryRule.objects.for_owner(owner).filter(retention_days__isnull=False).first()
@@ -374,7 +374,7 @@ def _plan_retention(owner: Any, now: datetime, plan: _Plan, report: UserCleanup)
     counts["idempotency_keys_expired"] = _expired_keys(owner, now).count()
 
 
-def _plan_junk(owner: Any, now: datetime, plan: _Plan, report: UserCleanup) -> None:
+def _plan_junk(owner: Person, now: datetime, plan: _Plan, report: UserCleanup) -> None:
     """Junk nodes: extracted labels that are not memories (kept when a person made them)."""
     counts = report.counts
     nodes = Node.objects.for_owner(owner).only("id", "label", "canonical_key", "origin")
@@ -409,7 +409,7 @@ def _plan_junk(owner: Any, now: datetime, plan: _Plan, report: UserCleanup) -> N
     report.step("junk nodes", len(junk_ids))
 
 
-def _plan_orphans(owner: Any, now: datetime, plan: _Plan, report: UserCleanup) -> None:
+def _plan_orphans(owner: Person, now: datetime, plan: _Plan, report: UserCleanup) -> None:
     """Evidence left with no target, including what the steps above will leave so."""
     counts = report.counts
     junk_ids = [node.pk for node, _ in plan.junk]
@@ -418,17 +418,17 @@ def _plan_orphans(owner: Any, now: datetime, plan: _Plan, report: UserCleanup) -
     report.step("orphans", counts["orphan_evidence_deleted"] + counts["orphan_episodes_deleted"])
 
 
-def _expiring_candidates(owner: Any, now: datetime) -> QuerySet[Candidate]:
+def _expiring_candidates(owner: Person, now: datetime) -> QuerySet[Candidate]:
     return Candidate.objects.filter(
         owner=owner, status=CandidateStatus.PENDING, expires_at__isnull=False, expires_at__lte=now
     )
 
 
-def _old_evidence(owner: Any, cutoff: datetime) -> QuerySet[Evidence]:
+def _old_evidence(owner: Person, cutoff: datetime) -> QuerySet[Evidence]:
     return Evidence.objects.for_owner(owner).filter(created_at__lt=cutoff)
 
 
-def _old_transcripts(owner: Any, cutoff: datetime) -> QuerySet[Transcript]:
+def _old_transcripts(owner: Person, cutoff: datetime) -> QuerySet[Transcript]:
     # Queued or running work is never deleted under a worker's feet.
     return Transcript.objects.filter(
         owner=owner,
@@ -437,7 +437,7 @@ def _old_transcripts(owner: Any, cutoff: datetime) -> QuerySet[Transcript]:
     )
 
 
-def _old_episodes(owner: Any, cutoff: datetime) -> OwnedQuerySet[Episode]:
+def _old_episodes(owner: Person, cutoff: datetime) -> OwnedQuerySet[Episode]:
     """What was said before the cut-off, and everything said in a transcript retention
     deletes (which would take its episodes with it anyway: counted here, not hidden)."""
     return Episode.objects.for_owner(owner).filter(
@@ -445,7 +445,7 @@ def _old_episodes(owner: Any, cutoff: datetime) -> OwnedQuerySet[Episode]:
     )
 
 
-def _orphan_episodes(owner: Any, plan: _Plan) -> OwnedQuerySet[Episode]:
+def _orphan_episodes(owner: Person, plan: _Plan) -> OwnedQuerySet[Episode]:
     """Episodes of a transcript that is no longer a finished save (re-queued, or failed on a
     later run): recall shows only what was saved. An episode cannot outlive its transcript
     (a cascading foreign key), so there is nothing else to sweep."""
@@ -457,7 +457,7 @@ def _orphan_episodes(owner: Any, plan: _Plan) -> OwnedQuerySet[Episode]:
     return rows
 
 
-def _old_revisions(owner: Any, cutoff: datetime) -> QuerySet[Revision]:
+def _old_revisions(owner: Person, cutoff: datetime) -> QuerySet[Revision]:
     """History retention forgets: revisions from before the cut-off that a later revision
     replaced or that record a deletion (so the whole history of an object deleted before it),
     and every revision of the old slices retention deletes. The latest revision of a live
@@ -474,11 +474,11 @@ def _old_revisions(owner: Any, cutoff: datetime) -> QuerySet[Revision]:
     )
 
 
-def _expired_keys(owner: Any, now: datetime) -> QuerySet[IdempotencyKey]:
+def _expired_keys(owner: Person, now: datetime) -> QuerySet[IdempotencyKey]:
     return IdempotencyKey.objects.for_owner(owner).filter(expires_at__lte=now)
 
 
-def _old_slices(owner: Any, cutoff: datetime) -> QuerySet[Slice]:
+def _old_slices(owner: Person, cutoff: datetime) -> QuerySet[Slice]:
     return (
         Slice.objects.for_owner(owner)
         .filter(is_current=False)
@@ -486,7 +486,7 @@ def _old_slices(owner: Any, cutoff: datetime) -> QuerySet[Slice]:
     )
 
 
-def _orphans_after(owner: Any, plan: _Plan, junk_ids: list[int]) -> QuerySet[Evidence]:
+def _orphans_after(owner: Person, plan: _Plan, junk_ids: list[int]) -> QuerySet[Evidence]:
     """Evidence that will have no target once the junk nodes and old slices are gone."""
     gone_slices = Q(slice__node_id__in=junk_ids)
     if plan.retention_cutoff is not None:
@@ -506,7 +506,7 @@ def _orphans_after(owner: Any, plan: _Plan, junk_ids: list[int]) -> QuerySet[Evi
     return rows
 
 
-def _keys_to_suppress(owner: Any, junk: list[tuple[Node, str]], now: datetime) -> dict[str, str]:
+def _keys_to_suppress(owner: Person, junk: list[tuple[Node, str]], now: datetime) -> dict[str, str]:
     """The junk labels that no active suppression covers yet: canonical key -> label."""
     wanted = {node.canonical_key: node.label for node, _ in junk}
     covered = set(
@@ -520,7 +520,7 @@ def _keys_to_suppress(owner: Any, junk: list[tuple[Node, str]], now: datetime) -
 # --- applying -------------------------------------------------------------------------------
 
 
-def _apply(owner: Any, now: datetime, plan: _Plan, report: UserCleanup) -> None:
+def _apply(owner: Person, now: datetime, plan: _Plan, report: UserCleanup) -> None:
     """Write the plan. Runs inside the per-user transaction, under the lock; every write is
     conditional, so the counts are of rows actually changed. Deletes run ``CHUNK`` rows at a
     time, so memory stays bounded whatever the size of the store."""
@@ -554,7 +554,7 @@ def _apply(owner: Any, now: datetime, plan: _Plan, report: UserCleanup) -> None:
     )
 
 
-def _apply_retention(owner: Any, cutoff: datetime, report: UserCleanup) -> set[int]:
+def _apply_retention(owner: Person, cutoff: datetime, report: UserCleanup) -> set[int]:
     """Delete what is past the retention period; the nodes whose facts went."""
     counts = report.counts
     touched = set(
@@ -576,7 +576,7 @@ def _apply_retention(owner: Any, cutoff: datetime, report: UserCleanup) -> set[i
     return touched
 
 
-def _apply_junk(owner: Any, now: datetime, plan: _Plan, report: UserCleanup) -> None:
+def _apply_junk(owner: Person, now: datetime, plan: _Plan, report: UserCleanup) -> None:
     """Suppress the junk labels, then delete their nodes (with their history)."""
     counts = report.counts
     keys = _keys_to_suppress(owner, plan.junk, now)
@@ -636,7 +636,7 @@ def _delete_chunks(rows: QuerySet[Any], model: type[models.Model]) -> int:
     return delete_in_chunks(rows, model, size=CHUNK)
 
 
-def _delete_episodes(owner: Any, rows: OwnedQuerySet[Episode]) -> int:
+def _delete_episodes(owner: Person, rows: OwnedQuerySet[Episode]) -> int:
     """Delete these episodes ``CHUNK`` at a time, each chunk's recall documents with it."""
     return delete_in_chunks(
         rows.for_owner(owner),
@@ -650,7 +650,7 @@ def _deleted(result: tuple[int, dict[str, int]], model: type[models.Model]) -> i
     return result[1].get(model._meta.label, 0)
 
 
-def _write_receipt(owner: Any, now: datetime, report: UserCleanup, started: float) -> Receipt:
+def _write_receipt(owner: Person, now: datetime, report: UserCleanup, started: float) -> Receipt:
     detail = {"action": "cleanup", "as_of": now.isoformat(), **report.as_json()}
     detail.pop("receipt_id", None)
     return Receipt.objects.create(

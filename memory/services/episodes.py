@@ -15,11 +15,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from datetime import datetime
-from typing import Any
 
 from django.utils import timezone
 
 from memory.models import Episode, Transcript
+from memory.owned import Person
 from memory.services.bulk import insert_rows
 from memory.services.recall_index import recall_index_refresh
 from memory.transcripts import Message, episode_rows
@@ -70,7 +70,7 @@ def episodes_record(
 
 def episodes_delete(
     *,
-    owner: Any,
+    owner: Person,
     transcript_ids: Iterable[int] | None = None,
     before: datetime | None = None,
 ) -> int:

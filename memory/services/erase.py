@@ -61,6 +61,7 @@ from memory.models import (
     Suppression,
     Transcript,
 )
+from memory.owned import Person
 from memory.selectors import active_suppressions
 from memory.services.barrier import barrier_raise
 from memory.services.bulk import delete_in_chunks
@@ -687,7 +688,7 @@ OWNED: tuple[tuple[str, Any], ...] = (
 ERASE_CHUNK = 2000  # rows deleted per statement by delete_owned
 
 
-def delete_owned(model: Any, owner: Any) -> int:
+def delete_owned(model: Any, owner: Person) -> int:
     """Delete ``owner``'s rows of ``model``, :data:`ERASE_CHUNK` at a time (see
     :func:`memory.services.bulk.delete_in_chunks` for why in chunks); how many went."""
     return delete_in_chunks(model.objects.for_owner(owner), model, size=ERASE_CHUNK)
@@ -709,7 +710,7 @@ def account_delete(user: Any) -> dict[str, int]:
 
 
 def memory_erase_all(
-    *, owner: Any, keep_suppressions: bool = True, source: str = Source.CLEANUP
+    *, owner: Person, keep_suppressions: bool = True, source: str = Source.CLEANUP
 ) -> Receipt:
     """Delete every memory row ``owner`` has; see the module docstring for what stays.
 

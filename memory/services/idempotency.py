@@ -21,6 +21,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from memory.models import IdempotencyKey
+from memory.owned import Person
 
 MAX_KEY = 255
 
@@ -47,7 +48,7 @@ def fingerprint(*parts: Any) -> str:
 
 
 def idempotency_begin(
-    *, owner: Any, key: str, scope: str, fingerprint: str
+    *, owner: Person, key: str, scope: str, fingerprint: str
 ) -> Replay | IdempotencyKey:
     """The first result for ``key`` (a :class:`Replay`), or the reservation of a new write."""
     key = key.strip()

@@ -33,6 +33,7 @@ from django.utils import timezone
 from memory.extractors import ExtractorFailed, get_extractor
 from memory.gate import WritePlan, plan_writes
 from memory.models import Transcript
+from memory.owned import Person
 from memory.proposals import AnyProposal, ProposalError, parse_proposals, proposals_dedupe
 from memory.selectors import gate_snapshot
 from memory.services.apply import ApplyResult, CandidateDecided, plan_apply, plan_recheck
@@ -67,7 +68,7 @@ def _lease() -> timedelta:
 class Source:
     """Who is saving: the owner, through which door, with which token."""
 
-    owner: Any
+    owner: Person
     source: str = "command"
     token: Any = None
 
@@ -111,7 +112,7 @@ def _ms(started: float) -> int:
 
 def ingest_bytes(
     *,
-    owner: Any,
+    owner: Person,
     data: bytes,
     name: str,
     source: str = "command",
@@ -141,7 +142,7 @@ def ingest_bytes(
 
 def ingest_text(
     *,
-    owner: Any,
+    owner: Person,
     text: str,
     name: str,
     source: str = "command",
@@ -198,7 +199,7 @@ def ingest_text(
 
 def ingest_messages(
     *,
-    owner: Any,
+    owner: Person,
     messages: Sequence[dict[str, Any]],
     name: str,
     source: str,
@@ -250,7 +251,7 @@ def _conversation(
 
 def save_messages(
     *,
-    owner: Any,
+    owner: Person,
     messages: Sequence[dict[str, Any]],
     name: str,
     source: str,
@@ -287,21 +288,23 @@ def save_messages(
     return transcript
 
 
-def ingest_memory(*, owner: Any, text: str, source: str, token: Any = None) -> Receipt:
+def ingest_memory(*, owner: Person, text: str, source: str, token: Any = None) -> Receipt:
     """One memory in the person's words ("I started boxing last week")."""
     now = timezone.now()
     return ingest_messages(**_memory_save(owner, text, source, token, now))
 
 
 def save_memory_text(
-    *, owner: Any, text: str, source: str, token: Any = None
+    *, owner: Person, text: str, source: str, token: Any = None
 ) -> Receipt | Transcript:
     """:func:`ingest_memory` with the bounds of :func:`save_messages` (a large text waits for
     the pending workers)."""
     return save_messages(**_memory_save(owner, text, source, token, timezone.now()))
 
 
-def _memory_save(owner: Any, text: str, source: str, token: Any, now: datetime) -> dict[str, Any]:
+def _memory_save(
+    owner: Person, text: str, source: str, token: Any, now: datetime
+) -> dict[str, Any]:
     return {
         "owner": owner,
         "messages": [{"role": "user", "content": text, "ts": now.isoformat()}],
@@ -313,7 +316,7 @@ def _memory_save(owner: Any, text: str, source: str, token: Any, now: datetime) 
 
 
 def ingest_proposals(
-    *, owner: Any, objects: Any, name: str, source: str, token: Any = None
+    *, owner: Person, objects: Any, name: str, source: str, token: Any = None
 ) -> Receipt:
     """Already-extracted objects (an assistant's JSON), straight to the gate."""
     text = json.dumps({"objects": objects}, ensure_ascii=False, default=str)
@@ -333,7 +336,7 @@ def ingest_proposals(
 
 def transcript_store(
     *,
-    owner: Any,
+    owner: Person,
     text: str,
     name: str,
     source: str,

@@ -4,7 +4,6 @@ and suppressions (lift, add)."""
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
 
 from django.db import IntegrityError, transaction
 from django.db.models import Q, QuerySet
@@ -12,6 +11,7 @@ from django.utils import timezone
 
 from memory.keys import canonical_key
 from memory.models import Alias, Candidate, Evidence, Node, Suppression
+from memory.owned import Person
 from memory.policy import label_rejection
 from memory.services.barrier import barrier_raise
 from memory.services.history import History, delete_tree, record
@@ -273,7 +273,7 @@ def suppression_save(*, suppression: Suppression) -> Suppression:
 
 
 def suppression_add(
-    *, owner: Any, label: str, until: datetime | None = None, source: str = "manual"
+    *, owner: Person, label: str, until: datetime | None = None, source: str = "manual"
 ) -> Suppression:
     """A person's own "never remember this"."""
     text = " ".join(label.split())

@@ -24,6 +24,7 @@ from django.utils import timezone
 
 from memory.keys import canonical_key
 from memory.models import Alias, Candidate, Edge, Event, Evidence, Node, Slice, Suppression
+from memory.owned import Person
 from memory.policy import label_rejection
 from memory.proposals import (
     AnyProposal,
@@ -105,7 +106,7 @@ def _lock_pending(candidate: Candidate) -> Candidate:
 
 
 def _review_receipt(
-    owner: Any,
+    owner: Person,
     *,
     outcome: str,
     subject: str,
@@ -126,7 +127,7 @@ def _review_receipt(
     )
 
 
-def _receipt_open(owner: Any, *, subject: str) -> Receipt:
+def _receipt_open(owner: Person, *, subject: str) -> Receipt:
     """A decision's receipt, created before it writes so that every row it creates carries it
     (``created_receipt``), as an ingest's rows carry theirs; :func:`_receipt_close` fills it
     in once the decision is written, in the same transaction."""
@@ -290,7 +291,7 @@ def _materialize_edge(
     return edge
 
 
-def _node_by_key(owner: Any, key: str) -> Node | None:
+def _node_by_key(owner: Person, key: str) -> Node | None:
     node = Node.objects.for_owner(owner).filter(canonical_key=key).order_by("id").first()
     if node is None:
         alias = (
@@ -300,7 +301,7 @@ def _node_by_key(owner: Any, key: str) -> Node | None:
     return node
 
 
-def _alias_free(owner: Any, key: str, now: datetime) -> bool:
+def _alias_free(owner: Person, key: str, now: datetime) -> bool:
     """May ``key`` become an alias? Not if it names another node, is an alias already, or is
     suppressed (an alias would let the suppressed label back in through the side door)."""
     return not (
@@ -321,7 +322,7 @@ def _alias_from_guess(candidate: Candidate, node: Node, written: _Written) -> No
     written.aliases.append(alias_row.pk)
 
 
-def _assert_not_suppressed(owner: Any, key: str, label: str, now: datetime) -> None:
+def _assert_not_suppressed(owner: Person, key: str, label: str, now: datetime) -> None:
     if active_suppressions(owner, now=now).filter(canonical_key=key).exists():
         raise ReviewError(
             f"“{label}” is suppressed; lift its suppression first to keep it as a memory"

@@ -20,7 +20,7 @@ from django.utils.dateparse import parse_datetime
 
 from memory.keys import canonical_key
 from memory.models import Node, Revision
-from memory.owned import owned_rows
+from memory.owned import Person, owned_rows
 from memory.selectors import active_suppressions
 from memory.services.barrier import DeletionConflict, barrier_check
 from memory.services.details import DetailError, alias_key_free
@@ -59,7 +59,7 @@ def _noun(kind: str) -> str:
 
 def revision_rollback(
     *,
-    owner: Any,
+    owner: Person,
     kind: str,
     object_id: int,
     number: int,
@@ -91,7 +91,7 @@ def revision_rollback(
 
 
 def _rollback(
-    owner: Any,
+    owner: Person,
     kind: str,
     object_id: int,
     number: int,
@@ -169,7 +169,7 @@ def _owner_label(kind: str, row: Any) -> str:
     return found or getattr(row, "title", "") or f"#{row.pk}"
 
 
-def _node(owner: Any, node: Node, values: dict[str, Any], reason: str) -> None:
+def _node(owner: Person, node: Node, values: dict[str, Any], reason: str) -> None:
     key = canonical_key(values["label"])
     if key != node.canonical_key:
         if active_suppressions(owner, now=timezone.now()).filter(canonical_key=key).exists():

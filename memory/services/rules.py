@@ -12,6 +12,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from memory.models import MemoryRule
+from memory.owned import Person
 from memory.vocab import CaptureDefault
 
 MAX_TERMS = 32
@@ -45,7 +46,7 @@ def clean_terms(name: str, values: Any) -> list[str]:
     return terms
 
 
-def memory_rule_update(*, owner: Any, changes: dict[str, Any]) -> MemoryRule:
+def memory_rule_update(*, owner: Person, changes: dict[str, Any]) -> MemoryRule:
     """Apply ``changes`` (only the fields given) to the owner's rules, creating them if needed."""
     cleaned: dict[str, Any] = {}
     for name in TERM_LISTS:

@@ -6,12 +6,12 @@ import hashlib
 import secrets
 from collections.abc import Iterable
 from datetime import datetime
-from typing import Any
 
 from django.db.models import Q
 from django.utils import timezone
 
 from memory.models import AccessToken
+from memory.owned import Person
 from memory.vocab import SCOPE_READ, SCOPE_WRITE, SCOPES
 
 TOKEN_PREFIX = "ume_"
@@ -40,7 +40,7 @@ def normalise_scopes(scopes: Iterable[str]) -> list[str]:
 
 
 def token_create(
-    *, owner: Any, name: str, scopes: Iterable[str] = SCOPES, expires_at: datetime | None = None
+    *, owner: Person, name: str, scopes: Iterable[str] = SCOPES, expires_at: datetime | None = None
 ) -> tuple[AccessToken, str]:
     """A new token and its secret. The secret is never stored and cannot be shown again."""
     name = " ".join(name.split())

@@ -13,13 +13,13 @@ import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
 
 from django.conf import settings
 from django.core.files.uploadedfile import UploadedFile
 
 from memory.imports.services import chat_import_process, chat_import_store, export_format
 from memory.models import ChatImport, Transcript
+from memory.owned import Person
 from memory.services.ingest import ingest_transcript, transcript_store
 from memory.transcripts import (
     TranscriptError,
@@ -47,7 +47,7 @@ class UploadResult:
     chat_import: ChatImport | None = None
 
 
-def _reject(owner: Any, name: str, message: str, started: float) -> UploadResult:
+def _reject(owner: Person, name: str, message: str, started: float) -> UploadResult:
     receipt = Receipt.objects.create(
         owner=owner,
         source=Source.UPLOAD,
@@ -71,7 +71,7 @@ def _check(data: bytes, name: str) -> str:
 
 
 def transcript_upload_one(
-    *, owner: Any, name: str, data: bytes, source_time: datetime | None = None
+    *, owner: Person, name: str, data: bytes, source_time: datetime | None = None
 ) -> UploadResult:
     started = time.perf_counter()
     name = os.path.basename(name or "upload.txt")[:255] or "upload.txt"
@@ -118,7 +118,7 @@ def _why_nothing(text: str, name: str) -> str:
 
 
 def transcripts_upload(
-    *, owner: Any, files: Iterable[UploadedFile], source_time: datetime | None = None
+    *, owner: Person, files: Iterable[UploadedFile], source_time: datetime | None = None
 ) -> list[UploadResult]:
     """Store each file as a pending transcript; process the small ones now. One result each.
 
@@ -145,7 +145,7 @@ def transcripts_upload(
     return results
 
 
-def chat_export_upload(*, owner: Any, upload: UploadedFile, name: str, fmt: str) -> UploadResult:
+def chat_export_upload(*, owner: Person, upload: UploadedFile, name: str, fmt: str) -> UploadResult:
     """A whole chat export: one pending transcript per conversation, read from the stored
     upload as a stream. A small export is processed at once; a larger one by the workers."""
     name = os.path.basename(name)[:255] or "conversations.json"

@@ -30,6 +30,7 @@ from django.db import connection
 from django.db.models import Case, CharField, F, IntegerField, Q, Value, When
 
 from memory.models import Alias, Edge, Event, Node, Slice
+from memory.owned import Person
 from memory.services.history import History, update_rows
 from memory.vocab import RevisionAction
 from receipts.models import Receipt
@@ -73,7 +74,7 @@ class EventFields(Protocol):
 
 def slices_write(
     *,
-    owner: Any,
+    owner: Person,
     slices: Sequence[NewSlice],
     receipt: Receipt,
     now: datetime,
@@ -114,7 +115,7 @@ def slices_write(
 
 
 def _slices_retire(
-    owner: Any, pairs: set[tuple[int, str]], *, now: datetime, history: History
+    owner: Person, pairs: set[tuple[int, str]], *, now: datetime, history: History
 ) -> list[Slice]:
     if not pairs:
         return []
@@ -145,7 +146,7 @@ def _slices_retire(
 
 def events_write(
     *,
-    owner: Any,
+    owner: Person,
     events: Sequence[tuple[int, EventFields]],
     receipt: Receipt,
     now: datetime,
@@ -177,7 +178,7 @@ def events_write(
 
 
 def aliases_write(
-    *, owner: Any, aliases: Sequence[tuple[int, str, str]], history: History
+    *, owner: Person, aliases: Sequence[tuple[int, str, str]], history: History
 ) -> list[Alias]:
     """Write each ``(node id, alias, canonical key)``; one INSERT. The caller has checked
     that each key is free (the unique constraint refuses a twin)."""
@@ -196,7 +197,7 @@ def aliases_write(
 
 def edges_write(
     *,
-    owner: Any,
+    owner: Person,
     edges: Sequence[tuple[int, int, str]],
     receipt: Receipt,
     now: datetime,
@@ -224,7 +225,7 @@ def edges_write(
 
 
 def node_states_write(
-    *, owner: Any, states: dict[int, str], now: datetime, bump: Collection[int] = ()
+    *, owner: Person, states: dict[int, str], now: datetime, bump: Collection[int] = ()
 ) -> None:
     """Set each node's state (and ``updated_at``) with one UPDATE; the nodes in ``bump`` also
     move to their next revision, which the caller records. A node whose revision this write

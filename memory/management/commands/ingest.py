@@ -13,6 +13,7 @@ from django.utils.dateparse import parse_datetime
 
 from memory.extractors import EXTRACTORS
 from memory.imports.services import chat_import_process, chat_import_store, export_format
+from memory.owned import Person
 from memory.progress import Progress
 from memory.selectors import transcripts_waiting_count
 from memory.services.ingest import ingest_bytes, ingest_pending
@@ -120,7 +121,7 @@ class Command(BaseCommand):
 
     def ingest_export(
         self,
-        owner: Any,
+        owner: Person,
         stream: BinaryIO,
         path: Path,
         fmt: str,
