@@ -29,11 +29,10 @@ from memory.forms import (
 from memory.graph_layout import NodeIn, layout_graph
 from memory.htmx import HtmxHttpRequest
 from memory.models import Node, Suppression
-from memory.options import select_options
 from memory.search import search_nodes
 from memory.services import nodes as node_services
 from memory.services.nodes import NodeEditError, StaleRevision
-from memory.vocab import Category, EdgeType, EventAction, SliceKind
+from memory.vocab import Category
 from receipts.models import Receipt
 from receipts.selectors import receipt_get
 
@@ -130,13 +129,10 @@ def _last_change(request: HtmxHttpRequest, node: Node) -> Receipt | None:
     return receipt
 
 
-_SLICE_KIND_OPTIONS = select_options(SliceKind.choices, capfirst=True)
-_EVENT_ACTION_OPTIONS = select_options(EventAction.choices, capfirst=True)
-_EDGE_TYPE_OPTIONS = select_options(EdgeType.choices)
-
-
 def node_context(node: Node, **extra: Any) -> dict[str, Any]:
-    """What the node page and each of its regions render from."""
+    """What the node page and each of its regions render from. A fact's, event's, alias's or
+    link's edit form is not part of it: the page shows an Edit link per detail, and the form
+    is fetched when it is clicked (``memory.views_details.detail_form``)."""
     initial = {"label": node.label, "category": node.category, "state": node.state}
     return {
         "node": node,
@@ -144,9 +140,6 @@ def node_context(node: Node, **extra: Any) -> dict[str, Any]:
             initial={**initial, "summary": node.summary, "revision": node.revision}
         ),
         "alias_form": AliasForm(),
-        "slice_kinds": _SLICE_KIND_OPTIONS,
-        "event_actions": _EVENT_ACTION_OPTIONS,
-        "edge_types": _EDGE_TYPE_OPTIONS,
         **extra,
     }
 

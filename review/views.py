@@ -15,6 +15,8 @@ from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.html import format_html_join
+from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
@@ -50,7 +52,28 @@ CHOICES = {
     # The option lists of each card's selects, built once (a page shows 50 cards).
     "category_options": select_options(Category.choices),
     "state_options": select_options(NodeState.choices, capfirst=True)[NodeState.ACTIVE],
+    # "Suppress for ..." of every card and of the bulk form.
+    "until_options": select_options(
+        [("forever", "ever"), ("month", "a month"), ("week", "a week")]
+    )[""],
 }
+
+
+def _filter_selects(form: QueueFilterForm) -> dict[str, str]:
+    """The options of the filters' selects, the value asked for selected: written here, not by
+    the form's widgets, whose templates cost more than the rest of the page's header."""
+    selects = {}
+    for name in ("category", "transcript", "sort"):
+        chosen = str(form[name].value() or "")
+        selects[name] = format_html_join(
+            "",
+            '<option value="{}"{}>{}</option>',
+            (
+                (value, mark_safe(" selected") if str(value) == chosen else "", text)
+                for value, text in form.fields[name].choices  # type: ignore[attr-defined]
+            ),
+        )
+    return selects
 
 
 def candidate_or_404(request: HttpRequest, candidate_id: int) -> Candidate:
@@ -101,7 +124,7 @@ def queue(request: HtmxHttpRequest) -> HttpResponse:
     form = QueueFilterForm(request.GET, transcripts=selectors.queue_transcripts(request.user))
     if not form.is_valid():
         # HTMX swaps #queue: answer with that region (carrying the error), not a page.
-        context = {"form": form, **CHOICES}
+        context = {"form": form, "selects": _filter_selects(form), **CHOICES}
         return render(request, f"{QUEUE}#queue" if request.htmx else QUEUE, context, status=400)
     page = Paginator(selectors.candidate_queue(request.user, **form.filters()), PAGE_SIZE).get_page(
         request.GET.get("page")
@@ -118,6 +141,7 @@ def queue(request: HtmxHttpRequest) -> HttpResponse:
     ]
     context = {
         "form": form,
+        "selects": _filter_selects(form),
         "page": page,
         "last": last if last and last.status != "pending" else None,
         "last_bulk": last_bulk,
@@ -191,6 +215,18 @@ def candidate_suppress(request: HtmxHttpRequest, candidate_id: int) -> HttpRespo
     except ReviewError as exc:
         return _refused(request, candidate, exc)
     return _done(request, candidate, f"Rejected “{candidate.label_guess}”; similar ones stop.")
+
+
+@login_required
+@require_GET
+def candidate_merge_form(request: HtmxHttpRequest, candidate_id: int) -> HttpResponse:
+    """A card's merge form, fetched when its Merge section is opened: the swap target that
+    replaces the section's placeholder (HTMX). Without JavaScript the section links to the
+    merge page, where this address also leads."""
+    candidate = candidate_or_404(request, candidate_id)
+    if not request.htmx:
+        return redirect("review:candidate-merge-pick", candidate_id=candidate.pk)
+    return render(request, f"{QUEUE}#merge-form", {"candidate": candidate})
 
 
 @login_required

@@ -256,9 +256,9 @@ def test_node_page_shows_the_newest_facts_and_events_until_asked_for_all(owner_c
     assert html.count('id="slice-') == DETAIL_LIMIT and html.count('id="event-') == DETAIL_LIMIT
     assert f"Showing the newest {DETAIL_LIMIT} of {DETAIL_LIMIT + extra} facts" in html
     assert f"Showing the newest {DETAIL_LIMIT} of {DETAIL_LIMIT + extra} events" in html
-    # The newest are shown (the edit form holds each fact's text), the oldest wait.
-    assert f"fact number {DETAIL_LIMIT + extra - 1}</textarea>" in html
-    assert "fact number 0</textarea>" not in html
+    # The newest are shown (each fact's delete button names it), the oldest wait.
+    assert f"Delete the fact “fact number {DETAIL_LIMIT + extra - 1}”" in html
+    assert "Delete the fact “fact number 0”" not in html
     everything = owner_client.get(url("node", node.pk) + "?all=1").content.decode()
     assert everything.count('id="slice-') == DETAIL_LIMIT + extra
     assert everything.count('id="event-') == DETAIL_LIMIT + extra
