@@ -6,6 +6,7 @@ only (another user's id is a 404), HTMX swaps of one region, and plain POSTs tha
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from django.contrib import messages
@@ -13,7 +14,8 @@ from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
-from django.template.defaultfilters import pluralize
+from django.template.defaultfilters import capfirst, lower, pluralize
+from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
 
@@ -32,7 +34,7 @@ from memory.models import Node, Suppression
 from memory.search import search_nodes
 from memory.services import nodes as node_services
 from memory.services.nodes import NodeEditError, StaleRevision
-from memory.vocab import Category
+from memory.vocab import Category, EdgeType, EventAction, Importance, SliceKind, TimeSource
 from receipts.models import Receipt
 from receipts.selectors import receipt_get
 
@@ -129,11 +131,68 @@ def _last_change(request: HtmxHttpRequest, node: Node) -> Receipt | None:
     return receipt
 
 
+def _addresses(name: str, *args: Any) -> Callable[[int], str]:
+    """``reverse(name, args=[*args, pk])`` for many rows: reversed once with a stand-in id,
+    then each row's id put in its place. A ``reverse`` costs about 0.1 ms, and a node page
+    has hundreds of rows with two addresses each."""
+    stand_in = "987654321987654321"
+    head, tail = reverse(name, args=[*args, int(stand_in)]).split(stand_in, 1)
+    return lambda pk: f"{head}{pk}{tail}"
+
+
+def _names(choices: list[tuple[str, str]], shown: Any = capfirst) -> Callable[[str], str]:
+    """A value's label as the page shows it: ``get_FOO_display`` rebuilds the field's whole
+    choice list at every call, and a node page shows hundreds of rows."""
+    labels = {value: shown(label) for value, label in choices}
+    return lambda value: labels.get(value) or shown(value)
+
+
+def _prepare_rows(node: Node) -> None:
+    """What the rows of the node page show that their model does not hold, computed once
+    here rather than per row in the template: every fact, event and link that
+    ``selectors.node_detail`` loaded gets its Edit (``form_url``) and delete (``delete_url``)
+    addresses and the labels of its choices (``kind_name``; ``action_name``,
+    ``importance_name``, ``source_name``; ``type_name``), each link the address of the
+    memory at its other end (``other_url``). A node read otherwise shows no such rows."""
+    if not hasattr(node, "shown_events"):
+        return
+    shown: Any = node  # with node_detail's prefetched lists
+    kind_name, action_name = _names(SliceKind.choices), _names(EventAction.choices)
+    importance_name, source_name = _names(Importance.choices, str), _names(TimeSource.choices, str)
+    type_name = _names(EdgeType.choices, lower)
+    for fact in (*shown.current_slices, *shown.old_slices):
+        fact.kind_name = kind_name(fact.kind)
+    for event in shown.shown_events:
+        event.action_name, event.importance_name = (
+            action_name(event.action),
+            importance_name(event.importance),
+        )
+        event.source_name = source_name(event.happened_at_source)
+    out: list[Any] = list(node.edges_out.all())
+    into: list[Any] = list(node.edges_in.all())
+    rows: dict[str, list[Any]] = {
+        "slice": [*shown.current_slices, *shown.old_slices],
+        "event": shown.shown_events,
+        "edge": [*out, *into],
+    }
+    for kind, items in rows.items():
+        form = _addresses("memory:detail-form", kind)
+        delete = _addresses("memory:detail-delete", kind)
+        for row in items:
+            row.form_url, row.delete_url = form(row.pk), delete(row.pk)
+    page = _addresses("memory:node")
+    for edge in out:
+        edge.other_url, edge.type_name = page(edge.to_node_id), type_name(edge.type)
+    for edge in into:
+        edge.other_url, edge.type_name = page(edge.from_node_id), type_name(edge.type)
+
+
 def node_context(node: Node, **extra: Any) -> dict[str, Any]:
     """What the node page and each of its regions render from. A fact's, event's, alias's or
     link's edit form is not part of it: the page shows an Edit link per detail, and the form
     is fetched when it is clicked (``memory.views_details.detail_form``)."""
     initial = {"label": node.label, "category": node.category, "state": node.state}
+    _prepare_rows(node)
     return {
         "node": node,
         "edit_form": NodeEditForm(

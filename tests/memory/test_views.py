@@ -214,6 +214,34 @@ def test_node_page_shows_everything(owner_client, owner, boxing):
     assert url("node-delete-confirm", boxing.pk) in html
 
 
+def test_node_page_shows_the_words_of_each_kind_action_and_link_type(owner_client, owner):
+    """The labels the page computes once per page (not ``get_FOO_display`` per row), as
+    they read, for a value outside the choices too."""
+    node = make_node(owner=owner, label="Atlas", category="project")
+    make_slice(node=node, text="kept the invoices in euros", kind="technical_detail")
+    make_slice(node=node, text="an older kind", kind="hunch")  # not one of the choices
+    when = datetime(2025, 3, 4, tzinfo=UTC)
+    make_event(
+        node=node,
+        text="moved the plan",
+        action="changed_plan",
+        importance="life_significant",
+        happened_at=when,
+        happened_at_source="stated",
+        happened_at_precision="day",
+    )
+    make_edge(from_node=node, to_node=make_node(owner=owner, label="Bea"), type="works_with")
+    make_edge(from_node=make_node(owner=owner, label="Cid"), to_node=node, type="blocked_by")
+    html = owner_client.get(url("node", node.pk)).content.decode()
+    assert '<span class="kind">Technical detail</span> kept the invoices in euros' in html
+    assert '<span class="kind">Hunch</span> an older kind' in html
+    assert "<strong>Changed plan</strong> moved the plan" in html
+    assert '<span class="tag">life significant</span>' in html
+    source = "stated in the text"
+    assert f'title="{source}"' in html and f"date: {source}" in html
+    assert "Atlas <em>works with</em>" in html and "<em>blocked by</em> Atlas" in html
+
+
 def test_node_page_query_count_does_not_grow(owner_client, owner, django_assert_num_queries):
     node = make_node(owner=owner, label="Lonely")
     other = make_node(owner=owner, label="Friend")
