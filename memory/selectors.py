@@ -7,7 +7,17 @@ from datetime import datetime
 from typing import Any
 
 from django.conf import settings
-from django.db.models import Count, Exists, F, OuterRef, Prefetch, Q, QuerySet, Subquery
+from django.db.models import (
+    Count,
+    Exists,
+    F,
+    OuterRef,
+    Prefetch,
+    Q,
+    QuerySet,
+    Subquery,
+    prefetch_related_objects,
+)
 from django.db.models.functions import Coalesce, Left
 
 from memory.gate import (
@@ -369,12 +379,14 @@ def node_detail(owner: Any, node_id: int, *, everything: bool = False) -> Node |
     how many there are. Each fact, event and link carries its evidence count and its first
     ``EVIDENCE_PER_ITEM`` quotes (a sliced prefetch: one query whatever the number of rows);
     the node's own evidence is paged by :func:`node_evidence_page`.
+
+    The facts and events of the one node are read with a plain ``LIMIT``: a sliced
+    ``Prefetch`` would build a window query for them, whose compiling cost more than the
+    rest of the read (docs/architecture.md).
     """
     first = evidence_rows()[:EVIDENCE_PER_ITEM]
     counted = Count("evidence")
-    shown = slice(None) if everything else slice(DETAIL_LIMIT)
-    facts = Slice.objects.annotate(evidence_count=counted).order_by("-created_at", "-id")
-    return (
+    node = (
         Node.objects.filter(owner=owner, pk=node_id)
         .annotate(
             current_count=Coalesce(_counted(Slice, is_current=True), 0),
@@ -383,23 +395,6 @@ def node_detail(owner: Any, node_id: int, *, everything: bool = False) -> Node |
         )
         .prefetch_related(
             "aliases",
-            Prefetch(
-                "slices", queryset=facts.filter(is_current=True)[shown], to_attr="current_slices"
-            ),
-            Prefetch(
-                "slices", queryset=facts.filter(is_current=False)[shown], to_attr="old_slices"
-            ),
-            Prefetch("current_slices__evidence", queryset=first, to_attr="first_evidence"),
-            Prefetch("old_slices__evidence", queryset=first, to_attr="first_evidence"),
-            # The timeline: when it happened first (unknown dates last), then when ume learned it.
-            Prefetch(
-                "events",
-                queryset=Event.objects.annotate(evidence_count=counted).order_by(
-                    F("happened_at").desc(nulls_last=True), "-created_at", "-id"
-                )[shown],
-                to_attr="shown_events",
-            ),
-            Prefetch("shown_events__evidence", queryset=first, to_attr="first_evidence"),
             Prefetch(
                 "edges_out",
                 queryset=Edge.objects.select_related("to_node")
@@ -417,6 +412,33 @@ def node_detail(owner: Any, node_id: int, *, everything: bool = False) -> Node |
         )
         .first()
     )
+    if node is None:
+        return None
+    shown = slice(None) if everything else slice(DETAIL_LIMIT)
+    facts = (
+        Slice.objects.filter(owner=owner, node=node)
+        .annotate(evidence_count=counted)
+        .order_by("-created_at", "-id")
+    )
+    # The timeline: when it happened first (unknown dates last), then when ume learned it.
+    events = (
+        Event.objects.filter(owner=owner, node=node)
+        .annotate(evidence_count=counted)
+        .order_by(F("happened_at").desc(nulls_last=True), "-created_at", "-id")
+    )
+    rows: dict[str, list[Any]] = {
+        "current_slices": list(facts.filter(is_current=True)[shown]),
+        "old_slices": list(facts.filter(is_current=False)[shown]),
+        "shown_events": list(events[shown]),
+    }
+    for name, items in rows.items():
+        setattr(node, name, items)
+        for item in items:  # the node these were read for: no query to reach it
+            item.node = node
+        prefetch_related_objects(
+            items, Prefetch("evidence", queryset=first, to_attr="first_evidence")
+        )
+    return node
 
 
 def node_evidence(
