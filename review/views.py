@@ -61,8 +61,9 @@ CHOICES = {
 
 def _filter_selects(form: QueueFilterForm) -> dict[str, str]:
     """The options of the filters' selects, the value asked for selected: written here, not by
-    the form's widgets, whose templates cost more than the rest of the page's header."""
-    selects = {}
+    the form's widgets, which render a template per option (the queue page is timed, see
+    docs/benchmarks.md)."""
+    selects: dict[str, str] = {}
     for name in ("category", "transcript", "sort"):
         chosen = str(form[name].value() or "")
         selects[name] = format_html_join(
