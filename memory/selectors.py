@@ -382,7 +382,7 @@ def node_detail(owner: Any, node_id: int, *, everything: bool = False) -> Node |
 
     The facts and events of the one node are read with a plain ``LIMIT``: a sliced
     ``Prefetch`` would build a window query for them, whose compiling cost more than the
-    rest of the read (docs/architecture.md).
+    rest of the read.
     """
     first = evidence_rows()[:EVIDENCE_PER_ITEM]
     counted = Count("evidence")

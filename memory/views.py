@@ -163,10 +163,8 @@ def _prepare_rows(node: Node) -> None:
     for fact in (*shown.current_slices, *shown.old_slices):
         fact.kind_name = kind_name(fact.kind)
     for event in shown.shown_events:
-        event.action_name, event.importance_name = (
-            action_name(event.action),
-            importance_name(event.importance),
-        )
+        event.action_name = action_name(event.action)
+        event.importance_name = importance_name(event.importance)
         event.source_name = source_name(event.happened_at_source)
     out: list[Any] = list(node.edges_out.all())
     into: list[Any] = list(node.edges_in.all())

@@ -61,8 +61,7 @@ CHOICES = {
 
 def _filter_selects(form: QueueFilterForm) -> dict[str, str]:
     """The options of the filters' selects, the value asked for selected: written here, not by
-    the form's widgets, which render a template per option (the queue page is timed, see
-    docs/benchmarks.md)."""
+    the form's widgets, which render a template per option."""
     selects: dict[str, str] = {}
     for name in ("category", "transcript", "sort"):
         chosen = str(form[name].value() or "")
