@@ -1,4 +1,4 @@
-"""Choice lists rendered once per process, for pages that show an edit form on every row."""
+"""Choice lists rendered once per process, for pages and forms that show many select boxes."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ from django.utils.safestring import mark_safe
 def select_options(choices: list[tuple[str, str]], *, capfirst: bool = False) -> dict[str, str]:
     """The ``<option>`` list of a choice field with each value selected in turn: value -> HTML,
     and ``""`` -> none selected (for a value outside the choices). Built once per process, so
-    a page with an edit form on every row (a node page with hundreds of facts, the queue's
-    cards) does not render thousands of options through the template engine (see
-    docs/benchmarks.md). Templates pick one with the ``options_for`` filter."""
+    a page with many select boxes (the queue's cards, a detail's edit form) does not render
+    thousands of options through the template engine (see docs/benchmarks.md). Templates
+    pick one with the ``options_for`` filter."""
 
     def option(value: str, text: str, chosen: str) -> str:
         shown = text[:1].upper() + text[1:] if capfirst else text

@@ -12,12 +12,12 @@ from typing import TYPE_CHECKING, Any, Self, TypeAlias, TypeVar
 from django.db import models
 
 if TYPE_CHECKING:
-    from django.contrib.auth.models import AbstractBaseUser, User
+    from django.contrib.auth.models import User
 
     #: The person whose memory it is (``AUTH_USER_MODEL``, Django's own user).
     Person: TypeAlias = User
     #: A person, or a person's id where only the id is at hand.
-    OwnerRef: TypeAlias = AbstractBaseUser | int
+    OwnerRef: TypeAlias = User | int
 else:
     Person = object
     OwnerRef = object

@@ -7,7 +7,17 @@ from datetime import datetime
 from typing import Any
 
 from django.conf import settings
-from django.db.models import Count, Exists, F, OuterRef, Prefetch, Q, QuerySet, Subquery
+from django.db.models import (
+    Count,
+    Exists,
+    F,
+    OuterRef,
+    Prefetch,
+    Q,
+    QuerySet,
+    Subquery,
+    prefetch_related_objects,
+)
 from django.db.models.functions import Coalesce, Left
 
 from memory.gate import (
@@ -35,6 +45,7 @@ from memory.models import (
     Suppression,
     Transcript,
 )
+from memory.owned import OwnerRef, Person
 from memory.proposals import AnyProposal, EventProposal
 from memory.vocab import CandidateStatus, TranscriptStatus
 
@@ -44,13 +55,13 @@ _HINT_STOP = frozenset(
 )
 
 
-def memory_rule_for(owner: Any) -> MemoryRule:
+def memory_rule_for(owner: Person) -> MemoryRule:
     """The owner's rules, or unsaved defaults (review mode, no includes or excludes)."""
     rule = MemoryRule.objects.filter(owner=owner).first()
     return rule if rule is not None else MemoryRule(owner=owner)
 
 
-def active_suppressions(owner: Any, *, now: datetime) -> QuerySet[Suppression]:
+def active_suppressions(owner: OwnerRef, *, now: datetime) -> QuerySet[Suppression]:
     """Suppressions that block right now; the gate and cleanup agree on this definition."""
     return Suppression.objects.filter(owner=owner, lifted_at__isnull=True).filter(
         Q(suppressed_until__isnull=True) | Q(suppressed_until__gt=now)
@@ -60,7 +71,7 @@ def active_suppressions(owner: Any, *, now: datetime) -> QuerySet[Suppression]:
 HINTS = 200  # nodes sharing words with a save's labels, read for the gate's hints
 
 
-def gate_snapshot(owner: Any, proposals: Iterable[AnyProposal], *, now: datetime) -> Snapshot:
+def gate_snapshot(owner: Person, proposals: Iterable[AnyProposal], *, now: datetime) -> Snapshot:
     """Everything the gate needs to judge ``proposals``, in a constant number of queries.
 
     Only rows the proposals can touch are loaded: nodes, aliases, pending candidates and
@@ -106,7 +117,7 @@ def gate_snapshot(owner: Any, proposals: Iterable[AnyProposal], *, now: datetime
     )
 
 
-def _snapshot_nodes(owner: Any, keys: frozenset[str] | set[str]) -> tuple[NodeRef, ...]:
+def _snapshot_nodes(owner: Person, keys: frozenset[str] | set[str]) -> tuple[NodeRef, ...]:
     """The nodes a save's keys name (by key or alias), then the "may belong to" hints."""
     words = sorted({w for k in keys for w in k.split() if len(w) > 2 and w not in _HINT_STOP})[:40]
     # Exact matches decide identity: always loaded. Nodes that merely share a word are hints
@@ -161,7 +172,9 @@ def _snapshot_nodes(owner: Any, keys: frozenset[str] | set[str]) -> tuple[NodeRe
     )
 
 
-def _snapshot_candidates(owner: Any, keys: frozenset[str] | set[str]) -> tuple[CandidateRef, ...]:
+def _snapshot_candidates(
+    owner: Person, keys: frozenset[str] | set[str]
+) -> tuple[CandidateRef, ...]:
     """A pending candidate per key, else the latest expired one: a label mentioned again after
     cleanup expired it is bumped back to pending (apply revives it), keeping its evidence and
     counts, instead of starting a twin card."""
@@ -183,7 +196,7 @@ def _snapshot_candidates(owner: Any, keys: frozenset[str] | set[str]) -> tuple[C
 
 
 def _snapshot_details(
-    owner: Any, matched: list[int], proposals: list[AnyProposal]
+    owner: Person, matched: list[int], proposals: list[AnyProposal]
 ) -> tuple[
     frozenset[tuple[int, int, str]],
     frozenset[tuple[int, str, str]],
@@ -216,7 +229,7 @@ def _snapshot_details(
 # --- reads for the dashboard, the API and the MCP tools -----------------------------------
 
 
-def node_list(owner: Any, *, category: str = "", state: str = "", q: str = "") -> QuerySet[Node]:
+def node_list(owner: Person, *, category: str = "", state: str = "", q: str = "") -> QuerySet[Node]:
     nodes = Node.objects.filter(owner=owner).prefetch_related("aliases")
     if category:
         nodes = nodes.filter(category=category)
@@ -232,7 +245,7 @@ def node_list(owner: Any, *, category: str = "", state: str = "", q: str = "") -
     return nodes.order_by("label", "id")
 
 
-def node_named(owner: Any, label: str) -> Node | None:
+def node_named(owner: Person, label: str) -> Node | None:
     """The owner's node that ``label`` names exactly, by its label or one of its aliases."""
     key = canonical_key(label)
     if not key:
@@ -244,7 +257,7 @@ def node_named(owner: Any, label: str) -> Node | None:
     return node
 
 
-def node_get(owner: Any, node_id: int) -> Node | None:
+def node_get(owner: Person, node_id: int) -> Node | None:
     return Node.objects.filter(owner=owner, pk=node_id).prefetch_related("aliases").first()
 
 
@@ -256,7 +269,7 @@ QUEUE_ORDER = {
 
 
 def candidate_queue(
-    owner: Any,
+    owner: Person,
     *,
     status: str = CandidateStatus.PENDING,
     category: str = "",
@@ -291,7 +304,7 @@ def candidate_queue(
     )
 
 
-def queue_transcripts(owner: Any) -> list[tuple[int, str]]:
+def queue_transcripts(owner: Person) -> list[tuple[int, str]]:
     """The owner's transcripts that pending guesses came from: (id, name), newest first.
 
     One ``EXISTS`` per transcript on the (transcript, candidate) index of the guesses'
@@ -312,7 +325,7 @@ def queue_transcripts(owner: Any) -> list[tuple[int, str]]:
     return list(rows)
 
 
-def candidate_get(owner: Any, candidate_id: int) -> Candidate | None:
+def candidate_get(owner: Person, candidate_id: int) -> Candidate | None:
     return (
         Candidate.objects.filter(owner=owner, pk=candidate_id)
         .select_related("possible_existing_node", "promoted_node")
@@ -320,11 +333,11 @@ def candidate_get(owner: Any, candidate_id: int) -> Candidate | None:
     )
 
 
-def pending_count(owner: Any) -> int:
+def pending_count(owner: Person) -> int:
     return Candidate.objects.filter(owner=owner, status=CandidateStatus.PENDING).count()
 
 
-def suppression_list(owner: Any) -> QuerySet[Suppression]:
+def suppression_list(owner: Person) -> QuerySet[Suppression]:
     return Suppression.objects.filter(owner=owner).order_by("-created_at", "-id")
 
 
@@ -382,7 +395,7 @@ def _counted(model: Any, *, of: str = "node_id", **filters: Any) -> Subquery:
     )
 
 
-def node_detail(owner: Any, node_id: int, *, everything: bool = False) -> Node | None:
+def node_detail(owner: Person, node_id: int, *, everything: bool = False) -> Node | None:
     """One node with everything its page shows, in a constant number of queries.
 
     The newest ``DETAIL_LIMIT`` current facts (``node.current_slices``), superseded facts
@@ -391,12 +404,14 @@ def node_detail(owner: Any, node_id: int, *, everything: bool = False) -> Node |
     how many there are. Each fact, event and link carries its evidence count and its first
     ``EVIDENCE_PER_ITEM`` quotes (a sliced prefetch: one query whatever the number of rows);
     the node's own evidence is paged by :func:`node_evidence_page`.
+
+    The facts and events of the one node are read with a plain ``LIMIT``: a sliced
+    ``Prefetch`` would build a window query for them, whose compiling cost more than the
+    rest of the read.
     """
     first = evidence_rows()[:EVIDENCE_PER_ITEM]
     counted = Count("evidence")
-    shown = slice(None) if everything else slice(DETAIL_LIMIT)
-    facts = Slice.objects.annotate(evidence_count=counted).order_by("-created_at", "-id")
-    return (
+    node = (
         Node.objects.filter(owner=owner, pk=node_id)
         .annotate(
             current_count=Coalesce(_counted(Slice, is_current=True), 0),
@@ -405,23 +420,6 @@ def node_detail(owner: Any, node_id: int, *, everything: bool = False) -> Node |
         )
         .prefetch_related(
             "aliases",
-            Prefetch(
-                "slices", queryset=facts.filter(is_current=True)[shown], to_attr="current_slices"
-            ),
-            Prefetch(
-                "slices", queryset=facts.filter(is_current=False)[shown], to_attr="old_slices"
-            ),
-            Prefetch("current_slices__evidence", queryset=first, to_attr="first_evidence"),
-            Prefetch("old_slices__evidence", queryset=first, to_attr="first_evidence"),
-            # The timeline: when it happened first (unknown dates last), then when ume learned it.
-            Prefetch(
-                "events",
-                queryset=Event.objects.annotate(evidence_count=counted).order_by(
-                    F("happened_at").desc(nulls_last=True), "-created_at", "-id"
-                )[shown],
-                to_attr="shown_events",
-            ),
-            Prefetch("shown_events__evidence", queryset=first, to_attr="first_evidence"),
             Prefetch(
                 "edges_out",
                 queryset=Edge.objects.select_related("to_node")
@@ -439,10 +437,37 @@ def node_detail(owner: Any, node_id: int, *, everything: bool = False) -> Node |
         )
         .first()
     )
+    if node is None:
+        return None
+    shown = slice(None) if everything else slice(DETAIL_LIMIT)
+    facts = (
+        Slice.objects.filter(owner=owner, node=node)
+        .annotate(evidence_count=counted)
+        .order_by("-created_at", "-id")
+    )
+    # The timeline: when it happened first (unknown dates last), then when ume learned it.
+    events = (
+        Event.objects.filter(owner=owner, node=node)
+        .annotate(evidence_count=counted)
+        .order_by(F("happened_at").desc(nulls_last=True), "-created_at", "-id")
+    )
+    rows: dict[str, list[Any]] = {
+        "current_slices": list(facts.filter(is_current=True)[shown]),
+        "old_slices": list(facts.filter(is_current=False)[shown]),
+        "shown_events": list(events[shown]),
+    }
+    for name, items in rows.items():
+        setattr(node, name, items)
+        for item in items:  # the node these were read for: no query to reach it
+            item.node = node
+        prefetch_related_objects(
+            items, Prefetch("evidence", queryset=first, to_attr="first_evidence")
+        )
+    return node
 
 
 def node_evidence(
-    owner: Any, node_id: int, *, of: str = "", item_id: int = 0
+    owner: Person, node_id: int, *, of: str = "", item_id: int = 0
 ) -> QuerySet[Evidence]:
     """The quotes behind a node, newest first: its own (``of=""``), or those of one of its
     facts, events or links (``of`` is ``slice``, ``event`` or ``edge``)."""
@@ -458,7 +483,7 @@ def node_evidence(
     return rows.filter(node_id=node_id, slice__isnull=True, event__isnull=True, edge__isnull=True)
 
 
-def node_pair_counts(owner: Any) -> dict[tuple[str, str], int]:
+def node_pair_counts(owner: Person) -> dict[tuple[str, str], int]:
     """How many nodes the owner has per (category, state): one pass over their nodes, from
     which the browser takes both its filters' counts and its page count."""
     rows = Node.objects.filter(owner=owner).values_list("category", "state").annotate(n=Count("id"))
@@ -466,7 +491,7 @@ def node_pair_counts(owner: Any) -> dict[tuple[str, str], int]:
 
 
 def node_facets(
-    owner: Any, pairs: dict[tuple[str, str], int] | None = None
+    owner: Person, pairs: dict[tuple[str, str], int] | None = None
 ) -> dict[str, dict[str, int]]:
     """How many nodes the owner has per category and per state (for the browser's filters);
     from ``pairs`` (:func:`node_pair_counts`) when given, without another query."""
@@ -489,22 +514,22 @@ def nodes_matching(
     )
 
 
-def node_picker(owner: Any, q: str, *, limit: int = 8) -> list[Node]:
+def node_picker(owner: Person, q: str, *, limit: int = 8) -> list[Node]:
     """Nodes to merge a candidate into, by label or alias (search as you type)."""
     if not canonical_key(q):
         return []
     return list(node_list(owner, q=q)[:limit])
 
 
-def alias_get(owner: Any, alias_id: int) -> Alias | None:
+def alias_get(owner: Person, alias_id: int) -> Alias | None:
     return Alias.objects.filter(owner=owner, pk=alias_id).select_related("node").first()
 
 
-def suppression_get(owner: Any, suppression_id: int) -> Suppression | None:
+def suppression_get(owner: Person, suppression_id: int) -> Suppression | None:
     return Suppression.objects.filter(owner=owner, pk=suppression_id).first()
 
 
-def candidates_pending_by_ids(owner: Any, ids: Iterable[int]) -> list[Candidate]:
+def candidates_pending_by_ids(owner: Person, ids: Iterable[int]) -> list[Candidate]:
     """The owner's candidates among ``ids`` that still wait for a decision (bulk actions)."""
     return list(
         Candidate.objects.filter(
@@ -513,12 +538,12 @@ def candidates_pending_by_ids(owner: Any, ids: Iterable[int]) -> list[Candidate]
     )
 
 
-def candidates_by_ids(owner: Any, ids: Iterable[int]) -> list[Candidate]:
+def candidates_by_ids(owner: Person, ids: Iterable[int]) -> list[Candidate]:
     """The owner's candidates among ``ids``, whatever their status (undo of a bulk action)."""
     return list(Candidate.objects.filter(owner=owner, pk__in=list(ids)).order_by("id"))
 
 
-def transcript_uploads(owner: Any, *, limit: int = 50) -> QuerySet[Transcript]:
+def transcript_uploads(owner: Person, *, limit: int = 50) -> QuerySet[Transcript]:
     """The owner's uploaded transcripts, newest first, with their receipts (no text loaded).
 
     Conversations of a chat import are shown with their import instead."""
@@ -531,7 +556,7 @@ def transcript_uploads(owner: Any, *, limit: int = 50) -> QuerySet[Transcript]:
 
 
 def graph_data(
-    owner: Any, *, category: str = "", limit: int = 150
+    owner: Person, *, category: str = "", limit: int = 150
 ) -> tuple[list[Node], list[Edge]]:
     """The most-mentioned nodes (optionally of one category) and the edges among them."""
     nodes = Node.objects.filter(owner=owner)
@@ -545,7 +570,7 @@ def graph_data(
     return shown, edges
 
 
-def receipt_written(owner: Any, receipt: Any) -> dict[str, Any]:
+def receipt_written(owner: Person, receipt: Any) -> dict[str, Any]:
     """What a receipt wrote that still exists: nodes, slices, events, edges, aliases and
     candidates, plus ``merged_into``: the existing node a review decision added to, and
     ``episodes``: how many messages of its conversation are kept as what was said.
@@ -597,13 +622,13 @@ def receipt_written(owner: Any, receipt: Any) -> dict[str, Any]:
     }
 
 
-def nodes_by_ids(owner: Any, ids: Iterable[int]) -> dict[int, Node]:
+def nodes_by_ids(owner: Person, ids: Iterable[int]) -> dict[int, Node]:
     """The owner's nodes among ``ids``, with their aliases, by id (ids of others are dropped)."""
     nodes = Node.objects.filter(owner=owner, pk__in=list(ids)).prefetch_related("aliases")
     return {node.pk: node for node in nodes}
 
 
-def transcript_get(owner: Any, transcript_id: int) -> Transcript | None:
+def transcript_get(owner: Person, transcript_id: int) -> Transcript | None:
     return (
         Transcript.objects.filter(owner=owner, pk=transcript_id)
         .select_related("receipt")
@@ -612,16 +637,16 @@ def transcript_get(owner: Any, transcript_id: int) -> Transcript | None:
     )
 
 
-def node_slices(owner: Any, node_id: int) -> list[Slice]:
+def node_slices(owner: Person, node_id: int) -> list[Slice]:
     """All of a node's slices, current and superseded, newest first."""
     return list(Slice.objects.filter(owner=owner, node_id=node_id).order_by("-created_at", "-id"))
 
 
-def node_events(owner: Any, node_id: int) -> list[Event]:
+def node_events(owner: Person, node_id: int) -> list[Event]:
     return list(Event.objects.filter(owner=owner, node_id=node_id).order_by("-created_at", "-id"))
 
 
-def detail_get(owner: Any, kind: str, row_id: int) -> Any:
+def detail_get(owner: Person, kind: str, row_id: int) -> Any:
     """One fact, event, alias or link of the owner (with its node), or None."""
     model = DETAIL_KINDS.get(kind)
     if model is None:
@@ -635,7 +660,7 @@ def transcripts_waiting_count() -> int:
     return Transcript.objects.filter(status=TranscriptStatus.PENDING).count()
 
 
-def node_history(owner: Any, node_id: int, *, limit: int = 100) -> list[Revision]:
+def node_history(owner: Person, node_id: int, *, limit: int = 100) -> list[Revision]:
     """The revisions of a node and of its aliases, facts, events and links, newest first.
     Outlives the node: a deleted node's history is read the same way."""
     return list(
@@ -643,7 +668,7 @@ def node_history(owner: Any, node_id: int, *, limit: int = 100) -> list[Revision
     )
 
 
-def revision_parents(owner: Any, revisions: list[Revision]) -> dict[tuple[str, int, int], Any]:
+def revision_parents(owner: Person, revisions: list[Revision]) -> dict[tuple[str, int, int], Any]:
     """The parents of ``revisions`` that are not among them (one query, none if all are)."""
     have = {(r.kind, r.object_id, r.number) for r in revisions}
     wanted = {
@@ -659,7 +684,7 @@ def revision_parents(owner: Any, revisions: list[Revision]) -> dict[tuple[str, i
     return {(r.kind, r.object_id, r.number): r for r in Revision.objects.filter(match, owner=owner)}
 
 
-def revision_get(owner: Any, kind: str, object_id: int, number: int) -> Revision | None:
+def revision_get(owner: Person, kind: str, object_id: int, number: int) -> Revision | None:
     return Revision.objects.filter(
         owner=owner, kind=kind, object_id=object_id, number=number
     ).first()

@@ -24,6 +24,7 @@ urlpatterns = [
     path("nodes/<int:node_id>/delete/", views.node_delete_confirm, name="node-delete-confirm"),
     path("nodes/<int:node_id>/delete/confirm/", views.node_delete, name="node-delete"),
     path("details/<str:kind>/<int:row_id>/edit/", views_details.detail_edit, name="detail-edit"),
+    path("details/<str:kind>/<int:row_id>/form/", views_details.detail_form, name="detail-form"),
     path(
         "details/<str:kind>/<int:row_id>/delete/",
         views_details.detail_delete,

@@ -1,5 +1,10 @@
 """Fixing one detail on a node page: edit or delete a fact, event, alias or link, and undo.
 
+The node page shows an Edit link per detail, not its form: the form is fetched when the link
+is clicked (HTMX swaps it in place of the link; without JavaScript it is a page of its own),
+so a page of hundreds of details renders no form until one is wanted. Every delete button
+submits the page's one shared form (``form="detail-delete"``).
+
 Each action answers with the region of the node page that holds the detail (HTMX), carrying
 a note and an Undo button, or redirects back to the node page (no JavaScript), where the
 last change waits with its own Undo.
@@ -13,21 +18,30 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_GET, require_POST
 
 from memory import selectors
 from memory.forms import DETAIL_FORMS
 from memory.htmx import HtmxHttpRequest
+from memory.options import select_options
 from memory.services import details as detail_services
 from memory.services.details import NOUNS, DetailConflict, DetailError
 from memory.views import node_context
+from memory.vocab import EdgeType, EventAction, SliceKind
 from receipts.models import Receipt
 from receipts.selectors import receipt_get
 
 NODE = "memory/node.html"
+DETAIL_FORM = "memory/detail_edit.html"
 #: The region of the node page (its element id) that shows each kind of detail.
 REGIONS = {"slice": "facts", "event": "timeline", "alias": "aliases", "edge": "links"}
 LAST_CHANGE = "node_last_change"
+#: The option lists of the edit forms' selects, built once per process.
+OPTIONS = {
+    "slice_kinds": select_options(SliceKind.choices, capfirst=True),
+    "event_actions": select_options(EventAction.choices, capfirst=True),
+    "edge_types": select_options(EdgeType.choices),
+}
 
 _EDITORS: dict[str, Any] = {
     "slice": lambda row, data, rev: detail_services.slice_update(
@@ -54,10 +68,11 @@ def detail_or_404(request: HtmxHttpRequest, kind: str, row_id: int) -> Any:
 
 
 def _page_node_id(request: HtmxHttpRequest, kind: str, row: Any) -> int:
-    """The node whose page the person is on: a link shows on the pages of both its ends."""
+    """The node whose page the person is on (``node`` of the form, or of the query string for
+    a GET): a link shows on the pages of both its ends."""
     if kind != "edge":
         return int(row.node_id)
-    asked = request.POST.get("node", "")
+    asked = (request.POST if request.method == "POST" else request.GET).get("node", "")
     ends = {row.from_node_id, row.to_node_id}
     return int(asked) if asked.isdigit() and int(asked) in ends else int(row.from_node_id)
 
@@ -82,6 +97,23 @@ def _answer(
         return redirect("memory:node", node_id=node_id)
     context = node_context(node, note=note, error=error, undo_receipt=receipt)
     return render(request, f"{NODE}#{REGIONS[kind]}", context, status=status)
+
+
+@login_required
+@require_GET
+def detail_form(request: HtmxHttpRequest, kind: str, row_id: int) -> HttpResponse:
+    """The edit form of one detail: the swap target that replaces its Edit link (HTMX), or a
+    page of its own (no JavaScript). It carries the detail's current revision."""
+    row = detail_or_404(request, kind, row_id)
+    node_id = _page_node_id(request, kind, row)
+    if kind == "edge":
+        node = row.from_node if node_id == row.from_node_id else row.to_node
+    else:
+        node = row.node
+    context = {"kind": kind, "row": row, "node": node, "noun": NOUNS[kind], **OPTIONS}
+    context |= {"region": REGIONS[kind]}
+    template = f"{DETAIL_FORM}#detail-form" if request.htmx else DETAIL_FORM
+    return render(request, template, context)
 
 
 @login_required

@@ -30,6 +30,11 @@ urlpatterns = [
         views.candidate_merge_preview,
         name="candidate-merge-preview",
     ),
+    path(
+        "candidates/<int:candidate_id>/merge/form/",
+        views.candidate_merge_form,
+        name="candidate-merge-form",
+    ),
     path("candidates/<int:candidate_id>/merge/", views.candidate_merge, name="candidate-merge"),
     path("candidates/<int:candidate_id>/undo/", views.candidate_undo, name="candidate-undo"),
     path("bulk/", views.bulk, name="bulk"),

@@ -12,9 +12,11 @@ from typing import Any
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.html import format_html_join
+from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
@@ -26,7 +28,7 @@ from memory.options import select_options
 from memory.services import review as review_services
 from memory.services.review import CandidateAlreadyDecided, ReviewError
 from memory.services.uploads import transcripts_upload
-from memory.vocab import Category, NodeState
+from memory.vocab import CandidateStatus, Category, NodeState
 from review.forms import (
     BulkForm,
     BulkUndoForm,
@@ -50,10 +52,31 @@ CHOICES = {
     # The option lists of each card's selects, built once (a page shows 50 cards).
     "category_options": select_options(Category.choices),
     "state_options": select_options(NodeState.choices, capfirst=True)[NodeState.ACTIVE],
+    # "Suppress for ..." of every card and of the bulk form.
+    "until_options": select_options(
+        [("forever", "ever"), ("month", "a month"), ("week", "a week")]
+    )[""],
 }
 
 
-def candidate_or_404(request: HttpRequest, candidate_id: int) -> Candidate:
+def _filter_selects(form: QueueFilterForm) -> dict[str, str]:
+    """The options of the filters' selects, the value asked for selected: written here, not by
+    the form's widgets, which render a template per option."""
+    selects: dict[str, str] = {}
+    for name in ("category", "transcript", "sort"):
+        chosen = str(form[name].value() or "")
+        selects[name] = format_html_join(
+            "",
+            '<option value="{}"{}>{}</option>',
+            (
+                (value, mark_safe(" selected") if str(value) == chosen else "", text)
+                for value, text in form.fields[name].choices  # type: ignore[attr-defined]
+            ),
+        )
+    return selects
+
+
+def candidate_or_404(request: HtmxHttpRequest, candidate_id: int) -> Candidate:
     """The signed-in owner's candidate, or 404 (another user's row is never shown)."""
     candidate = selectors.candidate_get(request.user, candidate_id)
     if candidate is None:
@@ -73,7 +96,7 @@ def _done(
     request: HtmxHttpRequest, candidate: Candidate, message: str, *, level: int = messages.SUCCESS
 ) -> HttpResponse:
     """After a decision (or a refused one): swap the card, or redirect to the queue."""
-    if candidate.status != "pending":
+    if candidate.status != CandidateStatus.PENDING:
         request.session[LAST_DECISION] = candidate.pk
     if request.htmx:
         return _card(request, candidate, message=message, undo=level == messages.SUCCESS)
@@ -101,7 +124,7 @@ def queue(request: HtmxHttpRequest) -> HttpResponse:
     form = QueueFilterForm(request.GET, transcripts=selectors.queue_transcripts(request.user))
     if not form.is_valid():
         # HTMX swaps #queue: answer with that region (carrying the error), not a page.
-        context = {"form": form, **CHOICES}
+        context = {"form": form, "selects": _filter_selects(form), **CHOICES}
         return render(request, f"{QUEUE}#queue" if request.htmx else QUEUE, context, status=400)
     page = Paginator(selectors.candidate_queue(request.user, **form.filters()), PAGE_SIZE).get_page(
         request.GET.get("page")
@@ -114,12 +137,13 @@ def queue(request: HtmxHttpRequest) -> HttpResponse:
         for c in selectors.candidates_by_ids(
             request.user, bulk_ids if isinstance(bulk_ids, list) else []
         )
-        if c.status != "pending"
+        if c.status != CandidateStatus.PENDING
     ]
     context = {
         "form": form,
+        "selects": _filter_selects(form),
         "page": page,
-        "last": last if last and last.status != "pending" else None,
+        "last": last if last and last.status != CandidateStatus.PENDING else None,
         "last_bulk": last_bulk,
         **CHOICES,
     }
@@ -144,7 +168,7 @@ def candidate_promote(request: HtmxHttpRequest, candidate_id: int) -> HttpRespon
     if not form.is_valid():
         return _invalid(request, candidate, form)
     existing = selectors.node_named(request.user, form.cleaned_data.get("label") or "")
-    if existing is not None and candidate.status == "pending":
+    if existing is not None and candidate.status == CandidateStatus.PENDING:
         # Promoting under an existing memory's name is a merge into it: show what the merge
         # will change on it first (the merge page previews it), never merge unseen.
         pick = reverse("review:candidate-merge-pick", args=[candidate.pk])
@@ -157,7 +181,7 @@ def candidate_promote(request: HtmxHttpRequest, candidate_id: int) -> HttpRespon
         )
     except ReviewError as exc:
         return _refused(request, candidate, exc)
-    verb = "Promoted" if candidate.status == "promoted" else "Merged into"
+    verb = "Promoted" if candidate.status == CandidateStatus.PROMOTED else "Merged into"
     return _done(request, candidate, f"{verb} “{node.label}”.")
 
 
@@ -195,6 +219,18 @@ def candidate_suppress(request: HtmxHttpRequest, candidate_id: int) -> HttpRespo
 
 @login_required
 @require_GET
+def candidate_merge_form(request: HtmxHttpRequest, candidate_id: int) -> HttpResponse:
+    """A card's merge form, fetched when its Merge section is opened: the swap target that
+    replaces the section's placeholder (HTMX). Without JavaScript the section links to the
+    merge page, where this address also leads."""
+    candidate = candidate_or_404(request, candidate_id)
+    if not request.htmx:
+        return redirect("review:candidate-merge-pick", candidate_id=candidate.pk)
+    return render(request, f"{QUEUE}#merge-form", {"candidate": candidate})
+
+
+@login_required
+@require_GET
 def candidate_merge_pick(request: HtmxHttpRequest, candidate_id: int) -> HttpResponse:
     """The merge picker: search as you type (HTMX) or a page of its own (no JavaScript)."""
     candidate = candidate_or_404(request, candidate_id)
@@ -206,7 +242,7 @@ def candidate_merge_pick(request: HtmxHttpRequest, candidate_id: int) -> HttpRes
         "nodes": selectors.node_picker(request.user, q),
     }
     picked = PreviewForm(request.GET)
-    if not request.htmx and candidate.status == "pending" and picked.is_valid():
+    if not request.htmx and candidate.status == CandidateStatus.PENDING and picked.is_valid():
         node = selectors.node_get(request.user, picked.cleaned_data["node"])
         if node is not None:  # the page of its own previews the picked memory (no JavaScript)
             context["preview"] = review_services.merge_preview(candidate=candidate, node=node)

@@ -53,6 +53,13 @@
       details.open = true;
       var search = details.querySelector("[data-picker]");
       if (search) search.focus();
+      else {
+        // Opening the section fetches its form (htmx): focus the search box once it is in.
+        details.addEventListener("htmx:afterSettle", function () {
+          var loaded = details.querySelector("[data-picker]");
+          if (loaded) loaded.focus();
+        }, { once: true });
+      }
       return;
     }
     // A card swapped in a moment ago is wired up by htmx only when it settles; wire it now

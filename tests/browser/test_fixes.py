@@ -77,6 +77,41 @@ def test_delete_one_wrong_fact_then_undo_it(signed_in: Any, person: Any) -> None
     assert list(sofia.aliases.values_list("alias", flat=True)) == ["My manager"]
 
 
+def test_edit_loads_a_facts_form_in_place_and_saves_it(signed_in: Any, person: Any) -> None:
+    """Edit fetches the form of that one fact (the page renders none), then saves in place."""
+    page = signed_in
+    atlas = make_node(owner=person, label="Atlas", category="project")
+    fact = make_slice(node=atlas, text="invoices in dollars")
+    make_slice(node=atlas, text="runs on a single server")
+    page.goto(f"/memory/nodes/{atlas.pk}/")
+    facts = page.locator("#facts")
+    assert facts.locator("form").count() == 0
+    page.locator(f"#fix-slice-{fact.pk}").click()
+    facts.locator("textarea[name=text]").fill("invoices in euros")
+    facts.get_by_role("button", name="Save").click()
+    expect_text(page.locator("#facts"), "Saved the fact.")
+    expect_text(page.locator(f"#slice-{fact.pk}"), "invoices in euros")
+    assert Slice.objects.get(pk=fact.pk).text == "invoices in euros"
+
+
+def test_m_opens_the_merge_form_and_puts_the_cursor_in_its_search(
+    signed_in: Any, person: Any
+) -> None:
+    page = signed_in
+    make_node(owner=person, label="Boxing", category="skill")
+    guess = make_candidate(owner=person, label="Kickboxing class")
+    page.reload()
+    page.keyboard.press("j")
+    page.keyboard.press("m")
+    search = page.locator(f"#merge-{guess.pk} [data-picker]")
+    from playwright.sync_api import expect
+
+    expect(search).to_be_focused()
+    page.keyboard.type("box", delay=40)
+    card = page.locator(f"#candidate-{guess.pk}")
+    card.get_by_role("radio", name=re.compile("Boxing")).wait_for()
+
+
 def test_a_merge_shows_what_it_will_change_and_asks_about_the_state(
     signed_in: Any, person: Any
 ) -> None:

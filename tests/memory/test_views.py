@@ -226,6 +226,36 @@ def test_node_page_shows_everything(owner_client: Client, owner: User, boxing: N
     assert url("node-delete-confirm", boxing.pk) in html
 
 
+def test_node_page_shows_the_words_of_each_kind_action_and_link_type(
+    owner_client: Client, owner: User
+) -> None:
+    """The labels the page computes once per page (not ``get_FOO_display`` per row), as
+    they read, for a value outside the choices too."""
+    node = make_node(owner=owner, label="Atlas", category="project")
+    make_slice(node=node, text="kept the invoices in euros", kind="technical_detail")
+    make_slice(node=node, text="an older kind", kind="hunch")  # not one of the choices
+    when = datetime(2025, 3, 4, tzinfo=UTC)
+    make_event(
+        node=node,
+        text="moved the plan",
+        action="changed_plan",
+        importance="life_significant",
+        happened_at=when,
+        happened_at_source="stated",
+        happened_at_precision="day",
+    )
+    make_edge(from_node=node, to_node=make_node(owner=owner, label="Bea"), type="works_with")
+    make_edge(from_node=make_node(owner=owner, label="Cid"), to_node=node, type="blocked_by")
+    html = owner_client.get(url("node", node.pk)).content.decode()
+    assert '<span class="kind">Technical detail</span> kept the invoices in euros' in html
+    assert '<span class="kind">Hunch</span> an older kind' in html
+    assert "<strong>Changed plan</strong> moved the plan" in html
+    assert '<span class="tag">life significant</span>' in html
+    source = "stated in the text"
+    assert f'title="{source}"' in html and f"date: {source}" in html
+    assert "Atlas <em>works with</em>" in html and "<em>blocked by</em> Atlas" in html
+
+
 def test_node_page_query_count_does_not_grow(
     owner_client: Client, owner: User, django_assert_num_queries: DjangoAssertNumQueries
 ) -> None:
@@ -272,9 +302,9 @@ def test_node_page_shows_the_newest_facts_and_events_until_asked_for_all(
     assert html.count('id="slice-') == DETAIL_LIMIT and html.count('id="event-') == DETAIL_LIMIT
     assert f"Showing the newest {DETAIL_LIMIT} of {DETAIL_LIMIT + extra} facts" in html
     assert f"Showing the newest {DETAIL_LIMIT} of {DETAIL_LIMIT + extra} events" in html
-    # The newest are shown (the edit form holds each fact's text), the oldest wait.
-    assert f"fact number {DETAIL_LIMIT + extra - 1}</textarea>" in html
-    assert "fact number 0</textarea>" not in html
+    # The newest are shown (each fact's delete button names it), the oldest wait.
+    assert f"Delete the fact “fact number {DETAIL_LIMIT + extra - 1}”" in html
+    assert "Delete the fact “fact number 0”" not in html
     everything = owner_client.get(url("node", node.pk) + "?all=1").content.decode()
     assert everything.count('id="slice-') == DETAIL_LIMIT + extra
     assert everything.count('id="event-') == DETAIL_LIMIT + extra

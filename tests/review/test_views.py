@@ -359,6 +359,67 @@ def test_merge_picker_searches_as_you_type(
     assert "No memory matches" in nothing.content.decode()
 
 
+def test_a_card_renders_no_merge_form_until_its_merge_section_opens(
+    owner_client: Client, piano: Candidate
+) -> None:
+    html = owner_client.get(url("queue")).content.decode()
+    form = url("candidate-merge-form", piano.pk)
+    assert f'hx-get="{form}" hx-trigger="toggle once" hx-target="#merge-{piano.pk}"' in html
+    assert f'<div id="merge-{piano.pk}">' in html
+    assert url("candidate-merge", piano.pk) + '"' not in html  # no merge form yet
+    assert url("candidate-merge-pick", piano.pk) in html  # without JavaScript: the merge page
+
+
+def test_opening_merge_fetches_the_cards_merge_form(
+    owner_client: Client, piano: Candidate, boxing: Node
+) -> None:
+    response = owner_client.get(url("candidate-merge-form", piano.pk), **HX)
+    html = response.content.decode()
+    assert response.status_code == 200 and "<html" not in html
+    # The swap target: the element that replaces the placeholder, under its id.
+    assert html.lstrip().startswith(f'<form id="merge-{piano.pk}" method="post"')
+    assert f'action="{url("candidate-merge", piano.pk)}"' in html
+    assert f'id="picker-{piano.pk}"' in html and f'id="merge-preview-{piano.pk}"' in html
+    assert f'value="{boxing.pk}"' in html and "(suggested)" in html
+
+
+def test_the_merge_form_without_javascript_is_the_merge_page(
+    owner_client: Client, piano: Candidate
+) -> None:
+    response = owner_client.get(url("candidate-merge-form", piano.pk))
+    assert response.status_code == 302
+    assert response["Location"] == url("candidate-merge-pick", piano.pk)
+
+
+def test_the_merge_form_of_a_decided_guess_says_so(owner_client: Client, piano: Candidate) -> None:
+    owner_client.post(url("candidate-reject", piano.pk))
+    html = owner_client.get(url("candidate-merge-form", piano.pk), **HX).content.decode()
+    assert html.lstrip().startswith(f'<div id="merge-{piano.pk}">')
+    assert "nothing to merge" in html and url("candidate-merge", piano.pk) + '"' not in html
+
+
+def test_the_merge_form_is_the_owners_only(
+    client: Client, other_client: Client, piano: Candidate
+) -> None:
+    form = url("candidate-merge-form", piano.pk)
+    assert other_client.get(form, **HX).status_code == 404
+    assert other_client.get(form).status_code == 404
+    other_client.logout()
+    response = client.get(form, **HX)
+    assert response.status_code == 302 and response["Location"].startswith("/login/")
+
+
+def test_the_merge_form_reads_a_constant_number_of_queries(
+    owner_client: Client,
+    owner: User,
+    piano: Candidate,
+    django_assert_num_queries: DjangoAssertNumQueries,
+) -> None:
+    # session, user, the candidate with its possible node, pending badge
+    with django_assert_num_queries(4):
+        owner_client.get(url("candidate-merge-form", piano.pk), **HX)
+
+
 def test_merge_picker_is_a_page_of_its_own_without_javascript(
     owner_client: Client, piano: Candidate, boxing: Node
 ) -> None:
@@ -528,6 +589,17 @@ def test_the_queue_filters_by_category_and_sorts_by_confidence(
     assert _queue_labels(skills.content.decode()) == ["Chess", "Piano"]
     low = owner_client.get(url("queue"), {"sort": "least_confident"}).content.decode()
     assert _queue_labels(low) == ["Piano", "Lisbon", "Chess"]
+
+
+def test_the_queue_filters_show_what_was_asked_for(owner_client: Client, owner: User) -> None:
+    make_candidate(owner=owner, label="Piano", category_guess="skill")
+    response = owner_client.get(url("queue"), {"category": "skill", "sort": "confidence"})
+    html = response.content.decode()
+    assert '<select name="category" id="id_category">' in html
+    assert '<option value="skill" selected>' in html
+    assert '<option value="confidence" selected>' in html
+    assert '<option value="" selected>any source</option>' in html
+    assert html.count(" selected>") == 3 + 2  # the three filters, the card's category and state
 
 
 def test_the_queue_filters_by_source_transcript(owner_client: Client, owner: User) -> None:
