@@ -76,6 +76,17 @@ def load_named_index(owner: Person, parsed: Parsed) -> OwnerIndex:
     return OwnerIndex(docs=rows.docs(), names=dict(names))
 
 
+def _add_current_slices(owner: Person, nodes: dict[int, Doc]) -> None:
+    """Each node's current slices, newest first, in its document (one query)."""
+    for node_id, text, kind in (
+        Slice.objects.for_owner(owner)
+        .filter(is_current=True, node_id__in=sorted(nodes))
+        .order_by("-created_at", "-id")
+        .values_list("node_id", "text", "kind")
+    ):
+        nodes[node_id].slices.append((text, kind))
+
+
 _NODE_COLUMNS = ("id", "label", "canonical_key", "category", "state", "summary")
 _PAGE_COLUMNS = ("id", "title", "canonical_key", "topic", "summary", "body", "node_id")
 
@@ -149,13 +160,7 @@ class _NamedRows:
             .values_list(*_PAGE_COLUMNS)
         ):
             self.page_doc(row)
-        for node_id, text, kind in (
-            Slice.objects.for_owner(owner)
-            .filter(is_current=True, node_id__in=sorted(named_nodes))
-            .order_by("-created_at", "-id")
-            .values_list("node_id", "text", "kind")
-        ):
-            named_nodes[node_id].slices.append((text, kind))
+        _add_current_slices(owner, named_nodes)
 
 
 # A broad profile question reads, per category asked about (one read in all for "tell me
@@ -391,13 +396,7 @@ def load_candidates(
             docs.append(Doc("page", pid, title, key, summary=summary, node_id=node_id))
     nodes = {d.id: d for d in docs if d.kind == "node"}
     if nodes:
-        for node_id, text, kind in (
-            Slice.objects.for_owner(owner)
-            .filter(is_current=True, node_id__in=sorted(nodes))
-            .order_by("-created_at", "-id")
-            .values_list("node_id", "text", "kind")
-        ):
-            nodes[node_id].slices.append((text, kind))
+        _add_current_slices(owner, nodes)
     return OwnerIndex(docs=docs, names=index.names, complete=True)
 
 
