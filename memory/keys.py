@@ -33,7 +33,8 @@ _NON_WORD = re.compile(r"[\W_]+", re.UNICODE)
 
 
 #: Keys of texts up to this long are cached (labels, aliases, short facts), so the cache stays
-#: small (at most 65,536 of them) whatever a save holds.
+#: small (at most 8,192 of them, about 2 MB) whatever a save holds: cleanup reads every
+#: label of a large memory once, and a worker keeps its cache between requests.
 CACHED_KEY_CHARS = 200
 
 
@@ -59,7 +60,7 @@ def canonical_key(text: str) -> str:
     return _key(text)
 
 
-@lru_cache(maxsize=1 << 16)
+@lru_cache(maxsize=1 << 13)
 def _cached_key(text: str) -> str:
     return _key(text)
 

@@ -202,7 +202,7 @@ def label_rejection(label: str) -> str | None:
     return _rejection(label)
 
 
-@lru_cache(maxsize=1 << 14)
+@lru_cache(maxsize=1 << 12)
 def _cached_rejection(label: str) -> str | None:
     return _rejection(label)
 
