@@ -150,7 +150,7 @@ def test_suppress_and_a_reingest_stays_blocked(signed_in: Any, person: Any) -> N
     page = signed_in
     text = "User: I started learning the cello last week.\n"
     ingest_text(owner=person, text=text, name="monday.txt")
-    cello = Candidate.objects.get(owner=person, canonical_key="cello")
+    cello = Candidate.objects.for_owner(person).get(canonical_key="cello")
     page.reload()
     this = card(page, cello)
     this.get_by_label("Suppress for how long").select_option("month")
@@ -165,9 +165,9 @@ def test_suppress_and_a_reingest_stays_blocked(signed_in: Any, person: Any) -> N
     assert {"kind": "candidate", "label": "Cello", "reason": "suppressed_blocked"} in [
         {k: r[k] for k in ("kind", "label", "reason")} for r in later.rejected
     ] or later.reasons.get("suppressed_blocked")
-    assert not Candidate.objects.filter(owner=person, status="pending").exists()
-    assert not Node.objects.filter(owner=person, canonical_key="cello").exists()
-    suppression = Suppression.objects.get(owner=person, canonical_key="cello")
+    assert not Candidate.objects.for_owner(person).filter(status="pending").exists()
+    assert not Node.objects.for_owner(person).filter(canonical_key="cello").exists()
+    suppression = Suppression.objects.for_owner(person).get(canonical_key="cello")
     assert suppression.hit_count >= 1
     page.goto("/memory/suppressions/")
     row = page.locator(f"#suppression-{suppression.pk}")
@@ -214,8 +214,8 @@ def test_delete_a_node_with_make_it_stick(signed_in: Any, person: Any) -> None:
         "violoncello",
     }
     ingest_text(owner=person, text="User: I started learning the cello.\n", name="again.txt")
-    assert not Node.objects.filter(owner=person, canonical_key="cello").exists()
-    assert not Candidate.objects.filter(owner=person, status="pending").exists()
+    assert not Node.objects.for_owner(person).filter(canonical_key="cello").exists()
+    assert not Candidate.objects.for_owner(person).filter(status="pending").exists()
 
 
 def test_phone_width_has_no_sideways_scroll(signed_in: Any, person: Any) -> None:
@@ -238,11 +238,11 @@ def test_reject_and_forget_what_was_said(signed_in: Any, person: Any) -> None:
         name="chat",
         extractor="proposals",
     )
-    tarot = Candidate.objects.get(owner=person, canonical_key="tarot")
+    tarot = Candidate.objects.for_owner(person).get(canonical_key="tarot")
     page.reload()
     card(page, tarot).get_by_role("button", name="Reject & forget what was said").click()
     expect_text(card(page, tarot), "what was said about it is forgotten")
-    assert Suppression.objects.get(owner=person, canonical_key="tarot").reason == "forgotten"
+    assert Suppression.objects.for_owner(person).get(canonical_key="tarot").reason == "forgotten"
     from memory.recall import recall
 
     assert recall(person, "aunt tarot cards").no_recall

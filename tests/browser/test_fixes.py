@@ -131,7 +131,7 @@ def test_a_merge_shows_what_it_will_change_and_asks_about_the_state(
     ingest_text(
         owner=person, text=json.dumps({"objects": objects}), name="m.json", extractor="proposals"
     )
-    guess = Candidate.objects.get(owner=person, label_guess="Atlas Mobile App")
+    guess = Candidate.objects.for_owner(person).get(label_guess="Atlas Mobile App")
     page.goto("/review/")
     card = page.locator(f"#candidate-{guess.pk}")
     card.get_by_text("Merge into an existing memory").click()
@@ -176,14 +176,14 @@ def _populate(person: Any) -> Any:
     )
     make_candidate(owner=person, label="A rather long label for a narrow phone screen")
     ingest_text(owner=person, text="User: I started learning the cello.\n", name="x" * 60 + ".txt")
-    assert Transcript.objects.filter(owner=person).exists()
+    assert Transcript.objects.for_owner(person).exists()
     return atlas
 
 
 def test_every_page_fits_a_phone_and_the_graph_stays_legible(signed_in: Any, person: Any) -> None:
     page = signed_in
     atlas = _populate(person)
-    transcript = Transcript.objects.filter(owner=person).first()
+    transcript = Transcript.objects.for_owner(person).first()
     assert transcript is not None
     receipt = transcript.receipt
     assert receipt is not None

@@ -78,11 +78,9 @@ def test_the_sdk_client_connects_calls_refreshes_and_is_revoked(base_url: str, o
     assert connection.application.name == "Test connector"
     assert connection.resource == mcp_url
     assert connection.token.scopes == ["memory:read", "memory:write"]
-    receipt = Receipt.objects.get(owner=owner, source="mcp")
+    receipt = Receipt.objects.for_owner(owner).get(source="mcp")
     assert receipt.token_id == connection.token_id
-    assert (
-        Candidate.objects.filter(owner=owner).exists() or Node.objects.filter(owner=owner).exists()
-    )
+    assert Candidate.objects.for_owner(owner).exists() or Node.objects.for_owner(owner).exists()
     # the refresh rotated both tokens
     second = storage.tokens
     assert first is not None and second is not None and storage.client is not None

@@ -295,7 +295,7 @@ def test_a_connection_revoked_in_the_admin_can_neither_call_nor_refresh(
         },
     )
     assert refresh.status_code == 400 and refresh.json()["error"] == "invalid_grant"
-    assert Connection.objects.filter(owner=owner).count() == 1  # no new connection appeared
+    assert Connection.objects.for_owner(owner).count() == 1  # no new connection appeared
 
 
 def test_oauth_calls_are_not_counted_as_bad_token_guesses(

@@ -89,10 +89,10 @@ def assert_error(response: Any, status: int, code: str) -> dict:
 
 def nothing_written(owner: Any) -> bool:
     return not (
-        Node.objects.filter(owner=owner).exists()
-        or Candidate.objects.filter(owner=owner).exists()
-        or Transcript.objects.filter(owner=owner).exists()
-        or Receipt.objects.filter(owner=owner).exists()
+        Node.objects.for_owner(owner).exists()
+        or Candidate.objects.for_owner(owner).exists()
+        or Transcript.objects.for_owner(owner).exists()
+        or Receipt.objects.for_owner(owner).exists()
     )
 
 
@@ -309,7 +309,7 @@ def test_delete_node_sticks_by_default(api: Any, owner: User) -> None:
     assert response.status_code == 200
     assert response.json()["stick"] is True
     assert not Node.objects.filter(pk=node.pk).exists()
-    assert set(Suppression.objects.filter(owner=owner).values_list("label", flat=True)) == {
+    assert set(Suppression.objects.for_owner(owner).values_list("label", flat=True)) == {
         "Boxing",
         "pugilism",
     }
@@ -319,7 +319,7 @@ def test_delete_node_without_stick(api: Any, owner: User) -> None:
     node = make_node(owner=owner, label="Boxing")
     response = api.send("delete", f"/v1/nodes/{node.pk}?stick=false")
     assert response.status_code == 200
-    assert not Suppression.objects.filter(owner=owner).exists()
+    assert not Suppression.objects.for_owner(owner).exists()
 
 
 # --- candidates -----------------------------------------------------------------------------
@@ -491,7 +491,7 @@ def test_rules_get_and_put(api: Any, owner: User) -> None:
 )
 def test_bad_rules_are_400(api: Any, owner: User, body: Any) -> None:
     assert_error(api.send("put", "/v1/rules", body), 400, "invalid_input")
-    assert not MemoryRule.objects.filter(owner=owner).exists()
+    assert not MemoryRule.objects.for_owner(owner).exists()
 
 
 # --- transcripts ----------------------------------------------------------------------------

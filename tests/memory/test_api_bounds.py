@@ -51,12 +51,12 @@ def test_a_save_over_the_inline_size_answers_202_with_a_status_link(
     transcript = Transcript.objects.get(owner=owner)
     assert body["status_url"] == f"/v1/transcripts/{transcript.pk}"
     assert body["transcript"]["status"] == "pending" and body["transcript"]["receipt"] is None
-    assert not Receipt.objects.filter(owner=owner).exists()  # nothing processed in the request
+    assert not Receipt.objects.for_owner(owner).exists()  # nothing processed in the request
 
     (receipt,) = ingest_pending()
     status = client.get(body["status_url"], **auth).json()
     assert status["status"] == "done" and status["receipt"]["receipt_id"] == receipt.pk
-    assert Candidate.objects.filter(owner=owner, label_guess="Cello").exists()
+    assert Candidate.objects.for_owner(owner).filter(label_guess="Cello").exists()
 
 
 def test_a_conversation_over_the_message_cap_answers_202(
@@ -99,7 +99,7 @@ def test_rules_refuse_loosely_typed_values(
     )
     assert response.status_code == 400, response.content
     assert response.json()["code"] == "invalid_input"
-    rule = MemoryRule.objects.filter(owner=owner).first()
+    rule = MemoryRule.objects.for_owner(owner).first()
     assert rule is None or (rule.retention_days is None and rule.auto_collect is False)
 
 
@@ -109,7 +109,7 @@ def test_a_boolean_ts_is_refused_not_1970(
     body = {"messages": [{"role": "user", "content": "I started boxing.", "ts": True}]}
     response = post(client, auth, "/v1/conversations", body)
     assert response.status_code == 400
-    assert not Transcript.objects.filter(owner=owner).exists()
+    assert not Transcript.objects.for_owner(owner).exists()
 
 
 def test_an_epoch_ts_is_still_accepted(client: Client, auth: dict[str, Any], owner: User) -> None:
@@ -149,7 +149,7 @@ def test_an_upload_with_a_lone_surrogate_is_refused_and_not_stored(
     response = client.post("/v1/transcripts", {"file": upload}, **auth)
     assert response.status_code == 400
     assert "surrogate" in response.json()["message"]
-    assert not Transcript.objects.filter(owner=owner).exists()
+    assert not Transcript.objects.for_owner(owner).exists()
 
 
 def test_several_file_fields_are_refused_not_silently_dropped(
@@ -163,7 +163,7 @@ def test_several_file_fields_are_refused_not_silently_dropped(
     response = client.post("/v1/transcripts", {"file": files}, **auth)
     assert response.status_code == 400
     assert "one file per request" in response.json()["message"]
-    assert not Transcript.objects.filter(owner=owner).exists()
+    assert not Transcript.objects.for_owner(owner).exists()
 
 
 def test_the_api_root_is_json_404(client: Client, auth: dict[str, Any]) -> None:

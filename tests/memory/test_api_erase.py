@@ -94,7 +94,7 @@ def test_delete_all(client: Client, owner: User, other_user: User, receipt: Any)
 
     refused = post(client, secret, "/v1/memory/delete-all", {"confirm": "yes"})
     assert refused.status_code == 400 and refused.json()["code"] == "confirmation_required"
-    assert Node.objects.filter(owner=owner).exists()
+    assert Node.objects.for_owner(owner).exists()
 
     response = post(client, secret, "/v1/memory/delete-all", {"confirm": "DELETE"})
 
@@ -105,10 +105,10 @@ def test_delete_all(client: Client, owner: User, other_user: User, receipt: Any)
         "kept_suppressions": True,
         "suppressions_kept": 1,
     }
-    assert not Node.objects.filter(owner=owner).exists()
-    assert not Candidate.objects.filter(owner=owner).exists()
-    assert [r.pk for r in Receipt.objects.filter(owner=owner)] == [data["receipt_id"]]
-    assert Node.objects.filter(owner=other_user).exists()
+    assert not Node.objects.for_owner(owner).exists()
+    assert not Candidate.objects.for_owner(owner).exists()
+    assert [r.pk for r in Receipt.objects.for_owner(owner)] == [data["receipt_id"]]
+    assert Node.objects.for_owner(other_user).exists()
     # the token still works against the empty store
     assert client.get("/v1/nodes", HTTP_AUTHORIZATION=f"Bearer {secret}").json()["nodes"] == []
 
@@ -126,4 +126,4 @@ def test_delete_all_dropping_suppressions_and_refusals(
         client, secret, "/v1/memory/delete-all", {"confirm": "DELETE", "keep_suppressions": False}
     )
 
-    assert response.status_code == 200 and not Suppression.objects.filter(owner=owner).exists()
+    assert response.status_code == 200 and not Suppression.objects.for_owner(owner).exists()

@@ -71,7 +71,7 @@ def test_lone_surrogate_is_a_400_and_writes_nothing(
 ) -> None:
     response = send(client, auth, "post", path, raw)
     assert_error(response, 400, "invalid_json")
-    assert not Receipt.objects.filter(owner=owner).exists()
+    assert not Receipt.objects.for_owner(owner).exists()
 
 
 def test_surrogate_pairs_are_still_fine(client: Any, auth: dict[str, Any], owner: User) -> None:
@@ -98,7 +98,7 @@ def test_out_of_range_times_in_a_conversation_are_400(
 ) -> None:
     response = send(client, auth, "post", "/v1/conversations", json.dumps(body))
     assert_error(response, 400, "invalid_input")
-    assert not Receipt.objects.filter(owner=owner).exists()
+    assert not Receipt.objects.for_owner(owner).exists()
 
 
 def test_reject_until_out_of_range_is_400(client: Any, auth: dict[str, Any], owner: User) -> None:
@@ -242,7 +242,7 @@ def test_mcp_out_of_range_times_are_tool_errors_that_write_nothing(
         "Error executing tool save_conversation" in text
         and text != "Error executing tool save_conversation"
     ), text
-    assert not Receipt.objects.filter(owner=owner).exists()
+    assert not Receipt.objects.for_owner(owner).exists()
     assert not Node.objects.exists() and not Candidate.objects.exists()
 
 

@@ -232,7 +232,7 @@ def test_lists_are_the_builders_json_in_the_envelope(
             "offset": 0,
         },
     )
-    receipts = Receipt.objects.filter(owner=owner).order_by("-created_at", "-id")
+    receipts = Receipt.objects.for_owner(owner).order_by("-created_at", "-id")
     same_bytes(
         client.get("/v1/receipts", **auth),
         {"receipts": [r.as_json() for r in receipts], "limit": 100, "offset": 0},

@@ -74,8 +74,8 @@ def delete_during_snapshot(monkeypatch: Any, delete: Any) -> None:
 
 
 def nothing_landed(owner: Any) -> None:
-    assert not Slice.objects.filter(owner=owner, text="three rounds on the bag").exists()
-    assert not Candidate.objects.filter(owner=owner, label_guess="Pottery").exists()
+    assert not Slice.objects.for_owner(owner).filter(text="three rounds on the bag").exists()
+    assert not Candidate.objects.for_owner(owner).filter(label_guess="Pottery").exists()
 
 
 # --- one connection (both backends) ---------------------------------------------------------
@@ -93,7 +93,7 @@ def test_a_node_deleted_mid_ingest_drops_the_write_with_a_conflict_receipt(
     assert receipt.outcome == "deletion_conflict"
     assert "deletion" in receipt.error and "nothing was written" in receipt.error
     nothing_landed(owner)
-    assert not Node.objects.filter(owner=owner).exists()
+    assert not Node.objects.for_owner(owner).exists()
 
 
 @pytest.mark.django_db
@@ -107,8 +107,8 @@ def test_delete_all_mid_ingest_drops_the_write(
 
     assert receipt.outcome == "deletion_conflict"
     nothing_landed(owner)
-    assert not Node.objects.filter(owner=owner).exists()
-    assert sorted(Receipt.objects.filter(owner=owner).values_list("outcome", flat=True)) == [
+    assert not Node.objects.for_owner(owner).exists()
+    assert sorted(Receipt.objects.for_owner(owner).values_list("outcome", flat=True)) == [
         "deletion_conflict",
         "wrote",  # the delete-all receipt
     ]
@@ -139,7 +139,7 @@ def test_a_write_started_after_the_deletion_lands(
     receipt = ingest_proposals(owner=owner, objects=DOC, name="chat", source="api")
 
     assert receipt.outcome == "wrote"
-    assert Slice.objects.filter(owner=owner, text="three rounds on the bag").exists()
+    assert Slice.objects.for_owner(owner).filter(text="three rounds on the bag").exists()
 
 
 @pytest.mark.django_db
@@ -220,7 +220,7 @@ def test_an_ingest_in_flight_on_another_connection_does_not_land_after_a_deletio
     assert writer.error is None
     assert writer.receipt is not None and writer.receipt.outcome == "deletion_conflict"
     nothing_landed(owner)
-    assert not Node.objects.filter(owner=owner).exists()
+    assert not Node.objects.for_owner(owner).exists()
 
 
 def wait_for_lock_wait(timeout: float = 30.0) -> None:
@@ -245,7 +245,7 @@ def test_a_deletion_waits_for_a_write_already_committing_then_removes_it(
 ) -> None:
     owner = make_user("racer")
     boxing = make_node(owner=owner, label="Boxing")
-    DeletionBarrier.objects.filter(owner=owner).update(barrier_at=timezone.now())
+    DeletionBarrier.objects.for_owner(owner).update(barrier_at=timezone.now())
     written, release = threading.Event(), threading.Event()
 
     def hold_inside_the_transaction() -> None:
@@ -278,9 +278,9 @@ def test_a_deletion_waits_for_a_write_already_committing_then_removes_it(
     assert writer.error is None and not deleter_errors
     assert writer.receipt is not None and writer.receipt.outcome == "wrote"
     # The write committed first; the deletion then removed the node with what was written on it.
-    assert not Node.objects.filter(owner=owner).exists()
-    assert not Slice.objects.filter(owner=owner).exists()
-    assert Suppression.objects.filter(owner=owner, label="Boxing").exists()
+    assert not Node.objects.for_owner(owner).exists()
+    assert not Slice.objects.for_owner(owner).exists()
+    assert Suppression.objects.for_owner(owner).filter(label="Boxing").exists()
 
 
 # --- a person's first deletion ---------------------------------------------------------------
@@ -301,7 +301,7 @@ def test_a_first_deletion_waits_for_a_write_in_flight_then_removes_it(
     owner = make_user("first-timer")
     make_node(owner=owner, label="Boxing")
     if row == "missing":  # a user from before barrier rows were created with the user
-        DeletionBarrier.objects.filter(owner=owner).delete()
+        DeletionBarrier.objects.for_owner(owner).delete()
     written, release = threading.Event(), threading.Event()
 
     def hold_inside_the_transaction() -> None:
@@ -334,7 +334,7 @@ def test_a_first_deletion_waits_for_a_write_in_flight_then_removes_it(
     assert writer.error is None and not deleter_errors
     assert writer.receipt is not None and writer.receipt.outcome == "wrote"
     nothing_landed(owner)
-    assert not Node.objects.filter(owner=owner).exists()
+    assert not Node.objects.for_owner(owner).exists()
 
 
 @needs_postgres
@@ -385,10 +385,10 @@ def test_delete_all_in_a_burst_of_saves_leaves_nothing_without_its_receipt() -> 
     assert not errors
     assert len(outcomes) == 30
     assert set(outcomes) <= {"wrote", "deletion_conflict", "meaningful_no_write"}
-    receipts = set(Receipt.objects.filter(owner=owner).values_list("pk", flat=True))
+    receipts = set(Receipt.objects.for_owner(owner).values_list("pk", flat=True))
     # Whatever survived was written after the deletion, by a save whose receipt survived too.
     for model in (Candidate, Evidence):
-        kept = model.objects.filter(owner=owner)
+        kept = model.objects.for_owner(owner)
         orphans = [
             row.pk
             for row in kept

@@ -309,7 +309,7 @@ def test_junk_nodes_are_removed_suppressed_and_reported(owner: User, other_user:
         ("Can you help me", "bad_title"),
     ]
     assert [j["label"] for j in report.junk_kept] == ["this stuff"]
-    assert set(Node.objects.filter(owner=owner).values_list("label", flat=True)) == {
+    assert set(Node.objects.for_owner(owner).values_list("label", flat=True)) == {
         "Boxing",
         "this stuff",
     }
@@ -321,7 +321,7 @@ def test_junk_nodes_are_removed_suppressed_and_reported(owner: User, other_user:
         1,
     )
     assert (c["junk_edges_removed"], c["suppressions_written"]) == (1, 1)
-    written = Suppression.objects.get(owner=owner, reason="cleanup")
+    written = Suppression.objects.for_owner(owner).get(reason="cleanup")
     assert (written.label, written.kind, written.canonical_key) == (
         "that thing",
         "node",
@@ -590,9 +590,9 @@ def test_two_overlapping_runs_count_everything_once() -> None:
         done = [r for run in results for r in run if r.user_id == owner.pk and r.changed]
         assert len(done) == 1, owner.username  # one run did the work, the other nothing
         assert done[0].counts["candidates_expired"] == 1
-        assert Receipt.objects.filter(owner=owner, source="cleanup").count() == 1
+        assert Receipt.objects.for_owner(owner).filter(source="cleanup").count() == 1
         assert Candidate.objects.get(owner=owner).status == "expired"
-        assert Suppression.objects.filter(owner=owner, reason="cleanup").count() == 1
+        assert Suppression.objects.for_owner(owner).filter(reason="cleanup").count() == 1
 
 
 # --- at scale: chunks and bounded reports ----------------------------------------------------
@@ -650,8 +650,8 @@ def test_cleanup_in_small_chunks_does_what_one_pass_does(
     for model in (Candidate, Transcript, Slice, Node, Suppression):
         status = {"status": "pending"} if model is Candidate else {}
         assert (
-            model.objects.filter(owner=owner, **status).count()
-            == model.objects.filter(owner=other_user, **status).count()
+            model.objects.for_owner(owner).filter(**status).count()
+            == model.objects.for_owner(other_user).filter(**status).count()
         )
     # The report names the first LIST_LIMIT candidates; its count stays exact.
     assert len(chunked.candidates) == 3 and len(whole.candidates) == 7

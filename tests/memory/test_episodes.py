@@ -64,7 +64,7 @@ def test_command_ingest_keeps_every_message(owner: User, tmp_path: Path) -> None
         "User: I moved to Lisbon in March.\nAssistant: How is it going?\nUser: Loving it."
     )
     call_command("ingest", str(path), "--user", owner.username, "--source-time", "2026-03-20")
-    rows = list(Episode.objects.filter(owner=owner).order_by("seq"))
+    rows = list(Episode.objects.for_owner(owner).order_by("seq"))
     assert [(e.message_id, e.role, e.text) for e in rows] == [
         ("M0", "user", "I moved to Lisbon in March."),
         ("M1", "assistant", "How is it going?"),
@@ -87,7 +87,7 @@ def test_api_conversation_uses_message_times(owner: User) -> None:
         source_time=datetime(2026, 2, 15, tzinfo=UTC),
     )
     assert receipt.outcome in {Outcome.WROTE, Outcome.MEANINGFUL_NO_WRITE}
-    first, second = Episode.objects.filter(owner=owner).order_by("seq")
+    first, second = Episode.objects.for_owner(owner).order_by("seq")
     assert first.said_at == datetime(2026, 2, 14, 18, tzinfo=UTC)
     assert second.said_at == datetime(2026, 2, 15, tzinfo=UTC)
     assert first.transcript_id == receipt.detail["transcript"]
@@ -96,7 +96,7 @@ def test_api_conversation_uses_message_times(owner: User) -> None:
 def test_a_save_with_nothing_to_keep_still_keeps_what_was_said(owner: User) -> None:
     receipt = ingest_text(owner=owner, text="User: hm, ok\nAssistant: Sure.", name="chat")
     assert receipt.outcome == Outcome.MEANINGFUL_NO_WRITE
-    assert Episode.objects.filter(owner=owner).count() == 2
+    assert Episode.objects.for_owner(owner).count() == 2
 
 
 def test_upload_small_now_and_large_by_pending_worker(owner: User, settings: Settings) -> None:
@@ -114,11 +114,11 @@ def test_repeating_a_save_writes_no_second_copy(owner: User) -> None:
     ingest_text(owner=owner, text="User: I play chess on Sundays.", name="one")
     again = ingest_text(owner=owner, text="User: I play chess on Sundays.", name="one")
     assert again.outcome == Outcome.DUPLICATE
-    assert Episode.objects.filter(owner=owner).count() == 1
+    assert Episode.objects.for_owner(owner).count() == 1
     transcript = Transcript.objects.get(owner=owner)
     messages = [Message("M0", "user", "I play chess on Sundays.")]
     assert episodes_record(transcript=transcript, messages=messages) == []
-    assert Episode.objects.filter(owner=owner).count() == 1
+    assert Episode.objects.for_owner(owner).count() == 1
 
 
 def test_a_failed_write_rolls_back_the_episodes_too(
@@ -142,14 +142,14 @@ def test_delete_is_scoped_to_the_owner_and_to_the_transcripts_given(
     ingest_text(owner=owner, text="User: mine one", name="1")
     ingest_text(owner=owner, text="User: mine two", name="2")
     ingest_text(owner=other_user, text="User: theirs", name="3")
-    first = Transcript.objects.get(owner=owner, name="1")
+    first = Transcript.objects.for_owner(owner).get(name="1")
     theirs = Transcript.objects.get(owner=other_user)
     assert episodes_delete(owner=owner, transcript_ids=[first.pk, theirs.pk]) == 1
-    assert list(Episode.objects.filter(owner=owner).values_list("text", flat=True)) == ["mine two"]
-    assert Episode.objects.filter(owner=other_user).count() == 1
+    assert list(Episode.objects.for_owner(owner).values_list("text", flat=True)) == ["mine two"]
+    assert Episode.objects.for_owner(other_user).count() == 1
     later = timezone.now() + timedelta(seconds=1)
     assert episodes_delete(owner=owner, before=later) == 1
-    assert Episode.objects.filter(owner=other_user).count() == 1
+    assert Episode.objects.for_owner(other_user).count() == 1
 
 
 # --- the data migration -----------------------------------------------------------------------
@@ -185,7 +185,7 @@ def test_backfill_gives_existing_transcripts_their_episodes(owner: User) -> None
 def test_another_person_is_untouched_by_a_save(owner: User) -> None:
     other = make_user("someone")
     ingest_text(owner=owner, text="User: I collect stamps.", name="s")
-    assert not Episode.objects.filter(owner=other).exists()
+    assert not Episode.objects.for_owner(other).exists()
 
 
 def test_http_api_conversation_keeps_episodes(client: Client, owner: User) -> None:
@@ -220,24 +220,24 @@ def test_retention_deletes_old_episodes_and_cleanup_sweeps_orphans(
     ingest_text(owner=owner, text="User: I planted tulips by the gate.", name="old")
     ingest_text(owner=owner, text="User: The tulips came up purple.", name="new")
     ingest_text(owner=other_user, text="User: I planted tulips too.", name="theirs")
-    old = Transcript.objects.get(owner=owner, name="old")
+    old = Transcript.objects.for_owner(owner).get(name="old")
     long_ago = timezone.now() - timedelta(days=40)
     Episode.objects.filter(transcript=old).update(learned_at=long_ago)
     Transcript.objects.filter(pk=old.pk).update(created_at=long_ago)
     MemoryRule.objects.create(owner=owner, retention_days=30)
 
     dry = cleanup_user(owner=owner, dry_run=True)
-    assert dry.counts["episodes_deleted"] == 1 and Episode.objects.filter(owner=owner).count() == 2
+    assert dry.counts["episodes_deleted"] == 1 and Episode.objects.for_owner(owner).count() == 2
     report = cleanup_user(owner=owner)
     assert report.counts["episodes_deleted"] == 1
     assert report.counts["transcripts_deleted"] == 1  # transcripts, not their episodes too
-    assert list(Episode.objects.filter(owner=owner).values_list("text", flat=True)) == [
+    assert list(Episode.objects.for_owner(owner).values_list("text", flat=True)) == [
         "The tulips came up purple."
     ]
     # a transcript that is no longer a finished save: its episodes are orphans
-    new = Transcript.objects.get(owner=owner, name="new")
+    new = Transcript.objects.for_owner(owner).get(name="new")
     Transcript.objects.filter(pk=new.pk).update(status="failed")
     report = cleanup_user(owner=owner)
     assert report.counts["orphan_episodes_deleted"] == 1
-    assert not Episode.objects.filter(owner=owner).exists()
-    assert Episode.objects.filter(owner=other_user).count() == 1  # never another person's
+    assert not Episode.objects.for_owner(owner).exists()
+    assert Episode.objects.for_owner(other_user).count() == 1  # never another person's

@@ -64,7 +64,7 @@ def state(owner: Any = None) -> dict[str, list[tuple]]:
     """Every row (of ``owner``, or everyone's) in every table, comparable."""
     out = {}
     for model in OWNED:
-        rows = model.objects.all() if owner is None else model.objects.filter(owner=owner)
+        rows = model.objects.all() if owner is None else model.objects.for_owner(owner)
         out[model.__name__] = sorted(tuple(str(v) for v in r) for r in rows.values_list())
     return out
 
@@ -159,7 +159,7 @@ def test_undo_deletes_what_the_ingest_created_and_reverts_what_it_touched(
 
     undo = receipt_undo(receipt=receipt)
 
-    assert list(Node.objects.filter(owner=owner).values_list("label", flat=True)) == ["Boxing"]
+    assert list(Node.objects.for_owner(owner).values_list("label", flat=True)) == ["Boxing"]
     assert not Alias.objects.exists() and not Edge.objects.exists() and not Event.objects.exists()
     boxing = Node.objects.get(pk=world["boxing"].pk)
     assert (boxing.state, boxing.mention_count, boxing.session_count) == ("active", 1, 1)
@@ -169,7 +169,7 @@ def test_undo_deletes_what_the_ingest_created_and_reverts_what_it_touched(
     assert list(Candidate.objects.values_list("label_guess", flat=True)) == ["Pottery"]
     assert not Evidence.objects.filter(receipt=receipt).exists()
     suppressed = sorted(
-        Suppression.objects.filter(owner=owner).values_list("label", "kind", "reason", "source")
+        Suppression.objects.for_owner(owner).values_list("label", "kind", "reason", "source")
     )
     source = f"undo:receipt:{receipt.pk}"
     assert suppressed == [
@@ -439,7 +439,7 @@ def test_delete_all_removes_every_memory_row_and_keeps_settings(
     assert all(mine[m.__name__] == [] for m in emptied)
     assert len(mine["Suppression"]) == 1  # kept by default
     assert len(mine["MemoryRule"]) == 1 and len(mine["AccessToken"]) == 1
-    assert list(Receipt.objects.filter(owner=owner)) == [receipt]
+    assert list(Receipt.objects.for_owner(owner)) == [receipt]
     assert receipt.detail == {
         "action": "erase_all",
         "kept_suppressions": True,
@@ -456,8 +456,8 @@ def test_delete_all_can_drop_the_suppressions_too(owner: User, other_user: User)
 
     memory_erase_all(owner=owner, keep_suppressions=False)
 
-    assert not Suppression.objects.filter(owner=owner).exists()
-    assert Suppression.objects.filter(owner=other_user).count() == 1
+    assert not Suppression.objects.for_owner(owner).exists()
+    assert Suppression.objects.for_owner(other_user).count() == 1
 
 
 def test_a_failure_rolls_delete_all_back(owner: User) -> None:

@@ -60,7 +60,7 @@ def test_djangos_own_delete_fails_at_this_limit_so_the_test_shows_something(
         pytest.skip("the lowered limit is SQLite's; PostgreSQL's 65,535 needs 66,000 rows")
     _facts(owner)
     with pytest.raises(OperationalError, match="too many SQL variables"), transaction.atomic():
-        Slice.objects.filter(owner=owner).delete()
+        Slice.objects.for_owner(owner).delete()
 
 
 def test_delete_owned_removes_every_row_in_chunks_and_leaves_others_alone(
@@ -70,7 +70,7 @@ def test_delete_owned_removes_every_row_in_chunks_and_leaves_others_alone(
     theirs = _facts(other_user, 3)
     assert FACTS > 2 * erase.ERASE_CHUNK  # three chunks
     assert delete_owned(Slice, owner) == FACTS
-    assert not Slice.objects.filter(owner=owner).exists()
+    assert not Slice.objects.for_owner(owner).exists()
     assert Slice.objects.filter(node=theirs).count() == 3
 
 
@@ -78,7 +78,7 @@ def test_delete_all_memory_of_a_large_memory(owner: User, few_parameters: Any) -
     _facts(owner)
     receipt = memory_erase_all(owner=owner)
     assert receipt.counts["slices"] == FACTS and receipt.counts["nodes"] == 1
-    assert not Slice.objects.filter(owner=owner).exists()
+    assert not Slice.objects.for_owner(owner).exists()
 
 
 def test_deleting_an_account_with_a_large_memory(
@@ -92,6 +92,6 @@ def test_deleting_an_account_with_a_large_memory(
     counts = account_delete(owner)
     assert counts["slices"] == FACTS and counts["receipts"] == FACTS
     assert not get_user_model().objects.filter(pk=owner.pk).exists()
-    assert not Slice.objects.filter(owner_id=owner.pk).exists()
-    assert not Receipt.objects.filter(owner_id=owner.pk).exists()
-    assert Slice.objects.filter(owner=other_user).count() == 3
+    assert not Slice.objects.for_owner(owner.pk).exists()
+    assert not Receipt.objects.for_owner(owner.pk).exists()
+    assert Slice.objects.for_owner(other_user).count() == 3

@@ -142,7 +142,7 @@ def test_the_same_content_for_another_owner_is_not_a_duplicate(
     ingest_text(owner=owner, text=BOXING_DOC, name="a.json", extractor="proposals")
     receipt = ingest_text(owner=other_user, text=BOXING_DOC, name="a.json", extractor="proposals")
     assert receipt.outcome == "wrote"
-    assert Candidate.objects.filter(owner=other_user).count() == 1
+    assert Candidate.objects.for_owner(other_user).count() == 1
 
 
 def test_a_second_transcript_bumps_the_pending_candidate(owner: User) -> None:

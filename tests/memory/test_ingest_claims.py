@@ -42,20 +42,20 @@ def test_a_retry_after_a_crash_is_processed_once_the_lease_runs_out(
     first = save(owner)
     assert first.outcome == "wrote"
     # Simulate the state a SIGKILLed worker leaves: the row claimed, never finished.
-    Receipt.objects.filter(owner=owner).delete()
-    Transcript.objects.filter(owner=owner).update(
+    Receipt.objects.for_owner(owner).delete()
+    Transcript.objects.for_owner(owner).update(
         status="processing",
         receipt=None,
         claimed_at=timezone.now() - timedelta(seconds=31),
     )
     from memory.models import Candidate
 
-    Candidate.objects.filter(owner=owner).delete()
+    Candidate.objects.for_owner(owner).delete()
 
     retry = save(owner)
 
     assert retry.outcome == "wrote"
-    assert Candidate.objects.filter(owner=owner).count() == 1
+    assert Candidate.objects.for_owner(owner).count() == 1
     assert Transcript.objects.get(owner=owner).status == "done"
 
 

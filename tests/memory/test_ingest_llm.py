@@ -70,7 +70,7 @@ def stored(owner: Any) -> dict[str, int]:
         "edges": Edge,
         "evidence": Evidence,
     }
-    return {name: model.objects.filter(owner=owner).count() for name, model in models.items()}
+    return {name: model.objects.for_owner(owner).count() for name, model in models.items()}
 
 
 def ingest(owner: Any, text: str = TEXT) -> Any:
@@ -85,9 +85,9 @@ def test_a_good_reply_writes_candidates_with_evidence(owner: User, llm: StubLLMS
     assert receipt.outcome == "wrote", receipt.error
     assert receipt.extractor == "llm"
     assert receipt.counts["candidates"] >= 2
-    labels = set(Candidate.objects.filter(owner=owner).values_list("label_guess", flat=True))
+    labels = set(Candidate.objects.for_owner(owner).values_list("label_guess", flat=True))
     assert {"Berlin", "Tennis"} <= labels
-    assert Evidence.objects.filter(owner=owner).exists()
+    assert Evidence.objects.for_owner(owner).exists()
     assert Transcript.objects.get(owner=owner).status == "done"
 
     request = llm.last_request
@@ -104,7 +104,7 @@ def test_auto_capture_writes_the_node_and_its_dated_event(owner: User, llm: Stub
     receipt = ingest(owner)
 
     assert receipt.outcome == "wrote", receipt.error
-    node = Node.objects.get(owner=owner, label="Berlin")
+    node = Node.objects.for_owner(owner).get(label="Berlin")
     event = Event.objects.get(node=node)
     assert event.action == "moved"
     assert event.happened_at is not None
@@ -154,7 +154,7 @@ def test_a_failed_call_writes_nothing_and_a_retry_writes(
     assert retried.outcome == "wrote", retried.error
     assert retried.pk != failed.pk
     assert stored(owner)["candidates"] == before["candidates"] + 2
-    assert Transcript.objects.filter(owner=owner).count() == 1
+    assert Transcript.objects.for_owner(owner).count() == 1
     assert Transcript.objects.get(owner=owner).status == "done"
 
 
@@ -183,6 +183,6 @@ def test_the_pending_worker_retries_a_failed_llm_transcript(
     receipts = ingest_pending(extractor="llm")
 
     assert [r.outcome for r in receipts] == ["wrote"]
-    assert Candidate.objects.filter(owner=owner, label_guess="Tennis").count() == 1
+    assert Candidate.objects.for_owner(owner).filter(label_guess="Tennis").count() == 1
     assert Transcript.objects.get(owner=owner).status == "done"
     assert ingest_pending(extractor="llm") == []  # nothing left to retry

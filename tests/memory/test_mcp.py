@@ -121,7 +121,7 @@ def test_save_conversation_then_see_the_candidate_recall_and_forget(
     )
     assert receipt["receipt_id"] and receipt["source"] == "mcp"
     assert receipt["outcome"] == "wrote", receipt
-    said = Episode.objects.filter(owner=owner).order_by("seq")
+    said = Episode.objects.for_owner(owner).order_by("seq")
     assert [(e.role, e.text) for e in said] == [
         ("user", "I started learning piano last week."),
         ("assistant", "That's great!"),
@@ -140,7 +140,7 @@ def test_save_conversation_then_see_the_candidate_recall_and_forget(
     forgotten = ok(call(server_url, secret, "forget_memory", {"label": "boxing"}))
     assert forgotten["forgotten"]["id"] == node.pk and forgotten["stick"] is True
     assert not Node.objects.filter(pk=node.pk).exists()
-    assert Suppression.objects.filter(owner=owner, label="Boxing").exists()
+    assert Suppression.objects.for_owner(owner).filter(label="Boxing").exists()
 
 
 def test_save_memory_over_the_modern_protocol(server_url: str, owner: User, secret: str) -> None:
@@ -224,7 +224,7 @@ def _delete_the_reference_graph(server_url: str, owner: User, secret: str) -> No
             {"deletions": [{"entityName": "Atlas", "observations": ["ships in May"]}]},
         )
     )
-    assert not Slice.objects.filter(owner=owner, text="ships in May").exists()
+    assert not Slice.objects.for_owner(owner).filter(text="ships in May").exists()
     ok(
         call(
             server_url,
@@ -233,10 +233,10 @@ def _delete_the_reference_graph(server_url: str, owner: User, secret: str) -> No
             {"relations": [{"from": "Rahul Mehta", "to": "Atlas", "relationType": "works_with"}]},
         )
     )
-    assert not Edge.objects.filter(owner=owner).exists()
+    assert not Edge.objects.for_owner(owner).exists()
     deleted = ok(call(server_url, secret, "delete_entities", {"entityNames": ["Atlas"]}))
     assert deleted["deleted"] == ["Atlas"]
-    assert not Node.objects.filter(owner=owner, label="Atlas").exists()
+    assert not Node.objects.for_owner(owner).filter(label="Atlas").exists()
     # make-it-stick: creating it again is blocked by the suppression
     again = ok(
         call(
@@ -259,8 +259,8 @@ def test_new_entities_wait_for_review_by_default(server_url: str, owner: User, s
         )
     )
     assert created["entities"][0]["status"] == "pending_review"
-    assert Candidate.objects.get(owner=owner, status="pending").category_guess == "person"
-    assert not Node.objects.filter(owner=owner).exists()
+    assert Candidate.objects.for_owner(owner).get(status="pending").category_guess == "person"
+    assert not Node.objects.for_owner(owner).exists()
     # withdrawing a pending entity suppresses it
     ok(call(server_url, secret, "delete_entities", {"entityNames": ["Zoe Park"]}))
     assert Candidate.objects.get(owner=owner).status == "suppressed"
@@ -275,7 +275,7 @@ def test_another_owners_memories_are_invisible(
     assert ok(call(server_url, secret, "list_pending_candidates"))["count"] == 0
     result = call(server_url, secret, "forget_memory", {"label": "Secret project"})
     assert result.is_error
-    assert Node.objects.filter(owner=other_user).exists()
+    assert Node.objects.for_owner(other_user).exists()
 
 
 @pytest.mark.parametrize(
@@ -297,8 +297,8 @@ def test_bad_arguments_are_tool_errors(
     result = call(server_url, secret, tool, arguments)
     assert result.is_error
     assert result.content and result.content[0].text
-    assert not Node.objects.filter(owner=owner).exists()
-    assert not Candidate.objects.filter(owner=owner).exists()
+    assert not Node.objects.for_owner(owner).exists()
+    assert not Candidate.objects.for_owner(owner).exists()
 
 
 def test_read_token_cannot_write(server_url: str, owner: User) -> None:
@@ -405,7 +405,7 @@ def test_empty_lists_are_accepted_like_the_reference_server(
     from memory.models import Node
 
     assert ok(call(server_url, secret, tool, arguments)) is not None
-    assert not Node.objects.filter(owner=owner).exists()
+    assert not Node.objects.for_owner(owner).exists()
 
 
 def test_a_save_too_large_for_one_call_is_queued_for_the_pending_workers(
@@ -443,8 +443,8 @@ def test_a_nul_character_is_an_error_and_nothing_is_stored(
     result = call(server_url, secret, tool, arguments)
     assert result.is_error
     assert "NUL" in result.content[0].text
-    assert not Transcript.objects.filter(owner=owner).exists()
-    assert not Receipt.objects.filter(owner=owner).exists()
+    assert not Transcript.objects.for_owner(owner).exists()
+    assert not Receipt.objects.for_owner(owner).exists()
 
 
 def test_get_opens_no_endless_stream(server_url: str, secret: str) -> None:
@@ -502,7 +502,7 @@ def test_forget_a_label_still_waiting_for_review_forgets_what_was_said(
         )
     )
     assert ok(call(server_url, secret, "recall_memory", {"query": "piano"}))["items"]
-    candidate = Candidate.objects.get(owner=owner, status="pending")
+    candidate = Candidate.objects.for_owner(owner).get(status="pending")
     forgotten = ok(call(server_url, secret, "forget_memory", {"label": candidate.label_guess}))
     assert forgotten["forgotten"]["candidate_id"] == candidate.pk and forgotten["stick"] is True
     assert Suppression.objects.get(owner=owner).reason == "forgotten"

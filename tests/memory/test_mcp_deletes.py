@@ -45,10 +45,10 @@ def test_deleting_observations_leaves_an_undoable_receipt_per_fact(
     assert result.payload["results"][0]["deletedObservations"] == ["Spars on Sundays"]
     assert list(boxing.slices.values_list("text", flat=True)) == ["trains with Ana"]
     assert Slice.objects.filter(pk=theirs.pk).exists()  # another person's stays
-    (receipt,) = Receipt.objects.filter(owner=owner)
+    (receipt,) = Receipt.objects.for_owner(owner)
     assert (receipt.source, receipt.token_id, receipt.outcome) == ("mcp", token.pk, "wrote")
     assert receipt.detail["action"] == "detail_delete" and receipt.detail["kind"] == "slice"
-    assert not Receipt.objects.filter(owner=other_user).exists()
+    assert not Receipt.objects.for_owner(other_user).exists()
     detail_undo(receipt=receipt)  # as the dashboard's deletions, it can be taken back
     assert boxing.slices.filter(text="Spars on Sundays").exists()
 
@@ -97,7 +97,7 @@ def test_deleting_observations_of_a_pending_label_leaves_a_receipt(
     piano.refresh_from_db()
     assert piano.held_objects == held[1:]  # the fact only, not the event with the same words
     assert Candidate.objects.get(pk=theirs.pk).held_objects == held
-    (receipt,) = Receipt.objects.filter(owner=owner)
+    (receipt,) = Receipt.objects.for_owner(owner)
     assert (receipt.source, receipt.token_id, receipt.outcome) == ("mcp", token.pk, "wrote")
     assert receipt.detail == {
         "action": "held_delete",
@@ -140,11 +140,11 @@ def test_deleting_relations_leaves_an_undoable_receipt(
         {"from": "Rahul", "to": "Atlas", "relationType": "works_with"}
     ]
     assert list(Edge.objects.all()) == [theirs]
-    (receipt,) = Receipt.objects.filter(owner=owner)
+    (receipt,) = Receipt.objects.for_owner(owner)
     assert (receipt.source, receipt.token_id) == ("mcp", token.pk)
     assert receipt.detail["action"] == "detail_delete" and receipt.detail["kind"] == "edge"
     detail_undo(receipt=receipt)
-    assert Edge.objects.filter(owner=owner, type="works_with").exists()
+    assert Edge.objects.for_owner(owner).filter(type="works_with").exists()
 
 
 def test_a_failure_midway_deletes_nothing(owner: User, token: Any) -> None:

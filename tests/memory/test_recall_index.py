@@ -53,19 +53,19 @@ def index_state(owner: Any) -> dict:
     """The owner's index as comparable rows (the version is random by design: left out)."""
     return {
         "docs": sorted(
-            RecallDoc.objects.filter(owner=owner).values_list(
+            RecallDoc.objects.for_owner(owner).values_list(
                 "kind", "ref_id", "length", "model", "vector"
             )
         ),
         "terms": sorted(
-            RecallTerm.objects.filter(owner=owner).values_list(
+            RecallTerm.objects.for_owner(owner).values_list(
                 "term", "kind", "ref_id", "tf", "length"
             )
         ),
         # A corpus without a statistics row and one with zero documents are the same.
         "stats": {
             corpus: (docs, length)
-            for corpus, docs, length in RecallStats.objects.filter(owner=owner).values_list(
+            for corpus, docs, length in RecallStats.objects.for_owner(owner).values_list(
                 "corpus", "docs", "total_length"
             )
             if docs or length
@@ -92,7 +92,7 @@ def test_an_ingest_is_searchable_by_its_details_at_once(auto: Any) -> None:
 
 def test_every_write_path_keeps_the_index_equal_to_a_rebuild(auto: Any) -> None:
     receipt = ingest_proposals(owner=auto, objects=DOC, name="chat.json", source="upload")
-    node = Node.objects.get(owner=auto, label="Kestrel")
+    node = Node.objects.for_owner(auto).get(label="Kestrel")
     node_update(node=node, label="Kestrel Telemetry", summary="streams device metrics")
     alias = alias_add(node=node, alias="KT")
     boxing = make_node(owner=auto, label="Boxing", category="skill")
@@ -105,21 +105,21 @@ def test_every_write_path_keeps_the_index_equal_to_a_rebuild(auto: Any) -> None:
     kept = index_state(auto)
     recall_index_rebuild(owner_id=auto.pk)
     assert index_state(auto) == kept
-    assert kept["stats"]["memory"][0] == Node.objects.filter(owner=auto).count() + 1  # + page
+    assert kept["stats"]["memory"][0] == Node.objects.for_owner(auto).count() + 1  # + page
 
 
 def test_statistics_count_documents_and_their_weighted_length(owner: User) -> None:
     node = make_node(owner=owner, label="Kiln", category="interest", summary="fires pots")
     # label (3 x 1 word) + summary (1.5 x 2 words) + category (1 x 1 word)
-    assert RecallDoc.objects.get(owner=owner, kind="node", ref_id=node.pk).length == 7.0
-    memory = RecallStats.objects.get(owner=owner, corpus="memory")
+    assert RecallDoc.objects.for_owner(owner).get(kind="node", ref_id=node.pk).length == 7.0
+    memory = RecallStats.objects.for_owner(owner).get(corpus="memory")
     assert (memory.docs, memory.total_length) == (1, 7.0)
     before = memory.version
     node_delete(node=node)
     memory.refresh_from_db()
     assert (memory.docs, memory.total_length) == (0, 0.0)
     assert memory.version != before
-    assert not RecallTerm.objects.filter(owner=owner).exists()
+    assert not RecallTerm.objects.for_owner(owner).exists()
 
 
 def test_a_deleted_row_never_comes_back_even_before_its_document_is_removed(owner: User) -> None:
@@ -158,9 +158,9 @@ def test_cached_vectors_follow_every_write(owner: User) -> None:
 
 def test_vectors_of_another_model_are_detected_and_never_mixed(owner: User) -> None:
     node = make_node(owner=owner, label="Dr Okoro", category="person", summary="The dentist.")
-    RecallDoc.objects.filter(owner=owner, ref_id=node.pk).update(model="some-other-model")
+    RecallDoc.objects.for_owner(owner).filter(ref_id=node.pk).update(model="some-other-model")
     recall_index_refresh(owner_id=owner.pk)  # nothing to refresh: the version stays
-    RecallStats.objects.filter(owner=owner).update(version=12345)  # as after any other write
+    RecallStats.objects.for_owner(owner).update(version=12345)  # as after any other write
     assert recall_index_stale(owner) == 1
     assert labels(owner, "who looks after my teeth") == []
     out = StringIO()
@@ -175,9 +175,9 @@ def test_vectors_of_another_model_are_detected_and_never_mixed(owner: User) -> N
 def test_delete_all_empties_the_index(auto: Any) -> None:
     ingest_proposals(owner=auto, objects=DOC, name="chat.json", source="upload")
     memory_erase_all(owner=auto)
-    assert not RecallDoc.objects.filter(owner=auto).exists()
-    assert not RecallTerm.objects.filter(owner=auto).exists()
-    assert set(RecallStats.objects.filter(owner=auto).values_list("docs", flat=True)) == {0}
+    assert not RecallDoc.objects.for_owner(auto).exists()
+    assert not RecallTerm.objects.for_owner(auto).exists()
+    assert set(RecallStats.objects.for_owner(auto).values_list("docs", flat=True)) == {0}
 
 
 def test_reindex_command_everyone_and_errors(owner: User, other_user: User) -> None:

@@ -267,7 +267,7 @@ def test_undo_raises_the_deletion_barrier(owner: User) -> None:
     candidate = make_candidate(owner=owner)
     candidate_promote(candidate=candidate, by=owner)
     candidate_undo(candidate=candidate, by=owner)
-    assert DeletionBarrier.objects.filter(owner=owner).exists()
+    assert DeletionBarrier.objects.for_owner(owner).exists()
 
 
 def _manager_guess(owner: Any) -> Any:
@@ -334,7 +334,7 @@ def test_a_promotion_marks_every_row_it_creates_with_its_receipt(owner: User) ->
     assert node.created_receipt_id == receipt.pk
     assert [s.created_receipt_id for s in node.slices.all()] == [receipt.pk]
     assert [e.created_receipt_id for e in node.events.all()] == [receipt.pk]
-    assert [e.created_receipt_id for e in Edge.objects.filter(owner=owner)] == [receipt.pk]
+    assert [e.created_receipt_id for e in Edge.objects.for_owner(owner)] == [receipt.pk]
     # The receipt is complete, and what it lists is what carries it.
     assert receipt.counts == {"nodes": 1, "slices": 1, "events": 1, "edges": 1}
     assert receipt.detail["created"]["slices"] == list(node.slices.values_list("pk", flat=True))

@@ -25,7 +25,7 @@ def test_seed_demo_fills_every_outcome_and_is_idempotent(
     assert "Demo login: username 'demo', password 'demo-memory-2026'" in out
     user = authenticate(username="demo", password="demo-memory-2026")
     assert user is not None and user.is_staff
-    outcomes = set(Receipt.objects.filter(owner=user).values_list("outcome", flat=True))
+    outcomes = set(Receipt.objects.for_owner(user).values_list("outcome", flat=True))
     assert outcomes >= {
         "wrote",
         "meaningful_no_write",
@@ -45,14 +45,14 @@ def test_seed_demo_fills_every_outcome_and_is_idempotent(
         owner=user, outcome="wrote", summary__contains="Demo"
     ).exists()
     assert "also the admin" in out
-    days = {r.created_at.date() for r in Receipt.objects.filter(owner=user)}
+    days = {r.created_at.date() for r in Receipt.objects.for_owner(user)}
     assert len(days) >= 7  # a few weeks of conversations, not one burst
-    assert Candidate.objects.filter(owner=user, status="pending").count() >= 5
-    assert Node.objects.filter(owner=user, origin="promoted").count() >= 5
-    assert Suppression.objects.filter(owner=user).exists()
-    boxing = Node.objects.get(owner=user, label="Boxing")
+    assert Candidate.objects.for_owner(user).filter(status="pending").count() >= 5
+    assert Node.objects.for_owner(user).filter(origin="promoted").count() >= 5
+    assert Suppression.objects.for_owner(user).exists()
+    boxing = Node.objects.for_owner(user).get(label="Boxing")
     assert boxing.events.filter(happened_at__isnull=False).exists()
-    assert Event.objects.filter(owner=user, happened_at__isnull=True).exists()
+    assert Event.objects.for_owner(user).filter(happened_at__isnull=True).exists()
 
     before = (Receipt.objects.count(), Node.objects.count(), Candidate.objects.count())
     call_command("seed_demo")

@@ -348,7 +348,7 @@ def test_add_and_remove_an_alias(owner_client: Client, boxing: Node) -> None:
     assert "Deleted the alias “The sweet science”" in html and 'data-action="undo-change"' in html
     assert not Alias.objects.filter(pk=alias.pk).exists()
     # like every other write, the removal leaves a receipt that can undo it
-    receipt = Receipt.objects.filter(owner=boxing.owner).latest("id")
+    receipt = Receipt.objects.for_owner(boxing.owner).latest("id")
     assert receipt.detail["kind"] == "alias" and receipt.detail["before"]["alias"] == (
         "The sweet science"
     )
@@ -548,4 +548,4 @@ def test_forgetting_a_node_deletes_its_quotes_at_once(
 
     owner_client.post(url("node-delete", boxing.pk), {"stick": "1"})
 
-    assert list(Evidence.objects.filter(owner=owner)) == [kept]
+    assert list(Evidence.objects.for_owner(owner)) == [kept]

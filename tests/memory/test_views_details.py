@@ -143,7 +143,7 @@ def test_delete_answers_with_its_region_and_an_undo_that_works(
     assert response.status_code == 200
     assert html.lstrip().startswith(f'<section id="{region}"')
     assert not model.objects.filter(pk=row.pk).exists()
-    receipt = Receipt.objects.get(owner=owner, detail__action="detail_delete")
+    receipt = Receipt.objects.for_owner(owner).get(detail__action="detail_delete")
     assert reverse("memory:detail-undo", args=[receipt.pk]) in html
 
     response = client.post(reverse("memory:detail-undo", args=[receipt.pk]), **HX)

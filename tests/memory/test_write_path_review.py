@@ -464,7 +464,7 @@ def test_a_sentence_pasted_a_thousand_times_is_one_guess_with_one_quote(owner: U
     assert receipt.outcome == "wrote"
     candidate = Candidate.objects.get(owner=owner)
     assert len(candidate.held_objects) == 1
-    assert Evidence.objects.filter(owner=owner).count() == 1
+    assert Evidence.objects.for_owner(owner).count() == 1
 
 
 @pytest.mark.django_db

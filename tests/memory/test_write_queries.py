@@ -144,7 +144,7 @@ def test_ingest_queries_do_not_grow_with_the_objects(
     assert counts["edges"] == 11 and counts["nodes_updated"] == 12
     assert counts["candidates"] == 12 and counts["candidate_bumps"] == 12
     assert len(receipt.detail["updated"]["state_changes"]) == 12
-    bumped = Candidate.objects.get(owner=owner, canonical_key=canonical_key("Large Pending 3"))
+    bumped = Candidate.objects.for_owner(owner).get(canonical_key=canonical_key("Large Pending 3"))
     assert bumped.mention_count == 2 and bumped.evidence.count() == 1
 
 

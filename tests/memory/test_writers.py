@@ -117,10 +117,10 @@ def test_each_kind_is_one_statement_whatever_the_number_of_rows(
 def test_node_states_write_moves_updated_at_and_only_the_revisions_asked(owner: User) -> None:
     a, b = make_node(owner=owner, label="A"), make_node(owner=owner, label="B")
     week_ago = timezone.now() - timedelta(days=7)
-    Node.objects.filter(owner=owner).update(updated_at=week_ago)
+    Node.objects.for_owner(owner).update(updated_at=week_ago)
     now = timezone.now()
     node_states_write(owner=owner, states={a.pk: "paused", b.pk: "done"}, now=now, bump=[a.pk])
-    rows = {n.pk: n for n in Node.objects.filter(owner=owner)}
+    rows = {n.pk: n for n in Node.objects.for_owner(owner)}
     assert (rows[a.pk].state, rows[a.pk].revision, rows[a.pk].updated_at) == ("paused", 2, now)
     assert (rows[b.pk].state, rows[b.pk].revision, rows[b.pk].updated_at) == ("done", 1, now)
 

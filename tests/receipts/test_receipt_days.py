@@ -53,9 +53,9 @@ def test_counts_equal_a_recount_after_writes_on_every_path(owner: User, other_us
     assert_counts_match()
     assert len(recount()) >= 3
 
-    chess = Candidate.objects.get(owner=owner, label_guess="Chess")
+    chess = Candidate.objects.for_owner(owner).get(label_guess="Chess")
     candidate_promote(candidate=chess, by=owner)
-    piano = Candidate.objects.get(owner=owner, label_guess="Piano")
+    piano = Candidate.objects.for_owner(owner).get(label_guess="Piano")
     candidate_reject(candidate=piano, by=owner)
     candidate_undo(candidate=piano, by=owner)
     assert_counts_match()
@@ -64,12 +64,12 @@ def test_counts_equal_a_recount_after_writes_on_every_path(owner: User, other_us
     assert_counts_match()
 
     # Moved to another day and outcome: one receipt at a time, then in bulk.
-    moved = Receipt.objects.filter(owner=owner).first()
+    moved = Receipt.objects.for_owner(owner).first()
     assert moved is not None
     moved.created_at -= timedelta(days=3)
     moved.outcome = Outcome.DUPLICATE
     moved.save()
-    Receipt.objects.filter(owner=owner, source=Source.REVIEW).update(
+    Receipt.objects.for_owner(owner).filter(source=Source.REVIEW).update(
         created_at=timezone.now() - timedelta(days=40)
     )
     Receipt.objects.bulk_create(
@@ -77,21 +77,21 @@ def test_counts_equal_a_recount_after_writes_on_every_path(owner: User, other_us
     )
     assert_counts_match()
 
-    MemoryRule.objects.filter(owner=owner).update(retention_days=1)
+    MemoryRule.objects.for_owner(owner).update(retention_days=1)
     cleanup_run(now=timezone.now() + timedelta(days=30))
     assert_counts_match()
 
-    gone = Receipt.objects.filter(owner=owner, source=Source.MCP).first()
+    gone = Receipt.objects.for_owner(owner).filter(source=Source.MCP).first()
     assert gone is not None
     gone.delete()
-    Receipt.objects.filter(owner=owner, outcome=Outcome.LLM_FAILED).delete()
+    Receipt.objects.for_owner(owner).filter(outcome=Outcome.LLM_FAILED).delete()
     assert_counts_match()
 
     memory_erase_all(owner=owner)
     assert_counts_match()
-    assert Receipt.objects.filter(owner=owner).count() == 1
-    assert ReceiptDay.objects.filter(owner=owner).count() == 1
-    assert ReceiptDay.objects.filter(owner=other_user).exists()
+    assert Receipt.objects.for_owner(owner).count() == 1
+    assert ReceiptDay.objects.for_owner(owner).count() == 1
+    assert ReceiptDay.objects.for_owner(other_user).exists()
 
 
 def test_a_changed_outcome_moves_the_count_without_a_read(owner: User) -> None:
@@ -186,8 +186,8 @@ def test_writes_touching_more_days_than_one_statement_holds_are_counted(
             for i in range(8)
         ]
     )
-    assert ReceiptDay.objects.filter(owner=owner).count() == 8
-    Receipt.objects.filter(owner=owner).update(outcome=Outcome.DUPLICATE)
+    assert ReceiptDay.objects.for_owner(owner).count() == 8
+    Receipt.objects.for_owner(owner).update(outcome=Outcome.DUPLICATE)
     assert_counts_match()
-    Receipt.objects.filter(owner=owner).delete()
-    assert not ReceiptDay.objects.filter(owner=owner).exists()
+    Receipt.objects.for_owner(owner).delete()
+    assert not ReceiptDay.objects.for_owner(owner).exists()

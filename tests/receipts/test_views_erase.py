@@ -120,7 +120,7 @@ def test_delete_all_needs_the_typed_word(
     assert page.status_code == 200 and 'name="keep_suppressions"' in page.content.decode()
     assert "checked" in page.content.decode()  # keep-suppressions is on by default
     assert wrong.status_code == 400 and "Type DELETE" in wrong.content.decode()
-    assert Node.objects.filter(owner=owner).exists()
+    assert Node.objects.for_owner(owner).exists()
 
 
 def test_delete_all_deletes_mine_only_and_keeps_suppressions_when_asked(
@@ -135,11 +135,11 @@ def test_delete_all_deletes_mine_only_and_keeps_suppressions_when_asked(
     )
 
     assert response.status_code == 302 and response["Location"] == reverse("receipts:list")
-    assert not Node.objects.filter(owner=owner).exists()
-    assert not Candidate.objects.filter(owner=owner).exists()
-    assert list(Suppression.objects.filter(owner=owner).values_list("label", flat=True)) == ["Golf"]
-    assert Node.objects.filter(owner=other_user, label="Theirs").exists()
-    [left] = Receipt.objects.filter(owner=owner)
+    assert not Node.objects.for_owner(owner).exists()
+    assert not Candidate.objects.for_owner(owner).exists()
+    assert list(Suppression.objects.for_owner(owner).values_list("label", flat=True)) == ["Golf"]
+    assert Node.objects.for_owner(other_user).filter(label="Theirs").exists()
+    [left] = Receipt.objects.for_owner(owner)
     assert left.detail["action"] == "erase_all" and left.source == "review"
 
 
@@ -151,14 +151,14 @@ def test_delete_all_without_the_box_drops_suppressions_too(
 
     client.post(reverse("receipts:delete-all"), {"confirm": "DELETE"})
 
-    assert not Suppression.objects.filter(owner=owner).exists()
+    assert not Suppression.objects.for_owner(owner).exists()
 
 
 def test_a_visitor_cannot_delete_all(client: Client, owner: User, receipt: Any) -> None:
     response = client.post(reverse("receipts:delete-all"), {"confirm": "DELETE"})
 
     assert response.status_code == 302 and "/login/" in response["Location"]
-    assert Node.objects.filter(owner=owner).exists()
+    assert Node.objects.for_owner(owner).exists()
 
 
 def test_cleanup_undo_and_delete_all_receipts_render(
@@ -171,7 +171,7 @@ def test_cleanup_undo_and_delete_all_receipts_render(
 
     cleanup_page = client.get(reverse("receipts:detail", args=[report.receipt.pk]))
     client.post(reverse("receipts:delete-all"), {"confirm": "DELETE"})
-    [left] = Receipt.objects.filter(owner=owner)
+    [left] = Receipt.objects.for_owner(owner)
     erase_page = client.get(reverse("receipts:detail", args=[left.pk]))
     saves = client.get(reverse("receipts:list"))
 

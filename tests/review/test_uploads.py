@@ -67,9 +67,9 @@ def test_several_files_good_and_bad_each_with_its_own_message(
     assert "huge.txt: 6,006 bytes is over the limit of 2,000 bytes" in html
     assert html.count("Not stored:") == 4
     # the good files are kept and processed
-    stored = dict(Transcript.objects.filter(owner=owner).values_list("name", "status"))
+    stored = dict(Transcript.objects.for_owner(owner).values_list("name", "status"))
     assert stored == {"good.txt": "done", "chat.json": "done"}
-    rejected = Receipt.objects.filter(owner=owner, outcome="rejected_input")
+    rejected = Receipt.objects.for_owner(owner).filter(outcome="rejected_input")
     assert set(rejected.values_list("subject", flat=True)) == {
         "photo.txt",
         "empty.md",
@@ -111,7 +111,7 @@ def test_the_same_file_twice_is_stored_once(owner_client: Client, owner: User) -
     owner_client.post(UPLOAD, {"transcripts": [upload("a.txt", GOOD)]})
     response = owner_client.post(UPLOAD, {"transcripts": [upload("again.txt", GOOD)]})
     assert "Already uploaded; nothing new." in response.content.decode()
-    assert Transcript.objects.filter(owner=owner).count() == 1
+    assert Transcript.objects.for_owner(owner).count() == 1
 
 
 def test_no_file_is_a_form_error(owner_client: Client) -> None:

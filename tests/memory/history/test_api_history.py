@@ -54,7 +54,7 @@ def test_get_has_the_revision_as_etag_and_patch_with_it_bumps_it(
     )
     assert patched.status_code == 200, patched.content
     assert patched["ETag"] == '"2"' and patched.json()["revision"] == 2
-    rev = Revision.objects.get(owner=owner, kind="node", object_id=node.pk)
+    rev = Revision.objects.for_owner(owner).get(kind="node", object_id=node.pk)
     assert (rev.number, rev.parent, rev.action, rev.actor, rev.actor_name) == (
         2,
         1,
@@ -134,7 +134,7 @@ def test_a_rollback_onto_a_suppressed_label_is_refused_with_a_receipt(
     assert "suppressed" in refused.json()["message"]
     node.refresh_from_db()
     assert node.label == "Boxing club" and node.revision == 3
-    assert Receipt.objects.filter(owner=owner, outcome="rejected_input").count() == 1
+    assert Receipt.objects.for_owner(owner).filter(outcome="rejected_input").count() == 1
 
 
 def test_another_owners_history_is_not_found(
@@ -155,7 +155,7 @@ def test_a_retried_save_with_one_idempotency_key_writes_once(
     assert first.status_code == again.status_code == 200
     assert again.json() == first.json()
     assert again["Idempotent-Replayed"] == "true"
-    assert Receipt.objects.filter(owner=owner).count() == 1
+    assert Receipt.objects.for_owner(owner).count() == 1
     other = send(client, auth, "post", "/v1/memories", {"text": "else"}, HTTP_IDEMPOTENCY_KEY="k-1")
     assert other.status_code == 422 and other.json()["code"] == "idempotency_key_reused"
 
@@ -192,7 +192,7 @@ def test_a_failed_write_keeps_no_result_so_its_retry_runs(
         HTTP_IDEMPOTENCY_KEY="k-2",
     )
     assert bad.status_code == 400
-    assert not IdempotencyKey.objects.filter(owner=owner).exists()
+    assert not IdempotencyKey.objects.for_owner(owner).exists()
 
 
 def test_a_retried_upload_with_one_idempotency_key_is_stored_once(
@@ -214,5 +214,5 @@ def test_a_retried_upload_with_one_idempotency_key_is_stored_once(
     first, again = upload(), upload()
     assert first.status_code in (200, 201) and again.status_code == first.status_code
     assert again.json() == first.json() and again["Idempotent-Replayed"] == "true"
-    assert Transcript.objects.filter(owner=owner).count() == 1
-    assert Receipt.objects.filter(owner=owner).count() == 1
+    assert Transcript.objects.for_owner(owner).count() == 1
+    assert Receipt.objects.for_owner(owner).count() == 1

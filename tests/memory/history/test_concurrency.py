@@ -101,5 +101,5 @@ def test_concurrent_patches_with_one_if_match_give_one_200_and_one_412(
     node.refresh_from_db()
     assert (node.summary, node.revision) == ("first", 2)
     assert Revision.objects.filter(kind="node", object_id=node.pk).count() == 1
-    Node.objects.filter(owner=owner).delete()
+    Node.objects.for_owner(owner).delete()
     owner.delete()

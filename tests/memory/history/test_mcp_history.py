@@ -33,7 +33,7 @@ def test_a_save_retried_with_one_idempotency_key_is_written_once(
     first = ok(call(server_url, secret, "save_memory", args))
     again = ok(call(server_url, secret, "save_memory", args))
     assert again == first
-    assert Receipt.objects.filter(owner=owner).count() == 1
+    assert Receipt.objects.for_owner(owner).count() == 1
     reused = call(server_url, secret, "save_memory", {"text": "else", "idempotencyKey": "save-1"})
     assert reused.is_error
     assert "idempotency_key_reused" in reused.content[0].text

@@ -16,6 +16,7 @@ from django.utils import timezone
 
 from memory.mcp import tools as mcp_tools
 from memory.models import Candidate, MemoryRule, Node, Revision, Slice
+from memory.owned import owned_rows
 from memory.services.cleanup import cleanup_user
 from memory.services.details import (
     alias_update,
@@ -48,7 +49,7 @@ def state(owner: Any) -> dict[tuple[str, int], dict[str, Any]]:
     return {
         (kind, row.pk): snapshot(kind, row)
         for kind, model in MODELS.items()
-        for row in model._default_manager.filter(owner=owner)
+        for row in owned_rows(model, owner)
     }
 
 
@@ -73,7 +74,7 @@ def world(owner: User) -> Any:
     return {
         "boxing": boxing,
         "gym": gym,
-        "candidate": Candidate.objects.get(owner=owner, label_guess="Atlas Mobile App"),
+        "candidate": Candidate.objects.for_owner(owner).get(label_guess="Atlas Mobile App"),
     }
 
 
@@ -118,7 +119,7 @@ def _undo_ingest(owner: Any, w: Any) -> Any:
 
 
 def _slice_delete_then_undo(owner: Any, w: Any) -> Any:
-    current = Slice.objects.get(owner=owner, is_current=True, kind="progress")
+    current = Slice.objects.for_owner(owner).get(is_current=True, kind="progress")
     receipt = detail_delete(row=current)
     return lambda: detail_undo(receipt=receipt)
 
@@ -164,7 +165,7 @@ CASES: dict[str, Callable[[Any, Any], Any]] = {
     "alias_update": lambda o, w: alias_update(alias=w["boxing"].aliases.get(), text="la boxe"),
     "edge_update": lambda o, w: edge_update(edge=w["boxing"].edges_out.get(), type="part_of"),
     "detail_delete": lambda o, w: detail_delete(
-        row=Slice.objects.get(owner=o, is_current=True, kind="progress")
+        row=Slice.objects.for_owner(o).get(is_current=True, kind="progress")
     ),
     "detail_undo_delete": _slice_delete_then_undo,
     "detail_undo_edit": _edit_then_undo,
@@ -217,7 +218,7 @@ def test_one_revision_per_changed_object(name: Any, owner: User, world: Any) -> 
     last = Revision.objects.aggregate(last=Max("id"))["last"] or 0
     write()
     after = state(owner)
-    new = list(Revision.objects.filter(owner=owner, id__gt=last))
+    new = list(Revision.objects.for_owner(owner).filter(id__gt=last))
     per_object = Counter((r.kind, r.object_id) for r in new)
     changed = {key for key in before.keys() | after.keys() if before.get(key) != after.get(key)}
     assert all(n == 1 for n in per_object.values()), per_object
@@ -237,10 +238,10 @@ def test_delete_all_leaves_no_history(owner: User, other_user: User, world: Any)
     node_update(node=world["boxing"], summary="edited")
     theirs = make_node(owner=other_user, label="Theirs")
     node_update(node=theirs, summary="kept")
-    assert Revision.objects.filter(owner=owner).exists()
+    assert Revision.objects.for_owner(owner).exists()
     memory_erase_all(owner=owner)
-    assert not Revision.objects.filter(owner=owner).exists()
-    assert Revision.objects.filter(owner=other_user).count() == 1
+    assert not Revision.objects.for_owner(owner).exists()
+    assert Revision.objects.for_owner(other_user).count() == 1
 
 
 def test_ingest_revisions_name_the_save_and_its_receipt(owner: User, world: Any) -> None:
@@ -250,7 +251,7 @@ def test_ingest_revisions_name_the_save_and_its_receipt(owner: User, world: Any)
     receipt = ingest_proposals(
         owner=owner, objects=objects, name="a.json", source="api", token=token
     )
-    rev = Revision.objects.get(owner=owner, kind="node", snapshot__label="Cello")
+    rev = Revision.objects.for_owner(owner).get(kind="node", snapshot__label="Cello")
     assert (rev.action, rev.actor, rev.receipt_id, rev.token_id) == (
         "created",
         "ingest",
@@ -264,12 +265,12 @@ def test_a_deleted_node_keeps_its_history_until_retention(owner: User, world: An
     boxing_id = boxing.pk
     node_update(node=boxing, summary="edited")
     node_delete(node=boxing)
-    kept = Revision.objects.filter(owner=owner, node_id=boxing_id)
+    kept = Revision.objects.for_owner(owner).filter(node_id=boxing_id)
     assert kept.filter(kind="node", action="deleted").count() == 1
     MemoryRule.objects.create(owner=owner, retention_days=1)
     cleanup_user(owner=owner, now=timezone.now() + timedelta(days=2))
-    assert not Revision.objects.filter(owner=owner, node_id=boxing_id).exists()
-    assert Node.objects.filter(owner=owner, label="Gym").exists()
+    assert not Revision.objects.for_owner(owner).filter(node_id=boxing_id).exists()
+    assert Node.objects.for_owner(owner).filter(label="Gym").exists()
 
 
 def test_a_fact_created_and_superseded_by_one_save_has_one_revision(
@@ -281,7 +282,9 @@ def test_a_fact_created_and_superseded_by_one_save_has_one_revision(
         {"object": "slice", "on": "Boxing", "kind": "progress", "text": "trains twice a day"},
     ]
     ingest_proposals(owner=owner, objects=objects, name="a.json", source="upload")
-    rows = list(Slice.objects.filter(owner=owner, text__in=["trains daily", "trains twice a day"]))
+    rows = list(
+        Slice.objects.for_owner(owner).filter(text__in=["trains daily", "trains twice a day"])
+    )
     assert sorted(row.is_current for row in rows) == [False, True]  # the second superseded
     for row in rows:
         revisions = Revision.objects.filter(kind="slice", object_id=row.pk)

@@ -32,7 +32,7 @@ def ingest_json(*paths: Path) -> list[dict]:
 
 def test_a_chatgpt_export_becomes_one_transcript_and_receipt_per_conversation(owner: User) -> None:
     lines = ingest_json(EXPORTS / "chatgpt_conversations.json")
-    receipts = Receipt.objects.filter(owner=owner).order_by("pk")
+    receipts = Receipt.objects.for_owner(owner).order_by("pk")
     subjects = [r.subject for r in receipts]
     assert "Marathon training plan" in subjects and "Sourdough starter" in subjects
     assert len(lines) == len(subjects) == 3  # two conversations processed, one broken
@@ -40,7 +40,7 @@ def test_a_chatgpt_export_becomes_one_transcript_and_receipt_per_conversation(ow
     assert "conversation 3" in broken.error and "Half-exported chat" in broken.error
     assert {line["receipt_id"] for line in lines} == {r.pk for r in receipts}
     assert any(line["path"].endswith("/ Marathon training plan") for line in lines)
-    marathon = Transcript.objects.get(owner=owner, name="Marathon training plan")
+    marathon = Transcript.objects.for_owner(owner).get(name="Marathon training plan")
     assert marathon.source_time is not None
     assert marathon.source_time.isoformat().startswith("2024-06-03")
     assert marathon.status == "done" and marathon.chat_import is not None
@@ -54,7 +54,7 @@ def test_a_chatgpt_export_becomes_one_transcript_and_receipt_per_conversation(ow
     )
     assert row.skipped == {"system": 2, "hidden": 2, "empty": 1, "tool": 2}
     # evidence names the real conversation
-    evidence = Evidence.objects.filter(owner=owner, transcript=marathon)
+    evidence = Evidence.objects.for_owner(owner).filter(transcript=marathon)
     assert evidence.exists()
     assert {getattr(e.transcript, "name", None) for e in evidence} == {"Marathon training plan"}
     assert marathon.receipt is not None
@@ -69,7 +69,7 @@ def test_reimporting_the_same_export_is_one_duplicate_receipt(owner: User) -> No
     assert line["outcome"] == "duplicate"
     assert Transcript.objects.count() == transcripts
     assert Receipt.objects.count() == receipts + 1
-    assert ChatImport.objects.filter(owner=owner).count() == 1
+    assert ChatImport.objects.for_owner(owner).count() == 1
 
 
 def test_a_later_export_stores_only_the_new_conversations(owner: User, tmp_path: Path) -> None:
@@ -87,10 +87,10 @@ def test_a_later_export_stores_only_the_new_conversations(owner: User, tmp_path:
     }
     newer.write_text(json.dumps([conversations[0], conversations[1], extra]))
     ingest_json(newer)
-    row = ChatImport.objects.get(owner=owner, name="conversations.json", stored=1)
+    row = ChatImport.objects.for_owner(owner).get(name="conversations.json", stored=1)
     assert (row.conversations, row.duplicates) == (3, 2)
-    assert Transcript.objects.filter(owner=owner, name="Booking the ferry").count() == 1
-    assert Transcript.objects.filter(owner=owner, name="Moving to Lisbon").count() == 1
+    assert Transcript.objects.for_owner(owner).filter(name="Booking the ferry").count() == 1
+    assert Transcript.objects.for_owner(owner).filter(name="Moving to Lisbon").count() == 1
 
 
 def test_json_lines_and_plain_notes_go_through_ingest_too(owner: User, tmp_path: Path) -> None:
@@ -99,11 +99,11 @@ def test_json_lines_and_plain_notes_go_through_ingest_too(owner: User, tmp_path:
     lines = ingest_json(EXPORTS / "greyhound.jsonl", notes)
     subjects = [Receipt.objects.get(pk=line["receipt_id"]).subject for line in lines]
     assert subjects == ["greyhound", "notes.txt"]
-    greyhound = Transcript.objects.get(owner=owner, name="greyhound")
+    greyhound = Transcript.objects.for_owner(owner).get(name="greyhound")
     assert greyhound.chat_import is not None and greyhound.source_time is not None
     assert greyhound.chat_import.skipped == {"system": 1, "tool": 1, "empty": 1}
     assert greyhound.source_time.isoformat() == "2025-02-02T09:00:00+00:00"
-    assert Transcript.objects.get(owner=owner, name="notes.txt").chat_import is None
+    assert Transcript.objects.for_owner(owner).get(name="notes.txt").chat_import is None
 
 
 def test_malformed_json_midway_keeps_the_conversations_before_it(
@@ -117,7 +117,7 @@ def test_malformed_json_midway_keeps_the_conversations_before_it(
     assert "rejected_input" in outcomes and len(lines) == 2
     rejected = next(line for line in lines if line["outcome"] == "rejected_input")
     assert "conversation 2" in rejected["error"] and "before it were kept" in rejected["error"]
-    assert Transcript.objects.filter(owner=owner, name="Learning the cello").exists()
+    assert Transcript.objects.for_owner(owner).filter(name="Learning the cello").exists()
 
 
 def _big_export(path: Path, conversations: int) -> int:
@@ -183,7 +183,7 @@ def test_a_large_export_is_read_as_a_stream_and_left_to_the_workers(
         True,
         100,
     )
-    assert Receipt.objects.filter(owner=owner, subject="Garden diary 7").count() == 1
+    assert Receipt.objects.for_owner(owner).filter(subject="Garden diary 7").count() == 1
 
 
 def test_progress_is_scoped_to_its_owner(owner: User, other_user: User) -> None:
@@ -202,6 +202,6 @@ def test_after_deleting_all_memory_the_same_export_imports_again(owner: User) ->
     ingest_json(EXPORTS / "claude_conversations.json")
     receipt = memory_erase_all(owner=owner)
     assert receipt.counts["chat_imports"] == 1
-    assert not Transcript.objects.filter(owner=owner).exists()
+    assert not Transcript.objects.for_owner(owner).exists()
     ingest_json(EXPORTS / "claude_conversations.json")
-    assert Transcript.objects.filter(owner=owner, name="Moving to Lisbon").exists()
+    assert Transcript.objects.for_owner(owner).filter(name="Moving to Lisbon").exists()

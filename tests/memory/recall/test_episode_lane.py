@@ -125,7 +125,7 @@ def test_the_rest_of_a_story_told_weeks_later_comes_back_after_its_start(owner: 
 
 def test_nothing_reviewed_yet_still_finds_what_was_said(owner: User) -> None:
     save(owner, objects=[proposal("Ana")])
-    assert Candidate.objects.filter(owner=owner, status="pending").exists()
+    assert Candidate.objects.for_owner(owner).filter(status="pending").exists()
     result = recall(owner, "What do you know about Ana?")
     assert not result.no_recall and result.reason == "matched"
     # the pending candidate stays out; what was said comes back, the person's words first
@@ -165,7 +165,9 @@ def test_a_short_reply_is_found_by_the_thread_it_answers(owner: User) -> None:
 
 def test_episodes_come_after_confirmed_memories(owner: User) -> None:
     save(owner, objects=[proposal("Ana")])
-    candidate_promote(candidate=Candidate.objects.get(owner=owner, canonical_key="ana"), by=owner)
+    candidate_promote(
+        candidate=Candidate.objects.for_owner(owner).get(canonical_key="ana"), by=owner
+    )
     result = recall(owner, "Ana")
     kinds = [i.kind for i in result.items]
     assert kinds[0] == "node" and result.items[0].label == "Ana"
@@ -209,11 +211,11 @@ def test_a_memory_rule_exclude_forgets_what_was_said(owner: User) -> None:
 
 def test_reject_and_forget_hides_it_but_reject_and_suppress_does_not(owner: User) -> None:
     save(owner, objects=[proposal("Ana"), proposal("Wedding", "other", "my cousin's wedding")])
-    wedding = Candidate.objects.get(owner=owner, canonical_key="wedding")
+    wedding = Candidate.objects.for_owner(owner).get(canonical_key="wedding")
     candidate_reject(candidate=wedding, by=owner, suppress=True)  # "stop proposing this"
     # what was said about it is still searchable, by the suppressed word itself too
     assert episodes_of(recall(owner, "cousin wedding")) == ["a4"]
-    ana = Candidate.objects.get(owner=owner, canonical_key="ana")
+    ana = Candidate.objects.for_owner(owner).get(canonical_key="ana")
     candidate_reject(candidate=ana, by=owner, forget=True)
     said = episodes_of(recall(owner, "climbing gym bouldering"))
     assert "a1" not in said and "a3" not in said
@@ -244,7 +246,7 @@ def test_delete_all_removes_every_episode(owner: User, other_user: User) -> None
     receipt = memory_erase_all(owner=owner)
     assert receipt.counts["episodes"] == 4
     assert recall(owner, "bouldering").no_recall
-    assert Episode.objects.filter(owner=other_user).count() == 4
+    assert Episode.objects.for_owner(other_user).count() == 4
 
 
 # --- a constant number of queries --------------------------------------------------------------
@@ -273,7 +275,7 @@ def test_the_lane_reads_a_fixed_number_of_queries(
         assert recall_episodes(owner, subject, limit=10) == []
     # no episodes at all: the count only (from the index, which the deleting service keeps)
     episodes_delete(owner=owner)
-    assert not Episode.objects.filter(owner=owner).exists()
+    assert not Episode.objects.for_owner(owner).exists()
     with django_assert_num_queries(COUNT_QUERIES):
         assert recall_episodes(owner, subject, limit=10) == []
 
@@ -298,7 +300,7 @@ def test_the_lane_reads_a_bounded_number_of_matching_messages_the_strongest_firs
     many = [{"role": "user", "content": f"baked bread again, loaf {n}"} for n in range(40)]
     strong = {"role": "user", "content": "bread, bread and more bread: the sourdough bread"}
     save(owner, messages=[strong, *many], name="bakes")
-    total = Episode.objects.filter(owner=owner).count()
+    total = Episode.objects.for_owner(owner).count()
     candidates, _neighbours = load_episode_candidates(owner, ["bread"], total)
     assert len(candidates) == EPISODE_CANDIDATES < total
     assert strong["content"] in [c.text for c in candidates]
