@@ -418,8 +418,10 @@ def _drain(seconds: float) -> tuple[int, int]:
     return processed, Transcript.objects.filter(status=TranscriptStatus.PENDING).count()
 
 
-def _check(saved: list[dict[str, Any]]) -> dict[str, int]:
-    """Every 2xx save against the database. Returns the counts the last line prints."""
+def _check(saved: list[dict[str, Any]]) -> dict[str, Any]:
+    """Every 2xx save against the database. Returns the counts the last line prints, and under
+    ``half_written_by_check`` which check found what (a few row ids each), so that a failure
+    says where to look."""
     from django.db.models import Count
 
     from memory.models import Candidate, Evidence, Node, Transcript
@@ -427,38 +429,52 @@ def _check(saved: list[dict[str, Any]]) -> dict[str, int]:
     from receipts.models import Receipt
 
     receipts = {r.pk: r for r in Receipt.objects.all()}
-    lost = half = 0
+    lost = 0
     for answer in saved:
         if answer["http_status"] == 202:
             if not Transcript.objects.filter(pk=answer["transcript"]["id"]).exists():
                 lost += 1
         elif answer.get("receipt_id") not in receipts:
             lost += 1
+    found: dict[str, list[Any]] = {}
     # Exactly one processing receipt per transcript: count receipts naming each transcript.
     per_transcript: Counter[int] = Counter()
     for receipt in receipts.values():
         tid = (receipt.detail or {}).get("transcript")
         if tid and receipt.outcome in {"wrote", "meaningful_no_write"}:
             per_transcript[tid] += 1
-    half += sum(1 for count in per_transcript.values() if count > 1)
+    found["transcript_with_two_receipts"] = [t for t, n in per_transcript.items() if n > 1]
     # A receipt that says it wrote N candidates has them, and every row has its receipt.
     made = dict(
         Candidate.objects.values("created_receipt")
         .annotate(n=Count("id"))
         .values_list("created_receipt", "n")
     )
-    for receipt in receipts.values():
-        wanted = (receipt.counts or {}).get("candidates", 0)
-        if receipt.outcome == "wrote" and made.get(receipt.pk, 0) != wanted:
-            half += 1
-    half += Candidate.objects.filter(created_receipt__isnull=True).count()
-    half += Node.objects.filter(created_receipt__isnull=True, origin="extracted").count()
-    half += (
-        Evidence.objects.filter(receipt__isnull=False).exclude(receipt__in=list(receipts)).count()
+    found["receipt_candidates_mismatch"] = [
+        {"receipt": r.pk, "says": (r.counts or {}).get("candidates", 0), "has": made.get(r.pk, 0)}
+        for r in receipts.values()
+        if r.outcome == "wrote" and made.get(r.pk, 0) != (r.counts or {}).get("candidates", 0)
+    ]
+    found["candidate_without_receipt"] = list(
+        Candidate.objects.filter(created_receipt__isnull=True).values_list("pk", flat=True)
+    )
+    found["extracted_node_without_receipt"] = list(
+        Node.objects.filter(created_receipt__isnull=True, origin="extracted").values_list(
+            "pk", flat=True
+        )
+    )
+    found["evidence_with_missing_receipt"] = list(
+        Evidence.objects.filter(receipt__isnull=False)
+        .exclude(receipt__in=list(receipts))
+        .values_list("pk", flat=True)
     )
     # Nothing left claimed and never finished.
-    half += Transcript.objects.filter(status=TranscriptStatus.PROCESSING).count()
-    return {"lost": lost, "half_written": half}
+    found["transcript_left_processing"] = list(
+        Transcript.objects.filter(status=TranscriptStatus.PROCESSING).values_list("pk", flat=True)
+    )
+    by_check = {name: rows[:5] for name, rows in found.items() if rows}
+    half = sum(len(rows) for rows in found.values())
+    return {"lost": lost, "half_written": half, "half_written_by_check": by_check}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -607,6 +623,8 @@ def _print(out: dict[str, Any]) -> None:
         ok = out["kill_recovered_s"] <= 5
         print(f"worker SIGKILL: answering again after {out['kill_recovered_s']} s ({verdict(ok)})")
     print(f"queued saves processed: {out['drained']}, still queued: {out['still_queued']}")
+    for name, rows in out["half_written_by_check"].items():
+        print(f"  half-written ({name}): {rows}")
     print(f"lost: {out['lost']} half_written: {out['half_written']}")
 
 

@@ -31,7 +31,7 @@ from memory.recall.episodes import (
 )
 from memory.recall.items import CorpusStats, EpisodeItem
 from memory.recall.lanes import bm25_postings
-from memory.recall.loaders import POSTINGS_QUERIES, load_postings, load_stats
+from memory.recall.loaders import POSTINGS_QUERIES, load_postings, load_stats, term_counts
 from memory.recall.text import terms
 from memory.vocab import SuppressionReason
 
@@ -91,23 +91,38 @@ def episode_count(owner: Person) -> int:
 
 
 def load_episode_candidates(
-    owner: Person, index_terms: Iterable[str], total: int
+    owner: Person, index_terms: Iterable[str], total: int, names: Iterable[Sequence[str]] = ()
 ) -> tuple[list[EpisodeRow], list[EpisodeRow]]:
     """``(candidates, neighbours)``: the owner's episodes that recall's inverted index finds
-    for the stemmed ``index_terms`` (the question's words and every alternative of the names
-    it used), the :data:`EPISODE_CANDIDATES` where those words weigh most, and the messages
-    next to those in a thread: the two before a person's message (what it answers, and
-    what that answers) and the two after any (replies to it, and replies to those). Reads
-    the postings
+    for the stemmed ``index_terms`` (the question's own words) and ``names`` (the stemmed
+    words of each alternative name of what it named), the :data:`EPISODE_CANDIDATES` where
+    those words weigh most, and the messages next to those in a thread: the two before a
+    person's message (what it answers, and what that answers) and the two after any
+    (replies to it, and replies to those). Reads the postings
     (:func:`memory.recall.loaders.load_postings`), never the whole corpus, then the rows by
-    id for this owner only (an episode deleted since it was indexed is simply absent)."""
-    wanted = sorted({t for t in index_terms if t})
+    id for this owner only (an episode deleted since it was indexed is simply absent).
+
+    A message names something only if it holds every word of one of its names, so of each
+    name only its rarest word is looked up (a name with a word no message holds, none):
+    "Clover Tundra 3705" reads the messages that say "3705", not every one that says
+    "clover"."""
+    own = {t for t in index_terms if t}
+    alternatives = [sorted(set(alt)) for alt in names if alt]
+    df = term_counts(owner, sorted(own.union(*alternatives)), (RecallDoc.Kind.EPISODE,))
+    wanted = {t for t in own if df.get(t)}
+    for alt in alternatives:
+        if all(df.get(t) for t in alt):
+            wanted.add(min(alt, key=lambda t: (df[t], t)))
     if not wanted:
         return [], []
     postings = load_postings(
-        owner, wanted, (RecallDoc.Kind.EPISODE,), per_term=EPISODE_POSTINGS_PER_TERM
+        owner,
+        sorted(wanted),
+        (RecallDoc.Kind.EPISODE,),
+        per_term=EPISODE_POSTINGS_PER_TERM,
+        df=df,
     )
-    weights = bm25_postings(postings, CorpusStats(docs=total), wanted, [], min_share=0.0)
+    weights = bm25_postings(postings, CorpusStats(docs=total), sorted(wanted), [], min_share=0.0)
     best = sorted(weights, key=lambda ref: (-weights[ref], -ref[1]))[:EPISODE_CANDIDATES]
     # Sorted here, not in SQL: an ORDER BY on when it was said would lead the database to
     # walk the owner's whole (owner, said_at) index instead of fetching these rows by id.
@@ -184,23 +199,32 @@ def twin_labels(
     """Labels of the owner's other nodes whose key holds one of ``names`` as whole words
     ("Kafka Connect" for "Kafka"). The gate's key-word index
     (:class:`~memory.models.NodeKeyWord`) narrows them down in the database to the nodes
-    whose key has as many of the names' words as the shortest name (one grouped lookup by
-    word, inside the query that reads their labels); the check of whole words in order is
-    done here. Never a scan of every label, and no posting list in Python."""
+    whose key holds every word of one of the names (one grouped lookup by word, counting
+    each name's words apart, inside the query that reads their labels); the check of whole
+    words in order is done here. Never a scan of every label, and no posting list in Python:
+    a label whose words are common ("Amber Cedar 12" among thousands of "amber" and "cedar"
+    keys) brings back only the keys that hold all three."""
     keys = {k for alternatives in names for k in (canonical_key(a) for a in alternatives) if k}
-    wanted = {key: set(key.split()) for key in keys}
+    wanted = {key: sorted(set(key.split())) for key in keys}
     if not wanted:
         return []
     words = sorted(set().union(*wanted.values()))
-    fewest = min(len(w) for w in wanted.values())
+    # Per name: how many of its words a node's key holds; a twin holds them all.
+    held = {
+        f"n{i}": Count("word", filter=Q(word__in=key_words), distinct=True)
+        for i, key_words in enumerate(wanted.values())
+    }
+    holds_a_name = Q()
+    for i, key_words in enumerate(wanted.values()):
+        holds_a_name |= Q(**{f"n{i}": len(key_words)})
     holding = (
         NodeKeyWord.objects.for_owner(owner)
         .filter(word__in=words)
         .exclude(node_id__in=sorted(set(named_ids)))
         .order_by()
         .values("node_id")
-        .annotate(n=Count("word"))
-        .filter(n__gte=fewest)
+        .annotate(**held)
+        .filter(holds_a_name)
         .values("node_id")
     )
     rows = (
@@ -245,12 +269,12 @@ def recall_episodes(
     twins = twin_labels(owner, found, [nid for nid, _label in named]) if named else []
     query_terms = list(dict.fromkeys(terms(" ".join(rest))))
     frame_terms = [t for t in dict.fromkeys(terms(" ".join(frame))) if t not in query_terms]
-    index_terms = set(query_terms)
-    for alternatives in found:
-        index_terms |= {t for alt in alternatives for t in terms(alt)}
-    if not index_terms:
+    name_terms = [terms(alt) for alternatives in found for alt in alternatives]
+    if not query_terms and not any(name_terms):
         return []
-    candidates, neighbours = load_episode_candidates(owner, index_terms | set(frame_terms), total)
+    candidates, neighbours = load_episode_candidates(
+        owner, [*query_terms, *frame_terms], total, names=name_terms
+    )
     question = " ".join(subject)
 
     def closeness(texts: Sequence[str]) -> list[float]:

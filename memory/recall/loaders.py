@@ -8,10 +8,20 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from django.db.models import Count, Q, QuerySet
+from django.db.models import Q, QuerySet
 from django.db.models.functions import Coalesce
 
-from memory.models import Alias, Event, Node, Page, RecallDoc, RecallStats, RecallTerm, Slice
+from memory.models import (
+    Alias,
+    Event,
+    Node,
+    Page,
+    RecallDoc,
+    RecallStats,
+    RecallTerm,
+    RecallTermCount,
+    Slice,
+)
 from memory.owned import Person
 from memory.recall.embed import MODEL_NAME
 from memory.recall.items import (
@@ -312,13 +322,40 @@ def load_stats(owner: Person) -> dict[str, CorpusStats]:
 POSTINGS_PER_TERM = 1000  # of a common term, the most frequent; see load_postings
 
 
+def term_counts(owner: Person, terms: Sequence[str], kinds: Sequence[str]) -> dict[str, int]:
+    """How many of the owner's documents of ``kinds`` hold each of ``terms``: one read of
+    the kept counts (:class:`~memory.models.RecallTermCount`), a row per word and kind,
+    however common the word. A term no document holds is absent."""
+    wanted = sorted(set(terms))
+    if not wanted:
+        return {}
+    df: dict[str, int] = defaultdict(int)
+    for term, docs in (
+        RecallTermCount.objects.for_owner(owner)
+        .filter(term__in=wanted, kind__in=list(kinds))
+        .values_list("term", "docs")
+    ):
+        df[term] += docs
+    return {term: n for term, n in df.items() if n > 0}
+
+
+def _term_rows(owner: Person, terms: Sequence[str], kinds: Sequence[str]) -> QuerySet[RecallTerm]:
+    return RecallTerm.objects.for_owner(owner).filter(term__in=terms, kind__in=list(kinds))
+
+
 def load_postings(
-    owner: Person, terms: Sequence[str], kinds: Sequence[str], *, per_term: int | None = None
+    owner: Person,
+    terms: Sequence[str],
+    kinds: Sequence[str],
+    *,
+    per_term: int | None = None,
+    df: dict[str, int] | None = None,
 ) -> list[Posting]:
     """The postings BM25 needs for ``terms`` in the owner's documents of ``kinds``, each with
     its term's document frequency: at most three queries, reading from the index only.
 
-    The document frequencies come first (one grouped count). A term in at most ``per_term``
+    The document frequencies come first (one grouped count, :func:`term_counts`, unless the
+    caller read them already and passes them as ``df``). A term in at most ``per_term``
     (:data:`POSTINGS_PER_TERM` by default) documents ("rare") brings all its postings. A
     common term brings its postings in the documents a rare term matched, so each of those
     is scored exactly; when every term is common, the documents where the least common one
@@ -330,8 +367,10 @@ def load_postings(
     wanted = sorted(set(terms))
     if not wanted:
         return []
-    base = RecallTerm.objects.for_owner(owner).filter(term__in=wanted, kind__in=list(kinds))
-    df = dict(base.order_by().values("term").annotate(n=Count("id")).values_list("term", "n"))
+    if df is None:
+        df = term_counts(owner, wanted, kinds)
+    df = {t: n for t, n in df.items() if t in wanted and n}
+    base = _term_rows(owner, wanted, kinds)
     rare = sorted(t for t, n in df.items() if n <= cap)
     common = sorted(t for t, n in df.items() if n > cap)
     columns = ("term", "kind", "ref_id", "tf", "length")
@@ -357,10 +396,12 @@ def load_postings(
     found = Q()
     for kind, ids in sorted(by_kind.items()):
         found |= Q(kind=kind, ref_id__in=sorted(ids))
+    # By document (the kinds are in ``found``): with a redundant ``kind IN`` beside it,
+    # SQLite reads every posting of the common words instead, by the term index.
     postings += [
         Posting(term, kind, ref_id, tf, length, df[term])
-        for term, kind, ref_id, tf, length in base.filter(term__in=common)
-        .filter(found)
+        for term, kind, ref_id, tf, length in RecallTerm.objects.for_owner(owner)
+        .filter(found, term__in=common)
         .values_list(*columns)
     ]
     return postings

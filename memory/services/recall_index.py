@@ -10,13 +10,18 @@ Entry points (stable; every write path calls the first inside its own transactio
   Idempotent: calling it for rows that did not change rewrites the same documents.
 - ``recall_index_rebuild(*, owner_id, progress=None) -> dict``: every document of the owner
   from scratch (the ``reindex`` command; after a model change).
+
+Each write also keeps the owner's document frequencies (:class:`~memory.models.RecallTermCount`:
+how many documents of a kind hold a term) equal to a count of the postings, under the same
+per-owner lock, so that recall reads one row per word instead of counting postings.
 """
 
 from __future__ import annotations
 
 import secrets
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Sequence
+from typing import TypeVar
 
 from django.db import transaction
 from django.db.models import F
@@ -31,6 +36,7 @@ from memory.models import (
     RecallDoc,
     RecallStats,
     RecallTerm,
+    RecallTermCount,
     Slice,
 )
 from memory.recall.documents import (
@@ -45,10 +51,12 @@ from memory.recall.documents import (
 from memory.recall.embed import MODEL_NAME, embed, quantize
 from memory.services.bulk import insert_rows
 
+T = TypeVar("T")
+
 CHUNK = 2000  # ids per statement: well under SQLite's variable limit
 
 
-def _chunks(ids: Sequence[int]) -> Iterable[list[int]]:
+def _chunks(ids: Sequence[T]) -> Iterable[list[T]]:
     for start in range(0, len(ids), CHUNK):
         yield list(ids[start : start + CHUNK])
 
@@ -159,12 +167,16 @@ def _write(owner_id: int, kind: str, ids: list[int], *, fresh: bool = False) -> 
     seq = _lock(owner_id, corpus_of(kind))
     docs = _READERS[kind](owner_id, ids)
     old_count, old_length = 0, 0.0
+    held: Counter[str] = Counter(term for d in docs for term in d.tf)
     if not fresh:
         old = RecallDoc.objects.for_owner(owner_id).filter(kind=kind, ref_id__in=ids)
         old_lengths = list(old.values_list("length", flat=True))
         old_count, old_length = len(old_lengths), sum(old_lengths)
-        RecallTerm.objects.for_owner(owner_id).filter(kind=kind, ref_id__in=ids).delete()
+        postings = RecallTerm.objects.for_owner(owner_id).filter(kind=kind, ref_id__in=ids)
+        held.subtract(postings.values_list("term", flat=True))
+        postings.delete()
         old.delete()
+    _count_terms(owner_id, kind, held)
     vectors = quantize(embed([d.embed_text for d in docs]))
     insert_rows(
         RecallDoc,
@@ -184,6 +196,35 @@ def _write(owner_id: int, kind: str, ids: list[int], *, fresh: bool = False) -> 
     length = sum(d.length for d in docs) - old_length
     _bump(owner_id, corpus_of(kind), len(docs) - old_count, length, seq)
     return len(docs)
+
+
+def _count_terms(owner_id: int, kind: str, change: Counter[str]) -> None:
+    """Add ``change`` (documents gained or lost per term) to the owner's document
+    frequencies of ``kind``: one read of the counts it changes, then one upsert (and one
+    delete of the counts that reach zero). The caller holds the owner's index lock, so no
+    other writer changes these counts in between."""
+    changed = {term: n for term, n in change.items() if n}
+    if not changed:
+        return
+    counts = RecallTermCount.objects.for_owner(owner_id).filter(kind=kind)
+    current: dict[str, int] = {}
+    for chunk in _chunks(sorted(changed)):
+        current.update(counts.filter(term__in=chunk).values_list("term", "docs"))
+    after = {term: current.get(term, 0) + n for term, n in changed.items()}
+    gone = sorted(term for term, n in after.items() if n <= 0 and term in current)
+    for chunk in _chunks(gone):
+        counts.filter(term__in=chunk).delete()
+    RecallTermCount.objects.bulk_create(
+        [
+            RecallTermCount(owner_id=owner_id, kind=kind, term=term, docs=n)
+            for term, n in sorted(after.items())
+            if n > 0
+        ],
+        update_conflicts=True,
+        unique_fields=["owner", "term", "kind"],
+        update_fields=["docs"],
+        batch_size=500,
+    )
 
 
 def _write_key_words(owner_id: int, ids: list[int], *, fresh: bool) -> None:
@@ -244,6 +285,7 @@ def recall_index_rebuild(
     counts: dict[str, int] = {}
     with transaction.atomic():
         RecallTerm.objects.for_owner(owner_id).delete()
+        RecallTermCount.objects.for_owner(owner_id).delete()
         RecallDoc.objects.for_owner(owner_id).delete()
         NodeKeyWord.objects.for_owner(owner_id).delete()
         for corpus in (CORPUS_MEMORY, CORPUS_EPISODE):

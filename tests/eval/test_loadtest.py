@@ -36,7 +36,7 @@ def test_a_tiny_loadtest_runs_clean(tmp_path: Path) -> None:
     )
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     out = json.loads(result.stdout.strip().splitlines()[-1])
-    assert out["lost"] == 0 and out["half_written"] == 0
+    assert out["lost"] == 0 and out["half_written"] == 0, out["half_written_by_check"]
     assert out["requests"] > 0 and out["latency"]["recall_api"]["n"] > 0
     assert out["latency"]["save_1mb"]["n"] >= 1
     assert not [s for s in out["errors_by_status"] if int(s) >= 500]

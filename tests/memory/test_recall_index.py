@@ -5,6 +5,7 @@ command."""
 from __future__ import annotations
 
 import json
+from collections import Counter
 from io import StringIO
 from typing import Any
 
@@ -12,7 +13,7 @@ import pytest
 from django.contrib.auth.models import User
 from django.core.management import CommandError, call_command
 
-from memory.models import MemoryRule, Node, RecallDoc, RecallStats, RecallTerm
+from memory.models import MemoryRule, Node, RecallDoc, RecallStats, RecallTerm, RecallTermCount
 from memory.recall import recall, vectors
 from memory.recall.embed import MODEL_NAME
 from memory.recall.loaders import recall_index_stale
@@ -62,6 +63,9 @@ def index_state(owner: Any) -> dict:
                 "term", "kind", "ref_id", "tf", "length"
             )
         ),
+        "counts": sorted(
+            RecallTermCount.objects.for_owner(owner).values_list("term", "kind", "docs")
+        ),
         # A corpus without a statistics row and one with zero documents are the same.
         "stats": {
             corpus: (docs, length)
@@ -106,6 +110,42 @@ def test_every_write_path_keeps_the_index_equal_to_a_rebuild(auto: Any) -> None:
     recall_index_rebuild(owner_id=auto.pk)
     assert index_state(auto) == kept
     assert kept["stats"]["memory"][0] == Node.objects.for_owner(auto).count() + 1  # + page
+    assert kept["counts"] == counted_postings(auto)
+
+
+def counted_postings(owner: Any) -> list[tuple[str, str, int]]:
+    """The document frequencies as a count of the postings: what the kept counts must be."""
+    per: Counter[tuple[str, str]] = Counter(
+        RecallTerm.objects.for_owner(owner).values_list("term", "kind")
+    )
+    return sorted((term, kind, n) for (term, kind), n in per.items())
+
+
+def test_document_frequencies_follow_every_write_and_vanish_at_zero(
+    owner: User, other_user: User
+) -> None:
+    kiln = make_node(owner=owner, label="Kiln", category="interest", summary="fires pots")
+    make_slice(node=kiln, text="glaze firing every other week")
+    wheel = make_node(owner=owner, label="Wheel", category="interest", summary="throws pots")
+    make_node(owner=other_user, label="Pots", category="interest", summary="pots and pots")
+    counts = dict(
+        (term, docs)
+        for term, kind, docs in RecallTermCount.objects.for_owner(owner).values_list(
+            "term", "kind", "docs"
+        )
+        if kind == "node"
+    )
+    assert counts["pot"] == 2 and counts["glaze"] == 1
+    assert sorted(RecallTermCount.objects.for_owner(owner).values_list("term", "kind", "docs")) == (
+        counted_postings(owner)
+    )
+    node_delete(node=kiln)
+    assert RecallTermCount.objects.for_owner(owner).get(term="pot").docs == 1
+    assert not RecallTermCount.objects.for_owner(owner).filter(term="glaze").exists()
+    node_delete(node=wheel)
+    assert not RecallTermCount.objects.for_owner(owner).exists()
+    # the other person's counts are theirs alone
+    assert RecallTermCount.objects.for_owner(other_user).get(term="pot").docs == 1
 
 
 def test_statistics_count_documents_and_their_weighted_length(owner: User) -> None:
@@ -177,6 +217,7 @@ def test_delete_all_empties_the_index(auto: Any) -> None:
     memory_erase_all(owner=auto)
     assert not RecallDoc.objects.for_owner(auto).exists()
     assert not RecallTerm.objects.for_owner(auto).exists()
+    assert not RecallTermCount.objects.for_owner(auto).exists()
     assert set(RecallStats.objects.for_owner(auto).values_list("docs", flat=True)) == {0}
 
 
