@@ -576,13 +576,9 @@ def ingest_transcript(
             "user_messages": sum(1 for m in messages if m.role == "user"),
         },
     )
-    failed = receipt.outcome in {Outcome.DB_WRITE_FAILED, Outcome.DELETION_CONFLICT}
-    _finish(
-        transcript,
-        status=TranscriptStatus.FAILED if failed else TranscriptStatus.DONE,
-        receipt=receipt,
-        error=receipt.error if failed else "",
-    )
+    if receipt.outcome in {Outcome.DB_WRITE_FAILED, Outcome.DELETION_CONFLICT}:
+        _finish(transcript, status=TranscriptStatus.FAILED, receipt=receipt, error=receipt.error)
+    # else the transcript was marked done in the transaction that applied it (_apply_once)
     return receipt
 
 
@@ -700,6 +696,11 @@ def _apply_once(
             proposals=len(proposals),
             transcript=transcript,
         )
+        if transcript is not None:
+            # In the same transaction as what it wrote: a worker killed just after the commit
+            # must not leave the transcript "processing", or the next worker to take over its
+            # claim would apply it a second time.
+            _finish(transcript, status=TranscriptStatus.DONE, receipt=receipt)
     return receipt
 
 

@@ -59,6 +59,42 @@ def test_a_retry_after_a_crash_is_processed_once_the_lease_runs_out(
     assert Transcript.objects.get(owner=owner).status == "done"
 
 
+class Killed(BaseException):
+    """The worker's process ending where it stands (SIGKILL): no handler runs after it."""
+
+
+@pytest.mark.django_db
+def test_a_worker_killed_just_after_its_apply_committed_leaves_nothing_to_apply_twice(
+    owner: User, settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    settings.UME_CLAIM_LEASE_SECONDS = 1
+    transcript, _ = transcript_store(
+        owner=owner,
+        text="I started learning the cello last week.",
+        name="cello.txt",
+        source="upload",
+        source_time=None,
+    )
+    real = ingest_module.apply_proposals
+
+    def applied_then_killed(**kwargs: Any) -> Any:
+        real(**kwargs)
+        raise Killed  # between the apply's commit and anything after it
+
+    monkeypatch.setattr(ingest_module, "apply_proposals", applied_then_killed)
+    with pytest.raises(Killed):
+        ingest_pending(limit=1)
+    monkeypatch.undo()
+    # The lease runs out; the next worker finds nothing left to do for it.
+    Transcript.objects.filter(pk=transcript.pk).update(
+        claimed_at=timezone.now() - timedelta(seconds=5)
+    )
+    assert ingest_pending(limit=5) == []
+    transcript.refresh_from_db()
+    wrote = Receipt.objects.for_owner(owner).filter(outcome="wrote")
+    assert transcript.status == "done" and transcript.receipt_id == wrote.get().pk
+
+
 @pytest.mark.django_db
 def test_a_duplicate_always_names_the_receipt_it_duplicates(owner: User) -> None:
     first = save(owner)
