@@ -284,12 +284,14 @@ def recall_index_rebuild(
     done = 0
     counts: dict[str, int] = {}
     with transaction.atomic():
+        # Both statistics rows locked first (created if missing), as every writer does: a
+        # save that commits while this empties the index would otherwise keep postings and
+        # counts this rebuild then writes a second time.
+        _lock(owner_id, CORPUS_EPISODE)
         RecallTerm.objects.for_owner(owner_id).delete()
         RecallTermCount.objects.for_owner(owner_id).delete()
         RecallDoc.objects.for_owner(owner_id).delete()
         NodeKeyWord.objects.for_owner(owner_id).delete()
-        for corpus in (CORPUS_MEMORY, CORPUS_EPISODE):
-            RecallStats.objects.get_or_create(owner_id=owner_id, corpus=corpus)
         RecallStats.objects.for_owner(owner_id).update(docs=0, total_length=0.0)
         for kind, kind_ids in ids.items():
             counts[kind] = 0
