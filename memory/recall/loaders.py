@@ -400,7 +400,7 @@ def load_postings(
     found = Q()
     for kind, ids in sorted(by_kind.items()):
         found |= Q(kind=kind, ref_id__in=sorted(ids))
-    rows = RecallTerm.objects.for_owner(owner).filter(found)
+    rows: QuerySet[Any] = RecallTerm.objects.for_owner(owner).filter(found)
     documents = sum(len(ids) for ids in by_kind.values())
     if sum(df[t] for t in common) > documents * TERMS_PER_DOCUMENT:
         # Fewer rows by document, from the (owner, kind, ref_id, term, ...) index: the term
