@@ -136,6 +136,13 @@ def load_episode_candidates(
         key=lambda row: (row.said_at, row.id),
         reverse=True,
     )
+    return candidates, load_neighbours(owner, candidates)
+
+
+def load_neighbours(owner: Person, candidates: Sequence[EpisodeRow]) -> list[EpisodeRow]:
+    """The messages next to ``candidates`` in their threads that are not candidates
+    themselves: the two before a person's message and the two after any (one query, none
+    when there is nothing to read)."""
     wanted_seqs: dict[int, set[int]] = {}
     have = {(c.transcript_id, c.seq) for c in candidates}
     for c in candidates:
@@ -153,31 +160,30 @@ def load_episode_candidates(
         for s in seqs
         if s >= 0 and (transcript_id, s) not in have
     }
-    neighbours: list[EpisodeRow] = []
-    if missing:
-        # One condition per transcript, written out rather than built as a Django Q per
-        # message (which costs more to build than to run). The owner is in each condition,
-        # and the rows are sorted here rather than in SQL, so that both databases read each
-        # condition as a range of the (transcript, seq) index: with the owner outside the
-        # disjunction, or an ORDER BY id, SQLite walks every episode of the owner instead.
-        by_transcript: dict[int, list[int]] = {}
-        for transcript_id, seq in sorted(missing):
-            by_transcript.setdefault(transcript_id, []).append(seq)
-        clauses: list[str] = []
-        params: list[int] = []
-        for transcript_id, positions_in in by_transcript.items():
-            marks = ", ".join(["%s"] * len(positions_in))
-            clauses.append(f"(owner_id = %s AND transcript_id = %s AND seq IN ({marks}))")
-            params += [owner.pk, transcript_id, *positions_in]
-        positions = RawSQL(f"({' OR '.join(clauses)})", params, output_field=BooleanField())
-        neighbours = sorted(
-            (
-                _row(values)
-                for values in Episode.objects.filter(positions).order_by().values_list(*_COLUMNS)
-            ),
-            key=lambda row: row.id,
-        )
-    return candidates, neighbours
+    if not missing:
+        return []
+    # One condition per transcript, written out rather than built as a Django Q per
+    # message (which costs more to build than to run). The owner is in each condition,
+    # and the rows are sorted here rather than in SQL, so that both databases read each
+    # condition as a range of the (transcript, seq) index: with the owner outside the
+    # disjunction, or an ORDER BY id, SQLite walks every episode of the owner instead.
+    by_transcript: dict[int, list[int]] = {}
+    for transcript_id, seq in sorted(missing):
+        by_transcript.setdefault(transcript_id, []).append(seq)
+    clauses: list[str] = []
+    params: list[int] = []
+    for transcript_id, positions_in in by_transcript.items():
+        marks = ", ".join(["%s"] * len(positions_in))
+        clauses.append(f"(owner_id = %s AND transcript_id = %s AND seq IN ({marks}))")
+        params += [owner.pk, transcript_id, *positions_in]
+    positions = RawSQL(f"({' OR '.join(clauses)})", params, output_field=BooleanField())
+    return sorted(
+        (
+            _row(values)
+            for values in Episode.objects.filter(positions).order_by().values_list(*_COLUMNS)
+        ),
+        key=lambda row: row.id,
+    )
 
 
 def name_alternatives(owner: Person, nodes: Sequence[tuple[int, str]]) -> list[tuple[str, ...]]:
