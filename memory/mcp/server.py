@@ -6,6 +6,11 @@ request), over stdio the secret given to ``manage.py mcp_stdio`` (re-checked on 
 so revoking it takes effect at once). Reads need ``memory:read``, writes ``memory:write``.
 ORM work runs through ``sync_to_async`` in a thread of its own per call (not Django's one
 shared sync thread), so reads never queue behind a long write.
+
+Each tool's return annotation, ``Annotated[CallToolResult, Model]``, publishes ``Model`` (from
+:mod:`memory.api.shapes`) as the tool's ``outputSchema``; the SDK validates the structured
+content of every successful result against it. A failure is a :class:`ToolError`, an
+``isError`` result without structured content, which is not held to the schema.
 """
 
 from __future__ import annotations
