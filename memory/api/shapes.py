@@ -8,8 +8,8 @@ for ``/v1/openapi.json``. The API validates every answer against its schema, so 
 drift apart: the schemas forbid unknown keys and declare their fields in the order the builders
 write them (the answer's bytes are the builder's, key for key). Times are ISO 8601 strings, as
 the builders write them; JSON-column contents (``counts``, ``detail``, ``snapshot``) are free
-objects. The MCP tools build their results with the same builders and can hand the same
-schemas to the SDK as structured output.
+objects. The MCP tools build their results with the same builders, and publish these models
+(the MCP-only wrappers are at the end) as their ``outputSchema``.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, RootModel
 
 from memory.history import Entry
 from memory.models import Candidate, Event, MemoryRule, Node, Slice, Suppression, Transcript
@@ -461,3 +461,135 @@ class DecisionOut(Out):
 class RejectOut(Out):
     candidate: CandidateOut
     suppression: SuppressionOut | None
+
+
+# --- the MCP tools' answers (memory/mcp/tools.py) ---------------------------------------------
+# Each tool publishes its model as its ``outputSchema`` (memory/mcp/server.py), and the SDK
+# validates the tool's structured content against it. A tool that does what a route does
+# answers with the route's models: recall's answer itself, a receipt, a candidate, a revision.
+# Only the wrappers are the tools' own, where their answers always differed from the route's
+# (a count instead of a page, the forgotten memory instead of its suppressions).
+
+
+class McpQueuedOut(Out):
+    """A save too large to process in one call, left to the pending workers."""
+
+    status: Literal["queued"]
+    transcript_id: int
+    size_bytes: int
+
+
+class McpSavedOut(RootModel[ReceiptOut | McpQueuedOut]):
+    """``save_memory`` and ``save_conversation``: the receipt, or where the save waits."""
+
+    # An MCP outputSchema has an object at its root (the union's arms are both objects).
+    model_config = ConfigDict(json_schema_extra={"type": "object"})
+
+
+class ForgottenNodeOut(Out):
+    id: int
+    label: str
+    category: str
+
+
+class ForgottenCandidateOut(Out):
+    candidate_id: int
+    label: str
+    category: str
+
+
+class McpForgottenOut(Out):
+    """``forget_memory``: the memory deleted (or the label waiting for review rejected)."""
+
+    forgotten: ForgottenNodeOut | ForgottenCandidateOut
+    stick: bool
+    suppressed_labels: list[str]
+
+
+class McpHistoryOut(Out):
+    node: int
+    revisions: list[RevisionOut]
+
+
+class McpRollbackOut(Out):
+    receipt: ReceiptOut
+
+
+class McpPendingOut(Out):
+    count: int
+    candidates: list[CandidateOut]
+
+
+# --- the reference memory server's tools (their names and keys) ---
+
+
+class EntityStatusOut(Out):
+    name: str
+    status: Literal["stored", "pending_review", "rejected"]
+    reason: str = Field(default="", description="Why it was rejected; only when it was.")
+
+
+class McpEntitiesOut(Out):
+    entities: list[EntityStatusOut]
+    receipt: ReceiptOut | None
+
+
+class RelationOut(Out):
+    from_: str = Field(alias="from")
+    to: str
+    relationType: str  # noqa: N815 -- the reference server's key
+
+
+class McpRelationsOut(Out):
+    relations: list[RelationOut]
+    receipt: ReceiptOut | None
+
+
+class ObservationsAddedOut(Out):
+    entityName: str  # noqa: N815
+    addedObservations: list[str]  # noqa: N815
+    pendingReview: bool  # noqa: N815
+
+
+class McpObservationsAddedOut(Out):
+    results: list[ObservationsAddedOut]
+    receipt: ReceiptOut | None
+
+
+class McpEntitiesDeletedOut(Out):
+    deleted: list[str]
+    withdrawn_candidates: list[str]
+    not_found: list[str]
+
+
+class ObservationsDeletedOut(Out):
+    entityName: str  # noqa: N815
+    deletedObservations: list[str]  # noqa: N815
+
+
+class McpObservationsDeletedOut(Out):
+    results: list[ObservationsDeletedOut]
+
+
+class McpRelationsDeletedOut(Out):
+    deleted: list[RelationOut]
+
+
+class EntityOut(Out):
+    name: str
+    entityType: str  # noqa: N815
+    observations: list[str]
+
+
+class McpGraphOut(Out):
+    """``search_nodes`` and ``open_nodes``: entities and the relations among them."""
+
+    entities: list[EntityOut]
+    relations: list[RelationOut]
+
+
+class McpWholeGraphOut(McpGraphOut):
+    """``read_graph``: the graph, what waits for review, and whether the graph was cut."""
+
+    pendingReview: list[str]  # noqa: N815
+    truncated: bool

@@ -6,6 +6,11 @@ request), over stdio the secret given to ``manage.py mcp_stdio`` (re-checked on 
 so revoking it takes effect at once). Reads need ``memory:read``, writes ``memory:write``.
 ORM work runs through ``sync_to_async`` in a thread of its own per call (not Django's one
 shared sync thread), so reads never queue behind a long write.
+
+Each tool's return annotation, ``Annotated[CallToolResult, Model]``, publishes ``Model`` (from
+:mod:`memory.api.shapes`) as the tool's ``outputSchema``; the SDK validates the structured
+content of every successful result against it. A failure is a :class:`ToolError`, an
+``isError`` result without structured content, which is not held to the schema.
 """
 
 from __future__ import annotations
@@ -21,6 +26,22 @@ from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, ConfigDict, Field
 
 from memory.api.schemas import Moment
+from memory.api.shapes import (
+    McpEntitiesDeletedOut,
+    McpEntitiesOut,
+    McpForgottenOut,
+    McpGraphOut,
+    McpHistoryOut,
+    McpObservationsAddedOut,
+    McpObservationsDeletedOut,
+    McpPendingOut,
+    McpRelationsDeletedOut,
+    McpRelationsOut,
+    McpRollbackOut,
+    McpSavedOut,
+    McpWholeGraphOut,
+    RecallOut,
+)
 from memory.mcp import tools
 from memory.models import AccessToken
 from memory.services.history import Actor, acting
@@ -217,7 +238,7 @@ async def save_memory(
     text: Annotated[str, Field(min_length=1, description="The memory, in the user's words.")],
     ctx: Context,
     idempotencyKey: IdempotencyKeyArg = None,  # noqa: N803 -- the MCP argument's name
-) -> CallToolResult:
+) -> Annotated[CallToolResult, McpSavedOut]:
     """Save one thing the user said ("I started boxing last week"). Returns the receipt:
     what was written, what waits for review, and what was rejected and why."""
     return await _run(ctx, SCOPE_WRITE, tools.save_memory, text=text, idempotencyKey=idempotencyKey)
@@ -231,7 +252,7 @@ async def save_conversation(
         Moment | None, Field(description="When the conversation happened.")
     ] = None,
     idempotencyKey: IdempotencyKeyArg = None,  # noqa: N803 -- the MCP argument's name
-) -> CallToolResult:
+) -> Annotated[CallToolResult, McpSavedOut]:
     """Save a conversation; facts the user stated are extracted and go through review.
     Sending the same conversation again the same day changes nothing. Returns the receipt."""
     payload = [m.model_dump(exclude_none=True, mode="json") for m in messages]
@@ -250,7 +271,7 @@ async def recall_memory(
     query: Annotated[str, Field(min_length=1, max_length=1000)],
     ctx: Context,
     limit: Annotated[int, Field(ge=1, le=50)] = 10,
-) -> CallToolResult:
+) -> Annotated[CallToolResult, RecallOut]:
     """What ume remembers that is relevant to ``query``: ranked memories with why each
     matched, their state, details and dated events, and a compact ``context`` text."""
     return await _run(ctx, SCOPE_READ, tools.recall_memory, query=query, limit=limit)
@@ -262,7 +283,7 @@ async def forget_memory(
     label: Annotated[str | None, Field(max_length=200, description="The memory's name.")] = None,
     node_id: Annotated[int | None, Field(ge=1, description="Or the memory's id.")] = None,
     stick: Annotated[bool, Field(description="Never relearn it (default).")] = True,
-) -> CallToolResult:
+) -> Annotated[CallToolResult, McpForgottenOut]:
     """Delete a memory with its details. By default it sticks: its name and aliases are
     suppressed so it is never learned again, and messages that mention it are no longer
     recalled. A label still waiting for review is rejected the same way."""
@@ -277,7 +298,7 @@ async def memory_history(
     label: Annotated[str | None, Field(max_length=200, description="The memory's name.")] = None,
     node_id: Annotated[int | None, Field(ge=1, description="Or the memory's id.")] = None,
     limit: Annotated[int, Field(ge=1, le=100)] = 20,
-) -> CallToolResult:
+) -> Annotated[CallToolResult, McpHistoryOut]:
     """The history of a memory and of its facts, events, aliases and links, newest first:
     each revision with who made it (a person, a token, a save, cleanup), when, why and what
     it changed. A deleted memory keeps its history."""
@@ -296,7 +317,7 @@ async def memory_rollback(
         Field(description="The memory itself (default) or one of its details."),
     ] = "node",
     id: Annotated[int | None, Field(ge=1, description="The detail's id, with kind.")] = None,  # noqa: A002
-) -> CallToolResult:
+) -> Annotated[CallToolResult, McpRollbackOut]:
     """Roll a memory (or one of its details) back to an earlier revision from memory_history.
     This writes a new revision; nothing is rewritten. Refused with a reason when the old
     label is now another memory's or suppressed, or when the memory was deleted."""
@@ -314,7 +335,7 @@ async def memory_rollback(
 @mcp_server.tool(name="list_pending_candidates", annotations=READ_ONLY)
 async def list_pending_candidates(
     ctx: Context, limit: Annotated[int, Field(ge=1, le=100)] = 20
-) -> CallToolResult:
+) -> Annotated[CallToolResult, McpPendingOut]:
     """Memories waiting for the user's review, newest activity first, with their evidence."""
     return await _run(ctx, SCOPE_READ, tools.list_pending_candidates, limit=limit)
 
@@ -325,7 +346,7 @@ async def list_pending_candidates(
 @mcp_server.tool(name="create_entities", annotations=WRITES)
 async def create_entities(
     entities: Annotated[list[Entity], Field(min_length=0, max_length=100)], ctx: Context
-) -> CallToolResult:
+) -> Annotated[CallToolResult, McpEntitiesOut]:
     """Create entities in the knowledge graph. New ones wait for the user's review unless their
     rules capture automatically; each entity's status says which."""
     payload = [e.model_dump() for e in entities]
@@ -335,7 +356,7 @@ async def create_entities(
 @mcp_server.tool(name="create_relations", annotations=WRITES)
 async def create_relations(
     relations: Annotated[list[Relation], Field(min_length=0, max_length=200)], ctx: Context
-) -> CallToolResult:
+) -> Annotated[CallToolResult, McpRelationsOut]:
     """Create relations between entities (in active voice: from, relationType, to)."""
     return await _run(ctx, SCOPE_WRITE, tools.create_relations, relations=_relations(relations))
 
@@ -344,7 +365,7 @@ async def create_relations(
 async def add_observations(
     observations: Annotated[list[ObservationAdd], Field(min_length=0, max_length=100)],
     ctx: Context,
-) -> CallToolResult:
+) -> Annotated[CallToolResult, McpObservationsAddedOut]:
     """Add observations to existing entities."""
     payload = [o.model_dump() for o in observations]
     return await _run(ctx, SCOPE_WRITE, tools.add_observations, observations=payload)
@@ -354,7 +375,7 @@ async def add_observations(
 async def delete_entities(
     entityNames: Annotated[list[Name], Field(min_length=0, max_length=100)],  # noqa: N803
     ctx: Context,
-) -> CallToolResult:
+) -> Annotated[CallToolResult, McpEntitiesDeletedOut]:
     """Delete entities with their observations and relations; they are never relearned."""
     return await _run(ctx, SCOPE_WRITE, tools.delete_entities, entityNames=entityNames)
 
@@ -363,7 +384,7 @@ async def delete_entities(
 async def delete_observations(
     deletions: Annotated[list[ObservationDelete], Field(min_length=0, max_length=100)],
     ctx: Context,
-) -> CallToolResult:
+) -> Annotated[CallToolResult, McpObservationsDeletedOut]:
     """Delete specific observations from entities."""
     payload = [d.model_dump() for d in deletions]
     return await _run(ctx, SCOPE_WRITE, tools.delete_observations, deletions=payload)
@@ -372,13 +393,13 @@ async def delete_observations(
 @mcp_server.tool(name="delete_relations", annotations=DELETES)
 async def delete_relations(
     relations: Annotated[list[Relation], Field(min_length=0, max_length=200)], ctx: Context
-) -> CallToolResult:
+) -> Annotated[CallToolResult, McpRelationsDeletedOut]:
     """Delete relations from the knowledge graph."""
     return await _run(ctx, SCOPE_WRITE, tools.delete_relations, relations=_relations(relations))
 
 
 @mcp_server.tool(name="read_graph", annotations=READ_ONLY)
-async def read_graph(ctx: Context) -> CallToolResult:
+async def read_graph(ctx: Context) -> Annotated[CallToolResult, McpWholeGraphOut]:
     """The whole knowledge graph: entities with observations, and relations."""
     return await _run(ctx, SCOPE_READ, tools.read_graph)
 
@@ -386,7 +407,7 @@ async def read_graph(ctx: Context) -> CallToolResult:
 @mcp_server.tool(name="search_nodes", annotations=READ_ONLY)
 async def search_nodes(
     query: Annotated[str, Field(min_length=1, max_length=1000)], ctx: Context
-) -> CallToolResult:
+) -> Annotated[CallToolResult, McpGraphOut]:
     """Entities whose name, alias, type or observations match ``query``, with their relations."""
     return await _run(ctx, SCOPE_READ, tools.search_nodes, query=query)
 
@@ -394,6 +415,6 @@ async def search_nodes(
 @mcp_server.tool(name="open_nodes", annotations=READ_ONLY)
 async def open_nodes(
     names: Annotated[list[Name], Field(min_length=0, max_length=100)], ctx: Context
-) -> CallToolResult:
+) -> Annotated[CallToolResult, McpGraphOut]:
     """Specific entities by name, with the relations among them."""
     return await _run(ctx, SCOPE_READ, tools.open_nodes, names=names)
