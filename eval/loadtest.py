@@ -422,9 +422,8 @@ def _check(saved: list[dict[str, Any]]) -> dict[str, int]:
     """Every 2xx save against the database. Returns the counts the last line prints."""
     from django.db.models import Count
 
-    from memory.models import Candidate, Evidence, Node, Transcript
+    from memory.models import Candidate, Evidence, Node, Receipt, Transcript
     from memory.vocab import TranscriptStatus
-    from receipts.models import Receipt
 
     receipts = {r.pk: r for r in Receipt.objects.all()}
     lost = half = 0

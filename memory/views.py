@@ -30,13 +30,12 @@ from memory.forms import (
 )
 from memory.graph_layout import NodeIn, layout_graph
 from memory.htmx import HtmxHttpRequest
-from memory.models import Node, Suppression
+from memory.models import Node, Receipt, Suppression
 from memory.search import search_nodes
+from memory.selectors import receipt_get
 from memory.services import nodes as node_services
 from memory.services.nodes import NodeEditError, StaleRevision
 from memory.vocab import Category, EdgeType, EventAction, Importance, SliceKind, TimeSource
-from receipts.models import Receipt
-from receipts.selectors import receipt_get
 
 NODE = "memory/node.html"
 NODES = "memory/nodes.html"

@@ -23,13 +23,13 @@ from django.views.decorators.http import require_GET, require_POST
 from memory import selectors
 from memory.forms import DETAIL_FORMS
 from memory.htmx import HtmxHttpRequest
+from memory.models import Receipt
 from memory.options import select_options
+from memory.selectors import receipt_get
 from memory.services import details as detail_services
 from memory.services.details import NOUNS, DetailConflict, DetailError
 from memory.views import node_context
 from memory.vocab import EdgeType, EventAction, SliceKind
-from receipts.models import Receipt
-from receipts.selectors import receipt_get
 
 NODE = "memory/node.html"
 DETAIL_FORM = "memory/detail_edit.html"
