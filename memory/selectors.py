@@ -574,7 +574,7 @@ def graph_data(
     return shown, edges
 
 
-def receipt_written(owner: Person, receipt: Any) -> dict[str, Any]:
+def receipt_written(owner: Person, receipt: Receipt) -> dict[str, Any]:
     """What a receipt wrote that still exists: nodes, slices, events, edges, aliases and
     candidates, plus ``merged_into``: the existing node a review decision added to, and
     ``episodes``: how many messages of its conversation are kept as what was said.
