@@ -252,7 +252,7 @@ def seed_review_and_saves(
 
 def _seed_receipts(owner: Person, receipts: int, now: datetime) -> None:
     """``receipts`` receipts of every outcome and source, a minute apart."""
-    from receipts.models import Outcome, Receipt, Source
+    from memory.models import Outcome, Receipt, Source
 
     outcomes, sources = list(Outcome.values), list(Source.values)
     for start in range(0, receipts, 5000):

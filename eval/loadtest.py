@@ -424,9 +424,8 @@ def _check(saved: list[dict[str, Any]]) -> dict[str, Any]:
     says where to look."""
     from django.db.models import Count
 
-    from memory.models import Candidate, Evidence, Node, Transcript
+    from memory.models import Candidate, Evidence, Node, Receipt, Transcript
     from memory.vocab import TranscriptStatus
-    from receipts.models import Receipt
 
     receipts = {r.pk: r for r in Receipt.objects.all()}
     lost = 0

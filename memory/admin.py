@@ -27,6 +27,7 @@ from memory.models import (
     MemoryRule,
     Node,
     Page,
+    Receipt,
     Revision,
     Slice,
     Suppression,
@@ -467,6 +468,28 @@ class AccessTokenAdmin(admin.ModelAdmin):
     def revoke(self, request: HttpRequest, queryset: QuerySet[AccessToken]) -> None:
         count = queryset.filter(revoked_at__isnull=True).update(revoked_at=timezone.now())
         self.message_user(request, f"Revoked {count} token{pluralize(count)}.")
+
+
+@admin.register(Receipt)
+class ReceiptAdmin(admin.ModelAdmin):
+    """Receipts are a ledger: read-only in the admin."""
+
+    list_display = ("id", "owner", "source", "outcome", "summary", "duration_ms", "created_at")
+    list_filter = ("outcome", "source")
+    search_fields = ("subject", "summary", "error")
+    date_hierarchy = "created_at"
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
+        return [f.name for f in self.model._meta.fields]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
 
 
 class PersonAdmin(UserAdmin):  # type: ignore[type-arg]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from datetime import datetime
+from datetime import date, datetime, time, timedelta
 from typing import Any
 
 from django.conf import settings
@@ -16,9 +16,11 @@ from django.db.models import (
     Q,
     QuerySet,
     Subquery,
+    Sum,
     prefetch_related_objects,
 )
 from django.db.models.functions import Coalesce, Left
+from django.utils import timezone
 
 from memory.gate import (
     CandidateRef,
@@ -40,6 +42,8 @@ from memory.models import (
     MemoryRule,
     Node,
     NodeKeyWord,
+    Receipt,
+    ReceiptDay,
     Revision,
     Slice,
     Suppression,
@@ -570,7 +574,7 @@ def graph_data(
     return shown, edges
 
 
-def receipt_written(owner: Person, receipt: Any) -> dict[str, Any]:
+def receipt_written(owner: Person, receipt: Receipt) -> dict[str, Any]:
     """What a receipt wrote that still exists: nodes, slices, events, edges, aliases and
     candidates, plus ``merged_into``: the existing node a review decision added to, and
     ``episodes``: how many messages of its conversation are kept as what was said.
@@ -688,3 +692,58 @@ def revision_get(owner: Person, kind: str, object_id: int, number: int) -> Revis
     return Revision.objects.filter(
         owner=owner, kind=kind, object_id=object_id, number=number
     ).first()
+
+
+# --- receipts (the Saves page, the API) ---------------------------------------------------
+
+
+def _day_start(day: date) -> datetime:
+    return timezone.make_aware(datetime.combine(day, time.min))
+
+
+def receipt_list(
+    owner: Person,
+    *,
+    outcome: str = "",
+    source: str = "",
+    start: date | None = None,
+    end: date | None = None,
+) -> QuerySet[Receipt]:
+    """Receipts newest first, filtered; ``start`` and ``end`` are whole local days."""
+    receipts = Receipt.objects.for_owner(owner).select_related("token")
+    if outcome:
+        receipts = receipts.filter(outcome=outcome)
+    if source:
+        receipts = receipts.filter(source=source)
+    if start:
+        receipts = receipts.filter(created_at__gte=_day_start(start))
+    if end:
+        receipts = receipts.filter(created_at__lt=_day_start(end + timedelta(days=1)))
+    return receipts.order_by("-created_at", "-id")
+
+
+def receipts_per_day(
+    owner: Person, *, start: date, end: date, outcome: str = "", source: str = ""
+) -> dict[date, dict[str, int]]:
+    """``{day: {outcome: count}}`` over ``start``..``end`` (local days), in one query.
+
+    Reads the per-day counts every receipt write keeps (``ReceiptDay``): at most a row per
+    day, outcome and source, however many receipts the month has."""
+    if end < start:
+        return {}
+    rows = ReceiptDay.objects.for_owner(owner).filter(day__gte=start, day__lte=end)
+    if outcome:
+        rows = rows.filter(outcome=outcome)
+    if source:
+        rows = rows.filter(source=source)
+    per_day: dict[date, dict[str, int]] = {}
+    for day, outcome_name, n in (
+        rows.values_list("day", "outcome").annotate(n=Sum("count")).order_by()
+    ):
+        if n:
+            per_day.setdefault(day, {})[outcome_name] = n
+    return per_day
+
+
+def receipt_get(owner: Person, receipt_id: int) -> Receipt | None:
+    return Receipt.objects.for_owner(owner).filter(pk=receipt_id).select_related("token").first()

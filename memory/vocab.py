@@ -230,5 +230,28 @@ class RevisionActor(models.TextChoices):
     SYSTEM = "system", "ume itself"
 
 
+class Outcome(models.TextChoices):
+    """How a save attempt or a decision ended: one per receipt (docs/architecture.md, "Receipts")."""
+
+    WROTE = "wrote"
+    MEANINGFUL_NO_WRITE = "meaningful_no_write", "meaningful no-write"
+    LLM_FAILED = "llm_failed", "extractor failed"
+    DB_WRITE_FAILED = "db_write_failed", "database write failed"
+    DUPLICATE = "duplicate"
+    REJECTED_INPUT = "rejected_input", "rejected input"
+    DELETION_CONFLICT = "deletion_conflict", "dropped: a deletion happened meanwhile"
+
+
+class Source(models.TextChoices):
+    """Which door a receipt's write came through."""
+
+    UPLOAD = "upload"
+    COMMAND = "command"
+    MCP = "mcp", "MCP"
+    API = "api", "API"
+    REVIEW = "review"
+    CLEANUP = "cleanup"
+
+
 #: What a person calls each kind of detail (``memory.models.DETAIL_KINDS``).
 DETAIL_NOUNS = {"slice": "fact", "event": "event", "alias": "alias", "edge": "link"}

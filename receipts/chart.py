@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date, timedelta
 
-from receipts.models import Outcome
+from memory.vocab import Outcome
 
 WIDTH = 720
 HEIGHT = 160

@@ -8,7 +8,7 @@ from django import forms
 from django.utils import timezone
 from django.utils.text import capfirst
 
-from receipts.models import Outcome, Source
+from memory.vocab import Outcome, Source
 
 MAX_RANGE_DAYS = 366
 DEFAULT_RANGE_DAYS = 30

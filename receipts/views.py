@@ -9,11 +9,10 @@ from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
 from memory.htmx import HtmxHttpRequest
-from memory.selectors import receipt_written
+from memory.models import Receipt
+from memory.selectors import receipt_get, receipt_list, receipt_written, receipts_per_day
 from receipts.chart import stacked_chart
 from receipts.forms import SavesFilterForm
-from receipts.models import Receipt
-from receipts.selectors import receipt_get, receipt_list, receipts_per_day
 
 SAVES = "receipts/saves.html"
 PAGE_SIZE = 25

@@ -14,8 +14,8 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from memory.htmx import HtmxHttpRequest
+from memory.models import Source
 from memory.services.erase import EraseError, memory_erase_all, receipt_undo, receipt_undo_preview
-from receipts.models import Source
 from receipts.views import receipt_or_404
 
 CONFIRM_WORD = "DELETE"

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from ume.settings import BASE_DIR
 
-PACKAGES = ("ume", "memory", "receipts", "review", "connectors", "eval", "tests")
+PACKAGES = ("ume", "memory", "browser", "receipts", "review", "connectors", "eval", "tests")
 MAX_FUNCTION_LINES = 80
 
 

@@ -86,6 +86,7 @@ INSTALLED_APPS = [
     "ninja",
     "oauth2_provider",
     "memory",
+    "browser",
     "receipts",
     "review",
     "connectors",

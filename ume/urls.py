@@ -23,7 +23,7 @@ urlpatterns = [
     path("", RedirectView.as_view(pattern_name="review:queue"), name="home"),
     path("review/", include("review.urls")),
     path("saves/", include("receipts.urls")),
-    path("memory/", include("memory.urls")),
+    path("memory/", include("browser.urls")),
     path("connections/", include("connectors.urls")),
     path("", include("connectors.oauth_urls")),
 ]

@@ -18,11 +18,10 @@ from memory.api.auth import TokenAuth
 from memory.api.errors import IDEMPOTENT, ApiError, answers, not_found
 from memory.api.idempotency import idempotent
 from memory.api.shapes import ReceiptDetailOut
-from memory.models import AccessToken
+from memory.models import AccessToken, Source
+from memory.selectors import receipt_get
 from memory.services.erase import EraseError, memory_erase_all, receipt_undo
 from memory.vocab import SCOPE_WRITE
-from receipts.models import Source
-from receipts.selectors import receipt_get
 
 WRITE = TokenAuth(SCOPE_WRITE)
 CONFIRM_WORD = "DELETE"

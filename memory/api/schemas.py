@@ -2,7 +2,7 @@
 a length cap, so hostile input is a 400 before anything is written. Booleans and numbers are
 strict: ``true`` is not 1, ``"yes"`` is not true, and ``"ts": true`` is not 1970.
 
-A field with a fixed vocabulary is its enum (``memory.vocab``, ``receipts.models``), so the
+A field with a fixed vocabulary is its enum (``memory.vocab``, ``memory.models``), so the
 OpenAPI schema lists the values; an empty value means "any" (or "keep") as it always has, and
 any other value is ``400 invalid_input`` with ``<field>: choose one of ...``."""
 
@@ -17,10 +17,10 @@ from ninja import Schema
 from pydantic import AfterValidator, BeforeValidator, Field, StrictBool, StrictFloat, StrictInt
 from pydantic_core import PydanticCustomError
 
+from memory.models import Outcome
+from memory.models import Source as ReceiptSource
 from memory.transcripts import MAX_MESSAGES
 from memory.vocab import CandidateStatus, Category, NodeState
-from receipts.models import Outcome
-from receipts.models import Source as ReceiptSource
 
 
 def _no_nul(value: str) -> str:

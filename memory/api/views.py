@@ -69,7 +69,8 @@ from memory.api.shapes import (
     transcript_json,
 )
 from memory.history import timeline
-from memory.models import AccessToken, Transcript
+from memory.models import AccessToken, Receipt, Transcript
+from memory.models import Source as ReceiptSource
 from memory.recall import recall
 from memory.selectors import (
     candidate_get,
@@ -80,6 +81,8 @@ from memory.selectors import (
     node_history,
     node_list,
     node_slices,
+    receipt_get,
+    receipt_list,
     revision_get,
     revision_parents,
     suppression_list,
@@ -115,9 +118,6 @@ from memory.transcripts import (
     parse_transcript,
 )
 from memory.vocab import SCOPE_READ, SCOPE_WRITE, CandidateStatus
-from receipts.models import Receipt
-from receipts.models import Source as ReceiptSource
-from receipts.selectors import receipt_get, receipt_list
 
 READ = TokenAuth(SCOPE_READ)
 WRITE = TokenAuth(SCOPE_WRITE)

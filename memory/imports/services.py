@@ -29,11 +29,10 @@ from memory.imports.formats import (
     detect_format,
     iter_export,
 )
-from memory.models import ChatImport, Transcript
+from memory.models import ChatImport, Outcome, Receipt, Transcript
 from memory.owned import Person
 from memory.services.ingest import ingest_transcript, transcript_store
 from memory.transcripts import MAX_MESSAGES
-from receipts.models import Outcome, Receipt
 
 log = logging.getLogger(__name__)
 worker_log = logging.getLogger("ume.worker")

@@ -26,7 +26,17 @@ from django.db.models import Prefetch, Q
 from memory.api.shapes import candidate_json, revision_json
 from memory.history import timeline
 from memory.keys import canonical_key
-from memory.models import AccessToken, Alias, Candidate, Edge, Node, Slice, Transcript
+from memory.models import (
+    AccessToken,
+    Alias,
+    Candidate,
+    Edge,
+    Node,
+    Receipt,
+    Slice,
+    Source,
+    Transcript,
+)
 from memory.owned import Person
 from memory.recall import recall
 from memory.selectors import (
@@ -47,7 +57,6 @@ from memory.services.review import (
 from memory.services.rollback import RollbackError, revision_rollback
 from memory.transcripts import TranscriptError, messages_from_json
 from memory.vocab import CandidateStatus, Category, EdgeType
-from receipts.models import Receipt, Source
 
 # An explicit request to remember an entity is a strong signal; the owner's rules still decide
 # whether it is written directly (``auto``) or waits for review.

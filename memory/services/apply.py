@@ -16,7 +16,7 @@ from django.db.models import Case, F, IntegerField, Value, When
 
 from memory.gate import PlannedCandidate, Target, WritePlan
 from memory.keys import canonical_key
-from memory.models import Candidate, Evidence, Node, Suppression, Transcript
+from memory.models import Candidate, Evidence, Node, Receipt, Suppression, Transcript
 from memory.owned import Person
 from memory.proposals import EvidenceSpan, dump_proposal
 from memory.selectors import active_suppressions
@@ -32,7 +32,6 @@ from memory.services.writers import (
     slices_write,
 )
 from memory.vocab import CandidateStatus, NodeOrigin, RevisionAction
-from receipts.models import Receipt
 
 
 @dataclass

@@ -63,8 +63,11 @@ from memory.models import (
     IdempotencyKey,
     MemoryRule,
     Node,
+    Outcome,
+    Receipt,
     Revision,
     Slice,
+    Source,
     Suppression,
     Transcript,
 )
@@ -83,7 +86,6 @@ from memory.vocab import (
     SuppressionReason,
     TranscriptStatus,
 )
-from receipts.models import Outcome, Receipt, Source
 
 # One line per user checked (ids, counts, status; never labels): see ume/logs.py.
 worker_log = logging.getLogger("ume.worker")

@@ -18,7 +18,18 @@ from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
 from memory.keys import canonical_key
-from memory.models import DETAIL_KINDS, Alias, Edge, Event, Evidence, Node, Slice
+from memory.models import (
+    DETAIL_KINDS,
+    Alias,
+    Edge,
+    Event,
+    Evidence,
+    Node,
+    Outcome,
+    Receipt,
+    Slice,
+    Source,
+)
 from memory.owned import owned_rows
 from memory.policy import label_rejection
 from memory.selectors import active_suppressions
@@ -35,7 +46,6 @@ from memory.vocab import (
     TimePrecision,
     TimeSource,
 )
-from receipts.models import Outcome, Receipt, Source
 
 #: What a person may correct, by the name used in URLs and receipts, and what they call it.
 KINDS = DETAIL_KINDS

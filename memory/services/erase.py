@@ -55,9 +55,12 @@ from memory.models import (
     Evidence,
     IdempotencyKey,
     Node,
+    Outcome,
     Page,
+    Receipt,
     Revision,
     Slice,
+    Source,
     Suppression,
     Transcript,
 )
@@ -75,7 +78,6 @@ from memory.vocab import (
     SuppressionKind,
     SuppressionReason,
 )
-from receipts.models import Outcome, Receipt, Source
 
 # Sources whose receipts record an ingest (and so can be undone here).
 INGEST_SOURCES = frozenset({Source.UPLOAD, Source.COMMAND, Source.MCP, Source.API})

@@ -32,9 +32,10 @@ from django.utils import timezone
 
 from memory.extractors import ExtractorFailed, get_extractor
 from memory.gate import WritePlan, plan_writes
-from memory.models import Transcript
+from memory.models import Outcome, Receipt, Transcript
 from memory.owned import Person
 from memory.proposals import AnyProposal, ProposalError, parse_proposals, proposals_dedupe
+from memory.receipt_summary import summarise
 from memory.selectors import gate_snapshot
 from memory.services.apply import ApplyResult, CandidateDecided, plan_apply, plan_recheck
 from memory.services.barrier import DeletionConflict, barrier_check
@@ -48,8 +49,6 @@ from memory.transcripts import (
     parse_transcript,
 )
 from memory.vocab import TranscriptStatus
-from receipts.models import Outcome, Receipt
-from receipts.summary import summarise
 
 log = logging.getLogger(__name__)
 # One line per processed transcript (ids, outcome, duration; never text): see ume/logs.py.

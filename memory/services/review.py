@@ -23,7 +23,19 @@ from django.db.models import F
 from django.utils import timezone
 
 from memory.keys import canonical_key
-from memory.models import Alias, Candidate, Edge, Event, Evidence, Node, Slice, Suppression
+from memory.models import (
+    Alias,
+    Candidate,
+    Edge,
+    Event,
+    Evidence,
+    Node,
+    Outcome,
+    Receipt,
+    Slice,
+    Source,
+    Suppression,
+)
 from memory.owned import Person
 from memory.policy import label_rejection
 from memory.proposals import (
@@ -58,7 +70,6 @@ from memory.vocab import (
     SuppressionKind,
     SuppressionReason,
 )
-from receipts.models import Outcome, Receipt, Source
 
 
 class ReviewError(ValueError):

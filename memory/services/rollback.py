@@ -19,7 +19,7 @@ from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
 from memory.keys import canonical_key
-from memory.models import Node, Revision
+from memory.models import Node, Outcome, Receipt, Revision, Source
 from memory.owned import Person, owned_rows
 from memory.selectors import active_suppressions
 from memory.services.barrier import DeletionConflict, barrier_check
@@ -28,7 +28,6 @@ from memory.services.history import MODELS, acting, current_actor, record
 from memory.services.nodes import NodeEditError, node_update
 from memory.services.recall_index import recall_index_refresh
 from memory.vocab import RevisionAction, RevisionKind
-from receipts.models import Outcome, Receipt, Source
 
 #: What a rollback restores of each kind: content, never structure (which node a fact is on,
 #: which fact of a kind is current: superseding keeps that straight).

@@ -18,7 +18,7 @@ from django.conf import settings
 from django.core.files.uploadedfile import UploadedFile
 
 from memory.imports.services import chat_import_process, chat_import_store, export_format
-from memory.models import ChatImport, Transcript
+from memory.models import ChatImport, Outcome, Receipt, Source, Transcript
 from memory.owned import Person
 from memory.services.ingest import ingest_transcript, transcript_store
 from memory.transcripts import (
@@ -28,7 +28,6 @@ from memory.transcripts import (
     transcript_format,
 )
 from memory.vocab import TranscriptStatus
-from receipts.models import Outcome, Receipt, Source
 
 EXPORT_SUFFIXES = (".json", ".jsonl", ".ndjson")
 _FAILED = {Outcome.LLM_FAILED, Outcome.DB_WRITE_FAILED, Outcome.DELETION_CONFLICT}

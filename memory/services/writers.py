@@ -29,11 +29,10 @@ from typing import Any, Protocol
 from django.db import connection
 from django.db.models import Case, CharField, F, IntegerField, Q, Value, When
 
-from memory.models import Alias, Edge, Event, Node, Slice
+from memory.models import Alias, Edge, Event, Node, Receipt, Slice
 from memory.owned import Person
 from memory.services.history import History, update_rows
 from memory.vocab import RevisionAction
-from receipts.models import Receipt
 
 
 @dataclass(frozen=True)

@@ -9,9 +9,8 @@ from typing import Any
 import pytest
 from django.utils import timezone
 
-from memory.models import Alias, Candidate, Node, Suppression
+from memory.models import Alias, Candidate, Node, Receipt, Suppression
 from memory.services.ingest import ingest_text
-from receipts.models import Receipt
 from tests.browser.conftest import expected_console_error, sign_in
 from tests.factories import make_candidate, make_node
 

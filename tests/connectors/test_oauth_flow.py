@@ -26,8 +26,7 @@ from oauth2_provider.models import get_access_token_model
 from pydantic import AnyUrl
 
 from connectors.models import Connection
-from memory.models import Candidate, Node
-from receipts.models import Receipt
+from memory.models import Candidate, Node, Receipt
 from tests.connectors.conftest import consent, query_of, session_cookies
 
 pytestmark = pytest.mark.django_db(transaction=True)

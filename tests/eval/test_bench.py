@@ -9,8 +9,7 @@ import pytest
 from django.contrib.auth import get_user_model
 
 from eval.bench import environment, main, markdown, run
-from memory.models import Candidate, Episode, Node, RecallDoc
-from receipts.models import Receipt
+from memory.models import Candidate, Episode, Node, RecallDoc, Receipt
 
 pytestmark = pytest.mark.django_db
 

@@ -11,9 +11,8 @@ from django.contrib.auth.models import User
 from django.test import Client
 from django.urls import reverse
 
-from memory.models import AccessToken, Node, Suppression
+from memory.models import AccessToken, Node, Receipt, Suppression
 from memory.services.tokens import token_authenticate, token_create
-from receipts.models import Receipt
 from tests.factories import make_node, make_slice, make_suppression
 
 
@@ -40,7 +39,7 @@ def test_every_model_has_an_admin(admin_client: Client) -> None:
         "deletionbarrier",
     ):
         assert admin_client.get(reverse(f"admin:memory_{name}_changelist")).status_code == 200
-    assert admin_client.get(reverse("admin:receipts_receipt_changelist")).status_code == 200
+    assert admin_client.get(reverse("admin:memory_receipt_changelist")).status_code == 200
 
 
 def test_creating_a_token_shows_the_secret_once(admin_client: Client, owner: User) -> None:
@@ -98,12 +97,12 @@ def test_lift_action_and_filters(admin_client: Client, owner: User) -> None:
 
 def test_receipts_are_read_only(admin_client: Client, owner: User) -> None:
     receipt = Receipt.objects.create(owner=owner, source="command", outcome="wrote")
-    assert admin_client.get(reverse("admin:receipts_receipt_add")).status_code == 403
-    page = admin_client.get(reverse("admin:receipts_receipt_change", args=[receipt.pk]))
+    assert admin_client.get(reverse("admin:memory_receipt_add")).status_code == 403
+    page = admin_client.get(reverse("admin:memory_receipt_change", args=[receipt.pk]))
     assert page.status_code == 200 and b'name="outcome"' not in page.content
     assert (
         admin_client.post(
-            reverse("admin:receipts_receipt_delete", args=[receipt.pk]), {"post": "yes"}
+            reverse("admin:memory_receipt_delete", args=[receipt.pk]), {"post": "yes"}
         ).status_code
         == 403
     )

@@ -15,10 +15,9 @@ from django.test import Client
 from django.utils import timezone
 from pytest_django import DjangoAssertNumQueries, Settings
 
-from memory.models import AccessToken, Candidate, MemoryRule, Node, Suppression, Transcript
+from memory.models import AccessToken, Candidate, MemoryRule, Node, Receipt, Suppression, Transcript
 from memory.services.tokens import token_create, token_revoke
 from memory.vocab import SCOPE_READ
-from receipts.models import Receipt
 from tests.factories import (
     make_candidate,
     make_event,

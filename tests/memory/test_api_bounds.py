@@ -13,10 +13,9 @@ from django.core.cache import cache
 from django.test import Client
 from pytest_django import Settings
 
-from memory.models import Candidate, Transcript
+from memory.models import Candidate, Receipt, Transcript
 from memory.services.ingest import ingest_pending
 from memory.services.tokens import token_create
-from receipts.models import Receipt
 
 pytestmark = pytest.mark.django_db
 

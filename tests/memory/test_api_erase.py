@@ -11,11 +11,10 @@ from django.contrib.auth.models import User
 from django.core.cache import cache
 from django.test import Client
 
-from memory.models import Candidate, MemoryRule, Node, Suppression
+from memory.models import Candidate, MemoryRule, Node, Receipt, Suppression
 from memory.services.ingest import ingest_proposals
 from memory.services.tokens import token_create
 from memory.vocab import SCOPE_READ
-from receipts.models import Receipt
 from tests.factories import make_node, make_suppression
 
 pytestmark = pytest.mark.django_db

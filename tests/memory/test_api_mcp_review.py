@@ -19,9 +19,8 @@ from mcp import Client
 from pytest_django import Settings
 
 from memory.mcp.server import mcp_server, use_stdio_secret
-from memory.models import AccessToken, Candidate, Node, Suppression, Transcript
+from memory.models import AccessToken, Candidate, Node, Receipt, Suppression, Transcript
 from memory.services.tokens import token_create
-from receipts.models import Receipt
 from tests.factories import make_candidate, make_node, make_suppression
 
 pytestmark = pytest.mark.django_db

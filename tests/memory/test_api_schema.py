@@ -24,6 +24,8 @@ from memory.api.shapes import (
     transcript_json,
 )
 from memory.history import timeline
+from memory.models import Outcome, Receipt
+from memory.models import Source as ReceiptSource
 from memory.recall import recall
 from memory.selectors import (
     candidate_queue,
@@ -39,8 +41,6 @@ from memory.selectors import (
 )
 from memory.services.tokens import token_create
 from memory.vocab import CandidateStatus, Category, NodeState
-from receipts.models import Outcome, Receipt
-from receipts.models import Source as ReceiptSource
 from tests.factories import make_candidate, make_event, make_node, make_slice, make_suppression
 
 pytestmark = pytest.mark.django_db

@@ -17,13 +17,12 @@ from django.contrib.auth.models import User
 from django.db import connection, connections
 from django.utils import timezone
 
-from memory.models import Candidate, DeletionBarrier, Node, Slice, Suppression
+from memory.models import Candidate, DeletionBarrier, Node, Receipt, Slice, Suppression
 from memory.services import ingest as ingest_module
 from memory.services.barrier import NEVER
 from memory.services.erase import memory_erase_all, receipt_undo
 from memory.services.ingest import ingest_proposals
 from memory.services.nodes import node_delete
-from receipts.models import Receipt
 from tests.factories import make_node, make_user
 from tests.faults import inside_the_ingest
 

@@ -25,6 +25,7 @@ from memory.models import (
     MemoryRule,
     Node,
     Page,
+    Receipt,
     Slice,
     Suppression,
     Transcript,
@@ -33,7 +34,6 @@ from memory.selectors import active_suppressions
 from memory.services import cleanup as cleanup_module
 from memory.services.cleanup import cleanup_run, cleanup_user
 from memory.services.ingest import ingest_proposals
-from receipts.models import Receipt
 from tests.factories import (
     make_candidate,
     make_edge,

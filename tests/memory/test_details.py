@@ -9,10 +9,9 @@ from typing import Any
 import pytest
 from django.contrib.auth.models import User
 
-from memory.models import Alias, Edge, Event, Evidence, Slice
+from memory.models import Alias, Edge, Event, Evidence, Receipt, Slice
 from memory.services import details
 from memory.services.details import DetailError
-from receipts.models import Receipt
 from tests.factories import make_edge, make_event, make_node, make_slice
 
 pytestmark = pytest.mark.django_db

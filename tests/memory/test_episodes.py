@@ -15,12 +15,11 @@ from django.test import Client
 from django.utils import timezone
 from pytest_django import Settings
 
-from memory.models import Episode, Transcript
+from memory.models import Episode, Outcome, Transcript
 from memory.services.episodes import episodes_delete, episodes_record
 from memory.services.ingest import ingest_messages, ingest_pending, ingest_text
 from memory.services.uploads import transcript_upload_one
 from memory.transcripts import Message, episode_rows
-from receipts.models import Outcome
 from tests.factories import make_user
 from tests.faults import inside_the_ingest
 

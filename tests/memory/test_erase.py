@@ -22,6 +22,7 @@ from memory.models import (
     MemoryRule,
     Node,
     Page,
+    Receipt,
     Slice,
     Suppression,
     Transcript,
@@ -37,7 +38,6 @@ from memory.services.erase import (
 from memory.services.ingest import ingest_proposals, ingest_text
 from memory.services.nodes import node_update
 from memory.services.review import candidate_merge, candidate_promote, candidate_reject
-from receipts.models import Receipt
 from tests.factories import make_candidate, make_node, make_slice, make_suppression
 
 pytestmark = pytest.mark.django_db

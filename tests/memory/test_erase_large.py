@@ -17,10 +17,9 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import User
 from django.db import OperationalError, connection, transaction
 
-from memory.models import Node, Slice
+from memory.models import Node, Receipt, Slice
 from memory.services import erase
 from memory.services.erase import account_delete, delete_owned, memory_erase_all
-from receipts.models import Receipt
 from tests.factories import make_node
 
 pytestmark = pytest.mark.django_db

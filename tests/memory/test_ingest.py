@@ -23,6 +23,7 @@ from memory.models import (
     Evidence,
     MemoryRule,
     Node,
+    Receipt,
     Slice,
     Suppression,
     Transcript,
@@ -31,7 +32,6 @@ from memory.services import ingest as ingest_module
 from memory.services.ingest import ingest_bytes, ingest_messages, ingest_pending, ingest_text
 from memory.services.nodes import node_delete
 from memory.services.review import candidate_promote, candidate_reject
-from receipts.models import Receipt
 from tests.factories import make_candidate, make_node, make_user
 from tests.faults import inside_the_ingest
 

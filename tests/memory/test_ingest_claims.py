@@ -14,10 +14,9 @@ from django.db import connection, connections
 from django.utils import timezone
 from pytest_django import Settings
 
-from memory.models import Transcript
+from memory.models import Receipt, Transcript
 from memory.services import ingest as ingest_module
 from memory.services.ingest import ingest_messages, ingest_pending, transcript_store
-from receipts.models import Receipt
 from tests.factories import make_user
 from tests.faults import inside_the_ingest
 from tests.llm_stub import StubLLMServer

@@ -437,8 +437,7 @@ def test_a_save_too_large_for_one_call_is_queued_for_the_pending_workers(
 def test_a_nul_character_is_an_error_and_nothing_is_stored(
     server_url: str, owner: User, secret: str, tool: Any, arguments: Any
 ) -> None:
-    from memory.models import Transcript
-    from receipts.models import Receipt
+    from memory.models import Receipt, Transcript
 
     result = call(server_url, secret, tool, arguments)
     assert result.is_error

@@ -10,12 +10,11 @@ import pytest
 from django.contrib.auth.models import User
 
 from memory.mcp import tools as mcp_tools
-from memory.models import Candidate, DeletionBarrier, Edge, Slice
+from memory.models import Candidate, DeletionBarrier, Edge, Receipt, Slice
 from memory.recall import recall
 from memory.services.barrier import NEVER
 from memory.services.details import detail_delete, detail_undo
 from memory.services.tokens import token_create
-from receipts.models import Receipt
 from tests.factories import make_candidate, make_edge, make_node, make_slice
 
 pytestmark = pytest.mark.django_db

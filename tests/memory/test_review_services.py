@@ -10,7 +10,7 @@ import pytest
 from django.contrib.auth.models import User
 from django.utils import timezone
 
-from memory.models import Alias, Candidate, Edge, Evidence, Node, Slice, Suppression
+from memory.models import Alias, Candidate, Edge, Evidence, Node, Receipt, Slice, Suppression
 from memory.services.ingest import ingest_text
 from memory.services.review import (
     CandidateAlreadyDecided,
@@ -20,7 +20,6 @@ from memory.services.review import (
     candidate_reject,
     candidate_undo,
 )
-from receipts.models import Receipt
 from tests.factories import make_candidate, make_node, make_slice, make_suppression
 
 

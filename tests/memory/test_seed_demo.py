@@ -10,9 +10,8 @@ from django.core.management import call_command
 from django.db import connection, connections
 from pytest_django import Settings
 
-from memory.models import Candidate, Event, Node, Suppression, Transcript
+from memory.models import Candidate, Event, Node, Receipt, Suppression, Transcript
 from memory.services.ingest import ingest_pending, transcript_store
-from receipts.models import Receipt
 from tests.factories import make_user
 
 

@@ -18,7 +18,7 @@ from django.core.management import call_command
 from django.utils import timezone
 from pytest_django import Settings
 
-from memory.models import Alias, Candidate, Evidence, MemoryRule, Node, Transcript
+from memory.models import Alias, Candidate, Evidence, MemoryRule, Node, Receipt, Transcript
 from memory.policy import label_rejection
 from memory.services import ingest as ingest_module
 from memory.services.ingest import (
@@ -31,7 +31,6 @@ from memory.services.ingest import (
 )
 from memory.services.review import candidate_promote
 from memory.transcripts import TranscriptError, messages_from_json, parse_transcript
-from receipts.models import Receipt
 from tests.factories import make_candidate, make_node, make_suppression
 from tests.faults import inside_the_ingest
 from tests.llm_stub import StubLLMServer

@@ -11,7 +11,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from memory.models import Node, Revision, Slice
+from memory.models import Node, Receipt, Revision, Slice
 from memory.proposals import EventProposal, parse_proposals
 from memory.services.history import History
 from memory.services.writers import (
@@ -22,7 +22,6 @@ from memory.services.writers import (
     node_states_write,
     slices_write,
 )
-from receipts.models import Receipt
 from tests.factories import make_node, make_slice
 
 pytestmark = pytest.mark.django_db

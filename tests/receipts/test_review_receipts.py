@@ -11,10 +11,9 @@ from django.contrib.auth.models import User
 from django.test import Client
 from django.urls import reverse
 
-from memory.models import Slice
+from memory.models import Receipt, Slice
 from memory.services import details
 from memory.services.review import candidate_merge, candidate_promote, candidate_undo
-from receipts.models import Receipt
 from tests.factories import make_candidate, make_node, make_slice
 
 pytestmark = pytest.mark.django_db

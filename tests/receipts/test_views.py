@@ -13,8 +13,8 @@ from django.urls import reverse
 from django.utils import timezone
 from pytest_django import DjangoAssertNumQueries
 
+from memory.models import Receipt
 from receipts.chart import stacked_chart
-from receipts.models import Receipt
 from tests.factories import make_node
 
 pytestmark = pytest.mark.django_db

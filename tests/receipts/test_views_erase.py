@@ -10,10 +10,9 @@ from django.contrib.auth.models import User
 from django.test import Client
 from django.urls import reverse
 
-from memory.models import Candidate, MemoryRule, Node, Suppression
+from memory.models import Candidate, MemoryRule, Node, Receipt, Suppression
 from memory.services.cleanup import cleanup_run
 from memory.services.ingest import ingest_proposals
-from receipts.models import Receipt
 from tests.factories import make_node, make_suppression
 
 pytestmark = pytest.mark.django_db

@@ -11,8 +11,8 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
+from memory.models import Receipt
 from memory.services.ingest import ingest_proposals
-from receipts.models import Receipt
 from tests.factories import make_candidate, make_node
 
 pytestmark = pytest.mark.django_db

@@ -13,8 +13,7 @@ from django.urls import reverse
 from django.utils import timezone
 from pytest_django import DjangoAssertNumQueries
 
-from memory.models import Candidate
-from receipts.models import Receipt
+from memory.models import Candidate, Receipt
 from tests.factories import make_candidate, make_edge, make_node, make_suppression
 from tests.review.conftest import HX
 

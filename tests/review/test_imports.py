@@ -11,9 +11,8 @@ from django.test import Client
 from django.urls import reverse
 from pytest_django import DjangoAssertNumQueries, Settings
 
-from memory.models import ChatImport, Transcript
+from memory.models import ChatImport, Receipt, Transcript
 from memory.services.ingest import ingest_pending
-from receipts.models import Receipt
 from tests.review.conftest import HX
 
 pytestmark = pytest.mark.django_db

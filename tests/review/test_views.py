@@ -13,8 +13,7 @@ from django.urls import reverse
 from django.utils import timezone
 from pytest_django import DjangoAssertNumQueries
 
-from memory.models import Alias, Candidate, Evidence, Node, Suppression, Transcript
-from receipts.models import Receipt
+from memory.models import Alias, Candidate, Evidence, Node, Receipt, Suppression, Transcript
 from tests.factories import make_candidate, make_node
 from tests.review.conftest import HX
 

@@ -12,10 +12,10 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.utils import timezone
 
+from memory.models import Receipt
 from memory.progress import Progress
 from memory.services.cleanup import cleanup_run
 from memory.services.erase import EraseError, receipt_undo, receipt_undo_preview
-from receipts.models import Receipt
 from ume.logs import request_context
 
 

@@ -13,11 +13,11 @@ from django.utils.dateparse import parse_datetime
 
 from memory.extractors import EXTRACTORS
 from memory.imports.services import chat_import_process, chat_import_store, export_format
+from memory.models import Receipt
 from memory.owned import Person
 from memory.progress import Progress
 from memory.selectors import transcripts_waiting_count
 from memory.services.ingest import ingest_bytes, ingest_pending
-from receipts.models import Receipt
 from ume.logs import request_context
 
 

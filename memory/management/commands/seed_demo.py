@@ -23,12 +23,11 @@ from django.core.management.base import BaseCommand, CommandParser
 from django.db import DatabaseError
 from django.test.utils import override_settings
 
-from memory.models import Candidate, MemoryRule, Node
+from memory.models import Candidate, MemoryRule, Node, Receipt, Source
 from memory.services import ingest as ingest_module
 from memory.services.ingest import ingest_bytes, ingest_memory, ingest_text
 from memory.services.review import candidate_promote, candidate_reject
 from memory.vocab import CandidateStatus
-from receipts.models import Receipt, Source
 
 DEMO_DIR = Path(__file__).resolve().parents[2] / "demo"
 

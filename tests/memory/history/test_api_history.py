@@ -11,9 +11,8 @@ from django.contrib.auth.models import User
 from django.core.cache import cache
 from django.test import Client
 
-from memory.models import IdempotencyKey, Node, Revision
+from memory.models import IdempotencyKey, Node, Receipt, Revision
 from memory.services.tokens import token_create
-from receipts.models import Receipt
 from tests.factories import make_node, make_suppression
 
 pytestmark = pytest.mark.django_db

@@ -6,10 +6,9 @@ from __future__ import annotations
 import pytest
 from django.contrib.auth.models import User
 
-from memory.models import Node, Revision
+from memory.models import Node, Receipt, Revision
 from memory.services.nodes import node_update
 from memory.services.tokens import token_create
-from receipts.models import Receipt
 from tests.factories import make_node
 from tests.memory.test_mcp import call, ok
 

@@ -16,9 +16,8 @@ from pytest_django import Settings
 from memory.imports.formats import CHATGPT
 from memory.imports.selectors import chat_import_progress
 from memory.imports.services import chat_import_store
-from memory.models import ChatImport, Evidence, Transcript
+from memory.models import ChatImport, Evidence, Receipt, Transcript
 from memory.services.ingest import ingest_pending
-from receipts.models import Receipt
 
 pytestmark = pytest.mark.django_db
 EXPORTS = Path(__file__).resolve().parents[2] / "fixtures" / "exports"

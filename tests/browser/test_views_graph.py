@@ -5,7 +5,7 @@ from __future__ import annotations
 import itertools
 import math
 
-from memory.graph_layout import NodeIn, layout_graph
+from browser.graph_layout import NodeIn, layout_graph
 
 LABELS = {"skill": "skill", "project": "project", "family": "family"}
 

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from django.urls import path
 
-from memory import views, views_details, views_history
+from browser import views, views_details, views_history
 
+# The namespace and paths are the ones the browser had inside the memory app: every
+# {% url 'memory:...' %} and reverse("memory:...") stays as it was.
 app_name = "memory"
 
 urlpatterns = [

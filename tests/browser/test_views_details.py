@@ -11,8 +11,7 @@ from django.test import Client
 from django.urls import reverse
 from pytest_django import DjangoAssertNumQueries
 
-from memory.models import Alias, Edge, Event, Slice
-from receipts.models import Receipt
+from memory.models import Alias, Edge, Event, Receipt, Slice
 from tests.factories import make_edge, make_event, make_node, make_slice
 
 pytestmark = pytest.mark.django_db

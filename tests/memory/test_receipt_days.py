@@ -11,13 +11,12 @@ import pytest
 from django.contrib.auth.models import User
 from django.utils import timezone
 
-from memory.models import Candidate, MemoryRule
+from memory.models import Candidate, MemoryRule, Outcome, Receipt, ReceiptDay, Source
+from memory.selectors import receipts_per_day
 from memory.services.cleanup import cleanup_run
 from memory.services.erase import memory_erase_all, receipt_undo
 from memory.services.ingest import ingest_proposals
 from memory.services.review import candidate_promote, candidate_reject, candidate_undo
-from receipts.models import Outcome, Receipt, ReceiptDay, Source
-from receipts.selectors import receipts_per_day
 
 pytestmark = pytest.mark.django_db
 
@@ -140,14 +139,17 @@ def test_the_chart_reads_the_counts_filtered_and_scoped_to_its_owner(
 def test_the_migration_fills_the_counts_from_the_receipts(owner: User, other_user: User) -> None:
     from importlib import import_module
 
-    from django.apps import apps
+    from django.db import connection
+    from django.db.migrations.loader import MigrationLoader
 
     for who in (owner, owner, other_user):
         Receipt.objects.create(owner=who, source=Source.API, outcome=Outcome.WROTE)
     ReceiptDay.objects.all().delete()
     fill = import_module("receipts.migrations.0003_receipt_day_fill").fill
+    # The models as that migration sees them (in the receipts app, before the move to memory).
+    at_fill = MigrationLoader(connection).project_state(("receipts", "0003_receipt_day_fill"))
 
-    fill(apps, None)
+    fill(at_fill.apps, None)
 
     assert_counts_match()
 
@@ -173,7 +175,7 @@ def test_bulk_writes_keep_the_counts_and_conflict_options_are_refused(owner: Use
 def test_writes_touching_more_days_than_one_statement_holds_are_counted(
     owner: User, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("receipts.models.DAYS_PER_STATEMENT", 3)
+    monkeypatch.setattr("memory.models.DAYS_PER_STATEMENT", 3)
     now = timezone.now()
     Receipt.objects.bulk_create(
         [

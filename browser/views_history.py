@@ -13,13 +13,13 @@ from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
+from browser.forms import HistoryPageForm, RestoreForm
 from memory import selectors
-from memory.forms import HistoryPageForm, RestoreForm
 from memory.history import timeline
 from memory.htmx import HtmxHttpRequest
 from memory.services.rollback import RollbackError, revision_rollback
 
-PAGE = "memory/node_history.html"
+PAGE = "browser/node_history.html"
 PER_PAGE = 25
 #: How many revisions the tab can page through (the API pages further).
 LIMIT = 500

@@ -20,19 +20,19 @@ from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
+from browser.forms import DETAIL_FORMS
+from browser.views import node_context
 from memory import selectors
-from memory.forms import DETAIL_FORMS
 from memory.htmx import HtmxHttpRequest
+from memory.models import Receipt
 from memory.options import select_options
+from memory.selectors import receipt_get
 from memory.services import details as detail_services
 from memory.services.details import NOUNS, DetailConflict, DetailError
-from memory.views import node_context
 from memory.vocab import EdgeType, EventAction, SliceKind
-from receipts.models import Receipt
-from receipts.selectors import receipt_get
 
-NODE = "memory/node.html"
-DETAIL_FORM = "memory/detail_edit.html"
+NODE = "browser/node.html"
+DETAIL_FORM = "browser/detail_edit.html"
 #: The region of the node page (its element id) that shows each kind of detail.
 REGIONS = {"slice": "facts", "event": "timeline", "alias": "aliases", "edge": "links"}
 LAST_CHANGE = "node_last_change"

@@ -13,8 +13,17 @@ from django.urls import reverse
 from django.utils import timezone
 from pytest_django import DjangoAssertNumQueries
 
-from memory.models import Alias, Candidate, Event, Evidence, Node, Slice, Suppression, Transcript
-from receipts.models import Receipt
+from memory.models import (
+    Alias,
+    Candidate,
+    Event,
+    Evidence,
+    Node,
+    Receipt,
+    Slice,
+    Suppression,
+    Transcript,
+)
 from tests.factories import (
     make_candidate,
     make_edge,

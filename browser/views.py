@@ -19,8 +19,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
 
-from memory import selectors
-from memory.forms import (
+from browser.forms import (
     AliasForm,
     EvidenceFilterForm,
     GraphFilterForm,
@@ -28,18 +27,18 @@ from memory.forms import (
     NodeEditForm,
     NodeFilterForm,
 )
-from memory.graph_layout import NodeIn, layout_graph
+from browser.graph_layout import NodeIn, layout_graph
+from browser.search import search_nodes
+from memory import selectors
 from memory.htmx import HtmxHttpRequest
-from memory.models import Node, Suppression
-from memory.search import search_nodes
+from memory.models import Node, Receipt, Suppression
+from memory.selectors import receipt_get
 from memory.services import nodes as node_services
 from memory.services.nodes import NodeEditError, StaleRevision
 from memory.vocab import Category, EdgeType, EventAction, Importance, SliceKind, TimeSource
-from receipts.models import Receipt
-from receipts.selectors import receipt_get
 
-NODE = "memory/node.html"
-NODES = "memory/nodes.html"
+NODE = "browser/node.html"
+NODES = "browser/nodes.html"
 
 
 def node_or_404(request: HtmxHttpRequest, node_id: int) -> Node:
@@ -112,13 +111,13 @@ def node_evidence(request: HtmxHttpRequest, node_id: int) -> HttpResponse:
     node = node_or_404(request, node_id)
     form = EvidenceFilterForm(request.GET)
     if not form.is_valid():
-        return render(request, "memory/evidence.html", {"node": node, "form": form}, status=400)
+        return render(request, "browser/evidence.html", {"node": node, "form": form}, status=400)
     rows = selectors.node_evidence(
         request.user, node.pk, of=form.cleaned_data["of"], item_id=form.cleaned_data["id"]
     )
     page = Paginator(rows, selectors.EVIDENCE_PAGE).get_page(form.cleaned_data["page"])
     context = {"node": node, "form": form, "evidence_page": page}
-    template = "memory/evidence.html#evidence-list" if request.htmx else "memory/evidence.html"
+    template = "browser/evidence.html#evidence-list" if request.htmx else "browser/evidence.html"
     return render(request, template, context)
 
 
@@ -188,7 +187,7 @@ def _prepare_rows(node: Node) -> None:
 def node_context(node: Node, **extra: Any) -> dict[str, Any]:
     """What the node page and each of its regions render from. A fact's, event's, alias's or
     link's edit form is not part of it: the page shows an Edit link per detail, and the form
-    is fetched when it is clicked (``memory.views_details.detail_form``)."""
+    is fetched when it is clicked (``browser.views_details.detail_form``)."""
     initial = {"label": node.label, "category": node.category, "state": node.state}
     _prepare_rows(node)
     return {
@@ -277,7 +276,7 @@ def _region(
 @require_GET
 def node_delete_confirm(request: HtmxHttpRequest, node_id: int) -> HttpResponse:
     node = node_or_404(request, node_id)
-    return render(request, "memory/node_delete.html", {"node": node, "form": NodeDeleteForm()})
+    return render(request, "browser/node_delete.html", {"node": node, "form": NodeDeleteForm()})
 
 
 @login_required
@@ -304,20 +303,20 @@ def node_delete(request: HtmxHttpRequest, node_id: int) -> HttpResponse:
 def graph(request: HtmxHttpRequest) -> HttpResponse:
     form = GraphFilterForm(request.GET)
     if not form.is_valid():
-        return render(request, "memory/graph.html", {"form": form}, status=400)
+        return render(request, "browser/graph.html", {"form": form}, status=400)
     shown, edges = selectors.graph_data(request.user, category=form.cleaned_data["category"])
     layout = layout_graph(
         [NodeIn(n.pk, n.label, n.category, n.state, n.mention_count) for n in shown],
         [(e.from_node_id, e.to_node_id, e.type) for e in edges],
         category_labels=dict(Category.choices),
     )
-    return render(request, "memory/graph.html", {"form": form, "layout": layout})
+    return render(request, "browser/graph.html", {"form": form, "layout": layout})
 
 
 @login_required
 @require_GET
 def suppressions(request: HtmxHttpRequest) -> HttpResponse:
-    return render(request, "memory/suppressions.html", _suppression_lists(request))
+    return render(request, "browser/suppressions.html", _suppression_lists(request))
 
 
 def _suppression_lists(request: HtmxHttpRequest, **extra: Any) -> dict[str, Any]:
@@ -340,6 +339,6 @@ def suppression_lift(request: HtmxHttpRequest, suppression_id: int) -> HttpRespo
     note = f"Lifted the suppression on “{suppression.label}”: ume may learn it again."
     if request.htmx:  # both lists: the lifted row moves from Active to Expired or lifted
         context = _suppression_lists(request, note=note)
-        return render(request, "memory/suppressions.html#lists", context)
+        return render(request, "browser/suppressions.html#lists", context)
     messages.success(request, note)
     return redirect("memory:suppressions")
