@@ -9,7 +9,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('memory', '0054_node_profile_indexes'),
+        ('memory', '0055_receipts_move'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
