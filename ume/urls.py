@@ -12,6 +12,12 @@ from ume.login import ThrottledLoginView
 urlpatterns = [
     path("healthz", healthz, name="healthz"),
     path("readyz", readyz, name="readyz"),
+    # Receipts moved into the domain app (memory), and the admin files a model under its
+    # app: bookmarks of the old receipt admin pages keep working.
+    re_path(
+        r"^admin/receipts/receipt/(?P<rest>.*)$",
+        RedirectView.as_view(url="/admin/memory/receipt/%(rest)s", query_string=True),
+    ),
     path("admin/", admin.site.urls),
     # The API's root has no route of its own: JSON 404 like any unknown API path (django-ninja
     # would answer its HTML one).

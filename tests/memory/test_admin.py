@@ -109,6 +109,18 @@ def test_receipts_are_read_only(admin_client: Client, owner: User) -> None:
     assert Receipt.objects.filter(pk=receipt.pk).exists()
 
 
+def test_old_links_to_the_receipt_admin_still_arrive(admin_client: Client, owner: User) -> None:
+    receipt = Receipt.objects.create(owner=owner, source="command", outcome="wrote")
+    old = admin_client.get(f"/admin/receipts/receipt/{receipt.pk}/change/?_changelist_filters=x")
+    assert old.status_code == 302
+    assert old["Location"] == (
+        reverse("admin:memory_receipt_change", args=[receipt.pk]) + "?_changelist_filters=x"
+    )
+    listing = admin_client.get("/admin/receipts/receipt/", follow=True)
+    assert listing.redirect_chain[-1][0] == reverse("admin:memory_receipt_changelist")
+    assert listing.status_code == 200
+
+
 def test_node_admin_search(admin_client: Client, owner: User) -> None:
     make_node(owner=owner, label="Universal Memory Engine", aliases=("UME",))
     assert (
