@@ -51,17 +51,6 @@ TOOLS = {
 }
 
 
-@pytest.fixture(scope="module")
-def server_url(live_asgi_url: str) -> str:
-    """The session's live server (tests/conftest.py): /mcp to the SDK, the rest to Django."""
-    return f"{live_asgi_url}/mcp"
-
-
-@pytest.fixture
-def secret(owner: User) -> str:
-    return token_create(owner=owner, name="mcp test")[1]
-
-
 @asynccontextmanager
 async def connect(url: str, secret: str, mode: str = "legacy") -> AsyncIterator[Any]:
     http = create_mcp_http_client(headers={"Authorization": f"Bearer {secret}"})

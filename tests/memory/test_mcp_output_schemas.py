@@ -21,21 +21,10 @@ from django.test import Client
 from memory.mcp import tools
 from memory.models import MemoryRule
 from memory.services.nodes import node_delete, node_update
-from memory.services.tokens import token_create
 from tests.factories import make_candidate, make_event, make_node, make_page, make_slice
 from tests.memory.test_mcp import TOOLS, connect
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-@pytest.fixture(scope="module")
-def server_url(live_asgi_url: str) -> str:
-    return f"{live_asgi_url}/mcp"
-
-
-@pytest.fixture
-def secret(owner: User) -> str:
-    return token_create(owner=owner, name="schema test")[1]
 
 
 def listed_schemas(url: str, secret: str) -> dict[str, dict[str, Any]]:

@@ -8,21 +8,10 @@ from django.contrib.auth.models import User
 
 from memory.models import Node, Receipt, Revision
 from memory.services.nodes import node_update
-from memory.services.tokens import token_create
 from tests.factories import make_node
 from tests.memory.test_mcp import call, ok
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-@pytest.fixture(scope="module")
-def server_url(live_asgi_url: str) -> str:
-    return f"{live_asgi_url}/mcp"
-
-
-@pytest.fixture
-def secret(owner: User) -> str:
-    return token_create(owner=owner, name="desk assistant")[1]
 
 
 def test_a_save_retried_with_one_idempotency_key_is_written_once(
@@ -56,7 +45,7 @@ def test_history_then_rollback_by_the_token(server_url: str, secret: str, owner:
         4,
         "rolled_back",
         "token",
-        "desk assistant",
+        "mcp test",
     )
     refused = call(server_url, secret, "memory_rollback", {"node_id": node.pk, "revision": 9})
     assert refused.is_error
