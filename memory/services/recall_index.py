@@ -200,9 +200,10 @@ def _write(owner_id: int, kind: str, ids: list[int], *, fresh: bool = False) -> 
 
 def _count_terms(owner_id: int, kind: str, change: Counter[str]) -> None:
     """Add ``change`` (documents gained or lost per term) to the owner's document
-    frequencies of ``kind``: one read of the counts it changes, then one upsert (and one
-    delete of the counts that reach zero). The caller holds the owner's index lock, so no
-    other writer changes these counts in between."""
+    frequencies of ``kind``: one read of the counts it changes, one upsert of them all, and
+    when a term lost documents, one delete of the counts that reached zero. The same
+    statements whatever the counts are (a write's queries are pinned in tests). The caller
+    holds the owner's index lock, so no other writer changes these counts in between."""
     changed = {term: n for term, n in change.items() if n}
     if not changed:
         return
@@ -210,21 +211,21 @@ def _count_terms(owner_id: int, kind: str, change: Counter[str]) -> None:
     current: dict[str, int] = {}
     for chunk in _chunks(sorted(changed)):
         current.update(counts.filter(term__in=chunk).values_list("term", "docs"))
-    after = {term: current.get(term, 0) + n for term, n in changed.items()}
-    gone = sorted(term for term, n in after.items() if n <= 0 and term in current)
-    for chunk in _chunks(gone):
-        counts.filter(term__in=chunk).delete()
     RecallTermCount.objects.bulk_create(
         [
-            RecallTermCount(owner_id=owner_id, kind=kind, term=term, docs=n)
-            for term, n in sorted(after.items())
-            if n > 0
+            RecallTermCount(
+                owner_id=owner_id, kind=kind, term=term, docs=max(0, current.get(term, 0) + n)
+            )
+            for term, n in sorted(changed.items())
         ],
         update_conflicts=True,
         unique_fields=["owner", "term", "kind"],
         update_fields=["docs"],
         batch_size=500,
     )
+    lost = sorted(term for term, n in changed.items() if n < 0)
+    for chunk in _chunks(lost):
+        counts.filter(term__in=chunk, docs=0).delete()
 
 
 def _write_key_words(owner_id: int, ids: list[int], *, fresh: bool) -> None:
