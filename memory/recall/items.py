@@ -242,3 +242,8 @@ class Candidates:
 
     lexical: dict[tuple[str, int], float] = field(default_factory=dict)  # raw BM25
     semantic: dict[tuple[str, int], float] = field(default_factory=dict)  # cosine
+    # The lanes fused (memory.recall.ranking.fused), kept once computed: the shortlist and
+    # the final ranking both read it, and the lanes do not change after they are fused.
+    fusion: dict[tuple[str, int], tuple[float, tuple[str, ...]]] | None = field(
+        default=None, repr=False, compare=False
+    )

@@ -85,19 +85,25 @@ def bm25_scores(
     scoring = set(scored)
     avg = avg_length or 1.0
     scores: dict[tuple[str, int], float] = {}
+    # A document must match enough of the query's weight, not one incidental word of a
+    # question that is about something else ("best hiking boots" is not the best man).
+    floor = min_share * total if len(idf) > 1 else None
+    # Plain loops: this runs over a thousand documents for a common word, and generator
+    # expressions cost more than the arithmetic; the sums are added in the same order.
     for ref, doc_counts in counts.items():
         if not doc_counts:
             continue
-        # A document must match enough of the query's weight, not one incidental word of a
-        # question that is about something else ("best hiking boots" is not the best man).
-        if len(idf) > 1 and sum(idf[t] for t in doc_counts) < min_share * total:
-            continue
+        if floor is not None:
+            covered = 0
+            for t in doc_counts:
+                covered += idf[t]
+            if covered < floor:
+                continue
         norm = BM25_K1 * (1 - BM25_B + BM25_B * lengths[ref] / avg)
-        score = sum(
-            idf[t] * freq * (BM25_K1 + 1) / (freq + norm)
-            for t, freq in doc_counts.items()
-            if t in scoring
-        )
+        score = 0
+        for t, freq in doc_counts.items():
+            if t in scoring:
+                score += idf[t] * freq * (BM25_K1 + 1) / (freq + norm)
         if score > 0:
             scores[ref] = score
     return scores

@@ -8,7 +8,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from django.db.models import CharField, Q, QuerySet, Value
+from django.db import connections
+from django.db.models import BooleanField, CharField, Q, QuerySet, Value
+from django.db.models.expressions import RawSQL
 from django.db.models.functions import Coalesce, Concat
 
 from memory.models import (
@@ -377,15 +379,13 @@ def load_postings(
     base = _term_rows(owner, wanted, kinds)
     rare = sorted(t for t, n in df.items() if n <= cap)
     common = sorted(t for t, n in df.items() if n > cap)
-    columns = ("term", "kind", "ref_id", "tf", "length")
+    columns = _POSTING_COLUMNS
     if rare:
         first = base.filter(term__in=rare).values_list(*columns)
     elif common:
         seed = min(common, key=lambda t: (df[t], t))
         common.remove(seed)
-        first = (
-            base.filter(term=seed).order_by("-tf", "-kind", "-ref_id").values_list(*columns)[:cap]
-        )
+        first = _top_postings(owner, seed, kinds, cap)
     else:
         return []
     postings = [
@@ -397,10 +397,7 @@ def load_postings(
     by_kind: dict[str, set[int]] = defaultdict(set)
     for p in postings:
         by_kind[p.kind].add(p.ref_id)
-    found = Q()
-    for kind, ids in sorted(by_kind.items()):
-        found |= Q(kind=kind, ref_id__in=sorted(ids))
-    rows: QuerySet[Any] = RecallTerm.objects.for_owner(owner).filter(found)
+    rows: QuerySet[Any] = RecallTerm.objects.for_owner(owner).filter(_in_documents(by_kind))
     documents = sum(len(ids) for ids in by_kind.values())
     if sum(df[t] for t in common) > documents * TERMS_PER_DOCUMENT:
         # Fewer rows by document, from the (owner, kind, ref_id, term, ...) index: the term
@@ -417,6 +414,54 @@ def load_postings(
         for term, kind, ref_id, tf, length in rows.values_list(*columns)
     ]
     return postings
+
+
+_POSTING_COLUMNS = ("term", "kind", "ref_id", "tf", "length")
+
+
+def _top_postings(owner: Person, term: str, kinds: Sequence[str], cap: int) -> list[Any]:
+    """The ``cap`` postings of ``term`` with the highest frequencies, the newest first among
+    equals, across ``kinds``: one query that reads each kind's first ``cap`` in the order of
+    the (owner, term, kind, tf, ref_id) index, merged here. One read across several kinds
+    would sort every posting of the word instead (4,400 of a common one, 3 ms on
+    PostgreSQL); one kind alone is the plain read."""
+    per_kind = [
+        RecallTerm.objects.for_owner(owner)
+        .filter(term=term, kind=kind)
+        .order_by("-tf", "-ref_id")
+        .values_list(*_POSTING_COLUMNS)[:cap]
+        for kind in sorted(set(kinds))
+    ]
+    if len(per_kind) == 1:
+        return list(per_kind[0])
+    parts: list[str] = []
+    params: list[Any] = []
+    for position, rows in enumerate(per_kind):
+        sql, part_params = rows.query.get_compiler(using=rows.db).as_sql()
+        parts.append(f"SELECT * FROM ({sql}) AS kind{position}")
+        params += part_params
+    with connections[per_kind[0].db].cursor() as cursor:
+        cursor.execute(" UNION ALL ".join(parts), params)
+        merged = cursor.fetchall()
+    merged.sort(key=lambda row: (row[3], row[2], row[1]), reverse=True)  # tf, ref_id, kind
+    return merged[:cap]
+
+
+def _in_documents(by_kind: dict[str, set[int]]) -> RawSQL:
+    """The postings of the documents ``by_kind`` (kind -> ids), as one condition written out.
+
+    Up to a thousand ids: Django's ``ref_id__in`` prepares them one by one, and psycopg
+    adapts each as a parameter, which together cost more than the database takes to read
+    the rows (4 ms against 1 ms on PostgreSQL for a common word). The ids are integers read
+    from the index, written into the SQL as integers (``int`` is the check); the kinds stay
+    parameters."""
+    clauses: list[str] = []
+    params: list[Any] = []
+    for kind, ids in sorted(by_kind.items()):
+        listed = ", ".join(str(int(i)) for i in sorted(ids))
+        clauses.append(f"(kind = %s AND ref_id IN ({listed}))")
+        params.append(kind)
+    return RawSQL(f"({' OR '.join(clauses)})", params, output_field=BooleanField())
 
 
 def load_candidates(

@@ -152,6 +152,14 @@ def fuse(candidates: Candidates) -> dict[tuple[str, int], tuple[float, tuple[str
     return {ref: (value / top, tuple(matched[ref])) for ref, value in fused.items()}
 
 
+def fused(candidates: Candidates) -> dict[tuple[str, int], tuple[float, tuple[str, ...]]]:
+    """:func:`fuse` of ``candidates``, computed once: :func:`shortlist` and :func:`rank` both
+    read it (a thousand lexical scores of a common word are ranked once, not twice)."""
+    if candidates.fusion is None:
+        candidates.fusion = fuse(candidates)
+    return candidates.fusion
+
+
 def shortlist(
     index: OwnerIndex, parsed: Parsed, plan: QueryPlan, candidates: Candidates, limit: int
 ) -> list[tuple[str, int]]:
@@ -159,7 +167,7 @@ def shortlist(
     ties and the identity guard) by named score plus fused score."""
     named, _whys, _docs = _named_scores(index, parsed, plan)
     total = {ref: score for ref, score in named.items()}
-    for ref, (value, _lanes) in fuse(candidates).items():
+    for ref, (value, _lanes) in fused(candidates).items():
         total[ref] = total.get(ref, 0.0) + value
     ordered = sorted(total, key=lambda ref: (-total[ref], ref[0] != "node", ref[1]))
     return ordered[: limit + SHORTLIST_EXTRA]
@@ -231,7 +239,7 @@ def rank(
     elif candidates is not None:
         docs = {(d.kind, d.id): d for d in index.docs}
         span_keys = [s.key for s in plan.spans]
-        for ref, (value, lanes) in fuse(candidates).items():
+        for ref, (value, lanes) in fused(candidates).items():
             found = docs.get(ref)
             if found is None or (ref not in scores and _twin(found, span_keys, parsed.subject)):
                 continue  # not read (below the shortlist, or deleted), or an unnamed twin
