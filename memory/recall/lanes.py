@@ -94,13 +94,13 @@ def bm25_scores(
         if not doc_counts:
             continue
         if floor is not None:
-            covered = 0
+            covered = 0.0
             for t in doc_counts:
                 covered += idf[t]
             if covered < floor:
                 continue
         norm = BM25_K1 * (1 - BM25_B + BM25_B * lengths[ref] / avg)
-        score = 0
+        score = 0.0
         for t, freq in doc_counts.items():
             if t in scoring:
                 score += idf[t] * freq * (BM25_K1 + 1) / (freq + norm)

@@ -4,7 +4,7 @@ reads only the columns ranking needs."""
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -380,6 +380,7 @@ def load_postings(
     rare = sorted(t for t, n in df.items() if n <= cap)
     common = sorted(t for t, n in df.items() if n > cap)
     columns = _POSTING_COLUMNS
+    first: Iterable[Any]
     if rare:
         first = base.filter(term__in=rare).values_list(*columns)
     elif common:
