@@ -33,7 +33,8 @@ def test_when_every_word_is_common_its_first_postings_are_those_of_one_sorted_re
     # The reference: every posting of the least common word in one read, sorted by
     # frequency, then the newest, then the kind, and cut at the cap.
     expected = list(
-        RecallTerm.objects.filter(owner=owner, term="dog")
+        RecallTerm.objects.for_owner(owner)
+        .filter(term="dog")
         .order_by("-tf", "-ref_id", "-kind")
         .values_list("kind", "ref_id", "tf")[:7]
     )
