@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.conf import settings
 
 from memory.owned import Person
+from memory.recall.documents import CORPUS_MEMORY
 from memory.recall.embed import embed
 from memory.recall.episode_loaders import recall_episodes
 from memory.recall.items import (
@@ -12,7 +13,6 @@ from memory.recall.items import (
     WHY_ALIAS,
     WHY_EXACT,
     Candidates,
-    CorpusStats,
     EpisodeItem,
     OwnerIndex,
     RecallItem,
@@ -20,11 +20,11 @@ from memory.recall.items import (
 )
 from memory.recall.lanes import bm25_postings, semantic_scores
 from memory.recall.loaders import (
+    IndexReads,
     load_candidates,
     load_named_index,
     load_postings,
     load_profile_nodes,
-    load_stats,
     with_events,
     with_slices,
 )
@@ -36,11 +36,12 @@ from memory.recall.query import (
     parse_query,
 )
 from memory.recall.ranking import build_context, plan_query, rank, shortlist
+from memory.recall.text import terms
 from memory.recall.vectors import load_vectors
 
 
 def find_candidates(
-    owner: Person, index: OwnerIndex, parsed: Parsed, limit: int
+    owner: Person, index: OwnerIndex, parsed: Parsed, limit: int, reads: IndexReads
 ) -> tuple[OwnerIndex, Candidates | None]:
     """For a query that is not only names: the lexical lane over the inverted index and the
     semantic lane over the owner's vectors, then the shortlisted rows read by id."""
@@ -49,11 +50,15 @@ def find_candidates(
     plan = plan_query(index, parsed)
     if plan.reason:
         return index, None
-    stats = load_stats(owner).get("memory", CorpusStats())
-    postings = load_postings(owner, [*plan.scored, *plan.named], ("node", "page"))
+    words = [*plan.scored, *plan.named]
+    # with the words the episode lane looks up (the question's, and its frame's), in one read
+    reads.read_terms([*words, *terms(" ".join(parsed.subject)), *terms(" ".join(parsed.frame))])
+    stats = reads.stats(CORPUS_MEMORY)
+    memory_kinds = ("node", "page")
+    postings = load_postings(owner, words, memory_kinds, df=reads.df(words, memory_kinds))
     candidates = Candidates(lexical=bm25_postings(postings, stats, plan.scored, plan.named))
     if plan.semantic_text and stats.docs:
-        vectors = load_vectors(owner.pk, "memory", stats)
+        vectors = load_vectors(owner.pk, CORPUS_MEMORY, stats)
         query_vector = embed([plan.semantic_text])[0]
         candidates.semantic = semantic_scores(
             vectors.refs, vectors.coarse, vectors.full, query_vector, floor=0.0
@@ -92,10 +97,12 @@ def recall(
         return RecallResult(query=query, items=(), no_recall=True, reason=parsed.reason)
     profile = bool(parsed.profile or parsed.everything)
     candidates = None
+    reads = IndexReads(owner)
     if profile:
         index = load_profile_nodes(owner, parsed, limit)
     else:
-        index, candidates = find_candidates(owner, load_named_index(owner, parsed), parsed, limit)
+        named_index = load_named_index(owner, parsed)
+        index, candidates = find_candidates(owner, named_index, parsed, limit, reads)
     items, reason = rank(index, parsed, candidates)
     # What was said comes after confirmed memories, sharing the limit: when both have
     # something, episodes keep at least half of it.
@@ -105,7 +112,9 @@ def recall(
         if item.kind == "node" and item.why.split("+")[0] in (WHY_EXACT, WHY_ALIAS)
     ]
     said = (
-        recall_episodes(owner, parsed.subject, named=named, limit=limit, frame=parsed.frame)
+        recall_episodes(
+            owner, parsed.subject, named=named, limit=limit, frame=parsed.frame, reads=reads
+        )
         if episodes and reason != REASON_UTILITY
         else []
     )

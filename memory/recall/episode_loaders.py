@@ -31,7 +31,7 @@ from memory.recall.episodes import (
 )
 from memory.recall.items import CorpusStats, EpisodeItem
 from memory.recall.lanes import bm25_postings
-from memory.recall.loaders import POSTINGS_QUERIES, load_postings, load_stats, term_counts
+from memory.recall.loaders import POSTINGS_QUERIES, IndexReads, load_postings
 from memory.recall.text import terms
 from memory.vocab import SuppressionReason
 
@@ -85,13 +85,18 @@ def _row(values: tuple[Any, ...]) -> EpisodeRow:
 _COLUMNS = ("id", "transcript_id", "message_id", "seq", "role", "text", "said_at")
 
 
-def episode_count(owner: Person) -> int:
-    """How many episodes the owner has, from recall's index statistics (one small read)."""
-    return load_stats(owner).get(CORPUS_EPISODE, CorpusStats()).docs
+def episode_count(owner: Person, reads: IndexReads | None = None) -> int:
+    """How many episodes the owner has, from recall's index statistics (one small read,
+    none when this recall has read them already)."""
+    return (reads or IndexReads(owner)).stats(CORPUS_EPISODE).docs
 
 
 def load_episode_candidates(
-    owner: Person, index_terms: Iterable[str], total: int, names: Iterable[Sequence[str]] = ()
+    owner: Person,
+    index_terms: Iterable[str],
+    total: int,
+    names: Iterable[Sequence[str]] = (),
+    reads: IndexReads | None = None,
 ) -> tuple[list[EpisodeRow], list[EpisodeRow]]:
     """``(candidates, neighbours)``: the owner's episodes that recall's inverted index finds
     for the stemmed ``index_terms`` (the question's own words) and ``names`` (the stemmed
@@ -108,7 +113,8 @@ def load_episode_candidates(
     "clover"."""
     own = {t for t in index_terms if t}
     alternatives = [sorted(set(alt)) for alt in names if alt]
-    df = term_counts(owner, sorted(own.union(*alternatives)), (RecallDoc.Kind.EPISODE,))
+    reads = reads or IndexReads(owner)
+    df = reads.df(own.union(*alternatives), (RecallDoc.Kind.EPISODE,))
     wanted = {t for t in own if df.get(t)}
     for alt in alternatives:
         if all(df.get(t) for t in alt):
@@ -251,6 +257,7 @@ def recall_episodes(
     named: Sequence[tuple[int, str]] = (),
     limit: int,
     frame: Sequence[str] = (),
+    reads: IndexReads | None = None,
 ) -> list[EpisodeItem]:
     """The episode lane for ``owner``: what was said about the question's ``subject`` words
     and the ``named`` nodes (``(id, label)``; a message naming one by any alias matches).
@@ -261,10 +268,13 @@ def recall_episodes(
     Nothing when the owner has no episodes or turned the lane off. Reads
     :data:`COUNT_QUERIES`; when there are episodes, :data:`SETTINGS_QUERIES`; when the lane
     is on, :data:`NAME_QUERIES` if the question named nodes, :data:`CANDIDATE_QUERIES`, and
-    :data:`NEIGHBOUR_QUERIES` when a matching message has neighbours to read."""
+    :data:`NEIGHBOUR_QUERIES` when a matching message has neighbours to read. ``reads``:
+    what recall has read from the index already (the count, and the words' frequencies),
+    which the lane does not read again."""
     if not subject:
         return []
-    total = episode_count(owner)
+    reads = reads or IndexReads(owner)
+    total = episode_count(owner, reads)
     if not total:
         return []
     settings = episode_settings(owner)
@@ -279,7 +289,7 @@ def recall_episodes(
     if not query_terms and not any(name_terms):
         return []
     candidates, neighbours = load_episode_candidates(
-        owner, [*query_terms, *frame_terms], total, names=name_terms
+        owner, [*query_terms, *frame_terms], total, names=name_terms, reads=reads
     )
     question = " ".join(subject)
 

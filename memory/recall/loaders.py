@@ -8,10 +8,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from django.db import connections
-from django.db.models import BooleanField, CharField, Q, QuerySet, Value
-from django.db.models.expressions import RawSQL
-from django.db.models.functions import Coalesce, Concat
+from django.db.models import Q, QuerySet
+from django.db.models.functions import Coalesce
 
 from memory.models import (
     Alias,
@@ -42,6 +40,7 @@ from memory.recall.items import (
 )
 from memory.recall.lanes import Span, named_spans
 from memory.recall.query import Parsed
+from memory.recall.statements import column, fetch, marks, owned_rows, owned_select
 from memory.recall.text import content
 from memory.vocab import NodeState
 
@@ -88,19 +87,49 @@ def load_named_index(owner: Person, parsed: Parsed) -> OwnerIndex:
     return OwnerIndex(docs=rows.docs(), names=dict(names))
 
 
+def _current_slices(owner: Person, node_ids: Iterable[int]) -> list[tuple[Any, ...]]:
+    """``(node id, text, kind)`` of the current slices of ``node_ids``, newest first (one
+    query; none for no nodes)."""
+    ids = sorted(node_ids)
+    if not ids:
+        return []
+    return owned_rows(
+        Slice,
+        ("node", "text", "kind"),
+        owner,
+        f"is_current = %s AND node_id IN ({marks(len(ids))})",
+        [True, *ids],
+        order_by="created_at DESC, id DESC",
+    )
+
+
 def _add_current_slices(owner: Person, nodes: dict[int, Doc]) -> None:
     """Each node's current slices, newest first, in its document (one query)."""
-    for node_id, text, kind in (
-        Slice.objects.for_owner(owner)
-        .filter(is_current=True, node_id__in=sorted(nodes))
-        .order_by("-created_at", "-id")
-        .values_list("node_id", "text", "kind")
-    ):
+    for node_id, text, kind in _current_slices(owner, nodes):
         nodes[node_id].slices.append((text, kind))
 
 
 _NODE_COLUMNS = ("id", "label", "canonical_key", "category", "state", "summary")
 _PAGE_COLUMNS = ("id", "title", "canonical_key", "topic", "summary", "body", "node_id")
+
+
+def _aliases_with_nodes(owner: Person, keys: Sequence[str]) -> tuple[str, list[Any]]:
+    """The owner's aliases whose key is one of ``keys``, each with its node's columns
+    (:data:`_NODE_COLUMNS`); the owner is the condition of both tables."""
+    alias_sql, params = owned_select(
+        Alias,
+        ("id", "canonical_key", "node"),
+        owner,
+        f"canonical_key IN ({marks(len(keys))})",
+        keys,
+    )
+    node_sql, node_params = owned_select(Node, _NODE_COLUMNS, owner)
+    node_columns = ", ".join(f"n.{column(Node, name)}" for name in _NODE_COLUMNS)
+    return (
+        f"SELECT a.id, a.canonical_key, {node_columns} FROM ({alias_sql}) AS a"
+        f" JOIN ({node_sql}) AS n ON n.{column(Node, 'id')} = a.{column(Alias, 'node')}",
+        [*params, *node_params],
+    )
 
 
 @dataclass
@@ -129,33 +158,23 @@ class _NamedRows:
         (or the model's default order by label) from an index on the owner alone, every node
         of the owner, rather than from the (owner, key) index. The same for aliases and
         pages."""
+        in_keys = f"canonical_key IN ({marks(len(keys))})"
         for nid, label, key, category, state, summary in sorted(
-            Node.objects.for_owner(owner)
-            .filter(canonical_key__in=keys)
-            .order_by()
-            .values_list(*_NODE_COLUMNS)
+            owned_rows(Node, _NODE_COLUMNS, owner, in_keys, keys)
         ):
             doc = self.nodes[nid] = Doc(
                 "node", nid, label, key, category=category, state=state, summary=summary
             )
             self.names[key].append((doc, WHY_EXACT))
         for _alias_id, key, nid, label, node_key, category, state, summary in sorted(
-            Alias.objects.for_owner(owner)
-            .filter(node__owner=owner, canonical_key__in=keys)
-            .order_by()
-            .values_list("id", "canonical_key", *(f"node__{c}" for c in _NODE_COLUMNS))
+            fetch(*_aliases_with_nodes(owner, keys))
         ):
             doc = self.nodes.get(nid) or self.nodes.setdefault(
                 nid,
                 Doc("node", nid, label, node_key, category=category, state=state, summary=summary),
             )
             self.names[key].append((doc, WHY_ALIAS))
-        for row in sorted(
-            Page.objects.for_owner(owner)
-            .filter(canonical_key__in=keys)
-            .order_by()
-            .values_list(*_PAGE_COLUMNS)
-        ):
+        for row in sorted(owned_rows(Page, _PAGE_COLUMNS, owner, in_keys, keys)):
             self.names[row[2]].append((self.page_doc(row), WHY_EXACT))
 
     def read_around(self, owner: Person, spans: list[Span], named_nodes: dict[int, Doc]) -> None:
@@ -267,12 +286,7 @@ def with_slices(owner: Person, items: Sequence[RecallItem]) -> list[RecallItem]:
     if not node_ids:
         return list(items)
     slices: dict[int, list[SliceView]] = defaultdict(list)
-    for node_id, text, kind in (
-        Slice.objects.for_owner(owner)
-        .filter(is_current=True, node_id__in=sorted(node_ids))
-        .order_by("-created_at", "-id")
-        .values_list("node_id", "text", "kind")
-    ):
+    for node_id, text, kind in _current_slices(owner, node_ids):
         if len(slices[node_id]) < SLICES_PER_ITEM:
             slices[node_id].append(SliceView(text, kind))
     return [
@@ -304,7 +318,7 @@ def with_events(owner: Person, items: Sequence[RecallItem]) -> list[RecallItem]:
     ]
 
 
-STATS_QUERIES = 1  # the owner's corpus statistics and index versions
+STATS_QUERIES = 1  # the owner's corpus statistics and index versions, once per recall
 POSTINGS_QUERIES = 2  # the terms' document frequencies, then their postings
 COMMON_QUERIES = 1  # when a term is common: its postings in the documents found
 VECTOR_QUERIES = 1  # the owner's vectors, only when the cache does not hold their version
@@ -312,11 +326,12 @@ CANDIDATE_QUERIES = 3  # the shortlisted nodes, pages and the nodes' current sli
 
 
 def load_stats(owner: Person) -> dict[str, CorpusStats]:
-    """Documents, total length and index version per corpus (``memory``, ``episode``)."""
+    """Documents, total length and index version per corpus (``memory``, ``episode``): one
+    read, which recall makes once and shares between its lanes."""
     return {
         row[0]: CorpusStats(*row[1:])
-        for row in RecallStats.objects.for_owner(owner).values_list(
-            "corpus", "docs", "total_length", "version", "seq", "epoch"
+        for row in owned_rows(
+            RecallStats, ("corpus", "docs", "total_length", "version", "seq", "epoch"), owner
         )
     }
 
@@ -326,27 +341,56 @@ POSTINGS_PER_TERM = 1000  # of a common term, the most frequent; see load_postin
 # common word's postings in the documents found are read by document when that is fewer
 # rows than all of the word's postings, else by word. The same rows either way.
 TERMS_PER_DOCUMENT = 12
+_KINDS = tuple(RecallDoc.Kind.values)
+
+
+@dataclass
+class IndexReads:
+    """What one recall reads from the index once and shares between its lanes: the owner's
+    statistics (:func:`load_stats`, on first use) and how many documents of each kind hold
+    each word, from the kept counts (:class:`~memory.models.RecallTermCount`, a row per word
+    and kind, however common the word). The memory lanes and the episode lane ask about
+    mostly the same words: each word is read once, for every kind at once (one query per
+    :meth:`read_terms` that has a word not read yet)."""
+
+    owner: Person
+    known: dict[str, dict[str, int]] = field(default_factory=dict)  # term -> kind -> docs
+    corpora: dict[str, CorpusStats] | None = None
+
+    def stats(self, corpus: str) -> CorpusStats:
+        if self.corpora is None:
+            self.corpora = load_stats(self.owner)
+        return self.corpora.get(corpus, CorpusStats())
+
+    def read_terms(self, terms: Iterable[str]) -> None:
+        missing = sorted({t for t in terms if t and t not in self.known})
+        if not missing:
+            return
+        for term in missing:
+            self.known[term] = {}
+        for term, kind, docs in owned_rows(
+            RecallTermCount,
+            ("term", "kind", "docs"),
+            self.owner,
+            f"term IN ({marks(len(missing))})",
+            missing,
+        ):
+            self.known[term][kind] = docs
+
+    def df(self, terms: Iterable[str], kinds: Sequence[str]) -> dict[str, int]:
+        """For each of ``terms``, its documents among ``kinds`` (reading the words not read
+        yet); a term no such document holds is absent."""
+        wanted = sorted(set(terms))
+        self.read_terms(wanted)
+        kinds = sorted(set(kinds))
+        counts = {t: sum(self.known[t].get(k, 0) for k in kinds) for t in wanted}
+        return {t: n for t, n in counts.items() if n > 0}
 
 
 def term_counts(owner: Person, terms: Sequence[str], kinds: Sequence[str]) -> dict[str, int]:
-    """How many of the owner's documents of ``kinds`` hold each of ``terms``: one read of
-    the kept counts (:class:`~memory.models.RecallTermCount`), a row per word and kind,
-    however common the word. A term no document holds is absent."""
-    wanted = sorted(set(terms))
-    if not wanted:
-        return {}
-    df: dict[str, int] = defaultdict(int)
-    for term, docs in (
-        RecallTermCount.objects.for_owner(owner)
-        .filter(term__in=wanted, kind__in=list(kinds))
-        .values_list("term", "docs")
-    ):
-        df[term] += docs
-    return {term: n for term, n in df.items() if n > 0}
-
-
-def _term_rows(owner: Person, terms: Sequence[str], kinds: Sequence[str]) -> QuerySet[RecallTerm]:
-    return RecallTerm.objects.for_owner(owner).filter(term__in=terms, kind__in=list(kinds))
+    """How many of the owner's documents of ``kinds`` hold each of ``terms``: one read
+    (:class:`IndexReads`)."""
+    return IndexReads(owner).df(terms, kinds)
 
 
 def load_postings(
@@ -360,8 +404,8 @@ def load_postings(
     """The postings BM25 needs for ``terms`` in the owner's documents of ``kinds``, each with
     its term's document frequency: at most three queries, reading from the index only.
 
-    The document frequencies come first (one grouped count, :func:`term_counts`, unless the
-    caller read them already and passes them as ``df``). A term in at most ``per_term``
+    The document frequencies come first (:func:`term_counts`, unless the caller read them
+    already and passes them as ``df``). A term in at most ``per_term``
     (:data:`POSTINGS_PER_TERM` by default) documents ("rare") brings all its postings. A
     common term brings its postings in the documents a rare term matched, so each of those
     is scored exactly; when every term is common, the documents where the least common one
@@ -376,13 +420,18 @@ def load_postings(
     if df is None:
         df = term_counts(owner, wanted, kinds)
     df = {t: n for t, n in df.items() if t in wanted and n}
-    base = _term_rows(owner, wanted, kinds)
+    kinds = sorted(set(kinds))
     rare = sorted(t for t, n in df.items() if n <= cap)
     common = sorted(t for t, n in df.items() if n > cap)
-    columns = _POSTING_COLUMNS
-    first: Iterable[Any]
+    first: list[Any]
     if rare:
-        first = base.filter(term__in=rare).values_list(*columns)
+        first = owned_rows(
+            RecallTerm,
+            _POSTING_COLUMNS,
+            owner,
+            f"term IN ({marks(len(rare))}) AND kind IN ({marks(len(kinds))})",
+            [*rare, *kinds],
+        )
     elif common:
         seed = min(common, key=lambda t: (df[t], t))
         common.remove(seed)
@@ -393,27 +442,11 @@ def load_postings(
         Posting(term, kind, ref_id, tf, length, df[term])
         for term, kind, ref_id, tf, length in first
     ]
-    if not common or not postings:
-        return postings
-    by_kind: dict[str, set[int]] = defaultdict(set)
-    for p in postings:
-        by_kind[p.kind].add(p.ref_id)
-    rows: QuerySet[Any] = RecallTerm.objects.for_owner(owner).filter(_in_documents(by_kind))
-    documents = sum(len(ids) for ids in by_kind.values())
-    if sum(df[t] for t in common) > documents * TERMS_PER_DOCUMENT:
-        # Fewer rows by document, from the (owner, kind, ref_id, term, ...) index: the term
-        # is compared as an expression (and the kinds are only in ``found``) so that neither
-        # database walks every posting of the common words by the term index instead
-        # (40,000 of "number" among 200,000 messages, to keep a few dozen).
-        rows = rows.alias(word=Concat("term", Value(""), output_field=CharField())).filter(
-            word__in=common
-        )
-    else:
-        rows = rows.filter(term__in=common, kind__in=list(kinds))
-    postings += [
-        Posting(term, kind, ref_id, tf, length, df[term])
-        for term, kind, ref_id, tf, length in rows.values_list(*columns)
-    ]
+    if common and postings:
+        postings += [
+            Posting(term, kind, ref_id, tf, length, df[term])
+            for term, kind, ref_id, tf, length in _in_documents(owner, postings, common, df, kinds)
+        ]
     return postings
 
 
@@ -425,44 +458,58 @@ def _top_postings(owner: Person, term: str, kinds: Sequence[str], cap: int) -> l
     equals, across ``kinds``: one query that reads each kind's first ``cap`` in the order of
     the (owner, term, kind, tf, ref_id) index, merged here. One read across several kinds
     would sort every posting of the word instead (4,400 of a common one, 3 ms on
-    PostgreSQL); one kind alone is the plain read."""
-    per_kind = [
-        RecallTerm.objects.for_owner(owner)
-        .filter(term=term, kind=kind)
-        .order_by("-tf", "-ref_id")
-        .values_list(*_POSTING_COLUMNS)[:cap]
-        for kind in sorted(set(kinds))
-    ]
-    if len(per_kind) == 1:
-        return list(per_kind[0])
+    PostgreSQL)."""
     parts: list[str] = []
     params: list[Any] = []
-    for position, rows in enumerate(per_kind):
-        sql, part_params = rows.query.get_compiler(using=rows.db).as_sql()
-        parts.append(f"SELECT * FROM ({sql}) AS kind{position}")
+    for position, kind in enumerate(kinds):
+        sql, part_params = owned_select(
+            RecallTerm, _POSTING_COLUMNS, owner, "term = %s AND kind = %s", [term, kind]
+        )
+        parts.append(
+            f"SELECT * FROM ({sql} ORDER BY tf DESC, ref_id DESC LIMIT {int(cap)}) AS kind{position}"
+        )
         params += part_params
-    with connections[per_kind[0].db].cursor() as cursor:
-        cursor.execute(" UNION ALL ".join(parts), params)
-        merged = cursor.fetchall()
-    merged.sort(key=lambda row: (row[3], row[2], row[1]), reverse=True)  # tf, ref_id, kind
+    merged = fetch(" UNION ALL ".join(parts), params)
+    if len(kinds) > 1:
+        merged.sort(key=lambda row: (row[3], row[2], row[1]), reverse=True)  # tf, ref_id, kind
     return merged[:cap]
 
 
-def _in_documents(by_kind: dict[str, set[int]]) -> RawSQL:
-    """The postings of the documents ``by_kind`` (kind -> ids), as one condition written out.
+def _in_documents(
+    owner: Person,
+    found: Sequence[Posting],
+    common: Sequence[str],
+    df: dict[str, int],
+    kinds: Sequence[str],
+) -> list[Any]:
+    """The postings of the ``common`` terms in the documents of ``found``.
 
-    Up to a thousand ids: Django's ``ref_id__in`` prepares them one by one, and psycopg
-    adapts each as a parameter, which together cost more than the database takes to read
-    the rows (4 ms against 1 ms on PostgreSQL for a common word). The ids are integers read
-    from the index, written into the SQL as integers (``int`` is the check); the kinds stay
+    Read by document when that is fewer rows than all of the words' postings, from the
+    (owner, kind, ref_id, term, ...) index: the term is then compared as an expression so
+    that neither database walks every posting of the common words by the term index
+    instead (40,000 of "number" among 200,000 messages, to keep a few dozen). Else by word,
+    the documents as a filter. The ids are integers read from the index, written into the
+    SQL as integers (``int`` is the check): up to a thousand of them, which as parameters
+    cost more to adapt than the database takes to read the rows; the kinds and terms stay
     parameters."""
+    by_kind: dict[str, set[int]] = defaultdict(set)
+    for p in found:
+        by_kind[p.kind].add(p.ref_id)
     clauses: list[str] = []
     params: list[Any] = []
     for kind, ids in sorted(by_kind.items()):
         listed = ", ".join(str(int(i)) for i in sorted(ids))
         clauses.append(f"(kind = %s AND ref_id IN ({listed}))")
         params.append(kind)
-    return RawSQL(f"({' OR '.join(clauses)})", params, output_field=BooleanField())
+    documents = sum(len(ids) for ids in by_kind.values())
+    words = marks(len(common))
+    if sum(df[t] for t in common) > documents * TERMS_PER_DOCUMENT:
+        where = f"({' OR '.join(clauses)}) AND term || '' IN ({words})"
+        params += common
+    else:
+        where = f"term IN ({words}) AND kind IN ({marks(len(kinds))}) AND ({' OR '.join(clauses)})"
+        params = [*common, *kinds, *params]
+    return owned_rows(RecallTerm, _POSTING_COLUMNS, owner, where, params)
 
 
 def load_candidates(
@@ -476,21 +523,20 @@ def load_candidates(
     page_ids = sorted({i for k, i in refs if k == "page" and ("page", i) not in known})
     docs = list(index.docs)
     if node_ids:
-        for nid, label, key, category, state, summary in (
-            Node.objects.for_owner(owner)
-            .filter(id__in=node_ids)
-            .order_by("id")
-            .values_list("id", "label", "canonical_key", "category", "state", "summary")
+        for nid, label, key, category, state, summary in owned_rows(
+            Node, _NODE_COLUMNS, owner, f"id IN ({marks(len(node_ids))})", node_ids, "id"
         ):
             docs.append(
                 Doc("node", nid, label, key, category=category, state=state, summary=summary)
             )
     if page_ids:
-        for pid, title, key, summary, node_id in (
-            Page.objects.for_owner(owner)
-            .filter(id__in=page_ids)
-            .order_by("id")
-            .values_list("id", "title", "canonical_key", "summary", "node_id")
+        for pid, title, key, summary, node_id in owned_rows(
+            Page,
+            ("id", "title", "canonical_key", "summary", "node"),
+            owner,
+            f"id IN ({marks(len(page_ids))})",
+            page_ids,
+            "id",
         ):
             docs.append(Doc("page", pid, title, key, summary=summary, node_id=node_id))
     nodes = {d.id: d for d in docs if d.kind == "node"}
