@@ -590,13 +590,17 @@ def bench_history(owner: Person, count: int, rng: random.Random) -> dict[str, An
 
 
 def _worker(owner_pk: int, queries: list[tuple[str, str]]) -> dict[str, Any]:
-    """In a fresh process, like a web worker: load Django, answer ``queries`` for the owner
-    (the first call loads the owner's vectors), and report the figures with this process's
-    peak memory."""
+    """In a fresh process, as a web worker: load the application as ``ume.asgi`` does (Django,
+    the MCP app, then freezing what start-up loaded: ``ume/workers.py``), answer ``queries``
+    for the owner (the first call loads the owner's vectors), and report the figures with
+    this process's peak memory."""
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "ume.settings")
-    import django
+    import warnings
 
-    django.setup()
+    with warnings.catch_warnings():
+        # whitenoise's note that ``collectstatic`` has not run: pages are not served here
+        warnings.filterwarnings("ignore", message="No directory at", category=UserWarning)
+        import ume.asgi  # noqa: F401
     from django.contrib.auth import get_user_model
 
     from memory.recall import recall

@@ -22,6 +22,7 @@ django_app = cast(ASGIApp, get_asgi_application())
 from memory.mcp.http import MCP_PATH, build_mcp_app  # noqa: E402
 from ume.guard import Guard  # noqa: E402
 from ume.logs import AsgiAccessLog  # noqa: E402
+from ume.workers import freeze_loaded_objects  # noqa: E402
 
 mcp_app, session_manager = build_mcp_app()
 mcp_app = AsgiAccessLog(mcp_app, route=MCP_PATH)
@@ -59,3 +60,6 @@ async def application(scope: Scope, receive: Receive, send: Send) -> None:
         await _lifespan(receive, send)
         return
     await guarded(scope, receive, send)
+
+
+freeze_loaded_objects()  # what start-up loaded lives as long as the worker (ume/workers.py)
