@@ -2,8 +2,9 @@
 with the owner's condition, so none can read another person's rows.
 
 Recall answers a question in about a dozen small reads. Through the ORM, building each read
-(filters, joins, the compiler) costs more than running it: 0.25 ms against 0.02 ms on
-SQLite, and about half of a read's 0.45 ms on PostgreSQL (docs/benchmarks.md). The reads
+(filters, joins, the compiler) cost more than running it: the read of a question's document
+frequencies took 0.25 ms through the ORM and 0.02 ms as a statement on SQLite, 0.46 and
+0.17 ms on PostgreSQL (docs/benchmarks.md, 2026-12-01 afternoon). The reads
 here are fixed shapes over integer, text and float columns, so they are written once, with
 the table and column names taken from the models, and run as they are. Columns whose values
 the database adapts (dates, JSON, booleans) stay with the ORM, which converts them."""
