@@ -24,6 +24,19 @@ GROWING = (
 )
 OWNER_ONLY = re.compile(r"^(SCAN|SEARCH) (\w+) USING (?:COVERING )?INDEX \S+ \(owner_id=\?\)$")
 FULL_SCAN = re.compile(r"^SCAN (\w+)(?: USING (?:COVERING )?INDEX \S+)?$")
+# "FROM table alias" and "JOIN table AS alias": the plan names a table by its alias.
+ALIASED = re.compile(r"\b(?:FROM|JOIN)\s+\"?(\w+)\"?\s+(?:AS\s+)?\"?(\w+)\"?", re.IGNORECASE)
+NOT_ALIASES = {"on", "where", "join", "inner", "left", "cross", "group", "order", "limit"}
+
+
+def tables(sql: str) -> dict[str, str]:
+    """The tables ``sql`` reads, by the name a plan gives them (their alias, if any)."""
+    named = {}
+    for table, alias in ALIASED.findall(sql):
+        named[table] = table
+        if alias.lower() not in NOT_ALIASES:
+            named[alias] = table
+    return named
 
 
 def walks(sql: str) -> list[str]:
@@ -32,9 +45,10 @@ def walks(sql: str) -> list[str]:
     with connection.cursor() as cursor:
         cursor.execute("EXPLAIN QUERY PLAN " + sql)
         lines = [row[-1] for row in cursor.fetchall()]
+    named = tables(sql)
     bad = []
     for line in lines:
         match = OWNER_ONLY.match(line) or FULL_SCAN.match(line)
-        if match and match.groups()[-1] in GROWING:
+        if match and named.get(match.groups()[-1], match.groups()[-1]) in GROWING:
             bad.append(line)
     return bad

@@ -6,8 +6,7 @@ from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Any
 
-from django.db.models import BooleanField, Count, Q, Subquery
-from django.db.models.expressions import RawSQL
+from django.db.models import Count, Q, Subquery
 from django.utils import timezone
 
 from memory.keys import canonical_key
@@ -32,6 +31,7 @@ from memory.recall.episodes import (
 from memory.recall.items import CorpusStats, EpisodeItem
 from memory.recall.lanes import bm25_postings
 from memory.recall.loaders import POSTINGS_QUERIES, IndexReads, load_postings
+from memory.recall.statements import column, converted, fetch, marks, owner_id, table
 from memory.recall.text import terms
 from memory.vocab import SuppressionReason
 
@@ -55,9 +55,8 @@ SETTINGS_QUERIES = 2  # the owner's rule, the forgetting suppressions
 # their names' words (one query, the key-word lookup inside it)
 NAME_QUERIES = 2
 # the postings of the question's words (document frequencies, then postings; one more when
-# a word is common), then the matching episodes by id
+# a word is common), then the matching episodes by id with their threads' neighbours
 CANDIDATE_QUERIES = POSTINGS_QUERIES + 1
-NEIGHBOUR_QUERIES = 1  # the threads of the matching messages, when there are any
 
 
 def episode_settings(owner: Person, *, now: datetime | None = None) -> EpisodeSettings:
@@ -101,11 +100,9 @@ def load_episode_candidates(
     """``(candidates, neighbours)``: the owner's episodes that recall's inverted index finds
     for the stemmed ``index_terms`` (the question's own words) and ``names`` (the stemmed
     words of each alternative name of what it named), the :data:`EPISODE_CANDIDATES` where
-    those words weigh most, and the messages next to those in a thread: the two before a
-    person's message (what it answers, and what that answers) and the two after any
-    (replies to it, and replies to those). Reads the postings
-    (:func:`memory.recall.loaders.load_postings`), never the whole corpus, then the rows by
-    id for this owner only (an episode deleted since it was indexed is simply absent).
+    those words weigh most, and their neighbours in their threads (:func:`load_threads`).
+    Reads the postings (:func:`memory.recall.loaders.load_postings`), never the whole
+    corpus, then the rows by id for this owner only.
 
     A message names something only if it holds every word of one of its names, so of each
     name only its rarest word is looked up (a name with a word no message holds, none):
@@ -130,66 +127,51 @@ def load_episode_candidates(
     )
     weights = bm25_postings(postings, CorpusStats(docs=total), sorted(wanted), [], min_share=0.0)
     best = sorted(weights, key=lambda ref: (-weights[ref], -ref[1]))[:EPISODE_CANDIDATES]
-    # Sorted here, not in SQL: an ORDER BY on when it was said would lead the database to
-    # walk the owner's whole (owner, said_at) index instead of fetching these rows by id.
+    return load_threads(owner, [i for _k, i in best])
+
+
+def _thread_statement(count: int) -> str:
+    """The statement of :func:`load_threads` for ``count`` ids."""
+    e = table(Episode)
+    owner, transcript, seq, role, pk = (
+        column(Episode, name) for name in ("owner", "transcript", "seq", "role", "id")
+    )
+    wanted = ", ".join(f"n.{column(Episode, name)}" for name in _COLUMNS)
+    return (
+        f"SELECT {wanted} FROM {e} c JOIN {e} n"
+        f" ON n.{transcript} = c.{transcript}"
+        f" AND n.{seq} BETWEEN c.{seq} - 2 AND c.{seq} + 2"
+        f" AND (n.{seq} >= c.{seq} OR c.{role} = %s)"
+        f" AND n.{owner} = c.{owner}"
+        f" WHERE c.{owner} = %s AND c.{pk} IN ({marks(count)})"
+    )
+
+
+def load_threads(owner: Person, ids: Sequence[int]) -> tuple[list[EpisodeRow], list[EpisodeRow]]:
+    """``(candidates, neighbours)``: the owner's episodes ``ids`` (the newest first), and the
+    messages next to them in their threads that are not among them: the two before a
+    person's message (what it answers, and what that answers) and the two after any (a
+    reply to it, and the reply to that answer: "the brakes again" - "did they quote?" -
+    "£180", which ranking reads as one thread). One statement, none for no ids: each
+    message by id, joined to its thread's range of the (transcript, seq) index; the owner
+    is the first condition and each neighbour's owner must be the same. An episode deleted
+    since it was indexed is simply absent.
+
+    Sorted here, not in SQL: an ORDER BY on when it was said would lead the database to walk
+    the owner's whole (owner, said_at) index instead of fetching these rows by id."""
+    wanted = sorted(set(ids))
+    if not wanted:
+        return [], []
+    rows = fetch(_thread_statement(len(wanted)), ["user", owner_id(owner), *wanted])
+    by_id = {values[0]: _row(values) for values in converted(Episode, _COLUMNS, rows)}
+    chosen = set(wanted)
     candidates = sorted(
-        (
-            _row(values)
-            for values in Episode.objects.filter(
-                owner=owner, id__in=sorted(i for _k, i in best)
-            ).values_list(*_COLUMNS)
-        ),
+        (row for pk, row in by_id.items() if pk in chosen),
         key=lambda row: (row.said_at, row.id),
         reverse=True,
     )
-    return candidates, load_neighbours(owner, candidates)
-
-
-def load_neighbours(owner: Person, candidates: Sequence[EpisodeRow]) -> list[EpisodeRow]:
-    """The messages next to ``candidates`` in their threads that are not candidates
-    themselves: the two before a person's message and the two after any (one query, none
-    when there is nothing to read)."""
-    wanted_seqs: dict[int, set[int]] = {}
-    have = {(c.transcript_id, c.seq) for c in candidates}
-    for c in candidates:
-        seqs = wanted_seqs.setdefault(c.transcript_id, set())
-        seqs.add(c.seq + 1)  # a reply to this message
-        # and a reply to the answer to this message ("the brakes again" - "did they
-        # quote?" - "£180"): ranking reads this message as that reply's thread
-        seqs.add(c.seq + 2)
-        if c.role == "user":
-            seqs.add(c.seq - 1)  # the message this reply answers
-            seqs.add(c.seq - 2)  # and the one before it (the thread)
-    missing = {
-        (transcript_id, s)
-        for transcript_id, seqs in wanted_seqs.items()
-        for s in seqs
-        if s >= 0 and (transcript_id, s) not in have
-    }
-    if not missing:
-        return []
-    # One condition per transcript, written out rather than built as a Django Q per
-    # message (which costs more to build than to run). The owner is in each condition,
-    # and the rows are sorted here rather than in SQL, so that both databases read each
-    # condition as a range of the (transcript, seq) index: with the owner outside the
-    # disjunction, or an ORDER BY id, SQLite walks every episode of the owner instead.
-    by_transcript: dict[int, list[int]] = {}
-    for transcript_id, seq in sorted(missing):
-        by_transcript.setdefault(transcript_id, []).append(seq)
-    clauses: list[str] = []
-    params: list[int] = []
-    for transcript_id, positions_in in by_transcript.items():
-        marks = ", ".join(["%s"] * len(positions_in))
-        clauses.append(f"(owner_id = %s AND transcript_id = %s AND seq IN ({marks}))")
-        params += [owner.pk, transcript_id, *positions_in]
-    positions = RawSQL(f"({' OR '.join(clauses)})", params, output_field=BooleanField())
-    return sorted(
-        (
-            _row(values)
-            for values in Episode.objects.filter(positions).order_by().values_list(*_COLUMNS)
-        ),
-        key=lambda row: row.id,
-    )
+    neighbours = sorted((row for pk, row in by_id.items() if pk not in chosen), key=lambda r: r.id)
+    return candidates, neighbours
 
 
 def name_alternatives(owner: Person, nodes: Sequence[tuple[int, str]]) -> list[tuple[str, ...]]:
@@ -267,8 +249,8 @@ def recall_episodes(
 
     Nothing when the owner has no episodes or turned the lane off. Reads
     :data:`COUNT_QUERIES`; when there are episodes, :data:`SETTINGS_QUERIES`; when the lane
-    is on, :data:`NAME_QUERIES` if the question named nodes, :data:`CANDIDATE_QUERIES`, and
-    :data:`NEIGHBOUR_QUERIES` when a matching message has neighbours to read. ``reads``:
+    is on, :data:`NAME_QUERIES` if the question named nodes, and :data:`CANDIDATE_QUERIES`
+    (the matching messages with their threads). ``reads``:
     what recall has read from the index already (the count, and the words' frequencies),
     which the lane does not read again."""
     if not subject:

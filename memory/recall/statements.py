@@ -4,10 +4,10 @@ with the owner's condition, so none can read another person's rows.
 Recall answers a question in about a dozen small reads. Through the ORM, building each read
 (filters, joins, the compiler) cost more than running it: the read of a question's document
 frequencies took 0.25 ms through the ORM and 0.02 ms as a statement on SQLite, 0.46 and
-0.17 ms on PostgreSQL (docs/benchmarks.md, 2026-12-01 afternoon). The reads
-here are fixed shapes over integer, text and float columns, so they are written once, with
-the table and column names taken from the models, and run as they are. Columns whose values
-the database adapts (dates, JSON, booleans) stay with the ORM, which converts them."""
+0.17 ms on PostgreSQL (docs/benchmarks.md, "Recall's reads as statements"). The reads here
+are fixed shapes, so they are written once, with the table and column names taken from the
+models, and run as they are; a column whose values the database adapts (a date) goes through
+the same converters the ORM applies (:func:`converted`)."""
 
 from __future__ import annotations
 
@@ -71,6 +71,48 @@ def fetch(sql: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
     with connection.cursor() as cursor:
         cursor.execute(sql, list(params))
         return cursor.fetchall()
+
+
+@lru_cache(maxsize=64)
+def _converters(
+    vendor: str, model: type[models.Model], columns: tuple[str, ...]
+) -> tuple[tuple[models.Expression, tuple[Any, ...]], ...]:
+    out = []
+    for name in columns:
+        field = model._meta.get_field(name)
+        if not isinstance(field, models.Field):
+            raise ValueError(f"{model._meta.label}.{name} is not a column")
+        expression = field.get_col(model._meta.db_table)
+        out.append(
+            (
+                expression,
+                (
+                    *connection.ops.get_db_converters(expression),
+                    *field.get_db_converters(connection),
+                ),
+            )
+        )
+    return tuple(out)
+
+
+def converted(
+    model: type[models.Model], columns: Sequence[str], rows: Sequence[Sequence[Any]]
+) -> list[tuple[Any, ...]]:
+    """``rows`` of ``model``'s ``columns`` as the ORM would return them: each value through
+    the database's and the field's converters (a date read from SQLite becomes an aware
+    datetime, as it does through a queryset)."""
+    plan = _converters(connection.vendor, model, tuple(columns))
+    if not any(fns for _expression, fns in plan):
+        return [tuple(row) for row in rows]
+    out = []
+    for row in rows:
+        values = []
+        for value, (expression, fns) in zip(row, plan, strict=True):
+            for fn in fns:
+                value = fn(value, expression, connection)
+            values.append(value)
+        out.append(tuple(values))
+    return out
 
 
 def owned_rows(

@@ -20,9 +20,9 @@ from memory.recall.episode_loaders import (
     COUNT_QUERIES,
     EPISODE_CANDIDATES,
     NAME_QUERIES,
-    NEIGHBOUR_QUERIES,
     SETTINGS_QUERIES,
     load_episode_candidates,
+    load_threads,
     recall_episodes,
 )
 from memory.services.episodes import episodes_delete
@@ -262,7 +262,7 @@ def test_the_lane_reads_a_fixed_number_of_queries(
     # without such a node)
     make_node(owner=owner, label="Ana Banana Cafe", category="place")
     subject = ("bouldering", "night", "friday")
-    lane = COUNT_QUERIES + SETTINGS_QUERIES + CANDIDATE_QUERIES + NEIGHBOUR_QUERIES
+    lane = COUNT_QUERIES + SETTINGS_QUERIES + CANDIDATE_QUERIES
     with django_assert_num_queries(lane):
         assert recall_episodes(owner, subject, limit=10)
     # a question that names a node also reads that node's aliases
@@ -278,6 +278,41 @@ def test_the_lane_reads_a_fixed_number_of_queries(
     assert not Episode.objects.for_owner(owner).exists()
     with django_assert_num_queries(COUNT_QUERIES):
         assert recall_episodes(owner, subject, limit=10) == []
+
+
+def test_a_match_is_read_with_its_thread_in_one_query(
+    owner: User, other_user: User, django_assert_num_queries: DjangoAssertNumQueries
+) -> None:
+    roles = ["user", "assistant"] * 4
+    thread = [
+        {"id": f"t{n}", "role": role, "content": f"turn {n} about the garage"}
+        for n, role in enumerate(roles)
+    ]
+    save(owner, messages=thread, name="thread")
+    save(other_user, messages=thread, name="thread")
+    mine = {e.message_id: e for e in Episode.objects.for_owner(owner)}
+    theirs = {e.message_id: e for e in Episode.objects.for_owner(other_user)}
+    assistant, person = mine["t3"], mine["t4"]  # an answer, and the person's next message
+    with django_assert_num_queries(1):
+        candidates, neighbours = load_threads(owner, [assistant.pk])
+    # an assistant's message: the reply to it and the reply to that
+    assert [c.message_id for c in candidates] == ["t3"]
+    assert [n.message_id for n in neighbours] == ["t4", "t5"]
+    assert candidates[0].said_at == assistant.said_at  # an aware datetime, as the ORM reads it
+    # a person's message: also what it answers and what that answered
+    _candidates, neighbours = load_threads(owner, [person.pk])
+    assert [n.message_id for n in neighbours] == ["t2", "t3", "t5", "t6"]
+    # two matches of one thread: neither is a neighbour, each neighbour comes once
+    candidates, neighbours = load_threads(owner, [person.pk, assistant.pk, person.pk])
+    assert sorted(c.message_id for c in candidates) == ["t3", "t4"]
+    assert [n.message_id for n in neighbours] == ["t2", "t5", "t6"]
+    # the first message, and the person's last (one after it): nothing outside the thread
+    _candidates, neighbours = load_threads(owner, [mine["t0"].pk, mine["t6"].pk])
+    assert [n.message_id for n in neighbours] == ["t1", "t2", "t4", "t5", "t7"]
+    # another person's messages are out of reach, by id as by thread
+    assert load_threads(owner, [theirs["t4"].pk]) == ([], [])
+    with django_assert_num_queries(0):
+        assert load_threads(owner, []) == ([], [])
 
 
 def test_a_save_that_kept_no_memory_can_still_be_undone_for_what_was_said(

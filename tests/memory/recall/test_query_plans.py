@@ -20,7 +20,7 @@ from django.test.utils import CaptureQueriesContext
 from memory.recall import recall, vectors
 from memory.services.ingest import ingest_text
 from tests.factories import make_node, make_page, make_slice
-from tests.plans import walks
+from tests.plans import tables, walks
 
 pytestmark = [
     pytest.mark.django_db,
@@ -111,3 +111,11 @@ def test_a_profile_question_reads_its_first_nodes_in_index_order(
             cursor.execute("EXPLAIN QUERY PLAN " + sql)
             plan = [row[-1] for row in cursor.fetchall()]
         assert not [line for line in plan if "TEMP B-TREE" in line], (sql, plan)
+
+
+def test_a_walk_is_caught_when_the_plan_names_a_table_by_its_alias() -> None:
+    sql = 'SELECT c.id FROM "memory_episode" c JOIN "memory_episode" AS n ON n.id = c.id'
+    episode = "memory_episode"
+    assert tables(sql) == {episode: episode, "c": episode, "n": episode}
+    # every row of c is read (through whichever index SQLite picks); n is read by id
+    assert [line.split()[:2] for line in walks(sql)] == [["SCAN", "c"]]

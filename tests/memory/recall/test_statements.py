@@ -7,7 +7,7 @@ import pytest
 from django.contrib.auth.models import User
 
 from memory.models import Node, Slice
-from memory.recall.statements import column, marks, owned_rows, owned_select
+from memory.recall.statements import column, converted, marks, owned_rows, owned_select
 from tests.factories import make_node, make_slice
 
 pytestmark = pytest.mark.django_db
@@ -50,3 +50,13 @@ def test_an_empty_in_list_and_a_field_without_a_column_are_refused() -> None:
     assert marks(3) == "%s, %s, %s"
     with pytest.raises(ValueError):
         column(Node, "aliases")  # a reverse relation: no column of its own
+
+
+def test_converted_values_are_those_the_orm_reads(owner: User) -> None:
+    node = make_node(owner=owner, label="Kayak")
+    columns = ("id", "label", "created_at")
+    raw = owned_rows(Node, columns, owner, "id = %s", [node.pk])
+    orm = list(Node.objects.for_owner(owner).filter(pk=node.pk).values_list(*columns))
+    assert converted(Node, columns, raw) == orm
+    assert orm[0][2].tzinfo is not None  # SQLite stores the date as text; both read it aware
+    assert converted(Node, ("id",), [(node.pk,)]) == [(node.pk,)]
