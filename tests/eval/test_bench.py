@@ -4,12 +4,17 @@ and the throwaway owner is gone afterwards. Nothing here is timed."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
-from eval.bench import environment, main, markdown, run
+from eval.bench import bench_recall, environment, main, markdown, run
 from memory.models import Candidate, Episode, Node, RecallDoc, Receipt
+from memory.recall import recall
+from tests.factories import make_node
 
 pytestmark = pytest.mark.django_db
 
@@ -35,6 +40,17 @@ def test_bench_runs_every_kind_at_a_tiny_size() -> None:
     assert not get_user_model().objects.filter(username__startswith="bench-").exists()
     assert not Node.objects.exists() and not Episode.objects.exists()
     assert not RecallDoc.objects.exists()
+
+
+def test_bench_counts_every_query_of_a_recall(owner: Any) -> None:
+    make_node(owner=owner, label="Kayak club", category="interest")
+    for question in ("Kayak club", "what do you know about the kayak club", "thanks!"):
+        recall(owner, question)  # warm: the vectors are cached as in the bench's worker
+        with CaptureQueriesContext(connection) as captured:
+            recall(owner, question)
+        row = bench_recall(owner, [("any", question)])
+        assert row["queries_per_recall_max"] == len(captured.captured_queries), question
+    assert bench_recall(owner, [("any", "Kayak club")])["queries_per_recall_max"] > 0
 
 
 def test_bench_times_pages_the_rules_ingest_and_cleanup_with_other_owners(tmp_path: Path) -> None:
