@@ -6,6 +6,7 @@ from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Any
 
+from django.db import connection
 from django.db.models import Count, Q, Subquery
 from django.utils import timezone
 
@@ -31,7 +32,15 @@ from memory.recall.episodes import (
 from memory.recall.items import CorpusStats, EpisodeItem
 from memory.recall.lanes import bm25_postings
 from memory.recall.loaders import POSTINGS_QUERIES, IndexReads, load_postings
-from memory.recall.statements import column, converted, fetch, marks, owner_id, table
+from memory.recall.statements import (
+    column,
+    converted,
+    fetch,
+    marks,
+    owned_rows,
+    owner_id,
+    table,
+)
 from memory.recall.text import terms
 from memory.vocab import SuppressionReason
 
@@ -60,19 +69,27 @@ CANDIDATE_QUERIES = POSTINGS_QUERIES + 1
 
 
 def episode_settings(owner: Person, *, now: datetime | None = None) -> EpisodeSettings:
-    """Whether the lane is on for ``owner``, and what it must never return."""
+    """Whether the lane is on for ``owner``, and what it must never return: two statements
+    (the rule, then the forgetting suppressions in force), the second only when it is on."""
     now = now or timezone.now()
-    rule = MemoryRule.objects.for_owner(owner).values_list("episodes", "excludes").first()
-    enabled, excludes = rule if rule is not None else (True, [])
+    rule_columns = ("episodes", "excludes")
+    rule = converted(MemoryRule, rule_columns, owned_rows(MemoryRule, rule_columns, owner))
+    enabled, excludes = rule[0] if rule else (True, [])
     if not enabled:
         return EpisodeSettings(False, ())
-    keys = set(
-        Suppression.objects.filter(
-            owner=owner, reason__in=FORGETTING_REASONS, lifted_at__isnull=True
-        )
-        .filter(Q(suppressed_until__isnull=True) | Q(suppressed_until__gt=now))
-        .values_list("canonical_key", flat=True)
+    reasons = [str(reason) for reason in FORGETTING_REASONS]
+    reason, lifted, until = (
+        column(Suppression, name) for name in ("reason", "lifted_at", "suppressed_until")
     )
+    rows = owned_rows(
+        Suppression,
+        ("canonical_key",),
+        owner,
+        f"{reason} IN ({marks(len(reasons))}) AND {lifted} IS NULL"
+        f" AND ({until} IS NULL OR {until} > %s)",
+        [*reasons, connection.ops.adapt_datetimefield_value(now)],
+    )
+    keys = {key for (key,) in rows}
     keys |= {canonical_key(term) for term in excludes or [] if isinstance(term, str)}
     return EpisodeSettings(True, tuple(sorted(k for k in keys if k)))
 

@@ -9,7 +9,6 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from django.db.models import Q, QuerySet
-from django.db.models.functions import Coalesce
 
 from memory.models import (
     Alias,
@@ -40,7 +39,7 @@ from memory.recall.items import (
 )
 from memory.recall.lanes import Span, named_spans
 from memory.recall.query import Parsed
-from memory.recall.statements import column, fetch, marks, owned_rows, owned_select
+from memory.recall.statements import column, converted, fetch, marks, owned_rows, owned_select
 from memory.recall.text import content
 from memory.vocab import NodeState
 
@@ -303,15 +302,20 @@ def with_events(owner: Person, items: Sequence[RecallItem]) -> list[RecallItem]:
         return list(items)
     events: dict[int, list[EventView]] = defaultdict(list)
     # Most recent first: by when it happened, or when ume learned it if that is unknown.
-    for node_id, action, text, happened, precision in (
-        Event.objects.for_owner(owner)
-        .filter(node_id__in=sorted(node_ids))
-        .annotate(recency=Coalesce("happened_at", "created_at"))
-        .order_by("-recency", "-id")
-        .values_list("node_id", "action", "text", "happened_at", "happened_at_precision")
-    ):
+    happened, learned = column(Event, "happened_at"), column(Event, "created_at")
+    wanted = sorted(node_ids)
+    columns = ("node_id", "action", "text", "happened_at", "happened_at_precision")
+    rows = owned_rows(
+        Event,
+        columns,
+        owner,
+        f"{column(Event, 'node')} IN ({marks(len(wanted))})",
+        wanted,
+        order_by=f"COALESCE({happened}, {learned}) DESC, {column(Event, 'id')} DESC",
+    )
+    for node_id, action, text, when, precision in converted(Event, columns, rows):
         if len(events[node_id]) < EVENTS_PER_ITEM:
-            events[node_id].append(EventView(action, text, happened, precision))
+            events[node_id].append(EventView(action, text, when, precision))
     return [
         replace(item, events=tuple(events.get(item.id, ()))) if item.kind == "node" else item
         for item in items

@@ -21,6 +21,7 @@ from memory.recall.episode_loaders import (
     EPISODE_CANDIDATES,
     NAME_QUERIES,
     SETTINGS_QUERIES,
+    episode_settings,
     load_episode_candidates,
     load_threads,
     recall_episodes,
@@ -31,7 +32,7 @@ from memory.services.ingest import ingest_text
 from memory.services.nodes import node_delete
 from memory.services.review import candidate_promote, candidate_reject
 from memory.services.rules import memory_rule_update
-from tests.factories import make_node
+from tests.factories import make_node, make_suppression
 
 pytestmark = pytest.mark.django_db
 
@@ -207,6 +208,29 @@ def test_a_memory_rule_exclude_forgets_what_was_said(owner: User) -> None:
     save(owner)
     memory_rule_update(owner=owner, changes={"excludes": ["wedding"]})
     assert recall(owner, "cousin in Porto").no_recall
+
+
+def test_what_the_lane_forgets_is_each_forgetting_in_force(
+    owner: User, other_user: User, django_assert_num_queries: DjangoAssertNumQueries
+) -> None:
+    now = datetime(2026, 5, 1, tzinfo=UTC)
+    later, earlier = datetime(2026, 6, 1, tzinfo=UTC), datetime(2026, 4, 1, tzinfo=UTC)
+    make_suppression(owner=owner, label="Tarot", reason="deleted")
+    make_suppression(owner=owner, label="Porto Trip", reason="forgotten", suppressed_until=later)
+    make_suppression(owner=owner, label="Old Flame", reason="forgotten", suppressed_until=earlier)
+    make_suppression(owner=owner, label="Lifted", reason="deleted", lifted_at=earlier)
+    make_suppression(owner=owner, label="Going", reason="rejected")  # stop proposing only
+    make_suppression(owner=other_user, label="Theirs", reason="deleted")
+    memory_rule_update(owner=owner, changes={"excludes": ["Night Shifts"]})
+    with django_assert_num_queries(SETTINGS_QUERIES):
+        settings = episode_settings(owner, now=now)
+    assert settings.enabled
+    assert settings.forgotten == ("night shifts", "porto trip", "tarot")
+    memory_rule_update(owner=owner, changes={"episodes": False})
+    with django_assert_num_queries(1):
+        assert not episode_settings(owner, now=now).enabled
+    # no rule at all: on, with what the suppressions forget
+    assert episode_settings(other_user, now=now).forgotten == ("theirs",)
 
 
 def test_reject_and_forget_hides_it_but_reject_and_suppress_does_not(owner: User) -> None:
