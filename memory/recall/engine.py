@@ -35,7 +35,7 @@ from memory.recall.query import (
     Parsed,
     parse_query,
 )
-from memory.recall.ranking import build_context, plan_query, rank, shortlist
+from memory.recall.ranking import SEMANTIC_FLOOR, build_context, plan_query, rank, shortlist
 from memory.recall.text import terms
 from memory.recall.vectors import load_vectors
 
@@ -55,13 +55,14 @@ def find_candidates(
     reads.read_terms([*words, *terms(" ".join(parsed.subject)), *terms(" ".join(parsed.frame))])
     stats = reads.stats(CORPUS_MEMORY)
     memory_kinds = ("node", "page")
-    postings = load_postings(owner, words, memory_kinds, df=reads.df(words, memory_kinds))
-    candidates = Candidates(lexical=bm25_postings(postings, stats, plan.scored, plan.named))
+    df = reads.df(words, memory_kinds)
+    postings = load_postings(owner, words, memory_kinds, df=df)
+    candidates = Candidates(lexical=bm25_postings(postings, stats, plan.scored, plan.named, df=df))
     if plan.semantic_text and stats.docs:
         vectors = load_vectors(owner.pk, CORPUS_MEMORY, stats)
         query_vector = embed([plan.semantic_text])[0]
         candidates.semantic = semantic_scores(
-            vectors.refs, vectors.coarse, vectors.full, query_vector, floor=0.0
+            vectors.refs, vectors.coarse, vectors.full, query_vector, floor=SEMANTIC_FLOOR
         )
     refs = shortlist(index, parsed, plan, candidates, limit)
     return load_candidates(owner, index, refs), candidates

@@ -142,7 +142,9 @@ def load_episode_candidates(
         per_term=EPISODE_POSTINGS_PER_TERM,
         df=df,
     )
-    weights = bm25_postings(postings, CorpusStats(docs=total), sorted(wanted), [], min_share=0.0)
+    weights = bm25_postings(
+        postings, CorpusStats(docs=total), sorted(wanted), [], df=df, min_share=0.0
+    )
     best = sorted(weights, key=lambda ref: (-weights[ref], -ref[1]))[:EPISODE_CANDIDATES]
     return load_threads(owner, [i for _k, i in best])
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, NamedTuple
+from typing import Any
 
 WHY_EXACT = "exact"
 WHY_ALIAS = "alias"
@@ -211,16 +211,12 @@ class OwnerIndex:
     complete: bool = True
 
 
-class Posting(NamedTuple):
-    """One row of the inverted index: ``term`` occurs in document (kind, ref_id). A named
-    tuple: recall builds a thousand or more per question."""
-
-    term: str
-    kind: str
-    ref_id: int
-    tf: float  # field-weighted frequency
-    length: float  # the document's field-weighted length
-    df: int = 0  # how many of the owner's documents hold the term (0: count the postings)
+# One row of the inverted index, as the database returns it: ``(term, kind, ref_id, tf,
+# length)``, where ``term`` occurs in document (kind, ref_id) with field-weighted frequency
+# ``tf`` and the document's field-weighted length is ``length``. A plain tuple, not an
+# object: recall reads a thousand or more per question, and building one object per row
+# cost 0.4 ms of each lexical recall at 100,000 nodes.
+Posting = tuple[str, str, int, float, float]
 
 
 @dataclass(frozen=True)

@@ -153,24 +153,37 @@ def bm25_postings(
     scored: Sequence[str],
     named: Sequence[str],
     *,
+    df: dict[str, int] | None = None,
     min_share: float = MIN_TERM_SHARE,
 ) -> dict[tuple[str, int], float]:
-    """BM25 over the inverted index: ``postings`` are every posting of the wanted terms in
-    the owner's corpus, ``stats`` its size and total length; raw scores by (kind, id).
-    ``min_share`` is the share of the query's idf weight a document must match (0 for a
-    candidate generator whose caller applies its own)."""
+    """BM25 over the inverted index: ``postings`` are the postings of the wanted terms in the
+    owner's documents that may match, ``stats`` the corpus's size and total length, ``df``
+    each term's document frequency in the whole corpus (a term without one counts its
+    postings here); raw scores by (kind, id). ``min_share`` is the share of the query's idf
+    weight a document must match (0 for a candidate generator whose caller applies its
+    own)."""
     if not scored:
         return {}
     counts: dict[tuple[str, int], dict[str, float]] = defaultdict(dict)
     lengths: dict[tuple[str, int], float] = {}
-    df: dict[str, int] = defaultdict(int)
-    for p in postings:
-        ref = (p.kind, p.ref_id)
-        counts[ref][p.term] = counts[ref].get(p.term, 0.0) + p.tf
-        lengths[ref] = p.length
-        df[p.term] = p.df or df[p.term] + 1
+    counted: dict[str, int] = defaultdict(int)
+    for term, kind, ref_id, tf, length in postings:
+        ref = (kind, ref_id)
+        doc = counts[ref]
+        doc[term] = doc.get(term, 0.0) + tf
+        lengths[ref] = length
+        counted[term] += 1
+    given = df or {}
+    frequencies = {term: given.get(term) or n for term, n in counted.items()}
     return bm25_scores(
-        counts, lengths, stats.docs, stats.avg_length, scored, named, df, min_share=min_share
+        counts,
+        lengths,
+        stats.docs,
+        stats.avg_length,
+        scored,
+        named,
+        frequencies,
+        min_share=min_share,
     )
 
 
@@ -197,7 +210,8 @@ def semantic_scores(
     else:
         top = np.arange(len(refs))
     exact = (full[top].astype(np.float32) @ query) / 127.0
-    return {refs[int(i)]: float(s) for i, s in zip(top, exact, strict=True) if s >= floor}
+    kept = exact >= floor  # chosen here, so that only those become Python objects
+    return {refs[i]: s for i, s in zip(top[kept].tolist(), exact[kept].tolist(), strict=True)}
 
 
 def item_of(doc: Doc, why: str, score: float) -> RecallItem:

@@ -405,8 +405,9 @@ def load_postings(
     per_term: int | None = None,
     df: dict[str, int] | None = None,
 ) -> list[Posting]:
-    """The postings BM25 needs for ``terms`` in the owner's documents of ``kinds``, each with
-    its term's document frequency: at most three queries, reading from the index only.
+    """The postings BM25 needs for ``terms`` in the owner's documents of ``kinds``
+    (:data:`~memory.recall.items.Posting` rows; their terms' document frequencies are
+    ``df``): at most three queries, reading from the index only.
 
     The document frequencies come first (:func:`term_counts`, unless the caller read them
     already and passes them as ``df``). A term in at most ``per_term``
@@ -442,15 +443,9 @@ def load_postings(
         first = _top_postings(owner, seed, kinds, cap)
     else:
         return []
-    postings = [
-        Posting(term, kind, ref_id, tf, length, df[term])
-        for term, kind, ref_id, tf, length in first
-    ]
+    postings: list[Posting] = first
     if common and postings:
-        postings += [
-            Posting(term, kind, ref_id, tf, length, df[term])
-            for term, kind, ref_id, tf, length in _in_documents(owner, postings, common, df, kinds)
-        ]
+        postings += _in_documents(owner, postings, common, df, kinds)
     return postings
 
 
@@ -460,7 +455,7 @@ _POSTING_COLUMNS = ("term", "kind", "ref_id", "tf", "length")
 def _top_postings(owner: Person, term: str, kinds: Sequence[str], cap: int) -> list[Any]:
     """The ``cap`` postings of ``term`` with the highest frequencies, the newest first among
     equals, across ``kinds``: one query that reads each kind's first ``cap`` in the order of
-    the (owner, term, kind, tf, ref_id) index, merged here. One read across several kinds
+    the (owner, term, kind, tf, ref_id) index, then merges them. One read across several kinds
     would sort every posting of the word instead (4,400 of a common one, 3 ms on
     PostgreSQL)."""
     parts: list[str] = []
@@ -473,10 +468,10 @@ def _top_postings(owner: Person, term: str, kinds: Sequence[str], cap: int) -> l
             f"SELECT * FROM ({sql} ORDER BY tf DESC, ref_id DESC LIMIT {int(cap)}) AS kind{position}"
         )
         params += part_params
-    merged = fetch(" UNION ALL ".join(parts), params)
-    if len(kinds) > 1:
-        merged.sort(key=lambda row: (row[3], row[2], row[1]), reverse=True)  # tf, ref_id, kind
-    return merged[:cap]
+    sql = " UNION ALL ".join(parts)
+    if len(kinds) > 1:  # merged by the database, which returns the first ``cap`` only
+        sql = f"{sql} ORDER BY tf DESC, ref_id DESC, kind DESC LIMIT {int(cap)}"
+    return fetch(sql, params)
 
 
 def _in_documents(
@@ -497,8 +492,8 @@ def _in_documents(
     cost more to adapt than the database takes to read the rows; the kinds and terms stay
     parameters."""
     by_kind: dict[str, set[int]] = defaultdict(set)
-    for p in found:
-        by_kind[p.kind].add(p.ref_id)
+    for _term, kind, ref_id, _tf, _length in found:
+        by_kind[kind].add(ref_id)
     clauses: list[str] = []
     params: list[Any] = []
     for kind, ids in sorted(by_kind.items()):

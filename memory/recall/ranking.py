@@ -3,6 +3,7 @@ Pure: no ORM."""
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -169,8 +170,10 @@ def shortlist(
     total = {ref: score for ref, score in named.items()}
     for ref, (value, _lanes) in fused(candidates).items():
         total[ref] = total.get(ref, 0.0) + value
-    ordered = sorted(total, key=lambda ref: (-total[ref], ref[0] != "node", ref[1]))
-    return ordered[: limit + SHORTLIST_EXTRA]
+    # the first of a thousand or more (a common word's documents), as sorted() would order them
+    return heapq.nsmallest(
+        limit + SHORTLIST_EXTRA, total, key=lambda ref: (-total[ref], ref[0] != "node", ref[1])
+    )
 
 
 def _twin(doc: Doc, span_keys: Sequence[str], asked: Sequence[str] = ()) -> bool:

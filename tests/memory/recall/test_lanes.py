@@ -6,8 +6,8 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from memory.recall.items import WHY_ALIAS, WHY_EXACT, Doc, OwnerIndex
-from memory.recall.lanes import bm25, named_spans, profile_lane
+from memory.recall.items import WHY_ALIAS, WHY_EXACT, CorpusStats, Doc, OwnerIndex
+from memory.recall.lanes import bm25, bm25_postings, named_spans, profile_lane
 
 
 def node(doc_id: int, label: str, *fields: tuple[str, str], **extra: Any) -> Doc:
@@ -52,6 +52,30 @@ def test_bm25_named_terms_count_for_coverage_only() -> None:
     other = node(2, "Kiln", ("slice", "pottery class"))
     assert bm25([doc, other], [], ["atla"]) == {}
     assert bm25([doc, other], ["export"], ["atla"])[0] > 0
+
+
+def test_bm25_over_postings_weighs_words_by_how_many_documents_hold_them() -> None:
+    # (term, kind, ref_id, tf, length): "kayak" in two documents, "lake" in one
+    postings = [
+        ("kayak", "node", 1, 1.0, 6.0),
+        ("lake", "node", 1, 2.0, 6.0),
+        ("kayak", "page", 1, 1.0, 4.0),
+    ]
+    stats = CorpusStats(docs=100, total_length=500.0)
+    counted = bm25_postings(postings, stats, ["kayak", "lake"], [], min_share=0.0)
+    # a node and a page with the same id are two documents; the one with both words leads
+    assert set(counted) == {("node", 1), ("page", 1)}
+    assert counted[("node", 1)] > counted[("page", 1)]
+    # read from the index, "kayak" is in 60 of the 100 documents: it weighs less than the
+    # two postings here say, and the page that only holds "kayak" scores less
+    known = bm25_postings(postings, stats, ["kayak", "lake"], [], df={"kayak": 60}, min_share=0.0)
+    assert known[("page", 1)] < counted[("page", 1)]
+    assert known[("node", 1)] < counted[("node", 1)]
+    # with the share of the question a document must hold, a page with only "kayak" is out
+    assert ("page", 1) not in bm25_postings(
+        postings, stats, ["kayak", "lake"], [], df={"kayak": 60}
+    )
+    assert bm25_postings(postings, stats, [], ["kayak"]) == {}
 
 
 def test_profile_lane_puts_active_and_recent_first() -> None:

@@ -42,10 +42,10 @@ def test_when_every_word_is_common_its_first_postings_are_those_of_one_sorted_re
     df = {"dog": 12 * len(kinds) - 1, "walk": 12 * len(kinds)}
     with CaptureQueriesContext(connection) as captured:
         postings = load_postings(owner, ["walk", "dog"], kinds, per_term=7, df=df)
-    seed = [(p.kind, p.ref_id, p.tf) for p in postings if p.term == "dog"]
+    seed = [(kind, ref_id, tf) for term, kind, ref_id, tf, _length in postings if term == "dog"]
     assert seed == expected
     # the other word is read in those documents only, and with its own frequency
-    walk = {(p.kind, p.ref_id): p.tf for p in postings if p.term == "walk"}
+    walk = {(kind, ref_id): tf for term, kind, ref_id, tf, _length in postings if term == "walk"}
     assert walk == {(kind, ref_id): float(ref_id % 3 + 1) for kind, ref_id, _tf in expected}
     assert len(captured.captured_queries) == 2  # the first postings, then the other word's
 
@@ -62,7 +62,7 @@ def test_a_common_words_postings_are_read_in_the_documents_found_by_id_only(
     postings = load_postings(
         owner, ["walk", "fjord"], ("node", "page"), per_term=5, df={"walk": 60, "fjord": 3}
     )
-    assert sorted((p.term, p.kind, p.ref_id) for p in postings) == [
+    assert sorted((term, kind, ref_id) for term, kind, ref_id, _tf, _length in postings) == [
         ("fjord", "node", 3),
         ("fjord", "page", 3),
         ("fjord", "page", 17),
