@@ -340,7 +340,13 @@ def load_stats(owner: Person) -> dict[str, CorpusStats]:
     }
 
 
-POSTINGS_PER_TERM = 1000  # of a common term, the most frequent; see load_postings
+POSTINGS_PER_TERM = 1000  # a term in more documents is common; see load_postings
+# When every word of a question is common: how many documents of the least common one are
+# read as the candidates (those where it weighs most). Each is scored, fused and ranked in
+# Python; at 100,000 nodes, 1,000 of them cost 3 ms of a 17 ms recall on PostgreSQL. With
+# 500, the first answer held both words of each of 100 two-word questions there, as with
+# 1,000, and 80% of the ten answers did (87% with 1,000): docs/benchmarks.md.
+SEED_POSTINGS = 500
 # About how many terms a document has (a message fewer, a node with its details more): a
 # common word's postings in the documents found are read by document when that is fewer
 # rows than all of the word's postings, else by word. The same rows either way.
@@ -403,6 +409,7 @@ def load_postings(
     kinds: Sequence[str],
     *,
     per_term: int | None = None,
+    seed_postings: int = SEED_POSTINGS,
     df: dict[str, int] | None = None,
 ) -> list[Posting]:
     """The postings BM25 needs for ``terms`` in the owner's documents of ``kinds``
@@ -414,8 +421,8 @@ def load_postings(
     (:data:`POSTINGS_PER_TERM` by default) documents ("rare") brings all its postings. A
     common term brings its postings in the documents a rare term matched, so each of those
     is scored exactly; when every term is common, the documents where the least common one
-    weighs most (its ``per_term`` highest frequencies, the newest first among equals: the
-    index read backwards) are the candidates instead. A document that only common terms
+    weighs most (its ``seed_postings`` highest frequencies, at most ``per_term``, the newest
+    first among equals: the index read backwards) are the candidates instead. A document that only common terms
     match is otherwise not a candidate: it could only pass the coverage floor on words that
     say little about it."""
     cap = POSTINGS_PER_TERM if per_term is None else per_term
@@ -440,7 +447,7 @@ def load_postings(
     elif common:
         seed = min(common, key=lambda t: (df[t], t))
         common.remove(seed)
-        first = _top_postings(owner, seed, kinds, cap)
+        first = _top_postings(owner, seed, kinds, min(cap, seed_postings))
     else:
         return []
     postings: list[Posting] = first

@@ -48,6 +48,12 @@ def test_when_every_word_is_common_its_first_postings_are_those_of_one_sorted_re
     walk = {(kind, ref_id): tf for term, kind, ref_id, tf, _length in postings if term == "walk"}
     assert walk == {(kind, ref_id): float(ref_id % 3 + 1) for kind, ref_id, _tf in expected}
     assert len(captured.captured_queries) == 2  # the first postings, then the other word's
+    # fewer candidates when asked: the first of the same order, still within the cap
+    fewer = load_postings(owner, ["walk", "dog"], kinds, per_term=7, seed_postings=4, df=df)
+    assert [(k, i, tf) for term, k, i, tf, _length in fewer if term == "dog"] == expected[:4]
+    assert {(k, i) for term, k, i, _tf, _length in fewer if term == "walk"} == {
+        (k, i) for k, i, _tf in expected[:4]
+    }
 
 
 def test_a_common_words_postings_are_read_in_the_documents_found_by_id_only(
