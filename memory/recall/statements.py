@@ -3,8 +3,8 @@ with the owner's condition, so none can read another person's rows.
 
 Recall answers a question in about a dozen small reads. Through the ORM, building each read
 (filters, joins, the compiler) cost more than running it: the read of a question's document
-frequencies took 0.25 ms through the ORM and 0.02 ms as a statement on SQLite, 0.46 and
-0.17 ms on PostgreSQL (docs/benchmarks.md, "Recall's reads as statements"). The reads here
+frequencies took 0.31 ms through the ORM and 0.03 ms as a statement on SQLite, 0.56 and
+0.19 ms on PostgreSQL (docs/benchmarks.md, "Recall's reads as statements"). The reads here
 are fixed shapes, so they are written once, with the table and column names taken from the
 models, and run as they are; a column whose values the database adapts (a date) goes through
 the same converters the ORM applies (:func:`converted`)."""
