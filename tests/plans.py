@@ -25,8 +25,11 @@ GROWING = (
 OWNER_ONLY = re.compile(r"^(SCAN|SEARCH) (\w+) USING (?:COVERING )?INDEX \S+ \(owner_id=\?\)$")
 FULL_SCAN = re.compile(r"^SCAN (\w+)(?: USING (?:COVERING )?INDEX \S+)?$")
 # "FROM table alias" and "JOIN table AS alias": the plan names a table by its alias.
-ALIASED = re.compile(r"\b(?:FROM|JOIN)\s+\"?(\w+)\"?\s+(?:AS\s+)?\"?(\w+)\"?", re.IGNORECASE)
-NOT_ALIASES = {"on", "where", "join", "inner", "left", "cross", "group", "order", "limit"}
+# The alias is read ahead, not consumed: "FROM a JOIN b n" must still see "JOIN b n".
+ALIASED = re.compile(r"\b(?:FROM|JOIN)\s+\"?(\w+)\"?(?=\s+(?:AS\s+)?\"?(\w+)\"?)?", re.IGNORECASE)
+NOT_ALIASES = set(
+    "on where join inner left right full outer cross natural group order limit union using".split()
+)
 
 
 def tables(sql: str) -> dict[str, str]:
@@ -34,7 +37,7 @@ def tables(sql: str) -> dict[str, str]:
     named = {}
     for table, alias in ALIASED.findall(sql):
         named[table] = table
-        if alias.lower() not in NOT_ALIASES:
+        if alias and alias.lower() not in NOT_ALIASES:
             named[alias] = table
     return named
 

@@ -117,5 +117,8 @@ def test_a_walk_is_caught_when_the_plan_names_a_table_by_its_alias() -> None:
     sql = 'SELECT c.id FROM "memory_episode" c JOIN "memory_episode" AS n ON n.id = c.id'
     episode = "memory_episode"
     assert tables(sql) == {episode: episode, "c": episode, "n": episode}
+    # a table without an alias before a JOIN: the joined table's alias is still known
+    bare = 'SELECT n.id FROM "memory_node" JOIN "memory_episode" n ON n.id = memory_node.id'
+    assert tables(bare) == {"memory_node": "memory_node", episode: episode, "n": episode}
     # every row of c is read (through whichever index SQLite picks); n is read by id
     assert [line.split()[:2] for line in walks(sql)] == [["SCAN", "c"]]

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from django.contrib.auth.models import User
 
-from memory.models import Node, Slice
+from memory.models import MemoryRule, Node, Slice
 from memory.recall.statements import column, converted, marks, owned_rows, owned_select
 from tests.factories import make_node, make_slice
 
@@ -60,3 +60,11 @@ def test_converted_values_are_those_the_orm_reads(owner: User) -> None:
     assert converted(Node, columns, raw) == orm
     assert orm[0][2].tzinfo is not None  # SQLite stores the date as text; both read it aware
     assert converted(Node, ("id",), [(node.pk,)]) == [(node.pk,)]
+
+
+def test_json_and_booleans_convert_as_the_orm_reads_them(owner: User) -> None:
+    MemoryRule.objects.create(owner=owner, episodes=False, excludes=["Tarot", "café"])
+    columns = ("episodes", "excludes")
+    orm = list(MemoryRule.objects.for_owner(owner).values_list(*columns))
+    assert converted(MemoryRule, columns, owned_rows(MemoryRule, columns, owner)) == orm
+    assert orm == [(False, ["Tarot", "café"])]
