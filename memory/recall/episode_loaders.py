@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from datetime import datetime
+from functools import lru_cache
 from typing import Any
 
 from django.db import connection
@@ -149,8 +150,10 @@ def load_episode_candidates(
     return load_threads(owner, [i for _k, i in best])
 
 
-def _thread_statement(count: int) -> str:
-    """The statement of :func:`load_threads` for ``count`` ids."""
+@lru_cache(maxsize=64)
+def _thread_statement(vendor: str, count: int) -> str:
+    """The statement of :func:`load_threads` for ``count`` ids (written once per database
+    and count: at most :data:`EPISODE_CANDIDATES` ids)."""
     e = table(Episode)
     owner, transcript, seq, role, pk = (
         column(Episode, name) for name in ("owner", "transcript", "seq", "role", "id")
@@ -181,7 +184,8 @@ def load_threads(owner: Person, ids: Sequence[int]) -> tuple[list[EpisodeRow], l
     wanted = sorted(set(ids))
     if not wanted:
         return [], []
-    rows = fetch(_thread_statement(len(wanted)), ["user", owner_id(owner), *wanted])
+    statement = _thread_statement(connection.vendor, len(wanted))
+    rows = fetch(statement, ["user", owner_id(owner), *wanted])
     by_id = {values[0]: _row(values) for values in converted(Episode, _COLUMNS, rows)}
     chosen = set(wanted)
     candidates = sorted(

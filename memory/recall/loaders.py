@@ -422,9 +422,9 @@ def load_postings(
     common term brings its postings in the documents a rare term matched, so each of those
     is scored exactly; when every term is common, the documents where the least common one
     weighs most (its ``seed_postings`` highest frequencies, at most ``per_term``, the newest
-    first among equals: the index read backwards) are the candidates instead. A document that only common terms
-    match is otherwise not a candidate: it could only pass the coverage floor on words that
-    say little about it."""
+    first among equals: the index read backwards) are the candidates instead. A document
+    that only common terms match is otherwise not a candidate: it could only pass the
+    coverage floor on words that say little about it."""
     cap = POSTINGS_PER_TERM if per_term is None else per_term
     wanted = sorted(set(terms))
     if not wanted:
