@@ -1,9 +1,12 @@
 // Keyboard triage for the review queue: j/k to move, p/r/s/m for the actions, x to select,
-// u to undo, e to edit the label, ? for help. The buttons do the work (htmx posts them);
+// u to undo the last decision (wherever the focus is), e to edit the label, ? for help. The buttons do the work (htmx posts them);
 // this file only moves focus and clicks, so every action also works with the mouse.
 (function () {
   "use strict";
   var current = null;
+  // The id of the card whose decision was the last one made on this page: "u" undoes it
+  // from anywhere, even once the focus has moved on to the next card.
+  var lastDecided = null;
 
   function cards() {
     return Array.prototype.slice.call(document.querySelectorAll("#queue .card[data-candidate]"));
@@ -68,6 +71,22 @@
     target.click();
   }
 
+  function undoLast() {
+    var card = lastDecided && document.getElementById(lastDecided);
+    var button = card && card.querySelector('[data-action="undo"]');
+    if (button) {
+      select(card);
+      if (window.htmx) window.htmx.process(card);
+      button.click();
+      return;
+    }
+    // Nothing decided since the page loaded: the last decision is the one the page's undo
+    // bar offers (a bulk decision, or one made before a reload).
+    var bar = document.querySelector(".undo-bar button[type=submit]");
+    if (bar) bar.click();
+    else click("undo");
+  }
+
   function typing(el) {
     return el && (el.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(el.tagName));
   }
@@ -96,8 +115,9 @@
       return;
     }
     refresh();
-    var actions = { p: "promote", r: "reject", s: "suppress", m: "merge", u: "undo" };
+    var actions = { p: "promote", r: "reject", s: "suppress", m: "merge" };
     if (event.key === "j") move(1);
+    else if (event.key === "u") undoLast();
     else if (event.key === "k") move(-1);
     else if (event.key === "?") toggleHelp();
     else if (event.key === "x") {
@@ -123,6 +143,8 @@
   document.addEventListener("htmx:afterSettle", function (event) {
     var card = event.detail.elt;
     if (!card || !card.matches || !card.matches(".card[data-candidate]")) return;
+    if (card.hasAttribute("data-decided")) lastDecided = card.id;
+    else if (lastDecided === card.id) lastDecided = null; // undone: nothing left to undo there
     // Only when the card that had the focus was replaced: if a key press already moved on
     // (see refresh), the person's place wins.
     if (current && !document.body.contains(current) && current.id === card.id) {

@@ -99,6 +99,34 @@ def test_triage_with_the_keyboard(signed_in: Any, person: Any) -> None:
     }
 
 
+def test_u_undoes_the_last_decision_after_the_focus_moved_on(signed_in: Any, person: Any) -> None:
+    """A mistaken "s" (suppress for ever) is undone by "u" even once the focus has moved to
+    the next card and beyond, and "u" again does not undo an older decision."""
+    page = signed_in
+    now = timezone.now()
+    made = [
+        make_candidate(owner=person, label=label, last_seen_at=now - timedelta(minutes=i))
+        for i, label in enumerate(["Kayak", "Lute", "Mango", "Nougat"])
+    ]
+    page.reload()
+    page.keyboard.press("j")  # Kayak
+    page.keyboard.press("r")
+    expect_text(card(page, made[0]), "Rejected “Kayak”")
+    page.keyboard.press("s")  # the focus moved on to Lute by itself: suppressed by mistake
+    expect_text(card(page, made[1]), "similar ones stop")
+    page.keyboard.press("j")  # on past Mango, to Nougat
+    page.keyboard.press("j")
+    page.keyboard.press("u")
+    expect_text(card(page, made[1]), "Undone")
+    lute = Candidate.objects.get(pk=made[1].pk)
+    assert lute.status == "pending"
+    assert not Suppression.objects.filter(owner=person, lifted_at__isnull=True).exists()
+    page.keyboard.press("u")  # the undone decision was the last: nothing older is undone
+    page.wait_for_timeout(300)
+    assert Candidate.objects.get(pk=made[0].pk).status == "rejected"
+    assert Candidate.objects.get(pk=made[2].pk).status == "pending"
+
+
 def test_double_click_writes_once(signed_in: Any, person: Any) -> None:
     page = signed_in
     chess = make_candidate(owner=person, label="Chess")
