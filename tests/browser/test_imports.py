@@ -51,3 +51,29 @@ def test_the_connections_page_revokes_in_place(signed_in: Any, person: Any) -> N
     expect(row).to_contain_text("revoked")
     token.refresh_from_db()
     assert token.revoked_at is not None
+
+
+def test_revoke_is_on_screen_at_phone_width(signed_in: Any, person: Any) -> None:
+    """At 390 px every row of the Connections page still shows its name, status and Revoke
+    button (the table becomes one card per row), and Revoke works there."""
+    from playwright.sync_api import expect
+
+    from memory.services.tokens import token_create
+
+    token, _secret = token_create(owner=person, name="Phone assistant")
+    page = signed_in
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.goto("/connections/")
+    row = page.locator(f"#token-{token.pk}")
+    button = row.get_by_role("button", name="Revoke")
+    expect(button).to_be_visible()
+    expect(row.locator("[data-label=Status]")).to_be_visible()
+    box = button.bounding_box()
+    assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 390
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= 390, f"the page scrolls sideways: {width} px"
+    page.once("dialog", lambda dialog: dialog.accept())
+    button.click()
+    expect(row).to_contain_text("revoked")
+    token.refresh_from_db()
+    assert token.revoked_at is not None
