@@ -7,9 +7,22 @@ see docs/architecture.md ("History").
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
-from memory.vocab import RevisionAction
+from django.db import models
+
+from memory.vocab import (
+    Category,
+    EdgeType,
+    EventAction,
+    Importance,
+    NodeState,
+    RevisionAction,
+    SliceKind,
+    TimePrecision,
+    TimeSource,
+)
 
 #: How a snapshot field is named to a person.
 FIELD_NAMES = {
@@ -33,12 +46,57 @@ FIELD_NAMES = {
 }
 
 
+#: The closed vocabulary a snapshot field holds, shown by its label ("In progress", not
+#: "active"). ``kind`` is a fact's kind: only facts keep one in their snapshot.
+CHOICES: dict[str, type[models.TextChoices]] = {
+    "category": Category,
+    "state": NodeState,
+    "kind": SliceKind,
+    "action": EventAction,
+    "importance": Importance,
+    "type": EdgeType,
+    "happened_at_precision": TimePrecision,
+    "happened_at_source": TimeSource,
+}
+_DATE_FORMATS = {
+    TimePrecision.YEAR.value: "{m:%Y}",
+    TimePrecision.MONTH.value: "{m:%B %Y}",
+    TimePrecision.WEEK.value: "the week of {m.day} {m:%B %Y}",
+    TimePrecision.DAY.value: "{m.day} {m:%B %Y}",
+}
+
+
+def shown(name: str, value: Any, snapshot: dict[str, Any] | None = None) -> str:
+    """A snapshot value as a person reads it: a choice by its label, a date as a date (to the
+    precision the snapshot gives it), yes/no for a flag, "(empty)" for nothing."""
+    if value is None or value == "":
+        return "(empty)"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    choices = CHOICES.get(name)
+    if choices is not None and isinstance(value, str):
+        labels = dict(choices.choices)
+        return str(labels.get(value, value))
+    if name == "happened_at" and isinstance(value, str):
+        try:
+            moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
+        except ValueError:
+            return value
+        precision = str((snapshot or {}).get("happened_at_precision") or "")
+        return _DATE_FORMATS.get(precision, "{m.day} {m:%B %Y, %H:%M}").format(m=moment)
+    if isinstance(value, list):
+        return ", ".join(str(v) for v in value) or "(empty)"
+    return str(value)
+
+
 @dataclass(frozen=True)
 class Change:
     field: str
     name: str
     before: Any
     after: Any
+    before_shown: str = ""
+    after_shown: str = ""
 
 
 @dataclass
@@ -62,7 +120,16 @@ def diff(before: dict[str, Any] | None, after: dict[str, Any]) -> list[Change]:
             continue
         old = None if before is None else before.get(name)
         if before is None or old != value:
-            out.append(Change(name, FIELD_NAMES.get(name, name), old, value))
+            out.append(
+                Change(
+                    name,
+                    FIELD_NAMES.get(name, name),
+                    old,
+                    value,
+                    shown(name, old, before),
+                    shown(name, value, after),
+                )
+            )
     return out
 
 

@@ -34,11 +34,34 @@ def test_the_tab_lists_who_changed_what_with_a_restore_button(
     client.force_login(owner)
     page = client.get(reverse("memory:node-history", args=[boxing.pk])).content.decode()
     assert "<del>once a week</del> → <ins>twice a week</ins>" in page
-    assert "<del>active</del> → <ins>paused</ins>" in page
+    assert "<del>Active</del> → <ins>Paused</ins>" in page  # the state's label, not its value
     assert f"by {owner.get_username()}" not in page  # made outside a request: by ume
     assert page.count('data-action="restore"') == 1  # revision 2; 3 is the current one
     node_page = client.get(reverse("memory:node", args=[boxing.pk])).content.decode()
     assert reverse("memory:node-history", args=[boxing.pk]) in node_page
+
+
+def test_dates_and_choices_read_as_a_person_reads_them(
+    client: Client, owner: User, boxing: Node
+) -> None:
+    from datetime import date
+
+    from memory.models import Event
+    from memory.services.details import event_update
+    from tests.factories import make_event
+
+    event = make_event(node=boxing, text="first fight")
+    event_update(
+        event=Event.objects.get(pk=event.pk),
+        text="first fight",
+        action="started",
+        happened_on=date(2025, 6, 14),
+    )
+    client.force_login(owner)
+    page = client.get(reverse("memory:node-history", args=[boxing.pk])).content.decode()
+    assert "<ins>14 June 2025</ins>" in page
+    assert "2025-06-14T" not in page  # never the stored ISO timestamp
+    assert "<ins>Day</ins>" in page  # the date's precision by its label
 
 
 def test_the_tab_reads_a_constant_number_of_queries(

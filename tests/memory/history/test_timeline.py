@@ -48,3 +48,33 @@ def test_nothing_of_a_deleted_object_can_be_restored_and_parents_come_from_outsi
     outside = {("node", 1, 1): rev(1, "created", label="Box")}
     (entry,) = timeline([rev(2, label="Boxing")], outside)
     assert [(c.before, c.after) for c in entry.changes] == [("Box", "Boxing")]
+
+
+def test_values_are_shown_as_a_person_reads_them_not_as_stored() -> None:
+    before = {
+        "node_id": 2,
+        "text": "Recital",
+        "happened_at": "2025-06-14T00:00:00+00:00",
+        "happened_at_precision": "day",
+        "happened_at_source": "stated",
+        "importance": "normal",
+    }
+    after = before | {"happened_at": "2025-06-01T00:00:00+00:00", "happened_at_precision": "month"}
+    changes = {c.field: c for c in diff(before, after)}
+    assert (changes["happened_at"].before_shown, changes["happened_at"].after_shown) == (
+        "14 June 2025",
+        "June 2025",
+    )
+    assert changes["happened_at_precision"].after_shown == "Month"
+    node = {
+        c.field: c
+        for c in diff(
+            {"state": "active", "category": "skill"}, {"state": "paused", "category": "person"}
+        )
+    }
+    assert node["state"].before_shown == "Active" and node["state"].after_shown == "Paused"
+    assert node["category"].after_shown == "Person"
+    fact = {c.field: c for c in diff(None, {"text": "", "is_current": False, "kind": "progress"})}
+    assert fact["text"].after_shown == "(empty)" and fact["is_current"].after_shown == "no"
+    timed = diff(None, {"happened_at": "2025-06-14T09:30:00+00:00"})
+    assert timed[0].after_shown == "14 June 2025, 09:30"
