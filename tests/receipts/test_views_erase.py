@@ -217,3 +217,46 @@ def test_undo_puts_last_seen_back_to_the_mention_before(owner: User, receipt: An
     chess.refresh_from_db()
     assert atlas.last_seen_at == earlier
     assert chess.last_seen_at == earlier
+
+
+def test_the_undo_receipt_lists_what_it_deleted_and_what_it_could_not_revert(
+    client: Client, owner: User
+) -> None:
+    """The page says a list of what was not reverted follows: it does follow, line by line,
+    beside what was deleted; an undo that reverted everything says so."""
+    from django.utils.html import escape
+
+    from memory.services.erase import receipt_undo
+    from memory.services.nodes import node_update
+
+    MemoryRule.objects.create(owner=owner, capture_default="auto")
+    boxing = make_node(owner=owner, label="Boxing", state="active")
+    objects = [
+        {"object": "node", "label": "Atlas", "category": "project", "confidence": 0.95},
+        {
+            "object": "event",
+            "on": "Boxing",
+            "action": "paused",
+            "text": "paused boxing",
+            "confidence": 0.9,
+        },
+    ]
+    first = ingest_proposals(owner=owner, objects=objects, name="chat.json", source="upload")
+    node_update(node=Node.objects.get(pk=boxing.pk), state="stopped")  # changed again since
+    undo = receipt_undo(receipt=first)
+    assert undo.detail["not_reverted"], "the state changed since cannot be put back"
+    client.force_login(owner)
+    page = client.get(reverse("receipts:detail", args=[undo.pk])).content.decode()
+    assert "Not reverted:" in page
+    for line in undo.detail["not_reverted"]:
+        assert f"<li>{escape(line)}</li>" in page
+    assert "Deleted: Atlas" in page
+
+    clean = ingest_proposals(
+        owner=owner, objects=[objects[0] | {"label": "Beacon"}], name="other.json", source="upload"
+    )
+    page = client.get(
+        reverse("receipts:detail", args=[receipt_undo(receipt=clean).pk])
+    ).content.decode()
+    assert "Deleted: Beacon" in page and "Everything this save changed was reverted." in page
+    assert "Not reverted:" not in page
