@@ -56,7 +56,25 @@ def test_an_undone_promote_says_it_was_undone(client: Client, owner: User) -> No
     candidate_promote(candidate=candidate, by=owner)
     candidate_undo(candidate=candidate, by=owner)
     html = page(client, Receipt.objects.get(owner=owner))
-    assert "This save was undone" in html
+    assert "This decision was undone on" in html
+    assert '<span class="tag o-undone">Undone</span>' in html
+
+
+def test_an_undone_merge_no_longer_reads_as_written(client: Client, owner: User) -> None:
+    client.force_login(owner)
+    atlas = make_node(owner=owner, label="Atlas", category="project")
+    candidate = make_candidate(owner=owner, label="Atlas App", category_guess="project")
+    candidate_merge(candidate=candidate, node=atlas, by=owner)
+    candidate_undo(candidate=candidate, by=owner)
+    receipt = Receipt.objects.get(owner=owner)
+    html = page(client, receipt)
+    assert "added to the existing memory" not in html and "alias “Atlas App”" not in html
+    assert "This decision was undone on" in html and "taken back from" in html
+    assert "the guess went back to the" in html
+    assert '<span class="tag o-undone">Undone</span>' in html
+    saves = client.get(reverse("receipts:list")).content.decode()
+    assert f'id="receipt-{receipt.pk}"' in saves
+    assert '<span class="tag o-undone">Undone</span>' in saves
 
 
 def test_a_correction_receipt_shows_before_and_after_and_undoes(
