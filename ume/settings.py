@@ -286,6 +286,14 @@ UME_OAUTH_REFRESH_TOKEN_DAYS = env_int("UME_OAUTH_REFRESH_TOKEN_DAYS", 30, minim
 # connectors use https callbacks. ume accepts http only for loopback hosts, and by default only
 # when it is itself served over plain HTTP (so production defaults pass check --deploy).
 UME_OAUTH_LOOPBACK_REDIRECTS = env_bool("UME_OAUTH_LOOPBACK_REDIRECTS", not UME_HTTPS)
+# Registration is open (connectors register before anyone signs in): each address may register
+# this many clients an hour, and a client nobody authorized within UME_OAUTH_UNUSED_CLIENT_HOURS
+# is deleted by `manage.py cleanup`.
+UME_OAUTH_REGISTRATIONS_PER_HOUR = env_int("UME_OAUTH_REGISTRATIONS_PER_HOUR", 20, minimum=1)
+UME_OAUTH_UNUSED_CLIENT_HOURS = env_int("UME_OAUTH_UNUSED_CLIENT_HOURS", 24, minimum=1)
+# A refresh token presented again this soon after it was rotated (a client's concurrent or
+# retried refresh) is refused without revoking its family; later, reuse revokes the family.
+UME_OAUTH_REFRESH_GRACE_SECONDS = env_int("UME_OAUTH_REFRESH_GRACE_SECONDS", 10, minimum=0)
 OAUTH2_PROVIDER = {
     "SCOPES": {
         "memory:read": "Read your memories: recall, search and list them",
@@ -301,7 +309,7 @@ OAUTH2_PROVIDER = {
     "REFRESH_TOKEN_EXPIRE_SECONDS": UME_OAUTH_REFRESH_TOKEN_DAYS * 86400,
     "ROTATE_REFRESH_TOKEN": True,
     "REFRESH_TOKEN_REUSE_PROTECTION": True,
-    "REFRESH_TOKEN_GRACE_PERIOD_SECONDS": 0,
+    "REFRESH_TOKEN_GRACE_PERIOD_SECONDS": UME_OAUTH_REFRESH_GRACE_SECONDS,
     "REQUEST_APPROVAL_PROMPT": "force",
     "ALLOWED_REDIRECT_URI_SCHEMES": ["http", "https"]
     if UME_OAUTH_LOOPBACK_REDIRECTS
