@@ -10,6 +10,7 @@ import os
 from pathlib import Path
 
 import dj_database_url
+from django.conf import global_settings
 from django.core.exceptions import ImproperlyConfigured
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -280,6 +281,9 @@ UME_MCP_ALLOWED_ORIGINS = env_list(
 # https://memory.example.org); unset, both are derived from each request's Host.
 UME_PUBLIC_URL = env_str("UME_PUBLIC_URL").rstrip("/")
 OAUTH2_PROVIDER_APPLICATION_MODEL = "oauth2_provider.Application"
+# Generated client secrets get a fast keyed hash (connectors/hashers.py); people's passwords
+# keep Django's default, the first of the list.
+PASSWORD_HASHERS = [*global_settings.PASSWORD_HASHERS, "connectors.hashers.ClientSecretHasher"]
 UME_OAUTH_ACCESS_TOKEN_SECONDS = env_int("UME_OAUTH_ACCESS_TOKEN_SECONDS", 3600, minimum=60)
 UME_OAUTH_REFRESH_TOKEN_DAYS = env_int("UME_OAUTH_REFRESH_TOKEN_DAYS", 30, minimum=1)
 # Desktop clients receive the code on http://127.0.0.1:<port>/... (RFC 8252); hosted
@@ -303,6 +307,7 @@ OAUTH2_PROVIDER = {
     "READ_SCOPE": "memory:read",
     "WRITE_SCOPE": "memory:write",
     "OAUTH2_VALIDATOR_CLASS": "connectors.oauth.UmeOAuth2Validator",
+    "CLIENT_SECRET_HASHER": "ume_hmac_sha256",
     "PKCE_REQUIRED": True,
     "AUTHORIZATION_CODE_EXPIRE_SECONDS": 60,
     "ACCESS_TOKEN_EXPIRE_SECONDS": UME_OAUTH_ACCESS_TOKEN_SECONDS,
