@@ -77,11 +77,12 @@ class RegistrationManagement(DynamicClientRegistrationManagementView):
 
 def _metadata_refusal(request: HttpRequest) -> JsonResponse | None:
     """The ``400 invalid_client_metadata`` for a body ume refuses, or None."""
-    declared = request.META.get("CONTENT_LENGTH") or "0"
-    if (declared.isdigit() and int(declared) > MAX_BODY_BYTES) or len(
-        request.body
-    ) > MAX_BODY_BYTES:
-        return _registration_error(f"the client metadata must be at most {MAX_BODY_BYTES} bytes")
+    too_big = _registration_error(f"the client metadata must be at most {MAX_BODY_BYTES} bytes")
+    declared = str(request.META.get("CONTENT_LENGTH") or "0")
+    if declared.isdigit() and int(declared) > MAX_BODY_BYTES:
+        return too_big  # refused unread
+    if len(request.body) > MAX_BODY_BYTES:  # no length declared (chunked)
+        return too_big
     try:
         data = json.loads(request.body)
     except (ValueError, UnicodeDecodeError, RecursionError):
