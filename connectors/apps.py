@@ -12,9 +12,15 @@ class ConnectorsConfig(AppConfig):
         # /mcp accepts OAuth access tokens beside ume's own, and its 401 says where the
         # protected resource metadata is (RFC 9728).
         from connectors.oauth import mcp_authenticate, mcp_challenge
+        from connectors.services import oauth_clients_expire
         from memory.mcp import http
+        from memory.services.cleanup import SWEEPS
 
         if mcp_authenticate not in http.AUTHENTICATORS:
             http.AUTHENTICATORS.append(mcp_authenticate)
         if mcp_challenge not in http.CHALLENGES:
             http.CHALLENGES.append(mcp_challenge)
+        # `manage.py cleanup` (the cron job) deletes clients nobody authorized.
+        SWEEPS["oauth_clients_expired"] = lambda now, dry_run: oauth_clients_expire(
+            now=now, dry_run=dry_run
+        )

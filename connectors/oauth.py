@@ -30,7 +30,7 @@ from django.conf import settings
 from django.db import transaction
 from django.http import HttpRequest
 from django.utils import timezone
-from oauth2_provider.models import get_access_token_model
+from oauth2_provider.models import get_access_token_model, get_refresh_token_model
 from oauth2_provider.oauth2_validators import OAuth2Validator
 from oauthlib.oauth2.rfc6749 import errors
 
@@ -101,7 +101,24 @@ class UmeOAuth2Validator(OAuth2Validator):
                 )
         request.resource = [ours]
 
+    def validate_refresh_token(
+        self, refresh_token: str, client: Any, request: Any, *args: Any, **kwargs: Any
+    ) -> bool:
+        """The toolkit's check, except that a token rotated less than the grace period ago
+        is refused with a clear error instead of being answered with the pair it was
+        exchanged for: that pair's values are hashed at rest, so they cannot be sent again.
+        Past the grace period the toolkit revokes the token's whole family, as before."""
+        valid = bool(
+            super().validate_refresh_token(refresh_token, client, request, *args, **kwargs)
+        )
+        rotated = getattr(request, "refresh_token_instance", None)
+        if valid and rotated is not None and rotated.revoked is not None:
+            raise errors.InvalidGrantError(description=ROTATED_MOMENTS_AGO, request=request)
+        return valid
+
     def _save_bearer_token(self, token: Any, request: Any, *args: Any, **kwargs: Any) -> Any:
+        if request.grant_type == "refresh_token":
+            _claim_rotation(request)
         saved = super()._save_bearer_token(token, request, *args, **kwargs)
         if request.user is None or request.client is None:
             return saved
@@ -121,6 +138,32 @@ class UmeOAuth2Validator(OAuth2Validator):
             resource=request.resource[0],
         )
         return saved
+
+
+ROTATED_MOMENTS_AGO = (
+    "this refresh token was exchanged moments ago by another request of this client; "
+    "use the tokens that request received"
+)
+
+
+def _claim_rotation(request: Any) -> None:
+    """Make this request the one rotation of its refresh token, or refuse it.
+
+    Concurrent refreshes with one token all pass validation (it reads without a lock). The
+    first to run this conditional write holds the row until its transaction ends; the others
+    wait, then match no row (PostgreSQL re-reads it; SQLite lets one writer in at a time) and
+    are refused with :data:`ROTATED_MOMENTS_AGO`, without touching the family: the winner's new
+    pair stays good. Runs inside the toolkit's ``save_bearer_token`` transaction."""
+    presented = getattr(request, "refresh_token_instance", None)
+    if presented is None:
+        return
+    claimed = (
+        get_refresh_token_model()
+        .objects.filter(pk=presented.pk, revoked__isnull=True)
+        .update(revoked=None)
+    )
+    if not claimed:
+        raise errors.InvalidGrantError(description=ROTATED_MOMENTS_AGO, request=request)
 
 
 def _origin_of(request: Any) -> str:

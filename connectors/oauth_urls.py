@@ -34,7 +34,7 @@ urlpatterns = [
     path("oauth/register/", views.Register.as_view(), name="dcr-register"),
     path(
         "oauth/register/<str:client_id>/",
-        oauth_views.DynamicClientRegistrationManagementView.as_view(),
+        views.RegistrationManagement.as_view(),
         name="dcr-register-management",
     ),
 ]

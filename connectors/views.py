@@ -6,6 +6,7 @@ import json
 from typing import Any
 from urllib.parse import urlsplit
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
@@ -16,6 +17,7 @@ from oauth2_provider.exceptions import OAuthToolkitError
 from oauth2_provider.models import get_application_model
 from oauth2_provider.views import (
     AuthorizationView,
+    DynamicClientRegistrationManagementView,
     DynamicClientRegistrationView,
     OAuthProtectedResourceMetadataView,
 )
@@ -23,10 +25,11 @@ from oauthlib.oauth2.rfc6749.errors import CustomOAuth2Error
 
 from connectors import selectors
 from connectors.oauth import MCP_PATH, canonical, mcp_resource
+from connectors.registration import MAX_BODY_BYTES, metadata_problem
 from connectors.services import access_revoke
 from memory.htmx import HtmxHttpRequest
-
-_LOOPBACK = {"127.0.0.1", "localhost", "::1"}
+from memory.services.ratelimit import rate_hit
+from ume.login import client_address
 
 
 class ProtectedResourceMetadata(OAuthProtectedResourceMetadataView):
@@ -37,27 +40,55 @@ class ProtectedResourceMetadata(OAuthProtectedResourceMetadataView):
 
 
 class Register(DynamicClientRegistrationView):
-    """RFC 7591 registration, limited to what an MCP connector needs: the authorization code
-    grant (with refresh tokens) and https redirect URIs, or http on a loopback host."""
+    """RFC 7591 registration, limited to what an MCP connector needs (see
+    :mod:`connectors.registration`) and throttled per client address: registration is open,
+    so each one is counted before any work is done."""
 
     def post(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
-        try:
-            data = json.loads(request.body)
-        except (ValueError, UnicodeDecodeError):
-            data = None
-        if isinstance(data, dict):
-            grants = data.get("grant_types", ["authorization_code"])
-            if isinstance(grants, list) and set(grants) - {"authorization_code", "refresh_token"}:
-                return _registration_error("only authorization_code and refresh_token")
-            uris = data.get("redirect_uris")
-            if isinstance(uris, list):
-                for uri in uris:
-                    parts = urlsplit(str(uri))
-                    if parts.scheme == "http" and (parts.hostname or "") not in _LOOPBACK:
-                        return _registration_error(
-                            f"redirect URI {uri!r}: http is allowed on a loopback host only"
-                        )
+        hit = rate_hit(f"oauth-register:{client_address(request)}", window=3600)
+        if hit.count > int(settings.UME_OAUTH_REGISTRATIONS_PER_HOUR):
+            minutes = (hit.retry_after + 59) // 60
+            response = JsonResponse(
+                {
+                    "error": "too_many_requests",
+                    "error_description": "too many client registrations from this address; "
+                    f"try again in {minutes} minute{'s' if minutes != 1 else ''}",
+                },
+                status=429,
+            )
+            response["Retry-After"] = str(hit.retry_after)
+            return response
+        refused = _metadata_refusal(request)
+        if refused is not None:
+            return refused
         return super().post(request, *args, **kwargs)
+
+
+class RegistrationManagement(DynamicClientRegistrationManagementView):
+    """RFC 7592 client configuration: an update is held to the same policy as a registration
+    (the toolkit's own checks allow grants and redirect URIs ume refuses)."""
+
+    def put(self, request: HttpRequest, client_id: str, *args: Any, **kwargs: Any) -> HttpResponse:
+        refused = _metadata_refusal(request)
+        if refused is not None:
+            return refused
+        return super().put(request, client_id, *args, **kwargs)
+
+
+def _metadata_refusal(request: HttpRequest) -> JsonResponse | None:
+    """The ``400 invalid_client_metadata`` for a body ume refuses, or None."""
+    too_big = _registration_error(f"the client metadata must be at most {MAX_BODY_BYTES} bytes")
+    declared = str(request.META.get("CONTENT_LENGTH") or "0")
+    if declared.isdigit() and int(declared) > MAX_BODY_BYTES:
+        return too_big  # refused unread
+    if len(request.body) > MAX_BODY_BYTES:  # no length declared (chunked)
+        return too_big
+    try:
+        data = json.loads(request.body)
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        return _registration_error("the request body must be valid JSON")
+    problem = metadata_problem(data, loopback_redirects=bool(settings.UME_OAUTH_LOOPBACK_REDIRECTS))
+    return _registration_error(problem) if problem else None
 
 
 def _registration_error(description: str) -> JsonResponse:

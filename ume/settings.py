@@ -10,6 +10,7 @@ import os
 from pathlib import Path
 
 import dj_database_url
+from django.conf import global_settings
 from django.core.exceptions import ImproperlyConfigured
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -280,12 +281,23 @@ UME_MCP_ALLOWED_ORIGINS = env_list(
 # https://memory.example.org); unset, both are derived from each request's Host.
 UME_PUBLIC_URL = env_str("UME_PUBLIC_URL").rstrip("/")
 OAUTH2_PROVIDER_APPLICATION_MODEL = "oauth2_provider.Application"
+# Generated client secrets get a fast keyed hash (connectors/hashers.py); people's passwords
+# keep Django's default, the first of the list.
+PASSWORD_HASHERS = [*global_settings.PASSWORD_HASHERS, "connectors.hashers.ClientSecretHasher"]
 UME_OAUTH_ACCESS_TOKEN_SECONDS = env_int("UME_OAUTH_ACCESS_TOKEN_SECONDS", 3600, minimum=60)
 UME_OAUTH_REFRESH_TOKEN_DAYS = env_int("UME_OAUTH_REFRESH_TOKEN_DAYS", 30, minimum=1)
 # Desktop clients receive the code on http://127.0.0.1:<port>/... (RFC 8252); hosted
 # connectors use https callbacks. ume accepts http only for loopback hosts, and by default only
 # when it is itself served over plain HTTP (so production defaults pass check --deploy).
 UME_OAUTH_LOOPBACK_REDIRECTS = env_bool("UME_OAUTH_LOOPBACK_REDIRECTS", not UME_HTTPS)
+# Registration is open (connectors register before anyone signs in): each address may register
+# this many clients an hour, and a client nobody authorized within UME_OAUTH_UNUSED_CLIENT_HOURS
+# is deleted by `manage.py cleanup`.
+UME_OAUTH_REGISTRATIONS_PER_HOUR = env_int("UME_OAUTH_REGISTRATIONS_PER_HOUR", 20, minimum=1)
+UME_OAUTH_UNUSED_CLIENT_HOURS = env_int("UME_OAUTH_UNUSED_CLIENT_HOURS", 24, minimum=1)
+# A refresh token presented again this soon after it was rotated (a client's concurrent or
+# retried refresh) is refused without revoking its family; later, reuse revokes the family.
+UME_OAUTH_REFRESH_GRACE_SECONDS = env_int("UME_OAUTH_REFRESH_GRACE_SECONDS", 10, minimum=0)
 OAUTH2_PROVIDER = {
     "SCOPES": {
         "memory:read": "Read your memories: recall, search and list them",
@@ -295,13 +307,14 @@ OAUTH2_PROVIDER = {
     "READ_SCOPE": "memory:read",
     "WRITE_SCOPE": "memory:write",
     "OAUTH2_VALIDATOR_CLASS": "connectors.oauth.UmeOAuth2Validator",
+    "CLIENT_SECRET_HASHER": "ume_hmac_sha256",
     "PKCE_REQUIRED": True,
     "AUTHORIZATION_CODE_EXPIRE_SECONDS": 60,
     "ACCESS_TOKEN_EXPIRE_SECONDS": UME_OAUTH_ACCESS_TOKEN_SECONDS,
     "REFRESH_TOKEN_EXPIRE_SECONDS": UME_OAUTH_REFRESH_TOKEN_DAYS * 86400,
     "ROTATE_REFRESH_TOKEN": True,
     "REFRESH_TOKEN_REUSE_PROTECTION": True,
-    "REFRESH_TOKEN_GRACE_PERIOD_SECONDS": 0,
+    "REFRESH_TOKEN_GRACE_PERIOD_SECONDS": UME_OAUTH_REFRESH_GRACE_SECONDS,
     "REQUEST_APPROVAL_PROMPT": "force",
     "ALLOWED_REDIRECT_URI_SCHEMES": ["http", "https"]
     if UME_OAUTH_LOOPBACK_REDIRECTS

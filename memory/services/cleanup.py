@@ -123,6 +123,17 @@ COUNT_KEYS = (
 
 StepCallback = Callable[["UserCleanup", str, int], None]
 
+# Sweeps that belong to no user, registered by the apps that own them (the domain imports no
+# app: connectors adds the expiry of unused OAuth clients in its AppConfig.ready). Each is
+# called as ``sweep(now, dry_run)`` and returns how many rows it deleted (or would delete).
+Sweep = Callable[[datetime, bool], int]
+SWEEPS: dict[str, Sweep] = {}
+
+
+def cleanup_sweeps(*, now: datetime, dry_run: bool = False) -> dict[str, int]:
+    """Run every registered sweep once: its name and count."""
+    return {name: sweep(now, dry_run) for name, sweep in SWEEPS.items()}
+
 
 @dataclass
 class UserCleanup:

@@ -14,7 +14,7 @@ from django.utils import timezone
 
 from memory.models import Receipt
 from memory.progress import Progress
-from memory.services.cleanup import cleanup_run
+from memory.services.cleanup import cleanup_run, cleanup_sweeps
 from memory.services.erase import EraseError, receipt_undo, receipt_undo_preview
 from ume.logs import request_context
 
@@ -22,7 +22,8 @@ from ume.logs import request_context
 class Command(BaseCommand):
     help = (
         "The cron job: expire candidates and suppressions, apply retention, remove junk and "
-        "orphans; one receipt per user changed. Or undo one ingest with --undo-receipt."
+        "orphans (one receipt per user changed), delete unused OAuth clients. Or undo one "
+        "ingest with --undo-receipt."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -66,6 +67,8 @@ class Command(BaseCommand):
                 # A line per step, between the bar's updates: long runs show where they are.
                 on_step=lambda report, step, n: progress.line(f"{report.username}: {step}: {n:,}"),
             )
+        # Sweeps that belong to no user (unused OAuth clients) run on full runs only.
+        sweeps = {} if user is not None else cleanup_sweeps(now=now, dry_run=opts["dry_run"])
         progress.finish()
         if opts["json"]:
             totals: dict[str, int] = {}
@@ -77,6 +80,7 @@ class Command(BaseCommand):
                 "as_of": now.isoformat(),
                 "users": [r.as_json() for r in reports if r.changed or r.status == "busy"],
                 "totals": totals,
+                "sweeps": sweeps,
             }
             self.stdout.write(json.dumps(payload, ensure_ascii=False))
             return
@@ -91,6 +95,10 @@ class Command(BaseCommand):
                 self.stdout.write(f"{report.username}: {prefix}{report.summary()}{receipt}")
                 for junk in report.junk:
                     self.stdout.write(f"  junk removed: {junk['label']} ({junk['reason']})")
+        for name, count in sweeps.items():
+            if count:
+                changed += 1
+                self.stdout.write(f"{prefix}{name.replace('_', ' ')}: {count}")
         if not changed:
             self.stdout.write(f"nothing to clean up ({len(reports)} users checked)")
 
