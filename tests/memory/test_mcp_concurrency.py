@@ -169,7 +169,7 @@ def _people() -> tuple[User, str, User, str]:
     return a, token_create(owner=a, name="a")[1], b, token_create(owner=b, name="b")[1]
 
 
-def assert_b_was_not_held_up(outcome: dict[str, Any]) -> None:
+def assert_b_was_not_held_up(outcome: dict[str, Any], cap: int | None = None) -> None:
     from django.conf import settings
 
     assert outcome["b_finished_while_locked"], outcome
@@ -178,7 +178,7 @@ def assert_b_was_not_held_up(outcome: dict[str, Any]) -> None:
     assert "recall_memory" in b["tools"] and "save_memory" in b["tools"]
     assert not b["recall_error"], b["recall"]
     assert (b["api_recall"], b["api_nodes"], b["api_save"]) == (200, 200, 200), b
-    cap = int(settings.UME_MCP_CALLS_PER_PERSON)
+    cap = int(settings.UME_MCP_CALLS_PER_PERSON) if cap is None else cap
     # A had at most ``cap`` requests in the server at once; the rest were told to retry.
     assert outcome["a_waiting_when_b_started"] <= cap, outcome
     statuses = outcome["a_statuses"]
@@ -192,3 +192,83 @@ def test_a_persons_calls_waiting_on_a_lock_never_hold_up_another_persons(
     a, a_secret, _b, b_secret = _people()
     outcome = run_b_while_a_waits(live_asgi_url, a, a_secret, b_secret)
     assert_b_was_not_held_up(outcome)
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@contextmanager
+def gunicorn(**env: str) -> Iterator[str]:
+    """``gunicorn ume.asgi:application -k uvicorn_worker.UvicornWorker`` as docs/deploy.md runs
+    it (one worker, so every request meets the same thread pools), on the test database."""
+    s = connection.settings_dict
+    database_url = (
+        f"postgres://{s['USER']}@{s['HOST'] or '127.0.0.1'}:{s['PORT'] or 5432}/{s['NAME']}"
+    )
+    port = _free_port()
+    environ = dict(os.environ)
+    environ.update(
+        {
+            "DATABASE_URL": database_url,
+            "SECRET_KEY": uuid.uuid4().hex * 2,
+            "DEBUG": "false",
+            "UME_HTTPS": "0",
+            "UME_LOG_LEVEL": "CRITICAL",
+            "ALLOWED_HOSTS": "127.0.0.1",
+            "UME_MCP_ALLOWED_HOSTS": "127.0.0.1:*",
+            **env,
+        }
+    )
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "gunicorn",
+            "ume.asgi:application",
+            "-k",
+            "uvicorn_worker.UvicornWorker",
+            "--workers",
+            "1",
+            "--bind",
+            f"127.0.0.1:{port}",
+            "--graceful-timeout",
+            "5",
+            "--log-level",
+            "warning",
+        ],
+        cwd=ROOT,
+        env=environ,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 180
+        while True:
+            assert proc.poll() is None, proc.stderr.read().decode()[-2000:]  # type: ignore[union-attr]
+            assert time.monotonic() < deadline, "gunicorn did not answer"
+            try:
+                if httpx.get(f"{url}/v1/", timeout=2).status_code == 404:
+                    break
+            except httpx.TransportError:
+                pass
+            time.sleep(0.2)
+        yield url
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=10)
+
+
+def test_under_gunicorn_too() -> None:
+    a, a_secret, _b, b_secret = _people()
+    with gunicorn(UME_API_RATE_LIMIT="10000", UME_MCP_CALLS_PER_PERSON="3") as url:
+        outcome = run_b_while_a_waits(url, a, a_secret, b_secret)
+    assert_b_was_not_held_up(outcome, cap=3)
