@@ -85,7 +85,9 @@ def _recall(url: str, secret: str, **kw: Any) -> httpx.Response:
 
 
 @pytest.fixture
-def held_recall(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[threading.Event, threading.Event]]:
+def held_recall(
+    monkeypatch: pytest.MonkeyPatch,
+) -> Iterator[tuple[threading.Event, threading.Event]]:
     """recall_memory waits (in its tool thread) until the test sets ``release``."""
     inside, release = threading.Event(), threading.Event()
     real = tools.recall_memory
@@ -153,4 +155,3 @@ def test_a_call_whose_client_gave_up_holds_its_place_until_its_thread_is_done(
     _wait_until_free(a.pk)
     assert in_flight(a.pk) == 0
     assert _recall(live_asgi_url, a_secret).status_code == 200
-
