@@ -88,6 +88,10 @@ class Slot:
 
     def retain(self) -> None:
         with _counts_lock:
+            if self._refs == 0:
+                # The SDK started the call after the HTTP exchange had ended and freed the
+                # slot: the call is accepted, so it counts again while its thread runs.
+                _in_flight[self.person] = _in_flight.get(self.person, 0) + 1
             self._refs += 1
 
     def release(self) -> None:

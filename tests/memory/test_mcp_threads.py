@@ -39,6 +39,19 @@ def test_a_person_gets_no_more_slots_than_the_cap_and_each_is_freed_once() -> No
 
 
 @override_settings(UME_MCP_CALLS_PER_PERSON=1)
+def test_a_call_started_after_its_request_ended_counts_while_it_runs() -> None:
+    slot = take_slot(404)
+    slot.release()  # the HTTP exchange ended before the SDK started the tool call
+    assert in_flight(404) == 0
+    slot.retain()
+    with pytest.raises(Busy):
+        take_slot(404)
+    slot.release()
+    assert in_flight(404) == 0
+    take_slot(404).release()
+
+
+@override_settings(UME_MCP_CALLS_PER_PERSON=1)
 def test_a_slot_a_tool_call_retained_is_held_until_both_are_done() -> None:
     slot = take_slot(303)
     slot.retain()  # the tool call
