@@ -271,6 +271,15 @@ UME_LOGIN_WINDOW_SECONDS = env_int("UME_LOGIN_WINDOW_SECONDS", 900, minimum=1)
 UME_BAD_TOKENS_PER_ADDRESS = env_int("UME_BAD_TOKENS_PER_ADDRESS", 30, minimum=1)
 UME_RECALL_VECTOR_CACHE_MB = env_int("UME_RECALL_VECTOR_CACHE_MB", 256, minimum=1)
 UME_API_RATE_LIMIT = env_int("UME_API_RATE_LIMIT", 120, minimum=1)  # requests per minute per token
+# /mcp's tool threads per process, and how many of them one person's requests may hold at once
+# (one more is a 429 "busy"): below the pool, so one person's waiting calls leave threads free.
+UME_MCP_THREADS = env_int("UME_MCP_THREADS", 16, minimum=2)
+UME_MCP_CALLS_PER_PERSON = env_int("UME_MCP_CALLS_PER_PERSON", 4, minimum=1)
+if UME_MCP_CALLS_PER_PERSON >= UME_MCP_THREADS:
+    raise ImproperlyConfigured(
+        f"UME_MCP_CALLS_PER_PERSON ({UME_MCP_CALLS_PER_PERSON}) must be below UME_MCP_THREADS "
+        f"({UME_MCP_THREADS}): one person's calls must leave threads for everyone else"
+    )
 UME_MCP_ALLOWED_HOSTS = env_list("UME_MCP_ALLOWED_HOSTS", ["127.0.0.1:*", "localhost:*", "[::1]:*"])
 UME_MCP_ALLOWED_ORIGINS = env_list(
     "UME_MCP_ALLOWED_ORIGINS", ["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"]

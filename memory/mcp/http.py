@@ -16,7 +16,6 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.db import close_old_connections
 from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
@@ -29,6 +28,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from memory.api.auth import rate_limit, token_for
 from memory.api.errors import ApiError
 from memory.mcp.server import mcp_server
+from memory.mcp.threads import BUSY_RETRY_AFTER, SLOT, Busy, run_auth, take_slot
 from memory.models import AccessToken
 from memory.services.tokens import token_authenticate
 
@@ -102,9 +102,12 @@ class BearerTokenMiddleware:
                     401, "unauthorized", "send your token as 'Authorization: Bearer <token>'"
                 )
             client = scope.get("client") or ("", 0)
-            token = await sync_to_async(_authenticate, thread_sensitive=False)(
-                secret.strip(), str(client[0]), scope
-            )
+            token = await run_auth(_authenticate, secret.strip(), str(client[0]), scope)
+            slot = take_slot(token.owner_id)
+        except Busy as exc:
+            headers = {"Retry-After": str(BUSY_RETRY_AFTER)}
+            await _json(send, 429, {"code": "busy", "message": str(exc)}, headers)
+            return
         except ApiError as exc:
             headers = dict(exc.headers)
             if exc.status == 401:
@@ -116,6 +119,7 @@ class BearerTokenMiddleware:
             scope["ume.log"]["user_id"] = token.owner_id
         scope = dict(scope)
         scope["ume.token"] = token
+        scope[SLOT] = slot
         # The SDK binds a stateful session to the credential that opened it; give it ours.
         scope["user"] = AuthenticatedUser(
             McpAccessToken(
@@ -126,7 +130,10 @@ class BearerTokenMiddleware:
             )
         )
         scope["auth"] = AuthCredentials(list(token.scopes or []))
-        await self.app(scope, receive, send)
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            slot.release()
 
 
 def build_mcp_app() -> tuple[ASGIApp, StreamableHTTPSessionManager]:

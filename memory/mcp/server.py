@@ -4,8 +4,9 @@ Every tool call resolves the caller's :class:`~memory.models.AccessToken` afresh
 the bearer token the request carried (authenticated by :mod:`memory.mcp.http` on every
 request), over stdio the secret given to ``manage.py mcp_stdio`` (re-checked on every call,
 so revoking it takes effect at once). Reads need ``memory:read``, writes ``memory:write``.
-ORM work runs through ``sync_to_async`` in a thread of its own per call (not Django's one
-shared sync thread), so reads never queue behind a long write.
+ORM work runs in the tool thread pool of :mod:`memory.mcp.threads`, each call holding its
+request's place in the caller's count of requests in flight, so one person's slow calls never
+leave another's waiting for a thread.
 
 Each tool's return annotation, ``Annotated[CallToolResult, Model]``, publishes ``Model`` (from
 :mod:`memory.api.shapes`) as the tool's ``outputSchema``; the SDK validates the structured
@@ -18,7 +19,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
-from asgiref.sync import sync_to_async
 from django.db import close_old_connections
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
@@ -43,6 +43,7 @@ from memory.api.shapes import (
     RecallOut,
 )
 from memory.mcp import tools
+from memory.mcp.threads import SLOT, Slot, run_tool
 from memory.models import AccessToken
 from memory.services.history import Actor, acting
 from memory.services.idempotency import (
@@ -80,14 +81,23 @@ def use_stdio_secret(secret: str | None) -> None:
     _stdio_secret = secret
 
 
-def _request_token(ctx: Context) -> AccessToken | None:
+def _request_scope(ctx: Context) -> dict[str, Any]:
     try:
         request = ctx.request_context.request
     except ValueError:
-        return None
+        return {}
     scope = getattr(request, "scope", None)
-    token = scope.get("ume.token") if isinstance(scope, dict) else None
+    return scope if isinstance(scope, dict) else {}
+
+
+def _request_token(ctx: Context) -> AccessToken | None:
+    token = _request_scope(ctx).get("ume.token")
     return token if isinstance(token, AccessToken) else None
+
+
+def _request_slot(ctx: Context) -> Slot | None:
+    slot = _request_scope(ctx).get(SLOT)
+    return slot if isinstance(slot, Slot) else None
 
 
 def _call(
@@ -164,11 +174,7 @@ def _nul_at(value: Any, path: str = "arguments") -> str | None:
 async def _run(
     ctx: Context, scope: str, fn: Callable[..., tools.ToolResult], **kwargs: Any
 ) -> CallToolResult:
-    # Not thread_sensitive: each call gets a thread of its own (and its own database
-    # connection), so a recall never waits behind a long save in the same worker.
-    result = await sync_to_async(_call, thread_sensitive=False)(
-        _request_token(ctx), scope, fn, kwargs
-    )
+    result = await run_tool(_request_slot(ctx), _call, _request_token(ctx), scope, fn, kwargs)
     return CallToolResult(
         content=[TextContent(type="text", text=result.text)],
         structured_content=result.payload,
