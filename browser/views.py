@@ -211,7 +211,7 @@ def node_edit(request: HtmxHttpRequest, node_id: int) -> HttpResponse:
         expected = form.cleaned_data.pop("revision")
         node_services.node_update(node=node, expected_revision=expected, **form.cleaned_data)
     except StaleRevision as exc:
-        return _conflict(request, exc.node, form.cleaned_data)
+        return _conflict(request, exc.node, form.cleaned_data, expected)
     except NodeEditError as exc:
         return _region(request, node_or_404(request, node_id), "node-head", str(exc), status=400)
     return _region(request, node_or_404(request, node_id), "node-head", "Saved.", oob=True)
@@ -231,15 +231,25 @@ def alias_add(request: HtmxHttpRequest, node_id: int) -> HttpResponse:
     return _region(request, node_or_404(request, node_id), "aliases", "Alias added.")
 
 
-def _conflict(request: HtmxHttpRequest, node: Node, yours: dict[str, Any]) -> HttpResponse:
+def _conflict(
+    request: HtmxHttpRequest, node: Node, yours: dict[str, Any], expected: int | None
+) -> HttpResponse:
     """Someone changed the memory since the form was rendered: show their version and this
-    one side by side, nothing saved; the form now carries the current revision and this
-    person's values, so saving again is a deliberate choice."""
+    one side by side, nothing saved. The form now carries the current revision, this person's
+    changes (the fields that differ from the version their form showed) and, for every other
+    field, what was saved meanwhile: saving again keeps both changes, never reverting theirs."""
     fields = ("label", "category", "state", "summary")
-    rows = [
-        {"field": name, "theirs": getattr(node, name), "yours": yours.get(name)}
+    shown = selectors.revision_get(request.user, "node", node.pk, expected) if expected else None
+    base = shown.snapshot if shown is not None else None
+    mine = {
+        name: yours.get(name)
         for name in fields
-        if yours.get(name) is not None and yours.get(name) != getattr(node, name)
+        if yours.get(name) is not None and (base is None or yours.get(name) != base.get(name))
+    }
+    rows = [
+        {"field": name, "theirs": getattr(node, name), "yours": value}
+        for name, value in mine.items()
+        if value != getattr(node, name)
     ]
     context = node_context(
         node,
@@ -248,7 +258,8 @@ def _conflict(request: HtmxHttpRequest, node: Node, yours: dict[str, Any]) -> Ht
         error=True,
         conflict=rows,
     )
-    context["edit_form"] = NodeEditForm(initial={**yours, "revision": node.revision})
+    current = {name: getattr(node, name) for name in fields}
+    context["edit_form"] = NodeEditForm(initial={**current, **mine, "revision": node.revision})
     if request.htmx:
         return render(request, f"{NODE}#node-head", context, status=409)
     return render(request, NODE, context | _evidence_context(request, node), status=409)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -184,3 +185,33 @@ def test_a_fact_saved_over_a_newer_revision_shows_both_and_saves_nothing(
     assert saved.status_code == 200
     fact.refresh_from_db()
     assert (fact.text, fact.revision) == ("trains daily", 3)
+
+
+def test_saving_again_after_a_conflict_keeps_the_other_tabs_change(
+    client: Client, owner: User
+) -> None:
+    """Two tabs on one memory: the other tab pauses it; this tab, opened before, edits the
+    summary. The conflict form keeps "paused" (this tab never touched the state) and this
+    tab's summary, so saving it again writes both instead of reverting the state."""
+    node = make_node(owner=owner, label="Boxing", state="active")
+    node_update(node=node, summary="once a week")  # the version this tab's form shows
+    shown = Node.objects.get(pk=node.pk).revision
+    node_update(node=Node.objects.get(pk=node.pk), state="paused")  # the other tab
+    client.force_login(owner)
+    url = reverse("memory:node-edit", args=[node.pk])
+    form = {"label": "Boxing", "category": "skill", "state": "active", "revision": shown}
+    response = client.post(url, form | {"summary": "twice a week"}, **HX)
+    assert response.status_code == 409
+    html = response.content.decode()
+    assert re.search(r'<option value="paused" selected>', html)  # theirs: not touched here
+    assert not re.search(r'<option value="active" selected>', html)
+    assert re.search(r"<textarea[^>]*>\s*twice a week</textarea>", html)  # mine
+    assert re.search(rf'name="revision" value="{shown + 1}"', html)
+    conflict = html[html.index('class="table conflict"') : html.index("</table>")]
+    assert "summary" in conflict and "state" not in conflict
+    again = client.post(
+        url, form | {"state": "paused", "summary": "twice a week", "revision": shown + 1}, **HX
+    )
+    assert again.status_code == 200
+    saved = Node.objects.get(pk=node.pk)
+    assert (saved.state, saved.summary) == ("paused", "twice a week")
