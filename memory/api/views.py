@@ -70,7 +70,7 @@ from memory.api.shapes import (
     transcript_json,
 )
 from memory.history import timeline
-from memory.models import AccessToken, Receipt, Transcript
+from memory.models import AccessToken, Outcome, Receipt, Transcript
 from memory.models import Source as ReceiptSource
 from memory.recall import recall
 from memory.selectors import (
@@ -716,7 +716,11 @@ def upload_transcript(
         # The workers' from here: handing it over is the last write of this upload.
         return Status(201, {**transcript_json(transcript_queue(transcript)), "duplicate": False})
     if fresh_save:
-        ingest_transcript(transcript=transcript, token=_token(request), source=ReceiptSource.API)
+        receipt = ingest_transcript(
+            transcript=transcript, token=_token(request), source=ReceiptSource.API
+        )
+        # An identical upload still running was waited for: this one is its duplicate.
+        fresh_save = created or receipt.outcome != Outcome.DUPLICATE
     fresh = transcript_get(_owner(request), transcript.pk)
     assert fresh is not None
     return Status(

@@ -260,3 +260,36 @@ def test_a_large_save_is_queued_by_its_last_write(
     (done,) = ingest_pending(limit=10)
     assert done.outcome == "wrote"
     assert Episode.objects.for_owner(owner).count() == 3
+
+
+def test_an_upload_answered_503_is_finished_by_its_retry_not_by_a_worker(
+    client: Client, auth: dict[str, Any], owner: User, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    def upload() -> Any:
+        text = b"User: I started learning the cello last week.\n"
+        return client.post(
+            "/v1/transcripts",
+            {"file": SimpleUploadedFile("notes.txt", text, content_type="text/plain")},
+            **auth,
+        )
+
+    with database_outage() as outage:
+        inside_the_ingest(monkeypatch, outage.start)
+        assert upload().status_code == 503
+        outage.end()
+    monkeypatch.undo()
+    leases_run_out()
+    assert ingest_pending(limit=10) == []
+    assert not Episode.objects.for_owner(owner).exists()
+
+    retry = upload()
+
+    assert retry.status_code == 201, retry.content
+    assert retry.json()["duplicate"] is False and retry.json()["status"] == "done"
+    assert retry.json()["receipt"]["outcome"] == "wrote"
+    assert Transcript.objects.for_owner(owner).count() == 1
+    assert episodes_said(owner, "I started learning the cello last week.") == 1
+    again = upload()
+    assert again.status_code == 200 and again.json()["duplicate"] is True
