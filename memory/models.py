@@ -375,36 +375,55 @@ class Suppression(models.Model):
 
 class TranscriptQuerySet(OwnedQuerySet["Transcript"]):
     """The pending workers' claims (``memory.services.ingest.ingest_pending``): each a
-    queryset in the order the workers take them."""
+    queryset in the order the workers take them. A transcript a save stored to process in its
+    own request (``inline``) is never one of them: if that request stopped before recording
+    its outcome, its client was not told it was saved, and only a retry of it may apply it."""
+
+    def _queued(self) -> TranscriptQuerySet:
+        return self.filter(inline=False)
 
     def waiting(self) -> TranscriptQuerySet:
         """Uploaded and not yet processed, oldest first."""
-        return self.filter(status=TranscriptStatus.PENDING).order_by("created_at", "id")
+        return self._queued().filter(status=TranscriptStatus.PENDING).order_by("created_at", "id")
 
     def retry_due(self, now: datetime, max_attempts: int) -> TranscriptQuerySet:
         """Retryable failures whose wait is over: attempts² minutes after the last try."""
         due = Q()
         for tried in range(1, max_attempts):
             due |= Q(attempts=tried, processed_at__lt=now - timedelta(minutes=tried * tried))
-        return self.filter(
-            due, status=TranscriptStatus.FAILED, receipt__detail__retryable=True
-        ).order_by("processed_at", "id")
+        return (
+            self._queued()
+            .filter(due, status=TranscriptStatus.FAILED, receipt__detail__retryable=True)
+            .order_by("processed_at", "id")
+        )
 
     def abandoned(self, claimed_before: datetime, max_attempts: int) -> TranscriptQuerySet:
         """Claimed before ``claimed_before`` and never finished (the worker was killed or ran
         out of memory), with attempts left."""
-        return self.filter(
-            status=TranscriptStatus.PROCESSING,
-            claimed_at__lt=claimed_before,
-            attempts__lt=max_attempts,
-        ).order_by("claimed_at", "id")
+        return (
+            self._queued()
+            .filter(
+                status=TranscriptStatus.PROCESSING,
+                claimed_at__lt=claimed_before,
+                attempts__lt=max_attempts,
+            )
+            .order_by("claimed_at", "id")
+        )
 
     def given_up(self, claimed_before: datetime, max_attempts: int) -> TranscriptQuerySet:
         """Abandoned with no attempt left: a worker died on it ``max_attempts`` times."""
-        return self.filter(
+        return self._queued().filter(
             status=TranscriptStatus.PROCESSING,
             claimed_at__lt=claimed_before,
             attempts__gte=max_attempts,
+        )
+
+    def orphaned(self, before: datetime) -> TranscriptQuerySet:
+        """Stored by a save that processes it itself, whose request stopped before finishing
+        (stored or claimed before ``before``, the lease, and never done)."""
+        return self.filter(inline=True).filter(
+            Q(status=TranscriptStatus.PENDING, created_at__lt=before)
+            | Q(status=TranscriptStatus.PROCESSING, claimed_at__lt=before)
         )
 
 
@@ -429,6 +448,11 @@ class Transcript(models.Model):
     created_at = models.DateTimeField(default=timezone.now)
     claimed_at = models.DateTimeField(null=True, blank=True)
     processed_at = models.DateTimeField(null=True, blank=True)
+    inline = models.BooleanField(
+        default=False,
+        help_text="stored by a save that processes it in its own request: the pending workers "
+        "never apply it; a retry of the same content does",
+    )
     chat_import = models.ForeignKey(
         "ChatImport",
         null=True,
@@ -920,6 +944,15 @@ class IdempotencyKey(models.Model):
     fingerprint = models.CharField(max_length=64, help_text="SHA-256 of the request's arguments.")
     status = models.PositiveSmallIntegerField(default=0, help_text="0 while the write runs.")
     response = models.JSONField(default=dict, blank=True)
+    holder = models.CharField(
+        max_length=32, blank=True, default="", help_text="The request running the write."
+    )
+    lease_until = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="While the write runs, until when its holder keeps the key; a retry after "
+        "that (the holder died) takes the key over.",
+    )
     created_at = models.DateTimeField(default=timezone.now)
     expires_at = models.DateTimeField()
 

@@ -5,6 +5,7 @@ Another owner's object is always ``404 not_found``, exactly like one that does n
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -69,7 +70,7 @@ from memory.api.shapes import (
     transcript_json,
 )
 from memory.history import timeline
-from memory.models import AccessToken, Receipt, Transcript
+from memory.models import AccessToken, Outcome, Receipt, Transcript
 from memory.models import Source as ReceiptSource
 from memory.recall import recall
 from memory.selectors import (
@@ -92,6 +93,8 @@ from memory.services.ingest import (
     ingest_transcript,
     save_memory_text,
     save_messages,
+    transcript_is_orphan,
+    transcript_queue,
     transcript_store,
 )
 from memory.services.nodes import (
@@ -143,12 +146,12 @@ def _saved(request: HttpRequest, saved: Receipt | Transcript) -> Status[dict[str
     workers because it was larger than one request may process."""
     if isinstance(saved, Receipt):
         return Status(200, saved.as_json())
-    fresh = transcript_get(_owner(request), saved.pk)
-    assert fresh is not None
+    # Answered from the row as the save left it: the hand-over to the workers was its last
+    # write, and nothing read after it can fail the answer of a save that was made.
     body = {
         "status": "queued",
-        "status_url": f"/v1/transcripts/{fresh.pk}",
-        "transcript": transcript_json(fresh),
+        "status_url": f"/v1/transcripts/{saved.pk}",
+        "transcript": transcript_json(saved),
     }
     return Status(202, body)
 
@@ -258,17 +261,42 @@ def etag(revision: int) -> str:
     return f'"{revision}"'
 
 
-def _if_match(request: HttpRequest) -> int | None:
-    """The revision ``If-Match`` names (``"3"``, ``W/"3"`` or ``3``); None without one."""
+_ENTITY_TAG = re.compile(r'(W/)?"([\x21\x23-\x7e\x80-\U0010ffff]*)"')
+_MALFORMED_IF_MATCH = (
+    'If-Match: give "*" or one or more quoted ETags separated by commas, e.g. If-Match: "3"'
+)
+
+
+def _if_match(request: HttpRequest) -> frozenset[int] | None:
+    """The revisions ``If-Match`` accepts (RFC 9110, 13.1.1); None without one, or with ``*``
+    (any current representation: the node exists). A write compares strongly: a weak tag
+    (``W/"3"``) never matches, nor does a tag that is no revision of ours, so a header naming
+    only such tags is an empty set (412). Malformed: 400."""
     raw = request.headers.get("If-Match")
     if raw is None:
         return None
-    value = raw.strip().removeprefix("W/").strip('"')
-    if not value.isdigit():
-        raise ApiError(
-            400, "invalid_input", 'If-Match: give the revision of the ETag, e.g. If-Match: "3"'
-        )
-    return int(value)
+    if raw.strip() == "*":
+        return None
+    revisions: set[int] = set()
+    named = 0
+    rest = raw.strip()
+    while rest:
+        if rest.startswith(","):  # empty list elements are allowed
+            rest = rest[1:].lstrip()
+            continue
+        tag = _ENTITY_TAG.match(rest)
+        if tag is None:
+            raise ApiError(400, "invalid_input", _MALFORMED_IF_MATCH)
+        named += 1
+        weak, opaque = tag.group(1), tag.group(2)
+        if not weak and opaque.isascii() and opaque.isdigit():
+            revisions.add(int(opaque))
+        rest = rest[tag.end() :].lstrip(" \t")
+        if rest and not rest.startswith(","):
+            raise ApiError(400, "invalid_input", _MALFORMED_IF_MATCH)
+    if not named:
+        raise ApiError(400, "invalid_input", _MALFORMED_IF_MATCH)
+    return frozenset(revisions)
 
 
 @contextmanager
@@ -675,13 +703,29 @@ def upload_transcript(
         raise ApiError(400, "invalid_input", str(exc)) from exc
     moment = _parse_time("source_time", source_time)
     transcript, created = transcript_store(
-        owner=_owner(request), text=text, name=name, source=ReceiptSource.API, source_time=moment
+        owner=_owner(request),
+        text=text,
+        name=name,
+        source=ReceiptSource.API,
+        source_time=moment,
+        inline=True,
     )
-    if created and transcript.size_bytes <= settings.UME_INLINE_UPLOAD_BYTES:
-        ingest_transcript(transcript=transcript, token=_token(request), source=ReceiptSource.API)
+    # A file stored by an upload that failed before finishing is this upload's to finish.
+    fresh_save = created or transcript_is_orphan(transcript)
+    if fresh_save and transcript.size_bytes > settings.UME_INLINE_UPLOAD_BYTES:
+        # The workers' from here: handing it over is the last write of this upload.
+        return Status(201, {**transcript_json(transcript_queue(transcript)), "duplicate": False})
+    if fresh_save:
+        receipt = ingest_transcript(
+            transcript=transcript, token=_token(request), source=ReceiptSource.API
+        )
+        # An identical upload still running was waited for: this one is its duplicate.
+        fresh_save = created or receipt.outcome != Outcome.DUPLICATE
     fresh = transcript_get(_owner(request), transcript.pk)
     assert fresh is not None
-    return Status(201 if created else 200, {**transcript_json(fresh), "duplicate": not created})
+    return Status(
+        201 if fresh_save else 200, {**transcript_json(fresh), "duplicate": not fresh_save}
+    )
 
 
 def _parse_time(name: str, value: str) -> datetime | None:

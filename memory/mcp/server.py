@@ -16,10 +16,11 @@ content of every successful result against it. A failure is a :class:`ToolError`
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
-from django.db import close_old_connections
+from django.db import DatabaseError, close_old_connections
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
@@ -57,6 +58,8 @@ from memory.services.idempotency import (
 from memory.services.tokens import token_authenticate, token_has_scope
 from memory.transcripts import MAX_MESSAGES
 from memory.vocab import SCOPE_READ, SCOPE_WRITE
+
+log = logging.getLogger(__name__)
 
 SERVER_NAME = "ume"
 INSTRUCTIONS = (
@@ -146,12 +149,18 @@ def _once(
     try:
         result = fn(token, **kwargs)
     except BaseException:
-        idempotency_release(row=begun)
+        try:
+            idempotency_release(row=begun)
+        except DatabaseError:  # the key's lease runs out instead
+            log.warning("could not release idempotency key %s", begun.pk)
         raise
-    stored = idempotency_finish(
-        row=begun, status=200, body={"payload": result.payload, "text": result.text}
-    )
-    return tools.ToolResult(stored["payload"], stored["text"])
+    body: dict[str, Any] = {"payload": result.payload, "text": result.text}
+    try:
+        body = idempotency_finish(row=begun, status=200, body=body)
+    except DatabaseError:
+        # The save was made: answer so, rather than a failure the client would retry.
+        log.warning("could not store the result of idempotency key %s", begun.pk)
+    return tools.ToolResult(body["payload"], body["text"])
 
 
 def _nul_at(value: Any, path: str = "arguments") -> str | None:

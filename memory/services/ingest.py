@@ -190,6 +190,7 @@ def ingest_text(
         source=source,
         source_time=source_time,
         dedupe_key=dedupe_key,
+        inline=True,
     )
     return ingest_transcript(
         transcript=transcript, extractor=extractor, token=token, started=started, source=source
@@ -263,6 +264,10 @@ def save_messages(
     now and its receipt returned. A larger one is stored for the pending workers (``ingest
     --pending``) and its transcript returned: its status, and its receipt once processed, are at
     ``GET /v1/transcripts/{id}``. Too large or malformed: a ``rejected_input`` receipt either way.
+
+    Either way nothing is left for the workers unless the save succeeds: a transcript processed
+    now is never theirs (``Transcript.inline``), and a large one is handed to them by the last
+    write of the save (:func:`transcript_queue`).
     """
     try:
         text, when, day = _conversation(messages, source_time)
@@ -282,9 +287,15 @@ def save_messages(
             source_time=source_time,
         )
     transcript, _created = transcript_store(
-        owner=owner, text=text, name=name, source=source, source_time=when, dedupe_key=day
+        owner=owner,
+        text=text,
+        name=name,
+        source=source,
+        source_time=when,
+        dedupe_key=day,
+        inline=True,
     )
-    return transcript
+    return transcript_queue(transcript)
 
 
 def ingest_memory(*, owner: Person, text: str, source: str, token: Any = None) -> Receipt:
@@ -341,8 +352,14 @@ def transcript_store(
     source: str,
     source_time: datetime | None,
     dedupe_key: str = "",
+    inline: bool = False,
 ) -> tuple[Transcript, bool]:
-    """Store ``text`` once per owner. Returns the row and whether it is new."""
+    """Store ``text`` once per owner. Returns the row and whether it is new.
+
+    ``inline``: the caller processes it in its own request (or hands it to the workers with
+    :func:`transcript_queue` once its answer is settled); until then no worker applies it, so
+    a save whose request fails or is killed leaves nothing that is written later behind its
+    client's back. A retry of the same content finds the row and processes it."""
     sha = content_sha256(f"{dedupe_key}\n{text}" if dedupe_key else text)
     existing = Transcript.objects.for_owner(owner).filter(sha256=sha).first()
     if existing is not None:
@@ -357,11 +374,52 @@ def transcript_store(
                 source=source,
                 source_time=source_time,
                 size_bytes=len(text.encode("utf-8")),
+                inline=inline,
             )
             return row, True
     except IntegrityError:
         # A concurrent writer stored the same content a moment ago.
         return Transcript.objects.for_owner(owner).get(sha256=sha), False
+
+
+def transcript_queue(transcript: Transcript) -> Transcript:
+    """Hand an ``inline`` transcript that is not done to the pending workers (the last write
+    of a save answered "queued"); one a failed request left is queued again afresh."""
+    if transcript.inline and transcript.status != TranscriptStatus.DONE:
+        Transcript.objects.filter(
+            pk=transcript.pk,
+            inline=True,
+            status__in=[TranscriptStatus.PENDING, TranscriptStatus.FAILED],
+        ).update(inline=False, status=TranscriptStatus.PENDING, error="")
+        transcript.refresh_from_db()
+    return transcript
+
+
+def transcript_is_orphan(transcript: Transcript) -> bool:
+    """Stored by a save processed in its request, and not done: the request failed or was
+    killed before finishing, so nobody but a retry will process it."""
+    return transcript.inline and transcript.status != TranscriptStatus.DONE
+
+
+ORPHAN_ERROR = (
+    "the save stopped before it finished (the database failed or the request was stopped); "
+    "nothing was written: send it again"
+)
+
+
+def _release(transcript: Transcript) -> None:
+    """Best effort, as a save's request fails: let go of its claim on an ``inline`` transcript,
+    so that a retry of the same content need not wait for the lease. The workers still never
+    take it. Nothing is released if the failure came after the transcript was done."""
+    try:
+        Transcript.objects.filter(
+            pk=transcript.pk,
+            inline=True,
+            status=TranscriptStatus.PROCESSING,
+            claimed_at=transcript.claimed_at,
+        ).update(status=TranscriptStatus.FAILED, error=ORPHAN_ERROR, processed_at=timezone.now())
+    except DatabaseError:  # the database is gone: the claim's lease runs out instead
+        log.warning("could not release the claim on transcript %s", transcript.pk)
 
 
 def transcript_claim(transcript: Transcript, *, now: datetime) -> bool:
@@ -419,15 +477,19 @@ def _claim_or_wait(transcript: Transcript) -> tuple[str, dict[str, Any], str] | 
 
 
 def _finish(transcript: Transcript, *, status: str, receipt: Receipt, error: str = "") -> None:
+    # The outcome is recorded (and will be answered): from now on a retryable failure is the
+    # workers' to retry, as its receipt says.
     Transcript.objects.filter(pk=transcript.pk).update(
         status=status,
         receipt=receipt,
         error=error,
         processed_at=timezone.now(),
+        inline=False,
     )
     transcript.status = status
     transcript.receipt = receipt
     transcript.error = error
+    transcript.inline = False
 
 
 # --- the pipeline ---------------------------------------------------------------------------
@@ -545,6 +607,26 @@ def ingest_transcript(
                 detail={"transcript": transcript.pk, **waiting[1]},
             )
         began = timezone.now()
+    try:
+        return _ingest_claimed(transcript, extractor, src, started, began, budget)
+    except BaseException:
+        # Failing with no outcome recorded (the database went away, a bug, the worker told to
+        # stop): the save's client hears of a failure, so its transcript must not be written
+        # by anyone but a retry (``inline``); let go of the claim so the retry needs no wait.
+        if transcript.inline:
+            _release(transcript)
+        raise
+
+
+def _ingest_claimed(
+    transcript: Transcript,
+    extractor: str,
+    src: Source,
+    started: float,
+    began: datetime,
+    budget: float | None,
+) -> Receipt:
+    """:func:`ingest_transcript` once the transcript is claimed."""
     try:
         with _time_budget(budget):
             messages, proposals = _read(transcript, extractor)
@@ -776,6 +858,12 @@ def ingest_pending(
         status=TranscriptStatus.FAILED,
         error=f"gave up after {MAX_ATTEMPTS} attempts: the worker stopped before finishing",
         processed_at=now,
+    )
+    # A save that was to process its transcript in its own request and stopped before it
+    # finished: never applied here (its client was told it failed); visibly failed, so its
+    # status says so. A retry of the same content still processes it.
+    Transcript.objects.orphaned(now - _lease()).update(
+        status=TranscriptStatus.FAILED, error=ORPHAN_ERROR, processed_at=now
     )
     while len(receipts) < limit:
         now = timezone.now()

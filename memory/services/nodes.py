@@ -30,25 +30,44 @@ class NodeEditError(ValueError):
     """An edit that cannot be made; the message is fit to show the person."""
 
 
+#: The revision an edit is based on: one, any of several (an ``If-Match`` list), or none.
+Expected = int | frozenset[int] | None
+
+
 class StaleRevision(NodeEditError):
     """The node changed since the revision the edit was based on (optimistic concurrency)."""
 
-    def __init__(self, node: Node, expected: int) -> None:
+    def __init__(self, node: Node, expected: int | frozenset[int]) -> None:
+        if isinstance(expected, int):
+            since = f"revision {expected}"
+        elif expected:
+            since = "revision " + " or ".join(str(n) for n in sorted(expected))
+        else:
+            since = "the version named (only a strong ETag of it matches)"
         super().__init__(
-            f"“{node.label}” changed since revision {expected}: it is at revision "
+            f"“{node.label}” changed since {since}: it is at revision "
             f"{node.revision} now; nothing was changed"
         )
         self.node = node
         self.expected = expected
 
 
-def _lock_current(node: Node, expected_revision: int | None) -> Node:
-    """Lock ``node``'s row and return it as it is now; refuse a stale ``expected_revision``.
+def _matches(revision: int, expected: Expected) -> bool:
+    if expected is None:
+        return True
+    if isinstance(expected, int):
+        return revision == expected
+    return revision in expected
+
+
+def _lock_current(node: Node, expected_revision: Expected) -> Node:
+    """Lock ``node``'s row and return it as it is now; refuse a stale ``expected_revision``
+    (a set of revisions: the node is at none of them).
     Inside a transaction: a concurrent edit with the same revision waits, then is refused."""
     locked = Node.objects.select_for_update().for_owner(node.owner_id).filter(pk=node.pk).first()
     if locked is None:
         raise NodeEditError("that memory was deleted meanwhile; nothing was changed")
-    if expected_revision is not None and locked.revision != expected_revision:
+    if expected_revision is not None and not _matches(locked.revision, expected_revision):
         raise StaleRevision(locked, expected_revision)
     return locked
 
@@ -69,7 +88,7 @@ def node_update(
     category: str | None = None,
     state: str | None = None,
     summary: str | None = None,
-    expected_revision: int | None = None,
+    expected_revision: Expected = None,
     action: str = RevisionAction.UPDATED,
     reason: str = "",
 ) -> Node:
@@ -195,7 +214,7 @@ def node_delete(
     node: Node,
     stick: bool = True,
     source: str = "dashboard",
-    expected_revision: int | None = None,
+    expected_revision: Expected = None,
 ) -> list[Suppression]:
     """Delete a node with its slices, events, edges, aliases and evidence quotes.
 

@@ -20,7 +20,12 @@ from django.core.files.uploadedfile import UploadedFile
 from memory.imports.services import chat_import_process, chat_import_store, export_format
 from memory.models import ChatImport, Outcome, Receipt, Source, Transcript
 from memory.owned import Person
-from memory.services.ingest import ingest_transcript, transcript_store
+from memory.services.ingest import (
+    ingest_transcript,
+    transcript_is_orphan,
+    transcript_queue,
+    transcript_store,
+)
 from memory.transcripts import (
     TranscriptError,
     decode_bytes,
@@ -79,18 +84,26 @@ def transcript_upload_one(
     except TranscriptError as exc:
         return _reject(owner, name, str(exc), started)
     transcript, created = transcript_store(
-        owner=owner, text=text, name=name, source=Source.UPLOAD, source_time=source_time
+        owner=owner,
+        text=text,
+        name=name,
+        source=Source.UPLOAD,
+        source_time=source_time,
+        inline=True,
     )
-    if not created and transcript.status != TranscriptStatus.DONE:
+    # A file an upload stored and failed to finish (the database failed, the request was
+    # stopped) is this upload's to finish: nobody else processes it.
+    fresh_save = created or transcript_is_orphan(transcript)
+    if not fresh_save and transcript.status != TranscriptStatus.DONE:
         return UploadResult(
             name, True, f"Already uploaded ({transcript.status}); nothing new.", transcript
         )
-    if created and len(data) > settings.UME_INLINE_UPLOAD_BYTES:
+    if fresh_save and len(data) > settings.UME_INLINE_UPLOAD_BYTES:
         message = (
             f"stored; files over {settings.UME_INLINE_UPLOAD_BYTES // 1024} KB are processed "
             "by `manage.py ingest --pending`"
         )
-        return UploadResult(name, True, message, transcript, waiting=True)
+        return UploadResult(name, True, message, transcript_queue(transcript), waiting=True)
     receipt = ingest_transcript(transcript=transcript, source=Source.UPLOAD, started=started)
     transcript.refresh_from_db()
     ok = receipt.outcome not in _FAILED and receipt.outcome != Outcome.REJECTED_INPUT
