@@ -40,3 +40,32 @@ class Connection(models.Model):
 
     def __str__(self) -> str:
         return f"{self.application} for {self.owner}"
+
+
+class Redemption(models.Model):
+    """One authorization code exchanged under a connection, and the refresh-token family
+    (django-oauth-toolkit's ``token_family``) it started.
+
+    An OAuth token is live only while the connection of its family is: revoking a connection
+    ends every token issued under it, and a later approval of the same client starts a new
+    connection whose redemptions never include the old families. The code's digest lets a
+    second use of the same code revoke the family its first use started.
+    """
+
+    connection = models.ForeignKey(Connection, on_delete=models.CASCADE, related_name="redemptions")
+    code_sha256 = models.CharField(
+        max_length=64,
+        unique=True,
+        null=True,
+        blank=True,
+        help_text="SHA-256 of the authorization code (none for families issued before codes "
+        "were recorded)",
+    )
+    token_family = models.UUIDField(unique=True)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.token_family} for {self.connection}"

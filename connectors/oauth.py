@@ -14,8 +14,13 @@ What ume adds (the MCP profile and ume's own model):
   was issued for, only while the person's connection is live, and acts as that connection's
   :class:`memory.models.AccessToken` (scopes, rate limit, receipts), narrowed to the scopes of
   the OAuth token itself;
-- a connection per person and client, created when a token is first issued after consent,
-  and refused on refresh once revoked.
+- a connection per person and client, created when a token is first issued after consent;
+  each code it redeems is recorded with the refresh-token family it starts
+  (:class:`connectors.models.Redemption`), and a token works, on /mcp and on refresh, only
+  while the connection of its own family is live: once revoked, no later approval of the
+  same client revives it;
+- a code presented a second time revokes the tokens its first use issued (RFC 6749
+  section 4.1.2); a deactivated person's code or refresh token gets nothing.
 """
 
 from __future__ import annotations
@@ -34,7 +39,7 @@ from oauth2_provider.models import get_access_token_model, get_refresh_token_mod
 from oauth2_provider.oauth2_validators import OAuth2Validator
 from oauthlib.oauth2.rfc6749 import errors
 
-from connectors.models import Connection
+from connectors.models import Connection, Redemption
 from memory.models import AccessToken
 from memory.owned import Person
 from memory.services.tokens import normalise_scopes
@@ -116,26 +121,46 @@ class UmeOAuth2Validator(OAuth2Validator):
             raise errors.InvalidGrantError(description=ROTATED_MOMENTS_AGO, request=request)
         return valid
 
+    def validate_code(
+        self, client_id: str, code: str, client: Any, request: Any, *args: Any, **kwargs: Any
+    ) -> bool:
+        if super().validate_code(client_id, code, client, request, *args, **kwargs):
+            return bool(request.user.is_active)
+        # A code used a second time: whoever holds it, the tokens of its first use are not
+        # to be trusted either (RFC 6749 section 4.1.2).
+        families = Redemption.objects.filter(
+            code_sha256=_sha256(code), connection__application=client
+        ).values_list("token_family", flat=True)
+        for family in families:
+            get_refresh_token_model().revoke_family(family)
+        return False
+
     def _save_bearer_token(self, token: Any, request: Any, *args: Any, **kwargs: Any) -> Any:
         if request.grant_type == "refresh_token":
             _claim_rotation(request)
-        saved = super()._save_bearer_token(token, request, *args, **kwargs)
-        if request.user is None or request.client is None:
-            return saved
-        if request.grant_type == "refresh_token":
-            live = Connection.objects.filter(
-                owner=request.user, application=request.client, token__revoked_at__isnull=True
-            ).exists()
-            if not live:  # revoked meanwhile: the rotation above is rolled back with it
+            # Checked in save_bearer_token's transaction, before the rotation: a connection
+            # revoked between validation and here gets nothing either.
+            previous = getattr(request, "refresh_token_instance", None)
+            if previous is None or not _family_live(previous.token_family, request.user):
                 raise errors.InvalidGrantError(
                     description="this connection was revoked; connect again", request=request
                 )
+        saved = super()._save_bearer_token(token, request, *args, **kwargs)
+        if request.grant_type != "authorization_code" or request.user is None:
             return saved
-        connection_ensure(
+        connection = connection_ensure(
             owner=request.user,
             application=request.client,
             scopes=str(token.get("scope", "")).split(),
             resource=request.resource[0],
+        )
+        issued = get_refresh_token_model().objects.get(
+            token_checksum=_sha256(token["refresh_token"])
+        )
+        Redemption.objects.create(
+            connection=connection,
+            code_sha256=_sha256(request.code),
+            token_family=issued.token_family,
         )
         return saved
 
@@ -164,6 +189,20 @@ def _claim_rotation(request: Any) -> None:
     )
     if not claimed:
         raise errors.InvalidGrantError(description=ROTATED_MOMENTS_AGO, request=request)
+
+
+def _sha256(secret: str) -> str:
+    return hashlib.sha256(secret.encode("utf-8")).hexdigest()
+
+
+def _family_live(family: Any, user: Any) -> bool:
+    """Whether tokens of this refresh-token family may still act: their person is active and
+    the connection the family was redeemed under is not revoked."""
+    if family is None or user is None or not user.is_active:
+        return False
+    return Redemption.objects.filter(
+        token_family=family, connection__token__revoked_at__isnull=True
+    ).exists()
 
 
 def _origin_of(request: Any) -> str:
@@ -217,15 +256,16 @@ def mcp_authenticate(secret: str, scope: MutableMapping[str, Any]) -> AccessToke
     """The connection token an OAuth access token acts as on /mcp, or None.
 
     None when the token is unknown, expired, issued for another resource, not issued to a
-    person, or when the person's connection to that client has been revoked. The returned
+    person, or when the connection it was issued under has been revoked (even if the person
+    has since approved the same client again). The returned
     row carries the OAuth token's own scopes (never more than the connection's).
     """
     if not secret or secret.startswith("ume_") or len(secret) > 512:
         return None
     oauth_token = (
         get_access_token_model()
-        .objects.select_related("application", "user")
-        .filter(token_checksum=hashlib.sha256(secret.encode("utf-8")).hexdigest())
+        .objects.select_related("application", "user", "refresh_token")
+        .filter(token_checksum=_sha256(secret))
         .first()
     )
     if oauth_token is None or oauth_token.is_expired() or oauth_token.user is None:
@@ -235,11 +275,17 @@ def mcp_authenticate(secret: str, scope: MutableMapping[str, Any]) -> AccessToke
     ours = canonical(mcp_resource_for_scope(scope))
     if [canonical(r) for r in (oauth_token.resource or [])] != [ours]:
         return None
+    # The connection this token was issued under, through its refresh token's family: never
+    # merely some live connection of the same person and client, which a later approval makes.
+    refresh_token = getattr(oauth_token, "refresh_token", None)
+    if refresh_token is None or refresh_token.token_family is None:
+        return None
     connection = (
         Connection.objects.select_related("token", "token__owner")
         .filter(
             owner=oauth_token.user,
             application=oauth_token.application,
+            redemptions__token_family=refresh_token.token_family,
             token__revoked_at__isnull=True,
         )
         .first()

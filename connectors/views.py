@@ -29,7 +29,10 @@ from connectors.registration import MAX_BODY_BYTES, metadata_problem
 from connectors.services import access_revoke
 from memory.htmx import HtmxHttpRequest
 from memory.services.ratelimit import rate_hit
+from ume import csp
 from ume.login import client_address
+
+_LOOPBACK = {"127.0.0.1", "localhost", "::1"}
 
 
 class ProtectedResourceMetadata(OAuthProtectedResourceMetadataView):
@@ -122,7 +125,18 @@ class Consent(AuthorizationView):
             request.GET = query  # type: ignore[assignment]  # the toolkit reads it from here
         elif any(canonical(r) != canonical(ours) for r in asked):
             return self._invalid_target(credentials, ours)
-        return super().get(request, *args, **kwargs)
+        if "approval_prompt" in request.GET:
+            # "auto" would hand out a code without asking, on the strength of any earlier
+            # token; every authorization here is asked for.
+            query = request.GET.copy()
+            del query["approval_prompt"]
+            request.GET = query  # type: ignore[assignment]
+        response = super().get(request, *args, **kwargs)
+        if response.status_code == 200:  # the consent page itself, for a validated redirect
+            response.headers["Content-Security-Policy"] = csp.policy_allowing_form_redirect(
+                credentials["redirect_uri"]
+            )
+        return response
 
     def form_valid(self, form: Any) -> HttpResponse:
         ours = mcp_resource(self.request)

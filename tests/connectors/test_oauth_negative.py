@@ -9,6 +9,8 @@ from typing import Any
 import httpx
 import pytest
 from django.contrib.auth.models import User
+from django.test import Client
+from django.urls import reverse
 from django.utils import timezone
 from oauth2_provider.models import get_access_token_model
 from pytest_django import Settings
@@ -171,12 +173,33 @@ def test_a_token_is_only_good_for_the_resource_it_was_issued_for(
     assert there.status_code == 401
 
 
-def test_a_replayed_code_is_refused(base_url: str, client_id: str, owner: User) -> None:
+def test_a_replayed_code_is_refused_and_revokes_the_tokens_of_its_first_use(
+    base_url: str, client_id: str, owner: User
+) -> None:
+    cookies = session_cookies(owner)
     pkce = Pkce.make()
-    code = approve_code(base_url, client_id, session_cookies(owner), pkce)
-    assert exchange(base_url, client_id, code, pkce.verifier).status_code == 200
+    code = approve_code(base_url, client_id, cookies, pkce)
+    first = exchange(base_url, client_id, code, pkce.verifier)
+    assert first.status_code == 200
+    rotated = refresh(base_url, client_id, first.json()["refresh_token"]).json()
+    # another approval of the same client, by another of the person's devices
+    other_pkce = Pkce.make()
+    other = exchange(
+        base_url,
+        client_id,
+        approve_code(base_url, client_id, cookies, other_pkce),
+        other_pkce.verifier,
+    ).json()
+    assert mcp_status(base_url, rotated["access_token"]) == 200
+
     again = exchange(base_url, client_id, code, pkce.verifier)
     assert again.status_code == 400 and again.json()["error"] == "invalid_grant"
+    # everything descended from the code's first use is dead, rotations included
+    assert mcp_status(base_url, rotated["access_token"]) == 401
+    assert refresh(base_url, client_id, rotated["refresh_token"]).json()["error"] == "invalid_grant"
+    # what another code issued is not
+    assert mcp_status(base_url, other["access_token"]) == 200
+    assert refresh(base_url, client_id, other["refresh_token"]).status_code == 200
 
 
 def test_a_wrong_code_verifier_is_refused(base_url: str, client_id: str, owner: User) -> None:
@@ -233,6 +256,53 @@ def test_the_consent_page_needs_a_signed_in_person_and_names_client_and_scopes(
     assert "Approve" in page and "Deny" in page
 
 
+def test_the_consent_page_lets_its_form_go_to_this_redirect_uri_only(
+    base_url: str, client_id: str, owner: User
+) -> None:
+    url = authorize_url(
+        base_url,
+        client_id,
+        "http://127.0.0.1:53682/callback",  # a loopback redirect may use any port (RFC 8252)
+        code_challenge=Pkce.make().challenge,
+        code_challenge_method="S256",
+    )
+    with httpx.Client(cookies=session_cookies(owner)) as browser:
+        page = browser.get(url)
+        elsewhere = browser.get(f"{base_url}/connections/")
+    assert page.status_code == 200
+    directives = dict(
+        d.strip().split(" ", 1) for d in page.headers["Content-Security-Policy"].split(";")
+    )
+    assert directives["form-action"] == "'self' http://127.0.0.1:53682"
+    assert directives["frame-ancestors"] == "'none'" and directives["script-src"] == "'self'"
+    assert "form-action 'self';" in elsewhere.headers["Content-Security-Policy"]
+
+
+def test_approval_prompt_auto_does_not_skip_the_consent_page(
+    base_url: str, client_id: str, owner: User
+) -> None:
+    cookies = session_cookies(owner)
+    pkce = Pkce.make()
+    assert (
+        exchange(
+            base_url, client_id, approve_code(base_url, client_id, cookies, pkce), pkce.verifier
+        ).status_code
+        == 200
+    )
+    url = authorize_url(
+        base_url,
+        client_id,
+        REDIRECT,
+        code_challenge=Pkce.make().challenge,
+        code_challenge_method="S256",
+        approval_prompt="auto",
+    )
+    with httpx.Client(cookies=cookies) as browser:
+        response = browser.get(url)
+    assert response.status_code == 200, response.headers.get("Location")
+    assert "Approve" in response.text and "Deny" in response.text
+
+
 def test_registration_refuses_other_grants_and_plain_http_off_loopback(base_url: str) -> None:
     def post(metadata: dict) -> httpx.Response:
         return httpx.post(f"{base_url}/oauth/register/", json=metadata)
@@ -275,27 +345,104 @@ def test_bearer_tokens_keep_working_beside_oauth(base_url: str, owner: User) -> 
     assert httpx.post(f"{base_url}/mcp", headers=auth, json=LIST_TOOLS).status_code == 200
 
 
-def test_a_connection_revoked_in_the_admin_can_neither_call_nor_refresh(
+def refresh(base_url: str, client_id: str, refresh_token: str) -> httpx.Response:
+    return httpx.post(
+        f"{base_url}/oauth/token/",
+        data={
+            "grant_type": "refresh_token",
+            "refresh_token": refresh_token,
+            "client_id": client_id,
+        },
+    )
+
+
+def mcp_status(base_url: str, access_token: str) -> int:
+    auth = {**MCP_HEADERS, "Authorization": f"Bearer {access_token}"}
+    return httpx.post(f"{base_url}/mcp", headers=auth, json=LIST_TOOLS).status_code
+
+
+def revoke_in_the_admin(connection: Connection) -> None:
+    admin = Client()
+    admin.force_login(User.objects.create_superuser("root", password="pw-root-1"))
+    response = admin.post(
+        "/admin/memory/accesstoken/",
+        {"action": "revoke", "_selected_action": [connection.token_id]},
+    )
+    assert response.status_code == 302
+
+
+def revoke_on_the_connections_page(connection: Connection) -> None:
+    page = Client()
+    page.force_login(connection.owner)
+    response = page.post(reverse("connectors:revoke", args=[connection.token_id]))
+    assert response.status_code == 302
+
+
+@pytest.mark.parametrize(
+    "revoke", [revoke_in_the_admin, revoke_on_the_connections_page], ids=["admin", "page"]
+)
+def test_a_revoked_connection_stays_revoked_when_the_client_is_approved_again(
+    base_url: str, client_id: str, owner: User, revoke: Any
+) -> None:
+    cookies = session_cookies(owner)
+    pkce = Pkce.make()
+    old = exchange(
+        base_url, client_id, approve_code(base_url, client_id, cookies, pkce), pkce.verifier
+    )
+    assert old.status_code == 200, old.text
+    old_tokens = old.json()
+    revoke(Connection.objects.get(owner=owner))
+    assert mcp_status(base_url, old_tokens["access_token"]) == 401
+
+    pkce = Pkce.make()
+    new = exchange(
+        base_url, client_id, approve_code(base_url, client_id, cookies, pkce), pkce.verifier
+    )
+    assert new.status_code == 200, new.text
+    new_tokens = new.json()
+    assert Connection.objects.for_owner(owner).count() == 2  # the revoked one, and a new one
+    # the new approval works, and revives nothing of the revoked connection
+    assert mcp_status(base_url, new_tokens["access_token"]) == 200
+    assert mcp_status(base_url, old_tokens["access_token"]) == 401
+    stale = refresh(base_url, client_id, old_tokens["refresh_token"])
+    assert stale.status_code == 400 and stale.json()["error"] == "invalid_grant"
+    rotated = refresh(base_url, client_id, new_tokens["refresh_token"])
+    assert rotated.status_code == 200, rotated.text
+    assert mcp_status(base_url, rotated.json()["access_token"]) == 200
+    assert mcp_status(base_url, old_tokens["access_token"]) == 401
+
+
+def test_a_refresh_token_of_a_revoked_connection_is_refused(
     base_url: str, client_id: str, owner: User
 ) -> None:
     pkce = Pkce.make()
     code = approve_code(base_url, client_id, session_cookies(owner), pkce)
     issued = exchange(base_url, client_id, code, pkce.verifier).json()
-    connection = Connection.objects.get(owner=owner)
-    # what the admin's "Revoke the selected tokens" action does
-    type(connection.token).objects.filter(pk=connection.token_id).update(revoked_at=timezone.now())
-    auth = {**MCP_HEADERS, "Authorization": f"Bearer {issued['access_token']}"}
-    assert httpx.post(f"{base_url}/mcp", headers=auth, json=LIST_TOOLS).status_code == 401
-    refresh = httpx.post(
-        f"{base_url}/oauth/token/",
-        data={
-            "grant_type": "refresh_token",
-            "refresh_token": issued["refresh_token"],
-            "client_id": client_id,
-        },
-    )
-    assert refresh.status_code == 400 and refresh.json()["error"] == "invalid_grant"
+    revoke_in_the_admin(Connection.objects.get(owner=owner))
+    assert mcp_status(base_url, issued["access_token"]) == 401
+    again = refresh(base_url, client_id, issued["refresh_token"])
+    assert again.status_code == 400 and again.json()["error"] == "invalid_grant"
     assert Connection.objects.for_owner(owner).count() == 1  # no new connection appeared
+
+
+def test_a_deactivated_persons_refresh_token_and_code_get_nothing(
+    base_url: str, client_id: str, owner: User
+) -> None:
+    cookies = session_cookies(owner)
+    pkce = Pkce.make()
+    issued = exchange(
+        base_url, client_id, approve_code(base_url, client_id, cookies, pkce), pkce.verifier
+    ).json()
+    pending = Pkce.make()
+    code = approve_code(base_url, client_id, cookies, pending)
+    User.objects.filter(pk=owner.pk).update(is_active=False)
+    refused = refresh(base_url, client_id, issued["refresh_token"])
+    assert refused.status_code == 400 and refused.json()["error"] == "invalid_grant"
+    exchanged = exchange(base_url, client_id, code, pending.verifier)
+    assert exchanged.status_code == 400 and exchanged.json()["error"] == "invalid_grant"
+    # back to active, the same refresh token still works: nothing was lost on the way
+    User.objects.filter(pk=owner.pk).update(is_active=True)
+    assert refresh(base_url, client_id, issued["refresh_token"]).status_code == 200
 
 
 def test_oauth_calls_are_not_counted_as_bad_token_guesses(
