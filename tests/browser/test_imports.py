@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 from pytest_django import Settings
 
+from memory.imports.services import chat_imports_read_pending
 from memory.models import ChatImport
 from memory.services.ingest import ingest_pending
 
@@ -28,8 +29,10 @@ def test_a_large_export_shows_its_progress_until_the_workers_finish(
     expect(page.locator("#upload-panel")).to_contain_text("ChatGPT export: 4 conversations")
     row = ChatImport.objects.get(owner=person)
     panel = page.locator(f"#import-{row.pk}")
-    expect(panel).to_contain_text("2 left")
-    ingest_pending(limit=10)  # a worker, meanwhile
+    expect(panel).to_contain_text("waiting for a worker")
+    chat_imports_read_pending()  # a worker splits the export, meanwhile
+    expect(panel).to_contain_text("2 left", timeout=8_000)
+    ingest_pending(limit=10)  # and processes its conversations
     # no reload: htmx polls the panel and it stops once finished
     expect(panel).to_contain_text("finished", timeout=8_000)
     expect(panel).to_contain_text("2 done")
