@@ -164,7 +164,8 @@ def iter_json_array(stream: IO[bytes], *, max_element_bytes: int) -> Iterator[An
             pos, i = i, 0
             if not more():
                 raise ImportFormatError(
-                    f"malformed JSON in conversation {index + 1}: the file ends inside it"
+                    f"malformed JSON: conversation {index + 1} is over "
+                    f"{max_element_bytes:,} bytes and the file ends inside it"
                 )
 
     try:
