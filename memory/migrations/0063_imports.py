@@ -8,7 +8,6 @@ import django.utils.timezone
 from django.conf import settings
 from django.db import migrations, models
 
-
 KEYED_FORMATS = ("chatgpt", "claude")
 
 
@@ -53,98 +52,164 @@ def clean_custom_categories(apps: Any, schema_editor: Any) -> None:
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('memory', '0060_recall_term_counts'),
+        ("memory", "0060_recall_term_counts"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='ChatImportChunk',
+            name="ChatImportChunk",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('seq', models.PositiveIntegerField()),
-                ('data', models.BinaryField()),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("seq", models.PositiveIntegerField()),
+                ("data", models.BinaryField()),
             ],
         ),
         migrations.CreateModel(
-            name='Erasure',
+            name="Erasure",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('source', models.CharField(default='cleanup', max_length=16)),
-                ('keep_suppressions', models.BooleanField(default=True)),
-                ('state', models.CharField(choices=[('waiting', 'Waiting'), ('deleting', 'Deleting'), ('done', 'Done')], default='waiting', max_length=8)),
-                ('counts', models.JSONField(blank=True, default=dict, help_text='rows deleted so far, by kind')),
-                ('attempts', models.PositiveIntegerField(default=0)),
-                ('claimed_at', models.DateTimeField(blank=True, null=True)),
-                ('requested_at', models.DateTimeField(default=django.utils.timezone.now)),
-                ('finished_at', models.DateTimeField(blank=True, null=True)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("source", models.CharField(default="cleanup", max_length=16)),
+                ("keep_suppressions", models.BooleanField(default=True)),
+                (
+                    "state",
+                    models.CharField(
+                        choices=[
+                            ("waiting", "Waiting"),
+                            ("deleting", "Deleting"),
+                            ("done", "Done"),
+                        ],
+                        default="waiting",
+                        max_length=8,
+                    ),
+                ),
+                (
+                    "counts",
+                    models.JSONField(
+                        blank=True, default=dict, help_text="rows deleted so far, by kind"
+                    ),
+                ),
+                ("attempts", models.PositiveIntegerField(default=0)),
+                ("claimed_at", models.DateTimeField(blank=True, null=True)),
+                ("requested_at", models.DateTimeField(default=django.utils.timezone.now)),
+                ("finished_at", models.DateTimeField(blank=True, null=True)),
             ],
             options={
-                'ordering': ['-requested_at', '-id'],
+                "ordering": ["-requested_at", "-id"],
             },
         ),
         migrations.AddField(
-            model_name='chatimport',
-            name='attempts',
+            model_name="chatimport",
+            name="attempts",
             field=models.PositiveIntegerField(default=0),
         ),
         migrations.AddField(
-            model_name='chatimport',
-            name='claimed_at',
+            model_name="chatimport",
+            name="claimed_at",
             field=models.DateTimeField(blank=True, null=True),
         ),
         migrations.AddField(
-            model_name='chatimport',
-            name='position',
-            field=models.PositiveIntegerField(default=0, help_text='conversations read so far: a reading taken over resumes here'),
+            model_name="chatimport",
+            name="position",
+            field=models.PositiveIntegerField(
+                default=0, help_text="conversations read so far: a reading taken over resumes here"
+            ),
         ),
         migrations.AddField(
-            model_name='chatimport',
-            name='state',
-            field=models.CharField(choices=[('waiting', 'Waiting'), ('reading', 'Reading'), ('read', 'Read'), ('failed', 'Failed')], default='read', help_text="waiting: stored for the pending workers to read; read: every conversation stored (progress is then its transcripts'); failed: reading stopped (uploading the same file again retries it)", max_length=8),
+            model_name="chatimport",
+            name="state",
+            field=models.CharField(
+                choices=[
+                    ("waiting", "Waiting"),
+                    ("reading", "Reading"),
+                    ("read", "Read"),
+                    ("failed", "Failed"),
+                ],
+                default="read",
+                help_text="waiting: stored for the pending workers to read; read: every conversation stored (progress is then its transcripts'); failed: reading stopped (uploading the same file again retries it)",
+                max_length=8,
+            ),
         ),
         migrations.AddField(
-            model_name='deletionbarrier',
-            name='erasing_since',
-            field=models.DateTimeField(blank=True, help_text='Set while a requested delete-all waits for the workers: every write is refused until it is done.', null=True),
+            model_name="deletionbarrier",
+            name="erasing_since",
+            field=models.DateTimeField(
+                blank=True,
+                help_text="Set while a requested delete-all waits for the workers: every write is refused until it is done.",
+                null=True,
+            ),
         ),
         migrations.AddField(
-            model_name='transcript',
-            name='conversation_key',
-            field=models.CharField(blank=True, default='', help_text='format:id of the exported conversation, so that a newer export of it stores only its new messages', max_length=120),
+            model_name="transcript",
+            name="conversation_key",
+            field=models.CharField(
+                blank=True,
+                default="",
+                help_text="format:id of the exported conversation, so that a newer export of it stores only its new messages",
+                max_length=120,
+            ),
         ),
         migrations.AddIndex(
-            model_name='chatimport',
-            index=models.Index(fields=['state', 'created_at'], name='memory_chatimport_queue'),
+            model_name="chatimport",
+            index=models.Index(fields=["state", "created_at"], name="memory_chatimport_queue"),
         ),
         migrations.AddIndex(
-            model_name='transcript',
-            index=models.Index(condition=models.Q(('conversation_key', ''), _negated=True), fields=['owner', 'conversation_key'], name='memory_transcript_conversation'),
+            model_name="transcript",
+            index=models.Index(
+                condition=models.Q(("conversation_key", ""), _negated=True),
+                fields=["owner", "conversation_key"],
+                name="memory_transcript_conversation",
+            ),
         ),
         migrations.AddField(
-            model_name='chatimportchunk',
-            name='chat_import',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='chunks', to='memory.chatimport'),
+            model_name="chatimportchunk",
+            name="chat_import",
+            field=models.ForeignKey(
+                on_delete=django.db.models.deletion.CASCADE,
+                related_name="chunks",
+                to="memory.chatimport",
+            ),
         ),
         migrations.AddField(
-            model_name='erasure',
-            name='owner',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='memory_erasures', to=settings.AUTH_USER_MODEL),
+            model_name="erasure",
+            name="owner",
+            field=models.ForeignKey(
+                on_delete=django.db.models.deletion.CASCADE,
+                related_name="memory_erasures",
+                to=settings.AUTH_USER_MODEL,
+            ),
         ),
         migrations.AddField(
-            model_name='erasure',
-            name='receipt',
-            field=models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to='memory.receipt'),
+            model_name="erasure",
+            name="receipt",
+            field=models.ForeignKey(
+                blank=True,
+                null=True,
+                on_delete=django.db.models.deletion.SET_NULL,
+                related_name="+",
+                to="memory.receipt",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='chatimportchunk',
-            constraint=models.UniqueConstraint(fields=('chat_import', 'seq'), name='memory_importchunk_seq'),
+            model_name="chatimportchunk",
+            constraint=models.UniqueConstraint(
+                fields=("chat_import", "seq"), name="memory_importchunk_seq"
+            ),
         ),
         migrations.AddIndex(
-            model_name='erasure',
-            index=models.Index(fields=['state', 'requested_at'], name='memory_erasure_queue'),
+            model_name="erasure",
+            index=models.Index(fields=["state", "requested_at"], name="memory_erasure_queue"),
         ),
         migrations.RunPython(key_imported_conversations, migrations.RunPython.noop),
         migrations.RunPython(clean_custom_categories, migrations.RunPython.noop),

@@ -135,7 +135,8 @@ def test_a_worker_killed_midway_leaves_a_claim_another_resumes(
     erasure = memory_erase_request(owner=owner)
     assert isinstance(erasure, Erasure)
     assert memory_erase_request(owner=owner) == erasure  # asking again: the same one
-    real, chunks = erase._erase_chunk, []
+    real = erase._erase_chunk
+    chunks: list[int] = []
 
     def dies_after_four(*args: Any) -> int:
         if len(chunks) == 4:
