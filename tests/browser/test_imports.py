@@ -26,12 +26,14 @@ def test_a_large_export_shows_its_progress_until_the_workers_finish(
     page.goto("/review/uploads/")
     page.set_input_files("input[type=file]", str(EXPORTS / "chatgpt_conversations.json"))
     page.get_by_role("button", name="Upload").click()
-    expect(page.locator("#upload-panel")).to_contain_text("ChatGPT export: 4 conversations")
+    # the request only stored the file: nothing is known of its conversations yet
+    expect(page.locator("#upload-panel")).to_contain_text("the export is read")
     row = ChatImport.objects.get(owner=person)
     panel = page.locator(f"#import-{row.pk}")
     expect(panel).to_contain_text("waiting for a worker")
     chat_imports_read_pending()  # a worker splits the export, meanwhile
     expect(panel).to_contain_text("2 left", timeout=8_000)
+    expect(panel).to_contain_text("4 in the file")
     ingest_pending(limit=10)  # and processes its conversations
     # no reload: htmx polls the panel and it stops once finished
     expect(panel).to_contain_text("finished", timeout=8_000)
