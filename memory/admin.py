@@ -38,6 +38,7 @@ from memory.services.history import MODELS as HISTORY_MODELS
 from memory.services.history import History, delete_tree, record
 from memory.services.nodes import suppression_save, suppressions_lift
 from memory.services.recall_index import recall_index_refresh
+from memory.services.rules import MAX_TERM_CHARS, MAX_TERMS, RulesError, clean_terms
 from memory.services.tokens import TokenError, normalise_scopes, token_create
 from memory.vocab import SCOPES, RevisionAction
 
@@ -261,6 +262,10 @@ class TermsField(forms.CharField):
 
     widget = forms.Textarea(attrs={"rows": 3})
 
+    def __init__(self, *args: Any, rule: str = "", **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.rule = rule  # held to the memory rules' limits under this name, if given
+
     def prepare_value(self, value: Any) -> Any:
         if isinstance(value, list):
             return "\n".join(str(term) for term in value)
@@ -276,6 +281,11 @@ class TermsField(forms.CharField):
         for term in terms:
             if len(term) > 200:
                 raise forms.ValidationError(f"“{term[:40]}…” is over 200 characters")
+        if self.rule:
+            try:
+                return clean_terms(self.rule, terms)
+            except RulesError as exc:
+                raise forms.ValidationError(str(exc).removeprefix(f"{self.rule}: ")) from exc
         return terms
 
 
@@ -289,6 +299,12 @@ class MemoryRuleForm(forms.ModelForm):
         required=False,
         help_text="One term per line, or separated by commas. Matching memories are never kept "
         "(wins over includes).",
+    )
+    custom_categories = TermsField(
+        required=False,
+        rule="custom_categories",
+        help_text=f"One category per line, or separated by commas (at most {MAX_TERMS}, each "
+        f"at most {MAX_TERM_CHARS} characters).",
     )
 
     class Meta:

@@ -27,8 +27,10 @@ from memory.vocab import (
     CaptureDefault,
     Category,
     EdgeType,
+    ErasureState,
     EventAction,
     Importance,
+    ImportState,
     NodeOrigin,
     NodeState,
     Outcome,
@@ -461,6 +463,13 @@ class Transcript(models.Model):
         related_name="transcripts",
         help_text="the chat export this conversation came from, if any",
     )
+    conversation_key = models.CharField(
+        max_length=120,
+        blank=True,
+        default="",
+        help_text="format:id of the exported conversation, so that a newer export of it "
+        "stores only its new messages",
+    )
 
     objects = TranscriptQuerySet.as_manager()
 
@@ -470,7 +479,14 @@ class Transcript(models.Model):
                 fields=["owner", "sha256"], name="memory_transcript_unique_sha"
             ),
         ]
-        indexes = [models.Index(fields=["status", "created_at"], name="memory_transcript_queue")]
+        indexes = [
+            models.Index(fields=["status", "created_at"], name="memory_transcript_queue"),
+            models.Index(
+                fields=["owner", "conversation_key"],
+                name="memory_transcript_conversation",
+                condition=~models.Q(conversation_key=""),
+            ),
+        ]
         ordering = ["-created_at", "-id"]
 
     def __str__(self) -> str:
@@ -663,6 +679,12 @@ class DeletionBarrier(models.Model):
 
     owner = models.OneToOneField(Owner, on_delete=models.CASCADE, related_name="memory_barrier")
     barrier_at = models.DateTimeField(default=timezone.now)
+    erasing_since = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="Set while a requested delete-all waits for the workers: every write is "
+        "refused until it is done.",
+    )
 
     objects = OwnedManager()
 
@@ -699,6 +721,19 @@ class ChatImport(models.Model):
     error = models.TextField(
         blank=True, default="", help_text="why reading stopped early (the rest was not stored)"
     )
+    state = models.CharField(
+        max_length=8,
+        choices=ImportState.choices,
+        default=ImportState.READ,
+        help_text="waiting: stored for the pending workers to read; read: every conversation "
+        "stored (progress is then its transcripts'); failed: reading stopped (uploading the "
+        "same file again retries it)",
+    )
+    position = models.PositiveIntegerField(
+        default=0, help_text="conversations read so far: a reading taken over resumes here"
+    )
+    attempts = models.PositiveIntegerField(default=0)
+    claimed_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(default=timezone.now)
 
     objects = OwnedManager()
@@ -707,10 +742,58 @@ class ChatImport(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["owner", "sha256"], name="memory_chatimport_unique_sha")
         ]
+        indexes = [models.Index(fields=["state", "created_at"], name="memory_chatimport_queue")]
         ordering = ["-created_at", "-id"]
 
     def __str__(self) -> str:
         return self.name
+
+
+class ChatImportChunk(models.Model):
+    """A piece of an uploaded export's bytes, kept in the database (so a worker on any host
+    can read it) until the pending workers have read the export."""
+
+    chat_import = models.ForeignKey(ChatImport, on_delete=models.CASCADE, related_name="chunks")
+    seq = models.PositiveIntegerField()
+    data = models.BinaryField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["chat_import", "seq"], name="memory_importchunk_seq")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.chat_import_id} #{self.seq}"
+
+
+class Erasure(models.Model):
+    """A delete-all that waits for the pending workers (``ingest --pending``), which delete
+    in chunks, each in its own transaction, counting as they go (so a worker killed midway
+    leaves a claim another worker resumes). ``receipt`` is the receipt left at the end."""
+
+    owner = models.ForeignKey(Owner, on_delete=models.CASCADE, related_name="memory_erasures")
+    source = models.CharField(max_length=16, default="cleanup")
+    keep_suppressions = models.BooleanField(default=True)
+    state = models.CharField(
+        max_length=8, choices=ErasureState.choices, default=ErasureState.WAITING
+    )
+    counts = models.JSONField(default=dict, blank=True, help_text="rows deleted so far, by kind")
+    attempts = models.PositiveIntegerField(default=0)
+    claimed_at = models.DateTimeField(null=True, blank=True)
+    requested_at = models.DateTimeField(default=timezone.now)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    receipt = models.ForeignKey(
+        "Receipt", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+
+    objects = OwnedManager()
+
+    class Meta:
+        indexes = [models.Index(fields=["state", "requested_at"], name="memory_erasure_queue")]
+        ordering = ["-requested_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"delete all of {self.owner_id} ({self.state})"
 
 
 class RateCount(models.Model):

@@ -37,6 +37,7 @@ from memory.models import (
     Candidate,
     Edge,
     Episode,
+    Erasure,
     Event,
     Evidence,
     MemoryRule,
@@ -747,3 +748,8 @@ def receipts_per_day(
 
 def receipt_get(owner: Person, receipt_id: int) -> Receipt | None:
     return Receipt.objects.for_owner(owner).filter(pk=receipt_id).select_related("token").first()
+
+
+def erasure_get(owner: Person, erasure_id: int) -> Erasure | None:
+    """One delete-all of ``owner`` left to the workers, with its receipt once done."""
+    return Erasure.objects.for_owner(owner).filter(pk=erasure_id).select_related("receipt").first()

@@ -169,6 +169,23 @@ class TranscriptStatus(models.TextChoices):
     FAILED = "failed"
 
 
+class ImportState(models.TextChoices):
+    """A chat export's reading (its conversations' processing is their transcripts')."""
+
+    WAITING = "waiting"
+    READING = "reading"
+    READ = "read"
+    FAILED = "failed"
+
+
+class ErasureState(models.TextChoices):
+    """A delete-all left to the pending workers."""
+
+    WAITING = "waiting"
+    DELETING = "deleting"
+    DONE = "done"
+
+
 class CaptureDefault(models.TextChoices):
     REVIEW = "review", "new identities wait for review"
     AUTO = "auto", "high-confidence identities are written directly"

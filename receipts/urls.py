@@ -12,4 +12,5 @@ urlpatterns = [
     path("<int:receipt_id>/undo/", views_erase.undo_confirm, name="undo-confirm"),
     path("<int:receipt_id>/undo/run/", views_erase.undo, name="undo"),
     path("delete-all/", views_erase.delete_all, name="delete-all"),
+    path("delete-all/<int:erasure_id>/", views_erase.erasure_progress, name="erasure"),
 ]

@@ -2,6 +2,8 @@
 
 Both ask first: undo shows what it would delete on a confirmation page; delete-all needs the
 word DELETE typed in. Both are plain POST forms that redirect, so they work without JavaScript.
+A delete-all of a large memory is done by the pending workers: the form then redirects to its
+progress page, which htmx refreshes until it is done.
 """
 
 from __future__ import annotations
@@ -9,13 +11,19 @@ from __future__ import annotations
 from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import HttpResponse
+from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from memory.htmx import HtmxHttpRequest
-from memory.models import Source
-from memory.services.erase import EraseError, memory_erase_all, receipt_undo, receipt_undo_preview
+from memory.models import Receipt, Source
+from memory.selectors import erasure_get
+from memory.services.erase import (
+    EraseError,
+    memory_erase_request,
+    receipt_undo,
+    receipt_undo_preview,
+)
 from receipts.views import receipt_or_404
 
 CONFIRM_WORD = "DELETE"
@@ -80,12 +88,27 @@ def delete_all(request: HtmxHttpRequest) -> HttpResponse:
     form = EraseAllForm(request.POST if request.method == "POST" else None)
     if request.method == "POST":
         if form.is_valid():
-            receipt = memory_erase_all(
+            done = memory_erase_request(
                 owner=request.user,
                 keep_suppressions=form.cleaned_data["keep_suppressions"],
                 source=Source.REVIEW,
             )
-            messages.success(request, receipt.summary)
-            return redirect("receipts:list")
+            if isinstance(done, Receipt):
+                messages.success(request, done.summary)
+                return redirect("receipts:list")
+            return redirect("receipts:erasure", done.pk)
         return render(request, "receipts/delete_all.html", {"form": form}, status=400)
     return render(request, "receipts/delete_all.html", {"form": form})
+
+
+@login_required
+@require_GET
+def erasure_progress(request: HtmxHttpRequest, erasure_id: int) -> HttpResponse:
+    """A delete-all left to the workers: its progress, polled by htmx until it is done."""
+    erasure = erasure_get(request.user, erasure_id)
+    if erasure is None:
+        raise Http404("No such deletion")
+    template = "receipts/erasure.html"
+    return render(
+        request, f"{template}#erasure" if request.htmx else template, {"erasure": erasure}
+    )

@@ -242,6 +242,9 @@ UME_INLINE_UPLOAD_BYTES = env_int("UME_INLINE_UPLOAD_BYTES", 64 * 1024, minimum=
 UME_MAX_IMPORT_BYTES = env_int("UME_MAX_IMPORT_BYTES", 512 * 1024 * 1024, minimum=1024)
 # A save with more messages than this goes to the pending workers, like a large upload.
 UME_INLINE_MESSAGES = env_int("UME_INLINE_MESSAGES", 200, minimum=1)
+# "Delete all my memory" of up to this many rows runs in its request; a larger memory is
+# deleted by the `ingest --pending` workers, in chunks (writes are refused meanwhile).
+UME_INLINE_ERASE_ROWS = env_int("UME_INLINE_ERASE_ROWS", 5000, minimum=0)
 # How long a claim on a transcript holds without finishing; after that a retry takes it over.
 UME_CLAIM_LEASE_SECONDS = env_int("UME_CLAIM_LEASE_SECONDS", 60, minimum=1)
 # The time a pending worker may spend on one transcript before giving up on it.

@@ -1,6 +1,7 @@
-"""Deletions over the API: ``POST /v1/receipts/{id}/undo`` and ``POST /v1/memory/delete-all``.
+"""Deletions over the API: ``POST /v1/receipts/{id}/undo`` and ``POST /v1/memory/delete-all``
+(with ``GET /v1/memory/delete-all/{id}``, the status of one left to the workers).
 
-Both need the ``memory:write`` scope. Error codes, besides the shared ones
+Both need the ``memory:write`` scope (the status, ``memory:read``). Error codes, besides the shared ones
 (``memory.api.errors``): ``already_undone`` (409) for a receipt undone before,
 ``not_undoable`` (400) for a receipt that is not an ingest that wrote something, and
 ``confirmation_required`` (400) when delete-all is sent without ``confirm: "DELETE"``.
@@ -11,19 +12,20 @@ from __future__ import annotations
 from typing import Any
 
 from django.http import HttpRequest
-from ninja import Router, Schema
+from ninja import Router, Schema, Status
 from pydantic import Field
 
 from memory.api.auth import TokenAuth
 from memory.api.errors import IDEMPOTENT, ApiError, answers, not_found
 from memory.api.idempotency import idempotent
-from memory.api.shapes import ReceiptDetailOut
-from memory.models import AccessToken, Source
-from memory.selectors import receipt_get
-from memory.services.erase import EraseError, memory_erase_all, receipt_undo
-from memory.vocab import SCOPE_WRITE
+from memory.api.shapes import ErasureOut, ErasureQueuedOut, ReceiptDetailOut
+from memory.models import AccessToken, Erasure, Receipt, Source
+from memory.selectors import erasure_get, receipt_get
+from memory.services.erase import EraseError, memory_erase_request, receipt_undo
+from memory.vocab import SCOPE_READ, SCOPE_WRITE
 
 WRITE = TokenAuth(SCOPE_WRITE)
+READ = TokenAuth(SCOPE_READ)
 CONFIRM_WORD = "DELETE"
 
 router = Router()
@@ -75,21 +77,61 @@ def undo_receipt(
     return {**result.as_json(), "detail": result.detail}
 
 
+def erasure_json(erasure: Erasure) -> dict[str, Any]:
+    receipt = erasure.receipt
+    return {
+        "id": erasure.pk,
+        "state": erasure.state,
+        "keep_suppressions": erasure.keep_suppressions,
+        "counts": erasure.counts,
+        "requested_at": erasure.requested_at.isoformat(),
+        "finished_at": erasure.finished_at.isoformat() if erasure.finished_at else None,
+        "receipt": {**receipt.as_json(), "detail": receipt.detail} if receipt else None,
+    }
+
+
 @router.post(
     "/memory/delete-all",
     auth=WRITE,
     tags=["memory"],
     summary="Delete all of this user's memory",
-    response=answers({200: ReceiptDetailOut}),
+    response=answers({200: ReceiptDetailOut, 202: ErasureQueuedOut}),
 )
-def delete_all(request: HttpRequest, payload: DeleteAllIn) -> dict[str, Any]:
+def delete_all(request: HttpRequest, payload: DeleteAllIn) -> Status[dict[str, Any]]:
     """Deletes every memory row of the token's owner (rules and tokens stay). Send
-    ``{"confirm": "DELETE"}``. Returns the one receipt left, with counts."""
+    ``{"confirm": "DELETE"}``. A small memory is deleted at once: ``200`` with the one receipt
+    left, with counts. A larger one (over ``UME_INLINE_ERASE_ROWS`` rows) is deleted by the
+    pending workers: ``202`` with its status link (``GET /v1/memory/delete-all/{id}``); from
+    that moment every save is refused (``deletion_conflict``), and what is not deleted yet
+    can still be read until the workers reach it."""
     if payload.confirm != CONFIRM_WORD:
         raise ApiError(
             400, "confirmation_required", f'send "confirm": "{CONFIRM_WORD}" to delete everything'
         )
-    receipt = memory_erase_all(
+    done = memory_erase_request(
         owner=_owner(request), keep_suppressions=payload.keep_suppressions, source=Source.API
     )
-    return {**receipt.as_json(), "detail": receipt.detail}
+    if isinstance(done, Receipt):
+        return Status(200, {**done.as_json(), "detail": done.detail})
+    body = {
+        "status": "queued",
+        "status_url": f"/v1/memory/delete-all/{done.pk}",
+        "erasure": erasure_json(done),
+    }
+    return Status(202, body)
+
+
+@router.get(
+    "/memory/delete-all/{erasure_id}",
+    auth=READ,
+    tags=["memory"],
+    summary="A delete-all's progress",
+    response=answers({200: ErasureOut}, 404),
+)
+def delete_all_status(request: HttpRequest, erasure_id: int) -> dict[str, Any]:
+    """``state`` is ``waiting`` (for a worker), ``deleting`` (``counts`` so far) or ``done``
+    (with ``receipt``, the one receipt left)."""
+    erasure = erasure_get(_owner(request), erasure_id)
+    if erasure is None:
+        raise not_found("delete-all")
+    return erasure_json(erasure)

@@ -436,6 +436,26 @@ class QueuedOut(Out):
     transcript: TranscriptOut
 
 
+class ErasureOut(Out):
+    """A delete-all left to the pending workers."""
+
+    id: int
+    state: Literal["waiting", "deleting", "done"]
+    keep_suppressions: bool
+    counts: dict[str, int] = Field(description="Rows deleted so far, by kind.")
+    requested_at: Time
+    finished_at: Time | None
+    receipt: ReceiptDetailOut | None = Field(description="The one receipt left, once done.")
+
+
+class ErasureQueuedOut(Out):
+    """A delete-all left to the pending workers (``202``)."""
+
+    status: Literal["queued"]
+    status_url: str
+    erasure: ErasureOut
+
+
 class UploadOut(TranscriptOut):
     duplicate: bool = Field(description="True when this content was stored before.")
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -33,6 +34,8 @@ EXPORT_FORMATS = (CHATGPT, CLAUDE, JSONL)
 FORMAT_LABELS = {CHATGPT: "ChatGPT export", CLAUDE: "Claude export", JSONL: "JSON Lines"}
 
 _CHUNK = 64 * 1024
+_STRING_END = re.compile(r'"|\\.?', re.DOTALL)  # in a string: its end, or an escape
+_STRUCTURE = re.compile(r'["\[\]{}]')
 _WS = " \t\r\n"
 # ChatGPT content types that are the model's or the app's own, not the conversation.
 _CHATGPT_HIDDEN_TYPES = {
@@ -122,6 +125,49 @@ def iter_json_array(stream: IO[bytes], *, max_element_bytes: int) -> Iterator[An
             if not more():
                 return ""
 
+    def skip_element() -> int:
+        """Scan past the element starting at ``pos`` (an object or a list) without decoding
+        it, dropping what is behind; the buffer position just after it."""
+        nonlocal buf, pos
+        depth, in_string, i = 0, False, pos
+        while True:
+            while i < len(buf):
+                if in_string:
+                    found = _STRING_END.search(buf, i)
+                    if found is None:
+                        i = len(buf)
+                        break
+                    if found.group() == "\\":  # a backslash at the end: its escape is next
+                        i = found.start()
+                        break
+                    i = found.end()
+                    if found.group() == '"':
+                        in_string = False
+                        if depth == 0:  # the element was one (huge) string
+                            return i
+                    continue
+                found = _STRUCTURE.search(buf, i)
+                if found is None:
+                    i = len(buf)
+                    break
+                i = found.end()
+                char = found.group()
+                if char == '"':
+                    in_string = True
+                elif char in "[{":
+                    depth += 1
+                else:
+                    depth -= 1
+                    if depth == 0:
+                        return i
+            # Keep only what is not scanned yet (an unfinished escape), then read on.
+            pos, i = i, 0
+            if not more():
+                raise ImportFormatError(
+                    f"malformed JSON: conversation {index + 1} is over "
+                    f"{max_element_bytes:,} bytes and the file ends inside it"
+                )
+
     try:
         if skip_ws() != "[":
             raise ImportFormatError("expected a JSON list of conversations")
@@ -132,11 +178,18 @@ def iter_json_array(stream: IO[bytes], *, max_element_bytes: int) -> Iterator[An
             while True:
                 try:
                     element, end = decoder.raw_decode(buf, pos)
+                except RecursionError as exc:
+                    # Nested deeper than Python's parser goes: malformed for us, and where the
+                    # element ends is unknown, so the reading stops here.
+                    raise ImportFormatError(
+                        f"malformed JSON in conversation {index + 1}: nested too deeply"
+                    ) from exc
                 except json.JSONDecodeError as exc:
                     if len(buf) - pos > hard_cap:
-                        raise ImportFormatError(
-                            f"conversation {index + 1} is over {max_element_bytes:,} bytes"
-                        ) from exc
+                        # Far too big to decode: skipped without being held, failing alone.
+                        end = skip_element()
+                        element = ImportFormatError(f"over {max_element_bytes:,} bytes")
+                        break
                     if not more():
                         raise ImportFormatError(
                             f"malformed JSON in conversation {index + 1}: {exc.msg}"
@@ -145,7 +198,8 @@ def iter_json_array(stream: IO[bytes], *, max_element_bytes: int) -> Iterator[An
                 if end == len(buf) and not eof and more():
                     continue  # a number may go on in the next chunk: decode it again
                 break
-            if end - pos > max_element_bytes:  # characters: never more than its bytes
+            if not isinstance(element, ImportFormatError) and end - pos > max_element_bytes:
+                # characters: never more than its bytes
                 # Too big to store, but whole: that conversation fails alone.
                 element = ImportFormatError(f"over {max_element_bytes:,} bytes")
             pos = end
@@ -177,8 +231,14 @@ def detect_format(stream: IO[bytes], *, name: str, max_element_bytes: int) -> st
             try:
                 first = next(iter_json_array(stream, max_element_bytes=max_element_bytes), None)
             except ImportFormatError:
-                return None  # leave the message to the transcript reader
-            return _kind_of(first)
+                first = None
+            kind = _kind_of(first)
+            if kind is None and first is None or isinstance(first, ImportFormatError):
+                # The first conversation is too large (or unreadable) to decode whole: its keys
+                # still say what the file is, and that conversation will fail alone.
+                stream.seek(start)
+                kind = _kind_of_first_keys(stream)
+            return kind  # None: leave the message to the transcript reader
         if head.startswith(b"{"):
             stream.seek(start)
             first_line = stream.readline(max_element_bytes + 1)
@@ -200,6 +260,38 @@ def detect_format(stream: IO[bytes], *, name: str, max_element_bytes: int) -> st
         return None
     finally:
         stream.seek(start)
+
+
+_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}:]')
+_KEYS_SCAN_CHARS = 1024 * 1024
+
+
+def _kind_of_first_keys(stream: IO[bytes]) -> str | None:
+    """``chatgpt`` or ``claude`` from the keys of the first conversation of a list, found
+    without decoding its values (within the first MiB): a ``mapping`` object or a
+    ``chat_messages`` list."""
+    text = stream.read(_KEYS_SCAN_CHARS).decode("utf-8", errors="replace")
+    depth, last = 0, ""
+    for match in _TOKEN.finditer(text):
+        token = match.group()
+        if token in "[{":
+            if depth == 2 and last == "mapping" and token == "{":
+                return CHATGPT
+            if depth == 2 and last == "chat_messages" and token == "[":
+                return CLAUDE
+            depth += 1
+        elif token in "]}":
+            depth -= 1
+            if depth <= 1:
+                return None  # the first conversation ended without either key
+        elif token == ":":
+            continue
+        else:
+            if depth == 2 and text[match.end() :].lstrip(_WS)[:1] == ":":
+                last = token[1:-1]
+                continue
+        last = ""
+    return None
 
 
 def _kind_of(item: Any) -> str | None:
@@ -237,6 +329,8 @@ def iter_export(
             elements: Any = [json.loads(data)]
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:
             raise ImportFormatError(f"malformed JSON: {exc}") from exc
+        except RecursionError as exc:
+            raise ImportFormatError("malformed JSON: nested too deeply") from exc
     else:
         elements = iter_json_array(stream, max_element_bytes=max_element_bytes)
     for index, element in enumerate(elements):
@@ -505,6 +599,8 @@ def conversation_from_jsonl(stream: IO[bytes], *, name: str, max_bytes: int) -> 
             item = json.loads(line)
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:
             raise ImportFormatError(f"line {number}: not a JSON object ({exc})") from exc
+        except RecursionError as exc:
+            raise ImportFormatError(f"line {number}: malformed JSON (nested too deeply)") from exc
         if not isinstance(item, dict):
             raise ImportFormatError(f"line {number}: expected an object with role and content")
         role_raw = str(item.get("role") or "").strip().lower()

@@ -9,7 +9,7 @@ from django.db.models import Count, Q, QuerySet
 
 from memory.models import ChatImport
 from memory.owned import Person
-from memory.vocab import TranscriptStatus
+from memory.vocab import ImportState, TranscriptStatus
 
 
 @dataclass(frozen=True)
@@ -26,8 +26,13 @@ class ImportProgress:
         return self.chat_import.stored + self.chat_import.broken
 
     @property
+    def reading(self) -> bool:
+        """The export is still being split into conversations (or waits for a worker to)."""
+        return self.chat_import.state in (ImportState.WAITING, ImportState.READING)
+
+    @property
     def finished(self) -> bool:
-        return self.waiting == 0
+        return not self.reading and self.waiting == 0
 
     @property
     def percent(self) -> int:

@@ -23,11 +23,15 @@ from memory.owned import Person
 
 
 class DeletionConflict(RuntimeError):
-    """Something of this owner was deleted after the write started; the write is dropped."""
+    """Something of this owner was deleted after the write started (or all of it is being
+    deleted); the write is dropped."""
 
-    def __init__(self, barrier_at: datetime) -> None:
+    def __init__(self, barrier_at: datetime, *, erasing: bool = False) -> None:
         super().__init__(
-            f"a deletion at {barrier_at.isoformat()} happened after this write started; "
+            f"all memory is being deleted (asked at {barrier_at.isoformat()}); nothing was "
+            "written, save again once the deletion is done"
+            if erasing
+            else f"a deletion at {barrier_at.isoformat()} happened after this write started; "
             "nothing was written"
         )
         self.barrier_at = barrier_at
@@ -59,10 +63,32 @@ def _locked_row(owner: Person) -> DeletionBarrier:
 
 
 def barrier_check(owner: Person, *, started_at: datetime) -> None:
-    """Raise :class:`DeletionConflict` if a deletion happened after ``started_at``."""
+    """Raise :class:`DeletionConflict` if a deletion happened after ``started_at``, or while a
+    requested delete-all waits for the workers (from its request until it is done)."""
     row = _locked_row(owner)
+    if row.erasing_since is not None:
+        raise DeletionConflict(row.erasing_since, erasing=True)
     if row.barrier_at > started_at:
         raise DeletionConflict(row.barrier_at)
+
+
+def barrier_hold(owner: Person, *, at: datetime) -> None:
+    """A delete-all was requested at ``at``: every write is refused until
+    :func:`barrier_release`. Call inside the request's transaction."""
+    row = _locked_row(owner)
+    row.barrier_at = max(row.barrier_at, at)
+    if row.erasing_since is None:
+        row.erasing_since = at
+    row.save(update_fields=["barrier_at", "erasing_since"])
+
+
+def barrier_release(owner: Person, *, at: datetime) -> None:
+    """The delete-all is done: writes that started before ``at`` still abort, later ones go
+    on. Call inside the transaction that finishes it."""
+    row = _locked_row(owner)
+    row.barrier_at = max(row.barrier_at, at)
+    row.erasing_since = None
+    row.save(update_fields=["barrier_at", "erasing_since"])
 
 
 def barrier_raise(owner: Person, *, at: datetime | None = None) -> None:

@@ -41,6 +41,7 @@ from collections.abc import Iterable
 from datetime import datetime, timedelta
 from typing import Any
 
+from django.conf import settings
 from django.db import transaction
 from django.db.models import F, Max, Q, QuerySet
 from django.utils import timezone
@@ -51,6 +52,7 @@ from memory.models import (
     ChatImport,
     Edge,
     Episode,
+    Erasure,
     Event,
     Evidence,
     IdempotencyKey,
@@ -66,7 +68,7 @@ from memory.models import (
 )
 from memory.owned import Person
 from memory.selectors import active_suppressions
-from memory.services.barrier import barrier_raise
+from memory.services.barrier import barrier_hold, barrier_raise, barrier_release
 from memory.services.bulk import delete_in_chunks
 from memory.services.episodes import episodes_delete
 from memory.services.history import History, delete_tree, update_rows
@@ -74,6 +76,7 @@ from memory.services.recall_index import recall_index_rebuild, recall_index_refr
 from memory.vocab import (
     SUPERSEDING_SLICE_KINDS,
     CandidateStatus,
+    ErasureState,
     RevisionAction,
     SuppressionKind,
     SuppressionReason,
@@ -711,43 +714,220 @@ def account_delete(user: Any) -> dict[str, int]:
     return counts
 
 
+def _erase_receipt(
+    owner: Person,
+    *,
+    source: str,
+    counts: dict[str, int],
+    keep_suppressions: bool,
+    started: float,
+    now: datetime,
+) -> Receipt:
+    kept = Suppression.objects.for_owner(owner).count() if keep_suppressions else 0
+    return Receipt.objects.create(
+        owner=owner,
+        source=source,
+        outcome=Outcome.WROTE,
+        subject="delete all memory",
+        counts=counts,
+        detail={
+            "action": "erase_all",
+            "kept_suppressions": keep_suppressions,
+            "suppressions_kept": kept,
+        },
+        summary=(
+            f"deleted all memory: {counts.get('nodes', 0)} nodes, {counts.get('candidates', 0)} "
+            f"candidates, {counts.get('transcripts', 0)} transcripts, "
+            f"{counts.get('receipts', 0)} receipts"
+            + (f"; kept {kept} suppressions" if keep_suppressions else "")
+        ),
+        duration_ms=max(0, int((time.perf_counter() - started) * 1000)),
+        created_at=now,
+    )
+
+
+def _erased_models(keep_suppressions: bool) -> list[tuple[str, Any]]:
+    models = list(OWNED)
+    if not keep_suppressions:
+        models.append(("suppressions", Suppression))
+    return models
+
+
 def memory_erase_all(
     *, owner: Person, keep_suppressions: bool = True, source: str = Source.CLEANUP
 ) -> Receipt:
-    """Delete every memory row ``owner`` has; see the module docstring for what stays.
+    """Delete every memory row ``owner`` has, now, in one transaction; see the module
+    docstring for what stays. (A person's request goes through :func:`memory_erase_request`,
+    which leaves a large memory to the pending workers.)
 
     Returns the one receipt left afterwards (counts only). Another owner's rows are never
     touched: every delete filters on ``owner``.
     """
     started = time.perf_counter()
     now = timezone.now()
-    models = list(OWNED)
-    if not keep_suppressions:
-        models.append(("suppressions", Suppression))
     counts: dict[str, int] = {}
     with transaction.atomic():
         barrier_raise(owner, at=now)
-        for name, model in models:
+        for name, model in _erased_models(keep_suppressions):
             counts[name] = delete_owned(model, owner)
         recall_index_rebuild(owner_id=owner.pk)  # nothing left to index: empties it
-        kept = Suppression.objects.for_owner(owner).count() if keep_suppressions else 0
-        receipt = Receipt.objects.create(
-            owner=owner,
+        receipt = _erase_receipt(
+            owner,
             source=source,
-            outcome=Outcome.WROTE,
-            subject="delete all memory",
             counts=counts,
-            detail={
-                "action": "erase_all",
-                "kept_suppressions": keep_suppressions,
-                "suppressions_kept": kept,
-            },
-            summary=(
-                f"deleted all memory: {counts['nodes']} nodes, {counts['candidates']} "
-                f"candidates, {counts['transcripts']} transcripts, {counts['receipts']} receipts"
-                + (f"; kept {kept} suppressions" if keep_suppressions else "")
-            ),
-            duration_ms=max(0, int((time.perf_counter() - started) * 1000)),
-            created_at=now,
+            keep_suppressions=keep_suppressions,
+            started=started,
+            now=now,
         )
     return receipt
+
+
+# --- delete all, left to the pending workers ------------------------------------------------
+
+
+def memory_size_over(owner: Person, limit: int) -> bool:
+    """Whether ``owner`` has more than ``limit`` rows to delete (at most one bounded query per
+    kind, stopping as soon as the count is over)."""
+    left = limit
+    for _name, model in OWNED:
+        left -= len(
+            model.objects.for_owner(owner).order_by().values_list("pk", flat=True)[: left + 1]
+        )
+        if left < 0:
+            return True
+    return False
+
+
+def erasure_pending(owner: Person) -> Erasure | None:
+    """The owner's delete-all that waits for (or is being done by) the workers, if any."""
+    return (
+        Erasure.objects.for_owner(owner)
+        .exclude(state=ErasureState.DONE)
+        .order_by("requested_at", "id")
+        .first()
+    )
+
+
+def memory_erase_request(
+    *, owner: Person, keep_suppressions: bool = True, source: str = Source.CLEANUP
+) -> Receipt | Erasure:
+    """A person's "delete all my memory".
+
+    Up to ``UME_INLINE_ERASE_ROWS`` rows it is done now (:func:`memory_erase_all`) and its
+    receipt returned. A larger memory is left to the pending workers and the
+    :class:`~memory.models.Erasure` returned: from this moment every write of the owner is
+    refused (:func:`~memory.services.barrier.barrier_hold`), so nothing saved meanwhile can
+    land; what is not deleted yet can still be read until the workers reach it. Asking again
+    while one is pending returns that one."""
+    if not memory_size_over(owner, settings.UME_INLINE_ERASE_ROWS):
+        return memory_erase_all(owner=owner, keep_suppressions=keep_suppressions, source=source)
+    now = timezone.now()
+    with transaction.atomic():
+        barrier_hold(owner, at=now)  # locks the owner's barrier row: requests serialise here
+        pending = erasure_pending(owner)
+        if pending is not None:
+            return pending
+        return Erasure.objects.create(
+            owner=owner, source=source, keep_suppressions=keep_suppressions, requested_at=now
+        )
+
+
+class _LostClaim(RuntimeError):
+    """Another worker took over this delete-all (this one stalled past its lease)."""
+
+
+def _claim_erasure(now: datetime) -> Erasure | None:
+    stale = now - timedelta(seconds=settings.UME_CLAIM_LEASE_SECONDS)
+    for rows in (
+        Erasure.objects.filter(state=ErasureState.WAITING).order_by("requested_at", "id"),
+        Erasure.objects.filter(state=ErasureState.DELETING, claimed_at__lt=stale).order_by(
+            "claimed_at", "id"
+        ),
+    ):
+        with transaction.atomic():
+            found = rows.select_for_update(skip_locked=True).select_related("owner").first()
+            if found is None:
+                continue
+            claimed = Erasure.objects.filter(
+                pk=found.pk, state=found.state, claimed_at=found.claimed_at
+            ).update(state=ErasureState.DELETING, claimed_at=now, attempts=F("attempts") + 1)
+        if claimed:
+            found.refresh_from_db()
+            return found
+    return None
+
+
+def _erase_chunk(erasure: Erasure, name: str, model: Any) -> int:
+    """Delete one chunk of ``model``'s rows of the owner, counted on ``erasure`` (and its
+    claim renewed) in the same transaction; how many went."""
+    label = model._meta.label
+    with transaction.atomic():
+        ids = list(
+            model.objects.for_owner(erasure.owner)
+            .order_by()
+            .values_list("pk", flat=True)[:ERASE_CHUNK]
+        )
+        if not ids:
+            return 0
+        gone = model._default_manager.filter(pk__in=ids).delete()[1].get(label, 0)
+        erasure.counts[name] = erasure.counts.get(name, 0) + gone
+        now = timezone.now()
+        if not Erasure.objects.filter(pk=erasure.pk, claimed_at=erasure.claimed_at).update(
+            counts=erasure.counts, claimed_at=now
+        ):
+            raise _LostClaim(f"delete-all {erasure.pk}: another worker took it over")
+        erasure.claimed_at = now
+    return gone
+
+
+def erasure_run(erasure: Erasure) -> Receipt:
+    """Do a claimed delete-all: every kind of row in chunks, each chunk its own transaction
+    (a worker killed midway loses only its chunk in progress; the next one resumes with the
+    counts so far), then, with the barrier row locked, a last pass for anything stored
+    meanwhile, recall's index emptied, the receipt, and writes allowed again."""
+    started = time.perf_counter()
+    owner = erasure.owner
+    models = _erased_models(erasure.keep_suppressions)
+    for name, model in models:
+        while _erase_chunk(erasure, name, model):
+            pass
+    with transaction.atomic():
+        now = timezone.now()
+        barrier_release(owner, at=now)
+        for name, model in models:
+            erasure.counts[name] = erasure.counts.get(name, 0) + delete_owned(model, owner)
+        recall_index_rebuild(owner_id=owner.pk)
+        counts = {name: erasure.counts.get(name, 0) for name, _model in models}
+        receipt = _erase_receipt(
+            owner,
+            source=erasure.source,
+            counts=counts,
+            keep_suppressions=erasure.keep_suppressions,
+            started=started,
+            now=now,
+        )
+        done = Erasure.objects.filter(pk=erasure.pk, claimed_at=erasure.claimed_at).update(
+            state=ErasureState.DONE,
+            counts=counts,
+            finished_at=now,
+            receipt=receipt,
+            claimed_at=None,
+        )
+        if not done:
+            raise _LostClaim(f"delete-all {erasure.pk}: another worker took it over")
+    erasure.state, erasure.receipt, erasure.counts = ErasureState.DONE, receipt, counts
+    return receipt
+
+
+def erasures_run_pending(*, limit: int = 10) -> list[Receipt]:
+    """The pending workers' share: each requested delete-all claimed and done; its receipts."""
+    receipts: list[Receipt] = []
+    while len(receipts) < limit:
+        erasure = _claim_erasure(timezone.now())
+        if erasure is None:
+            break
+        try:
+            receipts.append(erasure_run(erasure))
+        except _LostClaim:
+            continue
+    return receipts

@@ -845,13 +845,34 @@ def ingest_pending(
     extractor: str | None = None,
     on_done: Callable[[Receipt], None] | None = None,
 ) -> list[Receipt]:
-    """Process uploaded transcripts waiting in the database, oldest first.
+    """The pending work, oldest first: requested delete-alls (writes are refused until they
+    are done), then chat exports to split into conversations, then uploaded transcripts.
 
     Safe with several workers at once: rows are claimed with ``SELECT ... FOR UPDATE SKIP
     LOCKED`` on PostgreSQL, and every claim is also a conditional UPDATE, so a row is processed
-    by exactly one worker on any backend.
+    by exactly one worker on any backend. A delete-all or an export counts as one towards
+    ``limit``; their receipts are returned (and passed to ``on_done``) with the transcripts'.
     """
+    # Imported here: both modules build on this one.
+    from memory.imports.services import chat_imports_read_pending
+    from memory.services.erase import erasures_run_pending
+
     receipts: list[Receipt] = []
+    units = 0
+
+    def collect(done: list[Receipt]) -> None:
+        receipts.extend(done)
+        if on_done is not None:
+            for receipt in done:
+                on_done(receipt)
+
+    for erased in erasures_run_pending(limit=limit):
+        units += 1
+        collect([erased])
+    if units < limit:
+        for result in chat_imports_read_pending(limit=limit - units):
+            units += 1
+            collect([*result.broken, *([result.receipt] if result.receipt else [])])
     now = timezone.now()
     # A worker that died on the same transcript MAX_ATTEMPTS times: give up on it, visibly.
     Transcript.objects.given_up(now - _lease(), MAX_ATTEMPTS).update(
@@ -865,7 +886,7 @@ def ingest_pending(
     Transcript.objects.orphaned(now - _lease()).update(
         status=TranscriptStatus.FAILED, error=ORPHAN_ERROR, processed_at=now
     )
-    while len(receipts) < limit:
+    while units < limit:
         now = timezone.now()
         with transaction.atomic():
             row = _next_to_claim(now)
@@ -890,7 +911,6 @@ def ingest_pending(
                 "duration_ms": receipt.duration_ms,
             },
         )
-        receipts.append(receipt)
-        if on_done is not None:
-            on_done(receipt)
+        units += 1
+        collect([receipt])
     return receipts

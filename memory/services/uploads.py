@@ -17,7 +17,12 @@ from datetime import datetime
 from django.conf import settings
 from django.core.files.uploadedfile import UploadedFile
 
-from memory.imports.services import chat_import_process, chat_import_store, export_format
+from memory.imports.services import (
+    chat_import_defer,
+    chat_import_process,
+    chat_import_store,
+    export_format,
+)
 from memory.models import ChatImport, Outcome, Receipt, Source, Transcript
 from memory.owned import Person
 from memory.services.ingest import (
@@ -158,22 +163,25 @@ def transcripts_upload(
 
 
 def chat_export_upload(*, owner: Person, upload: UploadedFile, name: str, fmt: str) -> UploadResult:
-    """A whole chat export: one pending transcript per conversation, read from the stored
-    upload as a stream. A small export is processed at once; a larger one by the workers."""
+    """A whole chat export: one pending transcript per conversation.
+
+    An export within ``UME_INLINE_UPLOAD_BYTES`` is read and processed at once. A larger one
+    is not read here: its bytes are stored for the pending workers, which split it into
+    conversations and process them; the result names the import, whose progress page shows
+    how far they are."""
     name = os.path.basename(name)[:255] or "conversations.json"
+    if (upload.size or 0) > settings.UME_INLINE_UPLOAD_BYTES:
+        result = chat_import_defer(owner=owner, stream=upload, name=name, fmt=fmt, source="upload")
+        return UploadResult(
+            name,
+            result.ok,
+            result.message,
+            receipt=result.receipt,
+            waiting=result.receipt is None,
+            chat_import=result.chat_import,
+        )
     result = chat_import_store(owner=owner, stream=upload, name=name, fmt=fmt, source="upload")
-    waiting = bool(result.transcript_ids)
-    if waiting and (upload.size or 0) <= settings.UME_INLINE_UPLOAD_BYTES:
-        chat_import_process(result)
-        waiting = False
-    message = result.message
-    if waiting:
-        message += "; the conversations are processed by `manage.py ingest --pending`"
+    chat_import_process(result)
     return UploadResult(
-        name,
-        result.ok,
-        message,
-        receipt=result.receipt,
-        waiting=waiting,
-        chat_import=result.chat_import,
+        name, result.ok, result.message, receipt=result.receipt, chat_import=result.chat_import
     )

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 from pytest_django import Settings
 
+from memory.imports.services import chat_imports_read_pending
 from memory.models import ChatImport
 from memory.services.ingest import ingest_pending
 
@@ -25,12 +26,23 @@ def test_a_large_export_shows_its_progress_until_the_workers_finish(
     page.goto("/review/uploads/")
     page.set_input_files("input[type=file]", str(EXPORTS / "chatgpt_conversations.json"))
     page.get_by_role("button", name="Upload").click()
-    expect(page.locator("#upload-panel")).to_contain_text("ChatGPT export: 4 conversations")
+    # the request only stored the file: nothing is known of its conversations yet
+    expect(page.locator("#upload-panel")).to_contain_text("the export is read")
     row = ChatImport.objects.get(owner=person)
     panel = page.locator(f"#import-{row.pk}")
-    expect(panel).to_contain_text("2 left")
-    ingest_pending(limit=10)  # a worker, meanwhile
-    # no reload: htmx polls the panel and it stops once finished
+    expect(panel).to_contain_text("waiting for a worker")
+    with page.expect_response(lambda r: f"/review/imports/{row.pk}/" in r.url):
+        pass
+    chat_imports_read_pending()  # a worker splits the export, meanwhile
+    expect(panel).to_contain_text("2 left", timeout=8_000)
+    expect(panel).to_contain_text("4 in the file")
+    # Processing writes for longer than a poll's interval, and SQLite's test database cannot
+    # be read while it is written: the page is left meanwhile (the polling without a reload
+    # is shown above, from "waiting" to "2 left").
+    page.goto("about:blank")
+    ingest_pending(limit=10)  # and processes its conversations
+    page.goto(f"/review/imports/{row.pk}/")
+    panel = page.locator(f"#import-{row.pk}")
     expect(panel).to_contain_text("finished", timeout=8_000)
     expect(panel).to_contain_text("2 done")
     assert panel.get_attribute("hx-trigger") is None

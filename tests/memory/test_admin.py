@@ -139,7 +139,7 @@ def test_memory_rule_terms_are_typed_per_line_or_comma_separated(admin_client: C
         "custom_instructions": "",
         "includes": "Daniel, Gym\nRunning",
         "excludes": "salary\n\n  salary  \nhealth",
-        "custom_categories": "[]",
+        "custom_categories": "",
         "capture_default": "review",
         "auto_collect": "on",
         "created_at_0": "2026-01-01",
@@ -156,6 +156,44 @@ def test_memory_rule_terms_are_typed_per_line_or_comma_separated(admin_client: C
     html = change.content.decode()
     assert "Daniel\nGym\nRunning</textarea>" in html
     assert "rules for daniel" in html and "rules for 1" not in html
+
+
+def test_custom_categories_are_typed_as_terms_and_validated(
+    admin_client: Client, owner: User
+) -> None:
+    from memory.models import MemoryRule
+    from memory.services.tokens import token_create
+
+    rule = MemoryRule.objects.create(owner=owner)
+    change = reverse("admin:memory_memoryrule_change", args=[rule.pk])
+    form = {
+        "custom_instructions": "",
+        "includes": "",
+        "excludes": "",
+        "custom_categories": "pets\nGardening, pets",
+        "capture_default": "review",
+        "auto_collect": "on",
+        "created_at_0": "2026-01-01",
+        "created_at_1": "10:00:00",
+        "updated_at_0": "2026-01-01",
+        "updated_at_1": "10:00:00",
+    }
+    assert admin_client.post(change, form).status_code == 302
+    rule.refresh_from_db()
+    assert rule.custom_categories == ["pets", "Gardening"]
+    secret = token_create(owner=owner, name="reader")[1]
+    answer = Client().get("/v1/rules", HTTP_AUTHORIZATION=f"Bearer {secret}")
+    assert answer.status_code == 200 and answer.json()["custom_categories"] == ["pets", "Gardening"]
+    # over the rules' limits: a form error, nothing saved
+    refused = admin_client.post(change, {**form, "custom_categories": "x" * 81})
+    assert refused.status_code == 200 and "at most 80 characters" in refused.content.decode()
+    many = "\n".join(f"category {i}" for i in range(33))
+    refused = admin_client.post(change, {**form, "custom_categories": many})
+    assert "at most 32 terms" in refused.content.decode()
+    rule.refresh_from_db()
+    assert rule.custom_categories == ["pets", "Gardening"]
+    page = admin_client.get(change).content.decode()
+    assert "pets\nGardening</textarea>" in page
 
 
 def test_the_rule_add_form_offers_only_people_without_a_rule(admin_client: Client) -> None:

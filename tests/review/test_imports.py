@@ -11,6 +11,7 @@ from django.test import Client
 from django.urls import reverse
 from pytest_django import DjangoAssertNumQueries, Settings
 
+from memory.imports.services import chat_imports_read_pending
 from memory.models import ChatImport, Receipt, Transcript
 from memory.services.ingest import ingest_pending
 from tests.review.conftest import HX
@@ -54,6 +55,11 @@ def test_a_large_export_waits_for_the_workers_and_its_progress_polls(
     html = response.content.decode()
     assert "processed by `manage.py ingest --pending`" in html
     row = ChatImport.objects.get(owner=owner)
+    # the request only stored the file: a worker splits it into conversations
+    assert row.state == "waiting" and not row.transcripts.exists()
+    polled = owner_client.get(progress_url(row), **HX).content.decode()
+    assert 'hx-trigger="every 2s"' in polled and "waiting" in polled
+    chat_imports_read_pending()
     assert row.transcripts.filter(status="pending").count() == 2
     # the conversations are listed with their import, not one by one among the uploads
     assert "Sourdough starter" not in html
