@@ -425,6 +425,7 @@ def import_progress(request: HtmxHttpRequest, import_id: int) -> HttpResponse:
     if progress is None:
         raise Http404("No such import")
     template = "review/import.html"
-    return render(
-        request, f"{template}#import-progress" if request.htmx else template, {"p": progress}
-    )
+    if request.htmx:  # the panel polls itself: its counts only
+        return render(request, f"{template}#import-progress", {"p": progress})
+    conversations = import_selectors.chat_import_conversations(request.user, import_id)
+    return render(request, template, {"p": progress, "conversations": conversations})

@@ -7,7 +7,7 @@ from typing import Any
 
 from django.db.models import Count, Q, QuerySet
 
-from memory.models import ChatImport
+from memory.models import ChatImport, Transcript
 from memory.owned import Person
 from memory.vocab import ImportState, TranscriptStatus
 
@@ -71,3 +71,23 @@ def chat_imports_recent(owner: Person, *, limit: int = 10) -> list[ImportProgres
     """The owner's latest imports with their progress, newest first (one query)."""
     rows = _with_counts(ChatImport.objects.for_owner(owner)).order_by("-created_at", "-id")
     return [_progress(row) for row in rows[:limit]]
+
+
+#: How many of an import's conversations its page lists (the rest are on the Saves page).
+CONVERSATIONS_SHOWN = 200
+
+
+def chat_import_conversations(
+    owner: Person, import_id: int, *, limit: int = CONVERSATIONS_SHOWN
+) -> list[Transcript]:
+    """The conversations one import of ``owner`` stored, in the export's order, each with its
+    receipt (one query; never a transcript's text)."""
+    return list(
+        Transcript.objects.for_owner(owner)
+        .filter(chat_import_id=import_id)
+        .select_related("receipt")
+        .only(
+            "id", "name", "status", "error", "receipt__id", "receipt__outcome", "receipt__summary"
+        )
+        .order_by("id")[:limit]
+    )

@@ -87,6 +87,24 @@ def test_the_progress_page_works_without_htmx_and_only_for_its_owner(
     assert client.get(progress_url(row))["Location"].startswith("/login/")
 
 
+def test_the_progress_page_lists_each_conversation_with_its_receipt(
+    owner_client: Client, owner: User, django_assert_num_queries: DjangoAssertNumQueries
+) -> None:
+    owner_client.post(UPLOAD, {"transcripts": [export("claude_conversations.json")]})
+    row = ChatImport.objects.get(owner=owner)
+    # session, user, the nav's pending count, the import with its counts, its conversations
+    with django_assert_num_queries(5):
+        html = owner_client.get(progress_url(row)).content.decode()
+    for transcript in row.transcripts.all():
+        assert transcript.receipt is not None
+        listed = html[html.index(f'id="conversation-{transcript.pk}"') :]
+        listed = listed[: listed.index("</tr>")]
+        assert transcript.name in listed
+        assert reverse("receipts:detail", args=[transcript.receipt.pk]) in listed
+    polled = owner_client.get(progress_url(row), **HX).content.decode()
+    assert "conversation-" not in polled  # the polling panel stays counts only
+
+
 def test_the_progress_partial_reads_a_constant_number_of_queries(
     owner_client: Client, owner: User, django_assert_num_queries: DjangoAssertNumQueries
 ) -> None:
