@@ -157,7 +157,9 @@ def test_a_bad_or_foreign_cursor_is_a_clear_400_and_another_owners_node_a_404(
     assert client.get(f"/v1/nodes/{big.pk}/slices?limit=501", **auth).status_code == 400
 
     stranger = User.objects.create_user("stranger", password="x-long-password")
-    theirs = {"HTTP_AUTHORIZATION": f"Bearer {token_create(owner=stranger, name='t')[1]}"}
+    theirs: dict[str, Any] = {
+        "HTTP_AUTHORIZATION": f"Bearer {token_create(owner=stranger, name='t')[1]}"
+    }
     for path in (f"/v1/nodes/{big.pk}", f"/v1/nodes/{big.pk}/slices", f"/v1/nodes/{big.pk}/events"):
         response = client.get(path, **theirs)
         assert response.status_code == 404 and response.json()["code"] == "not_found"

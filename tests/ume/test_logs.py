@@ -208,6 +208,7 @@ def console(settings: Any) -> Iterator[Any]:
             config["handlers"]["console"]["formatter"] = "json"
         configure_logging(settings.LOGGING_CONFIG, config)
         handler = next(h for h in logging.getLogger().handlers if h.get_name() == "console")
+        assert isinstance(handler, logging.StreamHandler)
         stream = io.StringIO()
         handler.setStream(stream)
         return stream
