@@ -176,6 +176,8 @@ class Slice(models.Model):
             models.Index(fields=["node", "kind", "is_current"], name="memory_slice_node_kind"),
             # Recall reads the current slices of a few nodes by owner and node.
             models.Index(fields=["owner", "node", "is_current"], name="memory_slice_owner_node"),
+            # A node's facts are paged by position (memory.selectors.node_slices_page).
+            models.Index(fields=["node", "created_at", "id"], name="memory_slice_node_created"),
         ]
         ordering = ["-created_at", "-id"]
 

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from django.conf import settings
 from django.db.models import (
@@ -22,6 +23,7 @@ from django.db.models import (
 from django.db.models.functions import Coalesce, Left
 from django.utils import timezone
 
+from memory.cursors import Position
 from memory.gate import (
     CandidateRef,
     NodeRef,
@@ -53,6 +55,8 @@ from memory.models import (
 from memory.owned import OwnerRef, Person
 from memory.proposals import AnyProposal, EventProposal
 from memory.vocab import CandidateStatus, TranscriptStatus
+
+T = TypeVar("T")
 
 # Words too common to find "the existing node it may belong to" by.
 _HINT_STOP = frozenset(
@@ -642,13 +646,76 @@ def transcript_get(owner: Person, transcript_id: int) -> Transcript | None:
     )
 
 
-def node_slices(owner: Person, node_id: int) -> list[Slice]:
-    """All of a node's slices, current and superseded, newest first."""
-    return list(Slice.objects.filter(owner=owner, node_id=node_id).order_by("-created_at", "-id"))
+@dataclass(frozen=True)
+class DetailPage(Generic[T]):
+    """One page of a node's facts or events: the rows, how many there are in all, and where
+    the next page starts (``None`` on the last page)."""
+
+    rows: list[T]
+    total: int
+    after: Position | None
 
 
-def node_events(owner: Person, node_id: int) -> list[Event]:
-    return list(Event.objects.filter(owner=owner, node_id=node_id).order_by("-created_at", "-id"))
+def _keyset_page(
+    rows: QuerySet[Any], *, after: Position | None, limit: int, oldest_first: bool
+) -> DetailPage[Any]:
+    """``limit`` rows of ``rows`` in (created_at, id) order, strictly past ``after``: a
+    position, not an offset, so a page costs the same deep in the list and no row is handed
+    out twice or skipped when rows are added between pages. Two queries: the page (one row
+    more, to know whether another follows) and the count."""
+    total = rows.count()
+    if after is not None:
+        moment, row_id = after
+        if oldest_first:
+            past = Q(created_at__gt=moment) | Q(created_at=moment, id__gt=row_id)
+        else:
+            past = Q(created_at__lt=moment) | Q(created_at=moment, id__lt=row_id)
+        rows = rows.filter(past)
+    order = ("created_at", "id") if oldest_first else ("-created_at", "-id")
+    page = list(rows.order_by(*order)[: limit + 1])
+    more = len(page) > limit
+    page = page[:limit]
+    last = page[-1] if more else None
+    return DetailPage(page, total, (last.created_at, last.pk) if last is not None else None)
+
+
+def node_slices_page(
+    owner: Person,
+    node_id: int,
+    *,
+    after: Position | None = None,
+    limit: int = DETAIL_LIMIT,
+    current_only: bool = False,
+    oldest_first: bool = False,
+) -> DetailPage[Slice]:
+    """One page of a node's facts, current and superseded (or ``current_only``), newest first
+    (or ``oldest_first``): what the API's node and MCP's observations page through."""
+    rows = Slice.objects.filter(owner=owner, node_id=node_id)
+    if current_only:
+        rows = rows.filter(is_current=True)
+    return _keyset_page(rows, after=after, limit=limit, oldest_first=oldest_first)
+
+
+def nodes_with_facts(owner: Person, ids: Iterable[int], *, limit: int = DETAIL_LIMIT) -> list[Node]:
+    """The owner's nodes among ``ids`` by label, each with ``fact_count`` (its current facts)
+    and the first page of them, oldest first (``first_facts``, ``limit`` rows and one more to
+    tell whether another page follows): the MCP graph's entities, in three queries whatever
+    the number of nodes or facts. A further page is :func:`node_slices_page`."""
+    first = Slice.objects.filter(is_current=True).order_by("created_at", "id")[: limit + 1]
+    return list(
+        Node.objects.filter(owner=owner, pk__in=list(ids))
+        .annotate(fact_count=Coalesce(_counted(Slice, is_current=True), 0))
+        .prefetch_related(Prefetch("slices", queryset=first, to_attr="first_facts"))
+        .order_by("label", "id")
+    )
+
+
+def node_events_page(
+    owner: Person, node_id: int, *, after: Position | None = None, limit: int = DETAIL_LIMIT
+) -> DetailPage[Event]:
+    """One page of a node's events, the newest ume learned first."""
+    rows = Event.objects.filter(owner=owner, node_id=node_id)
+    return _keyset_page(rows, after=after, limit=limit, oldest_first=False)
 
 
 def detail_get(owner: Person, kind: str, row_id: int) -> Any:

@@ -201,3 +201,85 @@ def test_mcp_answers_503_json_rpc_when_the_database_is_down(dead_database_server
     assert response.status_code == 503, response.text
     assert response.headers["retry-after"] == "5"
     assert response.json()["error"]["data"]["code"] == "unavailable"
+
+
+# --- uploads need a signed-in session before their body is read --------------------------------
+
+
+def _post_slowly(base: str, path: str, cookie: str = "") -> tuple[bytes, int]:
+    """Declare a 10 MB upload (within every route's limit), send its first 64 KB, then wait for an answer without sending
+    more. Returns the answer's head and how many body bytes had been sent by then."""
+    host, port = base.removeprefix("http://").split(":")
+    declared = 10 * 1024 * 1024
+    head = (
+        f"POST {path} HTTP/1.1\r\nHost: {host}:{port}\r\n"
+        f"Content-Type: multipart/form-data; boundary=b\r\nContent-Length: {declared}\r\n"
+        + (f"Cookie: {cookie}\r\n" if cookie else "")
+        + "\r\n"
+    )
+    with socket.create_connection((host, int(port)), timeout=20) as sock:
+        sock.sendall(head.encode())
+        first = b"--b\r\nContent-Disposition: form-data; name=transcripts; filename=a.txt\r\n\r\n"
+        first += b"User: x\n" * 8192
+        sock.sendall(first)
+        answer = sock.recv(65536)  # blocks until the server answers (or the 20 s timeout)
+    return answer, len(first)
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("path", ["/review/uploads/new/", "/admin/memory/node/add/"])
+def test_an_upload_from_someone_signed_out_is_refused_before_its_body_is_sent(
+    live_asgi_url: str, owner: User, path: str
+) -> None:
+    # Signed out, a forged session key, and the session of a user since deactivated.
+    from django.test import Client
+
+    client = Client()
+    client.force_login(owner)
+    stale = client.cookies["sessionid"].value
+    User.objects.filter(pk=owner.pk).update(is_active=False)
+    for cookie in ("", "sessionid=not-a-session", f"sessionid={stale}"):
+        answer, sent = _post_slowly(live_asgi_url, path, cookie)
+        status_line, _, rest = answer.partition(b"\r\n")
+        assert status_line == b"HTTP/1.1 302 Found", (cookie, answer[:300])
+        assert b"location: /login/?next=" + path.replace("/", "%2f").encode() in rest.lower()
+        assert sent < 100 * 1024  # answered with 10 MB declared and 64 KB sent
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_htmx_upload_signed_out_gets_401_json_and_admin_sign_in_still_takes_a_form(
+    live_asgi_url: str,
+) -> None:
+    response = httpx.post(
+        f"{live_asgi_url}/review/uploads/new/", headers={"HX-Request": "true"}, content=b"x"
+    )
+    assert response.status_code == 401 and response.json()["code"] == "unauthorized"
+    admin = httpx.get(f"{live_asgi_url}/admin/login/")
+    csrf = admin.cookies["csrftoken"]
+    form = httpx.post(
+        f"{live_asgi_url}/admin/login/",
+        data={"username": "nobody", "password": "wrong", "csrfmiddlewaretoken": csrf},
+        cookies={"csrftoken": csrf},
+    )
+    assert form.status_code == 200 and b"correct username and password" in form.content
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_signed_in_upload_still_reaches_the_view(live_asgi_url: str, owner: User) -> None:
+    from django.test import Client
+
+    from memory.models import Transcript
+
+    client = Client()
+    client.force_login(owner)
+    cookies = {"sessionid": client.cookies["sessionid"].value}
+    with httpx.Client(base_url=live_asgi_url, cookies=cookies) as http:
+        page = http.get("/review/uploads/")
+        assert page.status_code == 200
+        response = http.post(
+            "/review/uploads/new/",
+            data={"csrfmiddlewaretoken": http.cookies["csrftoken"]},
+            files={"transcripts": ("chat.txt", b"User: I play chess on Sundays.\n")},
+        )
+    assert response.status_code == 200, response.text[:500]
+    assert Transcript.objects.filter(owner=owner).count() == 1

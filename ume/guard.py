@@ -8,6 +8,9 @@ first, in the router (``ume.asgi``):
 - a body with no declared length (chunked) is counted as it arrives and cut off at the limit
   (413), so nothing past the limit is read or spooled;
 - a write to ``/v1/`` without a live token is refused with 401 before its body is read;
+- a write to the upload pages or the admin (the routes that take large bodies) without the
+  session of a signed-in, active user is sent to the sign-in page (302; 401 JSON for HTMX)
+  before its body is read, so nobody signed out can make the server spool a file;
 - the database being down is a 503 with ``Retry-After``, JSON on ``/v1/`` and ``/mcp``;
 - every error ``/mcp`` answers is a JSON-RPC error object (the SDK answers some in plain text);
 - ``GET /mcp`` is a 405: the server is stateless and has no event stream to hold open.
@@ -22,12 +25,15 @@ from __future__ import annotations
 
 import json
 import logging
+from importlib import import_module
 from typing import Any
+from urllib.parse import urlencode
 
 from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.db import close_old_connections
 from django.db.utils import InterfaceError, OperationalError
+from django.shortcuts import resolve_url
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from memory.api.errors import ApiError
@@ -39,6 +45,10 @@ API_PREFIX = "/v1/"
 # Routes that take files or whole transcripts; every other form is small.
 LARGE_BODY_PREFIXES = (API_PREFIX, MCP_PATH, "/review/uploads/", "/admin/")
 UPLOAD_PATH = "/review/uploads/new/"
+# Dashboard routes with large bodies whose writes need a signed-in session (the admin's own
+# sign-in form is small, and its limit is the admin's).
+SIGNED_IN_PREFIXES = ("/review/uploads/", "/admin/")
+SIGNED_OUT_PATHS = ("/admin/login/",)
 WRITE_METHODS = {"POST", "PUT", "PATCH", "DELETE"}
 DB_RETRY_AFTER = "5"
 GUARD_TOKEN = "ume.guard_token"  # the token the guard found, in the ASGI scope
@@ -120,6 +130,36 @@ def _live_token(header: str | None, address: str) -> Any:
         close_old_connections()
 
 
+def _signed_in(cookie_header: str | None) -> bool:
+    """Whether the session cookie names the live session of an active user: what
+    ``request.user`` would be, checked the way Django checks it (the session's user, its
+    password hash still matching, the user active) without reading the request's body."""
+    from django.contrib.auth import get_user
+    from django.http import HttpRequest
+    from django.http.cookie import parse_cookie
+
+    key = parse_cookie(cookie_header or "").get(settings.SESSION_COOKIE_NAME)
+    if not key:
+        return False
+    request = HttpRequest()
+    request.session = import_module(settings.SESSION_ENGINE).SessionStore(key)
+    close_old_connections()
+    try:
+        return bool(get_user(request).is_authenticated)  # type: ignore[arg-type]
+    finally:
+        close_old_connections()
+
+
+def _login_required(scope: Scope, path: str) -> _Refused:
+    message = "sign in first: this page takes uploads only from a signed-in user"
+    headers = {"Connection": "close", "Cache-Control": "no-store"}
+    if _header(scope, b"hx-request") == "true":  # htmx does not follow a redirect into a swap
+        return _Refused(401, "unauthorized", message, headers)
+    login = resolve_url(settings.LOGIN_URL)
+    headers["Location"] = f"{login}?{urlencode({'next': path})}"
+    return _Refused(302, "login_required", message, headers)
+
+
 class Guard:
     """Wraps the router; see the module docstring."""
 
@@ -182,6 +222,15 @@ class Guard:
                     "send a valid, unrevoked token as 'Authorization: Bearer <token>'",
                     {"WWW-Authenticate": 'Bearer realm="ume"', "Connection": "close"},
                 )
+
+        if (
+            path.startswith(SIGNED_IN_PREFIXES)
+            and path not in SIGNED_OUT_PATHS
+            and scope.get("method") in WRITE_METHODS
+        ):
+            cookies = _header(scope, b"cookie")
+            if not await sync_to_async(_signed_in, thread_sensitive=False)(cookies):
+                raise _login_required(scope, path)
 
     async def _database_down(self, send: Send, path: str) -> None:
         message = "the database is unavailable; try again shortly"

@@ -5,6 +5,12 @@ Every line emitted while a request (or a worker run) is in progress carries its
 concrete path, so ids and labels in URLs do not leak; it has the user id, never a token or
 any memory text. Workers (``ingest --pending``) and ``cleanup`` log on ``ume.worker`` with the
 same fields where they apply.
+
+Django's own records of a request (``django.request`` for every 4xx and 5xx,
+``django.security.*``) carry the request object and its path, and the security ones quote
+the exception; :class:`RequestRecordFilter`, on the handler, rewrites them to the same terms
+as the access log (status, method, route pattern), drops the request, and keeps an
+exception's type and frames but not its message (on every record), in both formats.
 """
 
 from __future__ import annotations
@@ -59,6 +65,32 @@ class RequestIdFilter(logging.Filter):
         return True
 
 
+def _route(request: Any) -> str:
+    match = getattr(request, "resolver_match", None)
+    return ("/" + match.route) if match is not None and match.route else "unmatched"
+
+
+class RequestRecordFilter(logging.Filter):
+    """Rewrites a record that carries a ``request`` (Django's ``log_response``): its message
+    becomes ``"<status> <METHOD> <route pattern>"`` and the request object goes (its ``str``
+    has the full URL with the query string, where tokens and search text travel). On every
+    record an exception is told by its type and stack frames only, in the text format as in
+    JSON: its message can quote the input."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        request = record.__dict__.pop("request", None)
+        if request is not None:
+            status = getattr(record, "status_code", "")
+            method, route = str(getattr(request, "method", "") or ""), _route(request)
+            record.__dict__.update(method=method, route=route)
+            record.msg, record.args = "%s %s %s", (status, method, route)
+        if record.exc_info and record.exc_info[0] is not None:
+            kind, _value, tb = record.exc_info
+            frames = "".join(traceback.format_tb(tb))
+            record.exc_text = f"Traceback (most recent call last):\n{frames}{kind.__name__}"
+        return True
+
+
 class JsonFormatter(logging.Formatter):
     """One JSON object per record: time, level, logger, message, request id, extra fields.
 
@@ -108,8 +140,7 @@ class RequestLogMiddleware:
         started = time.perf_counter()
         with request_context(rid):
             response = self.get_response(request)
-            match = getattr(request, "resolver_match", None)
-            route = ("/" + match.route) if match is not None and match.route else "unmatched"
+            route = _route(request)
             access_log.info(
                 "request",
                 extra={

@@ -214,12 +214,15 @@ _LOG_LEVEL = env_str("UME_LOG_LEVEL", "WARNING")
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "filters": {"request_id": {"()": "ume.logs.RequestIdFilter"}},
+    "filters": {
+        "request_id": {"()": "ume.logs.RequestIdFilter"},
+        "request_record": {"()": "ume.logs.RequestRecordFilter"},
+    },
     "formatters": {"json": {"()": "ume.logs.JsonFormatter"}},
     "handlers": {
         "console": {
             "class": "logging.StreamHandler",
-            "filters": ["request_id"],
+            "filters": ["request_id", "request_record"],
             **({"formatter": "json"} if UME_LOG_FORMAT == "json" else {}),
         }
     },

@@ -7,7 +7,9 @@ from django.views.generic import RedirectView
 
 from memory.api import api_not_found, api_urls
 from ume.health import healthz, readyz
-from ume.login import ThrottledLoginView
+from ume.login import ThrottledAdminAuthenticationForm, ThrottledLoginView, admin_login
+
+admin.site.login_form = ThrottledAdminAuthenticationForm
 
 urlpatterns = [
     path("healthz", healthz, name="healthz"),
@@ -18,6 +20,8 @@ urlpatterns = [
         r"^admin/receipts/receipt/(?P<rest>.*)$",
         RedirectView.as_view(url="/admin/memory/receipt/%(rest)s", query_string=True),
     ),
+    # The admin's sign-in, throttled like the dashboard's (ume/login.py).
+    path("admin/login/", admin_login),
     path("admin/", admin.site.urls),
     # The API's root has no route of its own: JSON 404 like any unknown API path (django-ninja
     # would answer its HTML one).

@@ -174,6 +174,14 @@ class NodeFilters(Schema):
     q: str = Field(default="", max_length=200)
 
 
+class DetailPageIn(Schema):
+    """A page of a node's facts or events: the ``cursor`` the previous page gave as its
+    ``next`` (none for the first page), at most ``limit`` rows."""
+
+    limit: int = Field(default=50, ge=1, le=500, description="At most this many rows.")
+    cursor: str = Field(default="", max_length=500, description="The previous page's next.")
+
+
 class CandidateFilters(Schema):
     status: StatusChoice = Field(default=CandidateStatus.PENDING)
 

@@ -19,9 +19,10 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, RootModel
 
+from memory.cursors import cursor_encode
 from memory.history import Entry
 from memory.models import Candidate, Event, MemoryRule, Node, Slice, Suppression, Transcript
-from memory.selectors import EVIDENCE_PER_ITEM
+from memory.selectors import EVIDENCE_PER_ITEM, DetailPage
 
 Time = Annotated[str, Field(json_schema_extra={"format": "date-time"})]
 
@@ -115,16 +116,70 @@ def event_json(row: Event) -> dict[str, Any]:
     }
 
 
+_NEXT = "Pass it as ?cursor= to the node's slices (or events) route for the next page; null on the last."
+
+
 class NodeDetailOut(NodeOut):
-    slices: list[SliceOut]
-    events: list[EventOut]
+    slices: list[SliceOut] = Field(description="The first page of its facts, newest first.")
+    events: list[EventOut] = Field(description="The first page of its events, newest first.")
+    slice_count: int = Field(description="How many facts it has in all, current and superseded.")
+    slices_next: str | None = Field(description=_NEXT)
+    event_count: int = Field(description="How many events it has in all.")
+    events_next: str | None = Field(description=_NEXT)
 
 
-def node_detail_json(node: Node, slices: list[Slice], events: list[Event]) -> dict[str, Any]:
+def _next(kind: str, node_id: int, page: DetailPage[Any]) -> str | None:
+    return cursor_encode(kind, node_id, page.after) if page.after is not None else None
+
+
+def node_detail_json(
+    node: Node, slices: DetailPage[Slice], events: DetailPage[Event]
+) -> dict[str, Any]:
+    """The node with the first page of its facts and of its events."""
     return {
         **node_json(node),
-        "slices": [slice_json(s) for s in slices],
-        "events": [event_json(e) for e in events],
+        "slices": [slice_json(s) for s in slices.rows],
+        "events": [event_json(e) for e in events.rows],
+        "slice_count": slices.total,
+        "slices_next": _next("slices", node.pk, slices),
+        "event_count": events.total,
+        "events_next": _next("events", node.pk, events),
+    }
+
+
+class NodeSlicesOut(Out):
+    """A further page of a node's facts (``GET /v1/nodes/{id}/slices``)."""
+
+    node: int
+    slices: list[SliceOut]
+    total: int = Field(description="How many facts the node has in all.")
+    next: str | None = Field(description="The cursor of the next page; null on the last.")
+
+
+class NodeEventsOut(Out):
+    """A further page of a node's events (``GET /v1/nodes/{id}/events``)."""
+
+    node: int
+    events: list[EventOut]
+    total: int = Field(description="How many events the node has in all.")
+    next: str | None = Field(description="The cursor of the next page; null on the last.")
+
+
+def node_slices_json(node_id: int, page: DetailPage[Slice]) -> dict[str, Any]:
+    return {
+        "node": node_id,
+        "slices": [slice_json(s) for s in page.rows],
+        "total": page.total,
+        "next": _next("slices", node_id, page),
+    }
+
+
+def node_events_json(node_id: int, page: DetailPage[Event]) -> dict[str, Any]:
+    return {
+        "node": node_id,
+        "events": [event_json(e) for e in page.rows],
+        "total": page.total,
+        "next": _next("events", node_id, page),
     }
 
 
@@ -598,7 +653,14 @@ class McpRelationsDeletedOut(Out):
 class EntityOut(Out):
     name: str
     entityType: str  # noqa: N815
-    observations: list[str]
+    observations: list[str] = Field(description="A page of its current facts, oldest first.")
+    observationCount: int = Field(  # noqa: N815
+        description="How many current facts it has in all."
+    )
+    nextCursor: str | None = Field(  # noqa: N815
+        description="Call open_nodes with this entity's name and this cursor for the next "
+        "page of its observations; null on the last."
+    )
 
 
 class McpGraphOut(Out):

@@ -34,6 +34,7 @@ from memory.api.pages import (
 from memory.api.schemas import (
     CandidateFilters,
     ConversationIn,
+    DetailPageIn,
     MemoryIn,
     MergeIn,
     NodeFilters,
@@ -50,7 +51,9 @@ from memory.api.shapes import (
     DecisionOut,
     DeletedOut,
     NodeDetailOut,
+    NodeEventsOut,
     NodeOut,
+    NodeSlicesOut,
     QueuedOut,
     RecallOut,
     ReceiptOut,
@@ -63,12 +66,15 @@ from memory.api.shapes import (
     UploadOut,
     candidate_json,
     node_detail_json,
+    node_events_json,
     node_json,
+    node_slices_json,
     revision_json,
     rules_json,
     suppression_json,
     transcript_json,
 )
+from memory.cursors import CursorError, Position, cursor_decode
 from memory.history import timeline
 from memory.models import AccessToken, Outcome, Receipt, Transcript
 from memory.models import Source as ReceiptSource
@@ -77,11 +83,11 @@ from memory.selectors import (
     candidate_get,
     candidate_queue,
     memory_rule_for,
-    node_events,
+    node_events_page,
     node_get,
     node_history,
     node_list,
-    node_slices,
+    node_slices_page,
     receipt_get,
     receipt_list,
     revision_get,
@@ -317,12 +323,66 @@ def _edit() -> Iterator[None]:
     summary="One memory with its details",
     response=answers({200: NodeDetailOut}, 404),
 )
-def get_node(request: HttpRequest, node_id: int, response: HttpResponse) -> dict[str, Any]:
-    """With ``ETag``: the node's revision, to send back as ``If-Match`` on PATCH or DELETE."""
+def get_node(
+    request: HttpRequest, node_id: int, response: HttpResponse, page: Query[DetailPageIn]
+) -> dict[str, Any]:
+    """With ``ETag``: the node's revision, to send back as ``If-Match`` on PATCH or DELETE.
+
+    The first ``limit`` facts and events, with how many there are and the cursor of the next
+    page of each (``GET /v1/nodes/{id}/slices`` and ``/events``)."""
+    if page.cursor:
+        raise ApiError(400, "invalid_input", "cursor: page on /slices or /events of this node")
     node = _node_or_404(request, node_id)
     owner = _owner(request)
     response["ETag"] = etag(node.revision)
-    return node_detail_json(node, node_slices(owner, node.pk), node_events(owner, node.pk))
+    return node_detail_json(
+        node,
+        node_slices_page(owner, node.pk, limit=page.limit),
+        node_events_page(owner, node.pk, limit=page.limit),
+    )
+
+
+def _after(page: DetailPageIn, kind: str, node_id: int) -> Position | None:
+    if not page.cursor:
+        return None
+    try:
+        return cursor_decode(page.cursor, kind=kind, node_id=node_id)
+    except CursorError as exc:
+        raise ApiError(400, "invalid_input", f"cursor: {exc}") from exc
+
+
+@router.get(
+    "/nodes/{node_id}/slices",
+    auth=READ,
+    tags=["nodes"],
+    summary="A page of a memory's facts",
+    response=answers({200: NodeSlicesOut}, 404),
+)
+def node_slices_view(
+    request: HttpRequest, node_id: int, page: Query[DetailPageIn]
+) -> dict[str, Any]:
+    """Its facts, current and superseded, newest first, from ``cursor`` on."""
+    node = _node_or_404(request, node_id)
+    after = _after(page, "slices", node.pk)
+    rows = node_slices_page(_owner(request), node.pk, after=after, limit=page.limit)
+    return node_slices_json(node.pk, rows)
+
+
+@router.get(
+    "/nodes/{node_id}/events",
+    auth=READ,
+    tags=["nodes"],
+    summary="A page of a memory's events",
+    response=answers({200: NodeEventsOut}, 404),
+)
+def node_events_view(
+    request: HttpRequest, node_id: int, page: Query[DetailPageIn]
+) -> dict[str, Any]:
+    """Its events, the newest ume learned first, from ``cursor`` on."""
+    node = _node_or_404(request, node_id)
+    after = _after(page, "events", node.pk)
+    rows = node_events_page(_owner(request), node.pk, after=after, limit=page.limit)
+    return node_events_json(node.pk, rows)
 
 
 @router.patch(

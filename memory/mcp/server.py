@@ -429,7 +429,18 @@ async def search_nodes(
 
 @mcp_server.tool(name="open_nodes", annotations=READ_ONLY)
 async def open_nodes(
-    names: Annotated[list[Name], Field(min_length=0, max_length=100)], ctx: Context
+    names: Annotated[list[Name], Field(min_length=0, max_length=100)],
+    ctx: Context,
+    cursor: Annotated[
+        str,
+        Field(
+            max_length=500,
+            description="An entity's nextCursor, given with that entity's name: the next "
+            "page of its observations.",
+        ),
+    ] = "",
 ) -> Annotated[CallToolResult, McpGraphOut]:
-    """Specific entities by name, with the relations among them."""
-    return await _run(ctx, SCOPE_READ, tools.open_nodes, names=names)
+    """Specific entities by name, with the relations among them. Each entity carries a page
+    of its observations, how many it has (observationCount) and, when there are more, a
+    nextCursor to pass back as ``cursor``."""
+    return await _run(ctx, SCOPE_READ, tools.open_nodes, names=names, cursor=cursor)

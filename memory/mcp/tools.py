@@ -21,9 +21,10 @@ from typing import Any
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Prefetch, Q
+from django.db.models import Q
 
 from memory.api.shapes import candidate_json, revision_json
+from memory.cursors import CursorError, cursor_decode, cursor_encode, cursor_node
 from memory.history import timeline
 from memory.keys import canonical_key
 from memory.models import (
@@ -40,9 +41,13 @@ from memory.models import (
 from memory.owned import Person
 from memory.recall import recall
 from memory.selectors import (
+    DETAIL_LIMIT,
+    DetailPage,
     candidate_queue,
     node_get,
     node_history,
+    node_slices_page,
+    nodes_with_facts,
     revision_get,
     revision_parents,
 )
@@ -62,6 +67,8 @@ from memory.vocab import CandidateStatus, Category, EdgeType
 # whether it is written directly (``auto``) or waits for review.
 EXPLICIT_CONFIDENCE = 0.9
 GRAPH_LIMIT = 1000
+# Observations per entity in a graph answer; an entity with more gives a nextCursor.
+OBSERVATIONS_PER_PAGE = DETAIL_LIMIT
 
 _CATEGORY_SYNONYMS = {
     "people": "person",
@@ -363,21 +370,29 @@ def list_pending_candidates(token: AccessToken, *, limit: int = 20) -> ToolResul
 # --- the reference memory server's graph tools ------------------------------------------------
 
 
-def _graph(owner: Person, nodes: Iterable[Node]) -> dict[str, Any]:
-    """Entities with their current observations, and the relations among them."""
+def _graph(owner: Person, nodes: Iterable[Node], *, cursor: str = "") -> dict[str, Any]:
+    """Entities with a page of their current observations each (oldest first, with how many
+    there are and the cursor of the next page), and the relations among them. ``cursor``
+    continues the observations of the one entity it was handed out for."""
     ids = [n.pk for n in nodes]
-    rows = list(
-        Node.objects.for_owner(owner)
-        .filter(pk__in=ids)
-        .prefetch_related(
-            Prefetch(
-                "slices",
-                queryset=Slice.objects.filter(is_current=True).order_by("created_at", "id"),
-                to_attr="current_slices",
-            )
+    rows = nodes_with_facts(owner, ids, limit=OBSERVATIONS_PER_PAGE)
+    pages: dict[int, DetailPage[Slice]] = {}
+    for node in rows:
+        first: list[Slice] = node.first_facts  # type: ignore[attr-defined]
+        last = first[OBSERVATIONS_PER_PAGE - 1] if len(first) > OBSERVATIONS_PER_PAGE else None
+        after = (last.created_at, last.pk) if last is not None else None
+        pages[node.pk] = DetailPage(first[:OBSERVATIONS_PER_PAGE], node.fact_count, after)  # type: ignore[attr-defined]
+    if cursor:
+        node_id = _cursor_node(cursor, pages)
+        after = cursor_decode(cursor, kind="observations", node_id=node_id)
+        pages[node_id] = node_slices_page(
+            owner,
+            node_id,
+            after=after,
+            limit=OBSERVATIONS_PER_PAGE,
+            current_only=True,
+            oldest_first=True,
         )
-        .order_by("label", "id")
-    )
     labels = {n.pk: n.label for n in rows}
     edges = (
         Edge.objects.for_owner(owner)
@@ -385,19 +400,37 @@ def _graph(owner: Person, nodes: Iterable[Node]) -> dict[str, Any]:
         .order_by("id")
     )
     return {
-        "entities": [
-            {
-                "name": n.label,
-                "entityType": n.category,
-                "observations": [s.text for s in n.current_slices],  # type: ignore[attr-defined]
-            }
-            for n in rows
-        ],
+        "entities": [_entity(n, pages[n.pk]) for n in rows],
         "relations": [
             {"from": labels[e.from_node_id], "to": labels[e.to_node_id], "relationType": e.type}
             for e in edges
         ],
     }
+
+
+def _entity(node: Node, page: DetailPage[Slice]) -> dict[str, Any]:
+    after = page.after
+    return {
+        "name": node.label,
+        "entityType": node.category,
+        "observations": [s.text for s in page.rows],
+        "observationCount": page.total,
+        "nextCursor": cursor_encode("observations", node.pk, after) if after is not None else None,
+    }
+
+
+def _cursor_node(cursor: str, pages: dict[int, Any]) -> int:
+    """The node a cursor continues, which must be one of the entities asked for."""
+    try:
+        kind, node_id = cursor_node(cursor)
+    except CursorError as exc:
+        raise ToolInputError(f"cursor: {exc}") from exc
+    if kind != "observations" or node_id not in pages:
+        raise ToolInputError(
+            "cursor: it continues another entity's observations; pass it with the name of "
+            "the entity whose nextCursor it was"
+        )
+    return node_id
 
 
 def _graph_text(graph: dict[str, Any], pending: Sequence[str] = ()) -> str:
@@ -676,8 +709,8 @@ def search_nodes(token: AccessToken, *, query: str) -> ToolResult:
     return ToolResult(graph, _graph_text(graph))
 
 
-def open_nodes(token: AccessToken, *, names: list[str]) -> ToolResult:
+def open_nodes(token: AccessToken, *, names: list[str], cursor: str = "") -> ToolResult:
     owner = token.owner
     nodes = [n for n in (_node_named(owner, name) for name in names) if n is not None]
-    graph = _graph(owner, nodes)
+    graph = _graph(owner, nodes, cursor=cursor)
     return ToolResult(graph, _graph_text(graph))

@@ -30,11 +30,11 @@ from memory.recall import recall
 from memory.selectors import (
     candidate_queue,
     memory_rule_for,
-    node_events,
+    node_events_page,
     node_get,
     node_history,
     node_list,
-    node_slices,
+    node_slices_page,
     revision_parents,
     suppression_list,
     transcript_get,
@@ -96,7 +96,7 @@ def test_every_operation_documents_its_success_body_with_properties(schema: dict
             properties = resolve(schema, body).get("properties")
             assert properties, (method, path, code, body)
         seen += 1
-    assert seen == 23  # the 21 routes of views.py and the 2 of erase.py
+    assert seen == 25  # the 23 routes of views.py and the 2 of erase.py
 
 
 def test_every_operation_documents_its_errors_as_the_error_envelope(schema: dict) -> None:
@@ -267,7 +267,7 @@ def test_single_objects_are_the_builders_json(
     assert fresh is not None
     same_bytes(
         client.get(f"/v1/nodes/{node.pk}", **auth),
-        node_detail_json(fresh, node_slices(owner, node.pk), node_events(owner, node.pk)),
+        node_detail_json(fresh, node_slices_page(owner, node.pk), node_events_page(owner, node.pk)),
     )
     same_bytes(client.get("/v1/rules", **auth), rules_json(memory_rule_for(owner)))
     upload = client.post(

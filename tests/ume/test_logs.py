@@ -194,3 +194,61 @@ def test_the_json_format_is_chosen_by_the_environment_and_a_typo_is_refused() ->
         cwd=BASE_DIR,
     )
     assert bad.returncode != 0 and "UME_LOG_FORMAT must be text or json" in bad.stderr
+
+
+@pytest.fixture
+def console(settings: Any) -> Iterator[Any]:
+    """What the configured console handler prints, in the format chosen (text, then json)."""
+    from django.utils.log import configure_logging
+
+    def read(fmt: str) -> Any:
+        settings_module = __import__("ume.settings", fromlist=["LOGGING"])
+        config = json.loads(json.dumps(settings_module.LOGGING))
+        if fmt == "json":
+            config["handlers"]["console"]["formatter"] = "json"
+        configure_logging(settings.LOGGING_CONFIG, config)
+        handler = next(h for h in logging.getLogger().handlers if h.get_name() == "console")
+        assert isinstance(handler, logging.StreamHandler)
+        stream = io.StringIO()
+        handler.setStream(stream)
+        return stream
+
+    yield read
+    configure_logging(settings.LOGGING_CONFIG, settings.LOGGING)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("fmt", ["text", "json"])
+def test_djangos_request_records_carry_no_query_string_body_or_exception_message(
+    owner: User, console: Any, fmt: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memory.api import views
+
+    stream = console(fmt)
+    token, secret = token_create(owner=owner, name="logs test")
+    client = Client(raise_request_exception=False)
+    auth = {"Authorization": f"Bearer {secret}"}
+    missing = client.get(f"/v1/nodes/999999?access_token={secret}&q=Dolores", headers=auth)
+    assert missing.status_code == 404
+
+    def broken(*args: Any, **kwargs: Any) -> Any:  # a failure whose message quotes the input
+        raise RuntimeError(f"could not save {kwargs.get('text') or args}")
+
+    monkeypatch.setattr(views, "save_memory_text", broken)
+    failed = client.post(
+        f"/v1/memories?token={secret}",
+        {"text": SECRET_WORDS},
+        content_type="application/json",
+        headers=auth,
+    )
+    assert failed.status_code == 500
+    printed = stream.getvalue()
+    assert "404 GET /v1/nodes/<node_id>" in printed
+    assert "500 POST /v1/memories" in printed
+    assert "RuntimeError" in printed and "broken" in printed  # the type and frames are kept
+    for leak in (secret, token.prefix, "Dolores", "kickboxing", "access_token", "?token"):
+        assert leak not in printed, (leak, printed)
+    if fmt == "json":
+        entries = [json.loads(line) for line in printed.splitlines() if line.startswith("{")]
+        assert {e["logger"] for e in entries} >= {"django.request"}
+        assert all("request" not in e for e in entries)
