@@ -6,7 +6,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("memory", "0060_recall_term_counts"),
+        ("memory", "0062_imports"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
