@@ -14,9 +14,10 @@ For each proposed object, in the order nodes, candidates, events, slices, edges:
 2. an exact canonical-key or alias match merges into that existing node (never fuzzy
    similarity: "UML" does not merge into "UML College Society");
 3. a label already planned in this batch converges on that planned object;
-4. an active suppression on the key rejects it as ``suppressed_blocked`` -- wherever a label
-   could enter the store: a new node, a node created on behalf of an event or slice, a new
-   candidate, a candidate bump;
+4. an active suppression on the key, or on another spelling of the same name (the same
+   :func:`memory.keys.core_key`: "Moonbeam" for a suppressed "Project Moonbeam"), rejects it
+   as ``suppressed_blocked`` -- wherever a label could enter the store: a new node, a node
+   created on behalf of an event or slice, a new candidate, a candidate bump, an alias;
 5. a pending candidate with the same key is bumped;
 6. otherwise a new candidate (``capture_default=review``), or a new node where the rules say
    ``auto`` and the confidence is high. Events, slices and edges on a label that only exists
@@ -29,7 +30,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 
-from memory.keys import canonical_key
+from memory.keys import canonical_key, core_key
 from memory.policy import clean_label, label_rejection, rules_rejection
 from memory.proposals import (
     AnyProposal,
@@ -294,9 +295,11 @@ class _Gate:
             for word in other:
                 self.by_word.setdefault(word, []).append(position)
         self.suppressions: dict[str, SuppressionRef] = {}
+        self.suppressed_cores: dict[str, SuppressionRef] = {}
         for s in snapshot.suppressions:
             if s.until is None or s.until > snapshot.now:
                 self.suppressions.setdefault(s.key, s)
+                self.suppressed_cores.setdefault(core_key(s.key), s)
 
     # -- lookups
 
@@ -310,8 +313,10 @@ class _Gate:
         return self.by_alias.get(key)
 
     def suppressed(self, *keys: str) -> bool:
+        """Whether a suppression refuses one of ``keys``: by the key itself, or by its core
+        key (another spelling of the same name). Records the hit."""
         for key in keys:
-            hit = self.suppressions.get(key)
+            hit = self.suppressions.get(key) or self.suppressed_cores.get(core_key(key))
             if hit is not None:
                 if hit.id not in self.out.hits:
                     self.out.hits.append(hit.id)

@@ -1,5 +1,7 @@
 """The one definition of a canonical key. The gate, aliases, suppressions, recall and the evals
-all call :func:`canonical_key`; nothing else normalises labels."""
+all call :func:`canonical_key`; nothing else normalises labels. :func:`core_key` folds a key
+further, to what every spelling of one name shares ("Project Moonbeam", "Moonbeam"), for
+suppressions only."""
 
 from __future__ import annotations
 
@@ -86,3 +88,63 @@ def key_tokens(text: str) -> list[str]:
     """The words of the canonical key, in order."""
     key = canonical_key(text)
     return key.split() if key else []
+
+
+# Words a name is said with but that are not the name: articles and possessives, the kind of
+# thing ("Project Moonbeam"), a title ("Ms Vane") or a relation ("my colleague Harriet"). The
+# extractors drop them ("I'm working on Project Moonbeam" proposes "Moonbeam"), so a label
+# with them and one without name the same thing. Relations are the ones said before a name.
+_LEADING = frozenset(
+    """
+    the a an my our his her their your this that
+    project projects dr doctor mr mrs ms miss mx prof professor sir dame lady lord
+    aunt auntie uncle cousin sister brother mum mom dad grandma grandpa granny nana
+    wife husband partner girlfriend boyfriend fiance fiancee friend colleague coworker
+    manager boss mentor teammate neighbour neighbor roommate flatmate client
+    """.split()
+)
+# ... and words said after it: "the Moonbeam project", "Apple the company", "Acme Inc".
+_TRAILING = frozenset("the project company app inc ltd llc corp".split())
+# Endings that look plural but are not: "glass", "campus", "Chris", "Lucas", "Carlos".
+_NOT_PLURAL = ("ss", "us", "is", "as", "os")
+
+
+def _singular(word: str) -> str:
+    if len(word) < 5 or not word.isalpha():
+        return word
+    if word.endswith("ies"):
+        return word[:-3] + "y"
+    if word.endswith(("ches", "shes", "sses", "xes", "zes")):
+        return word[:-2]
+    if word.endswith("s") and not word.endswith(_NOT_PLURAL):
+        return word[:-1]
+    return word
+
+
+def name_words(key: str) -> list[str]:
+    """The words of the canonical ``key`` that are the name itself: the words it is said with
+    ("project", a title, a relation, an article) dropped from either end, never all of them
+    ("project moonbeam" -> ["moonbeam"], "ms harriet vane" -> ["harriet", "vane"])."""
+    words = key.split()
+    while len(words) > 1 and words[0] in _LEADING:
+        words = words[1:]
+    while len(words) > 1 and words[-1] in _TRAILING:
+        words = words[:-1]
+    return words
+
+
+@lru_cache(maxsize=1 << 13)
+def core_key(key: str) -> str:
+    """The canonical ``key`` less the words a name is said with, its last word singular.
+
+    "project moonbeam", "the moonbeam project" and "moonbeam" share "moonbeam"; "ms vane" and
+    "vane" share "vane"; "bean counters" and "bean counter" share "bean counter". Never
+    empty when ``key`` is not: a key that is only such words is kept ("project"). Two labels
+    whose core keys are equal name the same thing as far as a suppression is concerned: what
+    was deleted or forgotten as one is refused as the other (:mod:`memory.gate`,
+    :func:`memory.selectors.suppression_blocking`). Pure and cached.
+    """
+    words = name_words(key)
+    if words:
+        words[-1] = _singular(words[-1])
+    return " ".join(words)

@@ -343,6 +343,13 @@ class Suppression(models.Model):
     owner = models.ForeignKey(Owner, on_delete=models.CASCADE, related_name="memory_suppressions")
     kind = models.CharField(max_length=16, choices=SuppressionKind.choices)
     canonical_key = models.CharField(max_length=200)
+    core_key = models.CharField(
+        max_length=200,
+        blank=True,
+        default="",
+        help_text="memory.keys.core_key of the canonical key: what every spelling of the "
+        "name shares (set with it, never typed).",
+    )
     label = models.CharField(max_length=200)
     reason = models.CharField(max_length=16, choices=SuppressionReason.choices)
     source = models.CharField(max_length=64, blank=True, default="")
@@ -365,6 +372,7 @@ class Suppression(models.Model):
         indexes = [
             models.Index(fields=["owner", "kind", "canonical_key"], name="memory_supp_lookup"),
             models.Index(fields=["owner", "canonical_key"], name="memory_supp_owner_key"),
+            models.Index(fields=["owner", "core_key"], name="memory_supp_owner_core"),
         ]
         ordering = ["-created_at", "-id"]
 

@@ -32,7 +32,7 @@ from memory.gate import (
     SuppressionRef,
     proposal_keys,
 )
-from memory.keys import canonical_key
+from memory.keys import canonical_key, core_key
 from memory.models import (
     DETAIL_KINDS,
     Alias,
@@ -77,6 +77,26 @@ def active_suppressions(owner: OwnerRef, *, now: datetime) -> QuerySet[Suppressi
     )
 
 
+def suppression_blocking(
+    owner: OwnerRef, texts: Iterable[str], *, now: datetime
+) -> Suppression | None:
+    """The active suppression that refuses any of ``texts`` as a label or an alias, if one
+    does: its canonical key is one of theirs, or its core key is (:func:`memory.keys.core_key`:
+    "Moonbeam" is refused by a suppression of "Project Moonbeam", "Ms Vane" by one of "Vane").
+    One query, by the owner's key and core-key indexes. Every path that gives a node a label
+    or an alias asks this before it writes; the gate makes the same test on its snapshot."""
+    keys = {canonical_key(text) for text in texts} - {""}
+    if not keys:
+        return None
+    cores = {core_key(key) for key in keys}
+    return (
+        active_suppressions(owner, now=now)
+        .filter(Q(canonical_key__in=keys | cores) | Q(core_key__in=cores))
+        .order_by("created_at", "id")
+        .first()
+    )
+
+
 HINTS = 200  # nodes sharing words with a save's labels, read for the gate's hints
 
 
@@ -84,8 +104,9 @@ def gate_snapshot(owner: Person, proposals: Iterable[AnyProposal], *, now: datet
     """Everything the gate needs to judge ``proposals``, in a constant number of queries.
 
     Only rows the proposals can touch are loaded: nodes, aliases, pending candidates and
-    suppressions whose canonical key is one the proposals name, plus nodes sharing a word
-    with them (shown to the reviewer as "may belong to", never merged).
+    suppressions whose canonical key is one the proposals name, suppressions whose core key
+    is one of theirs (:func:`memory.keys.core_key`), plus nodes sharing a word with them
+    (shown to the reviewer as "may belong to", never merged).
     """
     proposals = list(proposals)
     keys = proposal_keys(proposals)
@@ -107,9 +128,12 @@ def gate_snapshot(owner: Person, proposals: Iterable[AnyProposal], *, now: datet
     nodes = _snapshot_nodes(owner, keys)
     matched = [n.id for n in nodes if n.key in keys or n.alias_keys & keys]
     candidates = _snapshot_candidates(owner, keys)
+    cores = {core_key(key) for key in keys}
     suppressions = tuple(
         SuppressionRef(s.id, s.kind, s.canonical_key, s.suppressed_until)
-        for s in active_suppressions(owner, now=now).filter(canonical_key__in=keys)
+        for s in active_suppressions(owner, now=now).filter(
+            Q(canonical_key__in=keys | cores) | Q(core_key__in=cores)
+        )
     )
     edges, slice_keys, event_keys = _snapshot_details(owner, matched, proposals)
     return Snapshot(

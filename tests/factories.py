@@ -7,7 +7,7 @@ from typing import Any
 
 from django.contrib.auth import get_user_model
 
-from memory.keys import canonical_key
+from memory.keys import canonical_key, core_key
 from memory.models import Alias, Candidate, Edge, Event, Node, Page, Slice, Suppression
 from memory.services.recall_index import recall_index_refresh
 
@@ -81,5 +81,9 @@ def make_suppression(*, owner: Any, label: str = "Piano", **overrides: Any) -> S
     fields: dict[str, Any] = {"kind": "candidate", "reason": "rejected", "source": "test"}
     fields.update(overrides)
     return Suppression.objects.create(
-        owner=owner, label=label, canonical_key=canonical_key(label), **fields
+        owner=owner,
+        label=label,
+        canonical_key=canonical_key(label),
+        core_key=core_key(canonical_key(label)),
+        **fields,
     )

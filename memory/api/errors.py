@@ -3,7 +3,8 @@
 Codes: ``invalid_input`` and ``invalid_json`` (400), ``invalid_edit`` and
 ``invalid_decision`` (400, an edit or review decision the engine refused), ``unauthorized``
 (401), ``insufficient_scope`` (403), ``not_found`` (404, also for another owner's objects),
-``method_not_allowed`` (405), ``already_decided`` and ``idempotency_in_progress`` (409),
+``method_not_allowed`` (405), ``already_decided``, ``idempotency_in_progress`` and
+``suppressed`` (409; a name an active suppression covers, with ``suppression_id``),
 ``stale_revision`` (412, with ``current_revision``), ``invalid_rollback`` (400),
 ``idempotency_key_reused`` (422), ``payload_too_large`` (413),
 ``rate_limited`` (429), ``internal_error`` (500), ``unavailable`` (503, the database is down;

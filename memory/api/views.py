@@ -103,6 +103,7 @@ from memory.services.ingest import (
     transcript_queue,
     transcript_store,
 )
+from memory.services.labels import LabelSuppressed
 from memory.services.nodes import (
     NodeEditError,
     StaleRevision,
@@ -305,6 +306,11 @@ def _if_match(request: HttpRequest) -> frozenset[int] | None:
     return frozenset(revisions)
 
 
+def _suppressed(exc: LabelSuppressed) -> ApiError:
+    """409 ``suppressed``: the name is one an active suppression covers; nothing was written."""
+    return ApiError(409, "suppressed", str(exc), suppression_id=exc.suppression.pk)
+
+
 @contextmanager
 def _edit() -> Iterator[None]:
     """An edit's refusals as API errors: 412 if the node changed since If-Match, else 400."""
@@ -312,6 +318,8 @@ def _edit() -> Iterator[None]:
         yield
     except StaleRevision as exc:
         raise ApiError(412, "stale_revision", str(exc), current_revision=exc.node.revision) from exc
+    except LabelSuppressed as exc:
+        raise _suppressed(exc) from exc
     except NodeEditError as exc:
         raise ApiError(400, "invalid_edit", str(exc)) from exc
 
@@ -498,6 +506,8 @@ def rollback_node(
             source=ReceiptSource.API,
             token=_token(request),
         )
+    except LabelSuppressed as exc:
+        raise _suppressed(exc) from exc
     except RollbackError as exc:
         raise ApiError(400, "invalid_rollback", str(exc)) from exc
     node = node_get(owner, node_id)
@@ -536,6 +546,8 @@ def _decision() -> Iterator[None]:
         yield
     except CandidateAlreadyDecided as exc:
         raise ApiError(409, "already_decided", str(exc)) from exc
+    except LabelSuppressed as exc:
+        raise _suppressed(exc) from exc
     except ReviewError as exc:
         raise ApiError(400, "invalid_decision", str(exc)) from exc
 

@@ -27,6 +27,7 @@ from memory.recall.embed import embed
 from memory.recall.episodes import (
     EpisodeRow,
     EpisodeSettings,
+    forgotten_names,
     rank_episodes,
     split_named,
 )
@@ -90,7 +91,9 @@ def episode_settings(owner: Person, *, now: datetime | None = None) -> EpisodeSe
         f" AND ({until} IS NULL OR {until} > %s)",
         [*reasons, connection.ops.adapt_datetimefield_value(now)],
     )
-    keys = {key for (key,) in rows}
+    # A forgotten name, as people go on to say it (its distinctive parts); an excluded term
+    # is the person's own words, matched as they wrote them.
+    keys = set(forgotten_names(key for (key,) in rows))
     keys |= {canonical_key(term) for term in excludes or [] if isinstance(term, str)}
     return EpisodeSettings(True, tuple(sorted(k for k in keys if k)))
 

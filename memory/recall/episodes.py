@@ -10,20 +10,23 @@ local embeddings to find it close in meaning.
 **Forgetting**: an episode that mentions a forgotten label is never returned, nor quoted as
 the message a reply answers. A label is forgotten when a node was deleted with make-it-stick,
 a memory rule excludes it, or a candidate was rejected with "and forget what was said about
-it". A plain reject-and-suppress ("stop proposing this") forgets nothing: the conversation
-stays searchable.
+it". A forgotten name is also forgotten as people go on to say it (:func:`forgotten_names`):
+without the words it was said with ("Moonbeam" for "Project Moonbeam") and by each of its
+distinctive words ("Harriet", "Ms Vane" for "Harriet Vane"), never by a common word (a
+forgotten "Apple the company" hides no "apple pie"). A plain reject-and-suppress ("stop
+proposing this") forgets nothing: the conversation stays searchable.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from memory.keys import canonical_key
+from memory.keys import canonical_key, name_words
 from memory.recall.items import WHY_EPISODE, EpisodeItem
-from memory.recall.text import stem, terms, words_of
+from memory.recall.text import STOP_WORDS, is_distinctive, stem, terms, words_of
 
 # Ranking constants.
 SHORT_REPLY_WORDS = 8  # a message this short is read together with the one it answers
@@ -87,6 +90,29 @@ def _mentions(words: Sequence[str], phrase: Sequence[str]) -> bool:
     return bool(n) and any(
         list(words[i : i + n]) == list(phrase) for i in range(len(words) - n + 1)
     )
+
+
+def forgotten_names(keys: Iterable[str]) -> tuple[str, ...]:
+    """Every phrase that names what the forgotten ``keys`` name, for :func:`mentions_forgotten`:
+    each key; the name without the words it is said with ("project moonbeam" -> "moonbeam",
+    when that word is distinctive); and each distinctive word of a name of several words
+    ("harriet vane" -> "harriet", "vane"). A common word is never a name on its own
+    (:func:`memory.recall.text.is_distinctive`): "apple the company" adds nothing, so "apple
+    pie" stays; and a key of stop words only (a fragment such as "going") names nothing, so
+    "going to Lisbon" stays. Sorted, without duplicates."""
+    names: set[str] = set()
+    for key in keys:
+        if not key or all(word in STOP_WORDS for word in key.split()):
+            continue
+        names.add(key)
+        words = name_words(key)
+        if len(words) == 1:
+            if is_distinctive(words[0]):
+                names.add(words[0])
+            continue
+        names.add(" ".join(words))
+        names.update(word for word in words if is_distinctive(word))
+    return tuple(sorted(names))
 
 
 def mentions_forgotten(text: str, forgotten: Sequence[str]) -> bool:

@@ -10,6 +10,7 @@ from collections.abc import Iterable
 from functools import lru_cache
 
 import snowballstemmer
+from wordfreq import zipf_frequency
 
 from memory.keys import canonical_key
 
@@ -68,3 +69,19 @@ def probe(term: str) -> str:
 def terms(text: str) -> list[str]:
     """Stemmed content terms of ``text`` (canonical key words, stop words removed)."""
     return [stem(token) for token in content(words_of(text))]
+
+
+#: A word English uses at least this often (the Zipf scale: 4 is ten times per million words)
+#: is common: "apple" (4.8), "going" (5.9), "Mary" (4.8). Rarer ones are distinctive:
+#: "Harriet" (3.6), "Vane" (3.0), "Moonbeam" and most surnames (not in the list at all).
+COMMON_ZIPF = 4.0
+
+
+@lru_cache(maxsize=8192)
+def is_distinctive(word: str) -> bool:
+    """Whether ``word`` (a lower-case key word) picks out a name on its own: at least three
+    letters, not a stop word, and rarer than :data:`COMMON_ZIPF` in English by wordfreq's
+    small list, which ships in the package (a word not in it, or not English, is rare)."""
+    if len(word) < 3 or word in STOP_WORDS or word.isdigit():
+        return False
+    return bool(zipf_frequency(word, "en", wordlist="small") < COMMON_ZIPF)

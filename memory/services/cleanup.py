@@ -53,6 +53,7 @@ from django.db import connection, models, transaction
 from django.db.models import Q, QuerySet
 from django.utils import timezone
 
+from memory.keys import core_key
 from memory.models import (
     Candidate,
     DeletionBarrier,
@@ -598,6 +599,7 @@ def _apply_junk(owner: Person, now: datetime, plan: _Plan, report: UserCleanup) 
             owner=owner,
             kind=SuppressionKind.NODE,
             canonical_key=key,
+            core_key=core_key(key),
             label=label,
             reason=SuppressionReason.CLEANUP,
             source="cleanup:junk",

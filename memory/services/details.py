@@ -32,9 +32,9 @@ from memory.models import (
 )
 from memory.owned import owned_rows
 from memory.policy import label_rejection
-from memory.selectors import active_suppressions
 from memory.services.barrier import barrier_raise
 from memory.services.history import History, update_rows
+from memory.services.labels import LabelSuppressed, suppressed_label
 from memory.services.recall_index import recall_index_refresh
 from memory.vocab import (
     DETAIL_NOUNS,
@@ -57,6 +57,10 @@ MAX_TEXT = 2000
 
 class DetailError(ValueError):
     """A correction that cannot be made; the message is fit to show the person."""
+
+
+class SuppressedAlias(DetailError, LabelSuppressed):
+    """An alias refused: an active suppression covers the name."""
 
 
 class DetailConflict(DetailError):
@@ -296,8 +300,9 @@ def alias_key_free(
         aliases = aliases.exclude(pk=alias_id)
     if aliases.exists():
         raise DetailError(f"“{text}” is already an alias")
-    if active_suppressions(owner_id, now=timezone.now()).filter(canonical_key=key).exists():
-        raise DetailError(f"“{text}” is suppressed; lift its suppression first")
+    hit = suppressed_label(owner_id, [text])
+    if hit is not None:
+        raise SuppressedAlias(text, hit)
 
 
 def edge_update(*, edge: Edge, type: str, expected_revision: int | None = None) -> Receipt | None:
@@ -429,6 +434,14 @@ def _undo_edit(receipt: Receipt, kind: str, model: type[models.Model], history: 
     if _dump(row) != detail["after"]:
         raise DetailError(f"that {NOUNS[kind]} was changed again since; undo that first")
     before = _load(model, detail["before"])
+    if kind == "alias" and before["canonical_key"] != detail["after"]["canonical_key"]:
+        alias_key_free(
+            receipt.owner_id,
+            before["canonical_key"],
+            before["alias"],
+            node_id=before["node_id"],
+            alias_id=row.pk,
+        )
     attnames = {f.name: f.attname for f in model._meta.concrete_fields}
     for name in detail["fields"]:
         setattr(row, attnames[name], before[attnames[name]])

@@ -46,6 +46,7 @@ from django.db import transaction
 from django.db.models import F, Max, Q, QuerySet
 from django.utils import timezone
 
+from memory.keys import core_key
 from memory.models import (
     Alias,
     Candidate,
@@ -612,6 +613,7 @@ class _Undo:
                 owner=self.owner,
                 kind=kind,
                 canonical_key=key,
+                core_key=core_key(key),
                 label=label[:200],
                 reason=SuppressionReason.UNDO,
                 source=f"undo:receipt:{self.receipt.pk}",

@@ -9,12 +9,13 @@ from django.db import IntegrityError, transaction
 from django.db.models import Q, QuerySet
 from django.utils import timezone
 
-from memory.keys import canonical_key
+from memory.keys import canonical_key, core_key
 from memory.models import Alias, Candidate, Evidence, Node, Suppression
 from memory.owned import Person
 from memory.policy import label_rejection
 from memory.services.barrier import barrier_raise
 from memory.services.history import History, delete_tree, record
+from memory.services.labels import LabelSuppressed, suppressed_label
 from memory.services.recall_index import recall_index_refresh
 from memory.vocab import (
     CandidateStatus,
@@ -32,6 +33,16 @@ class NodeEditError(ValueError):
 
 #: The revision an edit is based on: one, any of several (an ``If-Match`` list), or none.
 Expected = int | frozenset[int] | None
+
+
+class SuppressedName(NodeEditError, LabelSuppressed):
+    """A rename or alias refused: an active suppression covers the name."""
+
+
+def _refuse_suppressed(owner_id: int, text: str) -> None:
+    hit = suppressed_label(owner_id, [text])
+    if hit is not None:
+        raise SuppressedName(text, hit)
 
 
 class StaleRevision(NodeEditError):
@@ -113,8 +124,12 @@ def _node_update(
     fields: list[str] = []
     old_label, old_key = node.label, node.canonical_key
     if label is not None and label != node.label:
-        node.label = _clean_label(label)
-        node.canonical_key = canonical_key(node.label)
+        new_label = _clean_label(label)
+        new_key = canonical_key(new_label)
+        if new_key != node.canonical_key:
+            _refuse_suppressed(node.owner_id, new_label)
+        node.label = new_label
+        node.canonical_key = new_key
         fields += ["label", "canonical_key"]
     if category is not None and category != node.category:
         if category not in Category.values:
@@ -188,6 +203,7 @@ def alias_add(*, node: Node, alias: str) -> Alias:
         raise NodeEditError(
             f"“{text}” is the label of another memory ({other.label}); merge them instead"
         )
+    _refuse_suppressed(node.owner_id, text)
     try:
         with transaction.atomic():
             row = Alias.objects.create(
@@ -240,6 +256,7 @@ def node_delete(
                         owner_id=node.owner_id,
                         kind=SuppressionKind.NODE,
                         canonical_key=key,
+                        core_key=core_key(key),
                         label=label,
                         reason=SuppressionReason.DELETED,
                         source=f"{source}:node:{node.pk}",
@@ -287,6 +304,7 @@ def suppression_save(*, suppression: Suppression) -> Suppression:
     :func:`~memory.keys.canonical_key`, never typed, so the gate matches it as it matches
     every other suppression."""
     suppression.canonical_key = canonical_key(suppression.label)
+    suppression.core_key = core_key(suppression.canonical_key)
     suppression.save()
     return suppression
 
@@ -306,6 +324,7 @@ def suppression_add(
             owner=owner,
             kind=SuppressionKind.NODE,
             canonical_key=key,
+            core_key=core_key(key),
             label=text[:200],
             reason=SuppressionReason.MANUAL,
             source=source,

@@ -22,7 +22,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
 
-from memory.keys import canonical_key
+from memory.keys import canonical_key, core_key
 from memory.models import (
     Alias,
     Candidate,
@@ -47,9 +47,10 @@ from memory.proposals import (
     dump_proposal,
     parse_proposals,
 )
-from memory.selectors import active_suppressions
+from memory.selectors import suppression_blocking
 from memory.services.barrier import barrier_raise
 from memory.services.history import History, delete_tree, update_rows
+from memory.services.labels import LabelSuppressed
 from memory.services.recall_index import recall_index_refresh
 from memory.services.writers import (
     NewSlice,
@@ -74,6 +75,10 @@ from memory.vocab import (
 
 class ReviewError(ValueError):
     """A decision that cannot be taken; the message is fit to show the person."""
+
+
+class SuppressedPromotion(ReviewError, LabelSuppressed):
+    """A promotion refused: an active suppression covers the label it would give."""
 
 
 class CandidateAlreadyDecided(ReviewError):
@@ -313,12 +318,14 @@ def _node_by_key(owner: Person, key: str) -> Node | None:
 
 
 def _alias_free(owner: Person, key: str, now: datetime) -> bool:
-    """May ``key`` become an alias? Not if it names another node, is an alias already, or is
-    suppressed (an alias would let the suppressed label back in through the side door)."""
+    """May ``key`` become an alias? Not if it names another node, is an alias already, or a
+    suppression covers it (an alias would let the suppressed label back in through the side
+    door; :func:`memory.selectors.suppression_blocking`, so another spelling of a suppressed
+    name is refused too)."""
     return not (
         Alias.objects.for_owner(owner).filter(canonical_key=key).exists()
         or Node.objects.for_owner(owner).filter(canonical_key=key).exists()
-        or active_suppressions(owner, now=now).filter(canonical_key=key).exists()
+        or suppression_blocking(owner, [key], now=now) is not None
     )
 
 
@@ -333,11 +340,10 @@ def _alias_from_guess(candidate: Candidate, node: Node, written: _Written) -> No
     written.aliases.append(alias_row.pk)
 
 
-def _assert_not_suppressed(owner: Person, key: str, label: str, now: datetime) -> None:
-    if active_suppressions(owner, now=now).filter(canonical_key=key).exists():
-        raise ReviewError(
-            f"“{label}” is suppressed; lift its suppression first to keep it as a memory"
-        )
+def _assert_not_suppressed(owner: Person, label: str, now: datetime) -> None:
+    hit = suppression_blocking(owner, [label], now=now)
+    if hit is not None:
+        raise SuppressedPromotion(label, hit)
 
 
 def _adopt(
@@ -416,7 +422,7 @@ def candidate_promote(
                 action="promote",
             )
         else:
-            _assert_not_suppressed(locked.owner, key, label, now)
+            _assert_not_suppressed(locked.owner, label, now)
             node = _promote_locked(
                 locked,
                 label=label,
@@ -682,6 +688,7 @@ def candidate_reject(
                 owner=locked.owner,
                 kind=SuppressionKind.CANDIDATE,
                 canonical_key=locked.canonical_key,
+                core_key=core_key(locked.canonical_key),
                 label=locked.label_guess,
                 reason=SuppressionReason.FORGOTTEN if forget else SuppressionReason.REJECTED,
                 source=f"review:candidate:{locked.pk}",

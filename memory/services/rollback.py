@@ -21,10 +21,10 @@ from django.utils.dateparse import parse_datetime
 from memory.keys import canonical_key
 from memory.models import Node, Outcome, Receipt, Revision, Source
 from memory.owned import Person, owned_rows
-from memory.selectors import active_suppressions
 from memory.services.barrier import DeletionConflict, barrier_check
 from memory.services.details import DetailError, alias_key_free
 from memory.services.history import MODELS, acting, current_actor, record
+from memory.services.labels import LabelSuppressed, suppressed_label
 from memory.services.nodes import NodeEditError, node_update
 from memory.services.recall_index import recall_index_refresh
 from memory.vocab import RevisionAction, RevisionKind
@@ -50,6 +50,10 @@ RESTORED: dict[str, tuple[str, ...]] = {
 
 class RollbackError(ValueError):
     """A rollback that cannot be made; the message is fit to show the person."""
+
+
+class SuppressedRollback(RollbackError, LabelSuppressed):
+    """A rollback refused: an active suppression covers the label it would restore."""
 
 
 def _noun(kind: str) -> str:
@@ -171,8 +175,9 @@ def _owner_label(kind: str, row: Any) -> str:
 def _node(owner: Person, node: Node, values: dict[str, Any], reason: str) -> None:
     key = canonical_key(values["label"])
     if key != node.canonical_key:
-        if active_suppressions(owner, now=timezone.now()).filter(canonical_key=key).exists():
-            raise RollbackError(f"“{values['label']}” is suppressed; lift its suppression first")
+        hit = suppressed_label(owner, [values["label"]])
+        if hit is not None:
+            raise SuppressedRollback(values["label"], hit)
         other = Node.objects.for_owner(owner).filter(canonical_key=key).exclude(pk=node.pk).first()
         if other is not None:
             raise RollbackError(
@@ -190,6 +195,8 @@ def _detail(kind: str, row: Any, values: dict[str, Any], reason: str) -> None:
         key = canonical_key(values["alias"])
         try:
             alias_key_free(row.owner_id, key, values["alias"], node_id=row.node_id, alias_id=row.pk)
+        except LabelSuppressed as exc:
+            raise SuppressedRollback(exc.text, exc.suppression) from exc
         except DetailError as exc:
             raise RollbackError(str(exc)) from exc
         row.canonical_key = key

@@ -602,3 +602,56 @@ def test_an_edge_between_two_candidates_waits_on_the_first() -> None:
     held = {c.label: [p.object for p in c.held] for c in plan.new_candidates}
     assert held == {"Atlas": ["edge"], "Postgres": []}
     assert not plan.rejected
+
+
+# --- another spelling of a suppressed name ----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("suppressed", "proposed"),
+    [
+        ("Project Moonbeam", "Moonbeam"),  # what the extractor makes of "Project Moonbeam"
+        ("Moonbeam", "Project Moonbeam"),
+        ("Project Moonbeam", "the Moonbeam project"),
+        ("Harriet Vane", "Ms Harriet Vane"),
+        ("Ms Vane", "Vane"),
+        ("Apple the company", "Apple"),
+        ("Bean Counters", "Bean Counter"),
+    ],
+)
+def test_another_spelling_of_a_suppressed_name_is_blocked(suppressed: str, proposed: str) -> None:
+    snapshot = snap(suppressions=(SuppressionRef(7, "node", canonical_key(suppressed)),))
+    plan = plan_writes(
+        [node(proposed), slice_(proposed), CandidateProposal(label=proposed, evidence=EV)],
+        snapshot,
+    )
+    assert not plan.new_candidates and not plan.new_nodes and not plan.new_slices
+    assert {r.reason for r in plan.rejected} == {"suppressed_blocked"}
+    assert plan.suppression_hits == (7,)
+    # nor as an alias of a node that exists
+    aliased = plan_writes([node("Atlas", aliases=(proposed,))], replace_nodes(snapshot))
+    assert not aliased.node_updates[0].new_aliases
+    assert ("alias", proposed, "suppressed_blocked") in reasons(aliased)
+
+
+def replace_nodes(snapshot: Snapshot) -> Snapshot:
+    return Snapshot.empty(now=snapshot.now, suppressions=snapshot.suppressions, nodes=(ATLAS,))
+
+
+@pytest.mark.parametrize(
+    ("suppressed", "proposed"),
+    [
+        ("Project Moonbeam", "Sunbeam"),
+        ("Harriet Vane", "Harriet"),  # a part of a name is not the name
+        ("Apple the company", "Apple Pie"),
+        ("Project Moonbeam", "Project Atlas"),
+        ("Piano", "Piano Lessons"),
+    ],
+)
+def test_a_name_that_only_shares_a_word_with_a_suppressed_one_is_kept(
+    suppressed: str, proposed: str
+) -> None:
+    snapshot = snap(suppressions=(SuppressionRef(7, "node", canonical_key(suppressed)),))
+    plan = plan_writes([node(proposed)], snapshot)
+    assert [c.label for c in plan.new_candidates] == [proposed]
+    assert not plan.rejected and not plan.suppression_hits

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from memory.keys import canonical_key, key_tokens
+from memory.keys import canonical_key, core_key, key_tokens, name_words
 
 
 @pytest.mark.parametrize(
@@ -95,3 +95,29 @@ def test_long_texts_are_folded_without_the_cache() -> None:
     assert _cached_key.cache_info().currsize == 0  # not held in the cache
     assert canonical_key("Zoë") == canonical_key("Zoë") == "zoe"
     assert _cached_key.cache_info().hits >= 1
+
+
+@pytest.mark.parametrize(
+    ("key", "core"),
+    [
+        ("project moonbeam", "moonbeam"),
+        ("the moonbeam project", "moonbeam"),
+        ("moonbeam", "moonbeam"),
+        ("ms harriet vane", "harriet vane"),
+        ("my colleague harriet", "harriet"),
+        ("apple the company", "apple"),
+        ("acme inc", "acme"),
+        ("bean counters", "bean counter"),
+        ("stories", "story"),
+        ("boxes", "box"),
+        ("glass", "glass"),
+        ("lucas", "lucas"),
+        ("project", "project"),  # never empty
+        ("the", "the"),
+        ("apple pie", "apple pie"),
+        ("", ""),
+    ],
+)
+def test_core_key_is_what_every_spelling_of_a_name_shares(key: str, core: str) -> None:
+    assert core_key(key) == core
+    assert name_words("project moonbeam") == ["moonbeam"]

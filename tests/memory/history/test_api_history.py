@@ -126,10 +126,11 @@ def test_a_rollback_onto_a_suppressed_label_is_refused_with_a_receipt(
     node = make_node(owner=owner, label="Boxing")
     send(client, auth, "patch", f"/v1/nodes/{node.pk}", {"label": "Kickboxing"})
     send(client, auth, "patch", f"/v1/nodes/{node.pk}", {"label": "Boxing club"})
-    make_suppression(owner=owner, label="Kickboxing")
+    suppression = make_suppression(owner=owner, label="Kickboxing")
     refused = send(client, auth, "post", f"/v1/nodes/{node.pk}/rollback", {"revision": 2})
-    assert refused.status_code == 400
-    assert refused.json()["code"] == "invalid_rollback"
+    assert refused.status_code == 409
+    assert refused.json()["code"] == "suppressed"
+    assert refused.json()["suppression_id"] == suppression.pk
     assert "suppressed" in refused.json()["message"]
     node.refresh_from_db()
     assert node.label == "Boxing club" and node.revision == 3

@@ -220,17 +220,18 @@ def test_what_the_lane_forgets_is_each_forgetting_in_force(
     make_suppression(owner=owner, label="Old Flame", reason="forgotten", suppressed_until=earlier)
     make_suppression(owner=owner, label="Lifted", reason="deleted", lifted_at=earlier)
     make_suppression(owner=owner, label="Going", reason="rejected")  # stop proposing only
-    make_suppression(owner=other_user, label="Theirs", reason="deleted")
+    make_suppression(owner=other_user, label="Kestrel", reason="deleted")
     memory_rule_update(owner=owner, changes={"excludes": ["Night Shifts"]})
     with django_assert_num_queries(SETTINGS_QUERIES):
         settings = episode_settings(owner, now=now)
     assert settings.enabled
-    assert settings.forgotten == ("night shifts", "porto trip", "tarot")
+    # and "porto", the distinctive word of the forgotten "Porto Trip" ("trip" is common)
+    assert settings.forgotten == ("night shifts", "porto", "porto trip", "tarot")
     memory_rule_update(owner=owner, changes={"episodes": False})
     with django_assert_num_queries(1):
         assert not episode_settings(owner, now=now).enabled
     # no rule at all: on, with what the suppressions forget
-    assert episode_settings(other_user, now=now).forgotten == ("theirs",)
+    assert episode_settings(other_user, now=now).forgotten == ("kestrel",)
 
 
 def test_reject_and_forget_hides_it_but_reject_and_suppress_does_not(owner: User) -> None:
@@ -363,3 +364,41 @@ def test_the_lane_reads_a_bounded_number_of_matching_messages_the_strongest_firs
     candidates, _neighbours = load_episode_candidates(owner, ["bread"], total)
     assert len(candidates) == EPISODE_CANDIDATES < total
     assert strong["content"] in [c.text for c in candidates]
+
+
+# --- a forgotten name, as people go on to say it ----------------------------------------------
+
+COLLEAGUES = [
+    {"id": "h1", "role": "user", "content": "My colleague Harriet Vane leads the launch review."},
+    {"id": "h2", "role": "user", "content": "Harriet said the deploy script is broken again."},
+    {"id": "h3", "role": "user", "content": "Ms Vane, my colleague, moved the launch review."},
+    {"id": "h4", "role": "user", "content": "I am working on Project Moonbeam again."},
+    {"id": "h5", "role": "user", "content": "Moonbeam ships its beta on Friday."},
+    {"id": "h6", "role": "user", "content": "Apple the company hired my cousin."},
+    {"id": "h7", "role": "user", "content": "I baked an apple pie for the launch party."},
+    {"id": "h8", "role": "user", "content": "I am going to Lisbon for the launch party."},
+]
+
+
+def test_a_forgotten_name_is_forgotten_by_its_distinctive_parts(owner: User) -> None:
+    save(owner, COLLEAGUES, name="colleagues")
+    for label in ("Harriet Vane", "Project Moonbeam", "Apple the company"):
+        node_delete(node=make_node(owner=owner, label=label, category="person"), stick=True)
+    make_suppression(owner=owner, label="Going", reason="deleted")
+    said = [*episodes_of(recall(owner, "who is Harriet Vane?"))]
+    said += episodes_of(recall(owner, "deploy script broken"))
+    said += episodes_of(recall(owner, "who moved the launch review?"))
+    said += episodes_of(recall(owner, "what ships on Friday?"))
+    said += episodes_of(recall(owner, "working on again"))
+    said += episodes_of(recall(owner, "who hired my cousin?"))
+    assert not {"h1", "h2", "h3", "h4", "h5", "h6"} & set(said)
+    # a common word is not a name: "apple" and "going" stay searchable
+    assert "h7" in episodes_of(recall(owner, "apple pie"))
+    assert "h8" in episodes_of(recall(owner, "going to Lisbon"))
+
+
+def test_a_part_of_a_name_that_is_not_forgotten_stays(owner: User) -> None:
+    save(owner, COLLEAGUES, name="colleagues")
+    node_delete(node=make_node(owner=owner, label="Harriet Vane", category="person"), stick=False)
+    assert "h2" in episodes_of(recall(owner, "deploy script broken"))
+    assert "h5" in episodes_of(recall(owner, "what ships on Friday?"))
