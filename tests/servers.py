@@ -48,16 +48,26 @@ def _replace_option(argv: list[str], names: tuple[str, ...], value: str) -> list
 
 class DocumentedServer:
     """gunicorn started with the documented command line (its binary replaced by this
-    interpreter's, the bind address by a free loopback port, the worker count by ``workers``);
+    interpreter's, the bind address by a free loopback port, the worker count by ``workers``,
+    the connection cap by ``worker_connections`` if given);
     stopped on leaving the ``with`` block. Its stderr goes to ``log_path``."""
 
-    def __init__(self, env: dict[str, str], *, workers: int, log_path: Path) -> None:
+    def __init__(
+        self,
+        env: dict[str, str],
+        *,
+        workers: int,
+        log_path: Path,
+        worker_connections: int | None = None,
+    ) -> None:
         self.port = free_port()
         self.url = f"http://{HOST}:{self.port}"
         argv = documented_web_command()
         assert Path(argv[0]).name == "gunicorn", argv
         argv = _replace_option(argv, ("--workers", "-w"), str(workers))
         argv = _replace_option(argv, ("--bind", "-b"), f"{HOST}:{self.port}")
+        if worker_connections is not None:
+            argv = _replace_option(argv, ("--worker-connections",), str(worker_connections))
         self.argv = [sys.executable, "-m", "gunicorn", *argv[1:]]
         self.env = env
         self.workers_wanted = workers

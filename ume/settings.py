@@ -268,6 +268,12 @@ LOGGING = {
 }
 
 # --- ume's own settings (documented in the README) -----------------------------------------
+# The web worker (ume/server.py): seconds a client has to send a request's headers, and to
+# send its body (plus one second per KB received); slower clients get 408 and are closed.
+UME_HTTP_HEADER_TIMEOUT = env_float("UME_HTTP_HEADER_TIMEOUT", 10.0)
+UME_HTTP_BODY_TIMEOUT = env_float("UME_HTTP_BODY_TIMEOUT", 30.0)
+if UME_HTTP_HEADER_TIMEOUT <= 0 or UME_HTTP_BODY_TIMEOUT <= 0:
+    raise ImproperlyConfigured("UME_HTTP_HEADER_TIMEOUT and UME_HTTP_BODY_TIMEOUT must be > 0")
 UME_MAX_TRANSCRIPT_BYTES = env_int("UME_MAX_TRANSCRIPT_BYTES", 5 * 1024 * 1024, minimum=1)
 UME_INLINE_UPLOAD_BYTES = env_int("UME_INLINE_UPLOAD_BYTES", 64 * 1024, minimum=0)
 # A whole chat export (ChatGPT's or Claude's conversations.json): read as a stream, one

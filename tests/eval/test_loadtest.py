@@ -39,6 +39,10 @@ def test_a_tiny_loadtest_runs_clean(tmp_path: Path) -> None:
     assert out["lost"] == 0 and out["half_written"] == 0, out["half_written_by_check"]
     assert out["requests"] > 0 and out["latency"]["recall_api"]["n"] > 0
     assert out["latency"]["save_1mb"]["n"] >= 1
+    # the floor the latency targets are measured against, from the same run
+    assert out["latency"]["healthz"]["n"] > 0 and out["floor_p95_ms"] > 0
+    assert out["recall_p95_ratio"] == round(out["recall_p95_ms"] / out["floor_p95_ms"], 2)
+    assert out["save_p95_ratio"] == round(out["save_p95_ms"] / out["floor_p95_ms"], 2)
     assert not [s for s in out["errors_by_status"] if int(s) >= 500]
     assert out["rate_limit"]["allowed"] == 20
     assert out["kill_recovered_s"] is not None and out["kill_recovered_s"] <= 5
