@@ -40,9 +40,12 @@ def test_a_tiny_loadtest_runs_clean(tmp_path: Path) -> None:
     assert out["requests"] > 0 and out["latency"]["recall_api"]["n"] > 0
     assert out["latency"]["save_1mb"]["n"] >= 1
     # the floor the latency targets are measured against, from the same run
-    assert out["latency"]["healthz"]["n"] > 0 and out["floor_p95_ms"] > 0
-    assert out["recall_p95_ratio"] == round(out["recall_p95_ms"] / out["floor_p95_ms"], 2)
-    assert out["save_p95_ratio"] == round(out["save_p95_ms"] / out["floor_p95_ms"], 2)
+    # (a tenth of the requests, drawn at random: a two-second run may draw none)
+    if out["latency"]["healthz"]["n"]:
+        assert out["recall_p95_ratio"] == round(out["recall_p95_ms"] / out["floor_p95_ms"], 2)
+        assert out["save_p95_ratio"] == round(out["save_p95_ms"] / out["floor_p95_ms"], 2)
+    else:
+        assert out["recall_p95_ratio"] is None and out["save_p95_ratio"] is None
     assert not [s for s in out["errors_by_status"] if int(s) >= 500]
     assert out["rate_limit"]["allowed"] == 20
     assert out["kill_recovered_s"] is not None and out["kill_recovered_s"] <= 5
