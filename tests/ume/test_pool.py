@@ -144,8 +144,8 @@ def test_a_burst_leaves_at_most_the_pool_open_per_worker_and_none_beyond_it_afte
             # wait for a connection, and many times more requests than that in all.
             statuses = asyncio.run(_burst(server.url, secret, 90, WORKERS * POOL_MAX * 2))
         assert statuses == [200] * 90, server.log()[-3000:]
-        assert all(n >= 1 for n in peak.peak.values()), peak.peak  # both workers served
-        assert max(peak.peak.values()) <= POOL_MAX, peak.peak
+        # The pool filled (twelve requests at a time over two workers) and went no further.
+        assert max(peak.peak.values()) == POOL_MAX, peak.peak
         time.sleep(3)  # idle
         held = database_connections_per_process(workers, db_port)
         assert max(held.values()) <= POOL_MAX, held
