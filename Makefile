@@ -28,7 +28,7 @@ serve: install
 	$(BIN)/python manage.py migrate --noinput
 	$(BIN)/python manage.py createcachetable
 	$(BIN)/python manage.py collectstatic --noinput --verbosity 0
-	UME_HTTPS=$${UME_HTTPS:-0} $(BIN)/gunicorn ume.asgi:application -k uvicorn_worker.UvicornWorker -b $(HOST):$(PORT)
+	UME_HTTPS=$${UME_HTTPS:-0} $(BIN)/gunicorn ume.asgi:application -k ume.server.UvicornWorker -b $(HOST):$(PORT)
 
 browser-deps:
 	@command -v chromium >/dev/null 2>&1 || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) || echo "could not install chromium: browser tests will say so"

@@ -22,7 +22,9 @@ django_app = cast(ASGIApp, get_asgi_application())
 from memory.mcp.http import MCP_PATH, build_mcp_app  # noqa: E402
 from ume.guard import Guard  # noqa: E402
 from ume.logs import AsgiAccessLog  # noqa: E402
-from ume.workers import freeze_loaded_objects  # noqa: E402
+from ume.workers import freeze_loaded_objects, refuse_persistent_connections  # noqa: E402
+
+refuse_persistent_connections()  # under ASGI a kept connection would never be reused
 
 mcp_app, session_manager = build_mcp_app()
 mcp_app = AsgiAccessLog(mcp_app, route=MCP_PATH)

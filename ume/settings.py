@@ -130,9 +130,43 @@ TEMPLATES = [
 ]
 
 DATABASE_URL = env_str("DATABASE_URL") or f"sqlite:///{BASE_DIR / 'db.sqlite3'}"
-DATABASES = {
-    "default": dj_database_url.parse(DATABASE_URL, conn_max_age=env_int("UME_DB_CONN_MAX_AGE", 0))
-}
+UME_DB_CONN_MAX_AGE = env_int("UME_DB_CONN_MAX_AGE", 0, minimum=0)
+DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=UME_DB_CONN_MAX_AGE)}
+# PostgreSQL: each process (a web worker, an ingest worker, cleanup) keeps its own pool of at
+# most UME_DB_POOL_MAX connections (psycopg's pool). A request borrows one for as long as it
+# runs and gives it back when it ends, so connections are reused however many threads the ASGI
+# server runs requests in; a request that finds none free waits up to UME_DB_POOL_TIMEOUT
+# seconds, then gets 503. UME_DB_POOL_MAX=0 turns the pool off (one connection per request,
+# e.g. behind PgBouncer).
+UME_DB_POOL_MAX = env_int("UME_DB_POOL_MAX", 8, minimum=0)
+UME_DB_POOL_MIN = env_int("UME_DB_POOL_MIN", 1, minimum=0)
+UME_DB_POOL_TIMEOUT = env_float("UME_DB_POOL_TIMEOUT", 10.0)
+UME_DB_POOL = DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and (
+    UME_DB_POOL_MAX > 0
+)
+if UME_DB_POOL:
+    if UME_DB_CONN_MAX_AGE:
+        # Django refuses persistent connections with a pool: the pool is what keeps them.
+        raise ImproperlyConfigured(
+            "UME_DB_CONN_MAX_AGE must be 0 while the connection pool is on "
+            f"(UME_DB_POOL_MAX={UME_DB_POOL_MAX}): the pool keeps connections open and reuses "
+            "them; set UME_DB_POOL_MAX=0 to turn the pool off instead"
+        )
+    if UME_DB_POOL_MIN > UME_DB_POOL_MAX:
+        raise ImproperlyConfigured(
+            f"UME_DB_POOL_MIN ({UME_DB_POOL_MIN}) must not be above "
+            f"UME_DB_POOL_MAX ({UME_DB_POOL_MAX})"
+        )
+    if UME_DB_POOL_TIMEOUT <= 0:
+        raise ImproperlyConfigured(f"UME_DB_POOL_TIMEOUT must be > 0, got {UME_DB_POOL_TIMEOUT}")
+    DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
+        "min_size": UME_DB_POOL_MIN,
+        "max_size": UME_DB_POOL_MAX,
+        "timeout": UME_DB_POOL_TIMEOUT,
+    }
+    # The pool checks a connection before lending it, so one the server dropped (a restart,
+    # an idle timeout) is replaced instead of failing a request.
+    DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # WAL plus a busy timeout lets a web process and an ingest command share the file.
     DATABASES["default"].setdefault("OPTIONS", {}).update(
@@ -238,6 +272,12 @@ LOGGING = {
 }
 
 # --- ume's own settings (documented in the README) -----------------------------------------
+# The web worker (ume/server.py): seconds a client has to send a request's headers, and to
+# send its body (plus one second per KB received); slower clients get 408 and are closed.
+UME_HTTP_HEADER_TIMEOUT = env_float("UME_HTTP_HEADER_TIMEOUT", 10.0)
+UME_HTTP_BODY_TIMEOUT = env_float("UME_HTTP_BODY_TIMEOUT", 30.0)
+if UME_HTTP_HEADER_TIMEOUT <= 0 or UME_HTTP_BODY_TIMEOUT <= 0:
+    raise ImproperlyConfigured("UME_HTTP_HEADER_TIMEOUT and UME_HTTP_BODY_TIMEOUT must be > 0")
 UME_MAX_TRANSCRIPT_BYTES = env_int("UME_MAX_TRANSCRIPT_BYTES", 5 * 1024 * 1024, minimum=1)
 UME_INLINE_UPLOAD_BYTES = env_int("UME_INLINE_UPLOAD_BYTES", 64 * 1024, minimum=0)
 # A whole chat export (ChatGPT's or Claude's conversations.json): read as a stream, one

@@ -12,6 +12,8 @@ import sys
 from pathlib import Path
 from urllib.parse import urlparse, urlunparse
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -39,6 +41,15 @@ def test_a_tiny_loadtest_runs_clean(tmp_path: Path) -> None:
     assert out["lost"] == 0 and out["half_written"] == 0, out["half_written_by_check"]
     assert out["requests"] > 0 and out["latency"]["recall_api"]["n"] > 0
     assert out["latency"]["save_1mb"]["n"] >= 1
+    # the floor the latency targets are measured against, from the same run
+    # (a tenth of the requests, drawn at random: a two-second run may draw none)
+    if out["latency"]["healthz"]["n"]:
+        # the ratios come from the unrounded p95s
+        floor = out["floor_p95_ms"]
+        assert out["recall_p95_ratio"] == pytest.approx(out["recall_p95_ms"] / floor, rel=0.01)
+        assert out["save_p95_ratio"] == pytest.approx(out["save_p95_ms"] / floor, rel=0.01)
+    else:
+        assert out["recall_p95_ratio"] is None and out["save_p95_ratio"] is None
     assert not [s for s in out["errors_by_status"] if int(s) >= 500]
     assert out["rate_limit"]["allowed"] == 20
     assert out["kill_recovered_s"] is not None and out["kill_recovered_s"] <= 5
