@@ -28,6 +28,7 @@ from __future__ import annotations
 import hashlib
 import secrets
 from collections.abc import MutableMapping
+from datetime import timedelta
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -109,10 +110,15 @@ class UmeOAuth2Validator(OAuth2Validator):
     def validate_refresh_token(
         self, refresh_token: str, client: Any, request: Any, *args: Any, **kwargs: Any
     ) -> bool:
-        """The toolkit's check, except that a token rotated less than the grace period ago
-        is refused with a clear error instead of being answered with the pair it was
-        exchanged for: that pair's values are hashed at rest, so they cannot be sent again.
-        Past the grace period the toolkit revokes the token's whole family, as before."""
+        """The toolkit's check, except that a token rotated by another request less than
+        ``UME_OAUTH_REFRESH_GRACE_SECONDS`` ago is refused with a clear error and revokes
+        nothing (a client's concurrent or retried refresh): the pair it was exchanged for is
+        hashed at rest, so it cannot be sent again. Past the grace, or for a token revoked
+        rather than rotated, the toolkit revokes the token's whole family, as before. The
+        grace is ume's, not the toolkit's (whose grace would answer with the old pair, which
+        hashed storage cannot do)."""
+        if _rotated_moments_ago(refresh_token):
+            raise errors.InvalidGrantError(description=ROTATED_MOMENTS_AGO, request=request)
         valid = bool(
             super().validate_refresh_token(refresh_token, client, request, *args, **kwargs)
         )
@@ -169,6 +175,23 @@ ROTATED_MOMENTS_AGO = (
     "this refresh token was exchanged moments ago by another request of this client; "
     "use the tokens that request received"
 )
+
+
+def _rotated_moments_ago(refresh_token: str) -> bool:
+    """Whether ``refresh_token`` was rotated (exchanged for a new pair, not revoked) within
+    the grace period, and has no live row of its own."""
+    grace = settings.UME_OAUTH_REFRESH_GRACE_SECONDS
+    if grace <= 0:
+        return False
+    rows = get_refresh_token_model().objects.filter(token_checksum=_sha256(refresh_token))
+    if rows.filter(revoked__isnull=True).exists():
+        return False
+    since = timezone.now() - timedelta(seconds=grace)
+    return (
+        get_access_token_model()
+        .objects.filter(source_refresh_token__in=rows.filter(revoked__gt=since).values("pk"))
+        .exists()
+    )
 
 
 def _claim_rotation(request: Any) -> None:

@@ -369,7 +369,9 @@ OAUTH2_PROVIDER = {
     "REFRESH_TOKEN_EXPIRE_SECONDS": UME_OAUTH_REFRESH_TOKEN_DAYS * 86400,
     "ROTATE_REFRESH_TOKEN": True,
     "REFRESH_TOKEN_REUSE_PROTECTION": True,
-    "REFRESH_TOKEN_GRACE_PERIOD_SECONDS": UME_OAUTH_REFRESH_GRACE_SECONDS,
+    # 0: the toolkit's grace answers with the old pair, which hashed storage cannot do; ume's
+    # own grace (connectors.oauth, UME_OAUTH_REFRESH_GRACE_SECONDS) refuses without revoking.
+    "REFRESH_TOKEN_GRACE_PERIOD_SECONDS": 0,
     "REQUEST_APPROVAL_PROMPT": "force",
     "ALLOWED_REDIRECT_URI_SCHEMES": ["http", "https"]
     if UME_OAUTH_LOOPBACK_REDIRECTS

@@ -94,43 +94,54 @@ def iter_json_array(stream: IO[bytes], *, max_element_bytes: int) -> Iterator[An
     is yielded as an :class:`ImportFormatError`; malformed JSON raises it, naming the element.
     """
     text = io.TextIOWrapper(stream, encoding="utf-8-sig", errors="strict", newline="")
-    # An element past the limit is yielded as an ImportFormatError (it fails alone); one that
-    # is still unfinished at four times the limit stops the reading, to bound memory.
-    hard_cap = 4 * max_element_bytes
-    decoder = json.JSONDecoder()
-    buf, pos, eof, index = "", 0, False, 0
+    try:
+        yield from _ArrayReader(text, max_element_bytes).elements()
+    finally:
+        text.detach()
 
-    def more() -> bool:
-        nonlocal buf, pos, eof
-        if eof:
+
+class _ArrayReader:
+    """The state of one streamed read of a JSON array: a buffer of text, the position in it,
+    whether the stream has ended, and how many elements were read."""
+
+    def __init__(self, text: IO[str], max_element_bytes: int) -> None:
+        self.text = text
+        self.max_element_bytes = max_element_bytes
+        # An element past the limit is yielded as an ImportFormatError (it fails alone); one
+        # that is still unfinished at four times the limit stops the reading, to bound memory.
+        self.hard_cap = 4 * max_element_bytes
+        self.decoder = json.JSONDecoder()
+        self.buf, self.pos, self.eof, self.index = "", 0, False, 0
+
+    def more(self) -> bool:
+        if self.eof:
             return False
         try:
-            chunk = text.read(_CHUNK)
+            chunk = self.text.read(_CHUNK)
         except UnicodeDecodeError as exc:
             raise ImportFormatError("not valid UTF-8; export files are UTF-8 JSON") from exc
         if not chunk:
-            eof = True
+            self.eof = True
             return False
-        buf = buf[pos:] + chunk
-        pos = 0
+        self.buf = self.buf[self.pos :] + chunk
+        self.pos = 0
         return True
 
-    def skip_ws() -> str:
-        nonlocal pos
+    def skip_ws(self) -> str:
         while True:
-            while pos < len(buf) and buf[pos] in _WS:
-                pos += 1
-            if pos < len(buf):
-                return buf[pos]
-            if not more():
+            while self.pos < len(self.buf) and self.buf[self.pos] in _WS:
+                self.pos += 1
+            if self.pos < len(self.buf):
+                return self.buf[self.pos]
+            if not self.more():
                 return ""
 
-    def skip_element() -> int:
+    def skip_element(self) -> int:
         """Scan past the element starting at ``pos`` (an object or a list) without decoding
         it, dropping what is behind; the buffer position just after it."""
-        nonlocal buf, pos
-        depth, in_string, i = 0, False, pos
+        depth, in_string, i = 0, False, self.pos
         while True:
+            buf = self.buf
             while i < len(buf):
                 if in_string:
                     found = _STRING_END.search(buf, i)
@@ -161,61 +172,65 @@ def iter_json_array(stream: IO[bytes], *, max_element_bytes: int) -> Iterator[An
                     if depth == 0:
                         return i
             # Keep only what is not scanned yet (an unfinished escape), then read on.
-            pos, i = i, 0
-            if not more():
+            self.pos, i = i, 0
+            if not self.more():
                 raise ImportFormatError(
-                    f"malformed JSON: conversation {index + 1} is over "
-                    f"{max_element_bytes:,} bytes and the file ends inside it"
+                    f"malformed JSON: conversation {self.index + 1} is over "
+                    f"{self.max_element_bytes:,} bytes and the file ends inside it"
                 )
 
-    try:
-        if skip_ws() != "[":
+    def next_element(self) -> tuple[Any, int]:
+        """The element at ``pos`` (or the error it fails alone with) and where it ends."""
+        while True:
+            try:
+                element, end = self.decoder.raw_decode(self.buf, self.pos)
+            except RecursionError as exc:
+                # Nested deeper than Python's parser goes: malformed for us, and where the
+                # element ends is unknown, so the reading stops here.
+                raise ImportFormatError(
+                    f"malformed JSON in conversation {self.index + 1}: nested too deeply"
+                ) from exc
+            except json.JSONDecodeError as exc:
+                if len(self.buf) - self.pos > self.hard_cap:
+                    # Far too big to decode: skipped without being held, failing alone.
+                    end = self.skip_element()
+                    return ImportFormatError(f"over {self.max_element_bytes:,} bytes"), end
+                if not self.more():
+                    raise ImportFormatError(
+                        f"malformed JSON in conversation {self.index + 1}: {exc.msg}"
+                    ) from exc
+                continue
+            if end == len(self.buf) and not self.eof and self.more():
+                continue  # a number may go on in the next chunk: decode it again
+            return element, end
+
+    def elements(self) -> Iterator[Any]:
+        if self.skip_ws() != "[":
             raise ImportFormatError("expected a JSON list of conversations")
-        pos += 1
-        if skip_ws() == "]":
+        self.pos += 1
+        if self.skip_ws() == "]":
             return
         while True:
-            while True:
-                try:
-                    element, end = decoder.raw_decode(buf, pos)
-                except RecursionError as exc:
-                    # Nested deeper than Python's parser goes: malformed for us, and where the
-                    # element ends is unknown, so the reading stops here.
-                    raise ImportFormatError(
-                        f"malformed JSON in conversation {index + 1}: nested too deeply"
-                    ) from exc
-                except json.JSONDecodeError as exc:
-                    if len(buf) - pos > hard_cap:
-                        # Far too big to decode: skipped without being held, failing alone.
-                        end = skip_element()
-                        element = ImportFormatError(f"over {max_element_bytes:,} bytes")
-                        break
-                    if not more():
-                        raise ImportFormatError(
-                            f"malformed JSON in conversation {index + 1}: {exc.msg}"
-                        ) from exc
-                    continue
-                if end == len(buf) and not eof and more():
-                    continue  # a number may go on in the next chunk: decode it again
-                break
-            if not isinstance(element, ImportFormatError) and end - pos > max_element_bytes:
+            element, end = self.next_element()
+            if (
+                not isinstance(element, ImportFormatError)
+                and end - self.pos > self.max_element_bytes
+            ):
                 # characters: never more than its bytes
                 # Too big to store, but whole: that conversation fails alone.
-                element = ImportFormatError(f"over {max_element_bytes:,} bytes")
-            pos = end
+                element = ImportFormatError(f"over {self.max_element_bytes:,} bytes")
+            self.pos = end
             yield element
-            index += 1
-            sep = skip_ws()
+            self.index += 1
+            sep = self.skip_ws()
             if sep == "]":
                 return
             if sep != ",":
                 raise ImportFormatError(
-                    f"malformed JSON after conversation {index}: expected ',' or ']'"
+                    f"malformed JSON after conversation {self.index}: expected ',' or ']'"
                 )
-            pos += 1
-            skip_ws()
-    finally:
-        text.detach()
+            self.pos += 1
+            self.skip_ws()
 
 
 def detect_format(stream: IO[bytes], *, name: str, max_element_bytes: int) -> str | None:

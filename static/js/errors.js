@@ -9,6 +9,7 @@
     var box = document.getElementById("request-error");
     if (!box) return;
     box.textContent = text;
+    box.setAttribute("role", "alert"); // announced when shown; no empty alert meanwhile
     box.hidden = false;
   }
 
@@ -21,6 +22,9 @@
   });
   document.addEventListener("htmx:beforeRequest", function () {
     var box = document.getElementById("request-error");
-    if (box) box.hidden = true;
+    if (box) {
+      box.hidden = true;
+      box.removeAttribute("role");
+    }
   });
 })();

@@ -120,7 +120,7 @@ def test_u_undoes_the_last_decision_after_the_focus_moved_on(signed_in: Any, per
     expect_text(card(page, made[1]), "Undone")
     lute = Candidate.objects.get(pk=made[1].pk)
     assert lute.status == "pending"
-    assert not Suppression.objects.filter(owner=person, lifted_at__isnull=True).exists()
+    assert not Suppression.objects.for_owner(person).filter(lifted_at__isnull=True).exists()
     page.keyboard.press("u")  # the undone decision was the last: nothing older is undone
     page.wait_for_timeout(300)
     assert Candidate.objects.get(pk=made[0].pk).status == "rejected"

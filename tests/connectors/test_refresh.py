@@ -126,7 +126,7 @@ def test_reuse_after_the_grace_revokes_the_whole_family(
     client_id, issued = connect(base_url, owner)
     first = refresh(base_url, client_id, issued["refresh_token"])
     assert first.status_code == 200
-    grace = settings.OAUTH2_PROVIDER["REFRESH_TOKEN_GRACE_PERIOD_SECONDS"]
+    grace = settings.UME_OAUTH_REFRESH_GRACE_SECONDS
     assert grace > 0
     RefreshToken.objects.filter(revoked__isnull=False).update(
         revoked=timezone.now() - timedelta(seconds=grace + 1)
