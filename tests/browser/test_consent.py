@@ -34,7 +34,12 @@ class Callback:
                 url = urlsplit(self.path)
                 if url.path == "/callback":
                     received.append({k: v[0] for k, v in parse_qs(url.query).items()})
-                body = b"<!doctype html><title>Connected</title><p>You can close this tab."
+                # No favicon to fetch: a request still in flight when the test's server stops
+                # would be reset, and Chromium reports that as a console error.
+                body = (
+                    b'<!doctype html><link rel="icon" href="data:,"><title>Connected</title>'
+                    b"<p>You can close this tab."
+                )
                 self.send_response(200)
                 self.send_header("Content-Type", "text/html; charset=utf-8")
                 self.send_header("Content-Length", str(len(body)))
@@ -103,7 +108,7 @@ def test_approving_sends_the_code_to_the_loopback_callback(
     pkce = Pkce.make()
     client_id, state = open_consent(page, live_server.url, callback, pkce)
     page.get_by_role("button", name="Approve").click()
-    page.wait_for_url(callback.uri + "?**")
+    page.wait_for_url(callback.uri + "?**", wait_until="load")
     assert page.locator("p").inner_text() == "You can close this tab."
     assert len(callback.received) == 1
     answer = callback.received[0]
@@ -131,7 +136,7 @@ def test_denying_sends_access_denied_to_the_loopback_callback(
 ) -> None:
     _client_id, state = open_consent(page, live_server.url, callback, Pkce.make())
     page.get_by_role("button", name="Deny").click()
-    page.wait_for_url(callback.uri + "?**")
+    page.wait_for_url(callback.uri + "?**", wait_until="load")
     assert len(callback.received) == 1
     answer = callback.received[0]
     assert answer["error"] == "access_denied" and answer["state"] == state
