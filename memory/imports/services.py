@@ -35,7 +35,6 @@ from typing import IO, Any
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
-from django.db.models import F
 from django.utils import timezone
 
 from memory.imports.formats import (
@@ -50,6 +49,7 @@ from memory.imports.formats import (
 from memory.imports.stored import store_chunks, stored_export
 from memory.models import ChatImport, Outcome, Receipt, Transcript
 from memory.owned import Person
+from memory.services.bulk import claim_first
 from memory.services.ingest import ingest_transcript, transcript_store
 from memory.transcripts import MAX_MESSAGES
 from memory.vocab import ImportState
@@ -547,23 +547,17 @@ def _claim_next(now: datetime) -> ChatImport | None:
                 detail={"chat_import": row.pk, "stored": row.stored},
             )
             row.chunks.all().delete()
-    for rows in (
-        ChatImport.objects.filter(state=ImportState.WAITING).order_by("created_at", "id"),
-        ChatImport.objects.filter(
-            state=ImportState.READING, claimed_at__lt=stale, attempts__lt=MAX_ATTEMPTS
-        ).order_by("claimed_at", "id"),
-    ):
-        with transaction.atomic():
-            found = rows.select_for_update(skip_locked=True).select_related("owner").first()
-            if found is None:
-                continue
-            claimed = ChatImport.objects.filter(
-                pk=found.pk, state=found.state, claimed_at=found.claimed_at
-            ).update(state=ImportState.READING, claimed_at=now, attempts=F("attempts") + 1)
-        if claimed:
-            found.refresh_from_db()
-            return found
-    return None
+    claimed: ChatImport | None = claim_first(
+        (
+            ChatImport.objects.filter(state=ImportState.WAITING).order_by("created_at", "id"),
+            ChatImport.objects.filter(
+                state=ImportState.READING, claimed_at__lt=stale, attempts__lt=MAX_ATTEMPTS
+            ).order_by("claimed_at", "id"),
+        ),
+        state=ImportState.READING,
+        now=now,
+    )
+    return claimed
 
 
 def _abandoned(row: ChatImport) -> ImportResult:

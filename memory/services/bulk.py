@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from django.db import connection, models
-from django.db.models import QuerySet
+from django.db import connection, models, transaction
+from django.db.models import F, QuerySet
 
 CHUNK = 2000  # rows per executemany call, so a huge batch is not held twice in memory
 
@@ -111,3 +111,26 @@ def delete_in_chunks(
             break
         total += gone
     return total
+
+
+def claim_first(queues: Iterable[QuerySet[Any]], *, state: str, now: Any) -> Any:
+    """The first row of the first of ``queues`` that has one, claimed for this worker: locked
+    with SKIP LOCKED, then moved to ``state`` with ``claimed_at=now`` and one more attempt by a
+    conditional UPDATE (so on any backend one worker wins it); ``None`` when no queue has
+    a row to take. The rows' model has ``state``, ``claimed_at`` and ``attempts``."""
+    for rows in queues:
+        with transaction.atomic():
+            found = rows.select_for_update(skip_locked=True).select_related("owner").first()
+            if found is None:
+                continue
+            claimed = (
+                type(found)
+                ._default_manager.filter(
+                    pk=found.pk, state=found.state, claimed_at=found.claimed_at
+                )
+                .update(state=state, claimed_at=now, attempts=F("attempts") + 1)
+            )
+        if claimed:
+            found.refresh_from_db()
+            return found
+    return None

@@ -70,7 +70,7 @@ from memory.models import (
 from memory.owned import Person
 from memory.selectors import active_suppressions
 from memory.services.barrier import barrier_hold, barrier_raise, barrier_release
-from memory.services.bulk import delete_in_chunks
+from memory.services.bulk import claim_first, delete_in_chunks
 from memory.services.episodes import episodes_delete
 from memory.services.history import History, delete_tree, update_rows
 from memory.services.recall_index import recall_index_rebuild, recall_index_refresh
@@ -840,23 +840,17 @@ class _LostClaim(RuntimeError):
 
 def _claim_erasure(now: datetime) -> Erasure | None:
     stale = now - timedelta(seconds=settings.UME_CLAIM_LEASE_SECONDS)
-    for rows in (
-        Erasure.objects.filter(state=ErasureState.WAITING).order_by("requested_at", "id"),
-        Erasure.objects.filter(state=ErasureState.DELETING, claimed_at__lt=stale).order_by(
-            "claimed_at", "id"
+    claimed: Erasure | None = claim_first(
+        (
+            Erasure.objects.filter(state=ErasureState.WAITING).order_by("requested_at", "id"),
+            Erasure.objects.filter(state=ErasureState.DELETING, claimed_at__lt=stale).order_by(
+                "claimed_at", "id"
+            ),
         ),
-    ):
-        with transaction.atomic():
-            found = rows.select_for_update(skip_locked=True).select_related("owner").first()
-            if found is None:
-                continue
-            claimed = Erasure.objects.filter(
-                pk=found.pk, state=found.state, claimed_at=found.claimed_at
-            ).update(state=ErasureState.DELETING, claimed_at=now, attempts=F("attempts") + 1)
-        if claimed:
-            found.refresh_from_db()
-            return found
-    return None
+        state=ErasureState.DELETING,
+        now=now,
+    )
+    return claimed
 
 
 def _erase_chunk(erasure: Erasure, name: str, model: Any) -> int:
