@@ -30,7 +30,9 @@ def test_freezing_keeps_start_up_objects_out_of_collections_but_collects_later_g
     unfrozen: None,
 ) -> None:
     frozen = freeze_loaded_objects()
-    assert frozen == gc.get_freeze_count() > 0
+    # a frozen object still dies when its last reference goes (another thread of this process
+    # may drop one between the two calls), so the count can only have fallen since
+    assert 0 < gc.get_freeze_count() <= frozen
     assert len(gc.get_objects()) < frozen  # a full collection no longer walks them
     # garbage made after start-up (a cycle, as ORM rows and querysets make) is collected
     a, b = _Node(), _Node()
