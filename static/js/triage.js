@@ -139,12 +139,24 @@
     if (card) select(card);
   });
 
-  // After a card is swapped: keep the place, and move on to the next card still waiting.
-  document.addEventListener("htmx:afterSettle", function (event) {
+  function swappedCard(event) {
     var card = event.detail.elt;
-    if (!card || !card.matches || !card.matches(".card[data-candidate]")) return;
+    return card && card.matches && card.matches(".card[data-candidate]") ? card : null;
+  }
+
+  // The decision is recorded the moment its card is in the page (swap), not when htmx has
+  // settled it a few milliseconds later: a "u" pressed in between must undo this decision.
+  document.addEventListener("htmx:afterSwap", function (event) {
+    var card = swappedCard(event);
+    if (!card) return;
     if (card.hasAttribute("data-decided")) lastDecided = card.id;
     else if (lastDecided === card.id) lastDecided = null; // undone: nothing left to undo there
+  });
+
+  // After a card is swapped: keep the place, and move on to the next card still waiting.
+  document.addEventListener("htmx:afterSettle", function (event) {
+    var card = swappedCard(event);
+    if (!card) return;
     // Only when the card that had the focus was replaced: if a key press already moved on
     // (see refresh), the person's place wins.
     if (current && !document.body.contains(current) && current.id === card.id) {

@@ -127,6 +127,29 @@ def test_u_undoes_the_last_decision_after_the_focus_moved_on(signed_in: Any, per
     assert Candidate.objects.get(pk=made[2].pk).status == "pending"
 
 
+def test_u_pressed_before_the_card_settles_undoes_that_decision(signed_in: Any, person: Any) -> None:
+    """htmx settles a swapped card a moment after it is in the page; a "u" pressed in that
+    moment undoes the decision just shown, not the one before it. The settle delay is
+    stretched to a second so the moment is wide enough to press in every run."""
+    page = signed_in
+    now = timezone.now()
+    made = [
+        make_candidate(owner=person, label=label, last_seen_at=now - timedelta(minutes=i))
+        for i, label in enumerate(["Oboe", "Piano", "Quince"])
+    ]
+    page.reload()
+    page.evaluate("htmx.config.defaultSettleDelay = 1000")
+    page.keyboard.press("j")  # Oboe
+    page.keyboard.press("r")
+    expect_text(card(page, made[0]), "Rejected “Oboe”")
+    page.keyboard.press("s")  # the focus moves on to Piano by itself
+    expect_text(card(page, made[1]), "similar ones stop")
+    page.keyboard.press("u")  # Piano's card is in the page and not yet settled
+    expect_text(card(page, made[1]), "Undone")
+    assert Candidate.objects.get(pk=made[1].pk).status == "pending"
+    assert Candidate.objects.get(pk=made[0].pk).status == "rejected"
+
+
 def test_double_click_writes_once(signed_in: Any, person: Any) -> None:
     page = signed_in
     chess = make_candidate(owner=person, label="Chess")
