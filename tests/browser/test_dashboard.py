@@ -127,7 +127,9 @@ def test_u_undoes_the_last_decision_after_the_focus_moved_on(signed_in: Any, per
     assert Candidate.objects.get(pk=made[2].pk).status == "pending"
 
 
-def test_u_pressed_before_the_card_settles_undoes_that_decision(signed_in: Any, person: Any) -> None:
+def test_u_pressed_before_the_card_settles_undoes_that_decision(
+    signed_in: Any, person: Any
+) -> None:
     """htmx settles a swapped card a moment after it is in the page; a "u" pressed in that
     moment undoes the decision just shown, not the one before it. The settle delay is
     stretched to a second so the moment is wide enough to press in every run."""
