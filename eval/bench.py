@@ -277,7 +277,7 @@ def _seed_receipts(owner: Person, receipts: int, now: datetime) -> None:
 
 def _seed_candidates(owner: Person, candidates: int, now: datetime, rng: random.Random) -> None:
     """``candidates`` pending candidates, each with a quote from one of 20 transcripts."""
-    from memory.keys import canonical_key
+    from memory.keys import canonical_key, fold_key
     from memory.models import Candidate, Evidence, Transcript
     from memory.vocab import CandidateStatus, TranscriptStatus
 
@@ -298,6 +298,7 @@ def _seed_candidates(owner: Person, candidates: int, now: datetime, rng: random.
                     owner=owner,
                     label_guess=(label := f"{rng.choice(WORDS).title()} Guess {n}"),
                     canonical_key=canonical_key(label),
+                    fold_key=fold_key(canonical_key(label)),
                     category_guess=CATEGORIES[n % len(CATEGORIES)],
                     confidence=0.5 + (n % 40) / 100,
                     status=CandidateStatus.PENDING,

@@ -30,7 +30,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 
-from memory.keys import canonical_key, core_key
+from memory.keys import canonical_key, core_key, fold_key, same_subject
 from memory.policy import clean_label, label_rejection, rules_rejection
 from memory.proposals import (
     AnyProposal,
@@ -286,6 +286,11 @@ class _Gate:
             for alias_key in node.alias_keys:
                 self.by_alias.setdefault(alias_key, node)
         self.pending = {c.key: c for c in snapshot.candidates}
+        # Fold key -> keys of the candidates (pending, or planned in this batch) with it: a
+        # new spelling of the same subject joins that card (see waiting_key).
+        self.folds: dict[str, list[str]] = {}
+        for c in snapshot.candidates:
+            self.folds.setdefault(fold_key(c.key), []).append(c.key)
         # Word -> positions in snapshot.nodes of the nodes whose key has it, for hint_for.
         self.by_word: dict[str, list[int]] = {}
         self.node_words: list[set[str]] = []
@@ -311,6 +316,18 @@ class _Gate:
                     return node
             return nodes[0]
         return self.by_alias.get(key)
+
+    def waiting_key(self, key: str) -> str | None:
+        """The key of the candidate waiting for review (planned in this batch, or pending)
+        that ``key`` is one subject with: the key itself, or another spelling of the subject
+        (:func:`memory.keys.same_subject`: "pottery classes" joins "pottery class", "my
+        sister ana" joins "ana", "uml college society" never joins "uml"). None if none."""
+        if key in self.out.candidates or key in self.pending:
+            return key
+        for other in self.folds.get(fold_key(key), ()):
+            if same_subject(key, other):
+                return other
+        return None
 
     def suppressed(self, *keys: str) -> bool:
         """Whether a suppression refuses one of ``keys``: by the key itself, or by its core
@@ -411,7 +428,16 @@ class _Gate:
         evidence: tuple[EvidenceSpan, ...],
         held: tuple[AnyProposal, ...] = (),
     ) -> bool:
-        """New candidate or bump. False (and a rejection) when the label is suppressed."""
+        """New candidate or bump. False (and a rejection) when the label is suppressed.
+
+        A label that is one subject with a waiting candidate (:meth:`waiting_key`) adds its
+        mention and evidence to that card instead of making another."""
+        folded = self.waiting_key(key)
+        if folded is not None and folded != key:
+            if self.suppressed(key):
+                self.reject(kind, label, RejectReason.SUPPRESSED_BLOCKED.value)
+                return False
+            key = folded
         planned = self.out.candidates.get(key)
         if planned is not None:
             self.out.candidates[key] = replace(
@@ -441,6 +467,7 @@ class _Gate:
         if confidence < self.snap.candidate_floor:
             self.reject(kind, label, RejectReason.LOW_CONFIDENCE.value)
             return False
+        self.folds.setdefault(fold_key(key), []).append(key)
         self.out.candidates[key] = PlannedCandidate(
             key=key,
             label=label,
@@ -484,14 +511,14 @@ class _Gate:
         if key not in self.out.candidates and self.suppressed(key, *alias_keys):
             self.reject("node", p.label, RejectReason.SUPPRESSED_BLOCKED.value)
             return
-        if self.auto(p.confidence) and key not in self.pending and key not in self.out.candidates:
+        if self.auto(p.confidence) and self.waiting_key(key) is None:
             aliases = tuple(a for a in p.aliases if self.claim_alias(a, {key}))
             self.out.nodes[key] = PlannedNode(
                 key, p.label, p.category, p.state, aliases, p.confidence, p.evidence
             )
             return
         weak = p.confidence < self.snap.min_confidence
-        if weak and key not in self.pending and key not in self.out.candidates:
+        if weak and self.waiting_key(key) is None:
             self.reject("node", p.label, RejectReason.LOW_CONFIDENCE.value)
             return
         self.add_candidate(
@@ -540,7 +567,7 @@ class _Gate:
         planned = self.out.nodes.get(key)
         if planned is not None:
             return Target(key, planned.label)
-        if key in self.out.candidates or key in self.pending:
+        if self.waiting_key(key) is not None:
             self.add_candidate(
                 kind=kind,
                 label=label,
@@ -686,8 +713,9 @@ class _Gate:
         """
         missing = [end for end, t in ((p.from_label, source), (p.to_label, dest)) if t is None]
         keys = [canonical_key(end) for end in missing]
-        if all(k in self.out.candidates or k in self.pending for k in keys):
-            key = keys[0]
+        waiting = [self.waiting_key(k) for k in keys]
+        if all(waiting):
+            key = waiting[0] or keys[0]
             planned = self.out.candidates.get(key)
             self.add_candidate(
                 kind="edge",

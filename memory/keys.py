@@ -148,3 +148,48 @@ def core_key(key: str) -> str:
     if words:
         words[-1] = _singular(words[-1])
     return " ".join(words)
+
+
+# Words that say which one of several people or things a name is: a relation or a title.
+# "my sister Ana" and "Ana" fold together; "my sister Ana" and "my colleague Ana" do not.
+_DISTINGUISHING = _LEADING - frozenset(
+    "the a an my our his her their your this that project projects".split()
+)
+# The kind of activity a subject is done as, said after it: "pottery class", "pottery classes"
+# and "pottery" are one subject on the review queue ("UML College Society" is not "UML":
+# "society" names a thing of its own, and is not here).
+_ACTIVITY = frozenset("class lesson course session practice workshop".split())
+
+
+@lru_cache(maxsize=1 << 13)
+def fold_key(key: str) -> str:
+    """The canonical ``key`` as the review queue folds it: its core key
+    (:func:`core_key`) less a trailing activity word ("pottery classes" -> "pottery").
+    Two pending guesses whose fold keys are equal and whose relations agree
+    (:func:`same_subject`) are one card. Never empty when ``key`` is not. Pure and cached."""
+    words = core_key(key).split()
+    if len(words) > 1 and words[-1] in _ACTIVITY:
+        words = words[:-1]
+    return " ".join(words)
+
+
+def _relations(key: str) -> frozenset[str]:
+    words = key.split()
+    said = set()
+    while len(words) > 1 and words[0] in _LEADING:
+        if words[0] in _DISTINGUISHING:
+            said.add(words[0])
+        words = words[1:]
+    return frozenset(said)
+
+
+def same_subject(key: str, other: str) -> bool:
+    """Whether two canonical keys are one subject on the review queue: equal fold keys, and
+    no two different relations or titles ("my sister Ana" is "Ana", never "my colleague
+    Ana"; "Ana" is never "Ana Lopez", whose fold key differs)."""
+    if key == other:
+        return True
+    if fold_key(key) != fold_key(other):
+        return False
+    mine, theirs = _relations(key), _relations(other)
+    return not mine or not theirs or mine == theirs

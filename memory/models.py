@@ -19,6 +19,7 @@ from django.db import connection, models, transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from memory.keys import fold_key
 from memory.owned import OwnedManager, OwnedQuerySet
 from memory.vocab import (
     SCOPE_READ,
@@ -270,6 +271,9 @@ class Candidate(models.Model):
     owner = models.ForeignKey(Owner, on_delete=models.CASCADE, related_name="memory_candidates")
     label_guess = models.CharField(max_length=200)
     canonical_key = models.CharField(max_length=200)
+    # fold_key(canonical_key): the gate folds a new guess into a pending one with the same
+    # subject ("Pottery classes" into "Pottery class"); set on save and by bulk writers.
+    fold_key = models.CharField(max_length=200, blank=True, default="")
     category_guess = models.CharField(
         max_length=32, choices=Category.choices, default=Category.OTHER
     )
@@ -330,11 +334,17 @@ class Candidate(models.Model):
                 name="memory_cand_confidence",
             ),
             models.Index(fields=["owner", "canonical_key"], name="memory_cand_owner_key"),
+            models.Index(fields=["owner", "fold_key"], name="memory_cand_owner_fold"),
         ]
         ordering = ["-last_seen_at", "-id"]
 
     def __str__(self) -> str:
         return self.label_guess
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        if not self.fold_key and self.canonical_key:
+            self.fold_key = fold_key(self.canonical_key)
+        super().save(*args, **kwargs)
 
 
 class Suppression(models.Model):

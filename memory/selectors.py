@@ -32,7 +32,7 @@ from memory.gate import (
     SuppressionRef,
     proposal_keys,
 )
-from memory.keys import canonical_key, core_key
+from memory.keys import canonical_key, core_key, fold_key
 from memory.models import (
     DETAIL_KINDS,
     Alias,
@@ -210,13 +210,19 @@ def _snapshot_candidates(
 ) -> tuple[CandidateRef, ...]:
     """A pending candidate per key, else the latest expired one: a label mentioned again after
     cleanup expired it is bumped back to pending (apply revives it), keeping its evidence and
-    counts, instead of starting a twin card."""
+    counts, instead of starting a twin card. Also the pending ones another spelling of the
+    same subject made (same fold key, :func:`memory.keys.fold_key`): the gate folds into them."""
     by_key: dict[str, Candidate] = {}
-    for c in Candidate.objects.filter(
-        owner=owner,
-        status__in=[CandidateStatus.PENDING, CandidateStatus.EXPIRED],
-        canonical_key__in=keys,
-    ).order_by("-last_seen_at", "-id"):
+    folds = {fold_key(key) for key in keys}
+    waiting = [CandidateStatus.PENDING, CandidateStatus.EXPIRED]
+    for c in (
+        Candidate.objects.for_owner(owner)
+        .filter(
+            Q(status__in=waiting, canonical_key__in=keys)
+            | Q(status=CandidateStatus.PENDING, fold_key__in=folds)
+        )
+        .order_by("-last_seen_at", "-id")
+    ):
         chosen = by_key.get(c.canonical_key)
         if chosen is None or (
             chosen.status != CandidateStatus.PENDING and c.status == CandidateStatus.PENDING

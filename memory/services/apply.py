@@ -15,7 +15,7 @@ from django.conf import settings
 from django.db.models import Case, F, IntegerField, Value, When
 
 from memory.gate import PlannedCandidate, Target, WritePlan
-from memory.keys import canonical_key
+from memory.keys import canonical_key, fold_key
 from memory.models import Candidate, Evidence, Node, Receipt, Suppression, Transcript
 from memory.owned import Person
 from memory.proposals import EvidenceSpan, dump_proposal
@@ -470,6 +470,7 @@ def _new_candidate(
         owner=owner,
         label_guess=planned.label,
         canonical_key=planned.key,
+        fold_key=fold_key(planned.key),
         category_guess=planned.category,
         confidence=planned.confidence,
         reason=planned.reason,

@@ -22,7 +22,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
 
-from memory.keys import canonical_key, core_key
+from memory.keys import canonical_key, core_key, fold_key, same_subject
 from memory.models import (
     Alias,
     Candidate,
@@ -274,15 +274,24 @@ def _materialize_edge(
 ) -> Edge | None:
     own_keys = {candidate.canonical_key, node.canonical_key}
     from_key, to_key = canonical_key(proposal.from_label), canonical_key(proposal.to_label)
-    other_key = to_key if from_key in own_keys else from_key
+    # The edge may name this candidate by another spelling it was folded from ("pottery
+    # classes" on the card "Pottery class"): one subject, memory.keys.same_subject.
+    from_is_own = any(same_subject(from_key, key) for key in own_keys)
+    other_key = to_key if from_is_own else from_key
     other = _node_by_key(candidate.owner, other_key)
     if other is None:
-        # The other end is still waiting for review: pass the edge on to its candidate.
-        waiting = (
-            Candidate.objects.select_for_update()
-            .for_owner(candidate.owner)
-            .filter(canonical_key=other_key, status=CandidateStatus.PENDING)
-            .first()
+        # The other end is still waiting for review, maybe under another spelling: pass the
+        # edge on to its candidate.
+        waiting = next(
+            (
+                c
+                for c in Candidate.objects.select_for_update()
+                .for_owner(candidate.owner)
+                .filter(fold_key=fold_key(other_key), status=CandidateStatus.PENDING)
+                .order_by("id")
+                if same_subject(c.canonical_key, other_key)
+            ),
+            None,
         )
         if waiting is not None and waiting.pk != candidate.pk:
             waiting.held_objects = [*waiting.held_objects, dump_proposal(proposal)]
@@ -290,7 +299,7 @@ def _materialize_edge(
         return None
     if other.pk == node.pk:
         return None
-    source, dest = (node, other) if from_key in own_keys else (other, node)
+    source, dest = (node, other) if from_is_own else (other, node)
     if Edge.objects.filter(
         owner=candidate.owner, from_node=source, to_node=dest, type=proposal.type
     ).exists():

@@ -655,3 +655,55 @@ def test_a_name_that_only_shares_a_word_with_a_suppressed_one_is_kept(
     plan = plan_writes([node(proposed)], snapshot)
     assert [c.label for c in plan.new_candidates] == [proposed]
     assert not plan.rejected and not plan.suppression_hits
+
+
+def cand(label: str) -> CandidateProposal:
+    return CandidateProposal(label=label, confidence=0.6, evidence=EV)
+
+
+def test_spellings_of_one_subject_in_one_batch_are_one_card() -> None:
+    plan = plan_writes(
+        [cand("Pottery class"), cand("pottery classes"), cand("Pottery"), event("Pottery")],
+        snap(),
+    )
+    (card,) = plan.new_candidates
+    assert card.label == "Pottery class"
+    assert card.mentions == 3
+    assert len(card.evidence) == 4 and len(card.held) == 1
+
+
+def test_a_new_spelling_joins_the_pending_card() -> None:
+    pending = (CandidateRef(4, "my sister ana", "my sister Ana", "person"),)
+    plan = plan_writes([cand("Ana"), slice_("Ana", "Lives in Porto")], snap(candidates=pending))
+    assert not plan.new_candidates
+    (bump,) = plan.candidate_bumps
+    assert (bump.candidate_id, bump.mentions, len(bump.held)) == (4, 1, 1)
+
+
+@pytest.mark.parametrize(
+    "pending, label",
+    [
+        ("UML", "UML College Society"),
+        ("UML College Society", "UML"),
+        ("Ana", "Ana Lopez"),
+        ("Ana Lopez", "Ana"),
+        ("my sister Ana", "my colleague Ana"),
+        ("my colleague Ana", "my sister Ana"),
+    ],
+)
+def test_near_identical_subjects_stay_two_cards(pending: str, label: str) -> None:
+    waiting = (CandidateRef(4, canonical_key(pending), pending, "person"),)
+    plan = plan_writes([cand(label)], snap(candidates=waiting))
+    assert not plan.candidate_bumps
+    assert [c.label for c in plan.new_candidates] == [label]
+    # ... and in one batch, in either order
+    plan = plan_writes([cand(pending), cand(label)], snap())
+    assert [c.label for c in plan.new_candidates] == [pending, label]
+
+
+def test_a_suppressed_spelling_does_not_join_a_card() -> None:
+    pending = (CandidateRef(4, "pottery", "Pottery", "interest"),)
+    suppressed = (SuppressionRef(9, "candidate", "pottery class"),)
+    plan = plan_writes([cand("Pottery classes")], snap(candidates=pending, suppressions=suppressed))
+    assert not plan.candidate_bumps and not plan.new_candidates
+    assert [r.reason for r in plan.rejected] == ["suppressed_blocked"]

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from memory.keys import canonical_key, core_key, key_tokens, name_words
+from memory.keys import canonical_key, core_key, fold_key, key_tokens, name_words, same_subject
 
 
 @pytest.mark.parametrize(
@@ -121,3 +121,44 @@ def test_long_texts_are_folded_without_the_cache() -> None:
 def test_core_key_is_what_every_spelling_of_a_name_shares(key: str, core: str) -> None:
     assert core_key(key) == core
     assert name_words("project moonbeam") == ["moonbeam"]
+
+
+@pytest.mark.parametrize(
+    "one, other",
+    [
+        ("Pottery", "Pottery Class"),
+        ("Pottery class", "pottery classes"),
+        ("Pottery", "Pottery Classes"),
+        ("my sister Ana", "Ana"),
+        ("Dr. Okafor", "Okafor"),
+        ("Project Moonbeam", "the Moonbeam project"),
+        ("Salsa lessons", "salsa"),
+    ],
+)
+def test_spellings_of_one_subject_fold_together(one: str, other: str) -> None:
+    a, b = canonical_key(one), canonical_key(other)
+    assert fold_key(a) == fold_key(b)
+    assert same_subject(a, b) and same_subject(b, a)
+
+
+@pytest.mark.parametrize(
+    "one, other",
+    [
+        ("UML", "UML College Society"),
+        ("Ana", "Ana Lopez"),
+        ("Ana Lopez", "Ana Silva"),
+        ("my sister Ana", "my colleague Ana"),
+        ("Dr. Okafor", "Mrs Okafor"),
+        ("Chess", "Chess Club"),
+        ("Pottery", "Poetry"),
+        ("Glass", "Glas"),
+    ],
+)
+def test_near_identical_subjects_never_fold(one: str, other: str) -> None:
+    a, b = canonical_key(one), canonical_key(other)
+    assert not same_subject(a, b) and not same_subject(b, a)
+
+
+def test_a_fold_key_is_never_empty() -> None:
+    for label in ["class", "my sister", "the project", "Lessons"]:
+        assert fold_key(canonical_key(label))
