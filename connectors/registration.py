@@ -19,6 +19,7 @@ What it holds a client to:
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -161,7 +162,42 @@ def _redirect_problem(uri: str, loopback_redirects: bool) -> str | None:
     if parts.scheme == "http" and host in LOOPBACK_HOSTS:
         if loopback_redirects:
             return None
-        return f"redirect URI {uri!r}: http is not accepted by this server (https only)"
+        return (
+            f"redirect URI {uri!r}: this server accepts only https redirects; its operator "
+            "allows programs on the person's own machine (desktop clients) with "
+            "UME_OAUTH_LOOPBACK_REDIRECTS=true"
+        )
     if parts.scheme == "http":
         return f"redirect URI {uri!r}: http is allowed on a loopback host only"
     return f"redirect URI {uri!r}: https, or http on a loopback host"
+
+
+def registration_answer(
+    data: dict[str, Any], answer: dict[str, Any], *, scopes: Iterable[str]
+) -> dict[str, Any]:
+    """The toolkit's registration answer made true to RFC 7591 section 3.2.1.
+
+    ``data`` is the metadata the client sent (empty for a read, RFC 7592), ``answer`` the
+    toolkit's answer, ``scopes`` the scopes this server offers. The answer echoes the
+    ``token_endpoint_auth_method`` the client asked for (the token endpoint accepts a secret
+    in the body and in the Authorization header alike; the toolkit always said "basic"), says
+    that a secret never expires (``client_secret_expires_at`` 0; a client that never completes
+    an authorization is removed as a whole, see ``connectors.services``), and gives the
+    ``scope`` the client may ask for: the ones it named that this server offers, or all of
+    them when it named none.
+    """
+    offered = list(scopes)
+    out = dict(answer)
+    if out.get("token_endpoint_auth_method") != "none":
+        method = data.get("token_endpoint_auth_method", "client_secret_basic")
+        out["token_endpoint_auth_method"] = (
+            method
+            if method in ("client_secret_basic", "client_secret_post")
+            else "client_secret_basic"
+        )
+    if "client_secret" in out:
+        out["client_secret_expires_at"] = 0
+    asked = str(data.get("scope") or "").split()
+    granted = [scope for scope in offered if scope in asked] if asked else offered
+    out["scope"] = " ".join(granted or offered)
+    return out

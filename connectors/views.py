@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, cast
 from urllib.parse import urlsplit
 
 from django.conf import settings
@@ -25,7 +25,7 @@ from oauthlib.oauth2.rfc6749.errors import CustomOAuth2Error
 
 from connectors import selectors
 from connectors.oauth import MCP_PATH, canonical, mcp_resource
-from connectors.registration import MAX_BODY_BYTES, metadata_problem
+from connectors.registration import MAX_BODY_BYTES, metadata_problem, registration_answer
 from connectors.services import access_revoke
 from memory.htmx import HtmxHttpRequest
 from memory.services.ratelimit import rate_hit
@@ -64,7 +64,7 @@ class Register(DynamicClientRegistrationView):
         refused = _metadata_refusal(request)
         if refused is not None:
             return refused
-        return super().post(request, *args, **kwargs)
+        return _answered(request, super().post(request, *args, **kwargs))
 
 
 class RegistrationManagement(DynamicClientRegistrationManagementView):
@@ -75,7 +75,24 @@ class RegistrationManagement(DynamicClientRegistrationManagementView):
         refused = _metadata_refusal(request)
         if refused is not None:
             return refused
-        return super().put(request, client_id, *args, **kwargs)
+        return _answered(request, super().put(request, client_id, *args, **kwargs))
+
+    def get(self, request: HttpRequest, client_id: str, *args: Any, **kwargs: Any) -> HttpResponse:
+        return _answered(request, super().get(request, client_id, *args, **kwargs), read=True)
+
+
+def _answered(request: HttpRequest, response: HttpResponse, *, read: bool = False) -> HttpResponse:
+    """A registration answer (RFC 7591/7592) completed by
+    :func:`connectors.registration.registration_answer`, and never cached: it carries the
+    client secret or the registration access token. Errors pass through unchanged."""
+    if response.status_code in (200, 201):
+        data = {} if read else json.loads(request.body)
+        offered = cast(dict[str, str], settings.OAUTH2_PROVIDER["SCOPES"])
+        answer = registration_answer(data, json.loads(response.content), scopes=offered)
+        response = JsonResponse(answer, status=response.status_code)
+    response["Cache-Control"] = "no-store"
+    response["Pragma"] = "no-cache"
+    return response
 
 
 def _metadata_refusal(request: HttpRequest) -> JsonResponse | None:

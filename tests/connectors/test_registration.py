@@ -119,7 +119,8 @@ def test_well_formed_metadata_is_accepted(metadata: dict[str, Any]) -> None:
 
 
 def test_loopback_http_only_where_the_server_allows_it() -> None:
-    assert metadata_problem(GOOD, loopback_redirects=False) is not None
+    refusal = metadata_problem(GOOD, loopback_redirects=False)
+    assert refusal is not None and "UME_OAUTH_LOOPBACK_REDIRECTS=true" in refusal
     assert metadata_problem(GOOD, loopback_redirects=True) is None
 
 
@@ -261,3 +262,74 @@ def test_a_valid_update_is_applied() -> None:
     assert (app.name, app.redirect_uris) == ("Renamed", "https://a.example/cb")
     assert app.authorization_grant_type == "authorization-code"
     assert get_access_token_model().objects.filter(application=app).count() == 1
+
+
+# --- the answer (RFC 7591 section 3.2.1) ------------------------------------------------------
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("method", ["client_secret_post", "client_secret_basic"])
+def test_a_confidential_client_gets_its_own_auth_method_and_a_secret_that_never_expires(
+    method: str,
+) -> None:
+    response = post(Client(), {**GOOD, "token_endpoint_auth_method": method})
+    assert response.status_code == 201, response.content
+    answer = response.json()
+    assert answer["token_endpoint_auth_method"] == method
+    assert answer["client_secret"] and answer["client_secret_expires_at"] == 0
+    assert response["Cache-Control"] == "no-store" and response["Pragma"] == "no-cache"
+
+
+@pytest.mark.django_db
+def test_the_secret_works_the_way_the_answer_says() -> None:
+    """A client_secret_post client sends its secret in the body: the token endpoint takes it
+    (a wrong code is invalid_grant, not invalid_client)."""
+    client = Client()
+    answer = post(client, {**GOOD, "token_endpoint_auth_method": "client_secret_post"}).json()
+    base = {"grant_type": "authorization_code", "code": "nope", "redirect_uri": REDIRECT}
+    right = client.post(
+        "/oauth/token/",
+        {**base, "client_id": answer["client_id"], "client_secret": answer["client_secret"]},
+    )
+    wrong = client.post(
+        "/oauth/token/", {**base, "client_id": answer["client_id"], "client_secret": "x"}
+    )
+    assert right.json()["error"] == "invalid_grant"
+    assert wrong.json()["error"] == "invalid_client"
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("asked", "echoed"),
+    [
+        (None, "memory:read memory:write"),
+        ("memory:read", "memory:read"),
+        ("memory:write memory:read offline_access", "memory:read memory:write"),
+        ("openid", "memory:read memory:write"),
+    ],
+)
+def test_the_answer_echoes_the_scopes_the_client_may_ask_for(asked: Any, echoed: str) -> None:
+    body = dict(GOOD) if asked is None else {**GOOD, "scope": asked}
+    answer = post(Client(), body).json()
+    assert answer["scope"] == echoed
+    assert answer["token_endpoint_auth_method"] == "none" and "client_secret" not in answer
+
+
+@pytest.mark.django_db
+def test_reading_and_updating_a_registration_are_never_cached() -> None:
+    client = Client()
+    registered = post(client, {**GOOD, "token_endpoint_auth_method": "client_secret_post"}).json()
+    read = client.get(
+        f"/oauth/register/{registered['client_id']}/",
+        HTTP_AUTHORIZATION=f"Bearer {registered['registration_access_token']}",
+    )
+    assert read.status_code == 200 and read["Cache-Control"] == "no-store"
+    assert read.json()["scope"] == "memory:read memory:write"
+    updated = _update(
+        client,
+        registered,
+        {**GOOD, "token_endpoint_auth_method": "client_secret_post", "scope": "memory:read"},
+    )
+    assert updated.status_code == 200 and updated["Cache-Control"] == "no-store"
+    assert updated.json()["token_endpoint_auth_method"] == "client_secret_post"
+    assert updated.json()["scope"] == "memory:read"
