@@ -20,10 +20,11 @@ import logging
 from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
+import anyio.to_thread
 from django.db import DatabaseError, close_old_connections
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp_types import CallToolResult, TextContent, ToolAnnotations
+from mcp_types import CallToolResult, ListToolsResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, ConfigDict, Field
 
 from memory.api.schemas import Moment
@@ -72,7 +73,45 @@ INSTRUCTIONS = (
 # Set by ``manage.py mcp_stdio``: the secret every stdio tool call acts with.
 _stdio_secret: str | None = None
 
-mcp_server: MCPServer = MCPServer(SERVER_NAME, instructions=INSTRUCTIONS, version="1")
+
+class _ScopedServer(MCPServer):
+    """The SDK's server, listing to each token only the tools it may call: a read-only token
+    sees no write tool, so an assistant is not offered what would fail (a write by name is
+    still refused: 403 ``insufficient_scope`` over HTTP, see ``memory.mcp.http``; a tool
+    error over stdio)."""
+
+    async def _handle_list_tools(self, ctx: Any, params: Any) -> ListToolsResult:
+        listed = await self.list_tools()
+        scope = getattr(getattr(ctx, "request", None), "scope", None)
+        token = scope.get("ume.token") if isinstance(scope, dict) else None
+        if not isinstance(token, AccessToken):
+            token = await anyio.to_thread.run_sync(_stdio_token)
+        if token is None:
+            return ListToolsResult(tools=listed)  # every call is refused as unauthorized
+        return ListToolsResult(
+            tools=[t for t in listed if token_has_scope(token, tool_scope(t.name) or SCOPE_WRITE)]
+        )
+
+
+def _stdio_token() -> AccessToken | None:
+    close_old_connections()
+    try:
+        return token_authenticate(_stdio_secret or "") if _stdio_secret else None
+    finally:
+        close_old_connections()
+
+
+def tool_scope(name: str) -> str | None:
+    """The scope a call of the tool ``name`` needs (a read-only tool: memory:read, any other:
+    memory:write), or None for a tool this server does not have."""
+    tool = mcp_server._tool_manager.get_tool(name)
+    if tool is None:
+        return None
+    read_only = bool(tool.annotations and tool.annotations.read_only_hint)
+    return SCOPE_READ if read_only else SCOPE_WRITE
+
+
+mcp_server: MCPServer = _ScopedServer(SERVER_NAME, instructions=INSTRUCTIONS, version="1")
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True)
 WRITES = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False)

@@ -335,8 +335,12 @@ def test_read_only_consent_gives_a_token_that_cannot_write(
         "params": {"name": "save_memory", "arguments": {"text": "I moved to Porto."}},
     }
     response = httpx.post(f"{base_url}/mcp", headers=auth, json=call)
-    assert response.status_code == 200
-    assert "insufficient_scope" in response.text
+    assert response.status_code == 403
+    challenge = response.headers["www-authenticate"]
+    assert 'error="insufficient_scope"' in challenge and 'scope="memory:write"' in challenge
+    assert "resource_metadata=" in challenge
+    assert response.json()["error"]["data"]["code"] == "insufficient_scope"
+    assert response.json()["id"] == 2
 
 
 def test_bearer_tokens_keep_working_beside_oauth(base_url: str, owner: User) -> None:

@@ -18,12 +18,13 @@ import httpx
 import pytest
 from django.contrib.auth.models import User
 from django.db import connection
-from mcp import Client
+from django.test import override_settings
+from mcp import Client, MCPError
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
-from memory.models import Candidate, Edge, Episode, MemoryRule, Node, Slice, Suppression
+from memory.models import Candidate, Edge, Episode, MemoryRule, Node, Receipt, Slice, Suppression
 from memory.services.tokens import token_create, token_revoke
 from memory.vocab import SCOPE_READ
 from tests.factories import make_candidate, make_node, make_slice
@@ -48,6 +49,14 @@ TOOLS = {
     "delete_entities",
     "delete_observations",
     "delete_relations",
+}
+READ_TOOLS = {
+    "recall_memory",
+    "list_pending_candidates",
+    "memory_history",
+    "search_nodes",
+    "open_nodes",
+    "read_graph",
 }
 
 
@@ -291,10 +300,41 @@ def test_bad_arguments_are_tool_errors(
 
 
 def test_read_token_cannot_write(server_url: str, owner: User) -> None:
+    """A read-only token is listed only the read tools; a write called by name anyway is a
+    403 with the scope to ask for (RFC 6750), whose JSON-RPC error the SDK raises."""
     _token, secret = token_create(owner=owner, name="reader", scopes=[SCOPE_READ])
     assert ok(call(server_url, secret, "list_pending_candidates"))["count"] == 0
-    result = call(server_url, secret, "save_memory", {"text": "I started boxing."})
-    assert result.is_error and "insufficient_scope" in result.content[0].text
+
+    async def listed_then_write() -> tuple[set[str], str]:
+        async with connect(server_url, secret) as client:
+            names = {tool.name for tool in (await client.list_tools()).tools}
+            try:
+                await client.call_tool("save_memory", {"text": "I started boxing."})
+            except MCPError as exc:
+                return names, str(exc)
+        return names, "no error"
+
+    names, refusal = anyio.run(listed_then_write)
+    assert names == READ_TOOLS
+    assert refusal.startswith("insufficient_scope: this token does not have the memory:write")
+    raw = httpx.post(
+        server_url,
+        json={
+            "jsonrpc": "2.0",
+            "id": 7,
+            "method": "tools/call",
+            "params": {"name": "forget_memory", "arguments": {"label": "Boxing"}},
+        },
+        headers={
+            "Accept": "application/json, text/event-stream",
+            "Authorization": f"Bearer {secret}",
+        },
+    )
+    assert raw.status_code == 403
+    challenge = raw.headers["www-authenticate"]
+    assert 'error="insufficient_scope"' in challenge and 'scope="memory:write"' in challenge
+    assert raw.json()["id"] == 7 and raw.json()["error"]["data"]["code"] == "insufficient_scope"
+    assert not Receipt.objects.exists()
 
 
 def test_revoked_and_missing_tokens_are_refused(server_url: str, owner: User, secret: str) -> None:
@@ -309,7 +349,11 @@ def test_revoked_and_missing_tokens_are_refused(server_url: str, owner: User, se
         )
         assert response.status_code == 401
         assert response.json()["code"] == "unauthorized"
-        assert response.headers["www-authenticate"].startswith("Bearer")
+        challenge = response.headers["www-authenticate"]
+        assert challenge.startswith("Bearer") and 'scope="memory:read memory:write"' in challenge
+        # RFC 6750 section 3.1: invalid_token for a bad token, no error code for none at all
+        presented = auth is not None and auth.startswith("Bearer")
+        assert ('error="invalid_token"' in challenge) == presented, (auth, challenge)
     with pytest.raises(Exception):  # noqa: B017 -- the SDK raises its own error type for a 401
         call(server_url, revoked, "read_graph")
 
@@ -496,3 +540,22 @@ def test_forget_a_label_still_waiting_for_review_forgets_what_was_said(
     assert Suppression.objects.get(owner=owner).reason == "forgotten"
     recalled = ok(call(server_url, secret, "recall_memory", {"query": "piano"}))
     assert recalled["no_recall"] is True and recalled["items"] == []
+
+
+@override_settings(UME_API_RATE_LIMIT=2)
+def test_past_the_rate_limit_the_agent_is_told_to_wait(server_url: str, secret: str) -> None:
+    """A 429 from /mcp is a JSON-RPC error with Retry-After: the SDK raises it as the call's
+    error, with the seconds to wait in its data, instead of a bare HTTP failure."""
+
+    async def go() -> MCPError | None:
+        async with connect(server_url, secret) as client:  # initialize, then initialized
+            try:
+                await client.call_tool("read_graph", {})
+            except MCPError as exc:
+                return exc
+        return None
+
+    refused = anyio.run(go)
+    assert refused is not None and "requests a minute with this token" in str(refused)
+    assert refused.error.data["code"] == "rate_limited"
+    assert 1 <= refused.error.data["retryAfter"] <= 60

@@ -99,3 +99,28 @@ def test_mcp_stdio_lists_and_calls_tools(env: dict[str, str]) -> None:
 def test_mcp_stdio_refuses_a_bad_token(env: dict[str, str]) -> None:
     result = manage(env, "mcp_stdio", "--token", "ume_not-a-token")
     assert result.returncode != 0 and "revoked or expired" in result.stderr
+
+
+def test_mcp_stdio_lists_a_read_only_token_only_the_read_tools(env: dict[str, str]) -> None:
+    created = manage(
+        env, "create_token", "--user", "ada", "--name", "r", "--scopes", "memory:read", "--json"
+    )
+    secret = json.loads(created.stdout)["secret"]
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["manage.py", "mcp_stdio", "--token", secret],
+        env=env,
+        cwd=ROOT,
+    )
+
+    async def go() -> Any:
+        async with Client(params, mode="legacy") as client:
+            tools = await client.list_tools()
+            refused = await client.call_tool("save_memory", {"text": "I started boxing."})
+            return tools, refused
+
+    tools, refused = anyio.run(go)
+    names = {t.name for t in tools.tools}
+    assert "recall_memory" in names and "read_graph" in names
+    assert not names & {"save_memory", "forget_memory", "create_entities", "delete_entities"}
+    assert refused.is_error and "insufficient_scope" in refused.content[0].text

@@ -142,7 +142,9 @@ def test_past_the_cap_a_persons_request_is_a_retryable_429_and_others_are_served
         release.set()
         first.join(60)
     assert refused.status_code == 429 and refused.headers["retry-after"] == "1"
-    assert "1 requests in progress" in refused.text and "busy" in refused.text
+    assert "1 requests in progress" in refused.text
+    error = refused.json()["error"]  # a JSON-RPC error the SDK hands the agent
+    assert error["data"] == {"status": 429, "code": "busy", "retryAfter": 1}
     assert served.status_code == 200 and "recall_memory" in served.text
     assert answers[0].status_code == 200 and '"isError":false' in answers[0].text.replace(" ", "")
     _wait_until_free(a.pk)
