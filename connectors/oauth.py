@@ -45,6 +45,7 @@ from memory.models import AccessToken
 from memory.owned import Person
 from memory.services.tokens import normalise_scopes
 from memory.vocab import SCOPES
+from ume.https import request_headers, request_scheme
 
 MCP_PATH = "/mcp"
 PRM_PATH = "/.well-known/oauth-protected-resource"
@@ -69,15 +70,10 @@ def mcp_resource(request: HttpRequest) -> str:
 
 
 def _scope_origin(scope: MutableMapping[str, Any]) -> str:
-    headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope.get("headers", [])}
-    scheme = str(scope.get("scheme") or "http")
     # Django's own rule for trusting a proxy: SECURE_PROXY_SSL_HEADER (UME_BEHIND_PROXY).
-    proxy = getattr(settings, "SECURE_PROXY_SSL_HEADER", None)
-    if proxy and headers.get("x-forwarded-proto") == proxy[1]:
-        scheme = "https"
     server = scope.get("server") or ("127.0.0.1", 80)
-    host = headers.get("host") or f"{server[0]}:{server[1]}"
-    return public_origin(scheme, host)
+    host = request_headers(scope).get("host") or f"{server[0]}:{server[1]}"
+    return public_origin(request_scheme(scope), host)
 
 
 def mcp_resource_for_scope(scope: MutableMapping[str, Any]) -> str:

@@ -21,6 +21,7 @@ django_app = cast(ASGIApp, get_asgi_application())
 
 from memory.mcp.http import MCP_PATH, build_mcp_app  # noqa: E402
 from ume.guard import Guard  # noqa: E402
+from ume.https import https_redirect  # noqa: E402
 from ume.logs import AsgiAccessLog  # noqa: E402
 from ume.workers import freeze_loaded_objects, refuse_persistent_connections  # noqa: E402
 
@@ -47,6 +48,17 @@ async def _lifespan(receive: Receive, send: Send) -> None:
 async def _route(scope: Scope, receive: Receive, send: Send) -> None:
     path = scope.get("path", "")
     if path == MCP_PATH or path.startswith(MCP_PATH + "/"):
+        location = https_redirect(scope) if scope["type"] == "http" else None
+        if location is not None:  # under UME_HTTPS, as Django redirects /v1/ (ume/https.py)
+            await send(
+                {
+                    "type": "http.response.start",
+                    "status": 301,
+                    "headers": [(b"location", location.encode()), (b"content-length", b"0")],
+                }
+            )
+            await send({"type": "http.response.body", "body": b""})
+            return
         await mcp_app(scope, receive, send)
         return
     await django_app(scope, receive, send)
