@@ -20,6 +20,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send  # noqa: E402
 django_app = cast(ASGIApp, get_asgi_application())
 
 from memory.mcp.http import MCP_PATH, build_mcp_app  # noqa: E402
+from ume.cors import Cors  # noqa: E402
 from ume.guard import Guard  # noqa: E402
 from ume.https import https_redirect  # noqa: E402
 from ume.logs import AsgiAccessLog  # noqa: E402
@@ -65,8 +66,9 @@ async def _route(scope: Scope, receive: Receive, send: Send) -> None:
 
 
 # Body limits, unauthenticated API writes and a database that is down are answered here,
-# before Django or the MCP SDK read a byte of the body (see ume/guard.py).
-guarded = Guard(_route)
+# before Django or the MCP SDK read a byte of the body (see ume/guard.py). Outside it, CORS
+# for browser-based MCP clients (ume/cors.py): their preflights carry no token.
+guarded = Cors(Guard(_route))
 
 
 async def application(scope: Scope, receive: Receive, send: Send) -> None:
