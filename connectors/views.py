@@ -193,6 +193,9 @@ class Consent(AuthorizationView):
         )
         redirect_uri = context.get("redirect_uri") or ""
         context["redirect_host"] = urlsplit(redirect_uri).netloc
+        # The spec asks the page to say so when the answer goes to a program on this machine:
+        # any program here may listen on a loopback port.
+        context["redirect_loopback"] = (urlsplit(redirect_uri).hostname or "") in _LOOPBACK
         return context
 
 

@@ -254,6 +254,26 @@ def test_the_consent_page_needs_a_signed_in_person_and_names_client_and_scopes(
     assert "Test connector" in page
     assert "memory:read" in page and "memory:write" in page
     assert "Approve" in page and "Deny" in page
+    assert "the name the application gave itself when it registered" in page
+    # the answer goes to a program on this machine, and the page says so
+    assert "data-loopback" in page and "a program on this computer" in page
+
+
+def test_the_consent_page_says_nothing_of_loopback_for_a_website(
+    base_url: str, owner: User
+) -> None:
+    website = register(base_url, "https://claude.ai/api/mcp/auth_callback", name="Claude")
+    url = authorize_url(
+        base_url,
+        website["client_id"],
+        "https://claude.ai/api/mcp/auth_callback",
+        code_challenge=Pkce.make().challenge,
+        code_challenge_method="S256",
+    )
+    with httpx.Client(cookies=session_cookies(owner)) as browser:
+        page = browser.get(url).text
+    assert "<code>claude.ai</code>" in page
+    assert "data-loopback" not in page
 
 
 def test_the_consent_page_lets_its_form_go_to_this_redirect_uri_only(
