@@ -65,6 +65,12 @@ def idempotent(view: Callable[..., Any]) -> Callable[..., Any]:
     return _Idempotent(view)
 
 
+def is_idempotent(view: Any) -> bool:
+    """Whether ``view`` was wrapped by :func:`idempotent` (the OpenAPI schema documents its
+    headers, :mod:`memory.api.openapi`)."""
+    return isinstance(view, _Idempotent)
+
+
 class _Idempotent:
     def __init__(self, view: Callable[..., Any]) -> None:
         functools.update_wrapper(self, view)

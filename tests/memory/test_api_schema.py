@@ -116,6 +116,50 @@ def test_a_stale_edit_and_a_reused_key_are_documented(schema: dict) -> None:
     assert "202" in schema["paths"]["/v1/memories"]["post"]["responses"]
 
 
+def _header_parameters(operation: dict) -> set[str]:
+    return {p["name"] for p in operation.get("parameters", []) if p["in"] == "header"}
+
+
+def test_every_idempotent_write_documents_its_key_and_the_replay_header(schema: dict) -> None:
+    """The operations that answer 422 idempotency_key_reused (their views read the key) are
+    exactly those that document Idempotency-Key, and each success documents
+    Idempotent-Replayed; a generated client can then send and read both."""
+    keyed = 0
+    for path, method, operation in operations(schema):
+        reads_key = "422" in operation["responses"]
+        assert ("Idempotency-Key" in _header_parameters(operation)) == reads_key, (method, path)
+        for code, response in operation["responses"].items():
+            if reads_key and code.startswith("2"):
+                assert "Idempotent-Replayed" in response.get("headers", {}), (method, path, code)
+        keyed += reads_key
+    assert keyed == 12
+
+
+def test_if_match_and_etag_are_documented_where_the_api_uses_them(schema: dict) -> None:
+    node = schema["paths"]["/v1/nodes/{node_id}"]
+    assert "If-Match" in _header_parameters(node["patch"])
+    assert "If-Match" in _header_parameters(node["delete"])
+    assert "If-Match" not in _header_parameters(node["get"])
+    for operation in (node["get"], node["patch"]):
+        assert "ETag" in operation["responses"]["200"]["headers"]
+    rollback = schema["paths"]["/v1/nodes/{node_id}/rollback"]["post"]
+    assert "ETag" in rollback["responses"]["200"]["headers"]
+
+
+def test_the_documented_headers_are_the_ones_answered(
+    client: Client, auth: dict[str, Any], owner: User
+) -> None:
+    node = make_node(owner=owner, label="Atlas")
+    read = client.get(f"/v1/nodes/{node.pk}", **auth)
+    assert read.status_code == 200 and read["ETag"]
+    body = json.dumps({"text": "I started boxing last week."})
+    keyed = {**auth, "HTTP_IDEMPOTENCY_KEY": "boxing-1"}
+    first = client.post("/v1/memories", body, content_type="application/json", **keyed)
+    again = client.post("/v1/memories", body, content_type="application/json", **keyed)
+    assert first.status_code == again.status_code == 200
+    assert "Idempotent-Replayed" not in first and again["Idempotent-Replayed"] == "true"
+
+
 def test_list_bodies_are_documented_with_their_envelope(schema: dict) -> None:
     for path, key in LISTS.items():
         body = schema["paths"][path]["get"]["responses"]["200"]["content"]["application/json"]
