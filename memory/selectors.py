@@ -35,6 +35,7 @@ from memory.gate import (
 from memory.keys import canonical_key, core_key, fold_key
 from memory.models import (
     DETAIL_KINDS,
+    AccessToken,
     Alias,
     Candidate,
     Edge,
@@ -305,6 +306,29 @@ QUEUE_ORDER = {
     "confidence": ("-confidence", "-last_seen_at", "-id"),
     "least_confident": ("confidence", "-last_seen_at", "-id"),
 }
+
+
+def candidates_proposed_by(
+    token: AccessToken,
+    *,
+    keys: Iterable[str] | None = None,
+    containing: str = "",
+    limit: int = 100,
+) -> list[Candidate]:
+    """The guesses waiting for review that saves made with ``token`` proposed (by the receipt
+    that created them), of its owner only: those whose key is one of ``keys``, or whose key
+    contains ``containing``. An assistant is shown what it proposed itself, marked as
+    waiting (the reference memory server's tools, ``memory.mcp.tools``); nobody else's."""
+    rows = Candidate.objects.for_owner(token.owner).filter(
+        status=CandidateStatus.PENDING, created_receipt__token=token
+    )
+    if keys is not None:
+        rows = rows.filter(canonical_key__in=list(keys))
+    elif containing:
+        rows = rows.filter(canonical_key__contains=containing)
+    else:
+        return []
+    return list(rows.order_by("label_guess", "id")[:limit])
 
 
 def candidate_queue(

@@ -661,6 +661,11 @@ class EntityOut(Out):
         description="Call open_nodes with this entity's name and this cursor for the next "
         "page of its observations; null on the last."
     )
+    pendingReview: bool = Field(  # noqa: N815
+        default=False,
+        description="True for an entity this token proposed that waits for the person's "
+        "review: not a memory yet, and shown to no other token.",
+    )
 
 
 class McpGraphOut(Out):

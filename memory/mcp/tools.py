@@ -44,6 +44,7 @@ from memory.selectors import (
     DETAIL_LIMIT,
     DetailPage,
     candidate_queue,
+    candidates_proposed_by,
     node_get,
     node_history,
     node_slices_page,
@@ -416,6 +417,7 @@ def _entity(node: Node, page: DetailPage[Slice]) -> dict[str, Any]:
         "observations": [s.text for s in page.rows],
         "observationCount": page.total,
         "nextCursor": cursor_encode("observations", node.pk, after) if after is not None else None,
+        "pendingReview": False,
     }
 
 
@@ -435,6 +437,9 @@ def _cursor_node(cursor: str, pages: dict[int, Any]) -> int:
 
 def _graph_text(graph: dict[str, Any], pending: Sequence[str] = ()) -> str:
     text = f"{len(graph['entities'])} entities, {len(graph['relations'])} relations"
+    waiting = [e["name"] for e in graph["entities"] if e.get("pendingReview")]
+    if waiting and not pending:
+        text += f"; of them waiting for the person's review: {', '.join(waiting[:10])}"
     if pending:
         text += f"; waiting for review: {', '.join(pending[:10])}"
     return text
@@ -706,6 +711,7 @@ def search_nodes(token: AccessToken, *, query: str) -> ToolResult:
         Node.objects.for_owner(owner).filter(match).distinct().order_by("label", "id")[:100]
     )
     graph = _graph(owner, nodes)
+    _add_waiting(graph, candidates_proposed_by(token, containing=key))
     return ToolResult(graph, _graph_text(graph))
 
 
@@ -713,4 +719,32 @@ def open_nodes(token: AccessToken, *, names: list[str], cursor: str = "") -> Too
     owner = token.owner
     nodes = [n for n in (_node_named(owner, name) for name in names) if n is not None]
     graph = _graph(owner, nodes, cursor=cursor)
+    found = {canonical_key(e["name"]) for e in graph["entities"]}
+    asked = {canonical_key(name) for name in names} - found - {""}
+    _add_waiting(graph, candidates_proposed_by(token, keys=asked) if asked else [])
     return ToolResult(graph, _graph_text(graph))
+
+
+def _add_waiting(graph: dict[str, Any], waiting: list[Candidate]) -> None:
+    """What this token proposed and the person has not reviewed yet, as entities marked
+    ``pendingReview`` (with the observations and relations held on them), after the
+    memories: a caller of ``create_entities`` finds its entities again, and knows they are
+    not memories yet. The edges held on a guess keep the relation type they were given."""
+    for candidate in waiting:
+        held = [h for h in candidate.held_objects if isinstance(h, dict)]
+        observations = [str(h.get("text", "")) for h in held if h.get("object") == "slice"]
+        graph["entities"].append(
+            {
+                "name": candidate.label_guess,
+                "entityType": candidate.category_guess,
+                "observations": observations,
+                "observationCount": len(observations),
+                "nextCursor": None,
+                "pendingReview": True,
+            }
+        )
+        graph["relations"] += [
+            {"from": h.get("from"), "to": h.get("to"), "relationType": h.get("type")}
+            for h in held
+            if h.get("object") == "edge"
+        ]

@@ -209,6 +209,7 @@ def _read_the_reference_graph(server_url: str, secret: str) -> None:
 
     found = ok(call(server_url, secret, "search_nodes", {"query": "chess"}))
     assert [e["name"] for e in found["entities"]] == ["Rahul Mehta"]
+    assert found["entities"][0]["pendingReview"] is False
     opened = ok(call(server_url, secret, "open_nodes", {"names": ["atlas", "Nobody"]}))
     assert [e["name"] for e in opened["entities"]] == ["Atlas"]
 
@@ -259,9 +260,19 @@ def test_new_entities_wait_for_review_by_default(server_url: str, owner: User, s
     assert created["entities"][0]["status"] == "pending_review"
     assert Candidate.objects.for_owner(owner).get(status="pending").category_guess == "person"
     assert not Node.objects.for_owner(owner).exists()
+    # ... and the token that proposed it finds it again, marked as waiting; another does not
+    found = ok(call(server_url, secret, "search_nodes", {"query": "zoe"}))
+    assert [(e["name"], e["pendingReview"]) for e in found["entities"]] == [("Zoe Park", True)]
+    assert found["entities"][0]["observations"] == ["a"]
+    opened = ok(call(server_url, secret, "open_nodes", {"names": ["zoe park"]}))
+    assert [(e["name"], e["pendingReview"]) for e in opened["entities"]] == [("Zoe Park", True)]
+    other = token_create(owner=owner, name="another assistant")[1]
+    assert ok(call(server_url, other, "search_nodes", {"query": "zoe"}))["entities"] == []
+    assert ok(call(server_url, other, "open_nodes", {"names": ["Zoe Park"]}))["entities"] == []
     # withdrawing a pending entity suppresses it
     ok(call(server_url, secret, "delete_entities", {"entityNames": ["Zoe Park"]}))
     assert Candidate.objects.get(owner=owner).status == "suppressed"
+    assert ok(call(server_url, secret, "search_nodes", {"query": "zoe"}))["entities"] == []
 
 
 def test_another_owners_memories_are_invisible(
