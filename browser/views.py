@@ -179,9 +179,12 @@ def _prepare_rows(node: Node) -> None:
             row.form_url, row.delete_url = form(row.pk), delete(row.pk)
     page = _addresses("memory:node")
     for edge in out:
-        edge.other_url, edge.type_name = page(edge.to_node_id), type_name(edge.type)
+        edge.other_url, edge.type_name = page(edge.to_node_id), edge.label or type_name(edge.type)
     for edge in into:
-        edge.other_url, edge.type_name = page(edge.from_node_id), type_name(edge.type)
+        edge.other_url, edge.type_name = (
+            page(edge.from_node_id),
+            edge.label or type_name(edge.type),
+        )
 
 
 def node_context(node: Node, **extra: Any) -> dict[str, Any]:

@@ -98,7 +98,7 @@ class Snapshot:
     candidates: tuple[CandidateRef, ...] = ()
     suppressions: tuple[SuppressionRef, ...] = ()
     rules: RulesRef = RulesRef()
-    edges: frozenset[tuple[int, int, str]] = frozenset()
+    edges: frozenset[tuple[int, int, str, str]] = frozenset()  # from, to, type, label
     slice_keys: frozenset[tuple[int, str, str]] = frozenset()  # (node id, kind, text key), current
     event_keys: frozenset[tuple[int, str, str]] = frozenset()  # (node id, action, text key)
     auto_confidence: float = 0.8
@@ -181,6 +181,7 @@ class PlannedEdge:
     dest: Target
     type: str
     evidence: tuple[EvidenceSpan, ...]
+    label: str = ""
 
 
 @dataclass(frozen=True)
@@ -271,7 +272,7 @@ class _Pending:
     hits: list[int] = field(default_factory=list)
     slice_keys: set[tuple[str, str, str]] = field(default_factory=set)
     event_keys: set[tuple[str, str, str]] = field(default_factory=set)
-    edge_keys: set[tuple[str, str, str]] = field(default_factory=set)
+    edge_keys: set[tuple[str, str, str, str]] = field(default_factory=set)
     alias_keys: set[str] = field(default_factory=set)  # aliases this batch adds, any node
 
 
@@ -691,17 +692,17 @@ class _Gate:
         if source.key == dest.key:
             self.reject("edge", label, RejectReason.EDGE_SELF_LOOP.value)
             return
-        dedupe = (source.key, dest.key, p.type)
+        dedupe = (source.key, dest.key, p.type, p.label)
         stored = (
             source.node_id is not None
             and dest.node_id is not None
-            and (source.node_id, dest.node_id, p.type) in self.snap.edges
+            and (source.node_id, dest.node_id, p.type, p.label) in self.snap.edges
         )
         if dedupe in self.out.edge_keys or stored:
             self.reject("edge", label, RejectReason.DUPLICATE.value)
             return
         self.out.edge_keys.add(dedupe)
-        self.out.edges.append(PlannedEdge(source, dest, p.type, p.evidence))
+        self.out.edges.append(PlannedEdge(source, dest, p.type, p.evidence, p.label))
 
     def hold_edge(
         self, p: EdgeProposal, label: str, source: Target | None, dest: Target | None

@@ -240,6 +240,12 @@ class Edge(models.Model):
     from_node = models.ForeignKey(Node, on_delete=models.CASCADE, related_name="edges_out")
     to_node = models.ForeignKey(Node, on_delete=models.CASCADE, related_name="edges_in")
     type = models.CharField(max_length=32, choices=EdgeType.choices)
+    label = models.CharField(
+        max_length=64,
+        blank=True,
+        default="",
+        help_text='The relation as it was named ("works on"), kept beside its type.',
+    )
     created_receipt = models.ForeignKey(
         "Receipt", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
@@ -255,8 +261,10 @@ class Edge(models.Model):
 
     class Meta:
         constraints = [
+            # Two relations of one type may differ by name ("works on", "leads").
             models.UniqueConstraint(
-                fields=["owner", "from_node", "to_node", "type"], name="memory_edge_unique"
+                fields=["owner", "from_node", "to_node", "type", "label"],
+                name="memory_edge_unique_named",
             ),
             models.CheckConstraint(
                 condition=~Q(from_node=models.F("to_node")), name="memory_edge_no_self_loop"

@@ -180,6 +180,9 @@ class EdgeProposal(_Object):
     from_label: str = Field(alias="from", max_length=MAX_LABEL)
     to_label: str = Field(alias="to", max_length=MAX_LABEL)
     type: str = Field(max_length=64)
+    # The relation as the caller named it, when that says more than its type ("works on"
+    # for related_to); kept on the edge (Edge.label).
+    label: str = Field(default="", max_length=64)
 
     def texts(self) -> list[str]:
         return [self.from_label, self.to_label, *super().texts()]

@@ -238,7 +238,7 @@ def _snapshot_candidates(
 def _snapshot_details(
     owner: Person, matched: list[int], proposals: list[AnyProposal]
 ) -> tuple[
-    frozenset[tuple[int, int, str]],
+    frozenset[tuple[int, int, str, str]],
     frozenset[tuple[int, str, str]],
     frozenset[tuple[int, str, str]],
 ]:
@@ -247,7 +247,7 @@ def _snapshot_details(
     edges = frozenset(
         Edge.objects.filter(
             owner=owner, from_node_id__in=matched, to_node_id__in=matched
-        ).values_list("from_node_id", "to_node_id", "type")
+        ).values_list("from_node_id", "to_node_id", "type", "label")
     )
     slice_keys = frozenset(
         (node_id, kind, canonical_key(text))

@@ -63,9 +63,9 @@ def make_page(
     return page
 
 
-def make_edge(*, from_node: Node, to_node: Node, type: str = "uses") -> Edge:
+def make_edge(*, from_node: Node, to_node: Node, type: str = "uses", label: str = "") -> Edge:
     return Edge.objects.create(
-        owner=from_node.owner, from_node=from_node, to_node=to_node, type=type
+        owner=from_node.owner, from_node=from_node, to_node=to_node, type=type, label=label
     )
 
 

@@ -7,7 +7,8 @@ schemas), resolve the token and call these in a worker thread. Each returns a
 
 The reference MCP memory server's tools map onto the engine like this: entities are nodes
 (``entityType`` mapped onto our categories), observations are slices, relations are edges
-(``relationType`` mapped onto our edge types, else ``related_to``). Writes go through the gate
+(``relationType`` mapped onto our edge types, else ``related_to``, and kept as the edge's label
+when it says more, see :func:`relation_label`). Writes go through the gate
 (``ingest_proposals``), so a new identity waits for review unless the owner's rules say
 ``auto``; deletes are ``node_delete`` with make-it-stick, and single observations and relations
 go as the node page deletes a fact or a link (``detail_delete``, a receipt each).
@@ -155,6 +156,24 @@ def edge_type_for(relation_type: str) -> str:
     word = _word(relation_type)
     word = _EDGE_SYNONYMS.get(word, word)
     return word if word in EdgeType.values else EdgeType.RELATED_TO.value
+
+
+def relation_label(relation_type: str) -> str:
+    """What a ``relationType`` says beyond its edge type, kept on the edge as its label: ""
+    when it is one of our types as written ("uses", "works with"), else the words it was
+    given ("works_on", "mentors"), so the caller reads back the relation it created. A
+    synonym of one of our types ("colleague_of" for works_with) is that type, unlabelled."""
+    word = _word(relation_type)
+    typed = _EDGE_SYNONYMS.get(word, word)
+    if word in ("related", "related_to") or (
+        typed in EdgeType.values and typed != EdgeType.RELATED_TO.value
+    ):
+        return ""
+    return " ".join(relation_type.split())[:64]
+
+
+def _relation_type(edge_type: str, label: str) -> str:
+    return label or edge_type
 
 
 def _check_text(name: str, value: str, *, limit: int | None = None) -> str:
@@ -403,7 +422,11 @@ def _graph(owner: Person, nodes: Iterable[Node], *, cursor: str = "") -> dict[st
     return {
         "entities": [_entity(n, pages[n.pk]) for n in rows],
         "relations": [
-            {"from": labels[e.from_node_id], "to": labels[e.to_node_id], "relationType": e.type}
+            {
+                "from": labels[e.from_node_id],
+                "to": labels[e.to_node_id],
+                "relationType": _relation_type(e.type, e.label),
+            }
             for e in edges
         ],
     }
@@ -517,6 +540,7 @@ def create_relations(token: AccessToken, *, relations: list[dict[str, Any]]) -> 
             "from": _check_text("from", r["from"], limit=800),
             "to": _check_text("to", r["to"], limit=800),
             "type": edge_type_for(r["relationType"]),
+            "label": relation_label(r["relationType"]),
             "confidence": EXPLICIT_CONFIDENCE,
             "evidence": [
                 {"message_id": "mcp", "quote": f"{r['from']} {r['relationType']} {r['to']}"[:4000]}
@@ -532,7 +556,13 @@ def create_relations(token: AccessToken, *, relations: list[dict[str, Any]]) -> 
         token=token,
     )
     mapped = [
-        {"from": r["from"], "to": r["to"], "relationType": edge_type_for(r["relationType"])}
+        {
+            "from": r["from"],
+            "to": r["to"],
+            "relationType": _relation_type(
+                edge_type_for(r["relationType"]), relation_label(r["relationType"])
+            ),
+        }
         for r in relations
     ]
     return ToolResult({"relations": mapped, "receipt": receipt.as_json()}, _receipt_text(receipt))
@@ -676,14 +706,18 @@ def delete_relations(token: AccessToken, *, relations: list[dict[str, Any]]) -> 
             source, dest = _node_named(owner, r["from"]), _node_named(owner, r["to"])
             if source is None or dest is None:
                 continue
-            kind = edge_type_for(r["relationType"])
-            edges = Edge.objects.for_owner(owner).filter(from_node=source, to_node=dest, type=kind)
+            kind, label = edge_type_for(r["relationType"]), relation_label(r["relationType"])
+            edges = Edge.objects.for_owner(owner).filter(
+                from_node=source, to_node=dest, type=kind, label=label
+            )
             count = 0
             for edge in edges.select_related("from_node").order_by("id"):
                 detail_delete(row=edge, source=Source.MCP, token=token)
                 count += 1
             if count:
-                deleted.append({"from": r["from"], "to": r["to"], "relationType": kind})
+                deleted.append(
+                    {"from": r["from"], "to": r["to"], "relationType": _relation_type(kind, label)}
+                )
     return ToolResult({"deleted": deleted}, f"deleted {len(deleted)} relations")
 
 
@@ -744,7 +778,11 @@ def _add_waiting(graph: dict[str, Any], waiting: list[Candidate]) -> None:
             }
         )
         graph["relations"] += [
-            {"from": h.get("from"), "to": h.get("to"), "relationType": h.get("type")}
+            {
+                "from": h.get("from"),
+                "to": h.get("to"),
+                "relationType": _relation_type(str(h.get("type")), str(h.get("label") or "")),
+            }
             for h in held
             if h.get("object") == "edge"
         ]

@@ -345,7 +345,7 @@ def _create_edges(step: _Apply) -> None:
     planned = step.plan.new_edges
     edges = edges_write(
         owner=step.owner,
-        edges=[(step.node_id(e.source), step.node_id(e.dest), e.type) for e in planned],
+        edges=[(step.node_id(e.source), step.node_id(e.dest), e.type, e.label) for e in planned],
         receipt=step.receipt,
         now=step.now,
         history=step.history,

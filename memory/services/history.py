@@ -56,7 +56,7 @@ FIELDS: dict[str, tuple[str, ...]] = {
         "happened_at_source",
     ),
     "alias": ("node_id", "alias"),
-    "edge": ("from_node_id", "to_node_id", "type"),
+    "edge": ("from_node_id", "to_node_id", "type", "label"),
     "page": ("node_id", "title", "topic", "summary", "body"),
 }
 

@@ -301,13 +301,17 @@ def _materialize_edge(
         return None
     source, dest = (node, other) if from_is_own else (other, node)
     if Edge.objects.filter(
-        owner=candidate.owner, from_node=source, to_node=dest, type=proposal.type
+        owner=candidate.owner,
+        from_node=source,
+        to_node=dest,
+        type=proposal.type,
+        label=proposal.label,
     ).exists():
         return None
     history, receipt = written.writing
     (edge,) = edges_write(
         owner=candidate.owner,
-        edges=[(source.pk, dest.pk, proposal.type)],
+        edges=[(source.pk, dest.pk, proposal.type, proposal.label)],
         receipt=receipt,
         now=now,
         history=history,

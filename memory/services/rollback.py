@@ -43,7 +43,7 @@ RESTORED: dict[str, tuple[str, ...]] = {
         "happened_at_source",
     ),
     "alias": ("alias",),
-    "edge": ("type",),
+    "edge": ("type", "label"),
     "page": ("title", "topic", "summary", "body"),
 }
 

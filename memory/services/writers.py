@@ -197,12 +197,12 @@ def aliases_write(
 def edges_write(
     *,
     owner: Person,
-    edges: Sequence[tuple[int, int, str]],
+    edges: Sequence[tuple[int, int, str, str]],
     receipt: Receipt,
     now: datetime,
     history: History,
 ) -> list[Edge]:
-    """Write each ``(from node id, to node id, type)``; one INSERT."""
+    """Write each ``(from node id, to node id, type, label)``; one INSERT."""
     if not edges:
         return []
     rows = Edge.objects.bulk_create(
@@ -212,10 +212,11 @@ def edges_write(
                 from_node_id=source,
                 to_node_id=dest,
                 type=type_,
+                label=label,
                 created_receipt=receipt,
                 created_at=now,
             )
-            for source, dest, type_ in edges
+            for source, dest, type_, label in edges
         ]
     )
     for row in rows:

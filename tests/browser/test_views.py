@@ -255,6 +255,8 @@ def test_node_page_shows_the_words_of_each_kind_action_and_link_type(
     )
     make_edge(from_node=node, to_node=make_node(owner=owner, label="Bea"), type="works_with")
     make_edge(from_node=make_node(owner=owner, label="Cid"), to_node=node, type="blocked_by")
+    dee = make_node(owner=owner, label="Dee")
+    make_edge(from_node=node, to_node=dee, type="related_to", label="mentors")  # as named
     html = owner_client.get(url("node", node.pk)).content.decode()
     assert '<span class="kind">Technical detail</span> kept the invoices in euros' in html
     assert '<span class="kind">Hunch</span> an older kind' in html
@@ -263,6 +265,7 @@ def test_node_page_shows_the_words_of_each_kind_action_and_link_type(
     source = "stated in the text"
     assert f'title="{source}"' in html and f"date: {source}" in html
     assert "Atlas <em>works with</em>" in html and "<em>blocked by</em> Atlas" in html
+    assert "Atlas <em>mentors</em>" in html
 
 
 def test_node_page_query_count_does_not_grow(

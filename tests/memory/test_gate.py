@@ -184,7 +184,7 @@ REJECTIONS = [
     (
         "duplicate stored edge",
         [edge("Atlas", "Boxing")],
-        snap(nodes=(ATLAS, BOXING), edges=frozenset({(2, 1, "uses")})),
+        snap(nodes=(ATLAS, BOXING), edges=frozenset({(2, 1, "uses", "")})),
         ("edge", "Atlas -> Boxing", "duplicate"),
     ),
     (

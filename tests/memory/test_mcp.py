@@ -570,3 +570,33 @@ def test_past_the_rate_limit_the_agent_is_told_to_wait(server_url: str, secret: 
     assert refused is not None and "requests a minute with this token" in str(refused)
     assert refused.error.data["code"] == "rate_limited"
     assert 1 <= refused.error.data["retryAfter"] <= 60
+
+
+def test_relation_types_come_back_as_they_were_named(
+    server_url: str, owner: User, secret: str
+) -> None:
+    """A relationType ume has no type for is kept as the edge's label: two differently named
+    relations between the same entities are two edges, each read back and deleted by name."""
+    MemoryRule.objects.create(owner=owner, capture_default="auto")
+    people = [
+        {"name": "Rahul Mehta", "entityType": "person"},
+        {"name": "Atlas", "entityType": "project"},
+    ]
+    ok(call(server_url, secret, "create_entities", {"entities": people}))
+    named = [
+        {"from": "Rahul Mehta", "to": "Atlas", "relationType": "works_on"},
+        {"from": "Rahul Mehta", "to": "Atlas", "relationType": "leads"},
+        {"from": "Rahul Mehta", "to": "Atlas", "relationType": "uses"},
+    ]
+    created = ok(call(server_url, secret, "create_relations", {"relations": named}))
+    assert [r["relationType"] for r in created["relations"]] == ["works_on", "leads", "uses"]
+    stored = sorted(Edge.objects.for_owner(owner).values_list("type", "label"))
+    assert stored == [("related_to", "leads"), ("related_to", "works_on"), ("uses", "")]
+    graph = ok(call(server_url, secret, "read_graph"))
+    assert sorted(r["relationType"] for r in graph["relations"]) == ["leads", "uses", "works_on"]
+    again = ok(call(server_url, secret, "create_relations", {"relations": named[:1]}))
+    assert again["receipt"]["outcome"] != "wrote"  # the same named relation is not doubled
+    assert Edge.objects.for_owner(owner).count() == 3
+    ok(call(server_url, secret, "delete_relations", {"relations": named[:1]}))
+    left = sorted(Edge.objects.for_owner(owner).values_list("type", "label"))
+    assert left == [("related_to", "leads"), ("uses", "")]

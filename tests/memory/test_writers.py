@@ -97,7 +97,7 @@ def _write_everything(owner: Any, receipt: Any, n: int) -> int:
         )
         edges_write(
             owner=owner,
-            edges=[(pk, nodes[-1].pk, "uses") for pk in ids],
+            edges=[(pk, nodes[-1].pk, "uses", "") for pk in ids],
             receipt=receipt,
             now=now,
             history=history,
