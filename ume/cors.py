@@ -45,7 +45,15 @@ def origin_allowed(origin: str, allowed: list[str] | tuple[str, ...]) -> bool:
 
 
 def _covered(path: str) -> bool:
-    return any(path == p.rstrip("/") or path.startswith(p) for p in PATHS)
+    """A path of :data:`PATHS`: a prefix ending in "/" or "-" covers what follows it; "/mcp"
+    covers itself and what is below it, not "/mcpx"."""
+    for prefix in PATHS:
+        if prefix.endswith(("/", "-")):
+            if path.startswith(prefix) or path == prefix.rstrip("/"):
+                return True
+        elif path == prefix or path.startswith(prefix + "/"):
+            return True
+    return False
 
 
 def _origin(scope: Scope) -> str:

@@ -48,6 +48,16 @@ def env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     return env
 
 
+def stdio(env: dict[str, str], secret: str) -> StdioServerParameters:
+    """``manage.py mcp_stdio`` acting with ``secret``, as a desktop client starts it."""
+    return StdioServerParameters(
+        command=sys.executable,
+        args=["manage.py", "mcp_stdio", "--token", secret],
+        env=env,
+        cwd=ROOT,
+    )
+
+
 def test_create_token_prints_the_secret_once(env: dict[str, str]) -> None:
     plain = manage(env, "create_token", "--user", "ada", "--name", "desktop")
     assert plain.returncode == 0, plain.stderr
@@ -74,12 +84,7 @@ def test_create_token_prints_the_secret_once(env: dict[str, str]) -> None:
 def test_mcp_stdio_lists_and_calls_tools(env: dict[str, str]) -> None:
     created = manage(env, "create_token", "--user", "ada", "--name", "stdio", "--json")
     secret = json.loads(created.stdout)["secret"]
-    params = StdioServerParameters(
-        command=sys.executable,
-        args=["manage.py", "mcp_stdio", "--token", secret],
-        env=env,
-        cwd=ROOT,
-    )
+    params = stdio(env, secret)
 
     async def go() -> Any:
         async with Client(params, mode="legacy") as client:
@@ -106,12 +111,7 @@ def test_mcp_stdio_lists_a_read_only_token_only_the_read_tools(env: dict[str, st
         env, "create_token", "--user", "ada", "--name", "r", "--scopes", "memory:read", "--json"
     )
     secret = json.loads(created.stdout)["secret"]
-    params = StdioServerParameters(
-        command=sys.executable,
-        args=["manage.py", "mcp_stdio", "--token", secret],
-        env=env,
-        cwd=ROOT,
-    )
+    params = stdio(env, secret)
 
     async def go() -> Any:
         async with Client(params, mode="legacy") as client:

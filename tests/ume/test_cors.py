@@ -80,6 +80,9 @@ def test_a_browser_client_can_register(live_asgi_url: str) -> None:
 
 
 def test_pages_get_no_cors_headers(live_asgi_url: str) -> None:
+    assert (
+        "access-control-allow-origin" not in preflight(f"{live_asgi_url}/mcpx", INSPECTOR).headers
+    )
     page = httpx.get(f"{live_asgi_url}/login/", headers={"Origin": INSPECTOR})
     assert "access-control-allow-origin" not in page.headers
     assert (
