@@ -764,6 +764,22 @@ def nodes_with_facts(owner: Person, ids: Iterable[int], *, limit: int = DETAIL_L
     )
 
 
+LINK_LIMIT = 200
+
+
+def node_links(owner: Person, node_id: int, *, limit: int = LINK_LIMIT) -> tuple[list[Edge], bool]:
+    """The node's links both ways (its own relations and those pointing at it), by type and
+    label, each with both ends loaded: the first ``limit`` and whether more follow, in one
+    query whatever their number."""
+    rows = list(
+        Edge.objects.filter(owner=owner)
+        .filter(Q(from_node_id=node_id) | Q(to_node_id=node_id))
+        .select_related("from_node", "to_node")
+        .order_by("type", "label", "id")[: limit + 1]
+    )
+    return rows[:limit], len(rows) > limit
+
+
 def node_events_page(
     owner: Person, node_id: int, *, after: Position | None = None, limit: int = DETAIL_LIMIT
 ) -> DetailPage[Event]:

@@ -21,7 +21,16 @@ from pydantic import BaseModel, ConfigDict, Field, RootModel
 
 from memory.cursors import cursor_encode
 from memory.history import Entry
-from memory.models import Candidate, Event, MemoryRule, Node, Slice, Suppression, Transcript
+from memory.models import (
+    Candidate,
+    Edge,
+    Event,
+    MemoryRule,
+    Node,
+    Slice,
+    Suppression,
+    Transcript,
+)
 from memory.selectors import EVIDENCE_PER_ITEM, DetailPage
 
 Time = Annotated[str, Field(json_schema_extra={"format": "date-time"})]
@@ -116,6 +125,39 @@ def event_json(row: Event) -> dict[str, Any]:
     }
 
 
+class LinkEndOut(Out):
+    id: int
+    label: str
+    category: str
+
+
+class LinkOut(Out):
+    id: int
+    type: str = Field(description="The relation's type (part_of, uses, related_to, ...).")
+    label: str = Field(
+        description='The relation as it was named ("works on"), or "" when its type says it all.'
+    )
+    direction: Literal["out", "in"] = Field(
+        description="out: this memory relates to the other; in: the other relates to this one."
+    )
+    node: LinkEndOut = Field(description="The memory at the other end.")
+    created_at: Time | None
+
+
+def link_json(edge: Edge, node_id: int) -> dict[str, Any]:
+    """One of a node's links, seen from the node ``node_id`` (needs both ends loaded)."""
+    out = edge.from_node_id == node_id
+    other = edge.to_node if out else edge.from_node
+    return {
+        "id": edge.pk,
+        "type": edge.type,
+        "label": edge.label,
+        "direction": "out" if out else "in",
+        "node": {"id": other.pk, "label": other.label, "category": other.category},
+        "created_at": _iso(edge.created_at),
+    }
+
+
 _NEXT = "Pass it as ?cursor= to the node's slices (or events) route for the next page; null on the last."
 
 
@@ -126,6 +168,10 @@ class NodeDetailOut(NodeOut):
     slices_next: str | None = Field(description=_NEXT)
     event_count: int = Field(description="How many events it has in all.")
     events_next: str | None = Field(description=_NEXT)
+    links: list[LinkOut] = Field(description="Its links both ways, by type and name.")
+    links_more: bool = Field(
+        description="Whether it has more links than listed (the first 200 are)."
+    )
 
 
 def _next(kind: str, node_id: int, page: DetailPage[Any]) -> str | None:
@@ -133,9 +179,12 @@ def _next(kind: str, node_id: int, page: DetailPage[Any]) -> str | None:
 
 
 def node_detail_json(
-    node: Node, slices: DetailPage[Slice], events: DetailPage[Event]
+    node: Node,
+    slices: DetailPage[Slice],
+    events: DetailPage[Event],
+    links: tuple[list[Edge], bool],
 ) -> dict[str, Any]:
-    """The node with the first page of its facts and of its events."""
+    """The node with the first page of its facts and of its events, and its links."""
     return {
         **node_json(node),
         "slices": [slice_json(s) for s in slices.rows],
@@ -144,6 +193,8 @@ def node_detail_json(
         "slices_next": _next("slices", node.pk, slices),
         "event_count": events.total,
         "events_next": _next("events", node.pk, events),
+        "links": [link_json(edge, node.pk) for edge in links[0]],
+        "links_more": links[1],
     }
 
 

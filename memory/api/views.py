@@ -86,6 +86,7 @@ from memory.selectors import (
     node_events_page,
     node_get,
     node_history,
+    node_links,
     node_list,
     node_slices_page,
     receipt_get,
@@ -336,7 +337,8 @@ def get_node(
 ) -> dict[str, Any]:
     """With ``ETag``: the node's revision, to send back as ``If-Match`` on PATCH or DELETE.
 
-    The first ``limit`` facts and events, with how many there are and the cursor of the next
+    Its links both ways (the other end, the type and the name it was given). The first
+    ``limit`` facts and events, with how many there are and the cursor of the next
     page of each (``GET /v1/nodes/{id}/slices`` and ``/events``)."""
     if page.cursor:
         raise ApiError(400, "invalid_input", "cursor: page on /slices or /events of this node")
@@ -347,6 +349,7 @@ def get_node(
         node,
         node_slices_page(owner, node.pk, limit=page.limit),
         node_events_page(owner, node.pk, limit=page.limit),
+        node_links(owner, node.pk),
     )
 
 

@@ -16,10 +16,12 @@ from django.utils import timezone
 from pytest_django import DjangoAssertNumQueries, Settings
 
 from memory.models import AccessToken, Candidate, MemoryRule, Node, Receipt, Suppression, Transcript
+from memory.selectors import LINK_LIMIT
 from memory.services.tokens import token_create, token_revoke
 from memory.vocab import SCOPE_READ
 from tests.factories import (
     make_candidate,
+    make_edge,
     make_event,
     make_node,
     make_slice,
@@ -275,6 +277,38 @@ def test_get_node_has_slices_and_events(api: Any, owner: User) -> None:
     assert detail["label"] == "Boxing"
     assert [s["text"] for s in detail["slices"]] == ["trains three days a week"]
     assert [e["action"] for e in detail["events"]] == ["started"]
+
+
+def test_get_node_has_its_links_both_ways_with_their_names(
+    api: Any, owner: User, django_assert_num_queries: DjangoAssertNumQueries
+) -> None:
+    maya = make_node(owner=owner, label="Maya", category="person")
+    atlas = make_node(owner=owner, label="Atlas", category="project")
+    rust = make_node(owner=owner, label="Rust", category="skill")
+    make_edge(from_node=maya, to_node=atlas, type="related_to", label="works on")
+    make_edge(from_node=atlas, to_node=rust, type="uses")
+    for index in range(6):
+        helper = make_node(owner=owner, label=f"Helper {index}")
+        make_edge(from_node=helper, to_node=atlas, type="part_of")
+    # token, its last use, its rate count; node + aliases; facts (2), events (2); the links in
+    # one, whatever their number
+    with django_assert_num_queries(10):
+        detail = api.get(f"/v1/nodes/{atlas.pk}").json()
+    links = {(link["node"]["label"], link["direction"]): link for link in detail["links"]}
+    assert len(detail["links"]) == 8 and detail["links_more"] is False
+    assert links[("Maya", "in")]["type"] == "related_to"
+    assert links[("Maya", "in")]["label"] == "works on"
+    assert links[("Rust", "out")]["type"] == "uses" and links[("Rust", "out")]["label"] == ""
+    assert links[("Rust", "out")]["node"] == {"id": rust.pk, "label": "Rust", "category": "skill"}
+    assert api.get(f"/v1/nodes/{maya.pk}").json()["links"][0]["direction"] == "out"
+
+
+def test_get_node_says_when_it_has_more_links_than_listed(api: Any, owner: User) -> None:
+    hub = make_node(owner=owner, label="Hub")
+    for index in range(LINK_LIMIT + 1):
+        make_edge(from_node=hub, to_node=make_node(owner=owner, label=f"Spoke {index}"))
+    detail = api.get(f"/v1/nodes/{hub.pk}").json()
+    assert len(detail["links"]) == LINK_LIMIT and detail["links_more"] is True
 
 
 def test_another_owners_node_is_404_everywhere(api: Any, other_user: User) -> None:

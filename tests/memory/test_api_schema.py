@@ -33,6 +33,7 @@ from memory.selectors import (
     node_events_page,
     node_get,
     node_history,
+    node_links,
     node_list,
     node_slices_page,
     revision_parents,
@@ -311,7 +312,12 @@ def test_single_objects_are_the_builders_json(
     assert fresh is not None
     same_bytes(
         client.get(f"/v1/nodes/{node.pk}", **auth),
-        node_detail_json(fresh, node_slices_page(owner, node.pk), node_events_page(owner, node.pk)),
+        node_detail_json(
+            fresh,
+            node_slices_page(owner, node.pk),
+            node_events_page(owner, node.pk),
+            node_links(owner, node.pk),
+        ),
     )
     same_bytes(client.get("/v1/rules", **auth), rules_json(memory_rule_for(owner)))
     upload = client.post(
