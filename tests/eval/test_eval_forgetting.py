@@ -1,0 +1,142 @@
+"""``eval_forgetting``: the scenarios' harness, and the eval on our stories with its bounds."""
+
+from __future__ import annotations
+
+import json
+from io import StringIO
+from pathlib import Path
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.core.management import CommandError, call_command
+
+from eval.fixture_files import FixtureError
+from eval.forgetting import (
+    BACK,
+    FORGET,
+    Cell,
+    Keep,
+    Seen,
+    Story,
+    applies,
+    bound,
+    load_stories,
+    mentions,
+    run_eval,
+    run_once,
+    score,
+)
+
+FIXTURE = Path(__file__).resolve().parents[2] / "eval" / "fixtures" / "forgetting.json"
+# The stories the suite runs every way (3 stories x 94 pairs = 282 scenarios).
+SUITE_STORIES = "ex-husband,allergy,son"
+
+pytestmark = pytest.mark.django_db
+
+
+def story(**changes: object) -> Story:
+    base = {
+        "id": "sister",
+        "say": "My sister Ana is moving to Porto.",
+        "terms": ("Ana", "Anna"),
+        "variants": {"nickname": "a", "title": "b", "paraphrase": "c"},
+        "keep": Keep("My sister Anabel is getting married.", "Anabel", "who is Anabel?"),
+    }
+    return Story(**{**base, **changes})  # type: ignore[arg-type]
+
+
+def test_terms_match_whole_words_in_order() -> None:
+    assert mentions("Dan", ["Dan"]) and mentions("my ex Dan, again", ["dan"])
+    assert not mentions("Dante", ["Dan"])
+    assert mentions("Warm apple pie", ["Apple Pie"])
+    assert not mentions("Apple Crumble", ["Apple Pie"]) and not mentions(
+        "pie of apple", ["apple pie"]
+    )
+
+
+def test_delete_all_is_tried_only_against_what_was_said_before() -> None:
+    assert applies("delete_all", "same_transcript") and applies("delete_all", "chat_import")
+    assert not applies("delete_all", "variant_paraphrase")
+    assert not applies("suppress_expired", "same_transcript")
+    assert applies("suppress", "same_transcript")
+    assert "said" in bound("forget_what_was_said") and "said" not in bound("suppress")
+
+
+def test_scoring_counts_an_attempt_only_where_the_control_came_back() -> None:
+    came = Seen(frozenset({"queue", "said"}), keep=True)
+    nothing = Seen(frozenset(), keep=True)
+    cell = Cell()
+    score(cell, story(), "suppress", "new_conversation", nothing, nothing)  # never came back
+    assert (cell.attempts, cell.resurrections, cell.keep_checks) == (0, 0, 1)
+    score(cell, story(), "suppress", "new_conversation", Seen(frozenset({"said"}), True), came)
+    assert (cell.attempts, cell.resurrections) == (1, 0)  # a plain suppression keeps the words
+    score(cell, story(), "forget_what_was_said", "x", Seen(frozenset({"said"}), True), came)
+    assert (cell.attempts, cell.resurrections) == (2, 1)
+    score(cell, story(), "suppress_expired", "x", nothing, came)
+    assert cell.over_blocked == 1 and "expired" in cell.failures[-1]
+    score(cell, story(), "suppress", "x", Seen(frozenset(), keep=False), came)
+    assert cell.over_blocked == 2 and "Anabel" in cell.failures[-1]
+
+
+def test_a_suppressed_name_said_again_stays_out_and_its_neighbour_stays_in() -> None:
+    ana = next(s for s in load_stories(FIXTURE) if s.id == "sister")
+    control = run_once(ana, None, "new_conversation")
+    assert "queue" in control.places
+    assert control.keep
+    seen = run_once(ana, "suppress", "new_conversation")
+    assert not seen.places & {"graph", "queue", "recall", "mcp"}, seen
+    assert seen.keep  # "Anabel" shares letters, not a name
+    expired = run_once(ana, "suppress_expired", "new_conversation")
+    assert "queue" in expired.places  # an expired suppression binds nothing
+    assert not get_user_model().objects.filter(username__startswith="forget-").exists()
+
+
+def test_the_fixture_is_checked(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"stories": [{"id": "x", "say": "s", "terms": ["t"]}]}))
+    with pytest.raises(FixtureError, match="lacks"):
+        load_stories(bad)
+    bad.write_text("[]")
+    with pytest.raises(FixtureError, match="at least one story"):
+        load_stories(bad)
+
+
+def test_the_command_refuses_unknown_ways() -> None:
+    with pytest.raises(CommandError, match="unknown way back"):
+        call_command("eval_forgetting", str(FIXTURE), "--back", "carrier_pigeon")
+
+
+def test_forgetting_on_our_stories_holds_its_bounds() -> None:
+    """Every way to forget against every way back, for three stories. The bounds are today's
+    figures: a change that lets more come back, or blocks what it should not, fails here."""
+    out = StringIO()
+    call_command(
+        "eval_forgetting",
+        str(FIXTURE),
+        "--json",
+        "--stories",
+        SUITE_STORIES,
+        "--max-resurrections",
+        "72",
+        "--max-over-blocking",
+        "0.0",
+        stdout=out,
+    )
+    report = json.loads(out.getvalue())
+    assert report["scenarios"] >= 150 and not report["skipped"]
+    assert set(report["by_forget"]) == set(FORGET)
+    assert set(report["by_back"]) == set(BACK)
+    # What holds today, and must go on holding: the same words, said again anywhere, never
+    # bring back a suppressed or deleted memory.
+    for forget in ("suppress", "suppress_30_days", "forget_what_was_said", "delete_for_good"):
+        for back in ("same_transcript", "new_conversation", "chat_import", "mcp_save_memory"):
+            cell = report["cells"][f"{forget} x {back}"]
+            assert cell["resurrections"] == 0, (forget, back, cell)
+
+
+def test_run_eval_reports_every_pair_it_ran() -> None:
+    ana = next(s for s in load_stories(FIXTURE) if s.id == "sister")
+    report = run_eval([ana], forgets=["suppress"], backs=["mcp_save_memory", "after_cleanup"])
+    data = report.as_json()
+    assert set(data["cells"]) == {"suppress x mcp_save_memory", "suppress x after_cleanup"}
+    assert data["resurrections"] == 0 and data["over_blocked"] == 0
