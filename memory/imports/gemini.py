@@ -193,9 +193,10 @@ def gemini_conversations(
     """(position, conversation or the error it alone failed with) from the records of
     ``MyActivity.json``, in the file's order.
 
-    A record over the element limit fails alone (the conversation around it is closed first);
-    records that are no prompt are counted on the next conversation; those after the last one
-    are handed out on an empty conversation, so the import still counts them.
+    A record over the element limit fails alone (the conversation around it is closed first).
+    Records that are no prompt are counted on the conversation being gathered when they come;
+    when the file holds none, they are handed out on an empty conversation, so the import
+    still counts them.
     """
     group = _Grouper(max_element_bytes)
     position = 0
