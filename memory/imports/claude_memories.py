@@ -84,10 +84,12 @@ class MemoryExport:
     accounts: int = 0
     sections: int = 0  # memory texts read: the account's, and each project's
     empty: int = 0  # memory texts that were missing or held nothing
+    known: int = 0  # statements an earlier import proposed already (left out)
 
     def counts(self) -> dict[str, int]:
         return {
             "statements": len(self.statements),
+            "already_imported": self.known,
             "accounts": self.accounts,
             "sections": self.sections,
             "empty_sections": self.empty,

@@ -52,7 +52,7 @@ from memory.models import ChatImport, Outcome, Receipt, Transcript
 from memory.owned import Person
 from memory.proposals import dump_proposal
 from memory.services.ingest import ingest_transcript, transcript_store
-from memory.vocab import ImportState
+from memory.vocab import ImportState, TranscriptStatus
 
 _READERS = ("rules", "llm")
 _FAILED = {Outcome.LLM_FAILED, Outcome.DB_WRITE_FAILED, Outcome.DELETION_CONFLICT}
@@ -81,11 +81,11 @@ def _propose(export: MemoryExport, extractor: str | None) -> ReviewFirst:
     return review_first(extract(statement_messages(export), source_time=None), export)
 
 
-def _transcript_text(name: str, export: MemoryExport, found: ReviewFirst) -> str:
+def _transcript_text(export: MemoryExport, found: ReviewFirst) -> str:
     """The stored transcript: the statements as the file gave them, and the proposals."""
     return json.dumps(
         {
-            "title": f"Claude's memories ({name})",
+            "title": "Claude's memories",
             "memories": [s.as_json() for s in export.statements],
             "objects": [dump_proposal(p) for p in found.candidates],
         },
@@ -119,6 +119,12 @@ def claude_memories_import(
     if earlier is not None:
         return _duplicate(owner, source, name, started, earlier)
     assert row is not None
+    seen = _seen_statements(owner)
+    known = [s for s in export.statements if s.text in seen]
+    if len(known) == len(export.statements):
+        return _nothing_new(row, started, len(known))
+    export.statements = [s for s in export.statements if s.text not in seen]
+    export.known = len(known)
     try:
         found = _propose(export, extractor)
     except (ImportFormatError, ExtractorFailed) as exc:
@@ -131,18 +137,55 @@ def claude_memories_import(
     return _finish(row, transcript, receipt, export, found)
 
 
+KEY = CLAUDE_MEMORIES  # the conversation key of every memories transcript
+
+
+def _seen_statements(owner: Person) -> set[str]:
+    """The statements earlier memory imports of ``owner`` proposed (and finished)."""
+    seen: set[str] = set()
+    for text in (
+        Transcript.objects.for_owner(owner)
+        .filter(conversation_key=KEY, status=TranscriptStatus.DONE)
+        .values_list("text", flat=True)
+        .iterator()
+    ):
+        try:
+            stored = json.loads(text).get("memories") or []
+        except (ValueError, AttributeError, RecursionError):
+            continue
+        seen.update(str(m.get("text")) for m in stored if isinstance(m, dict))
+    return seen
+
+
+def _nothing_new(row: ChatImport, started: float, known: int) -> ImportResult:
+    """Every statement of the file was proposed by an earlier import: one duplicate receipt."""
+    message = f"{row.name}: all {known} statements were imported before; nothing new"
+    ChatImport.objects.filter(pk=row.pk).update(
+        conversations=1, duplicates=1, position=1, state=ImportState.READ, claimed_at=None
+    )
+    receipt = _file_receipt(
+        row.owner,
+        row.source,
+        row.name,
+        Outcome.DUPLICATE,
+        started,
+        summary=message,
+        detail={"chat_import": row.pk, "reason": "every statement already imported"},
+    )
+    row.refresh_from_db()
+    return ImportResult(row.name, row, True, message, receipt=receipt)
+
+
 def _store(row: ChatImport, export: MemoryExport, found: ReviewFirst) -> Transcript:
     transcript, _created = transcript_store(
         owner=row.owner,
-        text=_transcript_text(row.name, export, found),
+        text=_transcript_text(export, found),
         name=f"Claude's memories ({row.name})",
         source=row.source,
         source_time=None,
         inline=True,  # processed here, never by the workers (they would not read it review-first)
     )
-    Transcript.objects.filter(pk=transcript.pk).update(
-        chat_import=row, conversation_key=f"{CLAUDE_MEMORIES}:{row.sha256[:32]}"
-    )
+    Transcript.objects.filter(pk=transcript.pk).update(chat_import=row, conversation_key=KEY)
     return transcript
 
 
@@ -163,14 +206,15 @@ def _finish(
         ],
     }
     failed = receipt.outcome in _FAILED or receipt.outcome == Outcome.REJECTED_INPUT
+    same = receipt.outcome == Outcome.DUPLICATE  # the same statements, being proposed now
     with transaction.atomic():
-        if receipt.outcome != Outcome.DUPLICATE:
+        if not same:
             receipt.detail = {**(receipt.detail or {}), "memories": memory}
             Receipt.objects.filter(pk=receipt.pk).update(detail=receipt.detail)
         ChatImport.objects.filter(pk=row.pk).update(
             conversations=1,
-            stored=1,
-            empty=0,
+            stored=0 if same else 1,
+            duplicates=1 if same else 0,
             skipped={"not understood": memory["not_understood"]}
             if memory["not_understood"]
             else {},
@@ -193,6 +237,7 @@ def _finish(
         f"{counts.get('nodes_updated', 0)} already known, "
         f"{counts.get('rejected', 0)} refused; "
         f"{memory['not_understood']} with nothing found"
+        + (f"; {export.known} imported before" if export.known else "")
     )
     if failed:
         message = receipt.error or message

@@ -20,6 +20,7 @@ from memory.models import Candidate, ChatImport, Evidence, Node, Receipt, Transc
 from memory.services.ingest import ingest_pending
 from memory.services.rules import memory_rule_update
 from tests.factories import make_candidate, make_node, make_suppression
+from tests.faults import inside_the_ingest
 
 EXPORTS = Path(__file__).resolve().parents[2] / "fixtures" / "exports"
 FIXTURE = EXPORTS / "claude_memories.json"
@@ -66,6 +67,7 @@ def test_both_sections_are_read_and_missing_keys_are_tolerated() -> None:
     ]
     assert export.counts() == {
         "statements": 2,
+        "already_imported": 0,
         "accounts": 3,
         "sections": 5,
         "empty_sections": 3,
@@ -254,3 +256,51 @@ def test_ingest_command_imports_memories_and_workers_never_touch_them(
     out = io.StringIO()
     call_command("ingest", str(FIXTURE), user="owner", stdout=out)
     assert "duplicate" in out.getvalue() and "already imported" in out.getvalue()
+
+
+@pytest.mark.django_db
+def test_a_failed_import_is_retried_by_importing_the_file_again(
+    owner: User, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def fail() -> None:
+        raise RuntimeError("the disk is full (simulated)")
+
+    step = inside_the_ingest(monkeypatch, fail)
+    first = memories_import(owner, FIXTURE.read_bytes())
+    assert not first.ok and first.receipt is not None
+    assert first.receipt.outcome == "db_write_failed"
+    assert not Candidate.objects.exists()  # rolled back
+    row = ChatImport.objects.for_owner(owner).get()
+    assert row.state == "failed"
+    # the workers leave it alone: they would not read it review-first
+    assert Transcript.objects.for_owner(owner).get().inline
+    assert ingest_pending(limit=10) == []
+    monkeypatch.setattr("memory.services.ingest._complete", step._mock_wraps)
+    again = memories_import(owner, FIXTURE.read_bytes())
+    assert again.ok and again.receipt is not None and again.receipt.outcome == "wrote"
+    assert Candidate.objects.for_owner(owner).filter(label_guess="Supabase").exists()
+    row.refresh_from_db()
+    assert row.state == "read" and Transcript.objects.count() == 1
+
+
+@pytest.mark.django_db
+def test_a_later_export_proposes_only_the_statements_that_are_new(owner: User) -> None:
+    memories_import(owner, FIXTURE.read_bytes())
+    candidates = Candidate.objects.count()
+    entries = json.loads(FIXTURE.read_bytes())
+    same = json.dumps(entries, indent=1).encode()  # other bytes, the same memories
+    result = memories_import(owner, same, name="memories-copy.json")
+    assert result.receipt is not None and result.receipt.outcome == "duplicate"
+    assert "all 8 statements were imported before" in result.message
+    assert Candidate.objects.count() == candidates
+    django = Candidate.objects.for_owner(owner).get(label_guess="Django")
+    assert django.mention_count == 1  # not mentioned again by the same statement
+    entries[0]["conversations_memory"] += "\n- I use Figma for wireframes."
+    later = memories_import(owner, json.dumps(entries).encode(), name="memories-later.json")
+    assert later.receipt is not None and later.receipt.outcome == "wrote"
+    assert later.receipt.detail["memories"]["statements"] == 1
+    assert later.receipt.detail["memories"]["already_imported"] == 8
+    assert Candidate.objects.count() == candidates + 1
+    assert Candidate.objects.for_owner(owner).filter(label_guess="Figma").exists()
+    django.refresh_from_db()
+    assert django.mention_count == 1
