@@ -304,3 +304,25 @@ def test_a_later_export_proposes_only_the_statements_that_are_new(owner: User) -
     assert Candidate.objects.for_owner(owner).filter(label_guess="Figma").exists()
     django.refresh_from_db()
     assert django.mention_count == 1
+
+
+@pytest.mark.django_db
+def test_an_extractor_that_fails_writes_nothing_and_the_file_can_be_imported_again(
+    owner: User, settings: Settings
+) -> None:
+    settings.UME_LLM_BASE_URL = ""
+    settings.UME_LLM_MODEL = ""
+    failed = chat_import_store(
+        owner=owner,
+        stream=io.BytesIO(FIXTURE.read_bytes()),
+        name="memories.json",
+        fmt=CLAUDE_MEMORIES,
+        source="command",
+        extractor="llm",
+    )
+    assert not failed.ok and failed.receipt is not None
+    assert failed.receipt.outcome == "llm_failed" and "not configured" in failed.receipt.error
+    assert not Transcript.objects.exists() and not Candidate.objects.exists()
+    assert ChatImport.objects.for_owner(owner).get().state == "failed"
+    again = memories_import(owner, FIXTURE.read_bytes())  # the rules extractor this time
+    assert again.ok and Candidate.objects.for_owner(owner).filter(label_guess="Django").exists()
