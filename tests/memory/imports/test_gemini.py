@@ -275,3 +275,32 @@ def test_malformed_json_or_a_huge_record_stores_nothing_and_says_so(
     (line,) = ingest_json(path)
     assert line["outcome"] == "rejected_input" and "over 1,000 bytes" in line["error"]
     assert not Transcript.objects.exists()
+
+
+def test_a_large_takeout_is_read_one_record_at_a_time(tmp_path: Path) -> None:
+    import tracemalloc
+
+    path = tmp_path / "MyActivity.json"
+    answer = "<p>" + "Keep the effort easy and the cadence high. " * 40 + "</p>"
+    with path.open("w") as fh:
+        fh.write("[")
+        for i in range(4000):  # one prompt an hour: 4,000 conversations
+            moment = f"2024-{1 + i // 700:02d}-{1 + (i // 24) % 28:02d}T{i % 24:02d}:00:00Z"
+            fh.write(
+                ("," if i else "") + json.dumps(record(f"Prompted question {i}", moment, answer))
+            )
+        fh.write("]")
+    size = path.stat().st_size
+    assert size > 7_000_000
+    tracemalloc.start()
+    with path.open("rb") as stream:
+        count = sum(
+            1
+            for _, item in iter_export(stream, fmt=GEMINI, name=path.name, max_element_bytes=BIG)
+            if isinstance(item, Conversation) and item.messages
+        )
+    _current, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    print(f"Gemini takeout {size:,} bytes, peak traced memory while reading it {peak:,} bytes")
+    assert count == 4000
+    assert peak < size / 10, (peak, size)
