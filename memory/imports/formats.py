@@ -9,6 +9,10 @@ Recognised (``detect_format``):
   (with ``parent_message_uuid`` in newer exports: then the kept branch is the path up from the
   newest message).
 - ``jsonl``: JSON Lines of ``{role, content, ts}``, one conversation per file.
+- ``gemini``: Google Takeout's ``My Activity/Gemini Apps/MyActivity.json``, a list of activity
+  records grouped into conversations by time (:mod:`memory.imports.gemini`).
+- ``claude_memories``: Claude's ``memories.json``, what Claude remembers about the person;
+  imported as guesses to review, not as conversations (:mod:`memory.imports.claude_memories`).
 
 Anything else (ume's own transcript JSON, ``User:``/``Assistant:`` text, plain notes) is left
 to :mod:`memory.transcripts`.
@@ -30,8 +34,15 @@ from datetime import UTC, datetime
 from typing import IO, Any
 
 CHATGPT, CLAUDE, JSONL = "chatgpt", "claude", "jsonl"
-EXPORT_FORMATS = (CHATGPT, CLAUDE, JSONL)
-FORMAT_LABELS = {CHATGPT: "ChatGPT export", CLAUDE: "Claude export", JSONL: "JSON Lines"}
+GEMINI, CLAUDE_MEMORIES = "gemini", "claude_memories"
+EXPORT_FORMATS = (CHATGPT, CLAUDE, JSONL, GEMINI, CLAUDE_MEMORIES)
+FORMAT_LABELS = {
+    CHATGPT: "ChatGPT export",
+    CLAUDE: "Claude export",
+    JSONL: "JSON Lines",
+    GEMINI: "Gemini Takeout",
+    CLAUDE_MEMORIES: "Claude's memories",
+}
 
 _CHUNK = 64 * 1024
 _STRING_END = re.compile(r'"|\\.?', re.DOTALL)  # in a string: its end, or an escape
@@ -234,7 +245,8 @@ class _ArrayReader:
 
 
 def detect_format(stream: IO[bytes], *, name: str, max_element_bytes: int) -> str | None:
-    """``chatgpt``, ``claude`` or ``jsonl`` for an export; None for any other transcript.
+    """The export's format (``chatgpt``, ``claude``, ``jsonl``, ``gemini``,
+    ``claude_memories``); None for any other transcript.
 
     Reads the first conversation (or line) at most and rewinds the stream.
     """
@@ -272,6 +284,11 @@ def detect_format(stream: IO[bytes], *, name: str, max_element_bytes: int) -> st
                     return JSONL
             if name.lower().endswith((".jsonl", ".ndjson")):
                 return JSONL
+            if first is None:
+                # One object over several lines: Claude's memories of one account on their own.
+                stream.seek(start)
+                if _kind_of_first_keys(stream, key_depth=1) == CLAUDE_MEMORIES:
+                    return CLAUDE_MEMORIES
         return None
     finally:
         stream.seek(start)
@@ -281,30 +298,35 @@ _TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}:]')
 _KEYS_SCAN_CHARS = 1024 * 1024
 
 
-def _kind_of_first_keys(stream: IO[bytes]) -> str | None:
-    """``chatgpt`` or ``claude`` from the keys of the first conversation of a list, found
-    without decoding its values (within the first MiB): a ``mapping`` object or a
-    ``chat_messages`` list."""
+def _kind_of_first_keys(stream: IO[bytes], *, key_depth: int = 2) -> str | None:
+    """The format from the keys of the first conversation of a list (``key_depth`` 2) or of
+    a lone object (1), found without decoding its values (within the first MiB): a
+    ``mapping`` object, a ``chat_messages`` list, a memory key, or a ``header`` naming
+    Gemini."""
     text = stream.read(_KEYS_SCAN_CHARS).decode("utf-8", errors="replace")
     depth, last = 0, ""
     for match in _TOKEN.finditer(text):
         token = match.group()
         if token in "[{":
-            if depth == 2 and last == "mapping" and token == "{":
+            if depth == key_depth and last == "mapping" and token == "{":
                 return CHATGPT
-            if depth == 2 and last == "chat_messages" and token == "[":
+            if depth == key_depth and last == "chat_messages" and token == "[":
                 return CLAUDE
             depth += 1
         elif token in "]}":
             depth -= 1
-            if depth <= 1:
+            if depth < key_depth:
                 return None  # the first conversation ended without either key
         elif token == ":":
             continue
-        else:
-            if depth == 2 and text[match.end() :].lstrip(_WS)[:1] == ":":
+        elif depth == key_depth:
+            if text[match.end() :].lstrip(_WS)[:1] == ":":
                 last = token[1:-1]
+                if last in _MEMORY_KEYS:
+                    return CLAUDE_MEMORIES
                 continue
+            if last == "header" and "Gemini" in token:
+                return GEMINI
         last = ""
     return None
 
@@ -315,7 +337,23 @@ def _kind_of(item: Any) -> str | None:
             return CHATGPT
         if isinstance(item.get("chat_messages"), list):
             return CLAUDE
+        if any(key in item for key in _MEMORY_KEYS):
+            return CLAUDE_MEMORIES
+        if _is_gemini_record(item):
+            return GEMINI
     return None
+
+
+_MEMORY_KEYS = ("conversations_memory", "project_memories")
+
+
+def _is_gemini_record(item: dict[str, Any]) -> bool:
+    """A Takeout activity record of Gemini (Search and YouTube records have the same keys)."""
+    if not isinstance(item.get("title"), str) or "time" not in item:
+        return False
+    products = item.get("products")
+    named = [item.get("header"), *(products if isinstance(products, list) else [])]
+    return any(isinstance(name, str) and "Gemini" in name for name in named)
 
 
 def iter_export(
@@ -331,6 +369,13 @@ def iter_export(
             yield 0, conversation_from_jsonl(stream, name=name, max_bytes=max_element_bytes)
         except ImportFormatError as exc:
             yield 0, exc
+        return
+    if fmt == GEMINI:
+        # Imported here: the Gemini reader builds on this module's conversations.
+        from memory.imports.gemini import gemini_conversations
+
+        records = iter_json_array(stream, max_element_bytes=max_element_bytes)
+        yield from gemini_conversations(records, max_element_bytes=max_element_bytes)
         return
     parse = conversation_from_chatgpt if fmt == CHATGPT else conversation_from_claude
     head = stream.read(4096).lstrip(b"\xef\xbb\xbf" + _WS.encode())
@@ -382,6 +427,10 @@ def _time(value: Any) -> datetime | None:
     except (OverflowError, OSError, ValueError):
         return None
     return None
+
+
+#: A time in an export (ISO 8601 text, or seconds or milliseconds since 1970) in UTC, or None.
+parse_time = _time
 
 
 def _dict(value: Any) -> dict[str, Any]:

@@ -40,7 +40,9 @@ from django.utils import timezone
 from memory.imports.formats import (
     CHATGPT,
     CLAUDE,
+    CLAUDE_MEMORIES,
     FORMAT_LABELS,
+    GEMINI,
     Conversation,
     ImportFormatError,
     detect_format,
@@ -58,7 +60,8 @@ log = logging.getLogger(__name__)
 worker_log = logging.getLogger("ume.worker")
 
 _HASH_CHUNK = 64 * 1024
-_KEYED = (CHATGPT, CLAUDE)  # formats whose conversations and messages carry lasting ids
+# formats whose conversations and messages carry lasting ids (Gemini's are made of times)
+_KEYED = (CHATGPT, CLAUDE, GEMINI)
 MAX_ATTEMPTS = 5  # a reading that kills its worker this often is marked failed
 
 
@@ -143,12 +146,17 @@ def chat_import_store(
     fmt: str,
     source: str,
     on_conversation: Callable[[int], None] | None = None,
+    extractor: str | None = None,
 ) -> ImportResult:
     """Read the export now and store each conversation as a pending transcript. Process
     nothing. (A command, or an upload small enough to be read in its request.)
 
     ``on_conversation(position)`` is called after each conversation (a progress bar).
+    Claude's memories are no conversations: they are proposed for review at once
+    (:mod:`memory.imports.claude_memories_services`), with ``extractor``.
     """
+    if fmt == CLAUDE_MEMORIES:
+        return _memories(owner, stream, name, source, extractor)
     started = time.perf_counter()
     try:
         sha, size = _sha256(stream, int(settings.UME_MAX_IMPORT_BYTES))
@@ -178,7 +186,10 @@ def chat_import_defer(
 ) -> ImportResult:
     """Keep the export's bytes for the pending workers and record the import as waiting:
     nothing is split here, so the request's work depends on the file's size only (one insert
-    per :data:`~memory.imports.stored.CHUNK_BYTES`), never on its conversations."""
+    per :data:`~memory.imports.stored.CHUNK_BYTES`), never on its conversations. Claude's
+    memories are small (held to the transcript limit) and always read at once."""
+    if fmt == CLAUDE_MEMORIES:
+        return _memories(owner, stream, name, source, None)
     started = time.perf_counter()
     try:
         sha, size = _sha256(stream, int(settings.UME_MAX_IMPORT_BYTES))
@@ -207,6 +218,17 @@ def chat_import_defer(
         "by `manage.py ingest --pending`"
     )
     return ImportResult(name, row, True, message)
+
+
+def _memories(
+    owner: Person, stream: IO[bytes], name: str, source: str, extractor: str | None
+) -> ImportResult:
+    # Imported here: that module builds on this one.
+    from memory.imports.claude_memories_services import claude_memories_import
+
+    return claude_memories_import(
+        owner=owner, stream=stream, name=name, source=source, extractor=extractor
+    )
 
 
 def _refused(

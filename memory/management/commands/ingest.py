@@ -131,7 +131,12 @@ class Command(BaseCommand):
         """A chat export: one transcript and one receipt per conversation, processed now."""
         as_json = opts["json"]
         result = chat_import_store(
-            owner=owner, stream=stream, name=path.name, fmt=fmt, source="command"
+            owner=owner,
+            stream=stream,
+            name=path.name,
+            fmt=fmt,
+            source="command",
+            extractor=opts["extractor"],
         )
         progress.add(len(result.transcript_ids))
         for receipt in [*result.broken, *([result.receipt] if result.receipt else [])]:
