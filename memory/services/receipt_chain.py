@@ -129,7 +129,7 @@ class _Walk:
         rows = Receipt.objects.for_owner(owner).filter(seq__gte=expected).order_by("seq")
         for row in rows.iterator(chunk_size=1000):
             value = self.step(row, expected, prev)
-            if value is None:
+            if value is None or row.seq is None:
                 return False
             expected, prev = row.seq + 1, value
             self.report.receipts += 1
