@@ -331,3 +331,24 @@ def test_two_saves_at_once_for_one_owner_do_not_fork_the_chain(
     seqs = sorted(s or 0 for s in Receipt.objects.for_owner(owner).values_list("seq", flat=True))
     assert seqs == list(range(1, 22))
     assert chain_verify(owner).intact
+
+
+def test_the_migration_chains_existing_receipts_in_created_at_order(owner: Any) -> None:
+    from importlib import import_module
+
+    from django.apps import apps
+
+    migration = import_module("memory.migrations.0067_receipt_chain")
+    now = timezone.now()
+    late = receipt(owner, 1, created_at=now)
+    early = receipt(owner, 2, created_at=now - timedelta(days=1))
+    Receipt.objects.for_owner(owner).update(seq=None, prev_hash="", content_hash="")
+    ReceiptChain.objects.for_owner(owner).delete()
+    migration.backfill(apps, None)
+    early.refresh_from_db()
+    late.refresh_from_db()
+    assert (early.seq, late.seq) == (1, 2)
+    assert late.prev_hash == early.content_hash
+    assert ReceiptChain.objects.get(owner=owner).head == late.content_hash
+    assert chain_verify(owner).intact
+    assert receipt(owner, 3).seq == 3
