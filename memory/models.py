@@ -17,8 +17,10 @@ from typing import Any
 from django.conf import settings
 from django.db import connection, models, transaction
 from django.db.models import Q
+from django.db.models.expressions import RawSQL
 from django.utils import timezone
 
+from memory import receipt_chain
 from memory.keys import fold_key
 from memory.owned import OwnedManager, OwnedQuerySet
 from memory.vocab import (
@@ -1146,6 +1148,56 @@ def _tally_pks(pks: list[int]) -> Counter[DayKey]:
     return counts
 
 
+class _ReturnedBigInteger(models.BigIntegerField):
+    db_returning = True  # the INSERT computes it: read it back in the same statement
+
+
+class _ReturnedChar(models.CharField):
+    db_returning = True
+
+
+def chain_bulk(receipts: list[Any]) -> None:
+    """Chain receipts about to be inserted in one statement, in list order. PostgreSQL's
+    trigger chains each row as it goes in (it needs only the digest); for SQLite, one read
+    of the owners' heads, then each row's seq and hashes computed here."""
+    fresh = [r for r in receipts if r.seq is None]
+    for receipt in fresh:
+        receipt.content_hash = receipt_chain.digest(receipt.chain_values())
+    if connection.vendor != "sqlite" or not fresh:
+        return
+    owners = {r.owner_id for r in fresh}
+    heads = {
+        owner_id: (seq, head)
+        for owner_id, seq, head in ReceiptChain.objects.filter(owner_id__in=owners).values_list(
+            "owner_id", "seq", "head"
+        )
+    }
+    for receipt in fresh:
+        seq, head = heads.get(receipt.owner_id, (0, ""))
+        receipt.seq, receipt.prev_hash = seq + 1, head
+        receipt.content_hash = receipt_chain.link(head, seq + 1, receipt.content_hash)
+        heads[receipt.owner_id] = (receipt.seq, receipt.content_hash)
+
+
+def checkpoints_write(chained: dict[int, list[tuple[int, str]]]) -> None:
+    """One signed ``ReceiptCheckpoint`` per owner for the chained receipts deleted."""
+    now = timezone.now()
+    rows = []
+    for owner_id, pairs in sorted(chained.items()):
+        runs = receipt_chain.ranges(pairs)
+        rows.append(
+            ReceiptCheckpoint(
+                owner_id=owner_id,
+                removed=len(pairs),
+                runs=runs,
+                created_at=now,
+                signature=receipt_chain.checkpoint_sign(owner_id, len(pairs), runs, now),
+            )
+        )
+    if rows:
+        ReceiptCheckpoint.objects.bulk_create(rows)
+
+
 class ReceiptQuerySet(OwnedQuerySet["Receipt"]):
     """Every bulk write keeps ``ReceiptDay`` equal to a recount, in the same transaction."""
 
@@ -1154,10 +1206,21 @@ class ReceiptQuerySet(OwnedQuerySet["Receipt"]):
         return _counted(rows.iterator(chunk_size=2000))
 
     def delete(self) -> tuple[int, dict[str, int]]:
+        """Delete, move the per-day counts, and leave each owner a signed checkpoint of
+        what went, so the chain still verifies (``ReceiptCheckpoint``)."""
         with transaction.atomic(savepoint=False):
-            gone = self._tally()
+            rows = self.order_by().values_list(
+                "owner_id", "created_at", "outcome", "source", "seq", "content_hash"
+            )
+            gone: Counter[DayKey] = Counter()
+            chained: dict[int, list[tuple[int, str]]] = {}
+            for owner_id, created_at, outcome, source, seq, value in rows.iterator(2000):
+                gone[day_key(owner_id, created_at, outcome, source)] += 1
+                if seq is not None:
+                    chained.setdefault(owner_id, []).append((seq, value))
             result = super().delete()
             days_add(Counter({key: -n for key, n in gone.items()}))
+            checkpoints_write(chained)
         return result
 
     delete.alters_data = True  # type: ignore[attr-defined]
@@ -1194,7 +1257,9 @@ class ReceiptQuerySet(OwnedQuerySet["Receipt"]):
         if kwargs.get("ignore_conflicts") or kwargs.get("update_conflicts"):
             # Which rows went in is not known afterwards: refuse rather than miscount.
             raise ValueError("Receipt.objects.bulk_create counts every row: no conflict options")
+        objs = list(objs)
         with transaction.atomic(savepoint=False):
+            chain_bulk(objs)
             made: list[Any] = super().bulk_create(objs, *args, **kwargs)
             days_add(_counted((r.owner_id, r.created_at, r.outcome, r.source) for r in made))
         for receipt in made:
@@ -1224,6 +1289,11 @@ class Receipt(models.Model):
     duration_ms = models.PositiveIntegerField(default=0)
     undone_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(default=timezone.now)
+    # The chain (docs/architecture.md, "Receipts chain"): this receipt's place in its owner's
+    # chain, the hash of the one before it, and its own hash. Set by the INSERT itself.
+    seq = _ReturnedBigInteger(null=True, blank=True)
+    prev_hash = _ReturnedChar(max_length=64, blank=True, default="")
+    content_hash = _ReturnedChar(max_length=64, blank=True, default="")
 
     objects = ReceiptQuerySet.as_manager()
 
@@ -1232,6 +1302,9 @@ class Receipt(models.Model):
         indexes = [
             models.Index(fields=["owner", "-created_at"], name="receipts_owner_created"),
             models.Index(fields=["owner", "outcome", "-created_at"], name="receipts_owner_outcome"),
+        ]
+        constraints = [
+            models.UniqueConstraint(fields=["owner", "seq"], name="receipts_owner_seq_unique")
         ]
         ordering = ["-created_at", "-id"]
 
@@ -1243,6 +1316,21 @@ class Receipt(models.Model):
         +1 when it is created, -1/+1 when its outcome, source, owner or day changes."""
         update_fields = kwargs.get("update_fields")
         adding = self._state.adding
+        if adding:
+            self._chain_insert()
+        elif update_fields is None or receipt_chain.HASHED_FIELDS.intersection(update_fields):
+            self._reseal()
+            if update_fields is not None:
+                kwargs["update_fields"] = [*update_fields, "content_hash"]
+        try:
+            self._save_counted(adding, *args, **kwargs)
+        except BaseException:
+            if adding:
+                self.seq, self.prev_hash, self.content_hash = None, "", ""
+            raise
+
+    def _save_counted(self, adding: bool, *args: Any, **kwargs: Any) -> None:
+        update_fields = kwargs.get("update_fields")
         if not adding and update_fields is not None and not COUNTED.intersection(update_fields):
             super().save(*args, **kwargs)
             return
@@ -1266,7 +1354,39 @@ class Receipt(models.Model):
         with transaction.atomic(savepoint=False):
             result = super().delete(*args, **kwargs)
             days_add(Counter({self._key(): -1}))
+            if self.seq is not None:
+                checkpoints_write({self.owner_id: [(self.seq, self.content_hash)]})
         return result
+
+    def chain_values(self) -> dict[str, Any]:
+        return {name: getattr(self, name) for name in receipt_chain.HASHED}
+
+    def _chain_insert(self) -> None:
+        """Set what the INSERT chains this receipt with: its digest, and (SQLite) the
+        expressions that read the owner's chain head in the same statement. On PostgreSQL
+        the ``receipts_chain_seal`` trigger does that, holding the head row's lock, so two
+        saves for one owner at once queue on it instead of forking the chain; SQLite takes
+        one writer at a time anyway. Either way the INSERT returns seq and both hashes."""
+        content = receipt_chain.digest(self.chain_values())
+        if self.seq is not None or connection.vendor != "sqlite":
+            self.content_hash = content
+            return
+        head = "(SELECT {} FROM receipts_chain WHERE owner_id = %s)"
+        seq = head.format("COALESCE(MAX(seq), 0) + 1")
+        prev = head.format("COALESCE(MAX(head), '')")
+        owner = [self.owner_id]
+        self.seq = RawSQL(seq, owner)  # type: ignore[assignment]
+        self.prev_hash = RawSQL(prev, owner)  # type: ignore[assignment]
+        self.content_hash = RawSQL(  # type: ignore[assignment]
+            f"SHA256({prev} || ':' || {seq} || ':' || %s)", [*owner, *owner, content]
+        )
+
+    def _reseal(self) -> None:
+        """A receipt filled in by the transaction that created it (an ingest's outcome and
+        counts, a decision's detail) gets its hash again; its place in the chain stays."""
+        if self.seq is not None:
+            content = receipt_chain.digest(self.chain_values())
+            self.content_hash = receipt_chain.link(self.prev_hash, self.seq, content)
 
     _day: DayKey | None = None  # the ReceiptDay row this receipt is counted in, once saved
 
@@ -1326,3 +1446,49 @@ class ReceiptDay(models.Model):
 
     def __str__(self) -> str:
         return f"{self.day} {self.outcome} {self.source}: {self.count}"
+
+
+class ReceiptChain(models.Model):
+    """The head of an owner's receipts chain: the last seq given and its hash, kept by the
+    database in the INSERT of every receipt (the triggers of migration
+    ``0067_receipt_chain``), and how far the chain was last verified, signed with an HMAC
+    keyed on ``SECRET_KEY`` (docs/architecture.md, "Receipts chain")."""
+
+    owner = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, primary_key=True, related_name="+"
+    )
+    seq = models.BigIntegerField(db_default=0)
+    head = models.CharField(max_length=64, db_default="")
+    verified_seq = models.BigIntegerField(db_default=0)
+    verified_hash = models.CharField(max_length=64, db_default="")
+    verified_sig = models.CharField(max_length=64, db_default="")
+    verified_at = models.DateTimeField(null=True, blank=True)
+
+    objects = OwnedManager()
+
+    class Meta:
+        db_table = "receipts_chain"
+
+    def __str__(self) -> str:
+        return f"chain of {self.owner_id}: {self.seq}"
+
+
+class ReceiptCheckpoint(models.Model):
+    """What a deletion took out of an owner's chain: how many receipts, and as runs
+    ``[first seq, last seq, hash of the last]``, so the receipts after a gap still link;
+    signed with an HMAC keyed on ``SECRET_KEY`` (``memory.receipt_chain``)."""
+
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    removed = models.PositiveIntegerField()
+    runs = models.JSONField(default=list)
+    created_at = models.DateTimeField(default=timezone.now)
+    signature = models.CharField(max_length=64)
+
+    objects = OwnedManager()
+
+    class Meta:
+        db_table = "receipts_checkpoint"
+        indexes = [models.Index(fields=["owner", "id"], name="receipts_checkpoint_owner")]
+
+    def __str__(self) -> str:
+        return f"checkpoint of {self.owner_id}: {self.removed} removed"

@@ -153,9 +153,9 @@ def _rollback(
             _node(owner, row, values, reason)
         else:
             _detail(kind, row, values, reason)
-    Receipt.objects.filter(pk=receipt.pk).update(
-        duration_ms=max(0, int((time.perf_counter() - started) * 1000))
-    )
+    # Saved, not updated: the receipt gets its chain hash again (it is the chain's head still).
+    receipt.duration_ms = max(0, int((time.perf_counter() - started) * 1000))
+    receipt.save(update_fields=["duration_ms"])
     return receipt
 
 

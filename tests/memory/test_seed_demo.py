@@ -12,6 +12,7 @@ from pytest_django import Settings
 
 from memory.models import Candidate, Event, Node, Receipt, Suppression, Transcript
 from memory.services.ingest import ingest_pending, transcript_store
+from memory.services.receipt_chain import chain_verify
 from tests.factories import make_user
 
 
@@ -52,6 +53,8 @@ def test_seed_demo_fills_every_outcome_and_is_idempotent(
     boxing = Node.objects.for_owner(user).get(label="Boxing")
     assert boxing.events.filter(happened_at__isnull=False).exists()
     assert Event.objects.for_owner(user).filter(happened_at__isnull=True).exists()
+    # Backdated and relabelled as it goes, and its receipts chain still whole.
+    assert chain_verify(user).intact
 
     before = (Receipt.objects.count(), Node.objects.count(), Candidate.objects.count())
     call_command("seed_demo")
@@ -60,6 +63,8 @@ def test_seed_demo_fills_every_outcome_and_is_idempotent(
 
     call_command("seed_demo", reset=True)
     assert Receipt.objects.count() == before[0]
+    user = authenticate(username="demo", password="demo-memory-2026")
+    assert user is not None and chain_verify(user).intact
 
 
 @pytest.mark.django_db(transaction=True)

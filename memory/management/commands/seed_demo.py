@@ -26,6 +26,7 @@ from django.test.utils import override_settings
 from memory.models import Candidate, MemoryRule, Node, Receipt, Source
 from memory.services import ingest as ingest_module
 from memory.services.ingest import ingest_bytes, ingest_memory, ingest_text
+from memory.services.receipt_chain import chain_reseal
 from memory.services.review import candidate_promote, candidate_reject
 from memory.vocab import CandidateStatus
 
@@ -71,15 +72,16 @@ def demo_login_line(username: str, password: str) -> str:
 
 def on_purpose(receipt: Receipt, what: str) -> Receipt:
     """Label a failure the demo causes deliberately, so it does not read as a real one."""
-    Receipt.objects.filter(pk=receipt.pk).update(
-        summary=f"Demo of a failure, on purpose ({what}). {receipt.summary}"[:500]
-    )
+    # A save, not an update: the receipt is its chain's head still, and gets its hash again.
+    receipt.summary = f"Demo of a failure, on purpose ({what}). {receipt.summary}"[:500]
+    receipt.save(update_fields=["summary"])
     receipt.refresh_from_db()
     return receipt
 
 
 def backdate(receipt: Receipt, at: datetime) -> Receipt:
-    Receipt.objects.filter(pk=receipt.pk).update(created_at=at)
+    receipt.created_at = at
+    receipt.save(update_fields=["created_at"])
     return receipt
 
 
@@ -142,7 +144,11 @@ class Command(BaseCommand):
                 ).first()
                 if candidate is not None:
                     candidate_reject(candidate=candidate, by=user, suppress=True)
-        Receipt.objects.for_owner(user).filter(source=Source.REVIEW).update(created_at=at)
+        reviews = Receipt.objects.for_owner(user).filter(source=Source.REVIEW)
+        first = reviews.order_by("seq").values_list("seq", flat=True).first()
+        reviews.update(created_at=at)
+        if first is not None:
+            chain_reseal(user, first)  # the demo's own fresh receipts, backdated
 
     def seed(self, user: Any) -> None:
         receipts: list[Receipt] = []
