@@ -146,7 +146,7 @@ def say(run: Run, text: str, name: str) -> Receipt:
 
 
 def _pending(run: Run, terms: Sequence[str]) -> list[Candidate]:
-    rows = Candidate.objects.filter(owner=run.owner, status=CandidateStatus.PENDING)
+    rows = Candidate.objects.for_owner(run.owner).filter(status=CandidateStatus.PENDING)
     return [c for c in rows if mentions(c.label_guess, terms)]
 
 
@@ -176,7 +176,7 @@ def forget_suppress_30_days(run: Run) -> None:
 def forget_suppress_expired(run: Run) -> None:
     """Suppressed for a day, and the day has passed: it binds nothing any more."""
     _reject(run, suppress=True, until=timezone.now() + timedelta(days=1))
-    Suppression.objects.filter(owner=run.owner).update(
+    Suppression.objects.for_owner(run.owner).update(
         suppressed_until=timezone.now() - timedelta(seconds=1)
     )
 
