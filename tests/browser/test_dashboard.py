@@ -251,6 +251,24 @@ def test_filter_the_saves_page(signed_in: Any, person: Any) -> None:
     expected_console_error(page, "status of 400")
 
 
+def test_the_saves_page_loads_the_receipts_chain_state_after_it(
+    signed_in: Any, person: Any
+) -> None:
+    """The chain's line is fetched by htmx once the page is in, under the page's CSP, and
+    says the chain is whole; a receipt edited behind ume's back shows as broken."""
+    page = signed_in
+    Receipt.objects.create(owner=person, source="upload", outcome="wrote", summary="a")
+    Receipt.objects.create(owner=person, source="api", outcome="wrote", summary="b")
+    page.goto("/saves/")
+    expect_text(page.locator("#chain-state"), "Receipts chain: intact (2 receipts")
+    # The page checks what came since it last verified (older edits are the command's job):
+    # a receipt written after that and edited behind ume's back shows as a break.
+    later = Receipt.objects.create(owner=person, source="api", outcome="wrote", summary="c")
+    Receipt.objects.filter(pk=later.pk).update(summary="quietly rewritten")
+    page.goto("/saves/")
+    expect_text(page.locator("#chain-state[role=alert]"), "content changed")
+
+
 def test_delete_a_node_with_make_it_stick(signed_in: Any, person: Any) -> None:
     page = signed_in
     node = make_node(owner=person, label="Cello", category="skill", aliases=("violoncello",))
