@@ -74,8 +74,9 @@ def _newest_first(model: Any, node: Node) -> list[int]:
 def test_the_node_gives_one_page_of_facts_and_events_with_totals_and_cursors(
     client: Client, auth: dict[str, Any], big: Node, django_assert_num_queries: Any
 ) -> None:
-    # the token (read, last used, rate count), the node and its aliases, a count and a page of each
-    with django_assert_num_queries(9):
+    # the token (read, last used, rate count), the node and its aliases, a count and a page of
+    # each, and its links both ways with the memory at the other end (one query)
+    with django_assert_num_queries(10):
         response = client.get(f"/v1/nodes/{big.pk}", **auth)
     assert response.status_code == 200, response.content
     body = response.json()
