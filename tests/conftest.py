@@ -19,8 +19,23 @@ FAST_PASSWORD_HASHER = "django.contrib.auth.hashers.MD5PasswordHasher"
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    import atexit
+    import shutil
+    import tempfile
+
     from django.conf import settings
     from django.test.utils import override_settings
+
+    # On SQLite the test database is a file, as ume's own database is (WAL, a busy timeout),
+    # not Django's default shared in-memory one: there, a page the live server reads while
+    # another of its threads writes fails at once with "table is locked", which a person's
+    # browser never meets (a merge and its preview at the same moment did, in the browser
+    # tests). pytest-django adds each worker's suffix to the name.
+    default = settings.DATABASES["default"]
+    if default["ENGINE"].endswith("sqlite3") and not default.get("TEST", {}).get("NAME"):
+        folder = tempfile.mkdtemp(prefix="ume-tests-")
+        atexit.register(shutil.rmtree, folder, True)
+        default.setdefault("TEST", {})["NAME"] = f"{folder}/test.sqlite3"
 
     PRODUCTION_PASSWORD_HASHERS[:] = settings.PASSWORD_HASHERS
     override_settings(
