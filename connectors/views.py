@@ -190,15 +190,23 @@ class Consent(AuthorizationView):
             metadata_client_resolve(client_id=client_id, now=timezone.now())
         except MetadataRefused as refused:
             where = urlsplit(client_id).netloc or client_id[:100]
-            error = {
-                "error": "invalid_client",
-                "description": f"ume could not use this application's metadata document at "
-                f"{where}: {refused}",
-            }
-            return render(request, self.template_name, {"error": error}, status=400)
+            return self._page_error(
+                "invalid_client",
+                f"ume could not use this application's metadata document at {where}: {refused}",
+            )
         return None
 
+    def _page_error(self, code: str, description: str) -> HttpResponse:
+        """The consent page saying why the request cannot be used; nothing is redirected."""
+        error = {"error": code, "description": description}
+        return render(self.request, self.template_name, {"error": error}, status=400)
+
     def form_valid(self, form: Any) -> HttpResponse:
+        client_id = form.cleaned_data.get("client_id")
+        if not get_application_model().objects.filter(client_id=client_id).exists():
+            # Only a forged or stale form gets here (the page was shown for a known client);
+            # the toolkit would fail with a 500 looking it up.
+            return self._page_error("invalid_client", "this application is not known here")
         if self.request.POST.get("allow") == READ_ONLY:
             form.cleaned_data["scope"] = "memory:read"
         ours = mcp_resource(self.request)

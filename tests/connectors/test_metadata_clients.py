@@ -7,19 +7,23 @@ from __future__ import annotations
 
 import html
 import re
+import time
 from collections.abc import Iterator
 from datetime import timedelta
+from threading import Thread
 from urllib.parse import urlsplit
 
 import httpx
 import pytest
+from django import db
 from django.contrib.auth.models import User
 from django.utils import timezone
 from oauth2_provider.models import get_application_model
 from pytest_django import Settings
 
-from connectors.metadata import MAX_DOCUMENT_BYTES
+from connectors.metadata import MAX_DOCUMENT_BYTES, MetadataRefused
 from connectors.models import Connection
+from connectors.services import MAX_CONCURRENT_FETCHES, metadata_client_resolve
 from tests.connectors.conftest import Pkce, authorize_url, consent, query_of, session_cookies
 from tests.connectors.document_host import DocumentHost
 
@@ -351,3 +355,57 @@ def test_the_connections_page_names_the_documents_host_and_revokes(
         },
     )
     assert refreshed.status_code == 400
+
+
+def test_a_visitor_who_is_not_signed_in_makes_ume_fetch_nothing(
+    base_url: str, local: Settings, host: DocumentHost
+) -> None:
+    client_id = host.document()
+    anonymous = httpx.get(consent_url(base_url, client_id, host.callback_uri))
+    assert anonymous.status_code == 302 and "/login/" in anonymous.headers["Location"]
+    # nor does the token endpoint, which anyone may call
+    token = httpx.post(
+        f"{base_url}/oauth/token/",
+        data={
+            "grant_type": "authorization_code",
+            "code": "made-up",
+            "redirect_uri": host.callback_uri,
+            "client_id": client_id,
+            "code_verifier": Pkce.make().verifier,
+        },
+    )
+    assert token.status_code in (400, 401)
+    assert host.hits["/client.json"] == 0
+
+
+def test_at_most_four_documents_are_fetched_at_once(local: Settings, host: DocumentHost) -> None:
+    local.UME_OAUTH_CLIENT_METADATA_TIMEOUT_SECONDS = 3.0
+    outcomes: list[str] = []
+
+    def resolve(client_id: str) -> None:
+        try:
+            metadata_client_resolve(client_id=client_id, now=timezone.now())
+        except MetadataRefused as refused:
+            outcomes.append(str(refused))
+        finally:
+            db.connection.close()  # this thread's own connection
+
+    slow = [host.serve(f"/slow{i}.json", {"a": 1}, delay=10) for i in range(MAX_CONCURRENT_FETCHES)]
+    threads = [Thread(target=resolve, args=(url,)) for url in slow]
+    for thread in threads:
+        thread.start()
+    deadline = timezone.now() + timedelta(seconds=5)
+    while sum(host.hits.values()) < MAX_CONCURRENT_FETCHES:  # all four are in flight
+        assert timezone.now() < deadline
+        time.sleep(0.01)
+    one_more = host.document("/fine.json")
+    with pytest.raises(MetadataRefused, match="ume is fetching too many documents at once"):
+        metadata_client_resolve(client_id=one_more, now=timezone.now())
+    assert host.hits["/fine.json"] == 0
+    for thread in threads:
+        thread.join(timeout=10)
+    assert outcomes == ["its host did not answer within 3 seconds"] * MAX_CONCURRENT_FETCHES
+    # "busy" is not remembered as a refusal: once a slot is free, the document is fetched
+    assert metadata_client_resolve(client_id=one_more, now=timezone.now()).name == (
+        "Document connector"
+    )
