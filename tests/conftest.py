@@ -71,14 +71,20 @@ def live_asgi_url(django_db_setup: None) -> Iterator[str]:
     the whole session: the MCP SDK's session manager can run only once per process.
 
     It reads and writes the test database, so tests that use it need ``transactional_db``.
+    Static files are served from the finders, as Django's own live server serves them (no
+    ``collectstatic`` in tests), so pages a browser opens here have their styles and scripts.
     """
     import socket
     import threading
     import time
 
     import uvicorn
+    from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler
 
-    from ume.asgi import application
+    from ume.asgi import application as ume_application
+
+    # Typed for a Django handler; it only calls the app it wraps for every other path.
+    application = ASGIStaticFilesHandler(ume_application)  # type: ignore[arg-type]
 
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
