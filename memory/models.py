@@ -862,6 +862,12 @@ class RecallDoc(models.Model):
         help_text="The owner's index write that wrote it (RecallStats.seq): in commit order, "
         "so a cache can read only what was written since its copy.",
     )
+    words = models.TextField(
+        blank=True,
+        default="",
+        help_text="An episode's words as stems, in order (memory.recall.text.stem_line), so "
+        "a question never tokenises a message again; empty for nodes and pages.",
+    )
 
     objects = OwnedManager()
 

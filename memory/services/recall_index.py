@@ -4,7 +4,8 @@ with the rows they describe.
 Entry points (stable; every write path calls the first inside its own transaction):
 
 - ``recall_index_refresh(*, owner_id, nodes=(), pages=(), episodes=())``: re-reads those rows
-  and rewrites their documents (a row that no longer exists loses its document), adjusts the
+  and rewrites their documents (an episode's with its words as stems, which the episode lane
+  reads instead of tokenising the message again) (a row that no longer exists loses its document), adjusts the
   owner's statistics and bumps the owner's index version. A node's key words (the gate's
   "may belong to" lookup, :class:`~memory.models.NodeKeyWord`) are rewritten with it.
   Idempotent: calling it for rows that did not change rewrites the same documents.
@@ -45,6 +46,7 @@ from memory.recall.documents import (
     DocText,
     corpus_of,
     document,
+    episode_document,
     node_fields,
     page_fields,
 )
@@ -120,7 +122,7 @@ def _page_docs(owner_id: int, ids: list[int]) -> list[DocText]:
 
 def _episode_docs(owner_id: int, ids: list[int]) -> list[DocText]:
     return [
-        document("episode", eid, [("text", text)])
+        episode_document(eid, text)
         for eid, text in Episode.objects.for_owner(owner_id)
         .filter(id__in=ids)
         .order_by("id")
@@ -180,9 +182,9 @@ def _write(owner_id: int, kind: str, ids: list[int], *, fresh: bool = False) -> 
     vectors = quantize(embed([d.embed_text for d in docs]))
     insert_rows(
         RecallDoc,
-        ("owner", "kind", "ref_id", "length", "model", "vector", "seq"),
+        ("owner", "kind", "ref_id", "length", "model", "vector", "seq", "words"),
         (
-            (owner_id, kind, d.ref_id, d.length, MODEL_NAME, vector, seq)
+            (owner_id, kind, d.ref_id, d.length, MODEL_NAME, vector, seq, d.words)
             for d, vector in zip(docs, vectors, strict=True)
         ),
     )
