@@ -715,6 +715,114 @@ def bench_transcript(owner: Person, messages: int, rng: random.Random) -> dict[s
     }
 
 
+def bench_import(
+    conversations: int,
+    messages: int,
+    seed: int,
+    *,
+    folder: str = "",
+    profile: str = "",
+    worker: bool = True,
+) -> dict[str, Any]:
+    """A ChatGPT export of ``conversations`` conversations and ``messages`` messages
+    (:mod:`eval.bench_export`) imported for a new person as ``ingest PATH`` does (stored, then
+    each conversation ingested with the default extractor; episodes, vectors and history
+    on), in a fresh process whose peak memory is the import's: messages per second, wall and
+    CPU seconds, peak MB, the receipts by outcome and the rows written. The person is deleted
+    afterwards. ``profile``: a path for the import's cProfile statistics (CPU time).
+    Without ``worker``, in this process (tests: the database is theirs)."""
+    import multiprocessing
+    import tempfile
+    from concurrent.futures import ProcessPoolExecutor
+
+    from django.db import connection
+
+    from eval.bench_export import write_export
+
+    with tempfile.TemporaryDirectory(dir=folder or None) as tmp:
+        path = os.path.join(tmp, "conversations.json")
+        size = write_export(path, conversations, messages, seed)
+        if not worker:
+            return {
+                "import_conversations": conversations,
+                "import_bytes": size,
+                **_import(path, profile),
+            }
+        connection.close()  # the worker opens its own
+        context = multiprocessing.get_context("spawn")
+        with ProcessPoolExecutor(max_workers=1, mp_context=context) as pool:
+            figures = pool.submit(_import_worker, path, profile).result()
+    return {"import_conversations": conversations, "import_bytes": size, **figures}
+
+
+def _import_worker(path: str, profile: str) -> dict[str, Any]:
+    """In a fresh process: import ``path`` for a new person (see :func:`bench_import`)."""
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "ume.settings")
+    import django
+
+    django.setup()
+    return _import(path, profile)
+
+
+def _import(path: str, profile: str) -> dict[str, Any]:
+    """Import ``path`` for a new person, as ``ingest PATH`` does; its figures."""
+    import cProfile
+
+    from django.contrib.auth import get_user_model
+
+    from memory.imports.services import chat_import_process, chat_import_store, export_format
+    from memory.services.erase import account_delete
+
+    owner = get_user_model().objects.create_user(
+        username=f"bench-{uuid.uuid4().hex[:12]}", password=None
+    )
+    # CPU time, not wall time: on a shared machine the wall clock counts the neighbours too
+    profiler = cProfile.Profile(time.process_time) if profile else None
+    try:
+        started, cpu = time.perf_counter(), time.process_time()
+        if profiler is not None:
+            profiler.enable()
+        with open(path, "rb") as stream:
+            fmt = export_format(stream, "conversations.json")
+            if fmt is None:
+                raise RuntimeError("the generated export was not recognised")
+            result = chat_import_store(
+                owner=owner, stream=stream, name="conversations.json", fmt=fmt, source="command"
+            )
+        receipts = chat_import_process(result)
+        if profiler is not None:
+            profiler.disable()
+            profiler.dump_stats(profile)
+        elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu
+        figures = _imported(owner, receipts, elapsed, cpu)
+    finally:
+        account_delete(owner)
+    return figures
+
+
+def _imported(owner: Person, receipts: list[Any], elapsed: float, cpu: float) -> dict[str, Any]:
+    """What an import wrote, and its rate (see :func:`bench_import`)."""
+    from collections import Counter
+
+    from memory.models import Candidate, Episode, Node, RecallDoc, Revision
+
+    episodes = Episode.objects.for_owner(owner).count()
+    return {
+        "import_messages": episodes,
+        "import_s": round(elapsed, 1),
+        "import_cpu_s": round(cpu, 1),
+        "import_messages_per_s": round(episodes / elapsed, 1) if elapsed else 0.0,
+        "import_peak_mb": _peak_mb(),
+        "import_receipts": dict(sorted(Counter(str(r.outcome) for r in receipts).items())),
+        "import_rows": {
+            "nodes": Node.objects.for_owner(owner).count(),
+            "candidates": Candidate.objects.for_owner(owner).count(),
+            "revisions": Revision.objects.for_owner(owner).count(),
+            "recall_docs": RecallDoc.objects.for_owner(owner).count(),
+        },
+    }
+
+
 def bench_cleanup(owner: Person) -> dict[str, Any]:
     """``cleanup`` for the owner (expiring the candidates seeded as past their date): its time
     and the peak of Python memory it allocated (tracemalloc, which also slows it down)."""
@@ -981,6 +1089,8 @@ def _counts(text: str, flag: str, sizes: list[int], default: Any) -> list[int]:
 def main(argv: list[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
+    if args.import_export:
+        return _main_import(parser, args)
     sizes, episodes, candidates, receipts = _sized_counts(parser, args)
     _setup_django()
     rows = run(
@@ -1001,6 +1111,33 @@ def main(argv: list[str] | None = None) -> int:
     if args.markdown:
         command = "python -m eval.bench " + " ".join(argv if argv is not None else sys.argv[1:])
         write_markdown(args.markdown, markdown(rows, environment(), command.strip()))
+    return 0
+
+
+def _main_import(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+    """``--import-export C:M``: the import benchmark alone, one row."""
+    try:
+        conversations, messages = (int(n) for n in args.import_export.split(":"))
+    except ValueError:
+        parser.error("--import-export takes CONVERSATIONS:MESSAGES, e.g. 2000:54388")
+    if conversations < 1 or messages < conversations:
+        parser.error("--import-export needs at least one message per conversation")
+    _setup_django()
+    from django.db import connection
+
+    row = {"backend": connection.vendor}
+    row.update(bench_import(conversations, messages, args.seed, profile=args.import_profile))
+    if args.json:
+        print(json.dumps(row), flush=True)
+    else:
+        print(
+            f"{row['backend']:<10} import of {row['import_conversations']:,} conversations, "
+            f"{row['import_messages']:,} messages ({row['import_bytes']:,} bytes): "
+            f"{row['import_messages_per_s']} messages/s, {row['import_s']} s "
+            f"(CPU {row['import_cpu_s']} s), peak {row['import_peak_mb']} MB; receipts "
+            f"{row['import_receipts']}; rows {row['import_rows']}",
+            flush=True,
+        )
     return 0
 
 
@@ -1047,6 +1184,13 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="time recall only (no pages, ingest, cleanup or history)",
     )
+    parser.add_argument(
+        "--import-export",
+        default="",
+        metavar="CONVERSATIONS:MESSAGES",
+        help="only time importing a generated ChatGPT export of that size (e.g. 2000:54388)",
+    )
+    parser.add_argument("--import-profile", default="", help="cProfile statistics to this path")
     parser.add_argument(
         "--markdown", default="", help="append a dated table of the figures to this file"
     )

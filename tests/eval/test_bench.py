@@ -143,3 +143,39 @@ def test_bench_times_the_realistic_sets_beside_the_mix() -> None:
     section = markdown([row], environment(), "python -m eval.bench --recall-only")
     assert "| recall, real first: p50 / p95 ms |" in section
     assert not get_user_model().objects.filter(username__startswith="bench-").exists()
+
+
+def test_the_generated_export_is_chatgpts_shape_with_exactly_the_messages_asked() -> None:
+    import io
+    import json
+    import random
+
+    from eval.bench_export import chatgpt_conversations
+    from memory.imports.formats import CHATGPT, Conversation, detect_format, iter_export
+
+    items = list(chatgpt_conversations(7, 60, random.Random(3)))
+    data = json.dumps(items).encode()
+    assert detect_format(io.BytesIO(data), name="conversations.json", max_element_bytes=10**7) == (
+        CHATGPT
+    )
+    read = [
+        c
+        for _position, c in iter_export(
+            io.BytesIO(data), fmt=CHATGPT, name="conversations.json", max_element_bytes=10**7
+        )
+        if isinstance(c, Conversation)
+    ]
+    assert len(read) == 7 and sum(len(c.messages) for c in read) == 60
+    assert {m["role"] for c in read for m in c.messages} == {"user", "assistant"}
+    assert all(c.skipped == {"system": 1} for c in read)  # the hidden system message
+
+
+def test_the_import_bench_imports_every_message_and_cleans_up(tmp_path: Path) -> None:
+    from eval.bench import bench_import
+
+    row = bench_import(4, 30, seed=2, folder=str(tmp_path), worker=False)
+    assert row["import_conversations"] == 4 and row["import_messages"] == 30
+    assert sum(row["import_receipts"].values()) == 4  # one receipt per conversation
+    assert row["import_rows"]["recall_docs"] >= 30 and row["import_messages_per_s"] > 0
+    assert not get_user_model().objects.filter(username__startswith="bench-").exists()
+    assert not Episode.objects.exists()

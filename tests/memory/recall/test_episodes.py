@@ -359,13 +359,14 @@ def test_a_stem_line_counts_names_twins_and_forgetting_as_the_text_does() -> Non
         "Zoë met Harriet Vane in Málaga",
     ]
     rows = [row(i, text) for i, text in enumerate(texts, start=1)]
-    for question, kw, expected in [
+    cases: list[tuple[str, dict[str, Any], list[int]]] = [
         ("kafka failing", {"names": [("Kafka",)], "twins": ["Kafka Connect"]}, [1]),
         ("birthday", {"names": [("Margaret", "Mum", "Maggie Brown")]}, [2]),
         ("atlas", {"names": [("the Atlas",)]}, [3]),
         ("lisbon moved", {"forgotten": ("moonbeam",)}, []),  # markup: read whole
         ("malaga", {"forgotten": ("harriet", "vane")}, []),
         ("zoe met in malaga", {}, [5]),
-    ]:
+    ]
+    for question, kw, expected in cases:
         # the helper also ranks them with their stem lines, and compares
         assert [i.id for i in ranked(question, rows, **kw)] == expected, question
