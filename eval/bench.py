@@ -647,8 +647,41 @@ def _worker(
     recall(owner, "warm up the semantic cache")
     figures = bench_recall(owner, queries)
     figures.update(realistic_figures(bench_recall(owner, real)))
+    figures.update(bench_cold(owner, real))
     figures["peak_mb"] = _peak_mb()
     return figures
+
+
+def bench_cold(owner: Person, questions: list[tuple[str, str]]) -> dict[str, Any]:
+    """Recall for a person whose vectors this worker does not hold: the cache is emptied
+    before each question, as when many people share a worker and its bounded cache
+    (``UME_RECALL_VECTOR_CACHE_MB``) keeps only the most recent. Reports the p50 and p95
+    (``recall_real_cold_p50_ms``, ``recall_real_cold_p95_ms``), what one person's vectors
+    take in the cache, and how many such people the bound holds."""
+    from django.conf import settings
+
+    from memory.recall import recall, vectors
+    from memory.recall.documents import CORPUS_MEMORY
+    from memory.recall.loaders import load_stats
+
+    if not questions:
+        return {}
+    timings = []
+    for _kind, question in questions:
+        vectors.clear()
+        started = time.perf_counter()
+        recall(owner, question)
+        timings.append((time.perf_counter() - started) * 1000)
+    stats = load_stats(owner).get(CORPUS_MEMORY)
+    held = vectors.load_vectors(owner.pk, CORPUS_MEMORY, stats).nbytes if stats else 0
+    budget = int(settings.UME_RECALL_VECTOR_CACHE_MB)
+    return {
+        "recall_real_cold_p50_ms": round(statistics.median(timings), 2),
+        "recall_real_cold_p95_ms": _p95(timings),
+        "vector_cache_mb": budget,
+        "vector_cache_mb_per_person": round(held / 1024 / 1024, 2),
+        "vector_cache_people": int(budget * 1024 * 1024 // held) if held else 0,
+    }
 
 
 def realistic_figures(measured: dict[str, Any]) -> dict[str, Any]:
@@ -692,6 +725,7 @@ def _recall_figures(
     recall(owner, "warm up the semantic cache")  # the first call loads the vectors
     figures = bench_recall(owner, queries)
     figures.update(realistic_figures(bench_recall(owner, real or [])))
+    figures.update(bench_cold(owner, real or []))
     figures["peak_mb"] = _peak_mb()
     return figures
 
@@ -1036,6 +1070,18 @@ def markdown(rows: list[dict[str, Any]], env: dict[str, str], command: str) -> s
                 f"recall, {name.replace('_', ' ')}: p50 / p95 ms",
                 lambda r, n=name: f"{r[f'recall_{n}_p50_ms']} / {r[f'recall_{n}_p95_ms']}",
             )
+    if rows and all("recall_real_cold_p95_ms" in r for r in rows):
+        line(
+            "recall, realistic, owner not in the vector cache: p50 / p95 ms",
+            lambda r: f"{r['recall_real_cold_p50_ms']} / {r['recall_real_cold_p95_ms']}",
+        )
+        line(
+            "vector cache: MB per person / people in the bound",
+            lambda r: (
+                f"{r['vector_cache_mb_per_person']} / {r['vector_cache_people']:,}"
+                f" of {r['vector_cache_mb']} MB"
+            ),
+        )
     if rows and all("queries_per_recall_real_max" in r for r in rows):
         line(
             "queries per realistic recall (min-max)",
@@ -1247,6 +1293,13 @@ def _show(row: dict[str, Any], *, as_json: bool) -> None:
                 f"    {name:<16} p50={row[f'recall_{name}_p50_ms']} ms "
                 f"p95={row[f'recall_{name}_p95_ms']} ms"
             )
+    if "recall_real_cold_p95_ms" in row:
+        print(
+            f"    cold owner       p50={row['recall_real_cold_p50_ms']} ms "
+            f"p95={row['recall_real_cold_p95_ms']} ms  (vector cache "
+            f"{row['vector_cache_mb_per_person']} MB a person, {row['vector_cache_people']:,} "
+            f"people in {row['vector_cache_mb']} MB)"
+        )
     if "queries_per_recall_real_max" in row:
         print(
             f"    realistic queries/recall="

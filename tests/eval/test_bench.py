@@ -138,6 +138,9 @@ def test_bench_times_the_realistic_sets_beside_the_mix() -> None:
     for name in ("real", "real_first", "real_third", "real_paraphrase", "real_never"):
         assert row[f"recall_{name}_p50_ms"] <= row[f"recall_{name}_p95_ms"]
     assert row["recall_real_questions"] == 12
+    # and for a person whose vectors the worker does not hold
+    assert row["recall_real_cold_p50_ms"] <= row["recall_real_cold_p95_ms"]
+    assert row["vector_cache_mb_per_person"] > 0 and row["vector_cache_people"] > 0
     assert 0 < row["queries_per_recall_real_min"] <= row["queries_per_recall_real_max"] <= 20
     assert "ingest_p50_ms" not in row and "page_ms" not in row  # recall only
     section = markdown([row], environment(), "python -m eval.bench --recall-only")
