@@ -277,6 +277,42 @@ def test_delete_all_removes_every_episode(owner: User, other_user: User) -> None
 # --- a constant number of queries --------------------------------------------------------------
 
 
+@pytest.mark.parametrize("long_messages", [False, True])
+def test_a_realistic_question_reads_the_same_queries_and_embeds_only_itself(
+    owner: User,
+    long_messages: bool,
+    django_assert_num_queries: DjangoAssertNumQueries,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Whatever the length of the messages it reads, a question runs the same statements
+    and embeds only its own words: the messages' stems and vectors come from the index."""
+    from memory.recall import episode_loaders
+
+    padding = " The lunch went on for hours and we talked about everything." * 40
+    for i in range(4):
+        messages = [
+            {"role": "user", "content": f"I had lunch with Maya at a cafe in Porto, visit {i}."},
+            {"role": "assistant", "content": "Sounds lovely!" + (padding if long_messages else "")},
+            {"role": "user", "content": "Maya says the soup was great" + (padding if i else "")},
+        ]
+        save(owner, messages=messages, name=f"lunch {i}")
+    maya = make_node(owner=owner, label="Maya Brennan", category="person", aliases=("Maya",))
+    embedded: list[list[str]] = []
+    real_embed = episode_loaders.embed
+
+    def spy(texts: Any) -> Any:
+        embedded.append(list(texts))
+        return real_embed(texts)
+
+    monkeypatch.setattr(episode_loaders, "embed", spy)
+    subject = ("where", "did", "i", "have", "lunch", "with", "maya", "in", "porto")
+    lane = COUNT_QUERIES + SETTINGS_QUERIES + NAME_QUERIES + CANDIDATE_QUERIES
+    with django_assert_num_queries(lane):
+        said = recall_episodes(owner, subject, named=[(maya.pk, "Maya Brennan")], limit=10)
+    assert said and all("Maya" in e.text or e.reply_to for e in said)
+    assert all(texts == [" ".join(subject)] for texts in embedded), embedded
+
+
 def test_the_lane_reads_a_fixed_number_of_queries(
     owner: User, django_assert_num_queries: DjangoAssertNumQueries
 ) -> None:
