@@ -356,15 +356,20 @@ class _QueryWords:
             scored=frozenset(wanted) | frozenset(echoes),
         )
 
-    def counts(self, e: EpisodeRow) -> tuple[dict[str, float], int]:
-        """The message's term frequencies and length (:func:`_counts`): a copy the caller may
-        change."""
+    def read(self, e: EpisodeRow) -> tuple[dict[str, float], int]:
+        """The message's term frequencies and length (:func:`_counts`), counted once per
+        question: not to be changed."""
         known = self.seen.get(_key(e))
         if known is None:
             known = self.seen[_key(e)] = _counts(
                 _line(e), self.scored, self.groups, self.twin_words
             )
-        return dict(known[0]), known[1]
+        return known
+
+    def counts(self, e: EpisodeRow) -> tuple[dict[str, float], int]:
+        """:meth:`read`, as a copy the caller may change."""
+        counts, length = self.read(e)
+        return dict(counts), length
 
 
 @dataclass(frozen=True)
@@ -426,7 +431,7 @@ def _term_stats(thread: _Thread, words: _QueryWords, total: int) -> _TermStats:
         for w in counts:
             df[w] += 1
         for message, weight in thread.context(e):
-            context, context_length = words.counts(message)
+            context, context_length = words.read(message)
             for w, f in context.items():
                 counts[w] = counts.get(w, 0.0) + weight * f
             length += int(weight * context_length)
@@ -506,7 +511,7 @@ def _story(
         _key(e)
         for _s, e in left
         if thread.answered(e) is not None
-        and not words.counts(e)[0]
+        and not words.read(e)[0]
         and {(e.transcript_id, e.seq - 1), (e.transcript_id, e.seq - 2)} & opened
     }
     return continuations(kept, [(s / best, e) for s, e in left], likeness, threaded)

@@ -17,7 +17,7 @@ from functools import lru_cache
 from typing import Any
 
 from django.conf import settings
-from django.db import connection, models
+from django.db import connection, connections, models
 from django.utils.dateparse import parse_datetime
 
 from memory.owned import OwnerRef
@@ -108,21 +108,28 @@ def converted(
     active = [(i, expression, fns) for i, (expression, fns) in enumerate(plan) if fns]
     if not active:
         return [tuple(row) for row in rows]
+    # the connection behind the proxy, and its time zone, once for all the rows
+    conn = connections[connection.alias]
+    zone = conn.timezone if settings.USE_TZ else None
     out = []
     for row in rows:
         values = list(row)
         for i, expression, fns in active:
             value = values[i]
             for fn in fns:
-                value = fn(value, expression, connection)
+                if fn is _sqlite_datetime:
+                    value = _sqlite_datetime(value, zone)
+                else:
+                    value = fn(value, expression, conn)
             values[i] = value
         out.append(tuple(values))
     return out
 
 
-def _sqlite_datetime(value: Any, expression: Any, conn: Any) -> Any:
-    """SQLite's ``convert_datetimefield_value``: the stored text as an aware datetime in the
-    connection's time zone (``fromisoformat`` reads every form Django writes)."""
+def _sqlite_datetime(value: Any, zone: Any) -> Any:
+    """SQLite's ``convert_datetimefield_value``: the stored text as a datetime, aware in the
+    connection's time zone ``zone`` when time zones are on (``fromisoformat`` reads every
+    form Django writes)."""
     if value is None:
         return None
     if not isinstance(value, datetime):
@@ -130,8 +137,8 @@ def _sqlite_datetime(value: Any, expression: Any, conn: Any) -> Any:
             value = datetime.fromisoformat(value)
         except ValueError:
             value = parse_datetime(value)
-    if value is not None and value.tzinfo is None and settings.USE_TZ:
-        value = value.replace(tzinfo=conn.timezone)
+    if value is not None and value.tzinfo is None and zone is not None:
+        value = value.replace(tzinfo=zone)
     return value
 
 
