@@ -170,7 +170,9 @@ def _book(rng: random.Random) -> str:
     return f"The {rng.choice(TITLE_WORDS)} {rng.choice(TITLE_NOUNS)}"
 
 
-def _slots(rng: random.Random, people: dict[str, tuple[str, str]]) -> dict[str, str]:
+def fact_slots(rng: random.Random, people: dict[str, tuple[str, str]]) -> dict[str, str]:
+    """A fact's slots: someone from ``people`` (first name -> (full name, relation)), a place,
+    a thing, a month, a weekday, an amount, a skill, an adjective and a book title."""
     first = rng.choice(list(people))
     return {
         "P": first,
@@ -197,7 +199,7 @@ def conversations(count: int, rng: random.Random, *, words: Sequence[str], per: 
     while len(messages) < count:
         if rng.random() < 0.5:
             shape = rng.choice(shapes)
-            slots = _slots(rng, corpus.people)
+            slots = fact_slots(rng, corpus.people)
             said, reply = STATEMENTS[shape]
             corpus.facts.append(Fact(shape, slots))
             messages += [("user", said.format(**slots)), ("assistant", reply.format(**slots))]

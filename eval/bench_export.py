@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from eval.bench_corpus import FIRST_NAMES, STATEMENTS, _slots
+from eval.bench_corpus import FIRST_NAMES, STATEMENTS, fact_slots
 
 ASKS = (
     "can you help me write a python function that {task}?",
@@ -64,7 +64,7 @@ ANSWER_CLOSINGS = (
 
 
 def _ask(rng: random.Random) -> str:
-    slots = _slots(rng, {name: (name, "friend") for name in FIRST_NAMES})
+    slots = fact_slots(rng, {name: (name, "friend") for name in FIRST_NAMES})
     if rng.random() < 0.45:
         said, _reply = STATEMENTS[rng.choice(sorted(STATEMENTS))]
         return said.format(**slots)
