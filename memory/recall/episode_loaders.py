@@ -23,7 +23,7 @@ from memory.models import (
     Suppression,
 )
 from memory.owned import Person
-from memory.recall.documents import CORPUS_EPISODE
+from memory.recall.documents import CORPUS_EPISODE, EMBED_CHARS
 from memory.recall.embed import DIM, MODEL_NAME, embed, quantize
 from memory.recall.episodes import (
     EpisodeRow,
@@ -254,7 +254,9 @@ class StoredMeaning:
             return np.zeros((0, DIM), dtype=np.float32)
         missing = [t for t in dict.fromkeys(texts) if t not in self.stored]
         if missing:
-            self.stored.update(zip(missing, quantize(embed(missing)), strict=True))
+            # as the index embeds a message: its first EMBED_CHARS characters
+            fresh = quantize(embed([t[:EMBED_CHARS] for t in missing]))
+            self.stored.update(zip(missing, fresh, strict=True))
         rows = np.frombuffer(b"".join(self.stored[t] for t in texts), dtype=np.int8)
         vectors = rows.reshape(len(texts), DIM).astype(np.float32)
         norms = np.linalg.norm(vectors, axis=1, keepdims=True)

@@ -438,3 +438,54 @@ def test_a_part_of_a_name_that_is_not_forgotten_stays(owner: User) -> None:
     node_delete(node=make_node(owner=owner, label="Harriet Vane", category="person"), stick=False)
     assert "h2" in episodes_of(recall(owner, "deploy script broken"))
     assert "h5" in episodes_of(recall(owner, "what ships on Friday?"))
+
+
+def test_stored_meaning_embeds_only_messages_without_a_current_vector(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from memory.recall import episode_loaders
+    from memory.recall.embed import embed, quantize
+    from memory.recall.episode_loaders import StoredMeaning
+    from memory.recall.episodes import EpisodeRow
+
+    when = datetime(2026, 4, 2, tzinfo=UTC)
+    kept = quantize(embed(["my sister moved to Porto"]))[0]
+    rows = [
+        EpisodeRow(
+            1,
+            1,
+            "m1",
+            1,
+            "user",
+            "my sister moved to Porto",
+            when,
+            vector=kept,
+            model=episode_loaders.MODEL_NAME,
+        ),
+        EpisodeRow(
+            2,
+            1,
+            "m2",
+            2,
+            "user",
+            "the boiler broke again",
+            when,
+            vector=kept,
+            model="another-model",
+        ),
+    ]
+    embedded: list[list[str]] = []
+    real_embed = episode_loaders.embed
+
+    def spy(texts: Any) -> Any:
+        embedded.append(list(texts))
+        return real_embed(texts)
+
+    monkeypatch.setattr(episode_loaders, "embed", spy)
+    meaning = StoredMeaning.of(rows)
+    vectors = meaning.of_texts([r.text for r in rows])
+    assert embedded == [["the boiler broke again"]]  # the other model's vector is not used
+    assert vectors.shape == (2, 256)
+    assert abs(float(vectors[0] @ vectors[0]) - 1.0) < 1e-5  # scaled back to unit length
+    meaning.of_texts(["the boiler broke again"])
+    assert len(embedded) == 1  # embedded once
