@@ -851,7 +851,10 @@ class RecallDoc(models.Model):
         PAGE = "page", "page"
         EPISODE = "episode", "episode"
 
-    owner = models.ForeignKey(Owner, on_delete=models.CASCADE, related_name="+")
+    # No index of its own: the (owner, kind, ref) and (owner, seq) indexes start with it, and
+    # with a plain one PostgreSQL read a person's memories' vectors through it, every message's
+    # document too (docs/benchmarks.md, "Many people on one server").
+    owner = models.ForeignKey(Owner, on_delete=models.CASCADE, related_name="+", db_index=False)
     kind = models.CharField(max_length=8, choices=Kind.choices)
     ref_id = models.BigIntegerField()
     length = models.FloatField(help_text="Field-weighted length in words, for BM25.")
@@ -861,6 +864,12 @@ class RecallDoc(models.Model):
         default=0,
         help_text="The owner's index write that wrote it (RecallStats.seq): in commit order, "
         "so a cache can read only what was written since its copy.",
+    )
+    words = models.TextField(
+        blank=True,
+        default="",
+        help_text="An episode's words as stems, in order (memory.recall.text.stem_line), so "
+        "a question never tokenises a message again; empty for nodes and pages.",
     )
 
     objects = OwnedManager()

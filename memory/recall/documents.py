@@ -8,7 +8,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from memory.recall.text import terms
+from memory.recall.text import line_terms, stem_line, terms
 
 NODE_FIELD_WEIGHTS = {
     "label": 3.0,
@@ -41,6 +41,7 @@ class DocText:
     tf: dict[str, float]  # stemmed term -> field-weighted frequency
     length: float  # field-weighted length in words
     embed_text: str
+    words: str = ""  # an episode's stem line (memory.recall.text.stem_line); "" otherwise
 
 
 def node_fields(
@@ -95,5 +96,20 @@ def embed_text(kind: str, fields: Sequence[tuple[str, str]]) -> str:
 
 
 def document(kind: str, ref_id: int, fields: Sequence[tuple[str, str]]) -> DocText:
+    if kind == "episode":
+        return episode_document(ref_id, "\n".join(text for _name, text in fields if text))
     tf, length = weighted_terms(kind, fields)
     return DocText(kind, ref_id, tf, length, embed_text(kind, fields))
+
+
+def episode_document(ref_id: int, text: str) -> DocText:
+    """An episode's document: its terms, length and vector text as :func:`weighted_terms` and
+    :func:`embed_text` give them, and its stem line, from which the terms are counted (each
+    word tokenised and stemmed once)."""
+    words = stem_line(text) if text else ""
+    counts: dict[str, float] = defaultdict(float)
+    for term in line_terms(words):
+        if len(term) <= MAX_TERM_LENGTH:
+            counts[term] += EPISODE_FIELD_WEIGHTS["text"]
+    length = EPISODE_FIELD_WEIGHTS["text"] * len(text.split())
+    return DocText("episode", ref_id, dict(counts), length, text[:EMBED_CHARS], words)

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from functools import lru_cache
 from typing import Any
 
+import numpy as np
 from django.db import connection
-from django.db.models import Count, Q, Subquery
 from django.utils import timezone
 
 from memory.keys import canonical_key
@@ -22,8 +23,8 @@ from memory.models import (
     Suppression,
 )
 from memory.owned import Person
-from memory.recall.documents import CORPUS_EPISODE
-from memory.recall.embed import embed
+from memory.recall.documents import CORPUS_EPISODE, EMBED_CHARS
+from memory.recall.embed import DIM, MODEL_NAME, embed, quantize
 from memory.recall.episodes import (
     EpisodeRow,
     EpisodeSettings,
@@ -40,6 +41,7 @@ from memory.recall.statements import (
     fetch,
     marks,
     owned_rows,
+    owned_select,
     owner_id,
     table,
 )
@@ -98,11 +100,25 @@ def episode_settings(owner: Person, *, now: datetime | None = None) -> EpisodeSe
     return EpisodeSettings(True, tuple(sorted(k for k in keys if k)))
 
 
-def _row(values: tuple[Any, ...]) -> EpisodeRow:
-    return EpisodeRow(*values)
-
-
 _COLUMNS = ("id", "transcript_id", "message_id", "seq", "role", "text", "said_at")
+# read with each message from its recall document: its stem line, vector and vector's model
+_DOC_COLUMNS = ("words", "vector", "model")
+
+
+def _row(values: tuple[Any, ...], words: str | None, vector: Any, model: str | None) -> EpisodeRow:
+    pk, transcript_id, message_id, seq, role, text, said_at = values
+    return EpisodeRow(
+        pk,
+        transcript_id,
+        message_id,
+        seq,
+        role,
+        text,
+        said_at,
+        words=words or "",
+        vector=None if vector is None else bytes(vector),
+        model=model or "",
+    )
 
 
 def episode_count(owner: Person, reads: IndexReads | None = None) -> int:
@@ -162,12 +178,16 @@ def _thread_statement(vendor: str, count: int) -> str:
         column(Episode, name) for name in ("owner", "transcript", "seq", "role", "id")
     )
     wanted = ", ".join(f"n.{column(Episode, name)}" for name in _COLUMNS)
+    documents = ", ".join(f"d.{column(RecallDoc, name)}" for name in _DOC_COLUMNS)
+    d_owner, d_kind, d_ref = (column(RecallDoc, name) for name in ("owner", "kind", "ref_id"))
     return (
-        f"SELECT {wanted} FROM {e} c JOIN {e} n"
+        f"SELECT {wanted}, {documents} FROM {e} c JOIN {e} n"
         f" ON n.{transcript} = c.{transcript}"
         f" AND n.{seq} BETWEEN c.{seq} - 2 AND c.{seq} + 2"
         f" AND (n.{seq} >= c.{seq} OR c.{role} = %s)"
         f" AND n.{owner} = c.{owner}"
+        f" LEFT JOIN {table(RecallDoc)} d ON d.{d_owner} = n.{owner}"
+        f" AND d.{d_kind} = %s AND d.{d_ref} = n.{pk}"
         f" WHERE c.{owner} = %s AND c.{pk} IN ({marks(count)})"
     )
 
@@ -179,8 +199,10 @@ def load_threads(owner: Person, ids: Sequence[int]) -> tuple[list[EpisodeRow], l
     reply to it, and the reply to that answer: "the brakes again" - "did they quote?" -
     "£180", which ranking reads as one thread). One statement, none for no ids: each
     message by id, joined to its thread's range of the (transcript, seq) index; the owner
-    is the first condition and each neighbour's owner must be the same. An episode deleted
-    since it was indexed is simply absent.
+    is the first condition and each neighbour's owner must be the same. Each message comes
+    with what recall's index kept of it (its stem line and vector, from its
+    :class:`~memory.models.RecallDoc`, by the (owner, kind, ref) key). An episode deleted since
+    it was indexed is simply absent.
 
     Sorted here, not in SQL: an ORDER BY on when it was said would lead the database to walk
     the owner's whole (owner, said_at) index instead of fetching these rows by id."""
@@ -188,8 +210,12 @@ def load_threads(owner: Person, ids: Sequence[int]) -> tuple[list[EpisodeRow], l
     if not wanted:
         return [], []
     statement = _thread_statement(connection.vendor, len(wanted))
-    rows = fetch(statement, ["user", owner_id(owner), *wanted])
-    by_id = {values[0]: _row(values) for values in converted(Episode, _COLUMNS, rows)}
+    rows = fetch(statement, ["user", RecallDoc.Kind.EPISODE, owner_id(owner), *wanted])
+    width = len(_COLUMNS)
+    episodes = converted(Episode, _COLUMNS, [row[:width] for row in rows])
+    by_id = {
+        values[0]: _row(values, *row[width:]) for values, row in zip(episodes, rows, strict=True)
+    }
     chosen = set(wanted)
     candidates = sorted(
         (row for pk, row in by_id.items() if pk in chosen),
@@ -200,15 +226,51 @@ def load_threads(owner: Person, ids: Sequence[int]) -> tuple[list[EpisodeRow], l
     return candidates, neighbours
 
 
+@dataclass
+class StoredMeaning:
+    """The vectors of the messages read, as recall's index stored them at write time (by
+    text: the same text has the same vector), so the episode lane's semantic checks embed
+    only the question, whatever the messages' length. A message without a vector of the
+    current model (written before a model change that ``reindex`` has not caught up with)
+    is embedded here, once. A stored vector is of the message's first
+    :data:`~memory.recall.documents.EMBED_CHARS` characters, as the semantic lane's are, and
+    int8: each is scaled back to unit length."""
+
+    stored: dict[str, bytes]
+
+    @classmethod
+    def of(cls, rows: Iterable[EpisodeRow]) -> StoredMeaning:
+        return cls(
+            {
+                row.text: row.vector
+                for row in rows
+                if row.vector is not None and row.model == MODEL_NAME and len(row.vector) == DIM
+            }
+        )
+
+    def of_texts(self, texts: Sequence[str]) -> np.ndarray:
+        """One unit-length row per text (float32, ``(len(texts), DIM)``)."""
+        if not texts:
+            return np.zeros((0, DIM), dtype=np.float32)
+        missing = [t for t in dict.fromkeys(texts) if t not in self.stored]
+        if missing:
+            # as the index embeds a message: its first EMBED_CHARS characters
+            fresh = quantize(embed([t[:EMBED_CHARS] for t in missing]))
+            self.stored.update(zip(missing, fresh, strict=True))
+        rows = np.frombuffer(b"".join(self.stored[t] for t in texts), dtype=np.int8)
+        vectors = rows.reshape(len(texts), DIM).astype(np.float32)
+        norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+        return np.divide(vectors, norms, out=np.zeros_like(vectors), where=norms > 0)
+
+
 def name_alternatives(owner: Person, nodes: Sequence[tuple[int, str]]) -> list[tuple[str, ...]]:
-    """For each ``(node id, label)``: the label and the node's aliases (one query)."""
+    """For each ``(node id, label)``: the label and the node's aliases (one statement)."""
     aliases: dict[int, list[str]] = {nid: [] for nid, _label in nodes}
-    for node_id, alias in (
-        Alias.objects.for_owner(owner)
-        .filter(node_id__in=sorted(aliases))
-        .order_by("id")
-        .values_list("node_id", "alias")
-    ):
+    wanted = sorted(aliases)
+    rows = owned_rows(
+        Alias, ("id", "node", "alias"), owner, f"node_id IN ({marks(len(wanted))})", wanted
+    )
+    for _id, node_id, alias in sorted(rows):
         aliases[node_id].append(alias)
     return [(label, *aliases[nid]) for nid, label in nodes]
 
@@ -229,29 +291,27 @@ def twin_labels(
     if not wanted:
         return []
     words = sorted(set().union(*wanted.values()))
+    word, node = column(NodeKeyWord, "word"), column(NodeKeyWord, "node")
     # Per name: how many of its words a node's key holds; a twin holds them all.
-    held = {
-        f"n{i}": Count("word", filter=Q(word__in=key_words), distinct=True)
-        for i, key_words in enumerate(wanted.values())
-    }
-    holds_a_name = Q()
-    for i, key_words in enumerate(wanted.values()):
-        holds_a_name |= Q(**{f"n{i}": len(key_words)})
-    holding = (
-        NodeKeyWord.objects.for_owner(owner)
-        .filter(word__in=words)
-        .exclude(node_id__in=sorted(set(named_ids)))
-        .order_by()
-        .values("node_id")
-        .annotate(**held)
-        .filter(holds_a_name)
-        .values("node_id")
-    )
-    rows = (
-        Node.objects.for_owner(owner)
-        .filter(id__in=Subquery(holding))
-        .order_by()
-        .values_list("label", "canonical_key")
+    holds, held_params = [], []
+    for key_words in wanted.values():
+        holds.append(
+            f"COUNT(DISTINCT CASE WHEN {word} IN ({marks(len(key_words))}) THEN {word} END)"
+            f" = {len(key_words)}"
+        )
+        held_params += key_words
+    named = sorted(set(named_ids))
+    where = f"{word} IN ({marks(len(words))})"
+    if named:
+        where += f" AND {node} NOT IN ({marks(len(named))})"
+    holding, holding_params = owned_select(NodeKeyWord, ("node",), owner, where, [*words, *named])
+    holding += f" GROUP BY {node} HAVING {' OR '.join(holds)}"
+    rows = owned_rows(
+        Node,
+        ("label", "canonical_key"),
+        owner,
+        f"{column(Node, 'id')} IN ({holding})",
+        [*holding_params, *held_params],
     )
     return sorted(
         label for label, key in rows if any(f" {k} " in f" {key} " and k != key for k in keys)
@@ -300,14 +360,13 @@ def recall_episodes(
         owner, [*query_terms, *frame_terms], total, names=name_terms, reads=reads
     )
     question = " ".join(subject)
+    meaning = StoredMeaning.of([*candidates, *neighbours])
 
     def closeness(texts: Sequence[str]) -> list[float]:
-        vectors = embed([question, *texts])
-        return [float(v) for v in vectors[1:] @ vectors[0]]
+        return [float(v) for v in meaning.of_texts(texts) @ embed([question])[0]]
 
     def likeness(texts: Sequence[str], anchors: Sequence[str]) -> list[float]:
-        vectors = embed([*anchors, *texts])
-        near = vectors[len(anchors) :] @ vectors[: len(anchors)].T
+        near = meaning.of_texts(texts) @ meaning.of_texts(anchors).T
         return [float(v) for v in near.max(axis=1)]
 
     return rank_episodes(

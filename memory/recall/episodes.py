@@ -20,13 +20,22 @@ proposing this") forgets nothing: the conversation stays searchable.
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 
 from memory.keys import canonical_key, name_words
 from memory.recall.items import WHY_EPISODE, EpisodeItem
-from memory.recall.text import STOP_WORDS, is_distinctive, stem, terms, words_of
+from memory.recall.text import (
+    NOT_CONTENT,
+    STOP_WORDS,
+    is_distinctive,
+    line_stems,
+    stem,
+    stem_line,
+    words_of,
+)
 
 # Ranking constants.
 SHORT_REPLY_WORDS = 8  # a message this short is read together with the one it answers
@@ -70,6 +79,13 @@ class EpisodeRow:
     role: str
     text: str
     said_at: datetime
+    # What recall's index kept of it at write time: its stem line (memory.recall.text.
+    # stem_line; "" when not read, and ranking stems the text itself) and its vector (int8,
+    # of the embedding model ``model``), which the loaders compare instead of embedding the
+    # text again.
+    words: str = field(default="", compare=False, repr=False)
+    vector: bytes | None = field(default=None, compare=False, repr=False)
+    model: str = field(default="", compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -132,6 +148,19 @@ def mentions_forgotten(text: str, forgotten: Sequence[str]) -> bool:
     return False
 
 
+def _forgets(e: EpisodeRow, forgotten: Sequence[str]) -> bool:
+    """:func:`mentions_forgotten` for a message, read from its stem line when it has one (a
+    name said in its own words is said in its stems too, so the stems alone decide). A text
+    with markup is read whole: its canonical key drops tags and decodes entities, which its
+    stem line does not."""
+    if not forgotten:
+        return False
+    if not e.words or "<" in e.text or "&" in e.text:
+        return mentions_forgotten(e.text, forgotten)
+    padded = f" {line_stems(e.words)} "
+    return any(_spans(padded, [stem(w) for w in key.split()]) for key in forgotten)
+
+
 def _answered(
     e: EpisodeRow, by_pos: dict[tuple[int, int], EpisodeRow], hidden: set[tuple[int, int]]
 ) -> EpisodeRow | None:
@@ -179,45 +208,54 @@ def _stem_words(text: str) -> list[str]:
     return [stem(w) for w in words_of(text)]
 
 
-def _phrase_starts(words: Sequence[str], phrase: Sequence[str]) -> list[int]:
-    n = len(phrase)
-    if not n:
+def _line(e: EpisodeRow) -> str:
+    """The message's stem line: as recall's index kept it, else made now."""
+    return e.words or stem_line(e.text)
+
+
+def _spans(padded: str, phrase: Sequence[str]) -> list[tuple[int, int]]:
+    """Where the stemmed ``phrase`` occurs in ``padded`` (stems with a space either side), as
+    character ranges of whole words; overlapping occurrences each count, as word by word."""
+    if not phrase:
         return []
-    return [i for i in range(len(words) - n + 1) if list(words[i : i + n]) == list(phrase)]
+    needle = f" {' '.join(phrase)} "
+    found = []
+    at = padded.find(needle)
+    while at >= 0:
+        found.append((at + 1, at + len(needle) - 1))
+        at = padded.find(needle, at + 1)
+    return found
 
 
 def _counts(
-    text: str,
+    line: str,
     wanted: Collection[str],
     names: Sequence[Sequence[list[str]]],
     twins: Sequence[list[str]] = (),
 ) -> tuple[dict[str, float], int]:
-    """Term frequencies of ``text`` for the wanted terms and name groups (``=0``, ``=1``...),
-    and its length in content terms. A name said only inside a twin's name ("Kafka" in
-    "Kafka Connect") does not count: that message is about the twin."""
-    words = terms(text)
-    counts: dict[str, float] = {}
-    for w in words:
-        if w in wanted:
-            counts[w] = counts.get(w, 0.0) + 1.0
+    """Term frequencies of a message's stem ``line`` for the wanted terms and name groups
+    (``=0``, ``=1``...), and its length in content terms. A name said only inside a twin's
+    name ("Kafka" in "Kafka Connect") does not count: that message is about the twin. Read
+    from the line with the string's own (C) operations: no word is stemmed here."""
+    tokens = line.split()
+    bag = Counter(tokens)
+    # in the order the message first says them, as a walk over its words would add them
+    present = sorted((w for w in wanted if w in bag), key=tokens.index)
+    counts: dict[str, float] = {w: float(bag[w]) for w in present}
+    length = len(tokens) - line.count(" " + NOT_CONTENT) - line.startswith(NOT_CONTENT)
     if names:
-        stemmed = _stem_words(text)
-        inside_twin = {
-            p
-            for twin in twins
-            for i in _phrase_starts(stemmed, twin)
-            for p in range(i, i + len(twin))
-        }
+        padded = f" {line_stems(line)} "
+        inside_twin = [span for twin in twins for span in _spans(padded, twin)]
         for g, alternatives in enumerate(names):
             hits = sum(
                 1
                 for alt in alternatives
-                for i in _phrase_starts(stemmed, alt)
-                if not inside_twin & set(range(i, i + len(alt)))
+                for start, end in _spans(padded, alt)
+                if not any(start < t_end and t_start < end for t_start, t_end in inside_twin)
             )
             if hits:
                 counts[f"={g}"] = float(hits)
-    return counts, len(words)
+    return counts, length
 
 
 def rank_episodes(
@@ -290,6 +328,10 @@ class _QueryWords:
     keys: list[str]  # wanted, then one "=i" per named thing: what the share counts
     echoes: list[str]  # the frame's words: they score but weigh nothing towards the share
     scored: frozenset[str]  # wanted and echoes: the words counted in a message
+    # each message's counts, once per question (a message is also read as another's context)
+    seen: dict[tuple[int, int], tuple[dict[str, float], int]] = field(
+        default_factory=dict, compare=False
+    )
 
     @classmethod
     def of(
@@ -314,8 +356,20 @@ class _QueryWords:
             scored=frozenset(wanted) | frozenset(echoes),
         )
 
-    def counts(self, text: str) -> tuple[dict[str, float], int]:
-        return _counts(text, self.scored, self.groups, self.twin_words)
+    def read(self, e: EpisodeRow) -> tuple[dict[str, float], int]:
+        """The message's term frequencies and length (:func:`_counts`), counted once per
+        question: not to be changed."""
+        known = self.seen.get(_key(e))
+        if known is None:
+            known = self.seen[_key(e)] = _counts(
+                _line(e), self.scored, self.groups, self.twin_words
+            )
+        return known
+
+    def counts(self, e: EpisodeRow) -> tuple[dict[str, float], int]:
+        """:meth:`read`, as a copy the caller may change."""
+        counts, length = self.read(e)
+        return dict(counts), length
 
 
 @dataclass(frozen=True)
@@ -329,7 +383,7 @@ class _Thread:
     @classmethod
     def of(cls, rows: Sequence[EpisodeRow], forgotten: Sequence[str]) -> _Thread:
         by_pos = {(e.transcript_id, e.seq): e for e in rows}
-        hidden = {key for key, e in by_pos.items() if mentions_forgotten(e.text, forgotten)}
+        hidden = {key for key, e in by_pos.items() if _forgets(e, forgotten)}
         pool = [e for e in by_pos.values() if (e.transcript_id, e.seq) not in hidden]
         return cls(by_pos=by_pos, hidden=hidden, pool=pool)
 
@@ -373,11 +427,11 @@ def _term_stats(thread: _Thread, words: _QueryWords, total: int) -> _TermStats:
     lengths: dict[tuple[int, int], float] = {}
     df: dict[str, int] = dict.fromkeys([*words.keys, *words.echoes], 0)
     for e in thread.pool:
-        counts, length = words.counts(e.text)
+        counts, length = words.counts(e)
         for w in counts:
             df[w] += 1
         for message, weight in thread.context(e):
-            context, context_length = words.counts(message.text)
+            context, context_length = words.read(message)
             for w, f in context.items():
                 counts[w] = counts.get(w, 0.0) + weight * f
             length += int(weight * context_length)
@@ -457,7 +511,7 @@ def _story(
         _key(e)
         for _s, e in left
         if thread.answered(e) is not None
-        and not words.counts(e.text)[0]
+        and not words.read(e)[0]
         and {(e.transcript_id, e.seq - 1), (e.transcript_id, e.seq - 2)} & opened
     }
     return continuations(kept, [(s / best, e) for s, e in left], likeness, threaded)

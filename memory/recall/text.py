@@ -44,9 +44,15 @@ def stem(word: str) -> str:
     return str(_PORTER.stemWord(word))
 
 
+def is_content(token: str) -> bool:
+    """Whether ``token`` is a content word: not a stop word, and not one letter (a digit is
+    kept)."""
+    return token not in STOP_WORDS and (len(token) > 1 or token.isdigit())
+
+
 def content(tokens: Iterable[str]) -> list[str]:
     """``tokens`` less stop words and one-letter words (digits are kept)."""
-    return [t for t in tokens if t not in STOP_WORDS and (len(t) > 1 or t.isdigit())]
+    return [t for t in tokens if is_content(t)]
 
 
 _ASCII_WORD = re.compile(r"[a-z0-9]+")
@@ -69,6 +75,31 @@ def probe(term: str) -> str:
 def terms(text: str) -> list[str]:
     """Stemmed content terms of ``text`` (canonical key words, stop words removed)."""
     return [stem(token) for token in content(words_of(text))]
+
+
+#: Marks a word of a :func:`stem_line` that is not a content term ("_the"). No word holds it:
+#: a canonical key turns every run of punctuation into a space.
+NOT_CONTENT = "_"
+
+
+def stem_line(text: str) -> str:
+    """Every word of ``text`` (:func:`words_of`) as its stem, in order, space-separated, a word
+    that is not a content term marked with :data:`NOT_CONTENT`: what recall's index keeps of a
+    message at write time, so that a question reads it instead of tokenising and stemming the
+    message again (:func:`line_terms`, :func:`line_stems`). Depends on the stop words and the
+    stemmer, as the postings do: a change to either needs ``reindex``."""
+    return " ".join(stem(w) if is_content(w) else NOT_CONTENT + stem(w) for w in words_of(text))
+
+
+def line_terms(line: str) -> list[str]:
+    """The content terms of a :func:`stem_line`: ``terms(text)``."""
+    return [t for t in line.split() if t[0] != NOT_CONTENT]
+
+
+def line_stems(line: str) -> str:
+    """The stems of every word of a :func:`stem_line`, space-separated (the stems of
+    ``words_of(text)``)."""
+    return line.replace(NOT_CONTENT, "")
 
 
 #: A word English uses at least this often (the Zipf scale: 4 is ten times per million words)

@@ -22,10 +22,12 @@ from typing import Any
 
 import numpy as np
 from django.conf import settings
+from django.db import connection
 
 from memory.models import RecallDoc
 from memory.recall.embed import DIM, MODEL_NAME
 from memory.recall.items import CorpusStats
+from memory.recall.statements import column, marks, owned_select
 
 COARSE_DIMS = 32  # the first pass over every vector uses these dimensions only
 CORPUS_KINDS = {"memory": ("node", "page"), "episode": ("episode",)}
@@ -97,29 +99,39 @@ class OwnerVectors:
 
     def put(self, batch: list[tuple[int, str, int, bytes | None, str]], *, fresh: bool) -> None:
         """Add or replace the rows of ``batch`` (write sequence, kind, ref id, vector, model);
-        ``fresh`` while reading the whole corpus (each document once)."""
+        ``fresh`` while reading the whole corpus (each document once). The vectors of a
+        batch are copied and scaled as one matrix (each coarse row divided by its own norm,
+        as one vector at a time would be)."""
         self._grow(self.size + len(batch))
         if not fresh and self.rows is None:
             keys = self.ids[: self.size] * 4 + self.kinds[: self.size]
             self.rows = {int(k): i for i, k in enumerate(keys)}
+        at: list[int] = []
+        blobs: list[bytes] = []
         for seq, kind, ref_id, blob, model in batch:
             self.max_seq = max(self.max_seq, seq)
             if blob is None or model != MODEL_NAME or len(blob) != DIM:
                 self.skipped += 1
                 continue
             code = KINDS.index(kind)
-            at = None if self.rows is None else self.rows.get(ref_id * 4 + code)
-            if at is None:
-                at = self.size
+            row = None if self.rows is None else self.rows.get(ref_id * 4 + code)
+            if row is None:
+                row = self.size
                 self.size += 1
                 if self.rows is not None:
-                    self.rows[ref_id * 4 + code] = at
-            self.kinds[at], self.ids[at] = code, ref_id
-            vector = np.frombuffer(bytes(blob), dtype=np.int8)
-            self.full_rows[at] = vector
-            coarse = vector[:COARSE_DIMS].astype(np.float32)
-            norm = float(np.linalg.norm(coarse))
-            self.coarse_rows[at] = coarse / norm if norm > 0 else 0.0
+                    self.rows[ref_id * 4 + code] = row
+            self.kinds[row], self.ids[row] = code, ref_id
+            at.append(row)
+            blobs.append(bytes(blob))
+        if not at:
+            return
+        vectors = np.frombuffer(b"".join(blobs), dtype=np.int8).reshape(len(at), DIM)
+        self.full_rows[at] = vectors
+        coarse = vectors[:, :COARSE_DIMS].astype(np.float32)
+        norms = np.array([float(np.sqrt(v.dot(v))) for v in coarse], dtype=np.float32)
+        scaled = np.zeros_like(coarse)
+        np.divide(coarse, norms[:, None], out=scaled, where=norms[:, None] > 0)
+        self.coarse_rows[at] = scaled
 
 
 _lock = threading.Lock()
@@ -131,20 +143,32 @@ def _budget_bytes() -> int:
 
 
 def _read(owner_id: int, corpus: str, entry: OwnerVectors, after: int) -> None:
+    """The owner's documents of ``corpus`` written after write ``after``, in write order, a
+    chunk at a time. One statement: the (owner, kind, ref) index narrows it to the corpus's
+    kinds, then the database sorts what it found. Written as ``+seq`` so that neither
+    database walks the owner's (owner, seq) index instead, through every message of a
+    person with 200,000 of them to keep their 2,000 memories (docs/benchmarks.md)."""
     fresh = after == 0 and entry.size == 0
-    rows = (
-        RecallDoc.objects.for_owner(owner_id)
-        .filter(kind__in=CORPUS_KINDS[corpus], seq__gt=after)
-        .order_by("seq", "id")
-        .values_list("seq", "kind", "ref_id", "vector", "model")
+    kinds = CORPUS_KINDS[corpus]
+    seq, pk = column(RecallDoc, "seq"), column(RecallDoc, "id")
+    sql, params = owned_select(
+        RecallDoc,
+        ("seq", "kind", "ref_id", "vector", "model"),
+        owner_id,
+        f"kind IN ({marks(len(kinds))}) AND +{seq} > %s",
+        [*kinds, after],
+        order_by=f"+{seq}, {pk}",
     )
-    batch: list[tuple[int, str, int, bytes | None, str]] = []
-    for seq, kind, ref_id, blob, model in rows.iterator(chunk_size=CHUNK):
-        batch.append((seq, kind, ref_id, None if blob is None else bytes(blob), model))
-        if len(batch) >= CHUNK:
-            entry.put(batch, fresh=fresh)
-            batch = []
-    entry.put(batch, fresh=fresh)
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        while rows := cursor.fetchmany(CHUNK):
+            entry.put(
+                [
+                    (seq_, kind, ref_id, None if blob is None else bytes(blob), model)
+                    for seq_, kind, ref_id, blob, model in rows
+                ],
+                fresh=fresh,
+            )
 
 
 def load_vectors(owner_id: int, corpus: str, stats: CorpusStats) -> OwnerVectors:

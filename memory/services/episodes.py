@@ -21,7 +21,7 @@ from django.utils import timezone
 from memory.models import Episode, Transcript
 from memory.owned import Person
 from memory.services.bulk import insert_rows
-from memory.services.recall_index import recall_index_refresh
+from memory.services.recall_index import recall_index_add_episodes, recall_index_refresh
 from memory.transcripts import Message, episode_rows
 
 
@@ -64,7 +64,7 @@ def episodes_record(
         .values_list("id", "message_id")
         if message_id not in existing
     ]
-    recall_index_refresh(owner_id=transcript.owner_id, episodes=ids)
+    recall_index_add_episodes(owner_id=transcript.owner_id, episodes=ids)
     return ids
 
 

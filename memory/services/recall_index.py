@@ -4,10 +4,14 @@ with the rows they describe.
 Entry points (stable; every write path calls the first inside its own transaction):
 
 - ``recall_index_refresh(*, owner_id, nodes=(), pages=(), episodes=())``: re-reads those rows
-  and rewrites their documents (a row that no longer exists loses its document), adjusts the
-  owner's statistics and bumps the owner's index version. A node's key words (the gate's
-  "may belong to" lookup, :class:`~memory.models.NodeKeyWord`) are rewritten with it.
-  Idempotent: calling it for rows that did not change rewrites the same documents.
+  and rewrites their documents (a row that no longer exists loses its document; an episode's
+  keeps its words as stems, which the episode lane reads instead of tokenising the message
+  again), adjusts the owner's statistics and bumps the owner's index version. A node's key
+  words (the gate's "may belong to" lookup, :class:`~memory.models.NodeKeyWord`) are
+  rewritten with it. Idempotent: calling it for rows that did not change rewrites the same
+  documents.
+- ``recall_index_add_episodes(*, owner_id, episodes)``: the same for episodes inserted in the
+  caller's transaction, reading back nothing (``episodes_record``).
 - ``recall_index_rebuild(*, owner_id, progress=None) -> dict``: every document of the owner
   from scratch (the ``reindex`` command; after a model change).
 
@@ -23,7 +27,7 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from typing import TypeVar
 
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import F
 
 from memory.models import (
@@ -45,10 +49,12 @@ from memory.recall.documents import (
     DocText,
     corpus_of,
     document,
+    episode_document,
     node_fields,
     page_fields,
 )
 from memory.recall.embed import MODEL_NAME, embed, quantize
+from memory.recall.statements import column, table
 from memory.services.bulk import insert_rows
 
 T = TypeVar("T")
@@ -120,7 +126,7 @@ def _page_docs(owner_id: int, ids: list[int]) -> list[DocText]:
 
 def _episode_docs(owner_id: int, ids: list[int]) -> list[DocText]:
     return [
-        document("episode", eid, [("text", text)])
+        episode_document(eid, text)
         for eid, text in Episode.objects.for_owner(owner_id)
         .filter(id__in=ids)
         .order_by("id")
@@ -180,9 +186,9 @@ def _write(owner_id: int, kind: str, ids: list[int], *, fresh: bool = False) -> 
     vectors = quantize(embed([d.embed_text for d in docs]))
     insert_rows(
         RecallDoc,
-        ("owner", "kind", "ref_id", "length", "model", "vector", "seq"),
+        ("owner", "kind", "ref_id", "length", "model", "vector", "seq", "words"),
         (
-            (owner_id, kind, d.ref_id, d.length, MODEL_NAME, vector, seq)
+            (owner_id, kind, d.ref_id, d.length, MODEL_NAME, vector, seq, d.words)
             for d, vector in zip(docs, vectors, strict=True)
         ),
     )
@@ -200,32 +206,32 @@ def _write(owner_id: int, kind: str, ids: list[int], *, fresh: bool = False) -> 
 
 def _count_terms(owner_id: int, kind: str, change: Counter[str]) -> None:
     """Add ``change`` (documents gained or lost per term) to the owner's document
-    frequencies of ``kind``: one read of the counts it changes, one upsert of them all, and
+    frequencies of ``kind``: one upsert per :data:`CHUNK` terms that adds each change to the
+    kept count in the database (``INSERT ... ON CONFLICT DO UPDATE``, no read first), and
     when a term lost documents, one delete of the counts that reached zero. The same
     statements whatever the counts are (a write's queries are pinned in tests). The caller
     holds the owner's index lock, so no other writer changes these counts in between."""
     changed = {term: n for term, n in change.items() if n}
     if not changed:
         return
-    counts = RecallTermCount.objects.for_owner(owner_id).filter(kind=kind)
-    current: dict[str, int] = {}
-    for chunk in _chunks(sorted(changed)):
-        current.update(counts.filter(term__in=chunk).values_list("term", "docs"))
-    RecallTermCount.objects.bulk_create(
-        [
-            RecallTermCount(
-                owner_id=owner_id, kind=kind, term=term, docs=max(0, current.get(term, 0) + n)
-            )
-            for term, n in sorted(changed.items())
-        ],
-        update_conflicts=True,
-        unique_fields=["owner", "term", "kind"],
-        update_fields=["docs"],
-        batch_size=500,
+    t = table(RecallTermCount)
+    owner, term, kind_col, docs = (
+        column(RecallTermCount, name) for name in ("owner", "term", "kind", "docs")
     )
+    with connection.cursor() as cursor:
+        for chunk in _chunks(sorted(changed)):
+            values = ", ".join(["(%s, %s, %s, %s)"] * len(chunk))
+            cursor.execute(
+                f"INSERT INTO {t} ({owner}, {term}, {kind_col}, {docs}) VALUES {values}"
+                f" ON CONFLICT ({owner}, {term}, {kind_col}) DO UPDATE SET {docs} ="
+                f" CASE WHEN {t}.{docs} + excluded.{docs} > 0"
+                f" THEN {t}.{docs} + excluded.{docs} ELSE 0 END",
+                [v for name in chunk for v in (owner_id, name, kind, changed[name])],
+            )
     lost = sorted(term for term, n in changed.items() if n < 0)
+    counts = RecallTermCount.objects.for_owner(owner_id).filter(kind=kind)
     for chunk in _chunks(lost):
-        counts.filter(term__in=chunk, docs=0).delete()
+        counts.filter(term__in=chunk, docs__lte=0).delete()
 
 
 def _write_key_words(owner_id: int, ids: list[int], *, fresh: bool) -> None:
@@ -267,6 +273,16 @@ def recall_index_refresh(
         for kind, ids in wanted.items():
             for chunk in _chunks(ids):
                 _write(owner_id, kind, chunk)
+
+
+def recall_index_add_episodes(*, owner_id: int, episodes: Sequence[int]) -> None:
+    """Index episodes inserted in the caller's transaction (``episodes_record``): as
+    :func:`recall_index_refresh` does, without reading back documents, postings or counts
+    that new rows cannot have."""
+    ids = sorted({int(i) for i in episodes})
+    with transaction.atomic():
+        for chunk in _chunks(ids):
+            _write(owner_id, "episode", chunk, fresh=True)
 
 
 def recall_index_rebuild(

@@ -112,3 +112,73 @@ def test_a_spawned_workers_peak_memory_is_its_own_not_the_bench_that_started_it(
         worker = pool.apply(_peak_mb)
     assert 0 < worker < 300
     del ballast
+
+
+def test_realistic_questions_are_six_to_twenty_words_about_the_corpus() -> None:
+    import random
+
+    from eval.bench_corpus import NEVER_NAMES, NEVER_PLACES, SETS, conversations, question_sets
+
+    corpus = conversations(600, random.Random(5), words=["amber", "cedar"])
+    assert sum(len(c) for c in corpus.conversations) == 600
+    said = " ".join(text for c in corpus.conversations for _role, text in c)
+    questions = list(question_sets(corpus, 25, random.Random(6)))
+    assert {name for name, _q in questions} == set(SETS)
+    assert all(6 <= len(q.split()) <= 20 for _name, q in questions)
+    first = [q for name, q in questions if name == "real_first"]
+    assert all({"i", "my", "me"} & set(q.lower().split()) for q in first)
+    # the never-said questions name someone or somewhere no message mentions
+    for question in (q for name, q in questions if name == "real_never"):
+        unknown = [w for w in question.split() if w in NEVER_NAMES or w in NEVER_PLACES]
+        assert unknown and not any(w in said for w in unknown), question
+
+
+def test_bench_times_the_realistic_sets_beside_the_mix() -> None:
+    (row,) = run([12], [200], queries=9, transcripts=1, seed=3, real_queries=3, recall_only=True)
+    for name in ("real", "real_first", "real_third", "real_paraphrase", "real_never"):
+        assert row[f"recall_{name}_p50_ms"] <= row[f"recall_{name}_p95_ms"]
+    assert row["recall_real_questions"] == 12
+    # and for a person whose vectors the worker does not hold
+    assert row["recall_real_cold_p50_ms"] <= row["recall_real_cold_p95_ms"]
+    assert row["vector_cache_mb_per_person"] > 0 and row["vector_cache_people"] > 0
+    assert 0 < row["queries_per_recall_real_min"] <= row["queries_per_recall_real_max"] <= 20
+    assert "ingest_p50_ms" not in row and "page_ms" not in row  # recall only
+    section = markdown([row], environment(), "python -m eval.bench --recall-only")
+    assert "| recall, real first: p50 / p95 ms |" in section
+    assert not get_user_model().objects.filter(username__startswith="bench-").exists()
+
+
+def test_the_generated_export_is_chatgpts_shape_with_exactly_the_messages_asked() -> None:
+    import io
+    import json
+    import random
+
+    from eval.bench_export import chatgpt_conversations
+    from memory.imports.formats import CHATGPT, Conversation, detect_format, iter_export
+
+    items = list(chatgpt_conversations(7, 60, random.Random(3)))
+    data = json.dumps(items).encode()
+    assert detect_format(io.BytesIO(data), name="conversations.json", max_element_bytes=10**7) == (
+        CHATGPT
+    )
+    read = [
+        c
+        for _position, c in iter_export(
+            io.BytesIO(data), fmt=CHATGPT, name="conversations.json", max_element_bytes=10**7
+        )
+        if isinstance(c, Conversation)
+    ]
+    assert len(read) == 7 and sum(len(c.messages) for c in read) == 60
+    assert {m["role"] for c in read for m in c.messages} == {"user", "assistant"}
+    assert all(c.skipped == {"system": 1} for c in read)  # the hidden system message
+
+
+def test_the_import_bench_imports_every_message_and_cleans_up(tmp_path: Path) -> None:
+    from eval.bench import bench_import
+
+    row = bench_import(4, 30, seed=2, folder=str(tmp_path), worker=False)
+    assert row["import_conversations"] == 4 and row["import_messages"] == 30
+    assert sum(row["import_receipts"].values()) == 4  # one receipt per conversation
+    assert row["import_rows"]["recall_docs"] >= 30 and row["import_messages_per_s"] > 0
+    assert not get_user_model().objects.filter(username__startswith="bench-").exists()
+    assert not Episode.objects.exists()

@@ -240,3 +240,27 @@ def test_retention_deletes_old_episodes_and_cleanup_sweeps_orphans(
     assert report.counts["orphan_episodes_deleted"] == 1
     assert not Episode.objects.for_owner(owner).exists()
     assert Episode.objects.for_owner(other_user).count() == 1  # never another person's
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_migration_gives_every_indexed_episode_its_stem_line(owner: User) -> None:
+    """``0068_speed_recalldoc_words`` fills in the stem line of episodes indexed before it."""
+    from django.db import connection
+    from django.db.migrations.executor import MigrationExecutor
+
+    from memory.models import RecallDoc
+    from memory.recall.text import stem_line
+
+    ingest_text(owner=owner, text="User: I play chess on Sundays.\nAssistant: Nice!", name="c")
+    RecallDoc.objects.filter(kind="episode").update(words="")  # as written before it
+    executor = MigrationExecutor(connection)
+    executor.migrate([("memory", "0067_receipt_chain")])
+    try:
+        executor = MigrationExecutor(connection)
+        executor.migrate([("memory", "0068_speed_recalldoc_words")])
+    finally:
+        executor = MigrationExecutor(connection)
+        executor.migrate(executor.loader.graph.leaf_nodes())
+    texts = dict(Episode.objects.for_owner(owner).values_list("id", "text"))
+    docs = dict(RecallDoc.objects.filter(kind="episode").values_list("ref_id", "words"))
+    assert docs == {pk: stem_line(text) for pk, text in texts.items()} and len(docs) == 2

@@ -55,7 +55,7 @@ def index_state(owner: Any) -> dict:
     return {
         "docs": sorted(
             RecallDoc.objects.for_owner(owner).values_list(
-                "kind", "ref_id", "length", "model", "vector"
+                "kind", "ref_id", "length", "model", "vector", "words"
             )
         ),
         "terms": sorted(
@@ -270,3 +270,23 @@ def test_the_vector_cache_reads_only_what_was_written_since_and_everything_after
     reread = current()
     assert reread is not first and reread.size == 2  # a removal: the corpus read again
     assert ("node", wheel.pk) not in [reread.refs[i] for i in range(reread.size)]
+
+
+def test_an_episode_keeps_its_stem_line_in_the_saves_transaction(auto: Any) -> None:
+    from memory.models import Episode
+    from memory.recall.text import stem_line
+    from memory.services.ingest import ingest_text
+
+    ingest_text(
+        owner=auto,
+        text="User: My sister Maya is moving to Lisbon in June.\nAssistant: That is a big move.",
+        name="chat",
+    )
+    texts = dict(Episode.objects.for_owner(auto).values_list("id", "text"))
+    docs = RecallDoc.objects.for_owner(auto).filter(kind="episode")
+    assert {ref: words for ref, words in docs.values_list("ref_id", "words")} == {
+        pk: stem_line(text) for pk, text in texts.items()
+    }
+    assert "maya" in docs.get(ref_id=min(texts)).words.split()
+    # nodes and pages keep no line
+    assert not RecallDoc.objects.for_owner(auto).exclude(kind="episode").exclude(words="")

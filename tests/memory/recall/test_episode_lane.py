@@ -277,6 +277,42 @@ def test_delete_all_removes_every_episode(owner: User, other_user: User) -> None
 # --- a constant number of queries --------------------------------------------------------------
 
 
+@pytest.mark.parametrize("long_messages", [False, True])
+def test_a_realistic_question_reads_the_same_queries_and_embeds_only_itself(
+    owner: User,
+    long_messages: bool,
+    django_assert_num_queries: DjangoAssertNumQueries,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Whatever the length of the messages it reads, a question runs the same statements
+    and embeds only its own words: the messages' stems and vectors come from the index."""
+    from memory.recall import episode_loaders
+
+    padding = " The lunch went on for hours and we talked about everything." * 40
+    for i in range(4):
+        messages = [
+            {"role": "user", "content": f"I had lunch with Maya at a cafe in Porto, visit {i}."},
+            {"role": "assistant", "content": "Sounds lovely!" + (padding if long_messages else "")},
+            {"role": "user", "content": "Maya says the soup was great" + (padding if i else "")},
+        ]
+        save(owner, messages=messages, name=f"lunch {i}")
+    maya = make_node(owner=owner, label="Maya Brennan", category="person", aliases=("Maya",))
+    embedded: list[list[str]] = []
+    real_embed = episode_loaders.embed
+
+    def spy(texts: Any) -> Any:
+        embedded.append(list(texts))
+        return real_embed(texts)
+
+    monkeypatch.setattr(episode_loaders, "embed", spy)
+    subject = ("where", "did", "i", "have", "lunch", "with", "maya", "in", "porto")
+    lane = COUNT_QUERIES + SETTINGS_QUERIES + NAME_QUERIES + CANDIDATE_QUERIES
+    with django_assert_num_queries(lane):
+        said = recall_episodes(owner, subject, named=[(maya.pk, "Maya Brennan")], limit=10)
+    assert said and all("Maya" in e.text or e.reply_to for e in said)
+    assert all(texts == [" ".join(subject)] for texts in embedded), embedded
+
+
 def test_the_lane_reads_a_fixed_number_of_queries(
     owner: User, django_assert_num_queries: DjangoAssertNumQueries
 ) -> None:
@@ -402,3 +438,54 @@ def test_a_part_of_a_name_that_is_not_forgotten_stays(owner: User) -> None:
     node_delete(node=make_node(owner=owner, label="Harriet Vane", category="person"), stick=False)
     assert "h2" in episodes_of(recall(owner, "deploy script broken"))
     assert "h5" in episodes_of(recall(owner, "what ships on Friday?"))
+
+
+def test_stored_meaning_embeds_only_messages_without_a_current_vector(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from memory.recall import episode_loaders
+    from memory.recall.embed import embed, quantize
+    from memory.recall.episode_loaders import StoredMeaning
+    from memory.recall.episodes import EpisodeRow
+
+    when = datetime(2026, 4, 2, tzinfo=UTC)
+    kept = quantize(embed(["my sister moved to Porto"]))[0]
+    rows = [
+        EpisodeRow(
+            1,
+            1,
+            "m1",
+            1,
+            "user",
+            "my sister moved to Porto",
+            when,
+            vector=kept,
+            model=episode_loaders.MODEL_NAME,
+        ),
+        EpisodeRow(
+            2,
+            1,
+            "m2",
+            2,
+            "user",
+            "the boiler broke again",
+            when,
+            vector=kept,
+            model="another-model",
+        ),
+    ]
+    embedded: list[list[str]] = []
+    real_embed = episode_loaders.embed
+
+    def spy(texts: Any) -> Any:
+        embedded.append(list(texts))
+        return real_embed(texts)
+
+    monkeypatch.setattr(episode_loaders, "embed", spy)
+    meaning = StoredMeaning.of(rows)
+    vectors = meaning.of_texts([r.text for r in rows])
+    assert embedded == [["the boiler broke again"]]  # the other model's vector is not used
+    assert vectors.shape == (2, 256)
+    assert abs(float(vectors[0] @ vectors[0]) - 1.0) < 1e-5  # scaled back to unit length
+    meaning.of_texts(["the boiler broke again"])
+    assert len(embedded) == 1  # embedded once

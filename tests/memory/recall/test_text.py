@@ -41,3 +41,19 @@ def test_terms_drop_stop_words_and_stem_the_rest() -> None:
 
 def test_words_of_non_ascii_text_are_its_canonical_key_words() -> None:
     assert words_of("Café Zürich, 2026") == ["cafe", "zurich", "2026"]
+
+
+def test_a_stem_line_holds_the_terms_and_every_stem_in_order() -> None:
+    from memory.recall.text import line_stems, line_terms, stem, stem_line, words_of
+
+    for text in (
+        "My sister Maya is moving to Lisbon in June, so we want a 3 b",
+        "Zoë & the R&amp;D <b>x</b> naïve_thing",
+        "",
+        "!!!",
+        "I I I a 1 22 running runs",
+    ):
+        line = stem_line(text)
+        assert line_terms(line) == terms(text), text
+        assert line_stems(line).split() == [stem(w) for w in words_of(text)], text
+    assert stem_line("the Dogs ran") == "_the dog ran"
