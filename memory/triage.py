@@ -81,7 +81,8 @@ def subject_groups(keys: dict[int, str]) -> dict[int, int]:
 
     Names are compared as the canonical key's name words less stop words and a possessive
     "s" (:func:`memory.keys.name_words`), by runs of up to three words, the longest first.
-    When two guesses have the same name, the lower id is the subject. Pure; O(guesses).
+    When two guesses have the same name ("Wedding", "my sister's wedding"), the one said in
+    fewer words is the subject (then the lower id). Pure; O(guesses).
     """
     # Imported here: the models import this module for candidate_value, and recall's package
     # imports the models.
@@ -89,7 +90,7 @@ def subject_groups(keys: dict[int, str]) -> dict[int, int]:
 
     names = {cid: _name(key, STOP_WORDS) for cid, key in keys.items()}
     by_name: dict[tuple[str, ...], int] = {}
-    for cid in sorted(names):
+    for cid in sorted(names, key=lambda cid: (len(keys[cid]), cid)):
         by_name.setdefault(names[cid], cid)
     parent: dict[int, int] = {}
     for cid, words in names.items():

@@ -58,9 +58,11 @@ class Batch:
 
 
 def _quoted(candidates: list[Candidate], limit: int = 5) -> str:
+    """“Alpha”, “Beta” and “Gamma”; past ``limit``, “Alpha”, … and 7 more."""
     names = [f"“{c.label_guess}”" for c in candidates[:limit]]
-    more = len(candidates) - limit
-    return ", ".join(names) + (f" and {more} more" if more > 0 else "")
+    if len(candidates) > limit:
+        return f"{', '.join(names)} and {len(candidates) - limit} more"
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
 
 
 def _decide(
