@@ -10,8 +10,11 @@ leaves is measured against the generator's manifest of the person's subjects:
 - **duplicates**: cards beyond the first for one subject of the life, where a card is about a
   subject when its name words include one of the subject's and every other word is one of
   the words it is said with ("Pepper", "our greyhound Pepper"; not "Pepper's vet bill", a
-  thing of its own) -- target 0; **fold duplicates**: pairs of cards the queue itself would
-  call one subject (:func:`memory.keys.same_subject`);
+  thing of its own) -- target 0; **typo duplicates**: cards beyond the first whose words are
+  another card's but for one slip of the fingers in one word of five letters or more
+  ("Electirc car", "Electric car"), whatever their subject (:func:`typo_twins`); **fold
+  duplicates**: pairs of cards the queue itself would call one subject
+  (:func:`memory.keys.same_subject`);
 - **junk**: cards whose label is a fragment, a pronoun, a generic word or a sentence piece
   (:func:`eval.locomo.junk_reason`, the rule ``eval_locomo`` reports);
 - **life subjects found**: the life's subjects with a card or a memory, of those it mentions;
@@ -79,6 +82,47 @@ class LifeSubject:
         )
 
 
+def _one_slip(a: str, b: str) -> bool:
+    """Are two different words one typing slip apart (a letter changed, added or dropped, or
+    two neighbours swapped), both of five letters or more?"""
+    if a == b or min(len(a), len(b)) < 5 or abs(len(a) - len(b)) > 1:
+        return False
+    if len(a) == len(b):
+        diff = [i for i in range(len(a)) if a[i] != b[i]]
+        if len(diff) == 1:
+            return True
+        i = diff[0]
+        return len(diff) == 2 and diff[1] == i + 1 and a[i] == b[i + 1] and a[i + 1] == b[i]
+    short, long = (a, b) if len(a) < len(b) else (b, a)
+    return any(long[:i] + long[i + 1 :] == short for i in range(len(long)))
+
+
+def typo_twins(keys: dict[int, str]) -> list[list[int]]:
+    """Groups of cards (id -> canonical key) whose words are equal but for one slip in one
+    word (:func:`_one_slip`): each group of two or more, its ids sorted."""
+    parent = {cid: cid for cid in keys}
+
+    def root(cid: int) -> int:
+        while parent[cid] != cid:
+            cid = parent[cid]
+        return cid
+
+    buckets: dict[tuple[str, ...], list[tuple[int, str]]] = defaultdict(list)
+    for cid, key in keys.items():
+        words = key.split()
+        for i, word in enumerate(words):
+            buckets[(*words[:i], "*", *words[i + 1 :])].append((cid, word))
+    for members in buckets.values():
+        for i, (one, word) in enumerate(members):
+            for other, other_word in members[i + 1 :]:
+                if _one_slip(word, other_word):
+                    parent[root(other)] = root(one)
+    groups: dict[int, list[int]] = defaultdict(list)
+    for cid in keys:
+        groups[root(cid)].append(cid)
+    return [sorted(ids) for ids in groups.values() if len(ids) > 1]
+
+
 def subject_of(key: str, subjects: list[LifeSubject]) -> str | None:
     """The life subject a card (its canonical ``key``) names, or None: its name words include
     one of the subject's and every other word is one the subject is said with, or filler."""
@@ -103,6 +147,7 @@ class Figures:
     cards: int = 0
     nodes: int = 0
     duplicates: int = 0
+    typo_duplicates: int = 0
     fold_duplicates: int = 0
     junk: int = 0
     life_subjects: int = 0
@@ -116,6 +161,7 @@ class Figures:
     one_offs_expiring: int = 0
     junk_labels: list[str] = field(default_factory=list)
     duplicate_labels: list[list[str]] = field(default_factory=list)
+    typo_labels: list[list[str]] = field(default_factory=list)
     off_life_labels: list[str] = field(default_factory=list)
     start_labels: list[str] = field(default_factory=list)
 
@@ -134,6 +180,8 @@ class Figures:
             "nodes": self.nodes,
             "duplicates": self.duplicates,
             "duplicate_rate": rate(self.duplicates, self.cards),
+            "typo_duplicates": self.typo_duplicates,
+            "typo_duplicate_rate": rate(self.typo_duplicates, self.cards),
             "fold_duplicates": self.fold_duplicates,
             "junk": self.junk,
             "junk_rate": rate(self.junk, self.cards),
@@ -151,6 +199,7 @@ class Figures:
             "one_offs_expiring": self.one_offs_expiring,
             "junk_labels": self.junk_labels,
             "duplicate_labels": self.duplicate_labels,
+            "typo_labels": self.typo_labels,
             "off_life_labels": self.off_life_labels,
             "start_labels": self.start_labels,
         }
@@ -196,6 +245,10 @@ def _score_cards(owner: Person, subjects: list[LifeSubject], figures: Figures) -
     found = set(by_subject) | {subject_of(key, subjects) for key in node_keys} - {None}
     figures.life_subjects = len(subjects)
     figures.life_subjects_found = len(found)
+    labels = {card.pk: card.label_guess for card in cards}
+    twins = typo_twins({card.pk: card.canonical_key for card in cards})
+    figures.typo_duplicates = sum(len(ids) - 1 for ids in twins)
+    figures.typo_labels = [[labels[cid] for cid in ids] for ids in twins]
     folds: dict[str, list[str]] = defaultdict(list)
     for card in cards:
         folds[fold_key(card.canonical_key)].append(card.canonical_key)

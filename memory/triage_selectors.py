@@ -80,7 +80,7 @@ class GroupPage:
 
 
 def _pending(owner: Person) -> QuerySet[Candidate]:
-    return Candidate.objects.filter(owner=owner, status=CandidateStatus.PENDING)
+    return Candidate.objects.for_owner(owner).filter(status=CandidateStatus.PENDING)
 
 
 def _cards(owner: Person, ids: list[int]) -> dict[int, Candidate]:
@@ -154,8 +154,7 @@ def _ordered(cards: dict[int, Candidate], ids: list[int]) -> list[Candidate]:
 
 def _conversation_evidence(owner: Person) -> QuerySet[Evidence]:
     """Quotes of pending guesses that came from a conversation (a transcript)."""
-    return Evidence.objects.filter(
-        owner=owner,
+    return Evidence.objects.for_owner(owner).filter(
         transcript__isnull=False,
         candidate__owner=owner,
         candidate__status=CandidateStatus.PENDING,
@@ -258,9 +257,9 @@ def group_members(
         rows = rows.filter(category_guess=key)
     elif by == "conversation" and key.isdigit():
         rows = rows.filter(
-            pk__in=Evidence.objects.filter(owner=owner, transcript_id=int(key)).values(
-                "candidate_id"
-            )
+            pk__in=Evidence.objects.for_owner(owner)
+            .filter(transcript_id=int(key))
+            .values("candidate_id")
         )
     elif by == "subject" and key.isdigit():
         rows = rows.filter(pk__in=subject_member_ids(owner, int(key)))
@@ -280,11 +279,14 @@ class ExpiredNotice:
 def expired_notice(owner: Person, *, now: datetime) -> ExpiredNotice:
     """How many guesses cleanup expired in the last :data:`EXPIRED_NOTICE_DAYS` days are
     still expired, and the newest cleanup receipt that did: one query."""
-    row = Candidate.objects.filter(
-        owner=owner,
-        status=CandidateStatus.EXPIRED,
-        expired_receipt__created_at__gte=now - timedelta(days=EXPIRED_NOTICE_DAYS),
-    ).aggregate(n=Count("id"), latest=Max("expired_receipt_id"))
+    row = (
+        Candidate.objects.for_owner(owner)
+        .filter(
+            status=CandidateStatus.EXPIRED,
+            expired_receipt__created_at__gte=now - timedelta(days=EXPIRED_NOTICE_DAYS),
+        )
+        .aggregate(n=Count("id"), latest=Max("expired_receipt_id"))
+    )
     return ExpiredNotice(row["n"] or 0, row["latest"])
 
 
@@ -302,18 +304,18 @@ def expired_queue(owner: Person, *, receipt: int | None = None) -> QuerySet[Cand
 def expired_by_ids(owner: Person, ids: list[int]) -> list[Candidate]:
     """The owner's expired guesses among ``ids`` (to restore)."""
     return list(
-        Candidate.objects.filter(owner=owner, pk__in=ids, status=CandidateStatus.EXPIRED).order_by(
-            "id"
-        )
+        Candidate.objects.for_owner(owner)
+        .filter(pk__in=ids, status=CandidateStatus.EXPIRED)
+        .order_by("id")
     )
 
 
 def expired_by_receipt(owner: Person, receipt_id: int) -> list[Candidate]:
     """The owner's guesses still expired by the cleanup run of ``receipt_id``."""
     return list(
-        Candidate.objects.filter(
-            owner=owner, status=CandidateStatus.EXPIRED, expired_receipt_id=receipt_id
-        ).order_by("id")
+        Candidate.objects.for_owner(owner)
+        .filter(status=CandidateStatus.EXPIRED, expired_receipt_id=receipt_id)
+        .order_by("id")
     )
 
 
@@ -321,6 +323,8 @@ def batch_receipt(owner: Person, receipt_id: Any) -> Receipt | None:
     """The owner's batch receipt ``receipt_id`` (a batch of review decisions), or None."""
     if not isinstance(receipt_id, int):
         return None
-    return Receipt.objects.filter(
-        owner=owner, pk=receipt_id, source=Source.REVIEW, detail__action="batch"
-    ).first()
+    return (
+        Receipt.objects.for_owner(owner)
+        .filter(pk=receipt_id, source=Source.REVIEW, detail__action="batch")
+        .first()
+    )

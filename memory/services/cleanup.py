@@ -700,9 +700,9 @@ def _mark_expired(owner: Person, ids: list[int], receipt: Receipt) -> None:
     """Each guess this run expired points at its receipt: what says so, and what a person
     restores them from."""
     for chunk in _chunks(ids):
-        Candidate.objects.filter(owner=owner, pk__in=chunk, status=CandidateStatus.EXPIRED).update(
-            expired_receipt=receipt
-        )
+        Candidate.objects.for_owner(owner).filter(
+            pk__in=chunk, status=CandidateStatus.EXPIRED
+        ).update(expired_receipt=receipt)
 
 
 def _write_receipt(owner: Person, now: datetime, report: UserCleanup, started: float) -> Receipt:

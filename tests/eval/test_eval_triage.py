@@ -133,3 +133,22 @@ def test_run_eval_keeps_what_it_imported_for_a_named_person(owner: Any) -> None:
     from memory.models import Transcript
 
     assert Transcript.objects.for_owner(owner).count() == 15
+
+
+def test_typo_twins_are_one_slip_apart_in_one_long_word() -> None:
+    from eval.triage import typo_twins
+
+    keys = {
+        1: "electric car",
+        2: "electirc car",  # two neighbours swapped
+        3: "elcetric car",  # ... elsewhere in the word: a twin of a twin
+        4: "electric cars",  # "cars": shorter than five letters, a word of its own
+        5: "section for tasks",
+        6: "seciton for tasks",
+        7: "marian",
+        8: "marina",  # one swap apart: a measure, not a fold, counts it as a likely slip
+        9: "anna",
+        10: "anne",  # four letters: never a slip
+        11: "buying an electric car",  # more words: not a twin
+    }
+    assert typo_twins(keys) == [[1, 2, 3], [5, 6], [7, 8]]

@@ -346,3 +346,23 @@ def test_queue_pages_read_a_constant_number_of_queries(
     _grow(owner, 13)
     with django_assert_num_queries(expected):
         assert owner_client.get(path).status_code == 200
+
+
+def test_the_receipts_say_what_expired_and_what_a_batch_did_and_take_it_back(
+    owner_client: Client, owner: User
+) -> None:
+    naples = expired_guess(owner, "Naples")
+    page = owner_client.get(reverse("receipts:detail", args=[naples.expired_receipt_id]))
+    html = page.content.decode()
+    assert '“Naples” <span class="muted">(one-off)</span>' in html
+    assert "<strong>1</strong> one-off guess expired" in html
+    assert f"{url('expired')}?receipt={naples.expired_receipt_id}" in html
+    chess = make_candidate(owner=owner, label="Chess")
+    batch = candidates_batch(owner=owner, candidates=[chess], action="reject", by=owner)
+    assert batch.receipt is not None
+    html = owner_client.get(reverse("receipts:detail", args=[batch.receipt.pk])).content.decode()
+    assert "rejected 1 guess: “Chess”" in html and "Undo this batch" in html
+    owner_client.post(url("bulk-undo"), {"batch": batch.receipt.pk})
+    assert statuses(owner)["Chess"] == "pending"
+    html = owner_client.get(reverse("receipts:detail", args=[batch.receipt.pk])).content.decode()
+    assert "Undo this batch" not in html

@@ -82,6 +82,10 @@ class Command(BaseCommand):
             f"  cards                  {data['cards']} (memories written directly: {data['nodes']})"
         )
         out(f"  duplicates             {data['duplicates']} ({data['duplicate_rate']:.1%})")
+        out(
+            f"  typo duplicates        {data['typo_duplicates']} "
+            f"({data['typo_duplicate_rate']:.1%}: one card's words with a slip in one)"
+        )
         out(f"  fold duplicates        {data['fold_duplicates']}")
         out(f"  junk                   {data['junk']} ({data['junk_rate']:.1%})")
         out(
@@ -99,6 +103,6 @@ class Command(BaseCommand):
             f"  one-offs expiring      {data['one_offs_expiring']} after "
             f"{data['one_off_days']} days unreviewed"
         )
-        for name in ("start_labels", "duplicate_labels", "junk_labels"):
+        for name in ("start_labels", "duplicate_labels", "typo_labels", "junk_labels"):
             if data[name]:
                 out(f"  {name.replace('_', ' ')}: {data[name][:30]}")
