@@ -147,9 +147,10 @@ def test_a_card_says_when_it_was_said_not_when_it_was_imported(
     make_candidate(owner=owner, label="Naples", first_said_at=SAID, last_said_at=SAID)
     html = owner_client.get(url("queue")).content.decode()
     assert "in 3 conversations" in html and "in one conversation" in html
-    assert 'said <time datetime="2022-03-04T19:30:00+00:00" data-said>4 Mar 2022</time> to ' in html
-    assert ">17 Jul 2023</time>" in html
-    assert html.count("data-said>4 Mar 2022</time>") == 2
+    said = 'said <time datetime="2022-03-04T19:30:00+00:00" data-said>4 Mar 2022, 19:30</time>'
+    assert f"{said} to " in html
+    assert ">17 Jul 2023, 19:30</time>" in html
+    assert html.count("data-said>4 Mar 2022, 19:30</time>") == 2
     assert f'proposed <time datetime="{timezone.now():%Y-%m-%d}' in html
 
 
