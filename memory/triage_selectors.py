@@ -65,10 +65,11 @@ class GroupPage:
     groups: list[Group]
     number: int
     total: int
+    per_page: int = GROUPS_PER_PAGE
 
     @property
     def pages(self) -> int:
-        return max(1, -(-self.total // GROUPS_PER_PAGE))
+        return max(1, -(-self.total // max(1, self.per_page)))
 
     @property
     def has_previous(self) -> bool:
@@ -144,7 +145,7 @@ def _by_category(owner: Person) -> GroupPage:
         )
         for row in rows
     ]
-    return GroupPage("category", groups, 1, len(groups))
+    return GroupPage("category", groups, 1, len(groups), per_page=max(1, len(groups)))
 
 
 def _ordered(cards: dict[int, Candidate], ids: list[int]) -> list[Candidate]:

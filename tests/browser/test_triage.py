@@ -91,14 +91,14 @@ def test_the_queue_by_category_and_a_batch_on_one_group(signed_in: Any, person: 
     page.goto("/review/")
     page.get_by_role("link", name="By category").click()
     page.wait_for_url("**/review/groups/category/")
-    interest = page.locator("section.group", has=page.get_by_role("heading", name="Interest"))
+    interest = page.locator("section.queue-group", has=page.get_by_role("heading", name="Interest"))
     expect_text(interest, "2 guesses")
     # the keyboard works in groups too: j to a card, X selects its whole group only
     page.keyboard.press("j")
     page.keyboard.press("Shift+X")
     checked = page.locator(".card input.select:checked")
     assert checked.count() == len(
-        page.locator("section.group").first.locator(".card input.select").all()
+        page.locator("section.queue-group").first.locator(".card input.select").all()
     )
     interest.get_by_role("button", name="Reject all").click()
     expect_text(page.locator(".flash"), "Rejected “")
@@ -110,7 +110,10 @@ def test_the_queue_by_category_and_a_batch_on_one_group(signed_in: Any, person: 
         "Asthma": "pending",
     }
     assert (
-        page.locator("section.group", has=page.get_by_role("heading", name="Interest")).count() == 0
+        page.locator(
+            "section.queue-group", has=page.get_by_role("heading", name="Interest")
+        ).count()
+        == 0
     )
     page.get_by_role("button", name="Undo 2 decisions").click()
     expect_text(page.locator(".flash"), "back in the queue")

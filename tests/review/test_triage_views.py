@@ -367,3 +367,13 @@ def test_the_receipts_say_what_expired_and_what_a_batch_did_and_take_it_back(
     assert statuses(owner)["Chess"] == "pending"
     html = owner_client.get(reverse("receipts:detail", args=[batch.receipt.pk])).content.decode()
     assert "Undo this batch" not in html
+
+
+def test_every_category_is_on_the_one_page(owner_client: Client, owner: User) -> None:
+    from memory.vocab import Category
+
+    for category in list(Category.values)[:12]:
+        make_candidate(owner=owner, label=f"A {category}", category_guess=category)
+    html = owner_client.get(url("groups", "category")).content.decode()
+    assert len(re.findall(r'<h2 id="group-title-', html)) == 12
+    assert "12 category groups" in html and "page 1 of" not in html
