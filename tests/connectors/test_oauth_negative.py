@@ -390,7 +390,7 @@ def test_approve_read_only_grants_less_than_asked_and_a_later_approval_widens_it
     )
     connection.token.refresh_from_db()
     assert connection.token.scopes == ["memory:read", "memory:write"]
-    assert Connection.objects.filter(owner=owner).count() == 1
+    assert Connection.objects.for_owner(owner).count() == 1
 
 
 def test_a_read_only_request_offers_no_read_only_button(
