@@ -43,8 +43,9 @@ from review.forms import (
 
 QUEUE = "review/queue.html"
 PAGE_SIZE = 20
-LAST_DECISION = "review_last_decision"
-LAST_BULK = "review_last_bulk"
+# The session's last decision and last batch, offered for undo (one key each, shared with
+# views_triage).
+LAST_DECISION = views_triage.LAST_DECISION
 
 
 def _filter_selects(form: QueueFilterForm) -> dict[str, str]:
@@ -86,7 +87,8 @@ def _done(
     """After a decision (or a refused one): swap the card, or redirect to the queue."""
     if candidate.status != CandidateStatus.PENDING:
         request.session[LAST_DECISION] = candidate.pk
-        request.session.pop(LAST_BULK, None)  # the undo bar offers the newest decision only
+        # the undo bar offers the newest decision only
+        request.session.pop(views_triage.LAST_BATCH, None)
     if request.htmx:
         return _card(request, candidate, message=message, undo=level == messages.SUCCESS)
     messages.add_message(request, level, message)
