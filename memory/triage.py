@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import math
 from datetime import UTC, datetime
+from functools import lru_cache
 
 from memory.keys import name_words
 
@@ -68,8 +69,15 @@ def is_one_off(*, sessions: int, mentions: int, confidence: float, auto_confiden
     return sessions <= 1 and mentions <= ONE_OFF_MAX_MENTIONS and confidence < auto_confidence
 
 
-def _name(key: str, stop: frozenset[str]) -> tuple[str, ...]:
-    words = [w for w in name_words(key) if w not in stop and len(w) > 1]
+@lru_cache(maxsize=1 << 15)
+def _name(key: str) -> tuple[str, ...]:
+    """The name words of canonical ``key`` that can say what it is about. Cached: the grouped
+    view reads every pending guess's key on each visit."""
+    # Imported here: the models import this module for candidate_value, and recall's package
+    # imports the models.
+    from memory.recall.text import STOP_WORDS
+
+    words = [w for w in name_words(key) if w not in STOP_WORDS and len(w) > 1]
     return tuple(words or key.split())
 
 
@@ -84,11 +92,7 @@ def subject_groups(keys: dict[int, str]) -> dict[int, int]:
     When two guesses have the same name ("Wedding", "my sister's wedding"), the one said in
     fewer words is the subject (then the lower id). Pure; O(guesses).
     """
-    # Imported here: the models import this module for candidate_value, and recall's package
-    # imports the models.
-    from memory.recall.text import STOP_WORDS
-
-    names = {cid: _name(key, STOP_WORDS) for cid, key in keys.items()}
+    names = {cid: _name(key) for cid, key in keys.items()}
     by_name: dict[tuple[str, ...], int] = {}
     for cid in sorted(names, key=lambda cid: (len(keys[cid]), cid)):
         by_name.setdefault(names[cid], cid)

@@ -215,12 +215,11 @@ def _by_subject(owner: Person, number: int) -> GroupPage:
     at a time: three queries."""
     roots, facts = _subjects(owner)
     members: dict[int, list[int]] = defaultdict(list)
+    top: dict[int, float] = {}
     for pk, root in roots.items():
         members[root].append(pk)
-    order = sorted(
-        members,
-        key=lambda root: (-max(facts[pk][1] for pk in members[root]), -len(members[root]), root),
-    )
+        top[root] = max(top.get(root, facts[pk][1]), facts[pk][1])
+    order = sorted(members, key=lambda root: (-top[root], -len(members[root]), root))
     number, start = _page_slice(number, len(order))
     shown = order[start : start + GROUPS_PER_PAGE]
     firsts = {
@@ -233,7 +232,7 @@ def _by_subject(owner: Person, number: int) -> GroupPage:
             key=str(root),
             label=facts[root][0],
             count=len(members[root]),
-            top=max(facts[pk][1] for pk in members[root]),
+            top=top[root],
             cards=_ordered(cards, firsts[root]),
         )
         for root in shown
