@@ -302,6 +302,7 @@ def _seed_candidates(owner: Person, candidates: int, now: datetime, rng: random.
     """``candidates`` pending candidates, each with a quote from one of 20 transcripts."""
     from memory.keys import canonical_key, fold_key
     from memory.models import Candidate, Evidence, Transcript
+    from memory.triage import candidate_value
     from memory.vocab import CandidateStatus, TranscriptStatus
 
     sources_rows = Transcript.objects.bulk_create(
@@ -328,6 +329,15 @@ def _seed_candidates(owner: Person, candidates: int, now: datetime, rng: random.
                     # Every other one past its date: cleanup has that many to expire.
                     expires_at=now + timedelta(days=30 if n % 2 else -1),
                     last_seen_at=now - timedelta(minutes=n),
+                    last_said_at=now - timedelta(minutes=n),
+                    session_count=1 + n % 7,
+                    # bulk_create skips Candidate.save, which sets the value: as ingest does
+                    value=candidate_value(
+                        sessions=1 + n % 7,
+                        mentions=1,
+                        confidence=0.5 + (n % 40) / 100,
+                        last_said=now - timedelta(minutes=n),
+                    ),
                 )
                 for n in range(start, min(candidates, start + 5000))
             ),
@@ -396,6 +406,10 @@ def _time_pages(client: Any, big_node: int, label: str, repeat: int) -> dict[str
     pages = {
         "review_queue": reverse("review:queue"),
         "review_queue_filtered": reverse("review:queue") + "?category=interest&sort=confidence",
+        "review_all": reverse("review:queue") + "?view=all",
+        "review_by_subject": reverse("review:groups", args=["subject"]),
+        "review_by_category": reverse("review:groups", args=["category"]),
+        "review_by_conversation": reverse("review:groups", args=["conversation"]),
         "saves": reverse("receipts:list"),
         "saves_filtered": reverse("receipts:list") + "?outcome=wrote&source=api",
         "memory_browser": reverse("memory:nodes"),

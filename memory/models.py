@@ -23,6 +23,7 @@ from django.utils import timezone
 from memory import receipt_chain
 from memory.keys import fold_key
 from memory.owned import OwnedManager, OwnedQuerySet
+from memory.triage import candidate_value
 from memory.vocab import (
     SCOPE_READ,
     SCOPE_WRITE,
@@ -316,6 +317,19 @@ class Candidate(models.Model):
         "Receipt", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     created_at = models.DateTimeField(default=timezone.now)
+    # When the words were said (the messages' own times, an import's included), apart from
+    # when ume saw them (first_seen_at, last_seen_at): what the review card shows.
+    first_said_at = models.DateTimeField(null=True, blank=True)
+    last_said_at = models.DateTimeField(null=True, blank=True)
+    # memory.triage.candidate_value of the counts, confidence and last_said_at: the queue's
+    # order by value, read in index order. Set again by every writer of those fields.
+    value = models.FloatField(default=0.0)
+    # The cleanup run that expired it (its receipt says so), and when a person brought it
+    # back: a restored guess is not expired as a one-off again (memory.services.cleanup).
+    expired_receipt = models.ForeignKey(
+        "Receipt", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    restored_at = models.DateTimeField(null=True, blank=True)
 
     objects = OwnedManager()
 
@@ -345,6 +359,9 @@ class Candidate(models.Model):
             ),
             models.Index(fields=["owner", "canonical_key"], name="memory_cand_owner_key"),
             models.Index(fields=["owner", "fold_key"], name="memory_cand_owner_fold"),
+            # The queue by value (memory.triage), and the "start here" view: read in order,
+            # stopped at the page.
+            models.Index(fields=["owner", "status", "-value", "-id"], name="memory_cand_value"),
         ]
         ordering = ["-last_seen_at", "-id"]
 
@@ -354,7 +371,29 @@ class Candidate(models.Model):
     def save(self, *args: Any, **kwargs: Any) -> None:
         if not self.fold_key and self.canonical_key:
             self.fold_key = fold_key(self.canonical_key)
+        if self._state.adding and self.last_said_at is None:
+            self.first_said_at = self.first_said_at or self.first_seen_at
+            self.last_said_at = self.last_seen_at
+        fields = kwargs.get("update_fields")
+        if fields is None or not VALUE_INPUTS.isdisjoint(fields):
+            # Bulk writers (memory.services.apply) set it themselves, as they do fold_key.
+            self.value = self.value_now()
+            if fields is not None:
+                kwargs["update_fields"] = {*fields, "value"}
         super().save(*args, **kwargs)
+
+    def value_now(self) -> float:
+        """memory.triage.candidate_value of this row as it is."""
+        return candidate_value(
+            sessions=self.session_count,
+            mentions=self.mention_count,
+            confidence=self.confidence,
+            last_said=self.last_said_at,
+        )
+
+
+# What Candidate.value is computed from: saving any of them sets it again.
+VALUE_INPUTS = frozenset({"session_count", "mention_count", "confidence", "last_said_at"})
 
 
 class Suppression(models.Model):

@@ -302,6 +302,8 @@ def node_get(owner: Person, node_id: int) -> Node | None:
 
 
 QUEUE_ORDER = {
+    # Worth the person's time first (memory.triage.candidate_value), read in index order.
+    "value": ("-value", "-id"),
     "recent": ("-last_seen_at", "-id"),
     "confidence": ("-confidence", "-last_seen_at", "-id"),
     "least_confident": ("confidence", "-last_seen_at", "-id"),
@@ -339,7 +341,8 @@ def candidate_queue(
     transcript: int | None = None,
     sort: str = "recent",
 ) -> QuerySet[Candidate]:
-    """The review queue (newest activity first unless ``sort`` says otherwise), optionally
+    """The review queue (newest activity first unless ``sort`` says otherwise: ``value`` is
+    the dashboard's, memory.triage), optionally
     of one category or with evidence from one source transcript; evidence and the possible
     node loaded."""
     queue = Candidate.objects.filter(owner=owner, status=status)

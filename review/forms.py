@@ -32,6 +32,7 @@ class QueueFilterForm(forms.Form):
     )
     sort = forms.ChoiceField(
         choices=[
+            ("value", "most worth your time first"),
             ("recent", "most recent first"),
             ("confidence", "most confident first"),
             ("least_confident", "least confident first"),
@@ -44,16 +45,21 @@ class QueueFilterForm(forms.Form):
         field = cast(forms.TypedChoiceField, self.fields["transcript"])
         field.choices = [("", "any source"), *transcripts]
 
+    # The guesses about one subject (memory.triage_selectors.subject_member_ids): the id of
+    # the guess that names it. A hidden filter, reached from the grouped view.
+    subject = forms.IntegerField(min_value=1, max_value=MAX_ID, required=False)
+
     def filters(self) -> dict[str, Any]:
         data = self.cleaned_data
         return {
             "category": data.get("category") or "",
             "transcript": data.get("transcript"),
-            "sort": data.get("sort") or "recent",
+            "sort": data.get("sort") or "value",
         }
 
     def is_filtered(self) -> bool:
-        return bool(self.is_bound and any(self.data.get(k) for k in ("category", "transcript")))
+        keys = ("category", "transcript", "subject")
+        return bool(self.is_bound and any(self.data.get(k) for k in keys))
 
 
 class PromoteForm(forms.Form):
@@ -111,17 +117,65 @@ class IdListField(forms.Field):
         return ids
 
 
+BATCH_CHOICES = [("promote", "promote"), ("reject", "reject"), ("suppress", "suppress")]
+
+
+class NextField(forms.CharField):
+    """Where to go back to after a batch: a page of the review queue, never elsewhere."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(required=False, max_length=2000, **kwargs)
+
+    def clean(self, value: Any) -> str:
+        value = super().clean(value)
+        if not value or not value.startswith("/review/") or "//" in value or "\\" in value:
+            return ""
+        return str(value)
+
+
 class BulkForm(forms.Form):
+    """A batch on the selected cards."""
+
     ids = IdListField(error_messages={"required": "Select at least one card first."})
-    action = forms.ChoiceField(choices=[("reject", "reject"), ("suppress", "suppress")])
+    action = forms.ChoiceField(choices=BATCH_CHOICES)
     until = forms.ChoiceField(choices=TIME_BOX_CHOICES, required=False)
+    next = NextField()
 
     def until_value(self) -> datetime | None:
+        if self.cleaned_data["action"] != "suppress":
+            return None
         return until_from(self.cleaned_data.get("until") or "forever")
 
 
+class GroupBatchForm(BulkForm):
+    """A batch on a whole group of the grouped view, as the person saw it (``upto``: the
+    newest guess on the queue when the page was shown)."""
+
+    ids = None  # type: ignore[assignment]
+    by = forms.ChoiceField(choices=[(g, g) for g in ("subject", "category", "conversation")])
+    key = forms.CharField(max_length=64)
+    upto = forms.IntegerField(min_value=0, max_value=MAX_ID)
+
+
 class BulkUndoForm(forms.Form):
-    ids = IdListField(error_messages={"required": "Nothing to undo."})
+    batch = forms.IntegerField(
+        min_value=1, max_value=MAX_ID, error_messages={"required": "Nothing to undo."}
+    )
+    next = NextField()
+
+
+class RestoreForm(forms.Form):
+    """Expired guesses to bring back: the selected ones, or all of one cleanup run's."""
+
+    ids = IdListField(required=False)
+    receipt = forms.IntegerField(min_value=1, max_value=MAX_ID, required=False)
+    next = NextField()
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        if not data.get("ids") and not data.get("receipt"):
+            raise forms.ValidationError("Select at least one expired guess first.")
+        return data
 
 
 class MultipleFileInput(forms.ClearableFileInput):

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from review import views
+from review import views, views_triage
 
 app_name = "review"
 
@@ -37,8 +37,12 @@ urlpatterns = [
     ),
     path("candidates/<int:candidate_id>/merge/", views.candidate_merge, name="candidate-merge"),
     path("candidates/<int:candidate_id>/undo/", views.candidate_undo, name="candidate-undo"),
-    path("bulk/", views.bulk, name="bulk"),
-    path("bulk/undo/", views.bulk_undo, name="bulk-undo"),
+    path("bulk/", views_triage.bulk, name="bulk"),
+    path("bulk/undo/", views_triage.bulk_undo, name="bulk-undo"),
+    path("bulk/group/", views_triage.batch_group, name="batch-group"),
+    path("groups/<str:by>/", views_triage.groups, name="groups"),
+    path("expired/", views_triage.expired, name="expired"),
+    path("expired/restore/", views_triage.restore, name="restore"),
     path("uploads/", views.uploads, name="uploads"),
     path("uploads/new/", views.upload, name="upload"),
     path("imports/<int:import_id>/", views.import_progress, name="import-progress"),

@@ -20,18 +20,17 @@ from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
-from memory import selectors
+from memory import selectors, triage_selectors
 from memory.htmx import HtmxHttpRequest
 from memory.imports import selectors as import_selectors
 from memory.models import Candidate
-from memory.options import select_options
 from memory.services import review as review_services
 from memory.services.review import CandidateAlreadyDecided, ReviewError
 from memory.services.uploads import transcripts_upload
-from memory.vocab import CandidateStatus, Category, NodeState
+from memory.vocab import CandidateStatus
+from review import views_triage
+from review.choices import CHOICES
 from review.forms import (
-    BulkForm,
-    BulkUndoForm,
     MergeForm,
     PickerForm,
     PreviewForm,
@@ -44,19 +43,9 @@ from review.forms import (
 
 QUEUE = "review/queue.html"
 PAGE_SIZE = 20
-LAST_DECISION = "review_last_decision"
-LAST_BULK = "review_last_bulk"
-CHOICES = {
-    "categories": Category.choices,
-    "states": NodeState.choices,
-    # The option lists of each card's selects, built once (a page shows 50 cards).
-    "category_options": select_options(Category.choices),
-    "state_options": select_options(NodeState.choices, capfirst=True)[NodeState.ACTIVE],
-    # "Suppress for ..." of every card and of the bulk form.
-    "until_options": select_options(
-        [("forever", "ever"), ("month", "a month"), ("week", "a week")]
-    )[""],
-}
+# The session's last decision and last batch, offered for undo (one key each, shared with
+# views_triage).
+LAST_DECISION = views_triage.LAST_DECISION
 
 
 def _filter_selects(form: QueueFilterForm) -> dict[str, str]:
@@ -98,6 +87,8 @@ def _done(
     """After a decision (or a refused one): swap the card, or redirect to the queue."""
     if candidate.status != CandidateStatus.PENDING:
         request.session[LAST_DECISION] = candidate.pk
+        # the undo bar offers the newest decision only
+        request.session.pop(views_triage.LAST_BATCH, None)
     if request.htmx:
         return _card(request, candidate, message=message, undo=level == messages.SUCCESS)
     messages.add_message(request, level, message)
@@ -118,35 +109,39 @@ def _invalid(request: HtmxHttpRequest, candidate: Candidate, form: Any) -> HttpR
     return _refused(request, candidate, ReviewError(error))
 
 
+# Any of these in the query string asks for the whole queue; none of them opens "start here".
+WHOLE_QUEUE = ("view", "category", "transcript", "subject", "sort", "page")
+
+
 @login_required
 @require_GET
 def queue(request: HtmxHttpRequest) -> HttpResponse:
-    form = QueueFilterForm(request.GET, transcripts=selectors.queue_transcripts(request.user))
+    """The review queue: "start here" (the 20 guesses most worth the person's time) unless
+    the query asks for the whole queue, filtered and sorted, a page at a time."""
+    start = not any(request.GET.get(k) for k in WHOLE_QUEUE) or request.GET.get("view") == "start"
+    form = QueueFilterForm(
+        request.GET, transcripts=[] if start else selectors.queue_transcripts(request.user)
+    )
     if not form.is_valid():
         # HTMX swaps #queue: answer with that region (carrying the error), not a page.
         context = {"form": form, "selects": _filter_selects(form), **CHOICES}
         return render(request, f"{QUEUE}#queue" if request.htmx else QUEUE, context, status=400)
-    page = Paginator(selectors.candidate_queue(request.user, **form.filters()), PAGE_SIZE).get_page(
-        request.GET.get("page")
-    )
     last_id = request.session.get(LAST_DECISION)
     last = selectors.candidate_get(request.user, last_id) if last_id else None
-    bulk_ids = request.session.get(LAST_BULK) or []
-    last_bulk = [
-        c
-        for c in selectors.candidates_by_ids(
-            request.user, bulk_ids if isinstance(bulk_ids, list) else []
-        )
-        if c.status != CandidateStatus.PENDING
-    ]
     context = {
         "form": form,
         "selects": _filter_selects(form),
-        "page": page,
         "last": last if last and last.status != CandidateStatus.PENDING else None,
-        "last_bulk": last_bulk,
         **CHOICES,
     }
+    if start:
+        return views_triage.start_here(request, context)
+    rows = selectors.candidate_queue(request.user, **form.filters())
+    if form.cleaned_data.get("subject"):
+        anchor = form.cleaned_data["subject"]
+        rows = rows.filter(pk__in=triage_selectors.subject_member_ids(request.user, anchor))
+    context["page"] = Paginator(rows, PAGE_SIZE).get_page(request.GET.get("page"))
+    context.update(views_triage.triage_context(request))
     return render(request, f"{QUEUE}#queue" if request.htmx else QUEUE, context)
 
 
@@ -303,82 +298,6 @@ def candidate_undo(request: HtmxHttpRequest, candidate_id: int) -> HttpResponse:
     if request.htmx:
         return _card(request, candidate, message="Undone: back in the queue.")
     messages.success(request, f"Undone: “{candidate.label_guess}” is back in the queue.")
-    return redirect("review:queue")
-
-
-@login_required
-@require_POST
-def bulk(request: HtmxHttpRequest) -> HttpResponse:
-    """Reject, or reject and suppress, every selected card that still waits."""
-    form = BulkForm(request.POST)
-    if not form.is_valid():
-        messages.error(request, "; ".join(str(e) for es in form.errors.values() for e in es))
-        return redirect("review:queue")
-    suppress = form.cleaned_data["action"] == "suppress"
-    done = _reject_many(
-        selectors.candidates_pending_by_ids(request.user, form.cleaned_data["ids"]),
-        by=request.user,
-        suppress=suppress,
-        until=form.until_value() if suppress else None,
-    )
-    skipped = len(form.cleaned_data["ids"]) - len(done)
-    note = (
-        f" {skipped} {'was' if skipped == 1 else 'were'} already decided or not found."
-        if skipped
-        else ""
-    )
-    if done:
-        request.session[LAST_BULK] = [c.pk for c in done]
-        request.session.pop(LAST_DECISION, None)
-    verb = "Suppressed" if suppress else "Rejected"
-    said = f"{verb} {_names(done)}." if done else "Nothing was changed."
-    messages.success(request, f"{said}{note}")
-    return redirect("review:queue")
-
-
-def _names(candidates: list[Candidate]) -> str:
-    """“Alpha”, “Beta” and “Gamma”."""
-    quoted = [f"“{c.label_guess}”" for c in candidates]
-    return quoted[0] if len(quoted) == 1 else f"{', '.join(quoted[:-1])} and {quoted[-1]}"
-
-
-def _reject_many(
-    candidates: list[Candidate], *, by: Any, suppress: bool, until: Any
-) -> list[Candidate]:
-    """Decide each candidate on its own; one decided meanwhile (another tab) is skipped."""
-    done = []
-    for candidate in candidates:
-        try:
-            review_services.candidate_reject(
-                candidate=candidate, by=by, suppress=suppress, until=until
-            )
-        except CandidateAlreadyDecided:
-            continue
-        done.append(candidate)
-    return done
-
-
-@login_required
-@require_POST
-def bulk_undo(request: HtmxHttpRequest) -> HttpResponse:
-    """Take back the last bulk action: each card goes back to the queue if it still can."""
-    form = BulkUndoForm(request.POST)
-    if not form.is_valid():
-        messages.error(request, "; ".join(str(e) for es in form.errors.values() for e in es))
-        return redirect("review:queue")
-    undone, refused = [], []
-    for candidate in selectors.candidates_by_ids(request.user, form.cleaned_data["ids"]):
-        try:
-            review_services.candidate_undo(candidate=candidate, by=request.user)
-        except ReviewError as exc:
-            refused.append(f"“{candidate.label_guess}”: {exc}")
-            continue
-        undone.append(candidate)
-    request.session.pop(LAST_BULK, None)
-    if undone:
-        messages.success(request, f"Undone: {_names(undone)} back in the queue.")
-    if refused:
-        messages.error(request, "Not undone: " + "; ".join(refused))
     return redirect("review:queue")
 
 

@@ -301,6 +301,9 @@ UME_CANDIDATE_TTL_DAYS = env_int("UME_CANDIDATE_TTL_DAYS", 30, minimum=1)
 UME_AUTO_CONFIDENCE = env_float("UME_AUTO_CONFIDENCE", 0.8)
 UME_MIN_CONFIDENCE = env_float("UME_MIN_CONFIDENCE", 0.5)
 UME_UNDO_SECONDS = env_int("UME_UNDO_SECONDS", 300, minimum=1)
+# A one-off, low-value guess (said in one conversation, at most twice, below
+# UME_AUTO_CONFIDENCE) expires this many days after ume last saw it; 0: never early.
+UME_ONE_OFF_DAYS = env_int("UME_ONE_OFF_DAYS", 14, minimum=0)
 # Every change records a revision (memory.services.history). Off only to measure what history
 # costs (make bench); with it off nothing has a history to show or roll back to.
 UME_HISTORY = env_bool("UME_HISTORY", True)

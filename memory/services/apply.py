@@ -31,6 +31,7 @@ from memory.services.writers import (
     node_states_write,
     slices_write,
 )
+from memory.triage import candidate_value
 from memory.vocab import CandidateStatus, NodeOrigin, RevisionAction
 
 
@@ -144,6 +145,13 @@ class _Apply:
     evidence: list[EvidenceRow] = field(default_factory=list)
     created: dict[str, Node] = field(default_factory=dict)
     aliases: list[tuple[int, str, str]] = field(default_factory=list)
+    #: When words with no time of their own were said: the transcript's time, else now.
+    said_default: datetime | None = None
+
+    def said(self, spans: tuple[EvidenceSpan, ...]) -> tuple[datetime, datetime]:
+        """When the quoted words were said, earliest and latest (each message's own time)."""
+        times = [s.ts for s in spans if s.ts is not None] or [self.said_default or self.now]
+        return min(times), max(times)
 
     def node_id(self, target: Target) -> int:
         return target.node_id if target.node_id is not None else self.created[target.key].pk
@@ -175,6 +183,7 @@ def plan_apply(
     edges and state changes go through :mod:`memory.services.writers`, as a review's do."""
     history = History(owner_id=owner.pk, actor=Actor.ingest(receipt), now=now)
     step = _Apply(owner=owner, plan=plan, receipt=receipt, now=now, history=history)
+    step.said_default = transcript.source_time if transcript is not None else None
     _create_nodes(step)
     _update_nodes(step)
     _create_aliases(step)
@@ -360,7 +369,14 @@ def _create_candidates(step: _Apply) -> None:
     planned = step.plan.new_candidates
     candidates = Candidate.objects.bulk_create(
         [
-            _new_candidate(step.owner, p, receipt=step.receipt, now=step.now, ttl=ttl)
+            _new_candidate(
+                step.owner,
+                p,
+                receipt=step.receipt,
+                now=step.now,
+                ttl=ttl,
+                said=step.said(p.evidence),
+            )
             for p in planned
         ]
     )
@@ -403,6 +419,7 @@ def _bump_candidates(step: _Apply) -> None:
         candidate.held_objects = list(candidate.held_objects) + [
             dump_proposal(p) for p in bump.held
         ]
+        _said_again(candidate, step.said(bump.evidence))
         result.bumped.append(
             {
                 "id": candidate.pk,
@@ -422,7 +439,24 @@ def _bump_candidates(step: _Apply) -> None:
             "last_seen_at",
             "expires_at",
             "held_objects",
+            "first_said_at",
+            "last_said_at",
+            "value",
         ],
+    )
+
+
+def _said_again(candidate: Candidate, said: tuple[datetime, datetime]) -> None:
+    """Widen the candidate's said range by ``said`` and set its value again (memory.triage):
+    an old conversation imported late moves the first time back, never the last forward."""
+    first, last = said
+    candidate.first_said_at = min(candidate.first_said_at or first, first)
+    candidate.last_said_at = max(candidate.last_said_at or last, last)
+    candidate.value = candidate_value(
+        sessions=candidate.session_count,
+        mentions=candidate.mention_count,
+        confidence=candidate.confidence,
+        last_said=candidate.last_said_at,
     )
 
 
@@ -464,8 +498,17 @@ def plan_recheck(*, owner: Person, plan: WritePlan, now: datetime) -> None:
 
 
 def _new_candidate(
-    owner: Person, planned: PlannedCandidate, *, receipt: Receipt, now: datetime, ttl: timedelta
+    owner: Person,
+    planned: PlannedCandidate,
+    *,
+    receipt: Receipt,
+    now: datetime,
+    ttl: timedelta,
+    said: tuple[datetime, datetime],
 ) -> Candidate:
+    value = candidate_value(
+        sessions=1, mentions=planned.mentions, confidence=planned.confidence, last_said=said[1]
+    )
     return Candidate(
         owner=owner,
         label_guess=planned.label,
@@ -482,4 +525,7 @@ def _new_candidate(
         expires_at=now + ttl,
         created_receipt=receipt,
         created_at=now,
+        first_said_at=said[0],
+        last_said_at=said[1],
+        value=value,
     )

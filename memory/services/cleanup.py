@@ -4,9 +4,14 @@ For each user, :func:`cleanup_user` first *plans* (reads only) and then, unless 
 *applies* that plan in one transaction under a per-user lock, so a dry run reports exactly what
 a real run would do and writes nothing. Each step:
 
-- **candidates**: pending candidates whose ``expires_at`` has passed become ``expired``; their
-  evidence is kept, and a later mention revives the same row as pending (see
-  ``memory.selectors.gate_snapshot`` and ``memory.services.apply``);
+- **candidates**: pending candidates whose ``expires_at`` has passed become ``expired``
+  (``stale``), and so do one-off, low-value guesses (:func:`memory.triage.is_one_off`) that
+  ume last saw ``UME_ONE_OFF_DAYS`` ago or more (``one_off``), unless a person restored them
+  once. Each expired guess is listed in the run's receipt with its reason and points at that
+  receipt (``Candidate.expired_receipt``), so a person can bring it back
+  (:func:`memory.services.triage.candidates_restore`). Their evidence is kept, and a later
+  mention revives the same row as pending (see ``memory.selectors.gate_snapshot`` and
+  ``memory.services.apply``);
 - **suppressions**: one whose ``suppressed_until`` has passed stops blocking by definition
   (``memory.selectors.active_suppressions``, which the gate uses too), so nothing is written;
   cleanup reports those that expired since this user's previous cleanup receipt and leaves
@@ -48,6 +53,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import connection, models, transaction
 from django.db.models import Q, QuerySet
@@ -78,6 +84,7 @@ from memory.selectors import active_suppressions
 from memory.services.bulk import delete_in_chunks
 from memory.services.history import Actor, History, delete_tree
 from memory.services.recall_index import recall_index_refresh
+from memory.triage import ONE_OFF_MAX_MENTIONS
 from memory.vocab import (
     CandidateStatus,
     NodeOrigin,
@@ -105,6 +112,7 @@ LIST_LIMIT = 1000
 # The step counts of a cleanup, in the order they are reported.
 COUNT_KEYS = (
     "candidates_expired",
+    "one_offs_expired",
     "suppressions_expired",
     "evidence_deleted",
     "transcripts_deleted",
@@ -174,8 +182,14 @@ class UserCleanup:
 
     def summary(self) -> str:
         c = self.counts
+        one_offs = (
+            f" ({c['one_offs_expired']} one-off guesses unreviewed for "
+            f"{settings.UME_ONE_OFF_DAYS} days)"
+            if c["one_offs_expired"]
+            else ""
+        )
         parts = [
-            f"{c['candidates_expired']} candidates expired",
+            f"{c['candidates_expired']} candidates expired{one_offs}",
             f"{c['suppressions_expired']} suppressions expired",
         ]
         if self.retention:
@@ -282,6 +296,7 @@ def cleanup_user(
             _apply(owner, now, plan, report)
             report.status = "changed"
             report.receipt = _write_receipt(owner, now, report, started)
+            _mark_expired(owner, plan.candidate_ids, report.receipt)
             if report.history is not None:
                 report.history.flush(receipt_id=report.receipt.pk)
     return report
@@ -328,7 +343,8 @@ def _plan(owner: Person, now: datetime, report: UserCleanup) -> _Plan:
 
 
 def _plan_candidates(owner: Person, now: datetime, plan: _Plan, report: UserCleanup) -> None:
-    """Candidates past their expiry date (read in chunks: only the columns reported)."""
+    """Candidates past their expiry date, and one-off guesses left unreviewed too long (read
+    in chunks: only the columns reported), each with its reason."""
     counts = report.counts
     rows = (
         _expiring_candidates(owner, now)
@@ -337,8 +353,12 @@ def _plan_candidates(owner: Person, now: datetime, plan: _Plan, report: UserClea
     )
     for pk, label, expires_at in rows.iterator(chunk_size=CHUNK):
         plan.candidate_ids.append(pk)
+        reason = "stale" if expires_at is not None and expires_at <= now else "one_off"
+        counts["one_offs_expired"] += reason == "one_off"
         if len(report.candidates) < LIST_LIMIT:
-            report.candidates.append({"id": pk, "label": label, "expires_at": _iso(expires_at)})
+            report.candidates.append(
+                {"id": pk, "label": label, "expires_at": _iso(expires_at), "reason": reason}
+            )
     counts["candidates_expired"] = len(plan.candidate_ids)
     report.step("candidates to expire", counts["candidates_expired"])
 
@@ -433,9 +453,20 @@ def _plan_orphans(owner: Person, now: datetime, plan: _Plan, report: UserCleanup
 
 
 def _expiring_candidates(owner: Person, now: datetime) -> QuerySet[Candidate]:
-    return Candidate.objects.filter(
-        owner=owner, status=CandidateStatus.PENDING, expires_at__isnull=False, expires_at__lte=now
-    )
+    """Pending guesses past their expiry date, or one-off guesses (memory.triage.is_one_off,
+    written here as a condition) ume last saw ``UME_ONE_OFF_DAYS`` ago that no person
+    restored."""
+    due = Q(expires_at__isnull=False, expires_at__lte=now)
+    days = settings.UME_ONE_OFF_DAYS
+    if days:
+        due |= Q(
+            session_count__lte=1,
+            mention_count__lte=ONE_OFF_MAX_MENTIONS,
+            confidence__lt=settings.UME_AUTO_CONFIDENCE,
+            last_seen_at__lte=now - timedelta(days=days),
+            restored_at__isnull=True,
+        )
+    return Candidate.objects.filter(due, owner=owner, status=CandidateStatus.PENDING)
 
 
 def _old_evidence(owner: Person, cutoff: datetime) -> QuerySet[Evidence]:
@@ -663,6 +694,15 @@ def _delete_episodes(owner: Person, rows: OwnedQuerySet[Episode]) -> int:
 
 def _deleted(result: tuple[int, dict[str, int]], model: type[models.Model]) -> int:
     return result[1].get(model._meta.label, 0)
+
+
+def _mark_expired(owner: Person, ids: list[int], receipt: Receipt) -> None:
+    """Each guess this run expired points at its receipt: what says so, and what a person
+    restores them from."""
+    for chunk in _chunks(ids):
+        Candidate.objects.for_owner(owner).filter(
+            pk__in=chunk, status=CandidateStatus.EXPIRED
+        ).update(expired_receipt=receipt)
 
 
 def _write_receipt(owner: Person, now: datetime, report: UserCleanup, started: float) -> Receipt:

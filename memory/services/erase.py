@@ -43,7 +43,8 @@ from typing import Any
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import F, Max, Q, QuerySet
+from django.db.models import F, Max, Min, Q, QuerySet
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from memory.keys import core_key
@@ -569,6 +570,21 @@ class _Undo:
                 self.reverted.append(f"candidate “{label}”: {', '.join(fields)}")
             if quiet_since:
                 self._revert_last_seen(Candidate, row.pk, field="candidate_id")
+                self._revert_said(row)
+
+    def _revert_said(self, row: Candidate) -> None:
+        """When the guess was said goes back to the quotes that are left (this run's are
+        deleted); its value on the queue follows (``Candidate.save``)."""
+        said = Coalesce("message_ts", "transcript__source_time", "created_at")
+        left = (
+            Evidence.objects.for_owner(self.owner)
+            .filter(candidate_id=row.pk)
+            .aggregate(first=Min(said), last=Max(said))
+        )
+        if left["last"] is None:
+            return
+        row.first_said_at, row.last_said_at = left["first"], left["last"]
+        row.save(update_fields=["first_said_at", "last_said_at"])
 
     def _revert_last_seen(self, model: Any, row_id: int, *, field: str) -> None:
         """ "Last seen" goes back to the latest quote that is left (this run's are deleted),

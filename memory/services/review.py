@@ -103,6 +103,8 @@ class _Written:
     history: History | None = None
     #: The decision's receipt, created first: what the decision writes is marked with it.
     receipt: Receipt | None = None
+    #: The batch the decision was taken in (:func:`candidates_batch`), if any.
+    batch: str = ""
 
     def record(self, row: Any, action: str = RevisionAction.CREATED) -> None:
         assert self.history is not None
@@ -384,6 +386,8 @@ def _count(items: list[Any], noun: str) -> str:
 
 
 def _detail(action: str, candidate: Candidate, written: _Written, **extra: Any) -> dict[str, Any]:
+    if written.batch:
+        extra["batch"] = written.batch
     return {
         "action": action,
         "candidate": candidate.pk,
@@ -409,6 +413,7 @@ def candidate_promote(
     category: str | None = None,
     state: str | None = None,
     keep_guess: bool = False,
+    batch: str = "",
 ) -> Node:
     """Make the candidate a node (label, category and state as the person edited them).
 
@@ -433,6 +438,7 @@ def candidate_promote(
                 now=now,
                 started=started,
                 action="promote",
+                batch=batch,
             )
         else:
             _assert_not_suppressed(locked.owner, label, now)
@@ -445,6 +451,7 @@ def candidate_promote(
                 add_alias=keep_guess and key != locked.canonical_key,
                 now=now,
                 started=started,
+                batch=batch,
             )
             node.refresh_from_db()
     candidate.refresh_from_db()
@@ -478,10 +485,12 @@ def _promote_locked(
     add_alias: bool,
     now: datetime,
     started: float,
+    batch: str = "",
 ) -> Node:
     """A new node from the locked candidate, with what it held; its receipt is written first
     and marks every row created."""
     written = _Written(
+        batch=batch,
         node_created=True,
         history=History(
             owner_id=locked.owner_id,
@@ -544,8 +553,10 @@ def _merge_locked(
     started: float,
     action: str = "merge",
     change_state: bool = False,
+    batch: str = "",
 ) -> Node:
     written = _Written(
+        batch=batch,
         node=node.pk,
         state_before=node.state,
         history=History(
@@ -678,6 +689,7 @@ def candidate_reject(
     suppress: bool = False,
     until: datetime | None = None,
     forget: bool = False,
+    batch: str = "",
 ) -> Suppression | None:
     """ "This guess was wrong" -- or, with ``suppress``, "stop proposing this" (a tombstone on
     the label that the gate checks as node and as candidate, until ``until`` or for ever).
@@ -727,6 +739,7 @@ def candidate_reject(
                 "action": action,
                 "candidate": locked.pk,
                 "suppression": suppression.pk if suppression else None,
+                **({"batch": batch} if batch else {}),
             },
             started=started,
             counts={"suppressions": 1 if suppress else 0},

@@ -123,6 +123,9 @@ _COUNT_NOUNS = {
     "suppressions": ("suppression", "suppressions"),
     "reverted": ("change reverted", "changes reverted"),
     "not_reverted": ("change not reverted", "changes not reverted"),
+    "one_offs_expired": ("one-off guess expired", "one-off guesses expired"),
+    "decided": ("guess decided", "guesses decided"),
+    "restored": ("guess back in the queue", "guesses back in the queue"),
 }
 # One line for the words a person cannot guess, shown the first time they appear on a page.
 COUNT_HELP = {
@@ -134,6 +137,8 @@ COUNT_HELP = {
     "newer had changed it since; the receipt says what.",
     "superseded": "Superseded: an older fact replaced by a newer one of the same kind; it is "
     "kept as history.",
+    "one_offs_expired": "One-off guesses: said in one conversation only, and left unreviewed "
+    "for UME_ONE_OFF_DAYS days. The Review page's Expired view lists them and restores any.",
 }
 
 

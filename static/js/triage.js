@@ -1,5 +1,7 @@
 // Keyboard triage for the review queue: j/k to move, p/r/s/m for the actions, x to select,
-// u to undo the last decision (wherever the focus is), e to edit the label, ? for help. The buttons do the work (htmx posts them);
+// X to select a whole group (or page), P/R/S to promote, reject or suppress every selected
+// card, u to undo the last decision or batch (wherever the focus is), e to edit the label,
+// ? for help. The buttons do the work (htmx posts them, or the batch form is submitted);
 // this file only moves focus and clicks, so every action also works with the mouse.
 (function () {
   "use strict";
@@ -8,8 +10,27 @@
   // from anywhere, even once the focus has moved on to the next card.
   var lastDecided = null;
 
+  var CARDS = "#queue .card[data-candidate], #groups .card[data-candidate], #expired .card[data-candidate]";
+
   function cards() {
-    return Array.prototype.slice.call(document.querySelectorAll("#queue .card[data-candidate]"));
+    return Array.prototype.slice.call(document.querySelectorAll(CARDS));
+  }
+
+  // X: select every card of the current card's group (the page's, outside a group), or
+  // none if they all are already.
+  function selectGroup() {
+    if (!current) move(1);
+    var scope = (current && current.closest("[data-group]")) || document;
+    var boxes = Array.prototype.slice.call(scope.querySelectorAll(".card input.select"));
+    var all = boxes.length && boxes.every(function (box) { return box.checked; });
+    boxes.forEach(function (box) { box.checked = !all; });
+  }
+
+  // P, R, S: the batch form's button, if any card is selected.
+  function batch(action) {
+    var chosen = document.querySelector('.card input.select[form="bulk-form"]:checked');
+    var button = document.querySelector('#bulk-form [data-batch="' + action + '"]');
+    if (chosen && button) button.click();
   }
 
   function select(card) {
@@ -116,7 +137,10 @@
     }
     refresh();
     var actions = { p: "promote", r: "reject", s: "suppress", m: "merge" };
+    var batches = { P: "promote", R: "reject", S: "suppress" };
     if (event.key === "j") move(1);
+    else if (batches[event.key]) batch(batches[event.key]);
+    else if (event.key === "X") selectGroup();
     else if (event.key === "u") undoLast();
     else if (event.key === "k") move(-1);
     else if (event.key === "?") toggleHelp();
@@ -135,7 +159,7 @@
 
   document.addEventListener("click", function (event) {
     if (event.target.closest && event.target.closest("[data-keys-help]")) toggleHelp();
-    var card = event.target.closest && event.target.closest("#queue .card[data-candidate]");
+    var card = event.target.closest && event.target.closest(CARDS);
     if (card) select(card);
   });
 

@@ -219,7 +219,7 @@ def test_filter_and_sort_the_queue_in_place(signed_in: Any, person: Any) -> None
     make_candidate(owner=person, label="Piano", category_guess="skill", confidence=0.6)
     make_candidate(owner=person, label="Chess", category_guess="skill", confidence=0.9)
     make_candidate(owner=person, label="Lisbon", category_guess="place", confidence=0.8)
-    page.reload()
+    page.goto("/review/?view=all")  # the queue opens on "start here"; the filters are here
     page.locator("form.filters select[name=category]").select_option("skill")
     page.wait_for_url(re.compile(r"category=skill"))
     expect_text(page.locator("#queue .count"), "2 match this filter · 3 pending")

@@ -69,6 +69,10 @@ def test_bench_times_pages_the_rules_ingest_and_cleanup_with_other_owners(tmp_pa
     pages = {
         "review_queue",
         "review_queue_filtered",
+        "review_all",
+        "review_by_subject",
+        "review_by_category",
+        "review_by_conversation",
         "saves",
         "saves_filtered",
         "memory_browser",

@@ -390,6 +390,7 @@ def test_one_receipt_per_user_touched_and_none_for_the_untouched(
     assert receipt.counts == reports["owner"].counts
     assert receipt.counts == {
         "candidates_expired": 1,
+        "one_offs_expired": 0,
         "suppressions_expired": 1,
         "evidence_deleted": 1,
         "transcripts_deleted": 1,

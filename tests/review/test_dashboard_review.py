@@ -166,8 +166,9 @@ def _grow_saves(owner: Any, n: Any) -> None:
         # session, user, facets (which give the count), page, aliases, pending badge
         (reverse("memory:nodes"), _grow_graph, 6),
         (reverse("memory:nodes") + "?category=skill&state=active", _grow_graph, 6),
-        # session, user, the source filter's transcripts, count, page, evidence, pending badge
-        (reverse("review:queue") + "?category=interest&sort=confidence", _grow_queue, 7),
+        # session, user, the source filter's transcripts, count, page, evidence, pending badge,
+        # the guesses cleanup expired lately
+        (reverse("review:queue") + "?category=interest&sort=confidence", _grow_queue, 8),
         # session, user, count, page, chart, pending badge
         (reverse("receipts:list") + "?outcome=wrote&source=api", _grow_saves, 6),
         (reverse("receipts:list") + "?outcome=wrote", _grow_saves, 6),

@@ -126,14 +126,14 @@ def test_queue_htmx_returns_only_the_queue_region(owner_client: Client, piano: C
     assert "<html" not in html
 
 
-def test_queue_is_newest_activity_first_and_paginated(owner_client: Client, owner: User) -> None:
+def test_the_whole_queue_sorted_by_recency_is_paginated(owner_client: Client, owner: User) -> None:
     now = timezone.now()
     for i in range(25):
         make_candidate(owner=owner, label=f"Guess {i:02d}", last_seen_at=now - timedelta(hours=i))
-    first = owner_client.get(url("queue")).content.decode()
+    first = owner_client.get(url("queue") + "?view=all&sort=recent").content.decode()
     assert first.index("Guess 00") < first.index("Guess 01")
     assert "Guess 24" not in first and "page 1 of 2" in first
-    second = owner_client.get(url("queue") + "?page=2").content.decode()
+    second = owner_client.get(url("queue") + "?view=all&sort=recent&page=2").content.decode()
     assert "Guess 24" in second and "Guess 00" not in second
 
 
@@ -144,7 +144,7 @@ def test_empty_queue_says_what_to_do_next(owner_client: Client) -> None:
 
 def _queue_queries(client: Any, django_assert_num_queries: Any, expected: Any) -> None:
     with django_assert_num_queries(expected):
-        assert client.get(url("queue")).status_code == 200
+        assert client.get(url("queue") + "?view=all").status_code == 200
 
 
 def test_queue_query_count_does_not_grow_with_rows(
@@ -166,14 +166,14 @@ def test_queue_query_count_does_not_grow_with_rows(
 
     add(1)
     # session, user, the source filter's transcripts, count, page, evidence with
-    # its transcripts' names, the pending badge
-    _queue_queries(owner_client, django_assert_num_queries, 7)
+    # its transcripts' names, the pending badge, the guesses cleanup expired lately
+    _queue_queries(owner_client, django_assert_num_queries, 8)
     add(12)
-    _queue_queries(owner_client, django_assert_num_queries, 7)
+    _queue_queries(owner_client, django_assert_num_queries, 8)
     rejected = Candidate.objects.first()
     assert rejected is not None
     owner_client.post(url("candidate-reject", rejected.pk))
-    _queue_queries(owner_client, django_assert_num_queries, 8)  # + the last decision (undo)
+    _queue_queries(owner_client, django_assert_num_queries, 9)  # + the last decision (undo)
 
 
 # --- promote ---------------------------------------------------------------------------------
@@ -517,7 +517,8 @@ def test_bulk_reject_offers_an_undo_that_puts_them_back(owner_client: Client, ow
         url("bulk"), {"ids": [a.pk, b.pk], "action": "suppress"}, follow=True
     ).content.decode()
     assert url("bulk-undo") in page and "Undo 2 decisions" in page
-    response = owner_client.post(url("bulk-undo"), {"ids": [a.pk, b.pk]}, follow=True)
+    batch = Receipt.objects.get(owner=owner, detail__action="batch")
+    response = owner_client.post(url("bulk-undo"), {"batch": batch.pk}, follow=True)
     assert "Undone: “Alpha” and “Beta” back in the queue." in response.content.decode()
     assert set(Candidate.objects.values_list("status", flat=True)) == {"pending"}
     assert not Suppression.objects.exists()
@@ -527,10 +528,12 @@ def test_bulk_reject_offers_an_undo_that_puts_them_back(owner_client: Client, ow
 def test_bulk_undo_ignores_another_users_ids(
     other_client: Client, owner: User, piano: Candidate
 ) -> None:
-    from memory.services.review import candidate_reject
 
-    candidate_reject(candidate=piano, by=owner)
-    other_client.post(url("bulk-undo"), {"ids": [piano.pk]})
+    from memory.services.triage import candidates_batch
+
+    done = candidates_batch(owner=owner, candidates=[piano], action="reject", by=owner)
+    assert done.receipt is not None
+    assert other_client.post(url("bulk-undo"), {"batch": done.receipt.pk}).status_code == 404
     piano.refresh_from_db()
     assert piano.status == "rejected"
 
@@ -608,7 +611,7 @@ def test_the_queue_filters_by_source_transcript(owner_client: Client, owner: Use
     chess = make_candidate(owner=owner, label="Chess")
     Evidence.objects.create(owner=owner, candidate=piano, transcript=first, quote="piano")
     Evidence.objects.create(owner=owner, candidate=chess, transcript=second, quote="chess")
-    page = owner_client.get(url("queue")).content.decode()
+    page = owner_client.get(url("queue"), {"view": "all"}).content.decode()
     assert ">monday.txt</option>" in page and ">tuesday.txt</option>" in page
     html = owner_client.get(url("queue"), {"transcript": first.pk}, **HX).content.decode()
     assert html.lstrip().startswith('<section id="queue"')

@@ -1,5 +1,8 @@
 """``manage.py cleanup [--dry-run] [--json] [--user U] [--undo-receipt ID [--no-suppress]]``.
 
+``--undo-receipt`` of an ingest deletes what it wrote; of a cleanup run, it brings back the
+guesses that run expired.
+
 Run by cron (see docs/cleanup.md). With ``--json`` it prints one JSON object and nothing else.
 """
 
@@ -12,10 +15,12 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.utils import timezone
 
-from memory.models import Receipt
+from memory.models import Receipt, Source
 from memory.progress import Progress
 from memory.services.cleanup import cleanup_run, cleanup_sweeps
 from memory.services.erase import EraseError, receipt_undo, receipt_undo_preview
+from memory.services.triage import candidates_restore
+from memory.triage_selectors import expired_by_receipt
 from ume.logs import request_context
 
 
@@ -109,6 +114,9 @@ class Command(BaseCommand):
         receipt = receipts.filter(pk=opts["undo_receipt"]).first()
         if receipt is None:
             raise CommandError(f"no receipt #{opts['undo_receipt']}")
+        if receipt.source == Source.CLEANUP:
+            self.restore(receipt, opts)
+            return
         try:
             if opts["dry_run"]:
                 preview = receipt_undo_preview(receipt=receipt)
@@ -132,3 +140,32 @@ class Command(BaseCommand):
             self.stdout.write(f"{result.summary} (receipt {result.pk})")
             for line in result.detail.get("not_reverted", []):
                 self.stdout.write(f"  not reverted: {line}")
+
+    def restore(self, receipt: Receipt, opts: dict[str, Any]) -> None:
+        """The undo of a cleanup run's expiries: its expired guesses back in the queue."""
+        rows = expired_by_receipt(receipt.owner, receipt.pk)
+        if opts["dry_run"]:
+            labels = [c.label_guess for c in rows]
+            if opts["json"]:
+                payload = {"dry_run": True, "receipt_id": receipt.pk, "restore": labels}
+                self.stdout.write(json.dumps(payload, ensure_ascii=False))
+            else:
+                self.stdout.write(
+                    f"would restore {len(labels)} guesses cleanup #{receipt.pk} expired"
+                    + (f" ({', '.join(labels)})" if labels else "")
+                )
+            return
+        result, skipped = candidates_restore(owner=receipt.owner, candidates=rows)
+        if result is None and not skipped:
+            raise CommandError(f"cleanup #{receipt.pk} left no expired guess to restore")
+        if opts["json"]:
+            data = result.as_json() if result else {"receipt_id": None}
+            data["skipped"] = [
+                {"id": c.pk, "label": c.label_guess, "reason": r} for c, r in skipped
+            ]
+            self.stdout.write(json.dumps(data, ensure_ascii=False))
+            return
+        if result is not None:
+            self.stdout.write(f"{result.summary} (receipt {result.pk})")
+        for candidate, why in skipped:
+            self.stdout.write(f"  not restored: {candidate.label_guess}: {why}")
