@@ -1,4 +1,4 @@
-"""``memory.0068_triage_said_value``: guesses stored before it get when they were said (their
+"""``memory.0070_triage_said_value``: guesses stored before it get when they were said (their
 quotes' own times) and their value on the queue; the migration goes back and forth."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from django.db.migrations.executor import MigrationExecutor
 
 from memory.models import Candidate
 
-BEFORE = [("memory", "0067_receipt_chain")]
+BEFORE = [("memory", "0069_speed_recalldoc_owner_index")]
 SAID = datetime(2021, 5, 2, 20, 15, tzinfo=UTC)
 
 

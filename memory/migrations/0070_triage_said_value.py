@@ -44,7 +44,7 @@ def fill_said_and_value(apps, schema_editor):  # type: ignore[no-untyped-def]
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('memory', '0067_receipt_chain'),
+        ('memory', '0069_speed_recalldoc_owner_index'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
