@@ -316,6 +316,16 @@ class Candidate(models.Model):
         "Receipt", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     created_at = models.DateTimeField(default=timezone.now)
+    resembles = models.ForeignKey(
+        "Suppression",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="held_candidates",
+        help_text="Held: it looks like what this suppression forgets; the person decides. "
+        "Only while the suppression is in force.",
+    )
+    held_why = models.CharField(max_length=200, blank=True, default="")
 
     objects = OwnedManager()
 
@@ -356,6 +366,13 @@ class Candidate(models.Model):
             self.fold_key = fold_key(self.canonical_key)
         super().save(*args, **kwargs)
 
+    @property
+    def held_by(self) -> Suppression | None:
+        """The suppression in force this card is held by (it looks like what it forgets), or
+        None: a lifted or expired suppression holds nothing, at once."""
+        s = self.resembles if self.resembles_id else None
+        return s if s is not None and s.is_active_at(timezone.now()) else None
+
 
 class Suppression(models.Model):
     """A durable tombstone on a canonical key: the gate never lets that label in again."""
@@ -380,6 +397,21 @@ class Suppression(models.Model):
     lifted_at = models.DateTimeField(null=True, blank=True)
     hit_count = models.PositiveIntegerField(default=0)
     last_hit_at = models.DateTimeField(null=True, blank=True)
+    signature = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text="What identifies the forgotten thing beside its key (memory.tombstones.sign): "
+        "its names, their keys, its distinctive words, the variants of a person's name.",
+    )
+    vector = models.BinaryField(
+        null=True, blank=True, help_text="Its name's meaning: int8 bytes of the local model."
+    )
+    vector_model = models.CharField(max_length=64, blank=True, default="")
+    exceptions = models.JSONField(
+        default=list,
+        blank=True,
+        help_text="Canonical keys a person kept although they look like this suppression.",
+    )
 
     objects = OwnedManager()
 

@@ -301,6 +301,11 @@ UME_CANDIDATE_TTL_DAYS = env_int("UME_CANDIDATE_TTL_DAYS", 30, minimum=1)
 UME_AUTO_CONFIDENCE = env_float("UME_AUTO_CONFIDENCE", 0.8)
 UME_MIN_CONFIDENCE = env_float("UME_MIN_CONFIDENCE", 0.5)
 UME_UNDO_SECONDS = env_int("UME_UNDO_SECONDS", 300, minimum=1)
+# How close in meaning (cosine of the local model's vectors) a new name, or a word of a
+# message, must be to something the person asked to forget to be held for them ("looks like
+# something you asked to forget") or hidden from recall. Chosen on eval_forgetting: see
+# docs/architecture.md, "Tombstones".
+UME_FORGET_MEANING_FLOOR = env_float("UME_FORGET_MEANING_FLOOR", 0.5)
 # Every change records a revision (memory.services.history). Off only to measure what history
 # costs (make bench); with it off nothing has a history to show or roll back to.
 UME_HISTORY = env_bool("UME_HISTORY", True)

@@ -23,10 +23,14 @@ import math
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from memory.keys import canonical_key, name_words
 from memory.recall.items import WHY_EPISODE, EpisodeItem
 from memory.recall.text import STOP_WORDS, is_distinctive, stem, terms, words_of
+
+if TYPE_CHECKING:
+    from memory.tombstones import Tombstone
 
 # Ranking constants.
 SHORT_REPLY_WORDS = 8  # a message this short is read together with the one it answers
@@ -76,6 +80,10 @@ class EpisodeRow:
 class EpisodeSettings:
     enabled: bool
     forgotten: tuple[str, ...]  # canonical keys of forgotten labels and excluded terms
+    # What the forgetting suppressions forget, to hide what speaks of it in other words
+    # (memory.tombstones.hidden), and how close in meaning a word must be to count.
+    tombstones: tuple[Tombstone, ...] = ()
+    meaning_floor: float = 1.0
 
 
 # --- ranking (pure) -------------------------------------------------------------------------

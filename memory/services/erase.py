@@ -74,6 +74,7 @@ from memory.services.bulk import claim_first, delete_in_chunks
 from memory.services.episodes import episodes_delete
 from memory.services.history import History, delete_tree, update_rows
 from memory.services.recall_index import recall_index_rebuild, recall_index_refresh
+from memory.tombstones import sign
 from memory.vocab import (
     SUPERSEDING_SLICE_KINDS,
     CandidateStatus,
@@ -331,17 +332,23 @@ class _Undo:
 
     def _labels(
         self, nodes: list[Node], node_ids: set[int], doomed: list[Candidate]
-    ) -> dict[str, tuple[str, str]]:
+    ) -> dict[str, tuple[str, str, str]]:
         """What make-it-stick suppresses: the labels and aliases of the nodes the run
-        created, and the labels of its guesses that go."""
+        created, and the labels of its guesses that go (key -> kind, label, category)."""
         owner = self.owner
-        labels: dict[str, tuple[str, str]] = {}
+        labels: dict[str, tuple[str, str, str]] = {}
+        category = {node.pk: node.category for node in nodes}
         for node in nodes:
-            labels.setdefault(node.canonical_key, (SuppressionKind.NODE, node.label))
+            labels.setdefault(node.canonical_key, (SuppressionKind.NODE, node.label, node.category))
         for alias in Alias.objects.for_owner(owner).filter(node_id__in=node_ids).order_by("id"):
-            labels.setdefault(alias.canonical_key, (SuppressionKind.NODE, alias.alias))
+            labels.setdefault(
+                alias.canonical_key,
+                (SuppressionKind.NODE, alias.alias, category.get(alias.node_id, "")),
+            )
         for c in doomed:
-            labels.setdefault(c.canonical_key, (SuppressionKind.CANDIDATE, c.label_guess))
+            labels.setdefault(
+                c.canonical_key, (SuppressionKind.CANDIDATE, c.label_guess, c.category_guess)
+            )
         return labels
 
     def _delete_created(
@@ -600,13 +607,13 @@ class _Undo:
             )
         self.transcript_deleted = bool(rows.delete()[0])
 
-    def _suppress(self, labels: dict[str, tuple[str, str]]) -> None:
+    def _suppress(self, labels: dict[str, tuple[str, str, str]]) -> None:
         covered = set(
             active_suppressions(self.owner, now=self.now)
             .filter(canonical_key__in=list(labels))
             .values_list("canonical_key", flat=True)
         )
-        for key, (kind, label) in labels.items():
+        for key, (kind, label, category) in labels.items():
             if key in covered:
                 continue
             row = Suppression.objects.create(
@@ -615,6 +622,7 @@ class _Undo:
                 canonical_key=key,
                 core_key=core_key(key),
                 label=label[:200],
+                **sign(label, category=category),
                 reason=SuppressionReason.UNDO,
                 source=f"undo:receipt:{self.receipt.pk}",
                 created_at=self.now,

@@ -17,6 +17,7 @@ from memory.gate import (
     plan_writes,
 )
 from memory.keys import canonical_key
+from memory.tombstones import Tombstone, sign, tombstone
 from memory.proposals import (
     AnyProposal,
     CandidateProposal,
@@ -77,6 +78,12 @@ def reasons(plan: WritePlan) -> list[tuple[str, str, str]]:
 
 BOXING = ref(1, "Boxing", "skill")
 ATLAS = ref(2, "Atlas", "project")
+
+
+def _forgotten_dan() -> Tombstone:
+    signed = sign("Dan", category="relationship")
+    return tombstone(id=99, label="Dan", key="dan", **signed)
+
 
 REJECTIONS = [
     ("junk pronoun", [node("they")], snap(), ("node", "they", "junk_label")),
@@ -192,6 +199,12 @@ REJECTIONS = [
         [slice_("Boxing", text="Trains three days a week.")],
         snap(nodes=(BOXING,), slice_keys=frozenset({(1, "other", "trains three days a week")})),
         ("slice", "Boxing", "duplicate"),
+    ),
+    (
+        "alias that looks like a forgotten name",
+        [node("Boxing", aliases=("Danny",))],
+        snap(nodes=(BOXING,), tombstones=(_forgotten_dan(),)),
+        ("alias", "Danny", "resembles_forgotten"),
     ),
     (
         "duplicate stored event",
