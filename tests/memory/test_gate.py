@@ -17,7 +17,6 @@ from memory.gate import (
     plan_writes,
 )
 from memory.keys import canonical_key
-from memory.tombstones import Tombstone, sign, tombstone
 from memory.proposals import (
     AnyProposal,
     CandidateProposal,
@@ -27,6 +26,7 @@ from memory.proposals import (
     NodeProposal,
     SliceProposal,
 )
+from memory.tombstones import Tombstone, sign, tombstone
 
 NOW = datetime(2026, 5, 10, 12, 0, tzinfo=UTC)
 EV = (EvidenceSpan(message_id="M0", quote="the user said so"),)
