@@ -84,12 +84,14 @@ def subject_words(key: str) -> list[str]:
 
 
 def _picking_words(key: str, person: bool) -> set[str]:
-    """The words of ``key`` that pick its subject out: every word of a person's name (two
-    letters at least, no stop word), the distinctive ones of anything else."""
+    """The words of ``key`` that pick its subject out: its distinctive words, and in a
+    person's name also a common word that is a given name the nicknames list knows ("dan",
+    "anna"), never a common word that is not ("Apple" named as a person stays "apple")."""
     words = subject_words(key)
+    picked = {w for w in words if is_distinctive(w)}
     if person:
-        return {w for w in words if len(w) > 1 and w not in STOP_WORDS and not w.isdigit()}
-    return {w for w in words if is_distinctive(w)}
+        picked |= {w for w in words if w not in STOP_WORDS and _given_name(w)}
+    return picked
 
 
 @lru_cache(maxsize=1)
@@ -97,6 +99,12 @@ def _nicknamer() -> Any:
     from nicknames import NickNamer
 
     return NickNamer()
+
+
+@lru_cache(maxsize=4096)
+def _given_name(word: str) -> bool:
+    namer = _nicknamer()
+    return bool(word.isalpha() and (namer.nicknames_of(word) or namer.canonicals_of(word)))
 
 
 @lru_cache(maxsize=4096)
@@ -122,7 +130,11 @@ def _english(word: str) -> bool:
 
 
 def _meaningful(words: Sequence[str]) -> bool:
-    return bool(words) and all(_english(w) for w in words)
+    """Words whose meaning the model can compare: all known to English, and not only stop
+    words (a fragment such as "going" names nothing)."""
+    return (
+        bool(words) and all(_english(w) for w in words) and not all(w in STOP_WORDS for w in words)
+    )
 
 
 def _text_of(words: Iterable[str]) -> str:
@@ -331,6 +343,8 @@ def _phrase_in(words: Sequence[str], phrase: Sequence[str]) -> bool:
 def _names_it(words: list[str], stems: list[str], t: Tombstone) -> bool:
     for name in t.names:
         phrase = name.split()
+        if all(w in STOP_WORDS for w in phrase):
+            continue  # a fragment such as "going" names nothing (as in forgotten_names)
         if _phrase_in(words, phrase) or _phrase_in(stems, [stem(w) for w in phrase]):
             return True
     mine = set(stems)
