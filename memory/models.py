@@ -437,6 +437,30 @@ class Suppression(models.Model):
         return self.suppressed_until is None or self.suppressed_until > when
 
 
+class ErasedConversation(models.Model):
+    """A conversation a person's delete-all erased, kept only as a keyed digest of its messages
+    (``memory.services.erased``) so that the same conversation sent again -- a client's
+    retry, an old export imported -- is not read again. Never its words."""
+
+    owner = models.ForeignKey(
+        Owner, on_delete=models.CASCADE, related_name="memory_erased_conversations"
+    )
+    digest = models.CharField(max_length=64)
+    erased_at = models.DateTimeField(default=timezone.now)
+
+    objects = OwnedManager()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["owner", "digest"], name="memory_erasedconversation_one_per_digest"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"erased conversation {self.digest[:12]}"
+
+
 class TranscriptQuerySet(OwnedQuerySet["Transcript"]):
     """The pending workers' claims (``memory.services.ingest.ingest_pending``): each a
     queryset in the order the workers take them. A transcript a save stored to process in its

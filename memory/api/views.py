@@ -585,6 +585,7 @@ def promote_candidate(
             label=payload.label,
             category=payload.category,
             state=payload.state,
+            resemblance=payload.resemblance or "",
         )
     return {
         "candidate": _candidate_after(request, candidate_id),

@@ -53,6 +53,7 @@ from memory.models import (
     ChatImport,
     Edge,
     Episode,
+    ErasedConversation,
     Erasure,
     Event,
     Evidence,
@@ -72,6 +73,7 @@ from memory.selectors import active_suppressions
 from memory.services.barrier import barrier_hold, barrier_raise, barrier_release
 from memory.services.bulk import claim_first, delete_in_chunks
 from memory.services.episodes import episodes_delete
+from memory.services.erased import erased_conversations_record
 from memory.services.history import History, delete_tree, update_rows
 from memory.services.recall_index import recall_index_rebuild, recall_index_refresh
 from memory.tombstones import sign
@@ -760,7 +762,17 @@ def _erased_models(keep_suppressions: bool) -> list[tuple[str, Any]]:
     models = list(OWNED)
     if not keep_suppressions:
         models.append(("suppressions", Suppression))
+        models.append(("erased_conversations", ErasedConversation))
     return models
+
+
+def _remember_erased(owner: Person, keep_suppressions: bool) -> None:
+    """Before the transcripts go: with suppressions kept, what was said stays erased (the
+    same conversation sent again is not read again, ``memory.services.erased``)."""
+    if keep_suppressions:
+        erased_conversations_record(
+            owner, Transcript.objects.for_owner(owner).only("text", "name").iterator()
+        )
 
 
 def memory_erase_all(
@@ -778,6 +790,7 @@ def memory_erase_all(
     counts: dict[str, int] = {}
     with transaction.atomic():
         barrier_raise(owner, at=now)
+        _remember_erased(owner, keep_suppressions)
         for name, model in _erased_models(keep_suppressions):
             counts[name] = delete_owned(model, owner)
         recall_index_rebuild(owner_id=owner.pk)  # nothing left to index: empties it
@@ -892,6 +905,7 @@ def erasure_run(erasure: Erasure) -> Receipt:
     started = time.perf_counter()
     owner = erasure.owner
     models = _erased_models(erasure.keep_suppressions)
+    _remember_erased(owner, erasure.keep_suppressions)
     for name, model in models:
         while _erase_chunk(erasure, name, model):
             pass

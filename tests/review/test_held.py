@@ -152,3 +152,35 @@ def test_another_person_never_sees_or_decides_a_held_card(
     client.force_login(other_user)
     assert promote(client, danny, resemblance="lift").status_code == 404
     assert "Danny" not in client.get(reverse("review:queue")).content.decode()
+
+
+def test_the_api_shows_a_held_card_and_promotes_it_only_with_an_answer(
+    client: Client, owner: User, dan: Suppression, danny: Candidate
+) -> None:
+    import json
+
+    from django.core.cache import cache
+
+    from memory.services.tokens import token_create
+
+    cache.clear()
+    auth = {"HTTP_AUTHORIZATION": f"Bearer {token_create(owner=owner, name='tool')[1]}"}
+    listed = client.get("/v1/candidates", **auth).json()["candidates"]
+    assert listed[0]["held"] == {
+        "suppression_id": dan.pk,
+        "label": "Dan",
+        "why": danny.held_why,
+    }
+    path = f"/v1/candidates/{danny.pk}/promote"
+
+    def send(body: dict[str, str]) -> Any:
+        return client.post(path, json.dumps(body), content_type="application/json", **auth)
+
+    refused = send({})
+    assert refused.status_code == 409
+    assert refused.json()["code"] == "resembles_forgotten"
+    assert refused.json()["suppression_id"] == dan.pk
+    assert send({"resemblance": "keep"}).status_code == 200
+    dan.refresh_from_db()
+    assert dan.exceptions == ["danny"]
+    cache.clear()
