@@ -33,9 +33,12 @@ serve: install
 browser-deps:
 	@command -v chromium >/dev/null 2>&1 || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) || echo "could not install chromium: browser tests will say so"
 
+# Everything but the browser tests in parallel (one worker per core), then the browser tests:
+# Playwright's sync API keeps an event loop in its process, and they share one live server.
 test: install browser-deps
 	$(BIN)/python manage.py makemigrations --check --dry-run >/dev/null
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -n auto -m "not browser" $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -m browser $(PYTEST_ARGS)
 
 test-fast: install
 	$(BIN)/python -m pytest -x -q -m "not browser" $(PYTEST_ARGS)

@@ -9,6 +9,8 @@ class ConnectorsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
+        from connectors import checks  # noqa: F401 (registers the deploy check)
+
         # /mcp accepts OAuth access tokens beside ume's own, and its 401 says where the
         # protected resource metadata is (RFC 9728).
         from connectors.oauth import mcp_authenticate, mcp_challenge

@@ -20,19 +20,37 @@ from oauth2_provider.views import (
     DynamicClientRegistrationManagementView,
     DynamicClientRegistrationView,
     OAuthProtectedResourceMetadataView,
+    OAuthServerMetadataView,
 )
 from oauthlib.oauth2.rfc6749.errors import CustomOAuth2Error
 
 from connectors import selectors
+from connectors.metadata import MetadataRefused, is_metadata_url
 from connectors.oauth import MCP_PATH, canonical, mcp_resource
 from connectors.registration import MAX_BODY_BYTES, metadata_problem, registration_answer
-from connectors.services import access_revoke
+from connectors.services import access_revoke, metadata_client_resolve
 from memory.htmx import HtmxHttpRequest
 from memory.services.ratelimit import rate_hit
 from ume import csp
 from ume.login import client_address
 
 _LOOPBACK = {"127.0.0.1", "localhost", "::1"}
+# The value of the "Approve read-only" button: the toolkit's form reads any value of "allow"
+# other than false as approval; ume then grants memory:read alone.
+READ_ONLY = "read-only"
+
+
+class AuthorizationServerMetadata(OAuthServerMetadataView):
+    """RFC 8414 metadata, saying whether a client may use its metadata document's URL as its
+    client_id (the toolkit's own flag is tied to its own resolver, which ume leaves off)."""
+
+    def get(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        response = super().get(request, *args, **kwargs)
+        data = json.loads(response.content)
+        data["client_id_metadata_document_supported"] = bool(
+            settings.UME_OAUTH_CLIENT_METADATA_DOCUMENTS
+        )
+        return JsonResponse(data, status=response.status_code)
 
 
 class ProtectedResourceMetadata(OAuthProtectedResourceMetadataView):
@@ -124,6 +142,9 @@ class Consent(AuthorizationView):
     template_name = "connectors/consent.html"
 
     def get(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        refused = self._metadata_document_refusal(request)
+        if refused is not None:
+            return refused
         try:  # client, redirect URI and PKCE first: a bad one is never redirected to
             _scopes, credentials = self.validate_authorization_request(request)
         except OAuthToolkitError as error:
@@ -155,7 +176,39 @@ class Consent(AuthorizationView):
             )
         return response
 
+    def _metadata_document_refusal(self, request: HttpRequest) -> HttpResponse | None:
+        """For a client_id that is a metadata document's URL: fetch (or reuse) the document
+        before the toolkit looks the client up; a document that cannot be used is explained
+        on the page, and the client is never redirected to (its redirect URIs are unknown)."""
+        client_id = request.GET.get("client_id", "")
+        local = bool(settings.UME_OAUTH_INSECURE_LOCAL_CLIENT_METADATA)
+        if not settings.UME_OAUTH_CLIENT_METADATA_DOCUMENTS or not is_metadata_url(
+            client_id, local=local
+        ):
+            return None
+        try:
+            metadata_client_resolve(client_id=client_id, now=timezone.now())
+        except MetadataRefused as refused:
+            where = urlsplit(client_id).netloc or client_id[:100]
+            return self._page_error(
+                "invalid_client",
+                f"ume could not use this application's metadata document at {where}: {refused}",
+            )
+        return None
+
+    def _page_error(self, code: str, description: str) -> HttpResponse:
+        """The consent page saying why the request cannot be used; nothing is redirected."""
+        error = {"error": code, "description": description}
+        return render(self.request, self.template_name, {"error": error}, status=400)
+
     def form_valid(self, form: Any) -> HttpResponse:
+        client_id = form.cleaned_data.get("client_id")
+        if not get_application_model().objects.filter(client_id=client_id).exists():
+            # Only a forged or stale form gets here (the page was shown for a known client);
+            # the toolkit would fail with a 500 looking it up.
+            return self._page_error("invalid_client", "this application is not known here")
+        if self.request.POST.get("allow") == READ_ONLY:
+            form.cleaned_data["scope"] = "memory:read"
         ours = mcp_resource(self.request)
         resources = str(form.cleaned_data.get("resource") or "").split()
         if [canonical(r) for r in resources] != [canonical(ours)]:
@@ -195,8 +248,30 @@ class Consent(AuthorizationView):
         context["redirect_host"] = urlsplit(redirect_uri).netloc
         # The spec asks the page to say so when the answer goes to a program on this machine:
         # any program here may listen on a loopback port.
-        context["redirect_loopback"] = (urlsplit(redirect_uri).hostname or "") in _LOOPBACK
+        redirect_host = urlsplit(redirect_uri).hostname or ""
+        context["redirect_loopback"] = redirect_host in _LOOPBACK
+        context.update(_name_source(context.get("application"), redirect_host))
+        context["offers_read_only"] = "memory:write" in (context.get("scopes") or [])
+        context["read_only"] = READ_ONLY
         return context
+
+
+def _name_source(application: Any, redirect_host: str) -> dict[str, Any]:
+    """Where the consent page says the client's name comes from: the metadata document's host
+    (and whether the answer goes to another host), an administrator, or the client's own
+    registration (the default)."""
+    if application is None:
+        return {}
+    source = str(getattr(application, "registration_source", "") or "")
+    if source != application.RegistrationSource.CIMD:
+        return {"name_source": source}
+    document = urlsplit(application.client_id)
+    elsewhere = bool(redirect_host) and redirect_host not in _LOOPBACK
+    return {
+        "name_source": source,
+        "metadata_host": document.netloc,
+        "redirect_elsewhere": elsewhere and redirect_host != (document.hostname or ""),
+    }
 
 
 # --- the Connections page -------------------------------------------------------------------

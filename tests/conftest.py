@@ -10,6 +10,38 @@ from django.contrib.auth import get_user_model
 
 from tests.factories import make_user
 
+# People's passwords are hashed with PBKDF2 in ume (0.75 s a hash on this machine, as it
+# should be); a test that makes a user does not need that cost. The suite hashes with MD5,
+# first in the list, and keeps ume's own hashers after it, so a hash made by ume's settings
+# still verifies. tests/connectors/test_hashers.py checks the production list itself.
+PRODUCTION_PASSWORD_HASHERS: list[str] = []
+FAST_PASSWORD_HASHER = "django.contrib.auth.hashers.MD5PasswordHasher"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    import atexit
+    import shutil
+    import tempfile
+
+    from django.conf import settings
+    from django.test.utils import override_settings
+
+    # On SQLite the test database is a file, as ume's own database is (WAL, a busy timeout),
+    # not Django's default shared in-memory one: there, a page the live server reads while
+    # another of its threads writes fails at once with "table is locked", which a person's
+    # browser never meets (a merge and its preview at the same moment did, in the browser
+    # tests). pytest-django adds each worker's suffix to the name.
+    default = settings.DATABASES["default"]
+    if default["ENGINE"].endswith("sqlite3") and not default.get("TEST", {}).get("NAME"):
+        folder = tempfile.mkdtemp(prefix="ume-tests-")
+        atexit.register(shutil.rmtree, folder, True)
+        default.setdefault("TEST", {})["NAME"] = f"{folder}/test.sqlite3"
+
+    PRODUCTION_PASSWORD_HASHERS[:] = settings.PASSWORD_HASHERS
+    override_settings(
+        PASSWORD_HASHERS=[FAST_PASSWORD_HASHER, *PRODUCTION_PASSWORD_HASHERS]
+    ).enable()
+
 
 @pytest.fixture
 def owner(db: None) -> Any:
@@ -39,14 +71,20 @@ def live_asgi_url(django_db_setup: None) -> Iterator[str]:
     the whole session: the MCP SDK's session manager can run only once per process.
 
     It reads and writes the test database, so tests that use it need ``transactional_db``.
+    Static files are served from the finders, as Django's own live server serves them (no
+    ``collectstatic`` in tests), so pages a browser opens here have their styles and scripts.
     """
     import socket
     import threading
     import time
 
     import uvicorn
+    from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler
 
-    from ume.asgi import application
+    from ume.asgi import application as ume_application
+
+    # Typed for a Django handler; it only calls the app it wraps for every other path.
+    application = ASGIStaticFilesHandler(ume_application)  # type: ignore[arg-type]
 
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))

@@ -152,3 +152,28 @@ def test_the_readme_settings_table_lists_every_variable_the_code_reads() -> None
     assert {"DATABASE_URL", "UME_TOKEN", "UME_DB_CONN_MAX_AGE"} <= read  # the walk finds them
     missing = sorted(name for name in read if f"`{name}`" not in table)
     assert missing == []
+
+
+@pytest.mark.parametrize(
+    ("raw", "refused"), [("0", True), ("31", True), ("-1", True), ("0.5", False), ("30", False)]
+)
+def test_the_metadata_document_timeout_is_bounded(raw: str, refused: bool) -> None:
+    import subprocess
+    import sys
+
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "DJANGO_SETTINGS_MODULE": "ume.settings",
+        "UME_INSECURE_DEV_KEY": "1",
+        "UME_OAUTH_CLIENT_METADATA_TIMEOUT_SECONDS": raw,
+    }
+    result = subprocess.run(
+        [sys.executable, "-c", "import django; django.setup()"],
+        env=env,
+        capture_output=True,
+        text=True,
+        cwd=BASE_DIR,
+    )
+    assert (result.returncode != 0) is refused
+    if refused:
+        assert "UME_OAUTH_CLIENT_METADATA_TIMEOUT_SECONDS must be in (0, 30]" in result.stderr

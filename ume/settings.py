@@ -358,6 +358,27 @@ UME_OAUTH_UNUSED_CLIENT_HOURS = env_int("UME_OAUTH_UNUSED_CLIENT_HOURS", 24, min
 # A refresh token presented again this soon after it was rotated (a client's concurrent or
 # retried refresh) is refused without revoking its family; later, reuse revokes the family.
 UME_OAUTH_REFRESH_GRACE_SECONDS = env_int("UME_OAUTH_REFRESH_GRACE_SECONDS", 10, minimum=0)
+# Client ID Metadata Documents: a client whose client_id is an https URL is described by the
+# JSON document at that URL, which ume fetches (connectors.fetch) when a signed-in person opens
+# the consent page for it. Off: such a client_id is an unknown client, and only registration
+# remains.
+UME_OAUTH_CLIENT_METADATA_DOCUMENTS = env_bool("UME_OAUTH_CLIENT_METADATA_DOCUMENTS", True)
+UME_OAUTH_CLIENT_METADATA_TIMEOUT_SECONDS = env_float(
+    "UME_OAUTH_CLIENT_METADATA_TIMEOUT_SECONDS", 5.0
+)
+if not 0 < UME_OAUTH_CLIENT_METADATA_TIMEOUT_SECONDS <= 30:
+    raise ImproperlyConfigured("UME_OAUTH_CLIENT_METADATA_TIMEOUT_SECONDS must be in (0, 30]")
+# For tests only: also fetch metadata documents over plain http from this machine's loopback
+# addresses (a local test server). Never in production: refused under UME_HTTPS, and
+# `check --deploy` reports it (connectors.E001).
+UME_OAUTH_INSECURE_LOCAL_CLIENT_METADATA = env_bool(
+    "UME_OAUTH_INSECURE_LOCAL_CLIENT_METADATA", False
+)
+if UME_OAUTH_INSECURE_LOCAL_CLIENT_METADATA and UME_HTTPS:
+    raise ImproperlyConfigured(
+        "UME_OAUTH_INSECURE_LOCAL_CLIENT_METADATA is for tests on a plain-HTTP ume only; "
+        "it cannot be on with UME_HTTPS"
+    )
 OAUTH2_PROVIDER = {
     "SCOPES": {
         "memory:read": "Read your memories: recall, search and list them",
@@ -394,6 +415,11 @@ OAUTH2_PROVIDER = {
     "COMPLIANT_BCP_RFC9700_REDIRECT_URI_MATCHING": True,
     "COMPLIANT_BCP_RFC9700_PKCE_REQUIRED": True,
     "DCR_ENABLED": True,
+    # Off on purpose: the toolkit's own resolver would fetch a document whenever an unknown
+    # URL client_id reaches any endpoint, the token endpoint included (anonymous). ume fetches
+    # only for a signed-in person's consent page (connectors.services.metadata_client_resolve)
+    # and advertises the support itself (connectors.views.AuthorizationServerMetadata).
+    "CIMD_ENABLED": False,
     # Connectors register themselves before anyone signs in (RFC 7591 open registration);
     # a client gets nothing until a signed-in person approves it on the consent page.
     "DCR_REGISTRATION_PERMISSION_CLASSES": ("oauth2_provider.dcr.AllowAllDCRPermission",),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import urlsplit
 
 from django import template
 from django.utils import timezone
@@ -18,6 +19,15 @@ _REASONS = dict(RejectReason.choices)
 def words(value: Any) -> str:
     """``nodes_updated`` -> ``nodes updated``."""
     return str(value).replace("_", " ")
+
+
+@register.filter
+def url_host(value: Any) -> str:
+    """``https://app.example/oauth/client.json`` -> ``app.example``; '' when not a URL."""
+    try:
+        return urlsplit(str(value)).netloc
+    except ValueError:
+        return ""
 
 
 @register.filter

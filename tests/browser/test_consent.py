@@ -107,7 +107,7 @@ def test_approving_sends_the_code_to_the_loopback_callback(
 ) -> None:
     pkce = Pkce.make()
     client_id, state = open_consent(page, live_server.url, callback, pkce)
-    page.get_by_role("button", name="Approve").click()
+    page.get_by_role("button", name="Approve", exact=True).click()
     page.wait_for_url(callback.uri + "?**", wait_until="load")
     assert page.locator("p").inner_text() == "You can close this tab."
     assert len(callback.received) == 1

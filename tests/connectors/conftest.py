@@ -30,8 +30,9 @@ def session_cookies(user: Any) -> dict[str, str]:
 _HIDDEN = re.compile(r'<input type="hidden" name="([^"]+)" value="([^"]*)"')
 
 
-def consent(url: str, cookies: dict[str, str], *, allow: bool = True) -> httpx.Response:
-    """Open the consent page at ``url`` as that browser and press Approve (or Deny)."""
+def consent(url: str, cookies: dict[str, str], *, allow: bool | str = True) -> httpx.Response:
+    """Open the consent page at ``url`` as that browser and press Approve (or Deny; a string
+    is the value of the approve button pressed, such as "read-only")."""
     import html
 
     with httpx.Client(cookies=cookies, follow_redirects=False, timeout=30) as browser:
@@ -40,7 +41,7 @@ def consent(url: str, cookies: dict[str, str], *, allow: bool = True) -> httpx.R
         fields = {name: html.unescape(value) for name, value in _HIDDEN.findall(page.text)}
         assert "csrfmiddlewaretoken" in fields, page.text[:2000]
         if allow:
-            fields["allow"] = "Authorize"
+            fields["allow"] = allow if isinstance(allow, str) else "Authorize"
         return browser.post(url, data=fields, headers={"Referer": url})
 
 

@@ -25,13 +25,13 @@ Application = get_application_model()
 AccessToken = get_access_token_model()
 
 
-def make_client(name: str, *, hours_ago: float, dcr: bool = True) -> Any:
+def make_client(name: str, *, hours_ago: float, dcr: bool = True, source: str = "") -> Any:
     app = Application.objects.create(
         name=name,
         client_type="public",
         authorization_grant_type="authorization-code",
         redirect_uris="http://127.0.0.1:8977/callback",
-        registration_source="dcr" if dcr else "manual",
+        registration_source=source or ("dcr" if dcr else "manual"),
         hash_client_secret=False,  # the hashing is not what is tested here
     )
     Application.objects.filter(pk=app.pk).update(
@@ -131,3 +131,17 @@ def test_the_cron_job_runs_the_expiry(capsys: pytest.CaptureFixture[str]) -> Non
     assert not names()
     call_command("cleanup", "--json")
     assert json.loads(capsys.readouterr().out)["sweeps"] == {"oauth_clients_expired": 0}
+
+
+def test_clients_made_from_a_metadata_document_expire_alike(owner: Any) -> None:
+    # ume makes one when a person opens the consent page for a document; nobody approved
+    # these, and the next consent page fetches the document again.
+    now = timezone.now()
+    make_client("document, unused", hours_ago=30, source="cimd")
+    make_client("document, recent", hours_ago=2, source="cimd")
+    connected = make_client("document, connected", hours_ago=30, source="cimd")
+    connection_ensure(
+        owner=owner, application=connected, scopes=["memory:read"], resource="http://t/mcp"
+    )
+    assert oauth_clients_expire(now=now) == 1
+    assert names() == {"document, recent", "document, connected"}

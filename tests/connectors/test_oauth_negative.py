@@ -363,6 +363,52 @@ def test_read_only_consent_gives_a_token_that_cannot_write(
     assert response.json()["id"] == 2
 
 
+def test_approve_read_only_grants_less_than_asked_and_a_later_approval_widens_it(
+    base_url: str, client_id: str, owner: User
+) -> None:
+    cookies = session_cookies(owner)
+    pkce = Pkce.make()
+    url = authorize_url(
+        base_url, client_id, REDIRECT, code_challenge=pkce.challenge, code_challenge_method="S256"
+    )
+    with httpx.Client(cookies=cookies) as browser:
+        page = browser.get(url).text
+    assert '<button type="submit" name="allow" value="read-only">Approve read-only</button>' in page
+    answer = consent(url, cookies, allow="read-only")
+    assert answer.status_code == 302
+    issued = exchange(
+        base_url, client_id, query_of(answer.headers["Location"])["code"], pkce.verifier
+    )
+    assert issued.json()["scope"] == "memory:read"
+    connection = Connection.objects.select_related("token").get(owner=owner)
+    assert connection.token.scopes == ["memory:read"]
+    # the client asks again for both (a step-up); this time the person approves both
+    pkce = Pkce.make()
+    code = approve_code(base_url, client_id, cookies, pkce)
+    assert exchange(base_url, client_id, code, pkce.verifier).json()["scope"] == (
+        "memory:read memory:write"
+    )
+    connection.token.refresh_from_db()
+    assert connection.token.scopes == ["memory:read", "memory:write"]
+    assert Connection.objects.filter(owner=owner).count() == 1
+
+
+def test_a_read_only_request_offers_no_read_only_button(
+    base_url: str, client_id: str, owner: User
+) -> None:
+    url = authorize_url(
+        base_url,
+        client_id,
+        REDIRECT,
+        code_challenge=Pkce.make().challenge,
+        code_challenge_method="S256",
+        scope="memory:read",
+    )
+    with httpx.Client(cookies=session_cookies(owner)) as browser:
+        page = browser.get(url).text
+    assert "Approve</button>" in page and "Approve read-only" not in page
+
+
 def test_bearer_tokens_keep_working_beside_oauth(base_url: str, owner: User) -> None:
     _token, secret = token_create(owner=owner, name="desktop")
     auth = {**MCP_HEADERS, "Authorization": f"Bearer {secret}"}

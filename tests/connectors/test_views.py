@@ -123,3 +123,23 @@ def test_the_admin_lists_connections_with_the_tokens(admin_client: Client, owner
     assert "Hosted assistant" in tokens
     connections = admin_client.get("/admin/connectors/connection/").content.decode()
     assert "Hosted assistant" in connections
+
+
+def test_a_consent_form_for_an_unknown_client_is_a_clear_400(client: Client, owner: User) -> None:
+    # A forged (or stale) form: the page was never shown for this client.
+    client.force_login(owner)
+    response = client.post(
+        "/oauth/authorize/",
+        {
+            "client_id": "https://nowhere.example/client.json",
+            "redirect_uri": "https://nowhere.example/cb",
+            "response_type": "code",
+            "scope": "memory:read",
+            "allow": "Authorize",
+            "code_challenge": "x" * 43,
+            "code_challenge_method": "S256",
+            "resource": "http://testserver/mcp",
+        },
+    )
+    assert response.status_code == 400 and "Location" not in response.headers
+    assert b"invalid_client</strong>: this application is not known here" in response.content

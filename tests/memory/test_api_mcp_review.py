@@ -287,7 +287,12 @@ def _operations() -> Iterator[Any]:
                 yield prefix + path, op
 
 
-@pytest.mark.parametrize("path,op", list(_operations()), ids=lambda v: str(v))
+# ids name the route by its methods and path (an operation's repr holds its address, which
+# differs between processes, and pytest-xdist needs the same ids in every worker)
+@pytest.mark.parametrize(
+    "path,op",
+    [pytest.param(path, op, id=f"{'+'.join(op.methods)} {path}") for path, op in _operations()],
+)
 def test_every_route_needs_a_token_with_the_right_scope(path: Any, op: Any) -> None:
     from memory.api.auth import TokenAuth
     from memory.vocab import SCOPE_READ, SCOPE_WRITE

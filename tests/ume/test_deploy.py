@@ -54,3 +54,33 @@ def test_without_https_the_same_check_fails_so_the_test_above_can_fail() -> None
     )
     assert result.returncode != 0
     assert "security.W008" in result.stderr + result.stdout
+
+
+def test_the_test_only_local_metadata_setting_never_runs_under_production_settings() -> None:
+    env = documented_environment()
+    env["SECRET_KEY"] = secrets.token_urlsafe(64)
+    env["UME_OAUTH_INSECURE_LOCAL_CLIENT_METADATA"] = "true"
+    result = subprocess.run(
+        [sys.executable, "manage.py", "check", "--deploy"],
+        env={"PATH": "/usr/bin:/bin", **env},
+        capture_output=True,
+        text=True,
+        cwd=BASE_DIR,
+        timeout=120,
+    )
+    assert result.returncode != 0
+    assert "UME_OAUTH_INSECURE_LOCAL_CLIENT_METADATA is for tests on a plain-HTTP ume only" in (
+        result.stderr
+    )
+    # Without UME_HTTPS it starts, and the deployment check names it as an error.
+    env["UME_HTTPS"] = "false"
+    result = subprocess.run(
+        [sys.executable, "manage.py", "check", "--deploy"],
+        env={"PATH": "/usr/bin:/bin", **env},
+        capture_output=True,
+        text=True,
+        cwd=BASE_DIR,
+        timeout=120,
+    )
+    assert result.returncode != 0
+    assert "connectors.E001" in result.stderr + result.stdout
