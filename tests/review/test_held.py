@@ -164,7 +164,9 @@ def test_the_api_shows_a_held_card_and_promotes_it_only_with_an_answer(
     from memory.services.tokens import token_create
 
     cache.clear()
-    auth = {"HTTP_AUTHORIZATION": f"Bearer {token_create(owner=owner, name='tool')[1]}"}
+    auth: dict[str, Any] = {
+        "HTTP_AUTHORIZATION": f"Bearer {token_create(owner=owner, name='tool')[1]}"
+    }
     listed = client.get("/v1/candidates", **auth).json()["candidates"]
     assert listed[0]["held"] == {
         "suppression_id": dan.pk,
