@@ -146,3 +146,15 @@ def test_run_eval_reports_every_pair_it_ran() -> None:
     data = report.as_json()
     assert set(data["cells"]) == {"suppress x mcp_save_memory", "suppress x after_cleanup"}
     assert data["resurrections"] == 0 and data["over_blocked"] == 0
+
+
+def test_a_way_back_the_story_cannot_try_is_skipped_and_said() -> None:
+    """A keep sentence that proposes no card cannot be renamed onto the forgotten name: the
+    control says so, and the pair is reported as skipped instead of stopping the eval."""
+    quiet = story(keep=Keep("Okay, thanks.", "Anabel", "who is Anabel?"))
+    report = run_eval([quiet], forgets=["suppress"], backs=["rename_onto"])
+    data = report.as_json()
+    assert data["scenarios"] == 0
+    assert data["skipped"] == [
+        "sister / control / rename_onto: the keep sentence proposed no card to rename"
+    ]
