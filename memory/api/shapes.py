@@ -301,7 +301,6 @@ def candidate_json(candidate: Candidate) -> dict[str, Any]:
             {"id": possible.pk, "label": possible.label} if possible is not None else None
         ),
         "held_objects": len(candidate.held_objects or []),
-        "held": _held_json(candidate),
         "evidence": [
             {
                 "quote": e.quote,
@@ -317,6 +316,7 @@ def candidate_json(candidate: Candidate) -> dict[str, Any]:
             if hasattr(candidate, "evidence_count")
             else candidate.evidence.count()
         ),
+        "held": _held_json(candidate),
     }
 
 
