@@ -48,6 +48,7 @@ from memory.mcp.tools import create_entities, read_graph, save_memory, search_no
 from memory.models import AccessToken, Alias, Candidate, Node, Receipt, Suppression
 from memory.owned import Person
 from memory.recall import recall
+from memory.selectors import only_held, without_held
 from memory.services.cleanup import cleanup_user
 from memory.services.erase import account_delete, memory_erase_all, receipt_undo
 from memory.services.ingest import ingest_text
@@ -133,6 +134,7 @@ class Run:
     owner: Person
     token: AccessToken
     story: Story
+    forget: str | None = None
     first: Receipt | None = None
     notes: list[str] = field(default_factory=list)
 
@@ -145,9 +147,18 @@ def say(run: Run, text: str, name: str) -> Receipt:
     return ingest_text(owner=run.owner, text=_transcript(text), name=name, source="command")
 
 
-def _pending(run: Run, terms: Sequence[str]) -> list[Candidate]:
+def _cards(run: Run, terms: Sequence[str], *, held: bool) -> list[Candidate]:
+    """The waiting cards that mention ``terms``: those held because they look like something
+    the person asked to forget (``held``), or the others."""
     rows = Candidate.objects.for_owner(run.owner).filter(status=CandidateStatus.PENDING)
-    return [c for c in rows if mentions(c.label_guess, terms)]
+    pick = only_held if held else without_held
+    return [c for c in pick(rows, run.owner, now=timezone.now()) if mentions(c.label_guess, terms)]
+
+
+def _pending(run: Run, terms: Sequence[str]) -> list[Candidate]:
+    """The cards waiting as any card does: not held, or held by a suppression no longer in
+    force (a lifted or expired suppression binds nothing)."""
+    return _cards(run, terms, held=False)
 
 
 def _card(run: Run) -> Candidate | None:
@@ -312,8 +323,13 @@ def back_repeated(run: Run) -> None:
 
 
 def back_after_cleanup(run: Run) -> None:
+    """A cleanup pass, then the thing said again in a new conversation; after a delete-all,
+    what was said before, replayed (what is said afterwards is new, see AFTER_DELETE_ALL)."""
     cleanup_user(owner=run.owner)
-    back_new_conversation(run)
+    if run.forget == "delete_all":
+        back_same_transcript(run)
+    else:
+        back_new_conversation(run)
 
 
 BACK: dict[str, Callable[[Run], None]] = {
@@ -350,12 +366,16 @@ class ScenarioError(RuntimeError):
 # --- what shows ------------------------------------------------------------------------------
 
 PLACES = ("graph", "queue", "recall", "mcp", "said")
+# Held for the person (a card that looks like something they asked to forget, shown with the
+# suppression it resembles): not a way back, since nothing is written or proposed silently;
+# counted beside. A keep memory held is over-blocked.
+HELD = "held"
 
 
 @dataclass(frozen=True)
 class Seen:
-    """Where the story's thing shows (of :data:`PLACES`), and whether the keep memory is
-    there (a memory or a card) and found by recall of its question."""
+    """Where the story's thing shows (of :data:`PLACES`, and :data:`HELD`), and whether the
+    keep memory is there (a memory or a card not held) and found by recall of its question."""
 
     places: frozenset[str]
     keep: bool
@@ -390,6 +410,8 @@ def observe(run: Run) -> Seen:
         places.add("graph")
     if _pending(run, terms):
         places.add("queue")
+    if _cards(run, terms, held=True):
+        places.add(HELD)
     for term in terms:
         places |= _in_recall(run.owner, f"what do you know about {term}?", terms)
     if _in_mcp(run.token, terms):
@@ -417,7 +439,7 @@ def run_once(story: Story, forget: str | None, back: str) -> Seen:
     owner = get_user_model().objects.create_user(f"forget-{uuid.uuid4().hex[:12]}", password=None)
     try:
         token, _secret = token_create(owner=owner, name="forgetting eval")
-        run = Run(owner, token, story)
+        run = Run(owner, token, story, forget)
         if forget is not None:
             run.first = say(run, story.say, "first chat")
             FORGET[forget](run)
@@ -437,6 +459,7 @@ class Cell:
     resurrections: int = 0
     keep_checks: int = 0
     over_blocked: int = 0
+    held: int = 0  # scenarios where the thing came back only as a card held for the person
     failures: list[str] = field(default_factory=list)
 
     def as_json(self) -> dict[str, Any]:
@@ -446,6 +469,7 @@ class Cell:
             "resurrections": self.resurrections,
             "keep_checks": self.keep_checks,
             "over_blocked": self.over_blocked,
+            "held": self.held,
             "failures": self.failures[:20],
         }
 
@@ -461,6 +485,8 @@ def score(cell: Cell, story: Story, forget: str, back: str, seen: Seen, control:
     if not relevant:
         return
     cell.attempts += 1
+    if HELD in seen.places and not seen.places & relevant:
+        cell.held += 1
     if forget in EXPIRED:
         if not seen.places & relevant:
             cell.over_blocked += 1
@@ -483,11 +509,13 @@ class Report:
         over = sum(c.over_blocked for c in cells)
         resurrections = sum(c.resurrections for c in cells)
         bindings = attempts - expired
+        held = sum(c.held for c in cells)
         return {
             "scenarios": sum(c.scenarios for c in cells),
             "attempts": bindings,
             "resurrections": resurrections,
             "resurrection_rate": round(resurrections / bindings, 4) if bindings else 0.0,
+            "held": held,
             "over_block_checks": checks,
             "over_blocked": over,
             "over_blocking_rate": round(over / checks, 4) if checks else 0.0,
@@ -524,8 +552,15 @@ def run_eval(
     }
     skipped: list[str] = []
     for story in stories:
-        controls = {back: run_once(story, None, back) for back in backs}
+        controls: dict[str, Seen] = {}
+        for back in backs:
+            try:
+                controls[back] = run_once(story, None, back)
+            except ScenarioError as exc:
+                skipped.append(f"{story.id} / control / {back}: {exc}")
         for (forget, back), cell in cells.items():
+            if back not in controls:
+                continue  # the way back cannot be tried for this story (said in the control)
             try:
                 seen = run_once(story, forget, back)
             except ScenarioError as exc:

@@ -20,7 +20,11 @@ For each proposed object, in the order nodes, candidates, events, slices, edges:
    created on behalf of an event or slice, a new candidate, a candidate bump, an alias;
 5. a pending candidate with the same key is bumped;
 6. otherwise a new candidate (``capture_default=review``), or a new node where the rules say
-   ``auto`` and the confidence is high. Events, slices and edges on a label that only exists
+   ``auto`` and the confidence is high -- except a label that looks like something a
+   suppression forgets without being its name (:func:`memory.tombstones.resemblance`: a shared
+   distinctive word, a nickname of a forgotten person, close in meaning): that is always a
+   candidate, *held* with the suppression it resembles and why, so the person decides; such
+   an alias is refused (``resembles_forgotten``). Events, slices and edges on a label that only exists
    as a candidate are held on that candidate and written when a person promotes it.
 """
 
@@ -41,6 +45,7 @@ from memory.proposals import (
     NodeProposal,
     SliceProposal,
 )
+from memory.tombstones import Resemblance, Tombstone, resemblance, same_name
 from memory.vocab import (
     ACTION_STATE,
     SUPERSEDING_SLICE_KINDS,
@@ -104,6 +109,10 @@ class Snapshot:
     auto_confidence: float = 0.8
     min_confidence: float = 0.5
     candidate_floor: float = 0.3
+    # What the suppressions in force forget, and how close in meaning a name must be to one of
+    # them to be held ("looks like something you asked to forget"; memory.tombstones).
+    tombstones: tuple[Tombstone, ...] = ()
+    resemblance_floor: float = 0.5
 
     @classmethod
     def empty(cls, *, now: datetime, **overrides: object) -> Snapshot:
@@ -195,6 +204,9 @@ class PlannedCandidate:
     held: tuple[AnyProposal, ...]
     evidence: tuple[EvidenceSpan, ...]
     mentions: int = 1
+    # Held: the suppression it looks like, and why ("looks like something you asked to forget").
+    resembles: int | None = None
+    held_why: str = ""
 
 
 @dataclass(frozen=True)
@@ -300,6 +312,7 @@ class _Gate:
             self.node_words.append(other)
             for word in other:
                 self.by_word.setdefault(word, []).append(position)
+        self.resembling: dict[str, Resemblance | None] = {}
         self.suppressions: dict[str, SuppressionRef] = {}
         self.suppressed_cores: dict[str, SuppressionRef] = {}
         for s in snapshot.suppressions:
@@ -331,15 +344,29 @@ class _Gate:
         return None
 
     def suppressed(self, *keys: str) -> bool:
-        """Whether a suppression refuses one of ``keys``: by the key itself, or by its core
-        key (another spelling of the same name). Records the hit."""
+        """Whether a suppression refuses one of ``keys``: by the key itself, by its core key
+        (another spelling of the same name), or by a key of what a tombstone forgets (its
+        aliases, fold keys: :func:`memory.tombstones.same_name`). Records the hit."""
         for key in keys:
             hit = self.suppressions.get(key) or self.suppressed_cores.get(core_key(key))
-            if hit is not None:
-                if hit.id not in self.out.hits:
-                    self.out.hits.append(hit.id)
+            found = hit.id if hit is not None else None
+            if found is None:
+                same = same_name(key, self.snap.tombstones)
+                found = same.id if same is not None else None
+            if found is not None:
+                if found not in self.out.hits:
+                    self.out.hits.append(found)
                 return True
         return False
+
+    def resembles(self, key: str) -> Resemblance | None:
+        """The suppression in force that ``key`` looks like without being its name (a shared
+        distinctive word, a variant of a person's name, close in meaning), if any: such a label
+        is held for the person, never written or proposed silently."""
+        if key not in self.resembling:
+            found = resemblance(key, self.snap.tombstones, floor=self.snap.resemblance_floor)
+            self.resembling[key] = found if found is not None and not found.exact else None
+        return self.resembling[key]
 
     def reject(self, kind: str, label: str, reason: str) -> None:
         self.out.rejected.append(Rejection(kind, label, reason))
@@ -391,6 +418,9 @@ class _Gate:
             return False
         if self.suppressed(alias_key):
             self.reject("alias", alias, RejectReason.SUPPRESSED_BLOCKED.value)
+            return False
+        if self.resembles(alias_key) is not None:
+            self.reject("alias", alias, RejectReason.RESEMBLES_FORGOTTEN.value)
             return False
         self.out.alias_keys.add(alias_key)
         if node is not None:  # later mentions in this batch find the node by it
@@ -469,6 +499,7 @@ class _Gate:
             self.reject(kind, label, RejectReason.LOW_CONFIDENCE.value)
             return False
         self.folds.setdefault(fold_key(key), []).append(key)
+        like = self.resembles(key)
         self.out.candidates[key] = PlannedCandidate(
             key=key,
             label=label,
@@ -478,6 +509,8 @@ class _Gate:
             possible_node_id=self.hint_for(key),
             held=held,
             evidence=evidence,
+            resembles=like.tombstone.id if like is not None else None,
+            held_why=like.why if like is not None else "",
         )
         return True
 
@@ -512,7 +545,7 @@ class _Gate:
         if key not in self.out.candidates and self.suppressed(key, *alias_keys):
             self.reject("node", p.label, RejectReason.SUPPRESSED_BLOCKED.value)
             return
-        if self.auto(p.confidence) and self.waiting_key(key) is None:
+        if self.auto(p.confidence) and self.waiting_key(key) is None and not self.resembles(key):
             aliases = tuple(a for a in p.aliases if self.claim_alias(a, {key}))
             self.out.nodes[key] = PlannedNode(
                 key, p.label, p.category, p.state, aliases, p.confidence, p.evidence
@@ -583,7 +616,7 @@ class _Gate:
         if self.suppressed(key):
             self.reject(kind, label, RejectReason.SUPPRESSED_BLOCKED.value)
             return None
-        if self.auto(p.confidence):
+        if self.auto(p.confidence) and not self.resembles(key):
             self.out.nodes[key] = PlannedNode(
                 key, label, p.category, None, (), p.confidence, p.evidence, on_behalf=True
             )

@@ -330,6 +330,16 @@ class Candidate(models.Model):
         "Receipt", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     restored_at = models.DateTimeField(null=True, blank=True)
+    resembles = models.ForeignKey(
+        "Suppression",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="held_candidates",
+        help_text="Held: it looks like what this suppression forgets; the person decides. "
+        "Only while the suppression is in force.",
+    )
+    held_why = models.CharField(max_length=200, blank=True, default="")
 
     objects = OwnedManager()
 
@@ -382,6 +392,13 @@ class Candidate(models.Model):
                 kwargs["update_fields"] = {*fields, "value"}
         super().save(*args, **kwargs)
 
+    @property
+    def held_by(self) -> Suppression | None:
+        """The suppression in force this card is held by (it looks like what it forgets), or
+        None: a lifted or expired suppression holds nothing, at once."""
+        s = self.resembles if self.resembles_id else None
+        return s if s is not None and s.is_active_at(timezone.now()) else None
+
     def value_now(self) -> float:
         """memory.triage.candidate_value of this row as it is."""
         return candidate_value(
@@ -419,6 +436,21 @@ class Suppression(models.Model):
     lifted_at = models.DateTimeField(null=True, blank=True)
     hit_count = models.PositiveIntegerField(default=0)
     last_hit_at = models.DateTimeField(null=True, blank=True)
+    signature = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text="What identifies the forgotten thing beside its key (memory.tombstones.sign): "
+        "its names, their keys, its distinctive words, the variants of a person's name.",
+    )
+    vector = models.BinaryField(
+        null=True, blank=True, help_text="Its name's meaning: int8 bytes of the local model."
+    )
+    vector_model = models.CharField(max_length=64, blank=True, default="")
+    exceptions = models.JSONField(
+        default=list,
+        blank=True,
+        help_text="Canonical keys a person kept although they look like this suppression.",
+    )
 
     objects = OwnedManager()
 
@@ -442,6 +474,30 @@ class Suppression(models.Model):
         if self.lifted_at is not None:
             return False
         return self.suppressed_until is None or self.suppressed_until > when
+
+
+class ErasedConversation(models.Model):
+    """A conversation a person's delete-all erased, kept only as a keyed digest of its messages
+    (``memory.services.erased``) so that the same conversation sent again -- a client's
+    retry, an old export imported -- is not read again. Never its words."""
+
+    owner = models.ForeignKey(
+        Owner, on_delete=models.CASCADE, related_name="memory_erased_conversations"
+    )
+    digest = models.CharField(max_length=64)
+    erased_at = models.DateTimeField(default=timezone.now)
+
+    objects = OwnedManager()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["owner", "digest"], name="memory_erasedconversation_one_per_digest"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"erased conversation {self.digest[:12]}"
 
 
 class TranscriptQuerySet(OwnedQuerySet["Transcript"]):

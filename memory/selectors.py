@@ -55,7 +55,8 @@ from memory.models import (
 )
 from memory.owned import OwnerRef, Person
 from memory.proposals import AnyProposal, EventProposal
-from memory.vocab import CandidateStatus, TranscriptStatus
+from memory.tombstones import Tombstone, same_name, tombstone
+from memory.vocab import CandidateStatus, SuppressionReason, TranscriptStatus
 
 T = TypeVar("T")
 
@@ -71,6 +72,12 @@ def memory_rule_for(owner: Person) -> MemoryRule:
     return rule if rule is not None else MemoryRule(owner=owner)
 
 
+def rule_excludes(owner: OwnerRef) -> list[str]:
+    """The terms the owner's memory rules exclude (none without rules)."""
+    found = MemoryRule.objects.filter(owner=owner).values_list("excludes", flat=True).first()
+    return [term for term in found or [] if isinstance(term, str)]
+
+
 def active_suppressions(owner: OwnerRef, *, now: datetime) -> QuerySet[Suppression]:
     """Suppressions that block right now; the gate and cleanup agree on this definition."""
     return Suppression.objects.filter(owner=owner, lifted_at__isnull=True).filter(
@@ -78,24 +85,63 @@ def active_suppressions(owner: OwnerRef, *, now: datetime) -> QuerySet[Suppressi
     )
 
 
+def _tombstone_of(s: Suppression) -> Tombstone:
+    return tombstone(
+        id=s.pk,
+        label=s.label,
+        key=s.canonical_key,
+        signature=s.signature,
+        vector=s.vector,
+        vector_model=s.vector_model,
+        exceptions=s.exceptions or (),
+        exact_only=s.reason == SuppressionReason.CLEANUP,
+    )
+
+
+def suppressions_reached(
+    owner: OwnerRef, keys: Iterable[str], *, now: datetime, reasons: Iterable[str] = ()
+) -> list[Suppression]:
+    """The suppressions in force that a label with one of ``keys`` can meet, oldest first:
+    every one a person made (a name in other words may resemble any of them), and cleanup's
+    junk suppressions only by their key or core key (they bind their own name, nothing like
+    it). With ``reasons``, only those. One query, by the owner's key indexes and the owner's
+    suppressions."""
+    keys = set(keys) - {""}
+    cores = {core_key(key) for key in keys}
+    reach = ~Q(reason=SuppressionReason.CLEANUP)
+    if keys:
+        reach |= Q(canonical_key__in=keys | cores) | Q(core_key__in=cores)
+    rows = active_suppressions(owner, now=now).filter(reach)
+    if reasons:
+        rows = rows.filter(reason__in=list(reasons))
+    return list(rows.order_by("created_at", "id"))
+
+
+def tombstones_of(suppressions: Iterable[Suppression]) -> tuple[Tombstone, ...]:
+    """Suppressions as tombstones (:mod:`memory.tombstones`), in the order given."""
+    return tuple(_tombstone_of(s) for s in suppressions)
+
+
 def suppression_blocking(
     owner: OwnerRef, texts: Iterable[str], *, now: datetime
 ) -> Suppression | None:
     """The active suppression that refuses any of ``texts`` as a label or an alias, if one
-    does: its canonical key is one of theirs, or its core key is (:func:`memory.keys.core_key`:
-    "Moonbeam" is refused by a suppression of "Project Moonbeam", "Ms Vane" by one of "Vane").
-    One query, by the owner's key and core-key indexes. Every path that gives a node a label
+    does: the same name (:func:`memory.tombstones.same_name`: its canonical, core or fold key
+    is one of the suppression's keys: "Moonbeam" for a suppressed "Project Moonbeam", or one of
+    its aliases). A name that only looks like one is not refused here: see
+    :func:`memory.services.labels.label_check`. One query. Every path that gives a node a label
     or an alias asks this before it writes; the gate makes the same test on its snapshot."""
-    keys = {canonical_key(text) for text in texts} - {""}
+    keys = [k for k in map(canonical_key, texts) if k]
     if not keys:
         return None
-    cores = {core_key(key) for key in keys}
-    return (
-        active_suppressions(owner, now=now)
-        .filter(Q(canonical_key__in=keys | cores) | Q(core_key__in=cores))
-        .order_by("created_at", "id")
-        .first()
-    )
+    rows = suppressions_reached(owner, keys, now=now)
+    by_id = {s.pk: s for s in rows}
+    tombstones = tombstones_of(rows)
+    for key in keys:
+        found = same_name(key, tombstones)
+        if found is not None:
+            return by_id[found.id]
+    return None
 
 
 HINTS = 200  # nodes sharing words with a save's labels, read for the gate's hints
@@ -104,10 +150,11 @@ HINTS = 200  # nodes sharing words with a save's labels, read for the gate's hin
 def gate_snapshot(owner: Person, proposals: Iterable[AnyProposal], *, now: datetime) -> Snapshot:
     """Everything the gate needs to judge ``proposals``, in a constant number of queries.
 
-    Only rows the proposals can touch are loaded: nodes, aliases, pending candidates and
-    suppressions whose canonical key is one the proposals name, suppressions whose core key
-    is one of theirs (:func:`memory.keys.core_key`), plus nodes sharing a word with them
-    (shown to the reviewer as "may belong to", never merged).
+    Only rows the proposals can touch are loaded: nodes, aliases and pending candidates whose
+    canonical key is one the proposals name, plus nodes sharing a word with them (shown to the
+    reviewer as "may belong to", never merged); and the suppressions they can meet
+    (:func:`suppressions_reached`: every one a person made, as a tombstone the gate compares
+    names in other words with; cleanup's by key or core key).
     """
     proposals = list(proposals)
     keys = proposal_keys(proposals)
@@ -129,12 +176,9 @@ def gate_snapshot(owner: Person, proposals: Iterable[AnyProposal], *, now: datet
     nodes = _snapshot_nodes(owner, keys)
     matched = [n.id for n in nodes if n.key in keys or n.alias_keys & keys]
     candidates = _snapshot_candidates(owner, keys)
-    cores = {core_key(key) for key in keys}
+    reached = suppressions_reached(owner, keys, now=now)
     suppressions = tuple(
-        SuppressionRef(s.id, s.kind, s.canonical_key, s.suppressed_until)
-        for s in active_suppressions(owner, now=now).filter(
-            Q(canonical_key__in=keys | cores) | Q(core_key__in=cores)
-        )
+        SuppressionRef(s.id, s.kind, s.canonical_key, s.suppressed_until) for s in reached
     )
     edges, slice_keys, event_keys = _snapshot_details(owner, matched, proposals)
     return Snapshot(
@@ -142,6 +186,8 @@ def gate_snapshot(owner: Person, proposals: Iterable[AnyProposal], *, now: datet
         nodes=nodes,
         candidates=candidates,
         suppressions=suppressions,
+        tombstones=tombstones_of(reached),
+        resemblance_floor=settings.UME_FORGET_MEANING_FLOOR,
         rules=rules,
         edges=edges,
         slice_keys=slice_keys,
@@ -321,8 +367,12 @@ def candidates_proposed_by(
     that created them), of its owner only: those whose key is one of ``keys``, or whose key
     contains ``containing``. An assistant is shown what it proposed itself, marked as
     waiting (the reference memory server's tools, ``memory.mcp.tools``); nobody else's."""
-    rows = Candidate.objects.for_owner(token.owner).filter(
-        status=CandidateStatus.PENDING, created_receipt__token=token
+    rows = without_held(
+        Candidate.objects.for_owner(token.owner).filter(
+            status=CandidateStatus.PENDING, created_receipt__token=token
+        ),
+        token.owner,
+        now=timezone.now(),
     )
     if keys is not None:
         rows = rows.filter(canonical_key__in=list(keys))
@@ -331,6 +381,25 @@ def candidates_proposed_by(
     else:
         return []
     return list(rows.order_by("label_guess", "id")[:limit])
+
+
+def _held(owner: OwnerRef, now: datetime) -> Q:
+    return Q(resembles__in=active_suppressions(owner, now=now).values("pk"))
+
+
+def only_held(rows: QuerySet[Candidate], owner: OwnerRef, *, now: datetime) -> QuerySet[Candidate]:
+    """Of the cards ``rows``, those held for the person: they look like what a suppression in
+    force forgets (a lifted or expired one holds nothing, at once)."""
+    return rows.filter(_held(owner, now))
+
+
+def without_held(
+    rows: QuerySet[Candidate], owner: OwnerRef, *, now: datetime
+) -> QuerySet[Candidate]:
+    """Of the cards ``rows``, those not held (:func:`only_held`): what an assistant may be
+    shown as waiting for review. A card that looks like something the person asked to forget
+    is shown to no one but the person until they decide."""
+    return rows.exclude(_held(owner, now))
 
 
 def candidate_queue(
@@ -355,7 +424,7 @@ def candidate_queue(
             )
         )
     return (
-        queue.select_related("possible_existing_node")
+        queue.select_related("possible_existing_node", "resembles")
         .annotate(evidence_count=Coalesce(_counted(Evidence, of="candidate_id"), 0))
         .prefetch_related(
             Prefetch(

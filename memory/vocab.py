@@ -198,6 +198,7 @@ class RejectReason(models.TextChoices):
     EXCLUDED_BY_RULE = "excluded_by_rule", "excluded by a rule"
     OUTSIDE_INCLUDE_RULES = "outside_include_rules", "outside the include rules"
     SUPPRESSED_BLOCKED = "suppressed_blocked", "suppressed"
+    RESEMBLES_FORGOTTEN = "resembles_forgotten", "looks like something you asked to forget"
     LOW_CONFIDENCE = "low_confidence", "low confidence"
     EVENT_NO_NODE = "event_no_node", "event without a node"
     SLICE_NO_NODE = "slice_no_node", "slice without a node"

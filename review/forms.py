@@ -69,6 +69,11 @@ class PromoteForm(forms.Form):
     keep_guess = forms.BooleanField(
         required=False, help_text="Under a new label, keep the guess as another name (an alias)."
     )
+    # The person's answer when the label looks like something they asked to forget: lift that
+    # suppression, or keep it and make this memory its exception (empty: not asked yet).
+    resemblance = forms.ChoiceField(
+        choices=[("", "not decided"), ("lift", "lift"), ("keep", "keep")], required=False
+    )
 
 
 class RejectForm(forms.Form):

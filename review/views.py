@@ -25,7 +25,7 @@ from memory.htmx import HtmxHttpRequest
 from memory.imports import selectors as import_selectors
 from memory.models import Candidate
 from memory.services import review as review_services
-from memory.services.review import CandidateAlreadyDecided, ReviewError
+from memory.services.review import CandidateAlreadyDecided, ResemblanceUndecided, ReviewError
 from memory.services.uploads import transcripts_upload
 from memory.vocab import CandidateStatus
 from review import views_triage
@@ -174,10 +174,27 @@ def candidate_promote(request: HtmxHttpRequest, candidate_id: int) -> HttpRespon
         node = review_services.candidate_promote(
             candidate=candidate, by=request.user, **form.cleaned_data
         )
+    except ResemblanceUndecided as exc:
+        return _resemblance_choice(request, candidate, exc, form.cleaned_data)
     except ReviewError as exc:
         return _refused(request, candidate, exc)
     verb = "Promoted" if candidate.status == CandidateStatus.PROMOTED else "Merged into"
     return _done(request, candidate, f"{verb} “{node.label}”.")
+
+
+def _resemblance_choice(
+    request: HtmxHttpRequest,
+    candidate: Candidate,
+    exc: ResemblanceUndecided,
+    promote: dict[str, Any],
+) -> HttpResponse:
+    """A promotion that looks like something the person asked to forget: ask them to lift
+    that suppression or keep it (and make this memory its exception), the card's swap target
+    for HTMX, a page of its own without JavaScript. Each answer promotes as asked."""
+    context = {"candidate": candidate, "refusal": exc, "promote": promote, "oob_count": False}
+    if request.htmx:
+        return render(request, "review/resemblance.html#choice", context)
+    return render(request, "review/resemblance.html", context)
 
 
 @login_required

@@ -304,6 +304,11 @@ UME_UNDO_SECONDS = env_int("UME_UNDO_SECONDS", 300, minimum=1)
 # A one-off, low-value guess (said in one conversation, at most twice, below
 # UME_AUTO_CONFIDENCE) expires this many days after ume last saw it; 0: never early.
 UME_ONE_OFF_DAYS = env_int("UME_ONE_OFF_DAYS", 14, minimum=0)
+# How close in meaning (cosine of the local model's vectors) a new name, or a word of a
+# message, must be to something the person asked to forget to be held for them ("looks like
+# something you asked to forget") or hidden from recall. Chosen on eval_forgetting: see
+# docs/architecture.md, "Tombstones".
+UME_FORGET_MEANING_FLOOR = env_float("UME_FORGET_MEANING_FLOOR", 0.5)
 # Every change records a revision (memory.services.history). Off only to measure what history
 # costs (make bench); with it off nothing has a history to show or roll back to.
 UME_HISTORY = env_bool("UME_HISTORY", True)

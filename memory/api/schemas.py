@@ -122,6 +122,12 @@ class PromoteIn(Schema):
     label: Label | None = None
     category: CategoryChoice = None
     state: StateChoice = None
+    resemblance: Literal["lift", "keep"] | None = Field(
+        default=None,
+        description="When the label looks like something the person asked to forget (a held "
+        "card; otherwise 409 resembles_forgotten): lift that suppression, or keep it and make "
+        "this memory its exception.",
+    )
 
 
 class RejectIn(Schema):

@@ -246,6 +246,12 @@ class EvidenceOut(Out):
     message_ts: Time | None
 
 
+class HeldOut(Out):
+    suppression_id: int
+    label: str = Field(description="What the suppression forgets.")
+    why: str
+
+
 class CandidateOut(Out):
     id: int
     label: str
@@ -262,6 +268,18 @@ class CandidateOut(Out):
     held_objects: int = Field(description="Details held back until the candidate is decided.")
     evidence: list[EvidenceOut] = Field(description=f"The first {EVIDENCE_PER_ITEM} quotes.")
     evidence_count: int = Field(description="How many quotes there are in all.")
+    held: HeldOut | None = Field(
+        default=None,
+        description="Held: it looks like something the person asked to forget; promote it "
+        "with `resemblance` lift or keep.",
+    )
+
+
+def _held_json(candidate: Candidate) -> dict[str, Any] | None:
+    held = candidate.held_by if candidate.resembles_id else None
+    if held is None:
+        return None
+    return {"suppression_id": held.pk, "label": held.label, "why": candidate.held_why}
 
 
 def candidate_json(candidate: Candidate) -> dict[str, Any]:
@@ -298,6 +316,7 @@ def candidate_json(candidate: Candidate) -> dict[str, Any]:
             if hasattr(candidate, "evidence_count")
             else candidate.evidence.count()
         ),
+        "held": _held_json(candidate),
     }
 
 

@@ -308,8 +308,12 @@ def _if_match(request: HttpRequest) -> frozenset[int] | None:
 
 
 def _suppressed(exc: LabelSuppressed) -> ApiError:
-    """409 ``suppressed``: the name is one an active suppression covers; nothing was written."""
-    return ApiError(409, "suppressed", str(exc), suppression_id=exc.suppression.pk)
+    """409 ``suppressed``: the name is one an active suppression covers, or the memory rules
+    exclude (``suppression_id`` null); ``resembles_forgotten``: it looks like what the
+    suppression forgets. Nothing was written."""
+    code = "suppressed" if exc.exact else "resembles_forgotten"
+    suppression_id = exc.suppression.pk if exc.suppression is not None else None
+    return ApiError(409, code, str(exc), suppression_id=suppression_id)
 
 
 @contextmanager
@@ -581,6 +585,7 @@ def promote_candidate(
             label=payload.label,
             category=payload.category,
             state=payload.state,
+            resemblance=payload.resemblance or "",
         )
     return {
         "candidate": _candidate_after(request, candidate_id),

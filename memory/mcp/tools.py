@@ -23,6 +23,7 @@ from typing import Any
 from django.conf import settings
 from django.db import transaction
 from django.db.models import Q
+from django.utils import timezone
 
 from memory.api.shapes import candidate_json, revision_json
 from memory.cursors import CursorError, cursor_decode, cursor_encode, cursor_node
@@ -52,6 +53,7 @@ from memory.selectors import (
     nodes_with_facts,
     revision_get,
     revision_parents,
+    without_held,
 )
 from memory.services.details import detail_delete
 from memory.services.ingest import ingest_proposals, save_memory_text, save_messages
@@ -379,7 +381,8 @@ def _forget_candidate(owner: Person, candidate: Candidate, *, stick: bool) -> To
 
 
 def list_pending_candidates(token: AccessToken, *, limit: int = 20) -> ToolResult:
-    rows = list(candidate_queue(token.owner)[:limit])
+    # A card held because it looks like something the person asked to forget is theirs alone.
+    rows = list(without_held(candidate_queue(token.owner), token.owner, now=timezone.now())[:limit])
     payload = {"count": len(rows), "candidates": [candidate_json(c) for c in rows]}
     if not rows:
         return ToolResult(payload, "no memories are waiting for review")

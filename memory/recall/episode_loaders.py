@@ -9,9 +9,13 @@ from functools import lru_cache
 from typing import Any
 
 import numpy as np
+from django.conf import settings as django_settings
 from django.db import connection
 from django.utils import timezone
 
+# The module, not its names: memory.tombstones reads words through memory.recall, whose
+# package imports this module, so its names may not be there yet when this one is imported.
+from memory import tombstones as tombstones_module
 from memory.keys import canonical_key
 from memory.models import (
     Alias,
@@ -85,19 +89,64 @@ def episode_settings(owner: Person, *, now: datetime | None = None) -> EpisodeSe
     reason, lifted, until = (
         column(Suppression, name) for name in ("reason", "lifted_at", "suppressed_until")
     )
-    rows = owned_rows(
+    rows = converted(
         Suppression,
-        ("canonical_key",),
-        owner,
-        f"{reason} IN ({marks(len(reasons))}) AND {lifted} IS NULL"
-        f" AND ({until} IS NULL OR {until} > %s)",
-        [*reasons, connection.ops.adapt_datetimefield_value(now)],
+        _TOMBSTONE_COLUMNS,
+        owned_rows(
+            Suppression,
+            _TOMBSTONE_COLUMNS,
+            owner,
+            f"{reason} IN ({marks(len(reasons))}) AND {lifted} IS NULL"
+            f" AND ({until} IS NULL OR {until} > %s)",
+            [*reasons, connection.ops.adapt_datetimefield_value(now)],
+        ),
     )
     # A forgotten name, as people go on to say it (its distinctive parts); an excluded term
     # is the person's own words, matched as they wrote them.
-    keys = set(forgotten_names(key for (key,) in rows))
+    keys = set(forgotten_names(row[1] for row in rows))
     keys |= {canonical_key(term) for term in excludes or [] if isinstance(term, str)}
-    return EpisodeSettings(True, tuple(sorted(k for k in keys if k)))
+    tombstones = tuple(
+        tombstones_module.tombstone(
+            id=pk,
+            key=key,
+            label=label,
+            signature=sig,
+            vector=vector,
+            vector_model=model,
+            exceptions=kept or (),
+        )
+        for pk, key, label, sig, vector, model, kept in rows
+    )
+    return EpisodeSettings(
+        True,
+        tuple(sorted(k for k in keys if k)),
+        tombstones=tombstones,
+        meaning_floor=django_settings.UME_FORGET_MEANING_FLOOR,
+    )
+
+
+_TOMBSTONE_COLUMNS = (
+    "id",
+    "canonical_key",
+    "label",
+    "signature",
+    "vector",
+    "vector_model",
+    "exceptions",
+)
+
+
+def unforgotten(rows: Sequence[EpisodeRow], settings: EpisodeSettings) -> list[EpisodeRow]:
+    """``rows`` less the messages that speak of something forgotten in other words (a
+    nickname, a variant, a word close in meaning: :func:`memory.tombstones.hidden`). Dropped
+    before ranking, so that neither they nor a reply's context can quote them, as the ranking
+    drops those that say a forgotten name."""
+    if not settings.tombstones or not rows:
+        return list(rows)
+    flags = tombstones_module.hidden(
+        [r.text for r in rows], settings.tombstones, floor=settings.meaning_floor
+    )
+    return [row for row, hide in zip(rows, flags, strict=True) if not hide]
 
 
 _COLUMNS = ("id", "transcript_id", "message_id", "seq", "role", "text", "said_at")
@@ -359,6 +408,7 @@ def recall_episodes(
     candidates, neighbours = load_episode_candidates(
         owner, [*query_terms, *frame_terms], total, names=name_terms, reads=reads
     )
+    candidates, neighbours = unforgotten(candidates, settings), unforgotten(neighbours, settings)
     question = " ".join(subject)
     meaning = StoredMeaning.of([*candidates, *neighbours])
 

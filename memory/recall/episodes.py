@@ -24,6 +24,7 @@ from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from memory.keys import canonical_key, name_words
 from memory.recall.items import WHY_EPISODE, EpisodeItem
@@ -36,6 +37,9 @@ from memory.recall.text import (
     stem_line,
     words_of,
 )
+
+if TYPE_CHECKING:
+    from memory.tombstones import Tombstone
 
 # Ranking constants.
 SHORT_REPLY_WORDS = 8  # a message this short is read together with the one it answers
@@ -92,6 +96,10 @@ class EpisodeRow:
 class EpisodeSettings:
     enabled: bool
     forgotten: tuple[str, ...]  # canonical keys of forgotten labels and excluded terms
+    # What the forgetting suppressions forget, to hide what speaks of it in other words
+    # (memory.tombstones.hidden), and how close in meaning a word must be to count.
+    tombstones: tuple[Tombstone, ...] = ()
+    meaning_floor: float = 1.0
 
 
 # --- ranking (pure) -------------------------------------------------------------------------

@@ -522,6 +522,8 @@ def _new_candidate(
         mention_count=planned.mentions,
         held_objects=[dump_proposal(p) for p in planned.held],
         possible_existing_node_id=planned.possible_node_id,
+        resembles_id=planned.resembles,
+        held_why=planned.held_why[:200],
         expires_at=now + ttl,
         created_receipt=receipt,
         created_at=now,

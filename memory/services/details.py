@@ -302,7 +302,7 @@ def alias_key_free(
         raise DetailError(f"“{text}” is already an alias")
     hit = suppressed_label(owner_id, [text])
     if hit is not None:
-        raise SuppressedAlias(text, hit)
+        raise SuppressedAlias.of(hit)
 
 
 def edge_update(*, edge: Edge, type: str, expected_revision: int | None = None) -> Receipt | None:

@@ -54,6 +54,7 @@ from memory.models import (
     ChatImport,
     Edge,
     Episode,
+    ErasedConversation,
     Erasure,
     Event,
     Evidence,
@@ -73,8 +74,10 @@ from memory.selectors import active_suppressions
 from memory.services.barrier import barrier_hold, barrier_raise, barrier_release
 from memory.services.bulk import claim_first, delete_in_chunks
 from memory.services.episodes import episodes_delete
+from memory.services.erased import erased_conversations_record
 from memory.services.history import History, delete_tree, update_rows
 from memory.services.recall_index import recall_index_rebuild, recall_index_refresh
+from memory.tombstones import sign
 from memory.vocab import (
     SUPERSEDING_SLICE_KINDS,
     CandidateStatus,
@@ -332,17 +335,23 @@ class _Undo:
 
     def _labels(
         self, nodes: list[Node], node_ids: set[int], doomed: list[Candidate]
-    ) -> dict[str, tuple[str, str]]:
+    ) -> dict[str, tuple[str, str, str]]:
         """What make-it-stick suppresses: the labels and aliases of the nodes the run
-        created, and the labels of its guesses that go."""
+        created, and the labels of its guesses that go (key -> kind, label, category)."""
         owner = self.owner
-        labels: dict[str, tuple[str, str]] = {}
+        labels: dict[str, tuple[str, str, str]] = {}
+        category = {node.pk: node.category for node in nodes}
         for node in nodes:
-            labels.setdefault(node.canonical_key, (SuppressionKind.NODE, node.label))
+            labels.setdefault(node.canonical_key, (SuppressionKind.NODE, node.label, node.category))
         for alias in Alias.objects.for_owner(owner).filter(node_id__in=node_ids).order_by("id"):
-            labels.setdefault(alias.canonical_key, (SuppressionKind.NODE, alias.alias))
+            labels.setdefault(
+                alias.canonical_key,
+                (SuppressionKind.NODE, alias.alias, category.get(alias.node_id, "")),
+            )
         for c in doomed:
-            labels.setdefault(c.canonical_key, (SuppressionKind.CANDIDATE, c.label_guess))
+            labels.setdefault(
+                c.canonical_key, (SuppressionKind.CANDIDATE, c.label_guess, c.category_guess)
+            )
         return labels
 
     def _delete_created(
@@ -616,13 +625,13 @@ class _Undo:
             )
         self.transcript_deleted = bool(rows.delete()[0])
 
-    def _suppress(self, labels: dict[str, tuple[str, str]]) -> None:
+    def _suppress(self, labels: dict[str, tuple[str, str, str]]) -> None:
         covered = set(
             active_suppressions(self.owner, now=self.now)
             .filter(canonical_key__in=list(labels))
             .values_list("canonical_key", flat=True)
         )
-        for key, (kind, label) in labels.items():
+        for key, (kind, label, category) in labels.items():
             if key in covered:
                 continue
             row = Suppression.objects.create(
@@ -631,6 +640,7 @@ class _Undo:
                 canonical_key=key,
                 core_key=core_key(key),
                 label=label[:200],
+                **sign(label, category=category),
                 reason=SuppressionReason.UNDO,
                 source=f"undo:receipt:{self.receipt.pk}",
                 created_at=self.now,
@@ -768,7 +778,17 @@ def _erased_models(keep_suppressions: bool) -> list[tuple[str, Any]]:
     models = list(OWNED)
     if not keep_suppressions:
         models.append(("suppressions", Suppression))
+        models.append(("erased_conversations", ErasedConversation))
     return models
+
+
+def _remember_erased(owner: Person, keep_suppressions: bool) -> None:
+    """Before the transcripts go: with suppressions kept, what was said stays erased (the
+    same conversation sent again is not read again, ``memory.services.erased``)."""
+    if keep_suppressions:
+        erased_conversations_record(
+            owner, Transcript.objects.for_owner(owner).only("text", "name").iterator()
+        )
 
 
 def memory_erase_all(
@@ -786,6 +806,7 @@ def memory_erase_all(
     counts: dict[str, int] = {}
     with transaction.atomic():
         barrier_raise(owner, at=now)
+        _remember_erased(owner, keep_suppressions)
         for name, model in _erased_models(keep_suppressions):
             counts[name] = delete_owned(model, owner)
         recall_index_rebuild(owner_id=owner.pk)  # nothing left to index: empties it
@@ -900,6 +921,7 @@ def erasure_run(erasure: Erasure) -> Receipt:
     started = time.perf_counter()
     owner = erasure.owner
     models = _erased_models(erasure.keep_suppressions)
+    _remember_erased(owner, erasure.keep_suppressions)
     for name, model in models:
         while _erase_chunk(erasure, name, model):
             pass

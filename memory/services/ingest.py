@@ -40,6 +40,7 @@ from memory.selectors import gate_snapshot
 from memory.services.apply import ApplyResult, CandidateDecided, plan_apply, plan_recheck
 from memory.services.barrier import DeletionConflict, barrier_check
 from memory.services.episodes import episodes_record
+from memory.services.erased import conversation_erased
 from memory.transcripts import (
     Message,
     TranscriptError,
@@ -643,6 +644,8 @@ def _ingest_claimed(
         )
         _finish(transcript, status=TranscriptStatus.FAILED, receipt=receipt, error=error)
         return receipt
+    if messages and conversation_erased(transcript.owner, messages):
+        return _erased_again(transcript, src, started, extractor)
     receipt = apply_proposals(
         src=src,
         proposals=proposals,
@@ -660,6 +663,26 @@ def _ingest_claimed(
     if receipt.outcome in {Outcome.DB_WRITE_FAILED, Outcome.DELETION_CONFLICT}:
         _finish(transcript, status=TranscriptStatus.FAILED, receipt=receipt, error=receipt.error)
     # else the transcript was marked done in the transaction that applied it (_apply_once)
+    return receipt
+
+
+def _erased_again(transcript: Transcript, src: Source, started: float, extractor: str) -> Receipt:
+    """A conversation the person's delete-all erased, sent again: refused, and its transcript
+    not kept (``memory.services.erased``)."""
+    error = (
+        f"{transcript.name}: this conversation was erased by “delete all my memory”; it is not "
+        "read again (a new conversation is)"
+    )
+    receipt = _receipt(
+        src,
+        outcome=Outcome.REJECTED_INPUT,
+        subject=transcript.name,
+        started=started,
+        extractor=extractor,
+        error=error,
+        detail={"transcript": None, "erased_conversation": True},
+    )
+    Transcript.objects.for_owner(transcript.owner).filter(pk=transcript.pk).delete()
     return receipt
 
 

@@ -15,8 +15,9 @@ from memory.owned import Person
 from memory.policy import label_rejection
 from memory.services.barrier import barrier_raise
 from memory.services.history import History, delete_tree, record
-from memory.services.labels import LabelSuppressed, suppressed_label
+from memory.services.labels import LabelSuppressed, label_admit
 from memory.services.recall_index import recall_index_refresh
+from memory.tombstones import sign
 from memory.vocab import (
     CandidateStatus,
     Category,
@@ -39,10 +40,8 @@ class SuppressedName(NodeEditError, LabelSuppressed):
     """A rename or alias refused: an active suppression covers the name."""
 
 
-def _refuse_suppressed(owner_id: int, text: str) -> None:
-    hit = suppressed_label(owner_id, [text])
-    if hit is not None:
-        raise SuppressedName(text, hit)
+def _refuse_suppressed(owner_id: int, text: str, *, keep_suppression: bool = False) -> None:
+    label_admit(owner_id, text, SuppressedName, keep_suppression=keep_suppression)
 
 
 class StaleRevision(NodeEditError):
@@ -102,14 +101,18 @@ def node_update(
     expected_revision: Expected = None,
     action: str = RevisionAction.UPDATED,
     reason: str = "",
+    keep_suppression: bool = False,
 ) -> Node:
     """Edit a node's label, category, state or summary. The old label stays as an alias.
 
     With ``expected_revision`` the edit is refused with :class:`StaleRevision` unless the node
-    is still at that revision. A change records one revision (``action``, ``reason``)."""
+    is still at that revision. A change records one revision (``action``, ``reason``). A new
+    label passes the one label check (:mod:`memory.services.labels`); one that only looks like
+    something the person asked to forget is let in with ``keep_suppression``, as that
+    suppression's exception."""
     with transaction.atomic():
         node = _lock_current(node, expected_revision)
-        return _node_update(node, label, category, state, summary, action, reason)
+        return _node_update(node, label, category, state, summary, action, reason, keep_suppression)
 
 
 def _node_update(
@@ -120,6 +123,7 @@ def _node_update(
     summary: str | None,
     action: str,
     reason: str,
+    keep_suppression: bool = False,
 ) -> Node:
     fields: list[str] = []
     old_label, old_key = node.label, node.canonical_key
@@ -127,7 +131,7 @@ def _node_update(
         new_label = _clean_label(label)
         new_key = canonical_key(new_label)
         if new_key != node.canonical_key:
-            _refuse_suppressed(node.owner_id, new_label)
+            _refuse_suppressed(node.owner_id, new_label, keep_suppression=keep_suppression)
         node.label = new_label
         node.canonical_key = new_key
         fields += ["label", "canonical_key"]
@@ -191,7 +195,10 @@ def _node_update(
     return node
 
 
-def alias_add(*, node: Node, alias: str) -> Alias:
+def alias_add(*, node: Node, alias: str, keep_suppression: bool = False) -> Alias:
+    """Give ``node`` another name. Refused when it is another memory's label or an alias
+    already, or the one label check refuses it (``keep_suppression``: see
+    :func:`node_update`)."""
     text = _clean_label(alias)
     key = canonical_key(text)
     if key == node.canonical_key:
@@ -203,7 +210,7 @@ def alias_add(*, node: Node, alias: str) -> Alias:
         raise NodeEditError(
             f"“{text}” is the label of another memory ({other.label}); merge them instead"
         )
-    _refuse_suppressed(node.owner_id, text)
+    _refuse_suppressed(node.owner_id, text, keep_suppression=keep_suppression)
     try:
         with transaction.atomic():
             row = Alias.objects.create(
@@ -250,7 +257,10 @@ def node_delete(
             keys.setdefault(alias.canonical_key, alias.alias)
         barrier_raise(node.owner, at=now)
         if stick:
+            names = list(keys.values())
             for key, label in keys.items():
+                # Each name's suppression knows the others: the thing, by every name it had.
+                others = [name for name in names if name != label]
                 suppressions.append(
                     Suppression.objects.create(
                         owner_id=node.owner_id,
@@ -258,6 +268,7 @@ def node_delete(
                         canonical_key=key,
                         core_key=core_key(key),
                         label=label,
+                        **sign(label, aliases=others, category=node.category),
                         reason=SuppressionReason.DELETED,
                         source=f"{source}:node:{node.pk}",
                         created_at=now,
@@ -305,6 +316,9 @@ def suppression_save(*, suppression: Suppression) -> Suppression:
     every other suppression."""
     suppression.canonical_key = canonical_key(suppression.label)
     suppression.core_key = core_key(suppression.canonical_key)
+    signed = sign(suppression.label, aliases=suppression.signature.get("names", [])[1:])
+    for name, value in signed.items():
+        setattr(suppression, name, value)
     suppression.save()
     return suppression
 
@@ -326,6 +340,7 @@ def suppression_add(
             canonical_key=key,
             core_key=core_key(key),
             label=text[:200],
+            **sign(text[:200]),
             reason=SuppressionReason.MANUAL,
             source=source,
             suppressed_until=until,

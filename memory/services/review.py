@@ -47,10 +47,9 @@ from memory.proposals import (
     dump_proposal,
     parse_proposals,
 )
-from memory.selectors import suppression_blocking
 from memory.services.barrier import barrier_raise
 from memory.services.history import History, delete_tree, update_rows
-from memory.services.labels import LabelSuppressed
+from memory.services.labels import LabelSuppressed, Refusal, label_refusal
 from memory.services.recall_index import recall_index_refresh
 from memory.services.writers import (
     NewSlice,
@@ -60,6 +59,7 @@ from memory.services.writers import (
     node_states_write,
     slices_write,
 )
+from memory.tombstones import sign
 from memory.vocab import (
     ACTION_STATE,
     SUPERSEDING_SLICE_KINDS,
@@ -79,6 +79,16 @@ class ReviewError(ValueError):
 
 class SuppressedPromotion(ReviewError, LabelSuppressed):
     """A promotion refused: an active suppression covers the label it would give."""
+
+
+class ResemblanceUndecided(ReviewError, LabelSuppressed):
+    """A promotion that waits for the person: its label looks like something they asked to
+    forget, and they have not said whether to lift that suppression or keep it and make this
+    memory an exception (``resemblance="lift"`` or ``"keep"``)."""
+
+
+#: A person's answer when a promotion looks like something they asked to forget.
+RESEMBLANCE_CHOICES = ("lift", "keep")
 
 
 class CandidateAlreadyDecided(ReviewError):
@@ -333,14 +343,14 @@ def _node_by_key(owner: Person, key: str) -> Node | None:
 
 
 def _alias_free(owner: Person, key: str, now: datetime) -> bool:
-    """May ``key`` become an alias? Not if it names another node, is an alias already, or a
-    suppression covers it (an alias would let the suppressed label back in through the side
-    door; :func:`memory.selectors.suppression_blocking`, so another spelling of a suppressed
-    name is refused too)."""
+    """May ``key`` become an alias? Not if it names another node, is an alias already, or the
+    one label check refuses it (:func:`memory.services.labels.label_refusal`: a suppression
+    names it or it looks like what one forgets, or the rules exclude it): an alias would let
+    it back in through the side door."""
     return not (
         Alias.objects.for_owner(owner).filter(canonical_key=key).exists()
         or Node.objects.for_owner(owner).filter(canonical_key=key).exists()
-        or suppression_blocking(owner, [key], now=now) is not None
+        or label_refusal(owner, [key], now=now) is not None
     )
 
 
@@ -355,10 +365,53 @@ def _alias_from_guess(candidate: Candidate, node: Node, written: _Written) -> No
     written.aliases.append(alias_row.pk)
 
 
-def _assert_not_suppressed(owner: Person, label: str, now: datetime) -> None:
-    hit = suppression_blocking(owner, [label], now=now)
-    if hit is not None:
-        raise SuppressedPromotion(label, hit)
+def _settle_label(owner: Person, label: str, now: datetime, choice: str) -> dict[str, Any]:
+    """The one label check of a promotion (:func:`memory.services.labels.label_refusal`). A
+    name a suppression covers, or the rules exclude, is refused. A name that only looks like
+    what a suppression forgets needs the person's ``choice``: ``lift`` the suppression (it stops
+    binding at once, everywhere), or ``keep`` it and make this label an explicit exception of
+    it; without one, :class:`ResemblanceUndecided`. Returns what was decided, for the receipt
+    (and its undo)."""
+    refusal = label_refusal(owner, [label], now=now)
+    if refusal is None:
+        return {}
+    if refusal.exact or refusal.suppression is None:
+        raise SuppressedPromotion.of(refusal)
+    if choice not in RESEMBLANCE_CHOICES:
+        raise ResemblanceUndecided.of(refusal)
+    return _resemblance_decide(refusal, choice, now)
+
+
+def _resemblance_decide(refusal: Refusal, choice: str, now: datetime) -> dict[str, Any]:
+    assert refusal.suppression is not None
+    suppression = Suppression.objects.select_for_update().get(pk=refusal.suppression.pk)
+    key = canonical_key(refusal.text)
+    if choice == "lift":
+        Suppression.objects.filter(pk=suppression.pk, lifted_at__isnull=True).update(lifted_at=now)
+    elif key not in suppression.exceptions:
+        suppression.exceptions = [*suppression.exceptions, key]
+        suppression.save(update_fields=["exceptions"])
+    return {
+        "suppression": suppression.pk,
+        "choice": choice,
+        "key": key,
+        "label": suppression.label,
+        "why": refusal.why,
+    }
+
+
+def _resemblance_undo(owner: Person, decided: dict[str, Any]) -> None:
+    """Take back a promotion's lift or keep: the suppression binds again, or the exception
+    goes."""
+    rows = Suppression.objects.for_owner(owner).filter(pk=int(decided.get("suppression") or 0))
+    suppression = rows.select_for_update().first()
+    if suppression is None:
+        return
+    if decided.get("choice") == "lift":
+        rows.update(lifted_at=None)
+    else:
+        suppression.exceptions = [k for k in suppression.exceptions if k != decided.get("key")]
+        suppression.save(update_fields=["exceptions"])
 
 
 def _adopt(
@@ -414,13 +467,18 @@ def candidate_promote(
     state: str | None = None,
     keep_guess: bool = False,
     batch: str = "",
+    resemblance: str = "",
 ) -> Node:
     """Make the candidate a node (label, category and state as the person edited them).
 
     Its evidence becomes the node's provenance and its held details are written. If the
     label names an existing node exactly, the candidate is merged into that node instead.
     Under a new label the old guess becomes an alias only with ``keep_guess``: a guess the
-    person corrected is not another name for the memory unless they say so.
+    person corrected is not another name for the memory unless they say so. A label that
+    looks like something the person asked to forget (a held card, or a label edited to such a
+    name) is promoted only with ``resemblance``: ``"lift"`` the suppression or ``"keep"`` it
+    with this label as its exception (:func:`_settle_label`); both are undone with the
+    promotion.
     """
     started = time.perf_counter()
     label, category = _promote_checked(candidate, label, category, state)
@@ -441,7 +499,7 @@ def candidate_promote(
                 batch=batch,
             )
         else:
-            _assert_not_suppressed(locked.owner, label, now)
+            decided = _settle_label(locked.owner, label, now, resemblance)
             node = _promote_locked(
                 locked,
                 label=label,
@@ -452,6 +510,7 @@ def candidate_promote(
                 now=now,
                 started=started,
                 batch=batch,
+                decided=decided,
             )
             node.refresh_from_db()
     candidate.refresh_from_db()
@@ -486,9 +545,11 @@ def _promote_locked(
     now: datetime,
     started: float,
     batch: str = "",
+    decided: dict[str, Any] | None = None,
 ) -> Node:
     """A new node from the locked candidate, with what it held; its receipt is written first
-    and marks every row created."""
+    and marks every row created. ``decided``: the person's lift or keep of a suppression the
+    label looked like, recorded in the receipt."""
     written = _Written(
         batch=batch,
         node_created=True,
@@ -526,11 +587,15 @@ def _promote_locked(
         node.state = state
     written.record(node, RevisionAction.PROMOTED)
     history, receipt = written.writing
+    settled = ""
+    if decided:
+        verb = "lifted" if decided["choice"] == "lift" else "kept as an exception of"
+        settled = f"; {verb} the suppression of “{decided['label']}”"
     _receipt_close(
         receipt,
         summary=f"promoted “{label}” ({category}); {_count(written.slices, 'fact')}, "
-        f"{_count(written.events, 'event')}",
-        detail=_detail("promote", locked, written),
+        f"{_count(written.events, 'event')}{settled}",
+        detail=_detail("promote", locked, written, **({"resemblance": decided} if decided else {})),
         started=started,
         counts={
             "nodes": 1,
@@ -715,6 +780,11 @@ def candidate_reject(
                 canonical_key=locked.canonical_key,
                 core_key=core_key(locked.canonical_key),
                 label=locked.label_guess,
+                **sign(
+                    locked.label_guess,
+                    aliases=_spellings(locked),
+                    category=locked.category_guess,
+                ),
                 reason=SuppressionReason.FORGOTTEN if forget else SuppressionReason.REJECTED,
                 source=f"review:candidate:{locked.pk}",
                 suppressed_until=until,
@@ -746,6 +816,17 @@ def candidate_reject(
         )
     candidate.refresh_from_db()
     return suppression
+
+
+def _spellings(candidate: Candidate) -> list[str]:
+    """The other spellings a card was folded from (the subjects its held details were said
+    on: "Pottery classes" on "Pottery class"): other names of what a suppression forgets."""
+    names = []
+    for item in candidate.held_objects or []:
+        on = item.get("on") if isinstance(item, dict) else None
+        if isinstance(on, str) and canonical_key(on) not in ("", candidate.canonical_key):
+            names.append(on)
+    return list(dict.fromkeys(names))
 
 
 def candidate_held_delete(
@@ -846,6 +927,8 @@ def _undo_written(locked: Candidate, receipt: Receipt, now: datetime) -> None:
     created = detail.get("created", {})
     if detail.get("suppression"):
         Suppression.objects.for_owner(locked.owner).filter(pk=detail["suppression"]).delete()
+    if detail.get("resemblance"):
+        _resemblance_undo(locked.owner, detail["resemblance"])
     history = History(
         owner_id=locked.owner_id,
         reason=f"undo of the decision on “{locked.label_guess}”",

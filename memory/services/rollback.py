@@ -177,7 +177,7 @@ def _node(owner: Person, node: Node, values: dict[str, Any], reason: str) -> Non
     if key != node.canonical_key:
         hit = suppressed_label(owner, [values["label"]])
         if hit is not None:
-            raise SuppressedRollback(values["label"], hit)
+            raise SuppressedRollback.of(hit)
         other = Node.objects.for_owner(owner).filter(canonical_key=key).exclude(pk=node.pk).first()
         if other is not None:
             raise RollbackError(
@@ -196,7 +196,9 @@ def _detail(kind: str, row: Any, values: dict[str, Any], reason: str) -> None:
         try:
             alias_key_free(row.owner_id, key, values["alias"], node_id=row.node_id, alias_id=row.pk)
         except LabelSuppressed as exc:
-            raise SuppressedRollback(exc.text, exc.suppression) from exc
+            raise SuppressedRollback(
+                exc.text, exc.suppression, exact=exc.exact, why=exc.why, rule=exc.rule
+            ) from exc
         except DetailError as exc:
             raise RollbackError(str(exc)) from exc
         row.canonical_key = key

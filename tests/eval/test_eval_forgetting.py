@@ -108,7 +108,9 @@ def test_the_command_refuses_unknown_ways() -> None:
 
 def test_forgetting_on_our_stories_holds_its_bounds() -> None:
     """Every way to forget against every way back, for three stories. The bounds are today's
-    figures: a change that lets more come back, or blocks what it should not, fails here."""
+    figures: a change that lets more come back, or blocks what it should not, fails here.
+    Nothing comes back, in other words either: it is held for the person or refused; what a
+    delete-all erased is not read again."""
     out = StringIO()
     call_command(
         "eval_forgetting",
@@ -117,7 +119,7 @@ def test_forgetting_on_our_stories_holds_its_bounds() -> None:
         "--stories",
         SUITE_STORIES,
         "--max-resurrections",
-        "72",
+        "0",
         "--max-over-blocking",
         "0.0",
         stdout=out,
@@ -128,10 +130,12 @@ def test_forgetting_on_our_stories_holds_its_bounds() -> None:
     assert set(report["by_back"]) == set(BACK)
     # What holds today, and must go on holding: the same words, said again anywhere, never
     # bring back a suppressed or deleted memory.
-    for forget in ("suppress", "suppress_30_days", "forget_what_was_said", "delete_for_good"):
-        for back in ("same_transcript", "new_conversation", "chat_import", "mcp_save_memory"):
-            cell = report["cells"][f"{forget} x {back}"]
-            assert cell["resurrections"] == 0, (forget, back, cell)
+    assert report["resurrections"] == 0 and report["over_blocked"] == 0
+    # In other words it is held for the person, not written: nicknames, a name's other form,
+    # an assistant's entities, repeated mentions.
+    assert report["held"] >= 30
+    for back in ("variant_nickname", "mcp_create_entities", "repeated_mentions"):
+        assert report["by_back"][back]["held"] > 0, back
 
 
 def test_run_eval_reports_every_pair_it_ran() -> None:
@@ -140,3 +144,15 @@ def test_run_eval_reports_every_pair_it_ran() -> None:
     data = report.as_json()
     assert set(data["cells"]) == {"suppress x mcp_save_memory", "suppress x after_cleanup"}
     assert data["resurrections"] == 0 and data["over_blocked"] == 0
+
+
+def test_a_way_back_the_story_cannot_try_is_skipped_and_said() -> None:
+    """A keep sentence that proposes no card cannot be renamed onto the forgotten name: the
+    control says so, and the pair is reported as skipped instead of stopping the eval."""
+    quiet = story(keep=Keep("Okay, thanks.", "Anabel", "who is Anabel?"))
+    report = run_eval([quiet], forgets=["suppress"], backs=["rename_onto"])
+    data = report.as_json()
+    assert data["scenarios"] == 0
+    assert data["skipped"] == [
+        "sister / control / rename_onto: the keep sentence proposed no card to rename"
+    ]

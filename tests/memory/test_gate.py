@@ -26,6 +26,7 @@ from memory.proposals import (
     NodeProposal,
     SliceProposal,
 )
+from memory.tombstones import Tombstone, sign, tombstone
 
 NOW = datetime(2026, 5, 10, 12, 0, tzinfo=UTC)
 EV = (EvidenceSpan(message_id="M0", quote="the user said so"),)
@@ -77,6 +78,12 @@ def reasons(plan: WritePlan) -> list[tuple[str, str, str]]:
 
 BOXING = ref(1, "Boxing", "skill")
 ATLAS = ref(2, "Atlas", "project")
+
+
+def _forgotten_dan() -> Tombstone:
+    signed = sign("Dan", category="relationship")
+    return tombstone(id=99, label="Dan", key="dan", **signed)
+
 
 REJECTIONS = [
     ("junk pronoun", [node("they")], snap(), ("node", "they", "junk_label")),
@@ -192,6 +199,12 @@ REJECTIONS = [
         [slice_("Boxing", text="Trains three days a week.")],
         snap(nodes=(BOXING,), slice_keys=frozenset({(1, "other", "trains three days a week")})),
         ("slice", "Boxing", "duplicate"),
+    ),
+    (
+        "alias that looks like a forgotten name",
+        [node("Boxing", aliases=("Danny",))],
+        snap(nodes=(BOXING,), tombstones=(_forgotten_dan(),)),
+        ("alias", "Danny", "resembles_forgotten"),
     ),
     (
         "duplicate stored event",

@@ -70,13 +70,32 @@ def test_a_rename_to_a_spelling_of_a_forgotten_name_is_refused(
     assert not Revision.objects.filter(kind="node", object_id=atlas.pk, number=2).exists()
 
 
-def test_a_rename_that_only_shares_a_word_is_made(atlas: Node, forgotten: Suppression) -> None:
+def test_a_rename_that_shares_only_a_common_word_is_made(
+    atlas: Node, forgotten: Suppression
+) -> None:
     node_update(node=atlas, label="Project Sunbeam")
     atlas.refresh_from_db()
     assert atlas.label == "Project Sunbeam"
-    node_update(node=atlas, label="Moonbeam Cafe")
+
+
+def test_a_rename_that_shares_a_distinctive_word_asks_and_can_be_kept_as_an_exception(
+    atlas: Node, forgotten: Suppression
+) -> None:
+    """ "Moonbeam Cafe" is not the forgotten "Project Moonbeam", but it shares its distinctive
+    word: refused as looking like it, until the person says it is something else; then it is
+    made, and recorded as the suppression's exception (which still binds its own names)."""
+    with pytest.raises(SuppressedName) as refused:
+        node_update(node=atlas, label="Moonbeam Cafe")
+    assert refused.value.suppression == forgotten and not refused.value.exact
+    assert "looks like something you asked to forget" in str(refused.value)
+    unchanged(Node.objects.get(pk=atlas.pk))
+    node_update(node=atlas, label="Moonbeam Cafe", keep_suppression=True)
     atlas.refresh_from_db()
     assert atlas.label == "Moonbeam Cafe"
+    forgotten.refresh_from_db()
+    assert forgotten.exceptions == ["moonbeam cafe"] and forgotten.lifted_at is None
+    with pytest.raises(SuppressedName):
+        node_update(node=atlas, label="Moonbeam", keep_suppression=True)
 
 
 def test_an_alias_that_names_the_forgotten_memory_is_refused(

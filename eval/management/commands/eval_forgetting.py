@@ -74,16 +74,16 @@ class Command(BaseCommand):
         out = self.stdout
         totals = report.totals()
         out.write(f"forgetting eval: {path}")
-        for name in ("scenarios", "attempts", "resurrections", "resurrection_rate"):
+        for name in ("scenarios", "attempts", "resurrections", "resurrection_rate", "held"):
             out.write(f"  {name:<20} {totals[name]}")
         for name in ("over_block_checks", "over_blocked", "over_blocking_rate"):
             out.write(f"  {name:<20} {totals[name]}")
         for axis, title in ((0, "way to forget"), (1, "way back")):
-            out.write(f"\n  {title:<22} scenarios attempts resurrections over_blocked")
+            out.write(f"\n  {title:<22} scenarios attempts resurrections over_blocked held")
             for name, row in report.by(axis).items():
                 out.write(
                     f"  {name:<22} {row['scenarios']:>9} {row['attempts']:>8} "
-                    f"{row['resurrections']:>13} {row['over_blocked']:>12}"
+                    f"{row['resurrections']:>13} {row['over_blocked']:>12} {row['held']:>4}"
                 )
         for note in totals["skipped"]:
             out.write(f"  skipped: {note}")

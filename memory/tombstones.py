@@ -1,0 +1,392 @@
+"""What identifies a forgotten thing, and whether a name or a message speaks of it. Pure: no ORM.
+
+A suppression (:class:`memory.models.Suppression`) keeps, beside its canonical key, a
+*signature* of what it forgets (:func:`sign`):
+
+- ``names``: the canonical keys of every name it was known by (its label and aliases);
+- ``keys``: the keys the extractor makes of each name: canonical, core and fold keys
+  (:mod:`memory.keys`: "project moonbeam", "moonbeam", "the moonbeam project" share one);
+- ``words``: the words that pick it out: the distinctive words of its names, by English word
+  frequency ("vane" for "Harriet Vane", never "apple" or "going"), and every word of a person's
+  name ("dan"); never the words the extractor adds to say what kind of thing it is
+  ("allergy" in "Penicillin Allergy", "project");
+- ``variants``: the nicknames and full forms of a person's given names, from the ``nicknames``
+  package's hand-curated list ("daniel", "danny" for "Dan"; "theodore" for "Theo");
+- its meaning: the local embedding model's vector of its name (:mod:`memory.recall.embed`),
+  stored with the model's name. Only words English knows have one: a coined name
+  ("Moonbeam") is read by the model as pieces of its spelling, and a person's name means
+  nothing, it names someone (their nicknames and words stand for it).
+
+:func:`resemblance` compares a label with the tombstones in force:
+
+- **the same name** (``exact``): the label's canonical, core or fold key is one of a
+  tombstone's keys. Refused, as suppressions always did.
+- **looks like it**: the label shares one of its words, is a nickname or spelling of a
+  person's name in it (a letter doubled or not: "Anna" for "Ana"), or its name is close in
+  meaning (cosine at least ``floor``) once the words both share are set aside: "Apple Crumble"
+  is compared with a forgotten "Apple Pie" as "crumble" with "pie", "Cat Allergy" with
+  "Penicillin Allergy" as "cat" with "penicillin", so a shared common word never makes two
+  things one. Held for the person to decide, never written or proposed silently.
+
+:func:`hidden` says which messages speak of a forgotten thing, for recall's episode lane: by a
+name, a word or a variant as above, or by a word close in meaning to its name ("cigarettes"
+for a forgotten "Smoking"). The floors are chosen on ``eval_forgetting`` (see
+``docs/architecture.md``, "Tombstones").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+from wordfreq import zipf_frequency
+
+from memory.keys import canonical_key, core_key, fold_key, name_words
+from memory.recall.embed import DIM, MODEL_NAME, SCALE, embed, quantize
+from memory.recall.text import STOP_WORDS, is_distinctive, stem
+
+#: Categories whose labels are people's names: every word of such a name picks the person
+#: out, and their given names have nicknames and spellings.
+PEOPLE = frozenset({"person", "family", "relationship"})
+
+# Words a label carries to say what kind of thing it is, not which one: those the rules
+# extractors put after a subject ("Penicillin Allergy", "Lactose Intolerance", "Knee Injury",
+# "Dark Theme") and those :mod:`memory.keys` already sets aside for names and review cards.
+_KIND = frozenset(
+    """
+    project projects company app inc ltd llc corp class classes lesson lessons course courses
+    session sessions practice workshop allergy allergies intolerance injury theme
+    """.split()
+)
+
+SIGNATURE_VERSION = 1
+
+
+def _undoubled(word: str) -> str:
+    """``word`` with every run of one letter made single: "anna" -> "ana", "phillip" -> "philip"."""
+    out: list[str] = []
+    for ch in word:
+        if not out or out[-1] != ch:
+            out.append(ch)
+    return "".join(out)
+
+
+def subject_words(key: str) -> list[str]:
+    """The words of the canonical ``key`` that name its subject: :func:`memory.keys.name_words`
+    less the words that say its kind ("penicillin allergy" -> ["penicillin"]); the name words
+    themselves when nothing else is left ("project" -> ["project"])."""
+    words = name_words(key)
+    kept = [w for w in words if w not in _KIND]
+    return kept or words
+
+
+def _picking_words(key: str, person: bool) -> set[str]:
+    """The words of ``key`` that pick its subject out: its distinctive words, and in a
+    person's name also a common word that is a given name the nicknames list knows ("dan",
+    "anna"), never a common word that is not ("Apple" named as a person stays "apple")."""
+    words = subject_words(key)
+    picked = {w for w in words if is_distinctive(w)}
+    if person:
+        picked |= {w for w in words if w not in STOP_WORDS and _given_name(w)}
+    return picked
+
+
+@lru_cache(maxsize=1)
+def _nicknamer() -> Any:
+    from nicknames import NickNamer
+
+    return NickNamer()
+
+
+@lru_cache(maxsize=4096)
+def _given_name(word: str) -> bool:
+    namer = _nicknamer()
+    return bool(word.isalpha() and (namer.nicknames_of(word) or namer.canonicals_of(word)))
+
+
+@lru_cache(maxsize=4096)
+def name_variants(word: str) -> frozenset[str]:
+    """The nicknames and full forms of the given name ``word`` (lower case), and theirs in
+    turn: "dan" -> daniel, danny, dann...; "theodore" -> theo, ted, teddy. Empty for a word
+    the list does not know as a name."""
+    namer = _nicknamer()
+    full = set(namer.canonicals_of(word)) | {word}
+    related = set(full)
+    for name in full:
+        related |= namer.nicknames_of(name)
+    related.discard(word)
+    return frozenset(w for w in related if w.isalpha())
+
+
+@lru_cache(maxsize=65536)
+def _english(word: str) -> bool:
+    """Whether English knows the lower-case ``word`` (wordfreq's small list). Only such words
+    have a meaning the model can compare: a coined name ("Moonbeam", "Okafor") is read by
+    the model as pieces of its spelling, so "Moonlight" would look like "Moonbeam"."""
+    return zipf_frequency(word, "en", wordlist="small") > 0
+
+
+def _meaningful(words: Sequence[str]) -> bool:
+    """Words whose meaning the model can compare: all known to English, and not only stop
+    words (a fragment such as "going" names nothing)."""
+    return (
+        bool(words) and all(_english(w) for w in words) and not all(w in STOP_WORDS for w in words)
+    )
+
+
+def _text_of(words: Iterable[str]) -> str:
+    return " ".join(words)
+
+
+def _vector_of(words: Sequence[str]) -> np.ndarray:
+    return embed([_text_of(words)])[0]
+
+
+def sign(label: str, *, aliases: Iterable[str] = (), category: str = "") -> dict[str, Any]:
+    """What a new suppression of ``label`` stores beside its key: ``signature`` (names, keys,
+    words, variants, whether it names a person), ``vector`` (int8 bytes of its name's meaning)
+    and ``vector_model``. ``aliases`` are its other names; ``category`` what it was (a
+    person's name gets every word and the nicknames of its given names)."""
+    key = canonical_key(label)
+    names = list(dict.fromkeys(k for k in [key, *map(canonical_key, aliases)] if k))
+    person = category in PEOPLE
+    keys: set[str] = set()
+    words: set[str] = set()
+    variants: set[str] = set()
+    for name in names:
+        keys |= {name, core_key(name), fold_key(name)}
+        picked = _picking_words(name, person)
+        words |= picked
+        if person:
+            for word in picked:
+                variants |= name_variants(word)
+    subject = subject_words(key) if key else []
+    meaningful = _meaningful(subject) and not person
+    vector = quantize(_vector_of(subject)[None, :])[0] if meaningful else None
+    return {
+        "signature": {
+            "v": SIGNATURE_VERSION,
+            "names": names,
+            "keys": sorted(keys - {""}),
+            "words": sorted(words),
+            "variants": sorted(variants - words),
+            "person": person,
+        },
+        "vector": vector,
+        "vector_model": MODEL_NAME if vector is not None else "",
+    }
+
+
+@dataclass(frozen=True)
+class Tombstone:
+    """A suppression in force, as the gate and recall compare with it."""
+
+    id: int
+    label: str
+    names: tuple[str, ...]
+    keys: frozenset[str]
+    words: frozenset[str]
+    variants: frozenset[str]
+    person: bool
+    subject: tuple[str, ...]
+    vector: np.ndarray | None = field(default=None, compare=False)
+    exceptions: frozenset[str] = frozenset()
+    stems: frozenset[str] = frozenset()
+
+
+def tombstone(
+    *,
+    id: int,
+    label: str,
+    key: str,
+    signature: dict[str, Any] | None,
+    vector: bytes | memoryview | None,
+    vector_model: str = "",
+    exceptions: Iterable[str] = (),
+    exact_only: bool = False,
+) -> Tombstone:
+    """A stored suppression as a :class:`Tombstone`. A row from before signatures (an empty
+    ``signature``) is signed from its label now, without aliases or category; a vector that is
+    missing or from another model is embedded again (never mixed). With ``exact_only`` (a junk
+    label cleanup suppressed: it binds its own name, nothing like it) only its keys count."""
+    if exact_only:
+        keys = frozenset({key, core_key(key), fold_key(key)} - {""})
+        return Tombstone(id, label, (key,), keys, frozenset(), frozenset(), False, ())
+    if not signature or signature.get("v") != SIGNATURE_VERSION:
+        signed = sign(label or key)
+        signature = signed["signature"]
+        if signature["names"] and signature["names"][0] != key and key:
+            signature["names"] = [key, *signature["names"]]
+            signature["keys"] = sorted({*signature["keys"], key, core_key(key), fold_key(key)})
+        vector, vector_model = signed["vector"], signed["vector_model"]
+    names = tuple(signature.get("names") or [key])
+    subject = tuple(subject_words(names[0]))
+    unit: np.ndarray | None = None
+    if vector is not None and vector_model == MODEL_NAME and len(vector) == DIM:
+        unit = np.frombuffer(bytes(vector), dtype=np.int8).astype(np.float32) / SCALE
+    elif _meaningful(subject) and not signature.get("person"):
+        unit = _vector_of(subject)
+    if unit is not None:
+        norm = float(np.linalg.norm(unit))
+        unit = unit / norm if norm else None
+    words = frozenset(signature.get("words") or ())
+    return Tombstone(
+        id=id,
+        label=label,
+        names=names,
+        keys=frozenset(signature.get("keys") or (key,)),
+        words=words,
+        variants=frozenset(signature.get("variants") or ()),
+        person=bool(signature.get("person")),
+        subject=subject,
+        vector=unit,
+        exceptions=frozenset(exceptions),
+        stems=frozenset(stem(w) for name in names for w in subject_words(name)),
+    )
+
+
+@dataclass(frozen=True)
+class Resemblance:
+    """A label against the tombstone it resembles: ``exact`` (the same name: refused) or not
+    (it looks like it: held), and why, as the person reads it."""
+
+    tombstone: Tombstone
+    exact: bool
+    why: str
+    score: float = 1.0
+
+
+def _meaning(words: Sequence[str], t: Tombstone, mine: np.ndarray | None) -> float:
+    """The cosine of the label's subject and the tombstone's, the words both share set aside
+    (nothing left on either side: no evidence, 0)."""
+    if t.vector is None:
+        return 0.0
+    shared = {stem(w) for w in words} & {stem(w) for w in t.subject}
+    if not shared:
+        return float(mine @ t.vector) if mine is not None and _meaningful(words) else 0.0
+    rest = [w for w in words if stem(w) not in shared]
+    theirs = [w for w in t.subject if stem(w) not in shared]
+    if not _meaningful(rest) or not _meaningful(theirs):
+        return 0.0
+    a, b = embed([_text_of(rest), _text_of(theirs)])
+    return float(a @ b)
+
+
+def _variant_of(word: str, t: Tombstone) -> bool:
+    if word in t.variants:
+        return True
+    return t.person and any(_undoubled(word) == _undoubled(w) for w in t.words)
+
+
+def _near(key: str, t: Tombstone, floor: float, mine: np.ndarray | None) -> Resemblance | None:
+    words = subject_words(key)
+    stems = {stem(w) for w in words}
+    shared = sorted(w for w in t.words if stem(w) in stems)
+    if shared:
+        return Resemblance(t, False, f"shares the word “{shared[0]}”")
+    for word in words:
+        if _variant_of(word, t):
+            return Resemblance(t, False, f"“{word}” is another form of the name “{t.label}”")
+    score = _meaning(words, t, mine)
+    if score >= floor:
+        return Resemblance(t, False, f"close in meaning to “{t.label}”", score)
+    return None
+
+
+def same_name(key: str, tombstones: Sequence[Tombstone]) -> Tombstone | None:
+    """The first of ``tombstones`` the canonical ``key`` names: its canonical, core or fold key
+    is one of the tombstone's keys."""
+    if not key:
+        return None
+    probes = {key, core_key(key), fold_key(key)}
+    return next((t for t in tombstones if probes & t.keys), None)
+
+
+def resemblance(label: str, tombstones: Sequence[Tombstone], *, floor: float) -> Resemblance | None:
+    """The tombstone ``label`` names exactly (the first by order of ``tombstones``), else the
+    one it looks most like: a shared word or a name's variant first, then the closest in
+    meaning at ``floor`` or above. None when it resembles none. A label a person kept as an
+    exception of a tombstone (its key in ``exceptions``) does not resemble that one."""
+    key = canonical_key(label)
+    if not key or not tombstones:
+        return None
+    same = same_name(key, tombstones)
+    if same is not None:
+        return Resemblance(same, True, "the same name")
+    words = subject_words(key)
+    mine = _vector_of(words) if _meaningful(words) else None
+    best: Resemblance | None = None
+    for t in tombstones:
+        if key in t.exceptions:
+            continue
+        near = _near(key, t, floor, mine)
+        if near is not None and near.score >= 1.0:
+            return near
+        if near is not None and (best is None or near.score > best.score):
+            best = near
+    return best
+
+
+# --- messages -----------------------------------------------------------------------------------
+
+
+def _phrase_in(words: Sequence[str], phrase: Sequence[str]) -> bool:
+    n = len(phrase)
+    return bool(n) and any(
+        list(words[i : i + n]) == list(phrase) for i in range(len(words) - n + 1)
+    )
+
+
+def _names_it(words: list[str], stems: list[str], t: Tombstone) -> bool:
+    for name in t.names:
+        phrase = name.split()
+        if all(w in STOP_WORDS for w in phrase):
+            continue  # a fragment such as "going" names nothing (as in forgotten_names)
+        if _phrase_in(words, phrase) or _phrase_in(stems, [stem(w) for w in phrase]):
+            return True
+    mine = set(stems)
+    if any(stem(w) in mine for w in t.words):
+        return True
+    return any(_variant_of(w, t) for w in set(words) if w not in t.exceptions)
+
+
+def hidden(texts: Sequence[str], tombstones: Sequence[Tombstone], *, floor: float) -> list[bool]:
+    """For each of ``texts``, whether it speaks of something forgotten: it says one of a
+    tombstone's names, words or variants, or a word of it (not a stop word, not a word of the
+    forgotten name itself) is close in meaning to the forgotten name (cosine at least
+    ``floor``). The words of all the texts are embedded once, together."""
+    if not tombstones:
+        return [False] * len(texts)
+    split = [canonical_key(text).split() for text in texts]
+    stemmed = [[stem(w) for w in words] for words in split]
+    out = [any(_names_it(w, s, t) for t in tombstones) for w, s in zip(split, stemmed, strict=True)]
+    with_vectors = [t for t in tombstones if t.vector is not None]
+    if not with_vectors:
+        return out
+    own = frozenset().union(*(t.stems for t in with_vectors))
+    vocabulary = sorted(
+        {
+            w
+            for i, words in enumerate(split)
+            if not out[i]
+            for w in words
+            if len(w) > 2
+            and w.isalpha()
+            and w not in STOP_WORDS
+            and stem(w) not in own
+            and _english(w)
+        }
+    )
+    if not vocabulary:
+        return out
+    near = embed(vocabulary) @ np.stack([t.vector for t in with_vectors]).T  # type: ignore[misc]
+    kept = frozenset().union(*(t.exceptions for t in with_vectors))
+    close = {
+        w
+        for w, row in zip(vocabulary, near, strict=True)
+        if float(row.max()) >= floor and w not in kept
+    }
+    return [seen or any(w in close for w in words) for seen, words in zip(out, split, strict=True)]

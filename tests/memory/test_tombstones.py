@@ -1,0 +1,218 @@
+"""Tombstones that understand other words (memory.tombstones): what a suppression keeps, when
+a name or a message speaks of it, and the gate holding such a name. Pure: no database."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from memory.gate import NodeRef, RulesRef, Snapshot, plan_writes
+from memory.keys import canonical_key
+from memory.proposals import EvidenceSpan, NodeProposal, SliceProposal
+from memory.recall.embed import MODEL_NAME
+from memory.tombstones import Tombstone, hidden, name_variants, resemblance, sign, tombstone
+
+NOW = datetime(2026, 5, 10, 12, 0, tzinfo=UTC)
+EV = (EvidenceSpan(message_id="M0", quote="the user said so"),)
+FLOOR = 0.5
+
+
+def stone(label: str, category: str = "", pk: int = 1, **kw: object) -> Tombstone:
+    signed = sign(label, category=category, **kw)  # type: ignore[arg-type]
+    return tombstone(
+        id=pk,
+        label=label,
+        key=canonical_key(label),
+        signature=signed["signature"],
+        vector=signed["vector"],
+        vector_model=signed["vector_model"],
+    )
+
+
+def test_a_signature_keeps_names_keys_words_variants_and_meaning() -> None:
+    signed = sign("Project Moonbeam", aliases=["Moonbeam App"], category="project")
+    sig = signed["signature"]
+    assert sig["names"] == ["project moonbeam", "moonbeam app"]
+    assert {"project moonbeam", "moonbeam", "moonbeam app"} <= set(sig["keys"])
+    assert sig["words"] == ["moonbeam"] and sig["variants"] == [] and not sig["person"]
+    # A coined name has no meaning the model can compare: no vector.
+    assert signed["vector"] is None and signed["vector_model"] == ""
+    smoking = sign("Smoking", category="habit")
+    assert len(smoking["vector"]) == 256 and smoking["vector_model"] == MODEL_NAME
+    assert smoking["signature"]["words"] == []  # "smoking" is a common English word
+    dan = sign("Dan", category="relationship")["signature"]
+    assert dan["person"] and dan["words"] == ["dan"]
+    assert {"daniel", "danny"} <= set(dan["variants"])
+    # The words a label carries to say its kind are not what picks it out.
+    assert sign("Penicillin Allergy", category="health")["signature"]["words"] == ["penicillin"]
+
+
+def test_nicknames_come_from_the_packaged_list() -> None:
+    assert {"daniel", "danny"} <= name_variants("dan")
+    assert "theo" in name_variants("theodore") and "theodore" in name_variants("theo")
+    assert name_variants("dante") == frozenset()
+
+
+@pytest.mark.parametrize(
+    ("forgotten", "category", "label", "why"),
+    [
+        ("Dan", "relationship", "Danny", "another form of the name"),
+        ("Dan", "relationship", "Daniel", "another form of the name"),
+        ("Ana", "family", "Anna", "another form of the name"),  # a letter doubled
+        ("Theo", "family", "Little Theo", "shares the word “theo”"),
+        ("Mr Okafor", "person", "Chidi Okafor", "shares the word “okafor”"),
+        ("Penicillin Allergy", "health", "Penicillin", "shares the word “penicillin”"),
+        ("Smoking", "habit", "Cigarettes", "close in meaning"),
+        ("Running", "habit", "Jogging", "close in meaning"),
+    ],
+)
+def test_a_name_in_other_words_looks_like_it(
+    forgotten: str, category: str, label: str, why: str
+) -> None:
+    found = resemblance(label, [stone(forgotten, category)], floor=FLOOR)
+    assert found is not None and not found.exact and why in found.why
+
+
+@pytest.mark.parametrize(
+    ("forgotten", "category", "label"),
+    [
+        ("Dan", "relationship", "Dante"),
+        ("Theo", "family", "Thea"),
+        ("Ana", "family", "Anabel"),
+        ("Mr Okafor", "person", "Mrs Okoro"),
+        ("Apple Pie", "preference", "Apple Crumble"),  # "apple" is common; pie is no crumble
+        ("Apple the company", "organization", "Apple Pie"),
+        ("Penicillin Allergy", "health", "Cat Allergy"),  # "allergy" says a kind
+        ("Project Moonbeam", "project", "Project Sunbeam"),
+        ("Project Moonbeam", "project", "Moonlight"),  # a coined name's pieces mean nothing
+        ("Cello", "skill", "Piano"),
+        ("Smoking", "habit", "Coffee"),
+        ("Going", "", "Lisbon"),
+    ],
+)
+def test_an_unrelated_name_that_shares_a_word_or_a_field_does_not(
+    forgotten: str, category: str, label: str
+) -> None:
+    assert resemblance(label, [stone(forgotten, category)], floor=FLOOR) is None
+
+
+def test_the_same_name_in_any_spelling_is_exact() -> None:
+    moonbeam = stone("Project Moonbeam", "project", aliases=["MB"])
+    for label in ("Moonbeam", "the Moonbeam project", "Projects Moonbeam", "MB"):
+        found = resemblance(label, [moonbeam], floor=FLOOR)
+        assert found is not None and found.exact, label
+    cello = stone("Cello", "skill")
+    found = resemblance("Cello lessons", [cello], floor=FLOOR)  # its fold key
+    assert found is not None and found.exact
+
+
+def test_an_exception_the_person_kept_no_longer_looks_like_it() -> None:
+    dan = stone("Dan", "relationship")
+    kept = Tombstone(**{**dan.__dict__, "exceptions": frozenset({"daniel"})})
+    assert resemblance("Daniel", [kept], floor=FLOOR) is None
+    found = resemblance("Danny", [kept], floor=FLOOR)
+    assert found is not None and not found.exact
+    exact = resemblance("Dan", [kept], floor=FLOOR)
+    assert exact is not None and exact.exact  # an exception never lets the name itself in
+
+
+def test_a_row_from_before_signatures_is_signed_from_its_label() -> None:
+    old = tombstone(id=3, label="Harriet Vane", key="harriet vane", signature={}, vector=None)
+    assert old.words == frozenset({"harriet", "vane"})
+    found = resemblance("Ms Vane", [old], floor=FLOOR)
+    assert found is not None and not found.exact
+    mixed = tombstone(
+        id=4, label="Smoking", key="smoking", signature={}, vector=b"\x01" * 256, vector_model="x"
+    )
+    assert mixed.vector is not None  # another model's vector is embedded again, never mixed
+    assert resemblance("Cigarettes", [mixed], floor=FLOOR) is not None
+
+
+def test_the_floor_decides_how_close_in_meaning() -> None:
+    smoking = [stone("Smoking", "habit")]
+    close = resemblance("Cigarettes", smoking, floor=FLOOR)
+    assert close is not None
+    assert resemblance("Cigarettes", smoking, floor=close.score + 0.01) is None
+
+
+def test_messages_that_speak_of_it_in_other_words_are_hidden() -> None:
+    forgotten = [
+        stone("Smoking", "habit", pk=1),
+        stone("Ana", "family", pk=2),
+        stone("Dan", "relationship", pk=3),
+        stone("Apple Pie", "preference", pk=4),
+    ]
+    said = {
+        "No cigarettes for me since last spring.": True,
+        "Anna, my sister, moved to Porto.": True,
+        "My ex Danny is picking the kids up.": True,
+        "Nothing beats a warm slice of apple pie.": True,
+        "I quit drinking coffee last year.": False,
+        "My sister Anabel is getting married.": False,
+        "My brother Dante is visiting in May.": False,
+        "I love apple crumble.": False,  # "apple" is a word of the forgotten name, not evidence
+        "": False,
+    }
+    assert hidden(list(said), forgotten, floor=FLOOR) == list(said.values())
+    assert hidden(["No cigarettes for me."], forgotten, floor=0.99) == [False]
+    assert hidden(["anything"], [], floor=FLOOR) == [False]
+
+
+# --- the gate ---------------------------------------------------------------------------------
+
+
+def node(label: str, confidence: float = 0.9, **kw: object) -> NodeProposal:
+    return NodeProposal(label=label, confidence=confidence, evidence=EV, **kw)  # type: ignore[arg-type]
+
+
+def snap(*stones: Tombstone, **kw: object) -> Snapshot:
+    return Snapshot.empty(now=NOW, tombstones=stones, resemblance_floor=FLOOR, **kw)
+
+
+def test_the_gate_holds_a_name_that_looks_like_something_forgotten() -> None:
+    dan = stone("Dan", "relationship", pk=7)
+    plan = plan_writes([node("Danny", category="relationship")], snap(dan))
+    (card,) = plan.new_candidates
+    assert card.label == "Danny" and card.resembles == 7 and "another form" in card.held_why
+    assert not plan.new_nodes and not plan.rejected
+
+
+def test_held_even_where_the_rules_would_capture_it_at_once() -> None:
+    smoking = stone("Smoking", "habit", pk=8)
+    auto = RulesRef(capture_default="auto")
+    plan = plan_writes([node("Cigarettes", category="habit")], snap(smoking, rules=auto))
+    assert not plan.new_nodes
+    (card,) = plan.new_candidates
+    assert card.resembles == 8
+    details = [
+        SliceProposal(on="Cigarettes", text="Gave them up.", evidence=EV, confidence=0.9),
+    ]
+    plan = plan_writes(details, snap(smoking, rules=auto))  # a node made on a fact's behalf
+    assert not plan.new_nodes and plan.new_candidates[0].resembles == 8
+
+
+def test_the_gate_blocks_the_same_name_and_lets_unrelated_ones_through() -> None:
+    moonbeam = stone("Project Moonbeam", "project", pk=9, aliases=["MB"])
+    plan = plan_writes([node("MB"), node("Sunbeam", category="project")], snap(moonbeam))
+    assert [(r.label, r.reason) for r in plan.rejected] == [("MB", "suppressed_blocked")]
+    assert plan.suppression_hits == (9,)
+    (card,) = plan.new_candidates
+    assert card.label == "Sunbeam" and card.resembles is None
+
+
+def test_an_alias_that_looks_like_something_forgotten_is_not_added() -> None:
+    atlas = NodeRef(1, "Atlas", "atlas", "project", "active", frozenset())
+    plan = plan_writes(
+        [node("Atlas", aliases=("Danny",))], snap(stone("Dan", "relationship"), nodes=(atlas,))
+    )
+    assert [(r.kind, r.label, r.reason) for r in plan.rejected] == [
+        ("alias", "Danny", "resembles_forgotten")
+    ]
+    assert plan.node_updates[0].new_aliases == ()
+
+
+def test_an_existing_memory_is_still_found_by_its_own_name() -> None:
+    daniel = NodeRef(5, "Daniel", "daniel", "relationship", "active", frozenset())
+    plan = plan_writes([node("Daniel")], snap(stone("Dan", "relationship"), nodes=(daniel,)))
+    assert plan.node_updates[0].node_id == 5 and not plan.new_candidates
