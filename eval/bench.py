@@ -920,7 +920,6 @@ def run(
     timed beside the mix; ``recall_only`` stops each size there (no pages, ingest, cleanup
     or history)."""
     from django.contrib.auth import get_user_model
-    from django.db import connection
 
     user_model = get_user_model()
     rows = []
@@ -936,39 +935,24 @@ def run(
         ]
         owner = people[0]
         try:
-            started = time.perf_counter()
-            facts = seed_corpus(owner, size, rng)
-            said, corpus = seed_episodes(owner, n_episodes, rng)
-            big_node = seed_review_and_saves(owner, size, n_candidates, n_receipts, rng)
-            for other in people[1:]:
-                seed_corpus(other, size, rng)
-                seed_review_and_saves(other, size, n_candidates, n_receipts, rng)
-            seeded = time.perf_counter() - started
-            indexed = _index(owner)
-            row: dict[str, Any] = {
-                "backend": connection.vendor,
-                "nodes": size,
-                "episodes": n_episodes,
-                "candidates": n_candidates,
-                "receipts": n_receipts,
-                "owners": len(people),
-                "seed_s": round(seeded, 2),
-                "index_s": round(indexed, 2),
-            }
-            mix = query_mix(facts, said, queries, rng)
-            real = list(question_sets(corpus, real_queries, rng))
-            row.update(_recall_figures(owner, mix, worker, real))
-            if recall_only:
-                rows.append(row)
-                if on_row is not None:
-                    on_row(row)
-                continue
-            row.update(bench_pages(owner, big_node, facts[len(facts) // 2]["label"]))
-            row.update(bench_ingest(owner, transcripts, rng))
-            if messages:
-                row.update(bench_transcript(owner, messages, rng))
-            row.update(bench_cleanup(owner))
-            row.update(bench_history(owner, transcripts, rng))
+            row, big_node, pick = _seed_and_recall(
+                people,
+                size,
+                n_episodes,
+                n_candidates,
+                n_receipts,
+                rng,
+                queries=queries,
+                real_queries=real_queries,
+                worker=worker,
+            )
+            if not recall_only:
+                row.update(bench_pages(owner, big_node, pick))
+                row.update(bench_ingest(owner, transcripts, rng))
+                if messages:
+                    row.update(bench_transcript(owner, messages, rng))
+                row.update(bench_cleanup(owner))
+                row.update(bench_history(owner, transcripts, rng))
             rows.append(row)
             if on_row is not None:
                 on_row(row)
@@ -978,6 +962,48 @@ def run(
             for person in people:
                 account_delete(person)
     return rows
+
+
+def _seed_and_recall(
+    people: list[Any],
+    size: int,
+    n_episodes: int,
+    n_candidates: int,
+    n_receipts: int,
+    rng: random.Random,
+    *,
+    queries: int,
+    real_queries: int,
+    worker: bool,
+) -> tuple[dict[str, Any], Any, str]:
+    """Seed one size for the first person (and the others' look-alike memories), index it and
+    time recall: the row so far, the node the node page is timed on, and a label searched."""
+    from django.db import connection
+
+    owner = people[0]
+    started = time.perf_counter()
+    facts = seed_corpus(owner, size, rng)
+    said, corpus = seed_episodes(owner, n_episodes, rng)
+    big_node = seed_review_and_saves(owner, size, n_candidates, n_receipts, rng)
+    for other in people[1:]:
+        seed_corpus(other, size, rng)
+        seed_review_and_saves(other, size, n_candidates, n_receipts, rng)
+    seeded = time.perf_counter() - started
+    indexed = _index(owner)
+    row: dict[str, Any] = {
+        "backend": connection.vendor,
+        "nodes": size,
+        "episodes": n_episodes,
+        "candidates": n_candidates,
+        "receipts": n_receipts,
+        "owners": len(people),
+        "seed_s": round(seeded, 2),
+        "index_s": round(indexed, 2),
+    }
+    mix = query_mix(facts, said, queries, rng)
+    real = list(question_sets(corpus, real_queries, rng))
+    row.update(_recall_figures(owner, mix, worker, real))
+    return row, big_node, facts[len(facts) // 2]["label"]
 
 
 def _index(owner: Person) -> float:
