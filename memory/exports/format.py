@@ -482,6 +482,7 @@ class ExportReader:
     header: dict[str, Any] = field(default_factory=dict)
     counts: dict[str, int] = field(default_factory=dict)
     line: int = 0
+    line_bytes: int = 0  # the length of the last line read
     size: int = 0
 
     def _lines(self) -> Iterator[Any]:
@@ -490,6 +491,7 @@ class ExportReader:
             if not raw:
                 return
             self.line += 1
+            self.line_bytes = len(raw)
             self.size += len(raw)
             if self.size > self.max_bytes:
                 raise ExportFormatError(f"the file is over the limit of {self.max_bytes:,} bytes")

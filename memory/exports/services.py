@@ -33,6 +33,7 @@ import logging
 import time
 from array import array
 from bisect import bisect_left
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -89,6 +90,7 @@ from memory.vocab import ImportState
 log = logging.getLogger(__name__)
 
 BATCH = 500  # rows per insert
+BATCH_BYTES = 8 * 1024 * 1024  # or fewer, when their lines are long (conversations' text)
 MAX_ATTEMPTS = 3  # a file whose import kills its worker this often is marked failed
 #: The longest line read: a transcript (``UME_MAX_TRANSCRIPT_BYTES``) with its escapes.
 LINE_OVERHEAD = 1024 * 1024
@@ -180,11 +182,13 @@ class _Importer:
     counts: dict[str, int] = field(default_factory=dict)
     chain: OldChain = field(default_factory=OldChain)
     gone: dict[tuple[str, int], int] = field(default_factory=dict)
+    gone_per_kind: Counter[str] = field(default_factory=Counter)
     kept_suppressions: set[tuple[str, str, str, datetime]] = field(default_factory=set)
     skipped_suppressions: int = 0
     seqs: list[int] = field(default_factory=list)  # first and last seq of imported receipts
     section: Section | None = None
     batch: list[tuple[int, Any]] = field(default_factory=list)
+    batch_bytes: int = 0
 
     def run(self) -> None:
         self.kept_suppressions = {
@@ -199,7 +203,8 @@ class _Importer:
                 self.section = section
             where = f"line {self.reader.line} ({section.type} {row['id']})"
             self._add(section, row, where)
-            if len(self.batch) >= BATCH:
+            self.batch_bytes += self.reader.line_bytes
+            if len(self.batch) >= BATCH or self.batch_bytes >= BATCH_BYTES:
                 self._flush()
         self._close_section()
 
@@ -221,7 +226,7 @@ class _Importer:
         elif kind == "candidate":
             values["reviewed_by_id"] = self.owner.pk if row["reviewed_by_owner"] else None
         elif kind == "revision":
-            values.update(self._revision_values(row, where))
+            values.update(self._revision_values(row))
         elif kind == "suppression":
             key = (row["kind"], row["canonical_key"], row["reason"], row["created_at"])
             if key in self.kept_suppressions:
@@ -246,7 +251,7 @@ class _Importer:
             values[f.source] = value
         return values
 
-    def _revision_values(self, row: dict[str, Any], where: str) -> dict[str, Any]:
+    def _revision_values(self, row: dict[str, Any]) -> dict[str, Any]:
         """A revision's object and node: their rows here when the file holds them, else a
         deleted object's (a negative id: never one a live row has, and never reused)."""
         snapshot = dict(row["snapshot"])
@@ -266,14 +271,15 @@ class _Importer:
             return found
         key = (kind, old)
         if key not in self.gone:
-            self.gone[key] = -1 - sum(1 for k, _old in self.gone if k == kind)
+            self.gone_per_kind[kind] += 1
+            self.gone[key] = -self.gone_per_kind[kind]
         return self.gone[key]
 
     def _flush(self) -> None:
         section, batch = self.section, self.batch
         if section is None or not batch:
             return
-        self.batch = []
+        self.batch, self.batch_bytes = [], 0
         if section.type in KEPT:
             made = KEPT[section.type]._default_manager.bulk_create(
                 [KEPT[section.type](**values) for _old, values in batch]

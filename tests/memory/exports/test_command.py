@@ -17,9 +17,12 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from eval.bench import seed_corpus, seed_episodes
+from memory.exports import services
 from memory.exports.folder import export_folder
 from memory.exports.selectors import export_lines
-from tests.factories import make_node
+from memory.exports.services import memory_import
+from memory.services.ingest import transcript_store
+from tests.factories import make_node, make_user
 from tests.memory.exports.conftest import export_bytes
 from tests.memory.exports.roundtrip import parse
 
@@ -124,3 +127,29 @@ def test_the_export_is_read_in_bounded_memory(owner: Any, tmp_path: Path) -> Non
     assert sink.size > 7_000_000 and folder.pages == 5000
     assert peak < sink.size / 5, (peak, sink.size)
     assert folder_peak < sink.size / 5, (folder_peak, sink.size)
+
+
+def test_an_import_holds_a_few_long_lines_at_a_time(
+    owner: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Conversations are the long lines: written a batch of bounded bytes at a time."""
+    for n in range(40):
+        said = f"User: day {n} of the garden diary. " + "The beans climbed again. " * 12_000
+        transcript_store(
+            owner=owner, text=said, name=f"diary {n}", source="upload", source_time=None
+        )
+    path = tmp_path / "diary.jsonl"
+    path.write_bytes(export_bytes("owner"))
+    size = path.stat().st_size
+    monkeypatch.setattr(services, "BATCH_BYTES", 1024 * 1024)
+    newcomer = make_user("newcomer")
+    tracemalloc.start()
+    try:
+        with path.open("rb") as stream:
+            result = memory_import(owner=newcomer, stream=stream, name=path.name, source="command")
+        _current, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    print(f"import of {size:,} bytes: peak {peak:,}")
+    assert result.ok and size > 10_000_000
+    assert peak < size / 3, (peak, size)
