@@ -141,7 +141,7 @@ def test_an_import_holds_a_few_long_lines_at_a_time(
     path = tmp_path / "diary.jsonl"
     path.write_bytes(export_bytes("owner"))
     size = path.stat().st_size
-    monkeypatch.setattr(services, "BATCH_BYTES", 1024 * 1024)
+    monkeypatch.setattr(services, "BATCH_BYTES", 512 * 1024)
     newcomer = make_user("newcomer")
     tracemalloc.start()
     try:
