@@ -1398,6 +1398,13 @@ class Receipt(models.Model):
     seq = _ReturnedBigInteger(null=True, blank=True)
     prev_hash = _ReturnedChar(max_length=64, blank=True, default="")
     content_hash = _ReturnedChar(max_length=64, blank=True, default="")
+    origin_hash = models.CharField(
+        max_length=64,
+        blank=True,
+        default="",
+        help_text="Imported from another ume's export: the hash it had in that chain (hashed "
+        "with the rest). Empty for a receipt made here.",
+    )
 
     objects = ReceiptQuerySet.as_manager()
 
@@ -1463,7 +1470,9 @@ class Receipt(models.Model):
         return result
 
     def chain_values(self) -> dict[str, Any]:
-        return {name: getattr(self, name) for name in receipt_chain.HASHED}
+        values = {name: getattr(self, name) for name in receipt_chain.HASHED}
+        values[receipt_chain.ORIGIN] = self.origin_hash
+        return values
 
     def _chain_insert(self) -> None:
         """Set what the INSERT chains this receipt with: its digest, and (SQLite) the

@@ -11,7 +11,8 @@ from typing import Any, TextIO
 
 
 class Progress:
-    """``step(label)`` after each unit of work; ``total`` may grow with ``add(n)``."""
+    """``step(label)`` after each unit of work (``step(label, n)`` after ``n`` of them);
+    ``total`` may grow with ``add(n)``."""
 
     WIDTH = 30
 
@@ -49,8 +50,8 @@ class Progress:
     def add(self, n: int) -> None:
         self.total += n
 
-    def step(self, label: str = "") -> None:
-        self.done += 1
+    def step(self, label: str = "", n: int = 1) -> None:
+        self.done += n
         if self.total < self.done:
             self.total = self.done
         if not self.enabled:

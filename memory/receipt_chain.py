@@ -38,8 +38,12 @@ HASHED = (
     "duration_ms",
     "created_at",
 )
+#: The content hash a receipt had in the chain it was imported from (a ume export,
+#: ``memory.exports``); empty for a receipt made here. Hashed only when set, so the digest of
+#: every receipt made here is what it was before imports existed.
+ORIGIN = "origin_hash"
 #: The same, by the names ``save(update_fields=...)`` uses.
-HASHED_FIELDS = frozenset({*HASHED, "owner", "token"})
+HASHED_FIELDS = frozenset({*HASHED, ORIGIN, "owner", "token"})
 CHECKPOINT_SALT = "ume.receipts.checkpoint"
 
 
@@ -50,7 +54,9 @@ def _instant(value: datetime) -> str:
 def canonical(values: Mapping[str, Any]) -> bytes:
     """The canonical bytes of one receipt's content: :data:`HASHED` in order, JSON with
     sorted keys, no spaces, UTF-8. JSON values go through a JSON round trip first, so what a
-    save hashes is what a read of the stored row hashes (tuples are lists, keys strings)."""
+    save hashes is what a read of the stored row hashes (tuples are lists, keys strings).
+    An imported receipt's :data:`ORIGIN` follows, so its link to the chain it came from is
+    covered too."""
     row: list[Any] = []
     for name in HASHED:
         value = values[name]
@@ -59,6 +65,9 @@ def canonical(values: Mapping[str, Any]) -> bytes:
         elif name in ("counts", "rejected", "reasons", "detail"):
             value = json.loads(json.dumps(value))
         row.append(value)
+    origin = values.get(ORIGIN) or ""
+    if origin:
+        row.append({ORIGIN: origin})
     return json.dumps(row, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
 
 

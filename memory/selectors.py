@@ -711,9 +711,10 @@ def receipt_written(owner: Person, receipt: Receipt) -> dict[str, Any]:
     ``episodes``: how many messages of its conversation are kept as what was said.
 
     An ingest marks its rows with ``created_receipt``; a review decision (promote, merge)
-    lists the rows it wrote in its detail instead, so both are read.
+    lists the rows it wrote in its detail instead, so both are read. A receipt imported with
+    a ume export lists the ids of the ume it came from: only its ``created_receipt`` rows are.
     """
-    detail = receipt.detail if isinstance(receipt.detail, dict) else {}
+    detail = receipt.detail if isinstance(receipt.detail, dict) and not receipt.origin_hash else {}
     created = detail.get("created") if detail.get("candidate") else None
     created = created if isinstance(created, dict) else {}
 

@@ -13,6 +13,7 @@ from ninja import NinjaAPI, Swagger
 
 from memory.api.erase import router as erase_router
 from memory.api.errors import error_response, install_handlers
+from memory.api.export import router as export_router
 from memory.api.openapi import document_headers
 from memory.api.parser import StrictJSONParser
 from memory.api.views import router
@@ -32,7 +33,8 @@ api = NinjaAPI(
 install_handlers(api)
 api.add_router("/", router)
 api.add_router("/", erase_router)
-document_headers(router, erase_router)
+api.add_router("/", export_router)
+document_headers(router, erase_router, export_router)
 
 
 def _json_405(response: HttpResponseBase) -> HttpResponseBase:

@@ -13,6 +13,8 @@ Recognised (``detect_format``):
   records grouped into conversations by time (:mod:`memory.imports.gemini`).
 - ``claude_memories``: Claude's ``memories.json``, what Claude remembers about the person;
   imported as guesses to review, not as conversations (:mod:`memory.imports.claude_memories`).
+- ``ume``: ume's own export (JSON Lines whose first line is its header): a whole memory,
+  imported as it is (:mod:`memory.exports`), not as conversations.
 
 Anything else (ume's own transcript JSON, ``User:``/``Assistant:`` text, plain notes) is left
 to :mod:`memory.transcripts`.
@@ -33,15 +35,18 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import IO, Any
 
+from memory.exports.format import is_header
+
 CHATGPT, CLAUDE, JSONL = "chatgpt", "claude", "jsonl"
-GEMINI, CLAUDE_MEMORIES = "gemini", "claude_memories"
-EXPORT_FORMATS = (CHATGPT, CLAUDE, JSONL, GEMINI, CLAUDE_MEMORIES)
+GEMINI, CLAUDE_MEMORIES, UME = "gemini", "claude_memories", "ume"
+EXPORT_FORMATS = (CHATGPT, CLAUDE, JSONL, GEMINI, CLAUDE_MEMORIES, UME)
 FORMAT_LABELS = {
     CHATGPT: "ChatGPT export",
     CLAUDE: "Claude export",
     JSONL: "JSON Lines",
     GEMINI: "Gemini Takeout",
     CLAUDE_MEMORIES: "Claude's memories",
+    UME: "ume export",
 }
 
 _CHUNK = 64 * 1024
@@ -246,7 +251,7 @@ class _ArrayReader:
 
 def detect_format(stream: IO[bytes], *, name: str, max_element_bytes: int) -> str | None:
     """The export's format (``chatgpt``, ``claude``, ``jsonl``, ``gemini``,
-    ``claude_memories``); None for any other transcript.
+    ``claude_memories``, ``ume``); None for any other transcript.
 
     Reads the first conversation (or line) at most and rewinds the stream.
     """
@@ -332,6 +337,8 @@ def _kind_of_first_keys(stream: IO[bytes], *, key_depth: int = 2) -> str | None:
 
 
 def _kind_of(item: Any) -> str | None:
+    if is_header(item):
+        return UME
     if isinstance(item, dict):
         if isinstance(item.get("mapping"), dict):
             return CHATGPT

@@ -43,6 +43,7 @@ from memory.imports.formats import (
     CLAUDE_MEMORIES,
     FORMAT_LABELS,
     GEMINI,
+    UME,
     Conversation,
     ImportFormatError,
     detect_format,
@@ -110,7 +111,8 @@ def _sha256(stream: IO[bytes], max_bytes: int) -> tuple[str, int]:
 
 
 def export_format(stream: IO[bytes], name: str) -> str | None:
-    """``chatgpt``, ``claude`` or ``jsonl`` when ``stream`` is a chat export, else None."""
+    """The export's format (:func:`~memory.imports.formats.detect_format`) when ``stream``
+    is one, else None."""
     return detect_format(
         stream, name=name, max_element_bytes=int(settings.UME_MAX_TRANSCRIPT_BYTES)
     )
@@ -157,6 +159,8 @@ def chat_import_store(
     """
     if fmt == CLAUDE_MEMORIES:
         return _memories(owner, stream, name, source, extractor)
+    if fmt == UME:
+        return _whole_memory(owner, stream, name, source)
     started = time.perf_counter()
     try:
         sha, size = _sha256(stream, int(settings.UME_MAX_IMPORT_BYTES))
@@ -229,6 +233,13 @@ def _memories(
     return claude_memories_import(
         owner=owner, stream=stream, name=name, source=source, extractor=extractor
     )
+
+
+def _whole_memory(owner: Person, stream: IO[bytes], name: str, source: str) -> ImportResult:
+    # Imported here: that module builds on this one.
+    from memory.exports.services import memory_import
+
+    return memory_import(owner=owner, stream=stream, name=name, source=source)
 
 
 def _refused(
@@ -550,9 +561,11 @@ def _claim_next(now: datetime) -> ChatImport | None:
     for this worker: locked with SKIP LOCKED, then a conditional UPDATE (any backend)."""
     stale = now - _lease()
     # An import whose reading killed its worker too often is failed, visibly, with a receipt.
-    for row in ChatImport.objects.filter(
-        state=ImportState.READING, claimed_at__lt=stale, attempts__gte=MAX_ATTEMPTS
-    ).select_related("owner"):
+    for row in (
+        ChatImport.objects.exclude(format=UME)
+        .filter(state=ImportState.READING, claimed_at__lt=stale, attempts__gte=MAX_ATTEMPTS)
+        .select_related("owner")
+    ):
         if ChatImport.objects.filter(pk=row.pk, claimed_at=row.claimed_at).update(
             state=ImportState.FAILED,
             claimed_at=None,
@@ -569,10 +582,12 @@ def _claim_next(now: datetime) -> ChatImport | None:
                 detail={"chat_import": row.pk, "stored": row.stored},
             )
             row.chunks.all().delete()
+    # ume's own exports are imported whole by memory.exports.services, never read here.
+    chats = ChatImport.objects.exclude(format=UME)
     claimed: ChatImport | None = claim_first(
         (
-            ChatImport.objects.filter(state=ImportState.WAITING).order_by("created_at", "id"),
-            ChatImport.objects.filter(
+            chats.filter(state=ImportState.WAITING).order_by("created_at", "id"),
+            chats.filter(
                 state=ImportState.READING, claimed_at__lt=stale, attempts__lt=MAX_ATTEMPTS
             ).order_by("claimed_at", "id"),
         ),

@@ -100,6 +100,16 @@ class EraseError(ValueError):
 
 
 def _check_undoable(receipt: Receipt) -> None:
+    if receipt.origin_hash:
+        raise EraseError(
+            f"receipt #{receipt.pk} was imported with a ume export: it records what another ume "
+            "wrote (the ids it lists are that ume's), so it cannot be undone here"
+        )
+    if (receipt.detail or {}).get("action") == "memory_import":
+        raise EraseError(
+            f"receipt #{receipt.pk} imported a whole memory; to take that back, delete all "
+            "(the import is one transaction and has no parts to undo)"
+        )
     if receipt.undone_at is not None:
         raise EraseError(
             f"receipt #{receipt.pk} was already undone at {receipt.undone_at:%Y-%m-%d %H:%M}; "

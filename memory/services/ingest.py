@@ -862,6 +862,29 @@ def _next_to_claim(now: datetime) -> Transcript | None:
     return None
 
 
+def _pending_wholes(limit: int, collect: Callable[[list[Receipt]], None]) -> int:
+    """The pending work that comes whole, one unit each: delete-alls, ume exports to import,
+    chat exports to split. How many units were done."""
+    # Imported here: these modules build on this one.
+    from memory.exports.services import memory_imports_run_pending
+    from memory.imports.services import chat_imports_read_pending
+    from memory.services.erase import erasures_run_pending
+
+    units = 0
+    for erased in erasures_run_pending(limit=limit):
+        units += 1
+        collect([erased])
+    if units < limit:
+        for imported in memory_imports_run_pending(limit=limit - units):
+            units += 1
+            collect([imported.receipt] if imported.receipt else [])
+    if units < limit:
+        for result in chat_imports_read_pending(limit=limit - units):
+            units += 1
+            collect([*result.broken, *([result.receipt] if result.receipt else [])])
+    return units
+
+
 def ingest_pending(
     *,
     limit: int = 50,
@@ -869,19 +892,15 @@ def ingest_pending(
     on_done: Callable[[Receipt], None] | None = None,
 ) -> list[Receipt]:
     """The pending work, oldest first: requested delete-alls (writes are refused until they
-    are done), then chat exports to split into conversations, then uploaded transcripts.
+    are done), then uploaded ume exports to import, then chat exports to split into
+    conversations, then uploaded transcripts.
 
     Safe with several workers at once: rows are claimed with ``SELECT ... FOR UPDATE SKIP
     LOCKED`` on PostgreSQL, and every claim is also a conditional UPDATE, so a row is processed
     by exactly one worker on any backend. A delete-all or an export counts as one towards
     ``limit``; their receipts are returned (and passed to ``on_done``) with the transcripts'.
     """
-    # Imported here: both modules build on this one.
-    from memory.imports.services import chat_imports_read_pending
-    from memory.services.erase import erasures_run_pending
-
     receipts: list[Receipt] = []
-    units = 0
 
     def collect(done: list[Receipt]) -> None:
         receipts.extend(done)
@@ -889,13 +908,7 @@ def ingest_pending(
             for receipt in done:
                 on_done(receipt)
 
-    for erased in erasures_run_pending(limit=limit):
-        units += 1
-        collect([erased])
-    if units < limit:
-        for result in chat_imports_read_pending(limit=limit - units):
-            units += 1
-            collect([*result.broken, *([result.receipt] if result.receipt else [])])
+    units = _pending_wholes(limit, collect)
     now = timezone.now()
     # A worker that died on the same transcript MAX_ATTEMPTS times: give up on it, visibly.
     Transcript.objects.given_up(now - _lease(), MAX_ATTEMPTS).update(

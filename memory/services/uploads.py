@@ -17,6 +17,8 @@ from datetime import datetime
 from django.conf import settings
 from django.core.files.uploadedfile import UploadedFile
 
+from memory.exports.services import memory_import_upload
+from memory.imports.formats import UME
 from memory.imports.services import (
     chat_import_defer,
     chat_import_process,
@@ -162,6 +164,20 @@ def transcripts_upload(
     return results
 
 
+def _whole_memory(owner: Person, upload: UploadedFile, name: str) -> UploadResult:
+    """ume's own export: a whole memory, imported into an empty one (now, or by the
+    workers when it is large)."""
+    result = memory_import_upload(owner=owner, stream=upload, name=name, size=upload.size or 0)
+    return UploadResult(
+        name,
+        result.ok,
+        result.message,
+        receipt=result.receipt,
+        waiting=result.ok and result.receipt is None,
+        chat_import=result.chat_import,
+    )
+
+
 def chat_export_upload(*, owner: Person, upload: UploadedFile, name: str, fmt: str) -> UploadResult:
     """A whole chat export: one pending transcript per conversation.
 
@@ -170,6 +186,8 @@ def chat_export_upload(*, owner: Person, upload: UploadedFile, name: str, fmt: s
     conversations and process them; the result names the import, whose progress page shows
     how far they are."""
     name = os.path.basename(name)[:255] or "conversations.json"
+    if fmt == UME:
+        return _whole_memory(owner, upload, name)
     if (upload.size or 0) > settings.UME_INLINE_UPLOAD_BYTES:
         result = chat_import_defer(owner=owner, stream=upload, name=name, fmt=fmt, source="upload")
         return UploadResult(

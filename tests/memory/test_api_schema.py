@@ -23,6 +23,7 @@ from memory.api.shapes import (
     suppression_json,
     transcript_json,
 )
+from memory.exports.format import FORMAT, MEDIA_TYPE, VERSION
 from memory.history import timeline
 from memory.models import Outcome, Receipt
 from memory.models import Source as ReceiptSource
@@ -87,17 +88,26 @@ def operations(schema: dict) -> Iterator[Any]:
 
 
 def test_every_operation_documents_its_success_body_with_properties(schema: dict) -> None:
-    seen = 0
+    """JSON bodies with their properties; the one file the API sends (the export, streamed
+    JSON Lines) as its own media type, whose description names the format."""
+    seen = files = 0
     for path, method, operation in operations(schema):
         successes = {code: r for code, r in operation["responses"].items() if code.startswith("2")}
         assert successes, (method, path)
         for code, response in successes.items():
-            body = response.get("content", {}).get("application/json", {}).get("schema")
+            content = response.get("content", {})
+            if MEDIA_TYPE in content:
+                assert set(content) == {MEDIA_TYPE}, (method, path, code)
+                assert f"{FORMAT} version {VERSION}" in content[MEDIA_TYPE]["schema"]["description"]
+                files += 1
+                continue
+            body = content.get("application/json", {}).get("schema")
             assert body is not None, (method, path, code)
             properties = resolve(schema, body).get("properties")
             assert properties, (method, path, code, body)
         seen += 1
-    assert seen == 26  # the 23 routes of views.py and the 3 of erase.py
+    # the 23 routes of views.py, the 3 of erase.py and GET /v1/export
+    assert (seen, files) == (27, 1)
 
 
 def test_every_operation_documents_its_errors_as_the_error_envelope(schema: dict) -> None:

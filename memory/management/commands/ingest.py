@@ -1,4 +1,5 @@
-"""``manage.py ingest PATH... --user U`` and ``ingest --pending``: transcripts to receipts."""
+"""``manage.py ingest PATH... --user U`` and ``ingest --pending``: transcripts, chat exports and
+ume's own export (a whole memory, docs/export.md) to receipts."""
 
 from __future__ import annotations
 
@@ -11,7 +12,10 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.utils.dateparse import parse_datetime
 
+from memory.exports.format import announced_rows
+from memory.exports.services import memory_import
 from memory.extractors import EXTRACTORS
+from memory.imports.formats import UME
 from memory.imports.services import chat_import_process, chat_import_store, export_format
 from memory.models import Receipt
 from memory.owned import Person
@@ -91,6 +95,9 @@ class Command(BaseCommand):
             try:
                 with path.open("rb") as stream:
                     fmt = export_format(stream, path.name)
+                    if fmt == UME:
+                        self.ingest_memory(owner, stream, path, as_json, progress)
+                        continue
                     if fmt is not None:
                         self.ingest_export(owner, stream, path, fmt, opts, progress)
                         continue
@@ -152,6 +159,23 @@ class Command(BaseCommand):
         progress.clear()
         if not as_json:
             self.stdout.write(f"{path}: {result.message}")
+        progress.step(path.name)
+
+    def ingest_memory(
+        self, owner: Person, stream: BinaryIO, path: Path, as_json: bool, progress: Progress
+    ) -> None:
+        """ume's own export: the whole memory in one transaction, one receipt."""
+        progress.add(announced_rows(stream))
+        result = memory_import(
+            owner=owner,
+            stream=stream,
+            name=path.name,
+            source="command",
+            on_rows=lambda n, kind: progress.step(kind, n),
+        )
+        progress.clear()
+        if result.receipt is not None:
+            self.emit(result.receipt, str(path), as_json)
         progress.step(path.name)
 
     def emit(self, receipt: Receipt, path: str, as_json: bool) -> None:
