@@ -195,12 +195,30 @@ def test_progress_is_scoped_to_its_owner(owner: User, other_user: User) -> None:
     assert chat_import_progress(owner, result.chat_import.pk) is not None
 
 
-def test_after_deleting_all_memory_the_same_export_imports_again(owner: User) -> None:
+def test_after_deleting_all_memory_the_same_export_is_refused(owner: User) -> None:
+    """A delete-all that keeps suppressions (the default) keeps the erased conversations'
+    digests: the same export sent again is refused with a receipt that says why, and nothing
+    of it is kept (``memory.services.erased``)."""
     from memory.services.erase import memory_erase_all
 
     ingest_json(EXPORTS / "claude_conversations.json")
     receipt = memory_erase_all(owner=owner)
     assert receipt.counts["chat_imports"] == 1
+    assert not Transcript.objects.for_owner(owner).exists()
+    ingest_json(EXPORTS / "claude_conversations.json")
+    assert not Transcript.objects.for_owner(owner).filter(name="Moving to Lisbon").exists()
+    refused = Receipt.objects.for_owner(owner).filter(subject="Moving to Lisbon").latest("pk")
+    assert refused.outcome == "rejected_input"
+    assert "erased" in refused.error
+
+
+def test_after_a_fresh_start_the_same_export_imports_again(owner: User) -> None:
+    """A delete-all that also removes suppressions is a fresh start: the same export reads
+    again."""
+    from memory.services.erase import memory_erase_all
+
+    ingest_json(EXPORTS / "claude_conversations.json")
+    memory_erase_all(owner=owner, keep_suppressions=False)
     assert not Transcript.objects.for_owner(owner).exists()
     ingest_json(EXPORTS / "claude_conversations.json")
     assert Transcript.objects.for_owner(owner).filter(name="Moving to Lisbon").exists()
