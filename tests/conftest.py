@@ -54,6 +54,20 @@ def other_user(db: None) -> Any:
 
 
 @pytest.fixture
+def owner_client(client: Any, owner: Any) -> Any:
+    """The test client signed in as ``owner``."""
+    client.force_login(owner)
+    return client
+
+
+@pytest.fixture
+def other_client(client: Any, other_user: Any) -> Any:
+    """The test client signed in as another person."""
+    client.force_login(other_user)
+    return client
+
+
+@pytest.fixture
 def is_postgres() -> bool:
     from django.db import connection
 

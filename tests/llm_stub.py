@@ -1,6 +1,6 @@
 """A real local HTTP server that speaks the OpenAI chat-completions protocol, for tests.
 
-Use the ``llm_server`` fixture (``from tests.llm_stub import llm_server``) or the class as a
+Use the ``llm_server`` fixture (registered for every test in ``tests/conftest.py``) or the class as a
 context manager. Script its answers, then point the code under test at ``server.base_url``::
 
     llm_server.reply_objects([{"object": "node", ...}])

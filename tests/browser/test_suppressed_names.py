@@ -13,16 +13,9 @@ from django.urls import reverse
 from memory.models import Alias, Node
 from memory.services.nodes import node_delete
 from tests.factories import make_node
+from tests.htmx import HX
 
 pytestmark = pytest.mark.django_db
-
-HX: dict[str, Any] = {"HTTP_HX_REQUEST": "true"}
-
-
-@pytest.fixture
-def owner_client(client: Client, owner: User) -> Client:
-    client.force_login(owner)
-    return client
 
 
 @pytest.fixture

@@ -32,25 +32,13 @@ from tests.factories import (
     make_slice,
     make_suppression,
 )
+from tests.htmx import HX
 
 pytestmark = pytest.mark.django_db
-HX: dict[str, Any] = {"HTTP_HX_REQUEST": "true"}
 
 
 def url(name: Any, *args: Any) -> Any:
     return reverse(f"memory:{name}", args=args)
-
-
-@pytest.fixture
-def owner_client(client: Client, owner: User) -> Client:
-    client.force_login(owner)
-    return client
-
-
-@pytest.fixture
-def other_client(client: Client, other_user: User) -> Client:
-    client.force_login(other_user)
-    return client
 
 
 @pytest.fixture

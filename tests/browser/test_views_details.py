@@ -13,9 +13,9 @@ from pytest_django import DjangoAssertNumQueries
 
 from memory.models import Alias, Edge, Event, Receipt, Slice
 from tests.factories import make_edge, make_event, make_node, make_slice
+from tests.htmx import HX
 
 pytestmark = pytest.mark.django_db
-HX: dict[str, Any] = {"HTTP_HX_REQUEST": "true"}
 
 
 @pytest.fixture

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from typing import Any
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -16,9 +15,9 @@ from memory.models import Node, Revision
 from memory.services.details import slice_update
 from memory.services.nodes import node_delete, node_update
 from tests.factories import make_node, make_slice, make_suppression
+from tests.htmx import HX
 
 pytestmark = pytest.mark.django_db
-HX: dict[str, Any] = {"HTTP_HX_REQUEST": "true"}
 
 
 @pytest.fixture

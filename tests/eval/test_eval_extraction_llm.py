@@ -17,7 +17,7 @@ from eval.extraction import score_extraction
 from memory.extractors import get_extractor
 from memory.markup import markup_to_text
 from memory.transcripts import messages_from_json
-from tests.llm_stub import StubLLMServer, conversation_key, llm_server  # noqa: F401
+from tests.llm_stub import StubLLMServer, conversation_key
 
 FIXTURES = Path(__file__).resolve().parents[2] / "eval" / "fixtures"
 CHATS = FIXTURES / "extraction_chats.json"
@@ -40,7 +40,7 @@ def recorded_answers() -> dict[str, str]:
 
 
 @pytest.fixture
-def replaying(llm_server: StubLLMServer, settings: Settings) -> Any:  # noqa: F811
+def replaying(llm_server: StubLLMServer, settings: Settings) -> Any:
     llm_server.replay(recorded_answers())
     settings.UME_LLM_BASE_URL = llm_server.base_url
     settings.UME_LLM_MODEL = "replay"

@@ -16,7 +16,7 @@ from pytest_django import Settings
 
 from memory.models import Candidate, Edge, Event, Evidence, MemoryRule, Node, Slice, Transcript
 from memory.services.ingest import ingest_pending, ingest_text
-from tests.llm_stub import StubLLMServer, llm_server  # noqa: F401
+from tests.llm_stub import StubLLMServer
 
 pytestmark = pytest.mark.django_db
 
@@ -53,7 +53,7 @@ TENNIS = {
 
 
 @pytest.fixture
-def llm(llm_server: StubLLMServer, settings: Settings) -> Any:  # noqa: F811
+def llm(llm_server: StubLLMServer, settings: Settings) -> Any:
     settings.UME_LLM_BASE_URL = llm_server.base_url
     settings.UME_LLM_MODEL = "stub-model"
     settings.UME_LLM_API_KEY = "sk-ingest-test"

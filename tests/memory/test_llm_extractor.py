@@ -13,7 +13,7 @@ from memory.extractors import ExtractorFailed, get_extractor
 from memory.extractors.llm import extract, find_json
 from memory.proposals import CandidateProposal, EventProposal, NodeProposal
 from memory.transcripts import Message
-from tests.llm_stub import StubLLMServer, closed_base_url, llm_server  # noqa: F401
+from tests.llm_stub import StubLLMServer, closed_base_url
 
 T0 = datetime(2026, 5, 10, 9, 0, tzinfo=UTC)
 MESSAGES = [
@@ -60,7 +60,7 @@ def run(server: StubLLMServer, messages: list[Message] = MESSAGES, **kwargs: Any
     return extract(messages, **options)
 
 
-def test_good_reply_gives_grounded_proposals(llm_server: StubLLMServer) -> None:  # noqa: F811
+def test_good_reply_gives_grounded_proposals(llm_server: StubLLMServer) -> None:
     llm_server.reply_objects([BERLIN, MOVED, TENNIS])
 
     proposals = run(llm_server, source_time=T0, api_key="sk-test-key", instructions="No work.")
@@ -92,13 +92,13 @@ def test_good_reply_gives_grounded_proposals(llm_server: StubLLMServer) -> None:
     assert payload["messages"][0]["ts"] == T0.isoformat()
 
 
-def test_no_key_sends_no_authorization_header(llm_server: StubLLMServer) -> None:  # noqa: F811
+def test_no_key_sends_no_authorization_header(llm_server: StubLLMServer) -> None:
     llm_server.reply_objects([BERLIN])
     run(llm_server, api_key="")
     assert "authorization" not in llm_server.last_request.headers
 
 
-def test_defaults_come_from_settings(llm_server: StubLLMServer, settings: Settings) -> None:  # noqa: F811
+def test_defaults_come_from_settings(llm_server: StubLLMServer, settings: Settings) -> None:
     settings.UME_LLM_BASE_URL = llm_server.base_url + "/"
     settings.UME_LLM_MODEL = "from-settings"
     settings.UME_LLM_API_KEY = "sk-settings"
@@ -113,12 +113,12 @@ def test_defaults_come_from_settings(llm_server: StubLLMServer, settings: Settin
     assert request.headers["authorization"] == "Bearer sk-settings"
 
 
-def test_valid_empty_reply_is_an_empty_result(llm_server: StubLLMServer) -> None:  # noqa: F811
+def test_valid_empty_reply_is_an_empty_result(llm_server: StubLLMServer) -> None:
     llm_server.reply_objects([])
     assert run(llm_server) == []
 
 
-def test_no_user_turns_means_no_request(llm_server: StubLLMServer) -> None:  # noqa: F811
+def test_no_user_turns_means_no_request(llm_server: StubLLMServer) -> None:
     assert run(llm_server, [Message("M0", "assistant", "Hello!")]) == []
     assert llm_server.requests == []
 
@@ -134,7 +134,7 @@ def test_no_user_turns_means_no_request(llm_server: StubLLMServer) -> None:  # n
     ],
     ids=["think", "fence", "think-and-fence", "bare-array-in-prose", "trailing-comma"],
 )
-def test_reasoning_fences_and_prose_are_tolerated(llm_server: StubLLMServer, content: Any) -> None:  # noqa: F811
+def test_reasoning_fences_and_prose_are_tolerated(llm_server: StubLLMServer, content: Any) -> None:
     llm_server.reply_content(content)
     assert [p.label for p in run(llm_server)] == ["Berlin"]
 
@@ -193,7 +193,7 @@ def test_reasoning_fences_and_prose_are_tolerated(llm_server: StubLLMServer, con
     ],
 )
 def test_bad_replies_fail_with_a_specific_message(
-    llm_server: StubLLMServer,  # noqa: F811
+    llm_server: StubLLMServer,
     script: Any,
     message: Any,
 ) -> None:
@@ -203,7 +203,7 @@ def test_bad_replies_fail_with_a_specific_message(
     assert message in str(info.value)
 
 
-def test_timeout(llm_server: StubLLMServer) -> None:  # noqa: F811
+def test_timeout(llm_server: StubLLMServer) -> None:
     llm_server.reply_delay(30, [BERLIN])
     with pytest.raises(ExtractorFailed, match=r"timed out after 0.3 s"):
         run(llm_server, timeout=0.3)
@@ -241,7 +241,7 @@ def test_unconfigured_from_settings(settings: Settings) -> None:
         extract(MESSAGES)
 
 
-def test_api_key_never_appears_in_a_failure(llm_server: StubLLMServer) -> None:  # noqa: F811
+def test_api_key_never_appears_in_a_failure(llm_server: StubLLMServer) -> None:
     key = "sk-very-secret-123"
     llm_server.reply_status(401, f"invalid key {key}")
     with pytest.raises(ExtractorFailed) as info:
@@ -251,7 +251,7 @@ def test_api_key_never_appears_in_a_failure(llm_server: StubLLMServer) -> None: 
     assert llm_server.last_request.headers["authorization"] == f"Bearer {key}"
 
 
-def test_credentials_in_the_url_never_appear_in_a_failure(llm_server: StubLLMServer) -> None:  # noqa: F811
+def test_credentials_in_the_url_never_appear_in_a_failure(llm_server: StubLLMServer) -> None:
     llm_server.reply_status(500, "down")
     url = llm_server.base_url.replace("http://", "http://user:hunter2@")
     with pytest.raises(ExtractorFailed) as info:
@@ -260,7 +260,7 @@ def test_credentials_in_the_url_never_appear_in_a_failure(llm_server: StubLLMSer
     assert "HTTP 500" in str(info.value)
 
 
-def test_oversized_reply_fails(llm_server: StubLLMServer) -> None:  # noqa: F811
+def test_oversized_reply_fails(llm_server: StubLLMServer) -> None:
     llm_server.reply_content("x" * (2 * 1024 * 1024 + 10))
     with pytest.raises(ExtractorFailed, match="larger than 2,097,152 bytes"):
         run(llm_server)
@@ -273,7 +273,7 @@ def _with_evidence(obj: dict, *spans: dict) -> dict:
     return {**obj, "evidence": list(spans)}
 
 
-def test_ungrounded_objects_are_dropped(llm_server: StubLLMServer) -> None:  # noqa: F811
+def test_ungrounded_objects_are_dropped(llm_server: StubLLMServer) -> None:
     invented = _with_evidence(
         {**BERLIN, "label": "Munich"}, {"message_id": "M2", "quote": "I moved to Munich"}
     )
@@ -291,7 +291,7 @@ def test_ungrounded_objects_are_dropped(llm_server: StubLLMServer) -> None:  # n
     assert [p.label for p in run(llm_server)] == ["Berlin", "Tennis"]
 
 
-def test_quotes_match_despite_case_spacing_and_curly_quotes(llm_server: StubLLMServer) -> None:  # noqa: F811
+def test_quotes_match_despite_case_spacing_and_curly_quotes(llm_server: StubLLMServer) -> None:
     messages = [Message("a1", "user", "I’m learning   Rust these days")]
     node = _with_evidence(
         {**BERLIN, "label": "Rust", "category": "skill"},
@@ -301,13 +301,13 @@ def test_quotes_match_despite_case_spacing_and_curly_quotes(llm_server: StubLLMS
     assert [p.label for p in run(llm_server, messages)] == ["Rust"]
 
 
-def test_a_quote_of_only_punctuation_is_not_evidence(llm_server: StubLLMServer) -> None:  # noqa: F811
+def test_a_quote_of_only_punctuation_is_not_evidence(llm_server: StubLLMServer) -> None:
     llm_server.reply_objects([_with_evidence(BERLIN, {"message_id": "M2", "quote": "."})])
     with pytest.raises(ExtractorFailed, match="none of the 1 proposed objects"):
         run(llm_server)
 
 
-def test_assistant_turns_are_context_but_never_a_source(llm_server: StubLLMServer) -> None:  # noqa: F811
+def test_assistant_turns_are_context_but_never_a_source(llm_server: StubLLMServer) -> None:
     climbing = _with_evidence(
         {**BERLIN, "label": "Climbing", "category": "interest"},
         {"message_id": "M1", "quote": "you love climbing"},
@@ -319,7 +319,7 @@ def test_assistant_turns_are_context_but_never_a_source(llm_server: StubLLMServe
     assert roles == ["user", "assistant", "user"]
 
 
-def test_a_reply_citing_only_assistant_turns_fails(llm_server: StubLLMServer) -> None:  # noqa: F811
+def test_a_reply_citing_only_assistant_turns_fails(llm_server: StubLLMServer) -> None:
     climbing = _with_evidence(
         {**BERLIN, "label": "Climbing", "category": "interest"},
         {"message_id": "M1", "quote": "you love climbing"},
@@ -329,7 +329,7 @@ def test_a_reply_citing_only_assistant_turns_fails(llm_server: StubLLMServer) ->
         run(llm_server)
 
 
-def test_system_turns_are_not_sent(llm_server: StubLLMServer) -> None:  # noqa: F811
+def test_system_turns_are_not_sent(llm_server: StubLLMServer) -> None:
     messages = [Message("S0", "system", "You are a helpful assistant."), *MESSAGES]
     llm_server.reply_objects([])
     run(llm_server, messages)

@@ -19,7 +19,7 @@ from memory.extractors.llm import (
 from memory.proposals import parse_proposals
 from memory.transcripts import Message
 from memory.vocab import Category, EventAction
-from tests.llm_stub import StubLLMServer, llm_server  # noqa: F401
+from tests.llm_stub import StubLLMServer
 
 MESSAGES = [Message("M0", "user", "I quit smoking in January.", None)]
 SMOKING = {
@@ -36,7 +36,7 @@ def run(server: StubLLMServer) -> Any:
     return extract(MESSAGES, base_url=server.base_url, model="m", api_key="", timeout=5)
 
 
-def test_the_request_asks_for_our_schema_as_structured_output(llm_server: StubLLMServer) -> None:  # noqa: F811
+def test_the_request_asks_for_our_schema_as_structured_output(llm_server: StubLLMServer) -> None:
     llm_server.reply_objects([SMOKING])
     assert [p.label for p in run(llm_server)] == ["Smoking"]
     body = llm_server.last_request.body
@@ -48,7 +48,7 @@ def test_the_request_asks_for_our_schema_as_structured_output(llm_server: StubLL
 
 
 def test_an_endpoint_without_structured_output_is_asked_again_without_it(
-    llm_server: StubLLMServer,  # noqa: F811
+    llm_server: StubLLMServer,
 ) -> None:
     llm_server.reply_status(400, '{"error": "unknown parameter: response_format"}')
     llm_server.reply_objects([SMOKING])
@@ -57,7 +57,7 @@ def test_an_endpoint_without_structured_output_is_asked_again_without_it(
     assert "response_format" in first.body and "response_format" not in second.body
 
 
-def test_another_400_is_a_clear_failure_and_is_not_retried(llm_server: StubLLMServer) -> None:  # noqa: F811
+def test_another_400_is_a_clear_failure_and_is_not_retried(llm_server: StubLLMServer) -> None:
     llm_server.reply_status(400, '{"error": "model not found"}')
     with pytest.raises(ExtractorFailed, match="HTTP 400"):
         run(llm_server)
@@ -68,7 +68,7 @@ def test_another_400_is_a_clear_failure_and_is_not_retried(llm_server: StubLLMSe
     "content",
     ['{"objects": [{"object": "node", "label": 42}]}', "Sure! Here you go.", '{"objects": "x"}'],
 )
-def test_a_malformed_answer_fails_clearly(llm_server: StubLLMServer, content: Any) -> None:  # noqa: F811
+def test_a_malformed_answer_fails_clearly(llm_server: StubLLMServer, content: Any) -> None:
     llm_server.reply_content(content)
     with pytest.raises(ExtractorFailed):
         run(llm_server)
@@ -93,7 +93,7 @@ def test_the_response_format_is_plain_json() -> None:
 
 
 def test_markup_is_sent_as_text_and_quotes_of_the_text_are_grounded(
-    llm_server: StubLLMServer,  # noqa: F811
+    llm_server: StubLLMServer,
 ) -> None:
     messages = [Message("M0", "user", "I use a tool called <b>R&amp;D Tracker</b> at work.", None)]
     llm_server.reply_objects(

@@ -1,7 +1,7 @@
 """A memory deleted with make-it-stick stays deleted under every other spelling of its name:
 no rename, alias, promotion, merge, rollback, undo or save gives a node a name its
 suppression covers ("Moonbeam" for "Project Moonbeam"), and a name that only shares a word
-with it is kept. Through the services and the API (the dashboard: tests/browser)."""
+with it is kept. Through the services and the API (the dashboard: tests/browser, and in Chromium tests/e2e)."""
 
 from __future__ import annotations
 

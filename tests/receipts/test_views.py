@@ -16,9 +16,9 @@ from pytest_django import DjangoAssertNumQueries
 from memory.models import Receipt
 from receipts.chart import stacked_chart
 from tests.factories import make_node
+from tests.htmx import HX
 
 pytestmark = pytest.mark.django_db
-HX: dict[str, Any] = {"HTTP_HX_REQUEST": "true"}
 SAVES = reverse("receipts:list")
 
 
@@ -33,18 +33,6 @@ def make_receipt(
         created_at=timezone.now() - timedelta(days=days_ago),
         **fields,
     )
-
-
-@pytest.fixture
-def owner_client(client: Client, owner: User) -> Client:
-    client.force_login(owner)
-    return client
-
-
-@pytest.fixture
-def other_client(client: Client, other_user: User) -> Client:
-    client.force_login(other_user)
-    return client
 
 
 def test_anonymous_visitors_are_sent_to_login(client: Client, owner: User) -> None:

@@ -15,7 +15,7 @@ from pytest_django import DjangoAssertNumQueries
 
 from memory.models import Candidate, Receipt
 from tests.factories import make_candidate, make_edge, make_node, make_suppression
-from tests.review.conftest import HX
+from tests.htmx import HX
 
 pytestmark = pytest.mark.django_db
 

@@ -21,9 +21,9 @@ from memory.services.review import (
     candidate_reject,
     candidate_undo,
 )
+from tests.htmx import HX
 
 pytestmark = pytest.mark.django_db
-HX: dict[str, Any] = {"HTTP_HX_REQUEST": "true"}
 
 
 def say(owner: User, text: str, name: str) -> Receipt:

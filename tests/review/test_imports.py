@@ -14,7 +14,7 @@ from pytest_django import DjangoAssertNumQueries, Settings
 from memory.imports.services import chat_imports_read_pending
 from memory.models import ChatImport, Receipt, Transcript
 from memory.services.ingest import ingest_pending
-from tests.review.conftest import HX
+from tests.htmx import HX
 
 pytestmark = pytest.mark.django_db
 UPLOADS = reverse("review:uploads")

@@ -15,7 +15,7 @@ from memory.models import Candidate, Node
 from memory.services.ingest import ingest_text
 from memory.services.review import candidate_merge, merge_preview
 from tests.factories import make_node
-from tests.review.conftest import HX
+from tests.htmx import HX
 
 pytestmark = pytest.mark.django_db
 

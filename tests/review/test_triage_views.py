@@ -20,7 +20,7 @@ from memory.models import Candidate, Evidence, Node, Receipt, Transcript
 from memory.services.cleanup import cleanup_run
 from memory.services.triage import candidates_batch
 from tests.factories import make_candidate
-from tests.review.conftest import HX
+from tests.htmx import HX
 
 pytestmark = pytest.mark.django_db
 

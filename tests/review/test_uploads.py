@@ -15,7 +15,7 @@ from pytest_django import Settings
 
 from memory.models import Receipt, Transcript
 from memory.services.ingest import ingest_pending
-from tests.review.conftest import HX
+from tests.htmx import HX
 
 pytestmark = pytest.mark.django_db
 UPLOADS = reverse("review:uploads")

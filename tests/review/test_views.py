@@ -15,7 +15,7 @@ from pytest_django import DjangoAssertNumQueries
 
 from memory.models import Alias, Candidate, Evidence, Node, Receipt, Suppression, Transcript
 from tests.factories import make_candidate, make_node
-from tests.review.conftest import HX
+from tests.htmx import HX
 
 pytestmark = pytest.mark.django_db
 

@@ -39,8 +39,8 @@ from pytest_django import Settings
 
 from connectors.models import Connection, Redemption
 from memory.models import Receipt
-from tests.browser.conftest import CHROMIUM_ARGS, PASSWORD, chromium_path
 from tests.connectors.document_host import DocumentHost
+from tests.e2e.conftest import CHROMIUM_ARGS, PASSWORD, chromium_path
 
 pytestmark = pytest.mark.browser
 T = TypeVar("T")

@@ -1,5 +1,9 @@
 """Real headless Chromium (Debian's ``chromium``) driven by Playwright against ``live_server``.
 
+Every test in this folder is a browser test (marked ``browser`` here, so ``make test`` runs them
+as its second step); the dashboard's views through Django's test client are in
+``tests/browser``, beside the ``browser`` app they test.
+
 Playwright's own downloaded browsers cannot be fetched here, so the system Chromium is
 launched through ``executable_path``. Without it the tests skip and say how to install it;
 in CI (``CI=true``) a missing browser fails them instead, so a green run means they ran.
@@ -30,6 +34,14 @@ CHROMIUM_ARGS = [
 ]
 PASSWORD = "pw-for-browser-tests-1"
 INSTALL_HINT = "Chromium is not installed: `apt-get install chromium` (or `make browser-deps`)"
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark what this folder holds as browser tests, whatever its module says."""
+    here = os.path.dirname(__file__)
+    for item in items:
+        if str(item.path).startswith(here + os.sep):
+            item.add_marker(pytest.mark.browser)
 
 
 def chromium_path() -> str | None:

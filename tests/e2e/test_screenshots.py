@@ -2,7 +2,7 @@
 
 Run with ``UME_SCREENSHOTS=1`` to refresh the committed PNGs in ``docs/``:
 
-    UME_SCREENSHOTS=1 .venv/bin/python -m pytest tests/browser/test_screenshots.py
+    UME_SCREENSHOTS=1 .venv/bin/python -m pytest tests/e2e/test_screenshots.py
 
 Without it the same pages are rendered and shot into a temporary folder, so CI checks that
 every page the README shows still renders in a real browser, without touching the repository.
@@ -20,7 +20,7 @@ from django.core.management import call_command
 from django.db.models import Count
 
 from memory.models import Node
-from tests.browser.conftest import sign_in
+from tests.e2e.conftest import sign_in
 
 pytestmark = pytest.mark.browser
 DOCS = Path(__file__).resolve().parents[2] / "docs"

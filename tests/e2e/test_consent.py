@@ -14,8 +14,8 @@ from urllib.parse import parse_qs, urlsplit
 import httpx
 import pytest
 
-from tests.browser.conftest import PASSWORD
 from tests.connectors.conftest import Pkce, authorize_url
+from tests.e2e.conftest import PASSWORD
 
 pytestmark = pytest.mark.browser
 

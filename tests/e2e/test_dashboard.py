@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from memory.models import Alias, Candidate, Node, Receipt, Suppression
 from memory.services.ingest import ingest_text
-from tests.browser.conftest import expected_console_error, sign_in
+from tests.e2e.conftest import expected_console_error, sign_in
 from tests.factories import make_candidate, make_node
 
 pytestmark = pytest.mark.browser
