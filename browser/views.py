@@ -132,8 +132,8 @@ def _last_change(request: HtmxHttpRequest, node: Node) -> Receipt | None:
 
 def _addresses(name: str, *args: Any) -> Callable[[int], str]:
     """``reverse(name, args=[*args, pk])`` for many rows: reversed once with a stand-in id,
-    then each row's id put in its place. A ``reverse`` costs about 0.1 ms, and a node page
-    has hundreds of rows with two addresses each."""
+    then each row's id put in its place. A node page has hundreds of rows with two addresses
+    each, and a ``reverse`` is not free (docs/benchmarks.md, "Figures behind the code's choices")."""
     stand_in = "987654321987654321"
     head, tail = reverse(name, args=[*args, int(stand_in)]).split(stand_in, 1)
     return lambda pk: f"{head}{pk}{tail}"

@@ -300,9 +300,9 @@ def mcp_authenticate(secret: str, scope: MutableMapping[str, Any]) -> AccessToke
     if refresh_token is None or refresh_token.token_family is None:
         return None
     connection = (
-        Connection.objects.select_related("token", "token__owner")
+        Connection.objects.for_owner(oauth_token.user)
+        .select_related("token", "token__owner")
         .filter(
-            owner=oauth_token.user,
             application=oauth_token.application,
             redemptions__token_family=refresh_token.token_family,
             token__revoked_at__isnull=True,

@@ -407,11 +407,14 @@ def _run_step(tenant: Tenant, step: dict[str, Any], where: str) -> None:
         node = Node.objects.for_owner(owner).get(pk=tenant.created[step["node"]])
         node_delete(node=node, stick=_flag(step.get("stick", True)), source="eval")
     elif action == "reject_candidate":
-        candidate = Candidate.objects.filter(
-            owner=owner,
-            canonical_key=canonical_key(step["label"]),
-            status=CandidateStatus.PENDING,
-        ).first()
+        candidate = (
+            Candidate.objects.for_owner(owner)
+            .filter(
+                canonical_key=canonical_key(step["label"]),
+                status=CandidateStatus.PENDING,
+            )
+            .first()
+        )
         if candidate is None:
             raise FixtureError(f"{where}: no pending candidate {step['label']!r} to reject")
         candidate_reject(

@@ -1004,8 +1004,8 @@ class RecallTerm(models.Model):
             # A document's postings: rewriting or deleting it (memory.services.recall_index),
             # and recall's read of a common word's postings in the documents a rarer word
             # found (memory.recall.loaders.load_postings), which it covers: by the term index
-            # that read walks every posting of the common word (40,000 of "number" among
-            # 200,000 messages: 26 ms on SQLite), by this one a few per document (0.6 ms).
+            # that read walks every posting of the common word, by this one a few per
+            # document (docs/benchmarks.md, "Figures behind the code's choices").
             models.Index(
                 fields=["owner", "kind", "ref_id", "term", "tf", "length"],
                 name="memory_recallterm_doc",

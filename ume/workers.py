@@ -2,9 +2,8 @@
 
 A worker imports Django, the MCP SDK, pydantic, numpy and the stemmers: about 175,000
 objects that live as long as the process. Python's full garbage collection walks every one
-of them each time it runs, which it does every few hundred requests: 80 to 110 ms on the
-benchmark machine, added to whichever request set it off (``make bench`` saw it as one
-recall in thirty taking 120 ms instead of 15). :func:`freeze_loaded_objects` moves what is
+of them each time it runs, which it does every few hundred requests, and the pause lands on
+whichever request set it off (docs/benchmarks.md, "Figures behind the code's choices"). :func:`freeze_loaded_objects` moves what is
 alive at the end of start-up out of the collector's reach (``gc.freeze``, the remedy
 Python documents for long-lived objects); what requests create is collected as before."""
 

@@ -269,9 +269,9 @@ def _node_named(owner: Person, name: str) -> Node | None:
 def _pending_named(owner: Person, name: str) -> Candidate | None:
     key = canonical_key(name)
     return (
-        Candidate.objects.filter(
-            owner=owner, canonical_key=key, status=CandidateStatus.PENDING
-        ).first()
+        Candidate.objects.for_owner(owner)
+        .filter(canonical_key=key, status=CandidateStatus.PENDING)
+        .first()
         if key
         else None
     )

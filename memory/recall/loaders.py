@@ -343,9 +343,8 @@ def load_stats(owner: Person) -> dict[str, CorpusStats]:
 POSTINGS_PER_TERM = 1000  # a term in more documents is common; see load_postings
 # When every word of a question is common: how many documents of the least common one are
 # read as the candidates (those where it weighs most). Each is scored, fused and ranked in
-# Python; at 100,000 nodes, 1,000 of them cost 3 ms of a 17 ms recall on PostgreSQL. With
-# 500, the first answer held both words of each of 100 two-word questions there, as with
-# 1,000, and 80% of the ten answers did (87% with 1,000): docs/benchmarks.md.
+# Python, so the cap is a real share of a recall at 100,000 nodes; 500 keeps the first answer
+# of two-word questions as 1,000 did, at half the cost (docs/benchmarks.md, "Figures behind the code's choices").
 SEED_POSTINGS = 500
 # About how many terms a document has (a message fewer, a node with its details more): a
 # common word's postings in the documents found are read by document when that is fewer
@@ -463,8 +462,8 @@ def _top_postings(owner: Person, term: str, kinds: Sequence[str], cap: int) -> l
     """The ``cap`` postings of ``term`` with the highest frequencies, the newest first among
     equals, across ``kinds``: one query that reads each kind's first ``cap`` in the order of
     the (owner, term, kind, tf, ref_id) index, then merges them. One read across several kinds
-    would sort every posting of the word instead (4,400 of a common one, 3 ms on
-    PostgreSQL)."""
+    would sort every posting of the word instead, thousands for a common one
+    (docs/benchmarks.md, "Figures behind the code's choices")."""
     parts: list[str] = []
     params: list[Any] = []
     for position, kind in enumerate(kinds):

@@ -58,7 +58,7 @@ def _locked_row(owner: Person) -> DeletionBarrier:
         # On PostgreSQL a concurrent creator makes this wait for its commit, then fail on the
         # unique key: from then on the row exists and we lock it.
         barrier_ensure(owner)
-        row = DeletionBarrier.objects.select_for_update().get(owner=owner)
+        row = DeletionBarrier.objects.for_owner(owner).select_for_update().get()
     return row
 
 

@@ -431,9 +431,9 @@ def _plan_junk(owner: Person, now: datetime, plan: _Plan, report: UserCleanup) -
             junk_slices = junk_slices.exclude(pk__in=_old_slices(owner, plan.retention_cutoff))
         counts["junk_nodes_removed"] = len(junk_ids)
         counts["junk_slices_removed"] = junk_slices.count()
-        counts["junk_events_removed"] = Event.objects.filter(
-            owner=owner, node_id__in=junk_ids
-        ).count()
+        counts["junk_events_removed"] = (
+            Event.objects.for_owner(owner).filter(node_id__in=junk_ids).count()
+        )
         counts["junk_edges_removed"] = (
             Edge.objects.for_owner(owner)
             .filter(Q(from_node_id__in=junk_ids) | Q(to_node_id__in=junk_ids))
@@ -466,7 +466,7 @@ def _expiring_candidates(owner: Person, now: datetime) -> QuerySet[Candidate]:
             last_seen_at__lte=now - timedelta(days=days),
             restored_at__isnull=True,
         )
-    return Candidate.objects.filter(due, owner=owner, status=CandidateStatus.PENDING)
+    return Candidate.objects.for_owner(owner).filter(due, status=CandidateStatus.PENDING)
 
 
 def _old_evidence(owner: Person, cutoff: datetime) -> QuerySet[Evidence]:
@@ -475,8 +475,7 @@ def _old_evidence(owner: Person, cutoff: datetime) -> QuerySet[Evidence]:
 
 def _old_transcripts(owner: Person, cutoff: datetime) -> QuerySet[Transcript]:
     # Queued or running work is never deleted under a worker's feet.
-    return Transcript.objects.filter(
-        owner=owner,
+    return Transcript.objects.for_owner(owner).filter(
         created_at__lt=cutoff,
         status__in=[TranscriptStatus.DONE, TranscriptStatus.FAILED],
     )
@@ -507,8 +506,7 @@ def _old_revisions(owner: Person, cutoff: datetime) -> QuerySet[Revision]:
     replaced or that record a deletion (so the whole history of an object deleted before it),
     and every revision of the old slices retention deletes. The latest revision of a live
     object stays, whatever its age: it is what the object is."""
-    newer = Revision.objects.filter(
-        owner=owner,
+    newer = Revision.objects.for_owner(owner).filter(
         kind=models.OuterRef("kind"),
         object_id=models.OuterRef("object_id"),
         number__gt=models.OuterRef("number"),
@@ -536,14 +534,13 @@ def _orphans_after(owner: Person, plan: _Plan, junk_ids: list[int]) -> QuerySet[
     gone_slices = Q(slice__node_id__in=junk_ids)
     if plan.retention_cutoff is not None:
         gone_slices |= Q(slice_id__in=_old_slices(owner, plan.retention_cutoff).values("pk"))
-    rows = Evidence.objects.filter(
+    rows = Evidence.objects.for_owner(owner).filter(
         Q(node__isnull=True) | Q(node_id__in=junk_ids),
         Q(slice__isnull=True) | gone_slices,
         Q(event__isnull=True) | Q(event__node_id__in=junk_ids),
         Q(edge__isnull=True)
         | Q(edge__from_node_id__in=junk_ids)
         | Q(edge__to_node_id__in=junk_ids),
-        owner=owner,
         candidate__isnull=True,
     )
     if plan.retention_cutoff is not None:
@@ -582,14 +579,17 @@ def _apply(owner: Person, now: datetime, plan: _Plan, report: UserCleanup) -> No
         touched |= _apply_retention(owner, plan.retention_cutoff, report)
     if plan.junk:
         _apply_junk(owner, now, plan, report)
-    counts["orphan_evidence_deleted"] = Evidence.objects.filter(
-        owner=owner,
-        node__isnull=True,
-        slice__isnull=True,
-        event__isnull=True,
-        edge__isnull=True,
-        candidate__isnull=True,
-    ).delete()[0]
+    counts["orphan_evidence_deleted"] = (
+        Evidence.objects.for_owner(owner)
+        .filter(
+            node__isnull=True,
+            slice__isnull=True,
+            event__isnull=True,
+            edge__isnull=True,
+            candidate__isnull=True,
+        )
+        .delete()[0]
+    )
     counts["orphan_episodes_deleted"] = _delete_episodes(owner, _orphan_episodes(owner, plan))
     counts["idempotency_keys_expired"] = _expired_keys(owner, now).delete()[0]
     for ids in _chunks(sorted(touched)):

@@ -409,7 +409,7 @@ def detail_undo(*, receipt: Receipt) -> Receipt:
     detail = receipt.detail
     kind, model = detail["kind"], KINDS[detail["kind"]]
     with transaction.atomic():
-        locked = Receipt.objects.select_for_update().get(pk=receipt.pk, owner=receipt.owner_id)
+        locked = Receipt.objects.for_owner(receipt.owner_id).select_for_update().get(pk=receipt.pk)
         if locked.undone_at is not None:
             raise DetailError("that change was undone already")
         history = History(
@@ -488,6 +488,6 @@ def _undo_delete(receipt: Receipt, kind: str, model: type[models.Model], history
         raise DetailError(_clash(kind, model(**values))) from exc
     history.add(row, RevisionAction.RESTORED)
     if kind in EVIDENCED and detail.get("evidence"):
-        Evidence.objects.filter(
-            owner_id=receipt.owner_id, pk__in=detail["evidence"], **{f"{kind}__isnull": True}
+        Evidence.objects.for_owner(receipt.owner_id).filter(
+            pk__in=detail["evidence"], **{f"{kind}__isnull": True}
         ).update(**{kind: row})

@@ -130,10 +130,8 @@ def _check_undoable(receipt: Receipt) -> None:
 def _said_in(receipt: Receipt) -> QuerySet[Episode]:
     """The episodes of the conversation ``receipt`` saved: a save that kept no memory still
     kept what was said, and undoing it removes that."""
-    return Episode.objects.filter(
-        owner=receipt.owner_id,
-        transcript__in=Transcript.objects.filter(
-            owner=receipt.owner_id,
+    return Episode.objects.for_owner(receipt.owner_id).filter(
+        transcript__in=Transcript.objects.for_owner(receipt.owner_id).filter(
             pk=(receipt.detail or {}).get("transcript") or 0,
             receipt=receipt,
         ),
@@ -408,9 +406,9 @@ class _Undo:
         self.deleted["pages"] = (
             Page.objects.for_owner(owner).filter(pk__in=ids["pages"]).delete()[0]
         )
-        self.deleted["candidates"] = Candidate.objects.filter(
-            owner=owner, pk__in=[c.pk for c in doomed]
-        ).delete()[0]
+        self.deleted["candidates"] = (
+            Candidate.objects.for_owner(owner).filter(pk__in=[c.pk for c in doomed]).delete()[0]
+        )
         cascade = Node.objects.for_owner(owner).filter(pk__in=node_ids).delete()[1]
         self.deleted["nodes"] = cascade.get(Node._meta.label, 0)
         for model, key in (
@@ -458,13 +456,16 @@ class _Undo:
             if new.kind not in SUPERSEDING_SLICE_KINDS:
                 continue
             # apply() stamps the superseded slices with the very time it creates the new one.
-            old = Slice.objects.filter(
-                owner=self.owner,
-                node_id=new.node_id,
-                kind=new.kind,
-                is_current=False,
-                superseded_at=new.created_at,
-            ).exclude(pk__in=self.ids["slices"])
+            old = (
+                Slice.objects.for_owner(self.owner)
+                .filter(
+                    node_id=new.node_id,
+                    kind=new.kind,
+                    is_current=False,
+                    superseded_at=new.created_at,
+                )
+                .exclude(pk__in=self.ids["slices"])
+            )
             if not old.exists():
                 continue
             label = new.node.label
@@ -518,11 +519,13 @@ class _Undo:
             if not isinstance(mentions, int):
                 self.not_reverted.append(f"mention count of “{label}”: not recorded by this run")
                 continue
-            done = Node.objects.filter(
-                owner=self.owner, pk=node_id, mention_count__gt=mentions, session_count__gt=1
-            ).update(
-                mention_count=F("mention_count") - mentions,
-                session_count=F("session_count") - 1,
+            done = (
+                Node.objects.for_owner(self.owner)
+                .filter(pk=node_id, mention_count__gt=mentions, session_count__gt=1)
+                .update(
+                    mention_count=F("mention_count") - mentions,
+                    session_count=F("session_count") - 1,
+                )
             )
             if done:
                 self.reverted.append(f"mention count of “{label}” (-{mentions})")

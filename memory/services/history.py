@@ -296,9 +296,11 @@ def delete_tree(owner_id: int, node_ids: Iterable[int], history: History) -> Non
             model._default_manager.for_owner(owner_id).filter(node_id__in=ids).order_by("pk")
         ):
             history.deleted(row)
-    for edge in Edge.objects.filter(
-        Q(from_node_id__in=ids) | Q(to_node_id__in=ids), owner_id=owner_id
-    ).order_by("pk"):
+    for edge in (
+        Edge.objects.for_owner(owner_id)
+        .filter(Q(from_node_id__in=ids) | Q(to_node_id__in=ids))
+        .order_by("pk")
+    ):
         history.deleted(edge)
     for node in Node.objects.for_owner(owner_id).filter(pk__in=ids).order_by("pk"):
         history.deleted(node)

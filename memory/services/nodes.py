@@ -171,9 +171,9 @@ def _node_update(
                     gone.delete()
                 if (
                     old_key != node.canonical_key
-                    and not Alias.objects.filter(
-                        owner=node.owner_id, canonical_key=old_key
-                    ).exists()
+                    and not Alias.objects.for_owner(node.owner_id)
+                    .filter(canonical_key=old_key)
+                    .exists()
                 ):
                     history.add(
                         Alias.objects.create(
@@ -274,18 +274,17 @@ def node_delete(
                         created_at=now,
                     )
                 )
-            Candidate.objects.filter(
-                owner=node.owner_id, canonical_key__in=list(keys), status=CandidateStatus.PENDING
+            Candidate.objects.for_owner(node.owner_id).filter(
+                canonical_key__in=list(keys), status=CandidateStatus.PENDING
             ).update(status=CandidateStatus.SUPPRESSED, reviewed_at=now)
         # The verbatim quotes go with it, now, not when cleanup next runs: its own, its facts',
         # its events' and its links'.
-        Evidence.objects.filter(
+        Evidence.objects.for_owner(node.owner_id).filter(
             Q(node=node)
             | Q(slice__node=node)
             | Q(event__node=node)
             | Q(edge__from_node=node)
             | Q(edge__to_node=node),
-            owner=node.owner_id,
         ).delete()
         node_id = node.pk
         history = History(owner_id=node.owner_id, reason="deleted" + (" for good" if stick else ""))
@@ -346,7 +345,7 @@ def suppression_add(
             suppressed_until=until,
         )
         # Pending guesses with that label could never be bumped or promoted again: close them.
-        Candidate.objects.filter(
-            owner=owner, canonical_key=key, status=CandidateStatus.PENDING
+        Candidate.objects.for_owner(owner).filter(
+            canonical_key=key, status=CandidateStatus.PENDING
         ).update(status=CandidateStatus.SUPPRESSED, reviewed_at=timezone.now())
     return suppression

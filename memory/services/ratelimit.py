@@ -41,7 +41,7 @@ def rate_hit(key: str, *, window: int, now: float | None = None) -> Hit:
     )
     if connection.vendor == "postgresql" and not connection.in_atomic_block:
         # Every request counts one of these: without waiting for its WAL to reach the disk it
-        # costs about a fifth (0.65 ms instead of 3.2 ms here). A crash can forget the last
+        # costs about a fifth (docs/benchmarks.md, "Figures behind the code's choices"). A crash can forget the last
         # few counts; it can never miscount concurrent ones. Only in a transaction of its own,
         # so no other write ever shares the relaxed commit.
         with transaction.atomic(), connection.cursor() as cursor:

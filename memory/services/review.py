@@ -127,7 +127,9 @@ class _Written:
 
 
 def _lock_pending(candidate: Candidate) -> Candidate:
-    locked = Candidate.objects.select_for_update().get(pk=candidate.pk, owner=candidate.owner_id)
+    locked = (
+        Candidate.objects.for_owner(candidate.owner_id).select_for_update().get(pk=candidate.pk)
+    )
     if locked.status != CandidateStatus.PENDING:
         raise CandidateAlreadyDecided(locked)
     return locked
@@ -312,13 +314,16 @@ def _materialize_edge(
     if other.pk == node.pk:
         return None
     source, dest = (node, other) if from_is_own else (other, node)
-    if Edge.objects.filter(
-        owner=candidate.owner,
-        from_node=source,
-        to_node=dest,
-        type=proposal.type,
-        label=proposal.label,
-    ).exists():
+    if (
+        Edge.objects.for_owner(candidate.owner)
+        .filter(
+            from_node=source,
+            to_node=dest,
+            type=proposal.type,
+            label=proposal.label,
+        )
+        .exists()
+    ):
         return None
     history, receipt = written.writing
     (edge,) = edges_write(
@@ -878,15 +883,15 @@ def candidate_undo(*, candidate: Candidate, by: Any) -> Candidate:
     """Take back the last decision on ``candidate`` if it is recent and nothing built on it."""
     now = timezone.now()
     with transaction.atomic():
-        locked = Candidate.objects.select_for_update().get(
-            pk=candidate.pk, owner=candidate.owner_id
+        locked = (
+            Candidate.objects.for_owner(candidate.owner_id).select_for_update().get(pk=candidate.pk)
         )
         if locked.status == CandidateStatus.PENDING:
             raise ReviewError(f"“{locked.label_guess}” has no decision to undo")
         receipt = (
-            Receipt.objects.select_for_update()
+            Receipt.objects.for_owner(locked.owner)
+            .select_for_update()
             .filter(
-                owner=locked.owner,
                 source=Source.REVIEW,
                 detail__candidate=locked.pk,
                 undone_at__isnull=True,
@@ -901,9 +906,11 @@ def candidate_undo(*, candidate: Candidate, by: Any) -> Candidate:
         # Undo deletes rows an in-flight ingest may be building on: it is a deletion.
         barrier_raise(locked.owner, at=now)
         _undo_written(locked, receipt, now)
-        clash = Candidate.objects.filter(
-            owner=locked.owner, canonical_key=locked.canonical_key, status=CandidateStatus.PENDING
-        ).exclude(pk=locked.pk)
+        clash = (
+            Candidate.objects.for_owner(locked.owner)
+            .filter(canonical_key=locked.canonical_key, status=CandidateStatus.PENDING)
+            .exclude(pk=locked.pk)
+        )
         if clash.exists():
             raise ReviewError(
                 f"“{locked.label_guess}” was proposed again meanwhile; review the new card instead"
@@ -967,9 +974,11 @@ def _undo_written(locked: Candidate, receipt: Receipt, now: datetime) -> None:
         }
         if detail.get("state_before"):
             updates["state"] = detail["state_before"]
-        target = Node.objects.filter(
-            owner=locked.owner, pk=node_id, mention_count__gte=detail.get("mentions", 0)
-        ).first()
+        target = (
+            Node.objects.for_owner(locked.owner)
+            .filter(pk=node_id, mention_count__gte=detail.get("mentions", 0))
+            .first()
+        )
         if target is not None:
             update_rows([target], history, RevisionAction.RESTORED, **updates)
     history.flush()

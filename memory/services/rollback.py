@@ -106,9 +106,11 @@ def _rollback(
     if kind not in MODELS:
         raise RollbackError(f"unknown kind {kind!r}")
     noun = _noun(kind)
-    target = Revision.objects.filter(
-        owner=owner, kind=kind, object_id=object_id, number=number
-    ).first()
+    target = (
+        Revision.objects.for_owner(owner)
+        .filter(kind=kind, object_id=object_id, number=number)
+        .first()
+    )
     if target is None:
         raise RollbackError(f"that {noun} has no revision {number}")
     if target.action == RevisionAction.DELETED:

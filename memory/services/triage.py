@@ -188,7 +188,7 @@ def batch_undo(*, receipt: Receipt, by: Any) -> BatchUndo:
     _batch_check(receipt, now)
     result = BatchUndo()
     with transaction.atomic():
-        locked = Receipt.objects.select_for_update().get(pk=receipt.pk, owner=receipt.owner_id)
+        locked = Receipt.objects.for_owner(receipt.owner_id).select_for_update().get(pk=receipt.pk)
         _batch_check(locked, now)  # a second tab may have undone it meanwhile
         key = locked.detail["batch"]
         ids = [i for i in locked.detail.get("candidates", []) if isinstance(i, int)]

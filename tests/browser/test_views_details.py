@@ -193,7 +193,7 @@ def test_without_javascript_a_delete_redirects_and_the_page_offers_undo(
     assert response.status_code == 302
     page = client.get(response["Location"]).content.decode()
     assert "Deleted the fact" in page
-    receipt = Receipt.objects.get(owner=owner)
+    receipt = Receipt.objects.for_owner(owner).get()
     assert reverse("memory:detail-undo", args=[receipt.pk]) in page
 
 

@@ -118,7 +118,7 @@ def test_a_document_client_is_fetched_once_approved_and_connects(
     bearer = {**MCP_HEADERS, "Authorization": f"Bearer {token.json()['access_token']}"}
     listed = httpx.post(f"{base_url}/mcp", headers=bearer, json=LIST_TOOLS)
     assert listed.status_code == 200 and "recall_memory" in listed.text
-    connection = Connection.objects.select_related("token").get(owner=owner)
+    connection = Connection.objects.for_owner(owner).select_related("token").get()
     assert connection.application_id == app.pk and connection.token.name == "Document connector"
     # the consent page (GET, then the POST) and the token endpoint fetched nothing more
     assert host.hits["/client.json"] == 1
@@ -333,7 +333,7 @@ def test_the_connections_page_names_the_documents_host_and_revokes(
             "code_verifier": pkce.verifier,
         },
     ).json()
-    connection = Connection.objects.get(owner=owner)
+    connection = Connection.objects.for_owner(owner).get()
     with httpx.Client(cookies=session_cookies(owner), base_url=base_url) as browser:
         listed = browser.get("/connections/")
         assert f"described at {urlsplit(client_id).netloc}" in text(listed)

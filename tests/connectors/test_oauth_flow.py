@@ -73,7 +73,7 @@ def test_the_sdk_client_connects_calls_refreshes_and_is_revoked(base_url: str, o
     assert not saved.is_error and not recalled.is_error
     assert seen["authorizations"] == 1
     # discovery found our metadata, registration named the client, consent bound the scopes
-    connection = Connection.objects.select_related("token", "application").get(owner=owner)
+    connection = Connection.objects.for_owner(owner).select_related("token", "application").get()
     assert connection.application.name == "Test connector"
     assert connection.resource == mcp_url
     assert connection.token.scopes == ["memory:read", "memory:write"]

@@ -380,7 +380,7 @@ def test_approve_read_only_grants_less_than_asked_and_a_later_approval_widens_it
         base_url, client_id, query_of(answer.headers["Location"])["code"], pkce.verifier
     )
     assert issued.json()["scope"] == "memory:read"
-    connection = Connection.objects.select_related("token").get(owner=owner)
+    connection = Connection.objects.for_owner(owner).select_related("token").get()
     assert connection.token.scopes == ["memory:read"]
     # the client asks again for both (a step-up); this time the person approves both
     pkce = Pkce.make()
@@ -461,7 +461,7 @@ def test_a_revoked_connection_stays_revoked_when_the_client_is_approved_again(
     )
     assert old.status_code == 200, old.text
     old_tokens = old.json()
-    revoke(Connection.objects.get(owner=owner))
+    revoke(Connection.objects.for_owner(owner).get())
     assert mcp_status(base_url, old_tokens["access_token"]) == 401
 
     pkce = Pkce.make()
@@ -488,7 +488,7 @@ def test_a_refresh_token_of_a_revoked_connection_is_refused(
     pkce = Pkce.make()
     code = approve_code(base_url, client_id, session_cookies(owner), pkce)
     issued = exchange(base_url, client_id, code, pkce.verifier).json()
-    revoke_in_the_admin(Connection.objects.get(owner=owner))
+    revoke_in_the_admin(Connection.objects.for_owner(owner).get())
     assert mcp_status(base_url, issued["access_token"]) == 401
     again = refresh(base_url, client_id, issued["refresh_token"])
     assert again.status_code == 400 and again.json()["error"] == "invalid_grant"

@@ -244,7 +244,7 @@ def test_an_sdk_connector_is_approved_read_only_steps_up_and_is_revoked(
     assert run.storage.tokens is not None and run.storage.tokens.scope is not None
     assert set(run.storage.tokens.scope.split()) == {"memory:read", "memory:write"}
 
-    connection = Connection.objects.select_related("token", "application").get(owner=person)
+    connection = Connection.objects.for_owner(person).select_related("token", "application").get()
     client = connection.application
     if document:
         assert client.client_id == document and client.registration_source == "cimd"

@@ -28,7 +28,7 @@ def test_a_large_export_shows_its_progress_until_the_workers_finish(
     page.get_by_role("button", name="Upload").click()
     # the request only stored the file: nothing is known of its conversations yet
     expect(page.locator("#upload-panel")).to_contain_text("the export is read")
-    row = ChatImport.objects.get(owner=person)
+    row = ChatImport.objects.for_owner(person).get()
     panel = page.locator(f"#import-{row.pk}")
     expect(panel).to_contain_text("waiting for a worker")
     with page.expect_response(lambda r: f"/review/imports/{row.pk}/" in r.url):

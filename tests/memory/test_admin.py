@@ -149,7 +149,7 @@ def test_memory_rule_terms_are_typed_per_line_or_comma_separated(admin_client: C
     }
     response = admin_client.post(add, form)
     assert response.status_code == 302, response.content.decode()[:2000]
-    rule = MemoryRule.objects.get(owner=person)
+    rule = MemoryRule.objects.for_owner(person).get()
     assert rule.includes == ["Daniel", "Gym", "Running"]
     assert rule.excludes == ["salary", "health"]
     change = admin_client.get(reverse("admin:memory_memoryrule_change", args=[rule.pk]))
@@ -234,7 +234,7 @@ def test_admin_edits_keep_recall_index_in_step(admin_client: Client, owner: User
         },
     )
     assert response.status_code == 302, response.content.decode()[:2000]
-    page = Page.objects.get(owner=owner)
+    page = Page.objects.for_owner(owner).get()
     assert [i.id for i in recall(owner, "which firing does celadon need").items] == [page.pk]
     admin_client.post(reverse("admin:memory_page_delete", args=[page.pk]), {"post": "yes"})
     assert recall(owner, "which firing does celadon need").items == ()

@@ -158,9 +158,9 @@ def test_read_token_cannot_write(client: Client, owner: User, read_secret: str) 
 
 
 def test_last_used_at_is_kept(client: Client, owner: User, secret: str) -> None:
-    assert AccessToken.objects.get(owner=owner).last_used_at is None
+    assert AccessToken.objects.for_owner(owner).get().last_used_at is None
     client.get("/v1/nodes", **bearer(secret))
-    assert AccessToken.objects.get(owner=owner).last_used_at is not None
+    assert AccessToken.objects.for_owner(owner).get().last_used_at is not None
 
 
 # --- saves ----------------------------------------------------------------------------------
@@ -496,7 +496,7 @@ def test_rules_get_and_put(api: Any, owner: User) -> None:
     )
     assert response.status_code == 200, response.content
     assert response.json()["excludes"] == ["work", "crypto"]
-    rule = MemoryRule.objects.get(owner=owner)
+    rule = MemoryRule.objects.for_owner(owner).get()
     assert rule.capture_default == "auto" and rule.retention_days == 90
     # fields left out are kept; null clears retention
     api.send("put", "/v1/rules", {"retention_days": None})
@@ -732,7 +732,7 @@ def test_the_rate_limit_counter_is_a_database_row_every_process_shares(
     settings.UME_API_RATE_LIMIT = 2
     for _ in range(2):
         assert client.get("/v1/rules", **bearer(secret)).status_code == 200
-    token = AccessToken.objects.get(owner=owner)
+    token = AccessToken.objects.for_owner(owner).get()
     assert RateCount.objects.get(key=f"token:{token.pk}").count == 2
     refused = client.get("/v1/rules", **bearer(secret))
     assert_error(refused, 429, "rate_limited")

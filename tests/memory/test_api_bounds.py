@@ -47,7 +47,7 @@ def test_a_save_over_the_inline_size_answers_202_with_a_status_link(
     assert response.status_code == 202, response.content
     body = response.json()
     assert body["status"] == "queued"
-    transcript = Transcript.objects.get(owner=owner)
+    transcript = Transcript.objects.for_owner(owner).get()
     assert body["status_url"] == f"/v1/transcripts/{transcript.pk}"
     assert body["transcript"]["status"] == "pending" and body["transcript"]["receipt"] is None
     assert not Receipt.objects.for_owner(owner).exists()  # nothing processed in the request
@@ -65,7 +65,7 @@ def test_a_conversation_over_the_message_cap_answers_202(
     messages = [{"role": "user", "content": f"I started boxing {i} weeks ago."} for i in range(4)]
     response = post(client, auth, "/v1/conversations", {"messages": messages})
     assert response.status_code == 202, response.content
-    assert Transcript.objects.get(owner=owner).status == "pending"
+    assert Transcript.objects.for_owner(owner).get().status == "pending"
 
 
 def test_a_small_save_is_still_answered_with_its_receipt(

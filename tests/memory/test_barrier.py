@@ -153,7 +153,7 @@ def test_another_users_deletion_does_not_drop_my_write(
 
     assert receipt.outcome == "wrote"
     # My barrier is the one every user gets at creation, untouched by their deletion.
-    assert DeletionBarrier.objects.get(owner=owner).barrier_at == NEVER
+    assert DeletionBarrier.objects.for_owner(owner).get().barrier_at == NEVER
 
 
 # --- two connections (PostgreSQL) -----------------------------------------------------------
@@ -288,7 +288,7 @@ def test_a_deletion_waits_for_a_write_already_committing_then_removes_it(
 @pytest.mark.django_db
 def test_every_user_gets_a_barrier_row_that_says_nothing_was_deleted() -> None:
     user = make_user("newcomer")
-    assert DeletionBarrier.objects.get(owner=user).barrier_at == NEVER
+    assert DeletionBarrier.objects.for_owner(user).get().barrier_at == NEVER
 
 
 @needs_postgres

@@ -129,7 +129,7 @@ def test_an_expired_candidate_mentioned_again_comes_back_pending_not_as_a_twin(o
         owner=owner, objects=candidate_doc("Pottery", "I might try pottery"), name="a", source="api"
     )
     assert receipt.counts["candidates"] == 1
-    first = Candidate.objects.get(owner=owner)
+    first = Candidate.objects.for_owner(owner).get()
     cleanup_run(now=first.expires_at, user=owner)
     first.refresh_from_db()
     assert first.status == "expired"
@@ -143,7 +143,7 @@ def test_an_expired_candidate_mentioned_again_comes_back_pending_not_as_a_twin(o
 
     assert (again.counts["candidates"], again.counts["candidate_bumps"]) == (0, 1)
     assert again.detail["updated"]["candidates"][0]["revived"] is True
-    revived = Candidate.objects.get(owner=owner)
+    revived = Candidate.objects.for_owner(owner).get()
     assert revived.pk == first.pk
     assert revived.status == "pending"
     assert revived.mention_count == 2
@@ -385,7 +385,7 @@ def test_one_receipt_per_user_touched_and_none_for_the_untouched(
 
     assert set(reports) == {"owner", "quiet"}
     assert reports["quiet"].receipt is None and reports["quiet"].status == "clean"
-    receipt = Receipt.objects.get(owner=owner)
+    receipt = Receipt.objects.for_owner(owner).get()
     assert (receipt.source, receipt.outcome, receipt.created_at) == ("cleanup", "wrote", NOW)
     assert receipt.counts == reports["owner"].counts
     assert receipt.counts == {
@@ -465,7 +465,7 @@ def test_the_command_prints_one_json_object(
     assert payload["dry_run"] is False and payload["as_of"] == NOW.isoformat()
     [user] = payload["users"]
     assert user["user"] == "owner" and user["status"] == "changed"
-    assert user["receipt_id"] == Receipt.objects.get(owner=owner).pk
+    assert user["receipt_id"] == Receipt.objects.for_owner(owner).get().pk
     assert payload["totals"]["candidates_expired"] == 1
 
 
@@ -550,7 +550,7 @@ def test_a_run_skips_a_user_another_run_holds() -> None:
         thread.join(30)
     assert not errors
     assert busy.status == "busy" and busy.receipt is None
-    assert Candidate.objects.get(owner=owner).status == "pending"
+    assert Candidate.objects.for_owner(owner).get().status == "pending"
 
     done = cleanup_user(owner=owner, now=NOW)
     assert done.status == "changed" and done.counts["candidates_expired"] == 1
@@ -592,7 +592,7 @@ def test_two_overlapping_runs_count_everything_once() -> None:
         assert len(done) == 1, owner.username  # one run did the work, the other nothing
         assert done[0].counts["candidates_expired"] == 1
         assert Receipt.objects.for_owner(owner).filter(source="cleanup").count() == 1
-        assert Candidate.objects.get(owner=owner).status == "expired"
+        assert Candidate.objects.for_owner(owner).get().status == "expired"
         assert Suppression.objects.for_owner(owner).filter(reason="cleanup").count() == 1
 
 

@@ -114,7 +114,7 @@ def test_repeating_a_save_writes_no_second_copy(owner: User) -> None:
     again = ingest_text(owner=owner, text="User: I play chess on Sundays.", name="one")
     assert again.outcome == Outcome.DUPLICATE
     assert Episode.objects.for_owner(owner).count() == 1
-    transcript = Transcript.objects.get(owner=owner)
+    transcript = Transcript.objects.for_owner(owner).get()
     messages = [Message("M0", "user", "I play chess on Sundays.")]
     assert episodes_record(transcript=transcript, messages=messages) == []
     assert Episode.objects.for_owner(owner).count() == 1
@@ -142,7 +142,7 @@ def test_delete_is_scoped_to_the_owner_and_to_the_transcripts_given(
     ingest_text(owner=owner, text="User: mine two", name="2")
     ingest_text(owner=other_user, text="User: theirs", name="3")
     first = Transcript.objects.for_owner(owner).get(name="1")
-    theirs = Transcript.objects.get(owner=other_user)
+    theirs = Transcript.objects.for_owner(other_user).get()
     assert episodes_delete(owner=owner, transcript_ids=[first.pk, theirs.pk]) == 1
     assert list(Episode.objects.for_owner(owner).values_list("text", flat=True)) == ["mine two"]
     assert Episode.objects.for_owner(other_user).count() == 1
@@ -202,7 +202,7 @@ def test_http_api_conversation_keeps_episodes(client: Client, owner: User) -> No
         HTTP_AUTHORIZATION=f"Bearer {secret}",
     )
     assert response.status_code == 200, response.content
-    episode = Episode.objects.get(owner=owner)
+    episode = Episode.objects.for_owner(owner).get()
     assert episode.text == "My sister Ines lives in Braga." and episode.role == "user"
     assert episode.transcript.source == "api" and episode.transcript.owner_id == owner.pk
 

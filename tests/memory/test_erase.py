@@ -187,7 +187,7 @@ def test_undo_deletes_what_the_ingest_created_and_reverts_what_it_touched(
     assert undo.counts["nodes_deleted"] == 1 and undo.counts["candidates_deleted"] == 1
     assert undo.detail["not_reverted"] == []
     assert undo.detail["transcript_deleted"] is True
-    assert DeletionBarrier.objects.get(owner=owner).barrier_at == receipt.undone_at
+    assert DeletionBarrier.objects.for_owner(owner).get().barrier_at == receipt.undone_at
 
 
 def test_the_same_transcript_cannot_recreate_what_was_undone(owner: User, world: Any) -> None:
@@ -446,7 +446,7 @@ def test_delete_all_removes_every_memory_row_and_keeps_settings(
         "suppressions_kept": 1,
     }
     assert receipt.counts["nodes"] == 2 and receipt.counts["receipts"] == 1
-    assert DeletionBarrier.objects.get(owner=owner).barrier_at == receipt.created_at
+    assert DeletionBarrier.objects.for_owner(owner).get().barrier_at == receipt.created_at
     assert state(other_user) == theirs
 
 

@@ -168,7 +168,7 @@ def test_the_dashboard_shows_the_deletion_until_a_worker_is_done(
     response = client.post(
         reverse("receipts:delete-all"), {"confirm": "DELETE", "keep_suppressions": "on"}
     )
-    erasure = Erasure.objects.get(owner=owner)
+    erasure = Erasure.objects.for_owner(owner).get()
     assert response.status_code == 302
     assert response["Location"] == reverse("receipts:erasure", args=[erasure.pk])
     page = client.get(response["Location"]).content.decode()

@@ -78,7 +78,7 @@ def test_a_proposal_becomes_a_candidate_with_evidence_and_a_receipt(owner: User)
     receipt = ingest_text(owner=owner, text=BOXING_DOC, name="boxing.json", extractor="proposals")
     assert receipt.outcome == "wrote"
     assert receipt.counts["candidates"] == 1 and receipt.counts["held"] == 1
-    candidate = Candidate.objects.get(owner=owner)
+    candidate = Candidate.objects.for_owner(owner).get()
     assert (candidate.label_guess, candidate.category_guess, candidate.status) == (
         "Boxing",
         "skill",
@@ -89,12 +89,12 @@ def test_a_proposal_becomes_a_candidate_with_evidence_and_a_receipt(owner: User)
     # The guess's own span and its held event's span are the same words: one piece of evidence.
     assert quotes == [("I started boxing", "M0", receipt.pk)]
     assert receipt.summary == "1 candidate"
-    assert Transcript.objects.get(owner=owner).status == "done"
+    assert Transcript.objects.for_owner(owner).get().status == "done"
 
 
 def test_auto_capture_writes_nodes_with_provenance(owner: User, auto: Any) -> None:
     receipt = ingest_text(owner=owner, text=BOXING_DOC, name="boxing.json", extractor="proposals")
-    node = Node.objects.get(owner=owner)
+    node = Node.objects.for_owner(owner).get()
     assert (node.label, node.state, node.created_receipt_id) == ("Boxing", "active", receipt.pk)
     event = node.events.get()
     assert event.evidence.get().quote == "I started boxing"
@@ -453,7 +453,7 @@ def test_two_writers_naming_the_same_new_label_make_one_candidate() -> None:
         ingest_module_patch.undo()
     assert not errors
     assert sorted(r.outcome for r in results) == ["wrote", "wrote"]
-    candidate = Candidate.objects.get(owner=owner)
+    candidate = Candidate.objects.for_owner(owner).get()
     assert candidate.mention_count == 2 and candidate.session_count == 2
     assert sorted(sum(r.counts[k] for k in ("candidates", "candidate_bumps")) for r in results) == [
         1,

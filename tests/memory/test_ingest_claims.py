@@ -55,7 +55,7 @@ def test_a_retry_after_a_crash_is_processed_once_the_lease_runs_out(
 
     assert retry.outcome == "wrote"
     assert Candidate.objects.for_owner(owner).count() == 1
-    assert Transcript.objects.get(owner=owner).status == "done"
+    assert Transcript.objects.for_owner(owner).get().status == "done"
 
 
 class Killed(BaseException):

@@ -88,7 +88,7 @@ def test_a_good_reply_writes_candidates_with_evidence(owner: User, llm: StubLLMS
     labels = set(Candidate.objects.for_owner(owner).values_list("label_guess", flat=True))
     assert {"Berlin", "Tennis"} <= labels
     assert Evidence.objects.for_owner(owner).exists()
-    assert Transcript.objects.get(owner=owner).status == "done"
+    assert Transcript.objects.for_owner(owner).get().status == "done"
 
     request = llm.last_request
     assert request.body["model"] == "stub-model"
@@ -145,7 +145,7 @@ def test_a_failed_call_writes_nothing_and_a_retry_writes(
     assert error in failed.error
     assert "sk-ingest-test" not in failed.error
     assert stored(owner) == before
-    transcript = Transcript.objects.get(owner=owner)
+    transcript = Transcript.objects.for_owner(owner).get()
     assert transcript.status in ("failed", "pending")
 
     llm.reply_objects([BERLIN, TENNIS])
@@ -155,7 +155,7 @@ def test_a_failed_call_writes_nothing_and_a_retry_writes(
     assert retried.pk != failed.pk
     assert stored(owner)["candidates"] == before["candidates"] + 2
     assert Transcript.objects.for_owner(owner).count() == 1
-    assert Transcript.objects.get(owner=owner).status == "done"
+    assert Transcript.objects.for_owner(owner).get().status == "done"
 
 
 def test_an_unconfigured_llm_is_llm_failed(owner: User, settings: Settings) -> None:
@@ -184,5 +184,5 @@ def test_the_pending_worker_retries_a_failed_llm_transcript(
 
     assert [r.outcome for r in receipts] == ["wrote"]
     assert Candidate.objects.for_owner(owner).filter(label_guess="Tennis").count() == 1
-    assert Transcript.objects.get(owner=owner).status == "done"
+    assert Transcript.objects.for_owner(owner).get().status == "done"
     assert ingest_pending(extractor="llm") == []  # nothing left to retry

@@ -44,7 +44,7 @@ def test_an_html_transcript_is_read_as_text(owner: User) -> None:
     )
     receipt = ingest_text(owner=owner, text=text, name="chat.json")
     assert receipt.outcome == "wrote"
-    candidate = Candidate.objects.get(owner=owner)
+    candidate = Candidate.objects.for_owner(owner).get()
     assert candidate.label_guess == "R&D Tracker"
     quotes = set(candidate.evidence.values_list("quote", flat=True))
     assert quotes == {"I use a tool called R&D Tracker at work."}
@@ -59,7 +59,7 @@ def test_a_rejected_spelling_blocks_its_marked_up_variant(owner: User) -> None:
         }
     )
     ingest_text(owner=owner, text=doc, name="one.json", extractor="proposals")
-    candidate_reject(candidate=Candidate.objects.get(owner=owner), by=owner, suppress=True)
+    candidate_reject(candidate=Candidate.objects.for_owner(owner).get(), by=owner, suppress=True)
     again = json.dumps(
         {
             "objects": [

@@ -271,7 +271,7 @@ def test_new_entities_wait_for_review_by_default(server_url: str, owner: User, s
     assert ok(call(server_url, other, "open_nodes", {"names": ["Zoe Park"]}))["entities"] == []
     # withdrawing a pending entity suppresses it
     ok(call(server_url, secret, "delete_entities", {"entityNames": ["Zoe Park"]}))
-    assert Candidate.objects.get(owner=owner).status == "suppressed"
+    assert Candidate.objects.for_owner(owner).get().status == "suppressed"
     assert ok(call(server_url, secret, "search_nodes", {"query": "zoe"}))["entities"] == []
 
 
@@ -460,7 +460,7 @@ def test_a_save_too_large_for_one_call_is_queued_for_the_pending_workers(
     text = "I started learning the cello last week. " * 2000  # over UME_INLINE_UPLOAD_BYTES
     result = call(server_url, secret, "save_memory", {"text": text})
     payload = ok(result)
-    transcript = Transcript.objects.get(owner=owner)
+    transcript = Transcript.objects.for_owner(owner).get()
     assert payload == {
         "status": "queued",
         "transcript_id": transcript.pk,
@@ -548,7 +548,7 @@ def test_forget_a_label_still_waiting_for_review_forgets_what_was_said(
     candidate = Candidate.objects.for_owner(owner).get(status="pending")
     forgotten = ok(call(server_url, secret, "forget_memory", {"label": candidate.label_guess}))
     assert forgotten["forgotten"]["candidate_id"] == candidate.pk and forgotten["stick"] is True
-    assert Suppression.objects.get(owner=owner).reason == "forgotten"
+    assert Suppression.objects.for_owner(owner).get().reason == "forgotten"
     recalled = ok(call(server_url, secret, "recall_memory", {"query": "piano"}))
     assert recalled["no_recall"] is True and recalled["items"] == []
 

@@ -69,7 +69,7 @@ def _dsn() -> str:
 def barrier_locked(owner: User) -> Iterator[psycopg.Connection]:
     """``owner``'s barrier row locked by another connection until the block ends."""
     barrier_ensure(owner)
-    row = DeletionBarrier.objects.get(owner=owner)
+    row = DeletionBarrier.objects.for_owner(owner).get()
     with psycopg.connect(_dsn()) as conn:
         conn.execute(
             f"SELECT id FROM {DeletionBarrier._meta.db_table} WHERE id = %s FOR UPDATE", [row.pk]

@@ -64,7 +64,7 @@ def test_deleting_observations_updates_recall_and_raises_the_barrier(
     )
 
     assert labels(owner, "marathon") == []
-    assert DeletionBarrier.objects.get(owner=owner).barrier_at > NEVER
+    assert DeletionBarrier.objects.for_owner(owner).get().barrier_at > NEVER
 
 
 def test_a_dashboard_delete_updates_recall(owner: User) -> None:
@@ -105,7 +105,7 @@ def test_deleting_observations_of_a_pending_label_leaves_a_receipt(
     }
     assert receipt.counts == {"held_deleted": 1}
     assert "Practises scales" in receipt.summary
-    assert DeletionBarrier.objects.get(owner=owner).barrier_at > NEVER
+    assert DeletionBarrier.objects.for_owner(owner).get().barrier_at > NEVER
 
 
 def test_deleting_nothing_writes_nothing(owner: User, token: Any) -> None:
@@ -120,7 +120,7 @@ def test_deleting_nothing_writes_nothing(owner: User, token: Any) -> None:
         ],
     )
     assert not Receipt.objects.exists()
-    assert DeletionBarrier.objects.get(owner=owner).barrier_at == NEVER
+    assert DeletionBarrier.objects.for_owner(owner).get().barrier_at == NEVER
 
 
 def test_deleting_relations_leaves_an_undoable_receipt(

@@ -60,7 +60,7 @@ def test_receipts_are_chained_in_order_and_verify(owner: Any, other_user: Any) -
         made[2].content_hash,
     )
     assert theirs.seq == 1  # chains are per owner
-    head = ReceiptChain.objects.get(owner=owner)
+    head = ReceiptChain.objects.for_owner(owner).get()
     assert (head.seq, head.head) == (4, made[-1].content_hash)
     report = chain_verify(owner)
     assert report.intact and report.receipts == 4 and report.last_seq == 4
@@ -180,7 +180,7 @@ def test_a_deletion_leaves_a_signed_checkpoint_and_the_chain_verifies(owner: Any
 def test_a_forged_checkpoint_is_found(owner: Any) -> None:
     made = several(owner)
     Receipt.objects.filter(pk=made[1].pk).delete()
-    point = ReceiptCheckpoint.objects.get(owner=owner)
+    point = ReceiptCheckpoint.objects.for_owner(owner).get()
     ReceiptCheckpoint.objects.filter(pk=point.pk).update(removed=5)
     report = chain_verify(owner)
     assert (report.problem, report.checkpoint_id) == (CHECKPOINT_BAD, point.pk)
@@ -251,15 +251,15 @@ def test_the_saves_page_check_walks_only_new_receipts(
     several(owner, 3)
     first = chain_verify_new(owner)
     assert first.intact and first.receipts == 3
-    assert ReceiptChain.objects.get(owner=owner).verified_seq == 3
+    assert ReceiptChain.objects.for_owner(owner).get().verified_seq == 3
     receipt(owner, 4)
     report = chain_verify_new(owner)
     assert report.intact and report.receipts == 4
     # Verified already: an edit before that point is the full walk's to find.
-    Receipt.objects.filter(seq=1, owner=owner).update(summary="edited")
+    Receipt.objects.for_owner(owner).filter(seq=1).update(summary="edited")
     assert chain_verify_new(owner).intact
     assert chain_verify(owner).problem == CONTENT_CHANGED
-    Receipt.objects.filter(seq=4, owner=owner).update(summary="edited")
+    Receipt.objects.for_owner(owner).filter(seq=4).update(summary="edited")
     receipt(owner, 5)
     ReceiptChain.objects.for_owner(owner).update(verified_seq=3)  # unsigned: not trusted
     assert chain_verify_new(owner).problem == CONTENT_CHANGED
@@ -349,6 +349,6 @@ def test_the_migration_chains_existing_receipts_in_created_at_order(owner: Any) 
     late.refresh_from_db()
     assert (early.seq, late.seq) == (1, 2)
     assert late.prev_hash == early.content_hash
-    assert ReceiptChain.objects.get(owner=owner).head == late.content_hash
+    assert ReceiptChain.objects.for_owner(owner).get().head == late.content_hash
     assert chain_verify(owner).intact
     assert receipt(owner, 3).seq == 3

@@ -88,7 +88,7 @@ def test_a_receipt_written_before_the_move_is_read_through_memory_after(
         "wrote",
         "1 node (Boxing)",
     )
-    day = ReceiptDay.objects.get(owner_id=person.pk)
+    day = ReceiptDay.objects.for_owner(person.pk).get()
     assert (day.day, day.count) == (date(2026, 11, 30), 1)
     assert ContentType.objects.get(pk=content_type.pk).app_label == "memory"
     assert not ContentType.objects.filter(app_label="receipts").exists()

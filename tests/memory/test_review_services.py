@@ -354,7 +354,7 @@ def test_a_merge_marks_the_details_it_writes_with_its_receipt(owner: User) -> No
     new = rowing.slices.get(is_current=True)
     assert new.created_receipt_id == receipt.pk and new.text == "trains on Tuesdays"
     assert rowing.events.get().created_receipt_id == receipt.pk
-    assert Edge.objects.get(owner=owner).created_receipt_id == receipt.pk
+    assert Edge.objects.for_owner(owner).get().created_receipt_id == receipt.pk
     old.refresh_from_db()
     assert old.created_receipt_id is None and not old.is_current  # superseded, not re-marked
     assert receipt.detail["superseded"] == [old.pk]

@@ -35,15 +35,17 @@ def test_seed_demo_fills_every_outcome_and_is_idempotent(
         "rejected_input",
     }
     # The failures the demo causes on purpose say so, and only those.
-    failed = Receipt.objects.filter(
-        owner=user, outcome__in=["llm_failed", "db_write_failed", "rejected_input"]
+    failed = Receipt.objects.for_owner(user).filter(
+        outcome__in=["llm_failed", "db_write_failed", "rejected_input"]
     )
     assert failed.count() == 3
     for receipt in failed:
         assert receipt.summary.startswith("Demo of a failure, on purpose (")
-    assert not Receipt.objects.filter(
-        owner=user, outcome="wrote", summary__contains="Demo"
-    ).exists()
+    assert (
+        not Receipt.objects.for_owner(user)
+        .filter(outcome="wrote", summary__contains="Demo")
+        .exists()
+    )
     assert "also the admin" in out
     days = {r.created_at.date() for r in Receipt.objects.for_owner(user)}
     assert len(days) >= 7  # a few weeks of conversations, not one burst

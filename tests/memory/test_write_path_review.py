@@ -461,7 +461,7 @@ def test_a_sentence_pasted_a_thousand_times_is_one_guess_with_one_quote(owner: U
     )
 
     assert receipt.outcome == "wrote"
-    candidate = Candidate.objects.get(owner=owner)
+    candidate = Candidate.objects.for_owner(owner).get()
     assert len(candidate.held_objects) == 1
     assert Evidence.objects.for_owner(owner).count() == 1
 
@@ -474,7 +474,7 @@ def test_a_node_mentioned_once_has_one_piece_of_evidence_after_promotion(owner: 
         name="once",
         source="api",
     )
-    node = candidate_promote(candidate=Candidate.objects.get(owner=owner), by=owner)
+    node = candidate_promote(candidate=Candidate.objects.for_owner(owner).get(), by=owner)
 
     own = Evidence.objects.filter(node=node, slice=None, event=None, edge=None)
     assert own.count() == 1

@@ -32,7 +32,7 @@ def test_a_promote_receipt_shows_the_memory_it_wrote(client: Client, owner: User
     client.force_login(owner)
     candidate = make_candidate(owner=owner, label="Piano")
     node = candidate_promote(candidate=candidate, by=owner)
-    html = page(client, Receipt.objects.get(owner=owner))
+    html = page(client, Receipt.objects.for_owner(owner).get())
     assert NOTHING not in html
     assert reverse("memory:node", args=[node.pk]) in html and "Piano" in html
 
@@ -42,7 +42,7 @@ def test_a_merge_receipt_names_the_memory_and_the_alias(client: Client, owner: U
     atlas = make_node(owner=owner, label="Atlas", category="project")
     candidate = make_candidate(owner=owner, label="Atlas App", category_guess="project")
     candidate_merge(candidate=candidate, node=atlas, by=owner)
-    html = page(client, Receipt.objects.get(owner=owner))
+    html = page(client, Receipt.objects.for_owner(owner).get())
     assert NOTHING not in html
     assert (
         "added to the existing memory" in html and reverse("memory:node", args=[atlas.pk]) in html
@@ -55,7 +55,7 @@ def test_an_undone_promote_says_it_was_undone(client: Client, owner: User) -> No
     candidate = make_candidate(owner=owner, label="Piano")
     candidate_promote(candidate=candidate, by=owner)
     candidate_undo(candidate=candidate, by=owner)
-    html = page(client, Receipt.objects.get(owner=owner))
+    html = page(client, Receipt.objects.for_owner(owner).get())
     assert "This decision was undone on" in html
     assert '<span class="tag o-undone">Undone</span>' in html
 
@@ -66,7 +66,7 @@ def test_an_undone_merge_no_longer_reads_as_written(client: Client, owner: User)
     candidate = make_candidate(owner=owner, label="Atlas App", category_guess="project")
     candidate_merge(candidate=candidate, node=atlas, by=owner)
     candidate_undo(candidate=candidate, by=owner)
-    receipt = Receipt.objects.get(owner=owner)
+    receipt = Receipt.objects.for_owner(owner).get()
     html = page(client, receipt)
     assert "added to the existing memory" not in html and "alias “Atlas App”" not in html
     assert "This decision was undone on" in html and "taken back from" in html

@@ -48,7 +48,7 @@ def test_the_chain_line_says_where_it_breaks_for_this_owner_only(
     assert "intact (3 receipts" in client.get(reverse("receipts:chain")).content.decode()
     Receipt.objects.filter(pk=mine[1].pk).update(subject="quietly changed")
     save(owner, 4)  # verified up to #3 already: changed before that is the command's to find
-    Receipt.objects.filter(pk=Receipt.objects.get(owner=owner, seq=4).pk).update(subject="x")
+    Receipt.objects.filter(pk=Receipt.objects.for_owner(owner).get(seq=4).pk).update(subject="x")
     body = client.get(reverse("receipts:chain")).content.decode()
     assert "Receipts chain: broken at receipt #4 (content changed)" in body
     client.force_login(other_user)

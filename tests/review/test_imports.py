@@ -36,7 +36,7 @@ def test_a_small_export_is_processed_at_once(owner_client: Client, owner: User) 
     assert response.status_code == 200
     assert "Claude export: 4 conversations; 2 new" in html
     assert "1 could not be read" in html and "1 with nothing to read" in html
-    row = ChatImport.objects.get(owner=owner)
+    row = ChatImport.objects.for_owner(owner).get()
     assert set(row.transcripts.values_list("name", "status")) == {
         ("Moving to Lisbon", "done"),
         ("Learning the cello", "done"),
@@ -54,7 +54,7 @@ def test_a_large_export_waits_for_the_workers_and_its_progress_polls(
     response = owner_client.post(UPLOAD, {"transcripts": [export("chatgpt_conversations.json")]})
     html = response.content.decode()
     assert "processed by `manage.py ingest --pending`" in html
-    row = ChatImport.objects.get(owner=owner)
+    row = ChatImport.objects.for_owner(owner).get()
     # the request only stored the file: a worker splits it into conversations
     assert row.state == "waiting" and not row.transcripts.exists()
     polled = owner_client.get(progress_url(row), **HX).content.decode()
@@ -78,7 +78,7 @@ def test_the_progress_page_works_without_htmx_and_only_for_its_owner(
     client: Client, owner: User, other_user: User, owner_client: Client
 ) -> None:
     owner_client.post(UPLOAD, {"transcripts": [export("greyhound.jsonl", "greyhound.jsonl")]})
-    row = ChatImport.objects.get(owner=owner)
+    row = ChatImport.objects.for_owner(owner).get()
     page = owner_client.get(progress_url(row))
     assert page.status_code == 200 and "<html" in page.content.decode().lower()
     client.force_login(other_user)
@@ -91,7 +91,7 @@ def test_the_progress_page_lists_each_conversation_with_its_receipt(
     owner_client: Client, owner: User, django_assert_num_queries: DjangoAssertNumQueries
 ) -> None:
     owner_client.post(UPLOAD, {"transcripts": [export("claude_conversations.json")]})
-    row = ChatImport.objects.get(owner=owner)
+    row = ChatImport.objects.for_owner(owner).get()
     # session, user, the nav's pending count, the import with its counts, its conversations
     with django_assert_num_queries(5):
         html = owner_client.get(progress_url(row)).content.decode()
@@ -109,7 +109,7 @@ def test_the_progress_partial_reads_a_constant_number_of_queries(
     owner_client: Client, owner: User, django_assert_num_queries: DjangoAssertNumQueries
 ) -> None:
     owner_client.post(UPLOAD, {"transcripts": [export("claude_conversations.json")]})
-    row = ChatImport.objects.get(owner=owner)
+    row = ChatImport.objects.for_owner(owner).get()
     # session, user, the nav's pending count, the import with its counts
     with django_assert_num_queries(4):
         owner_client.get(progress_url(row), **HX)

@@ -88,7 +88,7 @@ def test_larger_files_wait_for_ingest_pending(
     html = response.content.decode()
     assert html.lstrip().startswith('<section id="upload-panel"')
     assert "ingest --pending" in html
-    transcript = Transcript.objects.get(owner=owner)
+    transcript = Transcript.objects.for_owner(owner).get()
     assert transcript.status == "pending" and transcript.receipt is None
     ingest_pending(limit=5)
     transcript.refresh_from_db()
@@ -101,7 +101,7 @@ def test_when_did_this_happen_sets_the_source_time(owner_client: Client, owner: 
     owner_client.post(
         UPLOAD, {"transcripts": [upload("old.txt", GOOD)], "happened_on": "2024-05-10"}
     )
-    transcript = Transcript.objects.get(owner=owner)
+    transcript = Transcript.objects.for_owner(owner).get()
     assert transcript.source_time is not None
     assert transcript.source_time.date() == date(2024, 5, 10)
 

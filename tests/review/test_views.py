@@ -517,7 +517,7 @@ def test_bulk_reject_offers_an_undo_that_puts_them_back(owner_client: Client, ow
         url("bulk"), {"ids": [a.pk, b.pk], "action": "suppress"}, follow=True
     ).content.decode()
     assert url("bulk-undo") in page and "Undo 2 decisions" in page
-    batch = Receipt.objects.get(owner=owner, detail__action="batch")
+    batch = Receipt.objects.for_owner(owner).get(detail__action="batch")
     response = owner_client.post(url("bulk-undo"), {"batch": batch.pk}, follow=True)
     assert "Undone: “Alpha” and “Beta” back in the queue." in response.content.decode()
     assert set(Candidate.objects.values_list("status", flat=True)) == {"pending"}

@@ -252,5 +252,5 @@ def test_the_commands_run_on_the_pool_and_leave_nothing_open(command: list[str])
     assert time.monotonic() - began < 120  # the pool's threads do not hold the exit
     assert "Traceback" not in out.stderr and "pool" not in out.stderr.lower(), out.stderr
     if command[0] == "ingest":
-        assert Transcript.objects.get(owner=owner).status == "done"
+        assert Transcript.objects.for_owner(owner).get().status == "done"
     assert pg_connections(_admin_url(), name) == 0

@@ -133,15 +133,19 @@ class Command(BaseCommand):
     def decide(self, user: Any, at: datetime) -> None:
         with clock(at):
             for label in PROMOTE:
-                candidate = Candidate.objects.filter(
-                    owner=user, label_guess=label, status=CandidateStatus.PENDING
-                ).first()
+                candidate = (
+                    Candidate.objects.for_owner(user)
+                    .filter(label_guess=label, status=CandidateStatus.PENDING)
+                    .first()
+                )
                 if candidate is not None:
                     backdate_review(candidate_promote(candidate=candidate, by=user), at)
             for label in SUPPRESS:
-                candidate = Candidate.objects.filter(
-                    owner=user, label_guess=label, status=CandidateStatus.PENDING
-                ).first()
+                candidate = (
+                    Candidate.objects.for_owner(user)
+                    .filter(label_guess=label, status=CandidateStatus.PENDING)
+                    .first()
+                )
                 if candidate is not None:
                     candidate_reject(candidate=candidate, by=user, suppress=True)
         reviews = Receipt.objects.for_owner(user).filter(source=Source.REVIEW)

@@ -105,7 +105,7 @@ def test_the_upload_request_splits_nothing_and_a_worker_stores_the_same_rows(
     chat_import_process(result)
 
     def rows(person: User) -> tuple[Any, ...]:
-        imported = ChatImport.objects.get(owner=person)
+        imported = ChatImport.objects.for_owner(person).get()
         return (
             sorted(
                 Transcript.objects.for_owner(person).values_list("name", "status", "size_bytes")
@@ -130,7 +130,7 @@ def test_a_reading_killed_midway_is_resumed_by_another_worker(
     client = Client()
     client.force_login(owner)
     upload(client, claude_export(8, words=5))
-    row = ChatImport.objects.get(owner=owner)
+    row = ChatImport.objects.for_owner(owner).get()
     real = import_services._Reading.conversation
 
     def dies_at_the_fourth(self: Any, position: int, item: Any, result: Any) -> None:
@@ -180,7 +180,7 @@ def test_deeply_nested_json_is_malformed_with_a_receipt_and_can_be_retried(
     lines = ingest_json(path)
     failed = [line for line in lines if line["outcome"] == "rejected_input"]
     assert len(failed) == 1 and "nested too deeply" in failed[0]["error"]
-    row = ChatImport.objects.get(owner=owner)
+    row = ChatImport.objects.for_owner(owner).get()
     assert (row.state, row.stored, row.position) == ("failed", 1, 1)
     # Again: not "already imported" but read again from where it stopped, with a receipt.
     again = ingest_json(path)
@@ -202,9 +202,9 @@ def test_deeply_nested_json_uploaded_is_read_by_a_worker_with_a_receipt(
     chat_imports_read_pending()
     receipt = Receipt.objects.for_owner(owner).get(outcome="rejected_input")
     assert "nested too deeply" in receipt.error
-    assert ChatImport.objects.get(owner=owner).state == "failed"
+    assert ChatImport.objects.for_owner(owner).get().state == "failed"
     assert "already imported" not in upload(owner_client, deeply_nested()).content.decode()
-    assert ChatImport.objects.get(owner=owner).state == "waiting"  # queued to be read again
+    assert ChatImport.objects.for_owner(owner).get().state == "waiting"  # queued to be read again
 
 
 @pytest.mark.parametrize("words", [600, 5000])  # over the limit; over four times the limit
@@ -223,7 +223,7 @@ def test_a_first_conversation_over_the_limit_fails_alone(
     assert len(lines) == 2 and "rejected_input" in outcomes, lines
     broken = Receipt.objects.for_owner(owner).get(outcome="rejected_input")
     assert "conversation 1" in broken.error and "bytes" in broken.error
-    row = ChatImport.objects.get(owner=owner)
+    row = ChatImport.objects.for_owner(owner).get()
     assert (row.conversations, row.stored, row.broken, row.state) == (2, 1, 1, "read")
 
 
