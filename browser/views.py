@@ -29,8 +29,8 @@ from browser.forms import (
 )
 from browser.graph_layout import NodeIn, layout_graph
 from browser.search import search_nodes
+from dashboard.htmx import HtmxHttpRequest
 from memory import selectors
-from memory.htmx import HtmxHttpRequest
 from memory.models import Node, Receipt, Suppression
 from memory.selectors import receipt_get
 from memory.services import nodes as node_services

@@ -22,10 +22,10 @@ from django.views.decorators.http import require_GET, require_POST
 
 from browser.forms import DETAIL_FORMS
 from browser.views import node_context
+from dashboard.htmx import HtmxHttpRequest
+from dashboard.options import select_options
 from memory import selectors
-from memory.htmx import HtmxHttpRequest
 from memory.models import Receipt
-from memory.options import select_options
 from memory.selectors import receipt_get
 from memory.services import details as detail_services
 from memory.services.details import NOUNS, DetailConflict, DetailError

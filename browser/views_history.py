@@ -14,9 +14,9 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
 from browser.forms import HistoryPageForm, RestoreForm
+from dashboard.htmx import HtmxHttpRequest
 from memory import selectors
 from memory.history import timeline
-from memory.htmx import HtmxHttpRequest
 from memory.services.rollback import RollbackError, revision_rollback
 
 PAGE = "browser/node_history.html"

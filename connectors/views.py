@@ -29,7 +29,7 @@ from connectors.metadata import MetadataRefused, is_metadata_url
 from connectors.oauth import MCP_PATH, canonical, mcp_resource
 from connectors.registration import MAX_BODY_BYTES, metadata_problem, registration_answer
 from connectors.services import access_revoke, metadata_client_resolve
-from memory.htmx import HtmxHttpRequest
+from dashboard.htmx import HtmxHttpRequest
 from memory.services.ratelimit import rate_hit
 from ume import csp
 from ume.login import client_address

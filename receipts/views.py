@@ -8,7 +8,7 @@ from django.http import Http404, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
-from memory.htmx import HtmxHttpRequest
+from dashboard.htmx import HtmxHttpRequest
 from memory.models import Receipt
 from memory.selectors import receipt_get, receipt_list, receipt_written, receipts_per_day
 from receipts.chart import stacked_chart

@@ -9,7 +9,7 @@ from django.http import HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
-from memory.htmx import HtmxHttpRequest
+from dashboard.htmx import HtmxHttpRequest
 from memory.services.receipt_chain import chain_verify_new
 
 CHAIN = "receipts/chain.html"

@@ -15,7 +15,7 @@ from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from memory.htmx import HtmxHttpRequest
+from dashboard.htmx import HtmxHttpRequest
 from memory.models import Receipt, Source
 from memory.selectors import erasure_get
 from memory.services.erase import (

@@ -8,8 +8,8 @@ from django.contrib.auth.decorators import login_required
 from django.http import StreamingHttpResponse
 from django.views.decorators.http import require_GET
 
+from dashboard.htmx import HtmxHttpRequest
 from memory.exports.http import export_response
-from memory.htmx import HtmxHttpRequest
 
 
 @login_required

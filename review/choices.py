@@ -3,7 +3,7 @@ shows up to 50 cards, each with its selects)."""
 
 from __future__ import annotations
 
-from memory.options import select_options
+from dashboard.options import select_options
 from memory.vocab import Category, NodeState
 
 CHOICES = {

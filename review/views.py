@@ -20,8 +20,8 @@ from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
+from dashboard.htmx import HtmxHttpRequest
 from memory import selectors, triage_selectors
-from memory.htmx import HtmxHttpRequest
 from memory.imports import selectors as import_selectors
 from memory.models import Candidate
 from memory.services import review as review_services

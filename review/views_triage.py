@@ -21,9 +21,9 @@ from django.shortcuts import redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
 
+from dashboard.htmx import HtmxHttpRequest
 from memory import selectors
 from memory import triage_selectors as triage
-from memory.htmx import HtmxHttpRequest
 from memory.models import Candidate, Receipt
 from memory.services.review import ReviewError
 from memory.services.triage import (

@@ -8,7 +8,17 @@ from pathlib import Path
 
 from ume.settings import BASE_DIR
 
-PACKAGES = ("ume", "memory", "browser", "receipts", "review", "connectors", "eval", "tests")
+PACKAGES = (
+    "ume",
+    "memory",
+    "dashboard",
+    "browser",
+    "receipts",
+    "review",
+    "connectors",
+    "eval",
+    "tests",
+)
 MAX_FUNCTION_LINES = 80
 
 

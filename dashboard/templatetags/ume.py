@@ -67,7 +67,7 @@ def said_at(evidence: Any) -> Any:
 
 @register.filter
 def options_for(options: Any, value: Any) -> Any:
-    """The option list of ``memory.options.select_options`` with ``value`` selected (none
+    """The option list of ``dashboard.options.select_options`` with ``value`` selected (none
     selected when ``value`` is not one of the choices)."""
     return options.get(value) or options[""]
 

@@ -3,8 +3,8 @@ outside the choices, text escaped."""
 
 from __future__ import annotations
 
-from memory.options import select_options
-from memory.templatetags.ume import options_for
+from dashboard.options import select_options
+from dashboard.templatetags.ume import options_for
 
 
 def test_each_value_is_selected_in_its_own_list_and_only_there() -> None:
