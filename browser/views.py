@@ -1,6 +1,6 @@
 """The memory browser: nodes, a node's page, the graph and the suppressions.
 
-Dashboard pages only (the /v1/ API lives in ``memory.api``). Function views, the owner's rows
+Dashboard pages only (the /v1/ API lives in ``api``). Function views, the owner's rows
 only (another user's id is a 404), HTMX swaps of one region, and plain POSTs that redirect.
 """
 

@@ -15,7 +15,7 @@ class ConnectorsConfig(AppConfig):
         # protected resource metadata is (RFC 9728).
         from connectors.oauth import mcp_authenticate, mcp_challenge
         from connectors.services import oauth_clients_expire
-        from memory.mcp import http
+        from mcp_server import http
         from memory.services.cleanup import SWEEPS
 
         if mcp_authenticate not in http.AUTHENTICATORS:

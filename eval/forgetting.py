@@ -43,8 +43,8 @@ from django.contrib.auth import get_user_model
 from django.utils import timezone
 
 from eval.fixture_files import FixtureError, read_fixture_file
+from mcp_server.tools import create_entities, read_graph, save_memory, search_nodes
 from memory.imports.services import chat_import_process, chat_import_store
-from memory.mcp.tools import create_entities, read_graph, save_memory, search_nodes
 from memory.models import AccessToken, Alias, Candidate, Node, Receipt, Suppression
 from memory.owned import Person
 from memory.recall import recall

@@ -366,7 +366,7 @@ def candidates_proposed_by(
     """The guesses waiting for review that saves made with ``token`` proposed (by the receipt
     that created them), of its owner only: those whose key is one of ``keys``, or whose key
     contains ``containing``. An assistant is shown what it proposed itself, marked as
-    waiting (the reference memory server's tools, ``memory.mcp.tools``); nobody else's."""
+    waiting (the reference memory server's tools, ``mcp_server.tools``); nobody else's."""
     rows = without_held(
         Candidate.objects.for_owner(token.owner).filter(
             status=CandidateStatus.PENDING, created_receipt__token=token

@@ -121,6 +121,20 @@ def live_asgi_url(django_db_setup: None) -> Iterator[str]:
 from tests.llm_stub import llm_server  # noqa: E402,F401
 
 
+@pytest.fixture(scope="module")
+def server_url(live_asgi_url: str) -> str:
+    """The session's live server: /mcp to the SDK, the rest to Django."""
+    return f"{live_asgi_url}/mcp"
+
+
+@pytest.fixture
+def secret(owner: Any) -> str:
+    """A token of ``owner`` with every scope."""
+    from memory.services.tokens import token_create
+
+    return token_create(owner=owner, name="mcp test")[1]
+
+
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Browser tests run last. Playwright's sync API keeps an asyncio loop running in the main

@@ -144,7 +144,8 @@ def test_the_readme_settings_table_lists_every_variable_the_code_reads() -> None
     table = readme[readme.index("| variable | default | meaning |") :]
     table = table[: table.index("\n\n")]
     read: set[str] = set()
-    for folder in ("ume", "memory", "receipts", "review", "connectors", "eval"):
+    folders = ("ume", "memory", "api", "mcp_server", "dashboard", "browser")
+    for folder in (*folders, "receipts", "review", "connectors", "eval"):
         for path in (BASE_DIR / folder).rglob("*.py"):
             if "migrations" not in path.parts:
                 read |= _variables_read(path)

@@ -19,7 +19,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send  # noqa: E402
 # Sets Django up before anything below imports models.
 django_app = cast(ASGIApp, get_asgi_application())
 
-from memory.mcp.http import MCP_PATH, build_mcp_app  # noqa: E402
+from mcp_server.http import MCP_PATH, build_mcp_app  # noqa: E402
 from ume.cors import Cors  # noqa: E402
 from ume.guard import Guard  # noqa: E402
 from ume.https import https_redirect  # noqa: E402

@@ -36,7 +36,7 @@ from django.db.utils import InterfaceError, OperationalError
 from django.shortcuts import resolve_url
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from memory.api.errors import ApiError
+from memory.services.access import Refused
 
 log = logging.getLogger(__name__)
 
@@ -118,7 +118,7 @@ async def send_error(
 
 def _live_token(header: str | None, address: str) -> Any:
     """The live token the ``Authorization`` header names, or None."""
-    from memory.api.auth import token_for
+    from memory.services.access import token_for
 
     scheme, _, secret = (header or "").partition(" ")
     if scheme.lower() != "bearer" or not secret.strip():
@@ -211,7 +211,7 @@ class Guard:
                 live = await sync_to_async(_live_token, thread_sensitive=False)(
                     _header(scope, b"authorization"), str(client[0])
                 )
-            except ApiError as exc:  # too many invalid tokens from this address
+            except Refused as exc:  # too many invalid tokens from this address
                 raise _Refused(exc.status, exc.code, exc.message, exc.headers) from None
             # The API's authentication uses it instead of looking the token up again.
             scope[GUARD_TOKEN] = live

@@ -87,6 +87,7 @@ INSTALLED_APPS = [
     "ninja",
     "oauth2_provider",
     "memory",
+    "mcp_server",
     "dashboard",
     "browser",
     "receipts",

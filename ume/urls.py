@@ -5,7 +5,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path, re_path
 from django.views.generic import RedirectView
 
-from memory.api import api_not_found, api_urls
+from api import api_not_found, api_urls
 from ume.health import healthz, readyz
 from ume.login import ThrottledAdminAuthenticationForm, ThrottledLoginView, admin_login
 

@@ -20,7 +20,7 @@ from memory.models import Event, Node, Slice
 from memory.selectors import DETAIL_LIMIT
 from memory.services.tokens import token_create
 from tests.factories import make_node
-from tests.memory.test_mcp import call, connect, ok
+from tests.mcp_server.test_mcp import call, connect, ok
 
 FACTS = 2000
 EVENTS = 130

@@ -8,8 +8,7 @@ import pytest
 from django.db import connection, connections
 from pytest_django import Settings
 
-from memory.api.auth import rate_limit
-from memory.api.errors import ApiError
+from memory.services.access import Refused, rate_limit
 from memory.services.ratelimit import rate_hit
 from memory.services.tokens import token_create
 from tests.factories import make_user
@@ -51,7 +50,7 @@ def test_twenty_parallel_clients_on_one_token_get_exactly_the_limit_through(
                 try:
                     rate_limit(token)
                     allowed.append(1)
-                except ApiError as exc:
+                except Refused as exc:
                     assert exc.status == 429 and int(exc.headers["Retry-After"]) >= 1
                     refused.append(exc.code)
         finally:

@@ -17,7 +17,7 @@ from django.test import Client
 from django.utils import timezone
 from pytest_django import Settings
 
-from memory.api import idempotency as api_idempotency
+from api import idempotency as api_idempotency
 from memory.models import Candidate, Episode, IdempotencyKey, Receipt, Transcript
 from memory.services import ingest as ingest_module
 from memory.services.ingest import ORPHAN_ERROR, ingest_pending

@@ -19,7 +19,7 @@ from django.core.management import call_command
 from django.test import Client
 from django.utils import timezone
 
-from memory.mcp.http import BearerTokenMiddleware
+from mcp_server.http import BearerTokenMiddleware
 from memory.services.ingest import transcript_store
 from memory.services.tokens import token_create
 from tests.factories import make_candidate
@@ -222,7 +222,7 @@ def console(settings: Any) -> Iterator[Any]:
 def test_djangos_request_records_carry_no_query_string_body_or_exception_message(
     owner: User, console: Any, fmt: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from memory.api import views
+    from api import views
 
     stream = console(fmt)
     token, secret = token_create(owner=owner, name="logs test")

@@ -60,7 +60,7 @@ def test_get_v1_export_needs_a_live_token_with_read(client: Client, owner: Any) 
     assert response.status_code == 401
     write_only = token_create(owner=owner, name="writer", scopes=[SCOPE_WRITE])[1]
     response = client.get("/v1/export", HTTP_AUTHORIZATION=f"Bearer {write_only}")
-    assert response.status_code == 200  # write implies read (memory.api.auth)
+    assert response.status_code == 200  # write implies read (api.auth)
 
 
 @pytest.mark.django_db

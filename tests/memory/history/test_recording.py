@@ -14,7 +14,7 @@ from django.contrib.auth.models import User
 from django.db.models import Max
 from django.utils import timezone
 
-from memory.mcp import tools as mcp_tools
+from mcp_server import tools as mcp_tools
 from memory.models import Candidate, MemoryRule, Node, Revision, Slice
 from memory.owned import owned_rows
 from memory.services.cleanup import cleanup_user

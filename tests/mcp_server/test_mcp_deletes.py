@@ -1,5 +1,5 @@
 """MCP's deletes of observations, relations and held facts go through the services and leave
-receipts (``memory.mcp.tools``; the tools are called directly, the protocol is in test_mcp)."""
+receipts (``mcp_server.tools``; the tools are called directly, the protocol is in test_mcp)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from unittest import mock
 import pytest
 from django.contrib.auth.models import User
 
-from memory.mcp import tools as mcp_tools
+from mcp_server import tools as mcp_tools
 from memory.models import Candidate, DeletionBarrier, Edge, Receipt, Slice
 from memory.recall import recall
 from memory.services.barrier import NEVER

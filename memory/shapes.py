@@ -14,10 +14,10 @@ objects. The MCP tools build their results with the same builders, and publish t
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, RootModel
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, RootModel
 
 from memory.cursors import cursor_encode
 from memory.history import Entry
@@ -34,6 +34,22 @@ from memory.models import (
 from memory.selectors import EVIDENCE_PER_ITEM, DetailPage
 
 Time = Annotated[str, Field(json_schema_extra={"format": "date-time"})]
+
+
+def _utc_in_range(value: datetime) -> datetime:
+    """A time without an offset is UTC (as in uploaded transcripts); one that cannot be
+    expressed in UTC (year 9999 at -05:00, year 1 at +05:00) is refused, not a crash later."""
+    if value.utcoffset() is None:
+        value = value.replace(tzinfo=UTC)
+    try:
+        value.astimezone(UTC)
+    except OverflowError as exc:
+        raise ValueError("is out of range once converted to UTC") from exc
+    return value
+
+
+#: A moment a client sends (the API's and the MCP tools' input): UTC when it has no offset.
+Moment = Annotated[datetime, AfterValidator(_utc_in_range)]
 
 
 class Out(BaseModel):
@@ -608,8 +624,8 @@ class RejectOut(Out):
     suppression: SuppressionOut | None
 
 
-# --- the MCP tools' answers (memory/mcp/tools.py) ---------------------------------------------
-# Each tool publishes its model as its ``outputSchema`` (memory/mcp/server.py), and the SDK
+# --- the MCP tools' answers (mcp_server/tools.py) ---------------------------------------------
+# Each tool publishes its model as its ``outputSchema`` (mcp_server/server.py), and the SDK
 # validates the tool's structured content against it. A tool that does what a route does
 # answers with the route's models: recall's answer itself, a receipt, a candidate, a revision.
 # Only the wrappers are the tools' own, where their answers always differed from the route's

@@ -9,7 +9,6 @@ any other value is ``400 invalid_input`` with ``<field>: choose one of ...``."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
 from django.db.models import TextChoices
@@ -19,6 +18,7 @@ from pydantic_core import PydanticCustomError
 
 from memory.models import Outcome
 from memory.models import Source as ReceiptSource
+from memory.shapes import Moment
 from memory.transcripts import MAX_MESSAGES
 from memory.vocab import CandidateStatus, Category, NodeState
 
@@ -32,18 +32,6 @@ def _no_nul(value: str) -> str:
 def _not_blank(value: str) -> str:
     if not value.strip():
         raise ValueError("must not be empty")
-    return value
-
-
-def _utc_in_range(value: datetime) -> datetime:
-    """A time without an offset is UTC (as in uploaded transcripts); one that cannot be
-    expressed in UTC (year 9999 at -05:00, year 1 at +05:00) is refused, not a crash later."""
-    if value.utcoffset() is None:
-        value = value.replace(tzinfo=UTC)
-    try:
-        value.astimezone(UTC)
-    except OverflowError as exc:
-        raise ValueError("is out of range once converted to UTC") from exc
     return value
 
 
@@ -66,7 +54,6 @@ StatusChoice = Annotated[CandidateStatus | None, BeforeValidator(_one_of(Candida
 OutcomeChoice = Annotated[Outcome | None, BeforeValidator(_one_of(Outcome))]
 SourceChoice = Annotated[ReceiptSource | None, BeforeValidator(_one_of(ReceiptSource))]
 
-Moment = Annotated[datetime, AfterValidator(_utc_in_range)]
 Text = Annotated[str, AfterValidator(_no_nul)]
 RequiredText = Annotated[str, AfterValidator(_no_nul), AfterValidator(_not_blank)]
 Label = Annotated[str, Field(max_length=200), AfterValidator(_no_nul), AfterValidator(_not_blank)]
@@ -171,7 +158,7 @@ class RulesIn(Schema):
     )
 
 
-# --- the filters of the lists (``limit`` and ``offset`` come from ``memory.api.pages``) -------
+# --- the filters of the lists (``limit`` and ``offset`` come from ``api.pages``) -------
 
 
 class NodeFilters(Schema):

@@ -7,7 +7,7 @@ There is no ``count``: ninja's ``LimitOffsetPagination`` would add one, and with
 client pages until a page comes back shorter than ``limit``.
 
 A list view returns a :class:`Listing`: how to read the rows of one page, and how that page
-becomes JSON (the builders of ``memory.api.shapes``, which also serve the MCP tools). The
+becomes JSON (the builders of ``memory.shapes``, which also serve the MCP tools). The
 paginator reads exactly one page and shapes it, so a page costs what it did before.
 """
 
@@ -21,7 +21,7 @@ from django.http import HttpRequest
 from ninja.pagination import PaginationBase, paginate
 from pydantic import Field
 
-from memory.api.shapes import Out
+from memory.shapes import Out
 
 T = TypeVar("T")
 

@@ -25,11 +25,10 @@ from mcp.server.transport_security import TransportSecuritySettings
 from starlette.authentication import AuthCredentials
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from memory.api.auth import rate_limit, token_for
-from memory.api.errors import ApiError
-from memory.mcp.server import mcp_server, tool_scope
-from memory.mcp.threads import BUSY_RETRY_AFTER, SLOT, Busy, run_auth, take_slot
+from mcp_server.server import mcp_server, tool_scope
+from mcp_server.threads import BUSY_RETRY_AFTER, SLOT, Busy, run_auth, take_slot
 from memory.models import AccessToken
+from memory.services.access import Refused, rate_limit, token_for
 from memory.services.tokens import token_authenticate, token_has_scope
 from memory.vocab import SCOPE_READ, SCOPE_WRITE
 
@@ -63,7 +62,7 @@ def _authenticate(secret: str, address: str, scope: Scope | None = None) -> Acce
         if token is None:  # counts the miss against the address (429 past the limit)
             token = token_for(secret, address=address)
         if token is None:
-            raise ApiError(
+            raise Refused(
                 401,
                 "unauthorized",
                 "send a valid, unrevoked token as 'Authorization: Bearer <token>'",
@@ -197,7 +196,7 @@ class BearerTokenMiddleware:
         presented = scheme.lower() == "bearer" and bool(secret.strip())
         try:
             if not presented:
-                raise ApiError(
+                raise Refused(
                     401, "unauthorized", "send your token as 'Authorization: Bearer <token>'"
                 )
             client = scope.get("client") or ("", 0)
@@ -206,7 +205,7 @@ class BearerTokenMiddleware:
         except Busy as exc:
             headers = {"Retry-After": str(BUSY_RETRY_AFTER)}
             await _jsonrpc_error(send, 429, code="busy", message=str(exc), headers=headers)
-        except ApiError as exc:
+        except Refused as exc:
             headers = dict(exc.headers)
             if exc.status == 401:
                 # No token: only where to get one (RFC 6750 section 3.1); a bad one: invalid_token.

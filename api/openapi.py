@@ -1,7 +1,7 @@
 """The headers of the API's conditional and idempotent requests, in ``/v1/openapi.json``.
 
 django-ninja documents what a view's signature declares; these headers are read and written
-by the views and by :func:`memory.api.idempotency.idempotent` themselves, so they are added to
+by the views and by :func:`api.idempotency.idempotent` themselves, so they are added to
 the schema here: ``Idempotency-Key`` (request) and ``Idempotent-Replayed`` (answer) on every
 operation wrapped by ``idempotent`` (found by the wrapper, so a new idempotent route cannot be
 left out), ``If-Match`` on the node edits that check it and ``ETag`` on the answers that carry
@@ -14,7 +14,7 @@ from typing import Any
 
 from ninja import Router
 
-from memory.api.idempotency import is_idempotent
+from api.idempotency import is_idempotent
 
 IDEMPOTENCY_KEY: dict[str, Any] = {
     "name": "Idempotency-Key",

@@ -2,7 +2,7 @@
 (with ``GET /v1/memory/delete-all/{id}``, the status of one left to the workers).
 
 Both need the ``memory:write`` scope (the status, ``memory:read``). Error codes, besides the shared ones
-(``memory.api.errors``): ``already_undone`` (409) for a receipt undone before,
+(``api.errors``): ``already_undone`` (409) for a receipt undone before,
 ``not_undoable`` (400) for a receipt that is not an ingest that wrote something, and
 ``confirmation_required`` (400) when delete-all is sent without ``confirm: "DELETE"``.
 """
@@ -15,13 +15,13 @@ from django.http import HttpRequest
 from ninja import Router, Schema, Status
 from pydantic import Field
 
-from memory.api.auth import TokenAuth
-from memory.api.errors import IDEMPOTENT, ApiError, answers, not_found
-from memory.api.idempotency import idempotent
-from memory.api.shapes import ErasureOut, ErasureQueuedOut, ReceiptDetailOut
+from api.auth import TokenAuth
+from api.errors import IDEMPOTENT, ApiError, answers, not_found
+from api.idempotency import idempotent
 from memory.models import AccessToken, Erasure, Receipt, Source
 from memory.selectors import erasure_get, receipt_get
 from memory.services.erase import EraseError, memory_erase_request, receipt_undo
+from memory.shapes import ErasureOut, ErasureQueuedOut, ReceiptDetailOut
 from memory.vocab import SCOPE_READ, SCOPE_WRITE
 
 WRITE = TokenAuth(SCOPE_WRITE)

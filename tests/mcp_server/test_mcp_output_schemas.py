@@ -1,4 +1,4 @@
-"""Every MCP tool publishes an ``outputSchema`` (the pydantic models of memory/api/shapes.py),
+"""Every MCP tool publishes an ``outputSchema`` (the pydantic models of memory/shapes.py),
 and what each tool answers validates against the schema the server lists.
 
 Driven by the official SDK client against the live server (tests/conftest.py), one session
@@ -18,11 +18,11 @@ import pytest
 from django.contrib.auth.models import User
 from django.test import Client
 
-from memory.mcp import tools
+from mcp_server import tools
 from memory.models import MemoryRule
 from memory.services.nodes import node_delete, node_update
 from tests.factories import make_candidate, make_event, make_node, make_page, make_slice
-from tests.memory.test_mcp import TOOLS, connect
+from tests.mcp_server.test_mcp import TOOLS, connect
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

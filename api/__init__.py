@@ -11,12 +11,12 @@ from django.http import HttpRequest, HttpResponseBase, HttpResponseNotAllowed, J
 from django.urls import URLPattern, URLResolver
 from ninja import NinjaAPI, Swagger
 
-from memory.api.erase import router as erase_router
-from memory.api.errors import error_response, install_handlers
-from memory.api.export import router as export_router
-from memory.api.openapi import document_headers
-from memory.api.parser import StrictJSONParser
-from memory.api.views import router
+from api.erase import router as erase_router
+from api.errors import error_response, install_handlers
+from api.export import router as export_router
+from api.openapi import document_headers
+from api.parser import StrictJSONParser
+from api.views import router
 
 api = NinjaAPI(
     title="ume API",

@@ -1,6 +1,6 @@
 """What each MCP tool does, synchronously, for one token's owner.
 
-The async tool functions in :mod:`memory.mcp.server` validate arguments (through their
+The async tool functions in :mod:`mcp_server.server` validate arguments (through their
 schemas), resolve the token and call these in a worker thread. Each returns a
 :class:`ToolResult`: structured content plus a short text. A bad argument raises
 :class:`ToolInputError`, which the server reports as a tool error (``isError``).
@@ -25,7 +25,6 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from memory.api.shapes import candidate_json, revision_json
 from memory.cursors import CursorError, cursor_decode, cursor_encode, cursor_node
 from memory.history import timeline
 from memory.keys import canonical_key
@@ -64,6 +63,7 @@ from memory.services.review import (
     candidate_reject,
 )
 from memory.services.rollback import RollbackError, revision_rollback
+from memory.shapes import candidate_json, revision_json
 from memory.transcripts import TranscriptError, messages_from_json
 from memory.vocab import CandidateStatus, Category, EdgeType
 

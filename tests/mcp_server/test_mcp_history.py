@@ -9,7 +9,7 @@ from django.contrib.auth.models import User
 from memory.models import Node, Receipt, Revision
 from memory.services.nodes import node_update
 from tests.factories import make_node
-from tests.memory.test_mcp import call, ok
+from tests.mcp_server.test_mcp import call, ok
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

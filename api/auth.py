@@ -1,8 +1,6 @@
-"""Bearer-token authentication, scopes, the per-token rate limit and the body-size ceiling.
-
-The rate limit counts requests per token in fixed one-minute windows, atomically in the
-database (``memory.services.ratelimit``), so the limit holds exactly across every worker and
-host.
+"""Bearer-token authentication, scopes and the body-size ceiling of the HTTP API. The token
+checks and the rate limit are the domain's (``memory.services.access``); what they refuse is
+answered as the API's JSON errors (``api.errors``).
 """
 
 from __future__ import annotations
@@ -11,10 +9,10 @@ from django.conf import settings
 from django.http import HttpRequest
 from ninja.security import HttpBearer
 
-from memory.api.errors import ApiError, too_large
+from api.errors import ApiError, too_large
 from memory.models import AccessToken
-from memory.services.ratelimit import rate_hit
-from memory.services.tokens import token_authenticate, token_has_scope
+from memory.services.access import rate_limit, token_for
+from memory.services.tokens import token_has_scope
 
 # Room for JSON punctuation or multipart framing around the largest transcript we accept.
 BODY_OVERHEAD = 64 * 1024
@@ -22,37 +20,6 @@ BODY_OVERHEAD = 64 * 1024
 
 def max_body_bytes() -> int:
     return int(settings.UME_MAX_TRANSCRIPT_BYTES) + BODY_OVERHEAD
-
-
-def rate_limit(token: AccessToken, *, now: float | None = None) -> None:
-    """Count one request for ``token``; raise 429 with Retry-After past the per-minute limit."""
-    hit = rate_hit(f"token:{token.pk}", window=60, now=now)
-    limit = int(settings.UME_API_RATE_LIMIT)
-    if hit.count > limit:
-        retry_after = hit.retry_after
-        raise ApiError(
-            429,
-            "rate_limited",
-            f"more than {limit} requests a minute with this token; retry in {retry_after} s",
-            headers={"Retry-After": str(retry_after)},
-        )
-
-
-def token_for(secret: str, *, address: str) -> AccessToken | None:
-    """The live token for ``secret``, or None. Unknown tokens are counted per address: past
-    ``UME_BAD_TOKENS_PER_ADDRESS`` a minute they are refused with 429 instead of 401, so
-    guessing tokens is throttled like guessing passwords (a live token costs no extra query)."""
-    token = token_authenticate(secret)
-    if token is None:
-        miss = rate_hit(f"bad-token:{address}", window=60)
-        if miss.count > int(settings.UME_BAD_TOKENS_PER_ADDRESS):
-            raise ApiError(
-                429,
-                "rate_limited",
-                f"too many invalid tokens from this address; retry in {miss.retry_after} s",
-                headers={"Retry-After": str(miss.retry_after)},
-            )
-    return token
 
 
 def check_declared_size(request: HttpRequest) -> None:

@@ -8,7 +8,7 @@ from typing import Any
 from django.http import HttpRequest
 from ninja.parser import Parser
 
-from memory.api.errors import BodyError
+from api.errors import BodyError
 
 
 class StrictJSONParser(Parser):

@@ -1,15 +1,15 @@
 """ume's MCP server on the official SDK: the tools, their input schemas and who they act for.
 
 Every tool call resolves the caller's :class:`~memory.models.AccessToken` afresh: over HTTP
-the bearer token the request carried (authenticated by :mod:`memory.mcp.http` on every
+the bearer token the request carried (authenticated by :mod:`mcp_server.http` on every
 request), over stdio the secret given to ``manage.py mcp_stdio`` (re-checked on every call,
 so revoking it takes effect at once). Reads need ``memory:read``, writes ``memory:write``.
-ORM work runs in the tool thread pool of :mod:`memory.mcp.threads`, each call holding its
+ORM work runs in the tool thread pool of :mod:`mcp_server.threads`, each call holding its
 request's place in the caller's count of requests in flight, so one person's slow calls never
 leave another's waiting for a thread.
 
 Each tool's return annotation, ``Annotated[CallToolResult, Model]``, publishes ``Model`` (from
-:mod:`memory.api.shapes`) as the tool's ``outputSchema``; the SDK validates the structured
+:mod:`memory.shapes`) as the tool's ``outputSchema``; the SDK validates the structured
 content of every successful result against it. A failure is a :class:`ToolError`, an
 ``isError`` result without structured content, which is not held to the schema.
 """
@@ -27,8 +27,20 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult, ListToolsResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, ConfigDict, Field
 
-from memory.api.schemas import Moment
-from memory.api.shapes import (
+from mcp_server import tools
+from mcp_server.threads import SLOT, Slot, run_tool
+from memory.models import AccessToken
+from memory.services.history import Actor, acting
+from memory.services.idempotency import (
+    IdempotencyError,
+    Replay,
+    fingerprint,
+    idempotency_begin,
+    idempotency_finish,
+    idempotency_release,
+)
+from memory.services.tokens import token_authenticate, token_has_scope
+from memory.shapes import (
     McpEntitiesDeletedOut,
     McpEntitiesOut,
     McpForgottenOut,
@@ -42,21 +54,9 @@ from memory.api.shapes import (
     McpRollbackOut,
     McpSavedOut,
     McpWholeGraphOut,
+    Moment,
     RecallOut,
 )
-from memory.mcp import tools
-from memory.mcp.threads import SLOT, Slot, run_tool
-from memory.models import AccessToken
-from memory.services.history import Actor, acting
-from memory.services.idempotency import (
-    IdempotencyError,
-    Replay,
-    fingerprint,
-    idempotency_begin,
-    idempotency_finish,
-    idempotency_release,
-)
-from memory.services.tokens import token_authenticate, token_has_scope
 from memory.transcripts import MAX_MESSAGES
 from memory.vocab import SCOPE_READ, SCOPE_WRITE
 
@@ -77,7 +77,7 @@ _stdio_secret: str | None = None
 class _ScopedServer(MCPServer):
     """The SDK's server, listing to each token only the tools it may call: a read-only token
     sees no write tool, so an assistant is not offered what would fail (a write by name is
-    still refused: 403 ``insufficient_scope`` over HTTP, see ``memory.mcp.http``; a tool
+    still refused: 403 ``insufficient_scope`` over HTTP, see ``mcp_server.http``; a tool
     error over stdio)."""
 
     async def _handle_list_tools(self, ctx: Any, params: Any) -> ListToolsResult:

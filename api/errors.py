@@ -24,6 +24,8 @@ from ninja import NinjaAPI, Schema
 from ninja.errors import AuthenticationError, HttpError, ValidationError
 from pydantic import Field
 
+from memory.services.access import Refused
+
 log = logging.getLogger(__name__)
 
 
@@ -35,7 +37,7 @@ class FieldErrorOut(Schema):
 class ErrorOut(Schema):
     """Every error answer (the handlers below write it; it is here for the OpenAPI schema)."""
 
-    code: str = Field(description="Stable: see the list at the top of memory/api/errors.py.")
+    code: str = Field(description="Stable: see the list at the top of api/errors.py.")
     message: str
     errors: list[FieldErrorOut] | None = Field(
         default=None, description="invalid_input from validation: each field's problem."
@@ -59,8 +61,9 @@ def answers(ok: dict[int, Any], *codes: int) -> dict[int, Any]:
     return {**ok, **dict.fromkeys(sorted({*EVERY_ROUTE, *codes}), ErrorOut)}
 
 
-class ApiError(Exception):
-    """Raised anywhere in the API to answer with ``status`` and ``{"code", "message"}``."""
+class ApiError(Refused):
+    """Raised anywhere in the API to answer with ``status`` and ``{"code", "message"}`` (a
+    :class:`~memory.services.access.Refused` from the domain is answered the same way)."""
 
     def __init__(
         self,
@@ -71,11 +74,7 @@ class ApiError(Exception):
         headers: dict[str, str] | None = None,
         **extra: Any,
     ) -> None:
-        super().__init__(message)
-        self.status = status
-        self.code = code
-        self.message = message
-        self.headers = headers or {}
+        super().__init__(status, code, message, headers=headers)
         self.extra = extra
 
 
@@ -147,7 +146,8 @@ def _unexpected(request: HttpRequest, exc: Any) -> HttpResponse:
 
 
 def _api_error(request: HttpRequest, exc: Any) -> HttpResponse:
-    return error_response(exc.status, exc.code, exc.message, headers=exc.headers, **exc.extra)
+    extra = getattr(exc, "extra", {})
+    return error_response(exc.status, exc.code, exc.message, headers=exc.headers, **extra)
 
 
 def _unauthorized(request: HttpRequest, exc: Any) -> HttpResponse:
@@ -164,7 +164,7 @@ def _not_found(request: HttpRequest, exc: Any) -> HttpResponse:
 
 
 def install_handlers(api: NinjaAPI) -> None:
-    api.add_exception_handler(ApiError, _api_error)
+    api.add_exception_handler(Refused, _api_error)  # ApiError is one
     api.add_exception_handler(AuthenticationError, _unauthorized)
     api.add_exception_handler(ValidationError, _validation)
     api.add_exception_handler(HttpError, _http_error)

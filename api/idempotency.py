@@ -22,7 +22,7 @@ from django.http import HttpRequest, JsonResponse
 from django.http.request import RawPostDataException
 from ninja import Status
 
-from memory.api.errors import ApiError
+from api.errors import ApiError
 from memory.services.idempotency import (
     IdempotencyError,
     Replay,
@@ -67,7 +67,7 @@ def idempotent(view: Callable[..., Any]) -> Callable[..., Any]:
 
 def is_idempotent(view: Any) -> bool:
     """Whether ``view`` was wrapped by :func:`idempotent` (the OpenAPI schema documents its
-    headers, :mod:`memory.api.openapi`)."""
+    headers, :mod:`api.openapi`)."""
     return isinstance(view, _Idempotent)
 
 

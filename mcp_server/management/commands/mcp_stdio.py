@@ -11,7 +11,7 @@ import os
 import anyio
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from memory.mcp.server import mcp_server, use_stdio_secret
+from mcp_server.server import mcp_server, use_stdio_secret
 from memory.services.tokens import token_authenticate
 
 

@@ -1,5 +1,5 @@
 """The API's OpenAPI document describes every answer, and the answers are the shape builders'
-JSON byte for byte (memory/api/shapes.py, memory/api/pages.py)."""
+JSON byte for byte (memory/shapes.py, api/pages.py)."""
 
 from __future__ import annotations
 
@@ -14,15 +14,6 @@ from django.test import Client
 from django.utils import timezone
 from ninja.operation import PathView
 
-from memory.api.shapes import (
-    candidate_json,
-    node_detail_json,
-    node_json,
-    revision_json,
-    rules_json,
-    suppression_json,
-    transcript_json,
-)
 from memory.exports.format import FORMAT, MEDIA_TYPE, VERSION
 from memory.history import timeline
 from memory.models import Outcome, Receipt
@@ -42,6 +33,15 @@ from memory.selectors import (
     transcript_get,
 )
 from memory.services.tokens import token_create
+from memory.shapes import (
+    candidate_json,
+    node_detail_json,
+    node_json,
+    revision_json,
+    rules_json,
+    suppression_json,
+    transcript_json,
+)
 from memory.vocab import CandidateStatus, Category, NodeState
 from tests.factories import make_candidate, make_event, make_node, make_slice, make_suppression
 
@@ -244,7 +244,7 @@ def test_an_empty_filter_means_any(client: Client, auth: dict[str, Any], owner: 
 
 
 def test_ninjas_path_view_is_not_patched() -> None:
-    # The JSON 405 wraps the routes' views (memory/api/__init__.py), not ninja's internals.
+    # The JSON 405 wraps the routes' views (api/__init__.py), not ninja's internals.
     assert PathView._not_allowed.__module__ == "ninja.operation"
 
 

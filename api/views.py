@@ -19,10 +19,10 @@ from django.utils.dateparse import parse_date, parse_datetime
 from ninja import File, Form, Query, Router, Status
 from ninja.files import UploadedFile
 
-from memory.api.auth import TokenAuth
-from memory.api.errors import IDEMPOTENT, ApiError, answers, not_found, too_large
-from memory.api.idempotency import idempotent
-from memory.api.pages import (
+from api.auth import TokenAuth
+from api.errors import IDEMPOTENT, ApiError, answers, not_found, too_large
+from api.idempotency import idempotent
+from api.pages import (
     CandidatesPage,
     Listing,
     NodesPage,
@@ -31,7 +31,7 @@ from memory.api.pages import (
     SuppressionsPage,
     paginated,
 )
-from memory.api.schemas import (
+from api.schemas import (
     CandidateFilters,
     ConversationIn,
     DetailPageIn,
@@ -45,34 +45,6 @@ from memory.api.schemas import (
     RejectIn,
     RollbackIn,
     RulesIn,
-)
-from memory.api.shapes import (
-    CandidateOut,
-    DecisionOut,
-    DeletedOut,
-    NodeDetailOut,
-    NodeEventsOut,
-    NodeOut,
-    NodeSlicesOut,
-    QueuedOut,
-    RecallOut,
-    ReceiptOut,
-    RejectOut,
-    RevisionOut,
-    RollbackOut,
-    RulesOut,
-    SuppressionOut,
-    TranscriptOut,
-    UploadOut,
-    candidate_json,
-    node_detail_json,
-    node_events_json,
-    node_json,
-    node_slices_json,
-    revision_json,
-    rules_json,
-    suppression_json,
-    transcript_json,
 )
 from memory.cursors import CursorError, Position, cursor_decode
 from memory.history import timeline
@@ -122,6 +94,34 @@ from memory.services.review import (
 )
 from memory.services.rollback import RollbackError, revision_rollback
 from memory.services.rules import TERM_LISTS, RulesError, memory_rule_update
+from memory.shapes import (
+    CandidateOut,
+    DecisionOut,
+    DeletedOut,
+    NodeDetailOut,
+    NodeEventsOut,
+    NodeOut,
+    NodeSlicesOut,
+    QueuedOut,
+    RecallOut,
+    ReceiptOut,
+    RejectOut,
+    RevisionOut,
+    RollbackOut,
+    RulesOut,
+    SuppressionOut,
+    TranscriptOut,
+    UploadOut,
+    candidate_json,
+    node_detail_json,
+    node_events_json,
+    node_json,
+    node_slices_json,
+    revision_json,
+    rules_json,
+    suppression_json,
+    transcript_json,
+)
 from memory.transcripts import (
     TranscriptError,
     decode_bytes,

@@ -1,4 +1,4 @@
-"""memory/mcp/threads.py: the per-person cap on requests in flight, and that a request's place
+"""mcp_server/threads.py: the per-person cap on requests in flight, and that a request's place
 is held exactly as long as its work runs (on the live server: tests/conftest.py)."""
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ import pytest
 from django.contrib.auth.models import User
 from django.test import override_settings
 
-from memory.mcp import tools
-from memory.mcp.threads import Busy, in_flight, take_slot
+from mcp_server import tools
+from mcp_server.threads import Busy, in_flight, take_slot
 from memory.services.tokens import token_create
 from tests.factories import make_user
 

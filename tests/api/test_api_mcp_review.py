@@ -18,7 +18,7 @@ from django.test.utils import CaptureQueriesContext
 from mcp import Client
 from pytest_django import Settings
 
-from memory.mcp.server import mcp_server, use_stdio_secret
+from mcp_server.server import mcp_server, use_stdio_secret
 from memory.models import AccessToken, Candidate, Node, Receipt, Suppression, Transcript
 from memory.services.tokens import token_create
 from tests.factories import make_candidate, make_node, make_suppression
@@ -279,7 +279,7 @@ def test_create_token_with_absurd_expiry_is_a_command_error(owner: User) -> None
 
 
 def _operations() -> Iterator[Any]:
-    from memory.api import api
+    from api import api
 
     for prefix, router in api._routers:
         for path, view in router.path_operations.items():
@@ -294,7 +294,7 @@ def _operations() -> Iterator[Any]:
     [pytest.param(path, op, id=f"{'+'.join(op.methods)} {path}") for path, op in _operations()],
 )
 def test_every_route_needs_a_token_with_the_right_scope(path: Any, op: Any) -> None:
-    from memory.api.auth import TokenAuth
+    from api.auth import TokenAuth
     from memory.vocab import SCOPE_READ, SCOPE_WRITE
 
     scopes = {cb.scope for cb in op.auth_callbacks if isinstance(cb, TokenAuth)}
@@ -371,7 +371,7 @@ def test_mcp_token_revoked_mid_session_is_refused_on_the_next_call(owner: User) 
 def test_mcp_save_conversation_caps_the_total_size_like_the_api(
     owner: User, settings: Settings
 ) -> None:
-    from memory.mcp import tools
+    from mcp_server import tools
 
     settings.UME_MAX_TRANSCRIPT_BYTES = 1000
     token = token_create(owner=owner, name="desktop")[0]
@@ -387,7 +387,7 @@ def test_mcp_save_conversation_caps_the_total_size_like_the_api(
 def test_mcp_search_nodes_without_a_word_matches_nothing_not_everything(
     owner: User, query: Any
 ) -> None:
-    from memory.mcp import tools
+    from mcp_server import tools
 
     make_node(owner=owner, label="Boxing")
     make_node(owner=owner, label="Atlas", category="project")
@@ -410,7 +410,7 @@ def test_patch_that_fails_halfway_changes_nothing(
 
 @pytest.mark.parametrize("tool", ["read_graph", "list_pending_candidates"])
 def test_mcp_graph_and_queue_reads_do_not_grow_with_rows(owner: User, tool: Any) -> None:
-    from memory.mcp import tools
+    from mcp_server import tools
 
     token = token_create(owner=owner, name="desktop")[0]
 

@@ -8,8 +8,8 @@ from typing import Any
 from django.http import HttpRequest, StreamingHttpResponse
 from ninja import Router
 
-from memory.api.auth import TokenAuth
-from memory.api.errors import answers
+from api.auth import TokenAuth
+from api.errors import answers
 from memory.exports.format import FORMAT, MEDIA_TYPE, VERSION
 from memory.exports.http import export_response
 from memory.models import AccessToken
