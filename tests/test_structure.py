@@ -159,3 +159,21 @@ def test_only_recalls_loaders_import_its_statements() -> None:
         if "memory.recall.statements" in _imports(ast.parse(path.read_text(encoding="utf-8")))
     }
     assert users == STATEMENT_USERS
+
+
+def test_receipts_are_written_in_one_place() -> None:
+    """``memory.services.receipts`` writes every receipt the application creates one at a
+    time (an import's ``bulk_create`` aside, which the model layer counts and chains alike);
+    tests may build their own."""
+    found = [
+        f"{path.relative_to(BASE_DIR)}:{node.lineno}"
+        for path in _sources(*PACKAGES)
+        if path.parts[len(BASE_DIR.parts)] != "tests"
+        and path.relative_to(BASE_DIR).as_posix() != "memory/services/receipts.py"
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "create"
+        and ast.unparse(node.func.value) == "Receipt.objects"
+    ]
+    assert found == []

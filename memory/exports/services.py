@@ -85,6 +85,7 @@ from memory.owned import Person
 from memory.services.barrier import DeletionConflict, barrier_check
 from memory.services.bulk import claim_first, insert_rows
 from memory.services.recall_index import recall_index_rebuild
+from memory.services.receipts import receipt_write
 from memory.vocab import ImportState
 
 log = logging.getLogger(__name__)
@@ -413,15 +414,15 @@ def _write(run: _Run, stream: IO[bytes]) -> Receipt:
         error="",
     )
     row.chunks.all().delete()
-    return Receipt.objects.create(
+    return receipt_write(
         owner=run.owner,
         source=run.source,
         outcome=Outcome.WROTE,
-        subject=run.name[:255],
+        subject=run.name,
         counts=importer.counts,
         detail=_detail(run, row, reader, importer),
-        summary=_summary(reader.header, importer)[:500],
-        duration_ms=_ms(run.started),
+        summary=_summary(reader.header, importer),
+        started=run.started,
     )
 
 

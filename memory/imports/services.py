@@ -54,6 +54,7 @@ from memory.models import ChatImport, Outcome, Receipt, Transcript
 from memory.owned import Person
 from memory.services.bulk import claim_first
 from memory.services.ingest import ingest_transcript, transcript_store
+from memory.services.receipts import receipt_write
 from memory.transcripts import MAX_MESSAGES
 from memory.vocab import ImportState
 
@@ -88,12 +89,12 @@ class ImportResult:
 def _file_receipt(
     owner: Person, source: str, name: str, outcome: str, started: float, **fields: Any
 ) -> Receipt:
-    return Receipt.objects.create(
+    return receipt_write(
         owner=owner,
         source=source,
         outcome=outcome,
-        subject=name[:255],
-        duration_ms=max(0, int((time.perf_counter() - started) * 1000)),
+        subject=name,
+        started=started,
         **fields,
     )
 

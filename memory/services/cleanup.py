@@ -84,6 +84,7 @@ from memory.selectors import active_suppressions
 from memory.services.bulk import delete_in_chunks
 from memory.services.history import Actor, History, delete_tree
 from memory.services.recall_index import recall_index_refresh
+from memory.services.receipts import receipt_write
 from memory.triage import ONE_OFF_MAX_MENTIONS
 from memory.vocab import (
     CandidateStatus,
@@ -708,7 +709,7 @@ def _mark_expired(owner: Person, ids: list[int], receipt: Receipt) -> None:
 def _write_receipt(owner: Person, now: datetime, report: UserCleanup, started: float) -> Receipt:
     detail = {"action": "cleanup", "as_of": now.isoformat(), **report.as_json()}
     detail.pop("receipt_id", None)
-    return Receipt.objects.create(
+    return receipt_write(
         owner=owner,
         source=Source.CLEANUP,
         outcome=Outcome.WROTE,
@@ -716,7 +717,7 @@ def _write_receipt(owner: Person, now: datetime, report: UserCleanup, started: f
         counts=report.counts,
         detail=detail,
         summary=report.summary(),
-        duration_ms=max(0, int((time.perf_counter() - started) * 1000)),
+        started=started,
         created_at=now,
     )
 

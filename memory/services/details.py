@@ -36,6 +36,7 @@ from memory.services.barrier import barrier_raise
 from memory.services.history import History, update_rows
 from memory.services.labels import LabelSuppressed, suppressed_label
 from memory.services.recall_index import recall_index_refresh
+from memory.services.receipts import receipt_write
 from memory.vocab import (
     DETAIL_NOUNS,
     SUPERSEDING_SLICE_KINDS,
@@ -125,13 +126,13 @@ def _receipt(
     **detail: Any,
 ) -> Receipt:
     noun = NOUNS[kind]
-    return Receipt.objects.create(
+    return receipt_write(
         owner_id=row.owner_id,  # type: ignore[attr-defined]
         source=source,
         token=token,
         outcome=Outcome.WROTE,
-        subject=f"{action} {noun}: {node.label}"[:255],
-        summary=summary[:500],
+        subject=f"{action} {noun}: {node.label}",
+        summary=summary,
         detail={
             "action": f"detail_{action}",
             "kind": kind,
@@ -141,7 +142,7 @@ def _receipt(
             **detail,
         },
         counts={f"{noun}s_{'edited' if action == 'edit' else 'deleted'}": 1},
-        duration_ms=max(0, int((time.perf_counter() - started) * 1000)),
+        started=started,
     )
 
 

@@ -77,6 +77,7 @@ from memory.services.episodes import episodes_delete
 from memory.services.erased import erased_conversations_record
 from memory.services.history import History, delete_tree, update_rows
 from memory.services.recall_index import recall_index_rebuild, recall_index_refresh
+from memory.services.receipts import receipt_write
 from memory.tombstones import sign
 from memory.vocab import (
     SUPERSEDING_SLICE_KINDS,
@@ -252,15 +253,15 @@ def receipt_undo(
         recall_index_refresh(owner_id=owner.pk, nodes=touched, pages=undo.ids["pages"])
         locked.undone_at = now
         locked.save(update_fields=["undone_at"])
-        result = Receipt.objects.create(
+        result = receipt_write(
             owner=owner,
             source=source,
             outcome=Outcome.WROTE,
-            subject=f"undo: receipt #{locked.pk} ({locked.subject})"[:255],
+            subject=f"undo: receipt #{locked.pk} ({locked.subject})",
             counts=undo.counts(),
             detail=undo.detail(),
             summary=undo.summary(),
-            duration_ms=max(0, int((time.perf_counter() - started) * 1000)),
+            started=started,
             created_at=now,
         )
         undo.history.flush(receipt_id=result.pk)
@@ -765,7 +766,7 @@ def _erase_receipt(
     now: datetime,
 ) -> Receipt:
     kept = Suppression.objects.for_owner(owner).count() if keep_suppressions else 0
-    return Receipt.objects.create(
+    return receipt_write(
         owner=owner,
         source=source,
         outcome=Outcome.WROTE,
@@ -782,7 +783,7 @@ def _erase_receipt(
             f"{counts.get('receipts', 0)} receipts"
             + (f"; kept {kept} suppressions" if keep_suppressions else "")
         ),
-        duration_ms=max(0, int((time.perf_counter() - started) * 1000)),
+        started=started,
         created_at=now,
     )
 

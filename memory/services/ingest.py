@@ -41,6 +41,7 @@ from memory.services.apply import ApplyResult, CandidateDecided, plan_apply, pla
 from memory.services.barrier import DeletionConflict, barrier_check
 from memory.services.episodes import episodes_record
 from memory.services.erased import conversation_erased
+from memory.services.receipts import receipt_write
 from memory.transcripts import (
     Message,
     TranscriptError,
@@ -88,18 +89,18 @@ def _receipt(
     detail = detail or {}
     summary = error.splitlines()[0][:300] if error else summarise({}, detail, {})
     with transaction.atomic():
-        return Receipt.objects.create(
+        return receipt_write(
             owner=src.owner,
             source=src.source,
             token=src.token,
             outcome=outcome,
             extractor=extractor,
-            subject=subject[:255],
+            subject=subject,
             counts=counts or {},
             detail=detail,
             summary=summary,
             error=error,
-            duration_ms=_ms(started),
+            started=started,
         )
 
 
@@ -773,13 +774,13 @@ def _apply_once(
             # committed, since it holds the barrier row we now hold.
             raise DeletionConflict(timezone.now())
         plan_recheck(owner=src.owner, plan=plan, now=now)
-        receipt = Receipt.objects.create(
+        receipt = receipt_write(
             owner=src.owner,
             source=src.source,
             token=src.token,
             outcome=Outcome.WROTE,
             extractor=extractor,
-            subject=subject[:255],
+            subject=subject,
         )
         result = plan_apply(
             owner=src.owner,

@@ -66,6 +66,7 @@ def receipt_write(
         return Receipt.objects.create(owner_id=owner_id, **fields)
     if isinstance(owner, int):
         return Receipt.objects.create(owner_id=owner, **fields)
+    assert owner is not None  # checked above: one of the two
     return Receipt.objects.create(owner=owner, **fields)
 
 

@@ -51,6 +51,7 @@ from memory.services.barrier import barrier_raise
 from memory.services.history import History, delete_tree, update_rows
 from memory.services.labels import LabelSuppressed, Refusal, label_refusal
 from memory.services.recall_index import recall_index_refresh
+from memory.services.receipts import receipt_finish, receipt_write
 from memory.services.writers import (
     NewSlice,
     aliases_write,
@@ -145,15 +146,15 @@ def _review_receipt(
     started: float,
     counts: dict[str, int],
 ) -> Receipt:
-    return Receipt.objects.create(
+    return receipt_write(
         owner=owner,
         source=Source.REVIEW,
         outcome=outcome,
-        subject=subject[:255],
-        summary=summary[:500],
+        subject=subject,
+        summary=summary,
         detail=detail,
         counts=counts,
-        duration_ms=max(0, int((time.perf_counter() - started) * 1000)),
+        started=started,
     )
 
 
@@ -161,9 +162,7 @@ def _receipt_open(owner: Person, *, subject: str) -> Receipt:
     """A decision's receipt, created before it writes so that every row it creates carries it
     (``created_receipt``), as an ingest's rows carry theirs; :func:`_receipt_close` fills it
     in once the decision is written, in the same transaction."""
-    return Receipt.objects.create(
-        owner=owner, source=Source.REVIEW, outcome=Outcome.WROTE, subject=subject[:255]
-    )
+    return receipt_write(owner=owner, source=Source.REVIEW, outcome=Outcome.WROTE, subject=subject)
 
 
 def _receipt_close(
@@ -174,11 +173,7 @@ def _receipt_close(
     counts: dict[str, int],
     started: float,
 ) -> None:
-    receipt.summary = summary[:500]
-    receipt.detail = detail
-    receipt.counts = counts
-    receipt.duration_ms = max(0, int((time.perf_counter() - started) * 1000))
-    receipt.save(update_fields=["summary", "detail", "counts", "duration_ms"])
+    receipt_finish(receipt, summary=summary, detail=detail, counts=counts, started=started)
 
 
 def _held(candidate: Candidate) -> list[AnyProposal]:
@@ -861,19 +856,19 @@ def candidate_held_delete(
         locked.held_objects = kept
         locked.save(update_fields=["held_objects"])
         deleted = [str(held.get("text", "")) for held in removed]
-        Receipt.objects.create(
+        receipt_write(
             owner=locked.owner,
             source=source,
             token=token,
             outcome=Outcome.WROTE,
-            subject=f"delete held facts: {locked.label_guess}"[:255],
+            subject=f"delete held facts: {locked.label_guess}",
             summary=(
                 f"deleted {_count(deleted, 'fact')} waiting for review with "
                 f"“{locked.label_guess}”: " + "; ".join(f"“{t}”" for t in deleted)
-            )[:500],
+            ),
             detail={"action": "held_delete", "candidate_id": locked.pk, "removed": removed},
             counts={"held_deleted": len(removed)},
-            duration_ms=max(0, int((time.perf_counter() - started) * 1000)),
+            started=started,
         )
     candidate.refresh_from_db()
     return deleted

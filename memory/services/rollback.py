@@ -27,6 +27,7 @@ from memory.services.history import MODELS, acting, current_actor, record
 from memory.services.labels import LabelSuppressed, suppressed_label
 from memory.services.nodes import NodeEditError, node_update
 from memory.services.recall_index import recall_index_refresh
+from memory.services.receipts import receipt_write
 from memory.vocab import RevisionAction, RevisionKind
 
 #: What a rollback restores of each kind: content, never structure (which node a fact is on,
@@ -79,16 +80,16 @@ def revision_rollback(
         with transaction.atomic():
             return _rollback(owner, kind, object_id, number, source, token, started, started_at)
     except RollbackError as exc:
-        Receipt.objects.create(
+        receipt_write(
             owner=owner,
             source=source,
             token=token,
             outcome=Outcome.REJECTED_INPUT,
-            subject=f"rollback {_noun(kind)} #{object_id} to revision {number}"[:255],
-            summary=f"rollback refused: {exc}"[:500],
+            subject=f"rollback {_noun(kind)} #{object_id} to revision {number}",
+            summary=f"rollback refused: {exc}",
             error=str(exc),
             detail={"action": "rollback", "kind": kind, "id": object_id, "revision": number},
-            duration_ms=max(0, int((time.perf_counter() - started) * 1000)),
+            started=started,
         )
         raise
 
@@ -133,13 +134,13 @@ def _rollback(
         raise RollbackError(f"revision {number} has the same content as now; nothing to change")
     label = row.label if kind == "node" else _owner_label(kind, row)
     reason = f"rolled back to revision {number}"
-    receipt = Receipt.objects.create(
+    receipt = receipt_write(
         owner=owner,
         source=source,
         token=token,
         outcome=Outcome.WROTE,
-        subject=f"rollback {noun}: {label}"[:255],
-        summary=f"rolled a {noun} of “{label}” back to revision {number}"[:500],
+        subject=f"rollback {noun}: {label}",
+        summary=f"rolled a {noun} of “{label}” back to revision {number}",
         detail={
             "action": "rollback",
             "kind": kind,

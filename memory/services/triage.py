@@ -32,6 +32,7 @@ from django.utils import timezone
 from memory.models import Candidate, Outcome, Receipt, Source
 from memory.owned import Person
 from memory.selectors import node_named
+from memory.services.receipts import receipt_write
 from memory.services.review import (
     ReviewError,
     candidate_promote,
@@ -130,12 +131,12 @@ def _batch_receipt(
         summary += f" until {until:%Y-%m-%d}"
     if skipped:
         summary += f"; {len(skipped)} skipped"
-    return Receipt.objects.create(
+    return receipt_write(
         owner=owner,
         source=Source.REVIEW,
         outcome=Outcome.MEANINGFUL_NO_WRITE if batch.action == "reject" else Outcome.WROTE,
-        subject=f"batch {batch.action}: {len(done)} guesses"[:255],
-        summary=summary[:500],
+        subject=f"batch {batch.action}: {len(done)} guesses",
+        summary=summary,
         detail={
             "action": "batch",
             "verb": batch.action,
@@ -146,7 +147,7 @@ def _batch_receipt(
             "until": until.isoformat() if until else None,
         },
         counts={"decided": len(done), "skipped": len(skipped)},
-        duration_ms=max(0, int((time.perf_counter() - started) * 1000)),
+        started=started,
     )
 
 
@@ -251,12 +252,12 @@ def candidates_restore(
             row.expires_at = now + ttl
             row.restored_at = now
         Candidate.objects.bulk_update(back, ["status", "expires_at", "restored_at"])
-        receipt = Receipt.objects.create(
+        receipt = receipt_write(
             owner=owner,
             source=Source.REVIEW,
             outcome=Outcome.WROTE,
             subject=f"restore: {len(back)} expired guess{'' if len(back) == 1 else 'es'}",
-            summary=f"back in the queue: {_quoted(back)}"[:500],
+            summary=f"back in the queue: {_quoted(back)}",
             detail={
                 "action": "restore",
                 "candidates": [c.pk for c in back],
@@ -265,7 +266,7 @@ def candidates_restore(
                 "skipped": [{"id": c.pk, "label": c.label_guess, "reason": r} for c, r in skipped],
             },
             counts={"restored": len(back), "skipped": len(skipped)},
-            duration_ms=max(0, int((time.perf_counter() - started) * 1000)),
+            started=started,
             created_at=now,
         )
     return receipt, skipped

@@ -33,6 +33,7 @@ from memory.services.ingest import (
     transcript_queue,
     transcript_store,
 )
+from memory.services.receipts import receipt_write
 from memory.transcripts import (
     TranscriptError,
     decode_bytes,
@@ -59,14 +60,14 @@ class UploadResult:
 
 
 def _reject(owner: Person, name: str, message: str, started: float) -> UploadResult:
-    receipt = Receipt.objects.create(
+    receipt = receipt_write(
         owner=owner,
         source=Source.UPLOAD,
         outcome=Outcome.REJECTED_INPUT,
-        subject=name[:255],
-        summary=message[:500],
+        subject=name,
+        summary=message,
         error=message,
-        duration_ms=max(0, int((time.perf_counter() - started) * 1000)),
+        started=started,
     )
     return UploadResult(name=name, ok=False, message=message, receipt=receipt)
 

@@ -5,28 +5,31 @@ on a terminal. The peak is pinned well below the size of what is written (the fi
 
 from __future__ import annotations
 
-import gc
 import io
 import json
+import os
 import random
 import re
+import subprocess
+import sys
 import tracemalloc
 from pathlib import Path
 from typing import Any
 
 import pytest
 from django.core.management import CommandError, call_command
+from django.db import connection
 
 from eval.bench import seed_corpus, seed_episodes
 from memory.exports import services
 from memory.exports.folder import export_folder
-from memory.exports.selectors import export_lines
 from memory.exports.services import memory_import
 from memory.models import Node
 from memory.services.ingest import transcript_store
 from tests.factories import make_node, make_user
 from tests.memory.exports.conftest import export_bytes
 from tests.memory.exports.roundtrip import parse
+from ume.settings import BASE_DIR
 
 pytestmark = pytest.mark.django_db
 
@@ -100,45 +103,40 @@ def test_progress_shows_on_a_terminal_only(owner: Any, rich: dict[str, Any]) -> 
     assert piped.getvalue() == "" and quiet.getvalue() == ""
 
 
-class _Counted:
-    """A file that keeps nothing: what an export writes, counted."""
+def _database_url() -> str:
+    """The URL of the database this test runs on (the test database, not the configured one)."""
+    db = connection.settings_dict
+    if connection.vendor == "sqlite":
+        return f"sqlite:///{db['NAME']}"
+    user, host, port = db.get("USER") or "", db.get("HOST") or "", db.get("PORT") or ""
+    password = f":{db['PASSWORD']}" if db.get("PASSWORD") else ""
+    return f"postgres://{user}{password}@{host}:{port}/{db['NAME']}"
 
-    def __init__(self) -> None:
-        self.size = 0
 
-    def write(self, data: bytes) -> None:
-        self.size += len(data)
-
-
-def test_the_export_is_read_in_bounded_memory(owner: Any, tmp_path: Path) -> None:
+@pytest.mark.django_db(transaction=True)
+def test_the_export_is_read_in_bounded_memory(tmp_path: Path) -> None:
+    owner = make_user("measured")
     rng = random.Random(11)
     seed_corpus(owner, 5000, rng)
     seed_episodes(owner, 5000, rng)
-    # A first export warms what a process builds once (imports, compiled patterns, caches):
-    # what is measured is what an export holds, not what this worker had not yet loaded.
-    export_folder(owner, tmp_path / "warm")
-    gc.collect()
-    sink = _Counted()
-    tracemalloc.start()
-    try:
-        before, _peak = tracemalloc.get_traced_memory()
-        for line in export_lines(owner):
-            sink.write(line)
-        _current, peak = tracemalloc.get_traced_memory()
-        peak -= before
-        gc.collect()
-        tracemalloc.reset_peak()
-        before, _peak = tracemalloc.get_traced_memory()
-        folder = export_folder(owner, tmp_path / "out")
-        _current, folder_peak = tracemalloc.get_traced_memory()
-        folder_peak -= before
-    finally:
-        tracemalloc.stop()
-    print(f"export {sink.size:,} bytes: peak {peak:,}; with pages {folder_peak:,}")
+    env = {**os.environ, "DATABASE_URL": _database_url(), "UME_DB_POOL_MAX": "0"}
+    done = subprocess.run(
+        [sys.executable, "-m", "tests.memory.exports.measure", "measured", str(tmp_path)],
+        env=env,
+        cwd=BASE_DIR,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    figures = json.loads(done.stdout.strip().splitlines()[-1])
+    size, peak, folder_peak = figures["bytes"], figures["peak"], figures["folder_peak"]
+    print(f"export {size:,} bytes: peak {peak:,}; with pages {folder_peak:,}")
     # one page per memory (the seeded conversations add the people and places they name)
-    assert sink.size > 7_000_000 and folder.pages == Node.objects.for_owner(owner).count() >= 5000
-    assert peak < sink.size / 5, (peak, sink.size)
-    assert folder_peak < sink.size / 5, (folder_peak, sink.size)
+    assert size > 7_000_000 and figures["pages"] == Node.objects.for_owner(owner).count() >= 5000
+    assert peak < size / 5, (peak, size)
+    assert folder_peak < size / 5, (folder_peak, size)
 
 
 def test_an_import_holds_a_few_long_lines_at_a_time(
