@@ -12,7 +12,12 @@ class MemoryConfig(AppConfig):
 
     def ready(self) -> None:
         from django.contrib.auth import get_user_model
+        from django.core import checks
         from django.db.models.signals import post_save
+
+        from memory.checks import embeddings_check
+
+        checks.register(embeddings_check, "embeddings")
 
         post_save.connect(
             _barrier_with_the_user, sender=get_user_model(), dispatch_uid="memory-barrier"

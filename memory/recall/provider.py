@@ -85,12 +85,12 @@ def parse_reply(body: Any, count: int, dim: int | None) -> np.ndarray:
         if not isinstance(vector, list) or not vector:
             raise EmbeddingUnavailable(f"the reply's vector {position} is not a list of numbers")
         rows[index] = vector
+    if len({len(row) for row in rows}) != 1:
+        raise EmbeddingUnavailable("the reply's vectors have different lengths")
     try:
         matrix = np.asarray(rows, dtype=np.float32)
     except (TypeError, ValueError) as exc:
         raise EmbeddingUnavailable("the reply's vectors are not lists of numbers") from exc
-    if matrix.ndim != 2:
-        raise EmbeddingUnavailable("the reply's vectors have different lengths")
     if dim is not None and matrix.shape[1] != dim:
         raise EmbeddingUnavailable(
             f"the model answered vectors of {matrix.shape[1]} dimensions, expected {dim}"
