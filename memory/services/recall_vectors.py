@@ -1,7 +1,9 @@
 """Moving an owner's vectors to the configured embedding model, and filling missing ones.
 
-Entry point: ``recall_vectors_move(*, owner_id, batch=None, progress=None) -> VectorMove``
-(the ``reindex`` command).
+Entry points: ``recall_vectors_move(*, owner_id, batch=None, progress=None) -> VectorMove``
+(the ``reindex`` command) and ``recall_vectors_fill(*, limit=500, dry_run=False) -> int`` (a
+sweep of the ``cleanup`` cron: the documents written without a vector while the configured
+model could not answer).
 
 - When the model serving the owner (``RecallStats.model``) is the configured one, the
   documents without a vector of it (written while its endpoint was down) get one, a batch at a
@@ -19,6 +21,7 @@ a failing endpoint or an interrupt goes on where it stopped. The endpoint failin
 
 from __future__ import annotations
 
+import logging
 import secrets
 from collections import defaultdict
 from collections.abc import Callable
@@ -31,12 +34,10 @@ from django.db.models import F, Q, QuerySet
 from memory.models import RecallDoc, RecallStats
 from memory.recall.documents import CORPUS_EPISODE, corpus_of
 from memory.recall.embed import quantize
-from memory.recall.provider import Embedder, configured
+from memory.recall.provider import Embedder, EmbeddingUnavailable, configured
 from memory.services.recall_index import _READERS, lock_stats
 
-# Documents written meanwhile that the swap stages under the lock, at most (more: another pass
-# of batches first, outside the lock).
-SWAP_LEFTOVERS = 4
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -177,3 +178,35 @@ def recall_vectors_move(
             move.swapped = True
             return move
     return move
+
+
+def recall_vectors_fill(*, limit: int = 500, dry_run: bool = False) -> int:
+    """Give a vector to documents written without one while the configured model could not
+    answer, for every owner it serves, at most ``limit`` documents a run (a sweep of the
+    ``cleanup`` cron). Returns how many were filled (or, with ``dry_run``, would be). Never
+    raises for the endpoint: when it fails the rest waits for the next run."""
+    embedder = configured()
+    owners = RecallStats.objects.filter(model=embedder.name).values("owner")
+    waiting = RecallDoc.objects.filter(
+        vector__isnull=True, model=embedder.name, owner__in=owners
+    ).order_by("pk")
+    if dry_run:
+        return min(waiting.count(), limit)
+    by_owner: dict[int, list[tuple[int, str, int]]] = defaultdict(list)
+    for doc_id, owner_id, kind, ref_id in waiting.values_list("pk", "owner", "kind", "ref_id")[
+        :limit
+    ]:
+        by_owner[owner_id].append((doc_id, kind, ref_id))
+    size = max(1, int(settings.UME_EMBEDDINGS_BATCH))
+    filled = 0
+    for owner_id, rows in by_owner.items():
+        for start in range(0, len(rows), size):
+            try:
+                vectors = _embed_docs(owner_id, embedder, rows[start : start + size])
+            except EmbeddingUnavailable as exc:
+                log.warning("cleanup: vectors not filled now: %s", exc)
+                return filled
+            with transaction.atomic():
+                _store(owner_id, embedder.name, vectors, staged=False)
+            filled += len(vectors)
+    return filled

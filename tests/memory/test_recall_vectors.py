@@ -284,3 +284,25 @@ def test_a_move_with_the_endpoint_down_raises_and_changes_nothing(
         recall_vectors_move(owner_id=owner.pk)
     assert served(owner) == {MODEL_NAME}
     assert not RecallDoc.objects.for_owner(owner).filter(staged_vector__isnull=False).exists()
+
+
+def test_the_cleanup_cron_fills_what_was_written_while_the_endpoint_was_down(
+    owner: User, other_user: User, remote: Stub
+) -> None:
+    remote.mode = "error"
+    make_node(owner=owner, label="Kiln", category="interest", summary="The pottery kiln.")
+    make_node(owner=other_user, label="Dr Okoro", category="person", summary="The dentist.")
+    out = StringIO()
+    call_command("cleanup", "--json", stdout=out)  # still down: nothing filled, nothing fails
+    assert json.loads(out.getvalue())["sweeps"]["recall_vectors_filled"] == 0
+    assert RecallDoc.objects.filter(vector__isnull=True).count() == 2
+    remote.mode = "ok"
+    out = StringIO()
+    call_command("cleanup", "--dry-run", "--json", stdout=out)
+    assert json.loads(out.getvalue())["sweeps"]["recall_vectors_filled"] == 2
+    assert RecallDoc.objects.filter(vector__isnull=True).count() == 2  # a dry run writes none
+    out = StringIO()
+    call_command("cleanup", "--json", stdout=out)
+    assert json.loads(out.getvalue())["sweeps"]["recall_vectors_filled"] == 2
+    assert not RecallDoc.objects.filter(vector__isnull=True).exists()
+    assert labels(other_user, TEETH) == ["Dr Okoro"]
