@@ -124,8 +124,9 @@ class RemoteEmbedder:
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         texts = list(texts)
-        if len(texts) == 1 and texts[0] in self._recent:
-            return self._recent[texts[0]][None, :]
+        seen = self._recent.get(texts[0]) if len(texts) == 1 else None
+        if seen is not None:
+            return seen[None, :]
         wanted = [i for i, t in enumerate(texts) if t.strip()]
         parts: list[np.ndarray] = []
         for start in range(0, len(wanted), self.batch):
