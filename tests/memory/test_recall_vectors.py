@@ -23,6 +23,8 @@ from memory.checks import embeddings_check
 from memory.models import Episode, Node, RecallDoc, RecallStats
 from memory.recall import EpisodeItem, recall, vectors
 from memory.recall.embed import MODEL_NAME
+from memory.recall.episode_loaders import _meaning_checks
+from memory.recall.episodes import EpisodeRow
 from memory.recall.provider import EmbeddingUnavailable
 from memory.services.ingest import ingest_text
 from memory.services.recall_vectors import recall_vectors_move
@@ -306,3 +308,52 @@ def test_the_cleanup_cron_fills_what_was_written_while_the_endpoint_was_down(
     assert json.loads(out.getvalue())["sweeps"]["recall_vectors_filled"] == 2
     assert not RecallDoc.objects.filter(vector__isnull=True).exists()
     assert labels(other_user, TEETH) == ["Dr Okoro"]
+
+
+def test_the_episode_lane_answers_by_words_when_the_endpoint_fails_at_recall(
+    owner: User, remote: Stub, caplog: pytest.LogCaptureFixture
+) -> None:
+    messages = [
+        {"role": "user", "content": "My landlord raised the rent on the flat in Graca."},
+        {"role": "assistant", "content": "That is a lot."},
+    ]
+    ingest_text(
+        owner=owner,
+        text=json.dumps({"objects": [], "messages": messages}),
+        name="chat",
+        extractor="proposals",
+        source_time=datetime(2026, 4, 3, tzinfo=UTC),
+    )
+    docs = RecallDoc.objects.for_owner(owner).filter(kind="episode")
+    assert docs.count() == 2 and not docs.filter(vector__isnull=True).exists()
+    remote.mode = "error"
+    result = recall(owner, "what did my landlord do to the rent")
+    said = [i.text for i in result.items if isinstance(i, EpisodeItem)]
+    assert any("landlord" in text for text in said)
+    # where the lane asks for meaning, a failing endpoint gives none, never an error
+    rows = [
+        EpisodeRow(e.pk, e.transcript_id, e.message_id, e.seq, e.role, e.text, e.said_at)
+        for e in Episode.objects.for_owner(owner).order_by("pk")
+    ]
+    with caplog.at_level(logging.WARNING):
+        closeness, likeness = _meaning_checks(owner, STUB_MODEL, "who is my landlord", rows)
+        assert closeness is not None and likeness is not None
+        assert closeness([r.text for r in rows]) == [0.0, 0.0]
+        assert likeness([rows[0].text], [rows[1].text]) == [0.0]
+    assert "no semantic lane" in caplog.text
+
+
+def test_stored_meaning_without_a_model_at_hand_reads_a_missing_vector_as_nothing() -> None:
+    from memory.recall.embed import embed, quantize
+    from memory.recall.episode_loaders import StoredMeaning
+
+    when = datetime(2026, 4, 2, tzinfo=UTC)
+    kept = quantize(embed(["my sister moved to Porto"]))[0]
+    rows = [
+        EpisodeRow(
+            1, 1, "m1", 1, "user", "my sister moved to Porto", when, vector=kept, model=MODEL_NAME
+        ),
+        EpisodeRow(2, 1, "m2", 2, "user", "the boiler broke", when, vector=None, model=MODEL_NAME),
+    ]
+    vectors = StoredMeaning.of(rows).of_texts([r.text for r in rows])
+    assert vectors[0].any() and not vectors[1].any()  # found by its words only
