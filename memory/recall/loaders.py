@@ -561,3 +561,15 @@ def recall_index_stale(owner: Person) -> int:
         .filter(~Q(model=configured().name) | Q(vector__isnull=True))
         .count()
     )
+
+
+def recall_vector_dim(owner: Person, model: str) -> int | None:
+    """The dimension of the owner's stored vectors of ``model`` (their length in int8 bytes),
+    ``None`` when there is none."""
+    vector = (
+        RecallDoc.objects.for_owner(owner)
+        .filter(model=model, vector__isnull=False)
+        .values_list("vector", flat=True)
+        .first()
+    )
+    return None if vector is None else len(vector)

@@ -19,7 +19,7 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from memory.recall.loaders import recall_index_stale
+from memory.recall.loaders import recall_index_stale, recall_vector_dim
 from memory.recall.provider import EmbeddingUnavailable, configured
 from memory.services.recall_index import recall_index_rebuild
 from memory.services.recall_vectors import recall_vectors_move
@@ -97,7 +97,7 @@ class Command(BaseCommand):
         return {
             "user": name,
             "model": move.model,
-            "dim": getattr(configured(), "dim", None),
+            "dim": getattr(configured(), "dim", None) or recall_vector_dim(owner, move.model),
             "served_before": move.before,
             "stale_before": stale,
             "documents": counts,
