@@ -677,6 +677,7 @@ def bench_cold(owner: Person, questions: list[tuple[str, str]]) -> dict[str, Any
     from memory.recall import recall, vectors
     from memory.recall.documents import CORPUS_MEMORY
     from memory.recall.loaders import load_stats
+    from memory.recall.provider import question_vector
 
     if not questions:
         return {}
@@ -687,7 +688,14 @@ def bench_cold(owner: Person, questions: list[tuple[str, str]]) -> dict[str, Any
         recall(owner, question)
         timings.append((time.perf_counter() - started) * 1000)
     stats = load_stats(owner).get(CORPUS_MEMORY)
-    held = vectors.load_vectors(owner.pk, CORPUS_MEMORY, stats).nbytes if stats else 0
+    asked = question_vector(owner.pk, stats.model, "size") if stats else None
+    held = (
+        vectors.load_vectors(
+            owner.pk, CORPUS_MEMORY, stats, model=asked[0], dim=len(asked[1])
+        ).nbytes
+        if stats and asked
+        else 0
+    )
     budget = int(settings.UME_RECALL_VECTOR_CACHE_MB)
     return {
         "recall_real_cold_p50_ms": round(statistics.median(timings), 2),

@@ -12,7 +12,17 @@ class MemoryConfig(AppConfig):
 
     def ready(self) -> None:
         from django.contrib.auth import get_user_model
+        from django.core import checks
         from django.db.models.signals import post_save
+
+        from memory.checks import embeddings_check
+
+        checks.register(embeddings_check, "embeddings")
+        from memory.services.cleanup import SWEEPS
+        from memory.services.recall_vectors import recall_vectors_fill
+
+        # what was written while the embedding endpoint was down gets its vector
+        SWEEPS["recall_vectors_filled"] = lambda now, dry_run: recall_vectors_fill(dry_run=dry_run)
 
         post_save.connect(
             _barrier_with_the_user, sender=get_user_model(), dispatch_uid="memory-barrier"

@@ -954,7 +954,23 @@ class RecallDoc(models.Model):
     ref_id = models.BigIntegerField()
     length = models.FloatField(help_text="Field-weighted length in words, for BM25.")
     model = models.CharField(max_length=64, blank=True, default="", help_text="Embedding model")
-    vector = models.BinaryField(null=True, blank=True, help_text="int8, unit length x 127")
+    vector = models.BinaryField(
+        null=True,
+        blank=True,
+        help_text="int8, unit length x 127: as many bytes as the model has dimensions; NULL "
+        "when the model could not be reached (reindex --missing fills it).",
+    )
+    staged_model = models.CharField(
+        max_length=64,
+        blank=True,
+        default="",
+        help_text="The model reindex is moving this owner to (memory.services.recall_vectors).",
+    )
+    staged_vector = models.BinaryField(
+        null=True,
+        blank=True,
+        help_text="The vector of staged_model, waiting for the swap; recall never reads it.",
+    )
     seq = models.BigIntegerField(
         default=0,
         help_text="The owner's index write that wrote it (RecallStats.seq): in commit order, "
@@ -1079,6 +1095,14 @@ class RecallStats(models.Model):
     version = models.BigIntegerField(default=0)
     seq = models.BigIntegerField(
         default=0, help_text="Index writes so far, counted under this row's lock."
+    )
+    model = models.CharField(
+        max_length=64,
+        blank=True,
+        default="",
+        help_text="The embedding model serving this owner's vectors: recall embeds questions "
+        "with it and compares them only with its vectors; reindex changes it (empty: the "
+        "configured model, until the first write).",
     )
     epoch = models.BigIntegerField(
         default=random_epoch,

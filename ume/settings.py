@@ -326,6 +326,36 @@ UME_LOGIN_WINDOW_SECONDS = env_int("UME_LOGIN_WINDOW_SECONDS", 900, minimum=1)
 # Failed bearer tokens an address may send a minute before it is refused with 429.
 UME_BAD_TOKENS_PER_ADDRESS = env_int("UME_BAD_TOKENS_PER_ADDRESS", 30, minimum=1)
 UME_RECALL_VECTOR_CACHE_MB = env_int("UME_RECALL_VECTOR_CACHE_MB", 256, minimum=1)
+# Where recall's vectors come from (docs/embeddings.md): the bundled wordllama model, or an
+# OpenAI-compatible /v1/embeddings endpoint (Ollama, LM Studio, vLLM, a hosted one) by its base
+# URL, model and key. The dimension is learned from the first answer unless set. After a
+# failure the endpoint is left alone for UME_EMBEDDINGS_RETRY_SECONDS (recall and saves go on
+# without vectors; `reindex --missing` fills them later).
+UME_EMBEDDINGS_PROVIDER = env_str("UME_EMBEDDINGS_PROVIDER", "wordllama").strip().lower()
+UME_EMBEDDINGS_URL = env_str("UME_EMBEDDINGS_URL").strip()
+UME_EMBEDDINGS_MODEL = env_str("UME_EMBEDDINGS_MODEL").strip()
+UME_EMBEDDINGS_KEY = env_str("UME_EMBEDDINGS_KEY")
+UME_EMBEDDINGS_TIMEOUT_SECONDS = env_float("UME_EMBEDDINGS_TIMEOUT_SECONDS", 10.0)
+UME_EMBEDDINGS_BATCH = env_int("UME_EMBEDDINGS_BATCH", 64, minimum=1)
+UME_EMBEDDINGS_DIM = env_int("UME_EMBEDDINGS_DIM", 0, minimum=0)
+UME_EMBEDDINGS_RETRY_SECONDS = env_float("UME_EMBEDDINGS_RETRY_SECONDS", 30.0)
+if UME_EMBEDDINGS_PROVIDER not in ("wordllama", "openai"):
+    raise ImproperlyConfigured(
+        f"UME_EMBEDDINGS_PROVIDER must be wordllama or openai, got {UME_EMBEDDINGS_PROVIDER!r}"
+    )
+if UME_EMBEDDINGS_PROVIDER == "openai":
+    if not UME_EMBEDDINGS_URL.startswith(("http://", "https://")):
+        raise ImproperlyConfigured(
+            "UME_EMBEDDINGS_URL must be the endpoint's http(s) base URL (for Ollama: "
+            "http://127.0.0.1:11434/v1) when UME_EMBEDDINGS_PROVIDER is openai"
+        )
+    if not UME_EMBEDDINGS_MODEL or len(UME_EMBEDDINGS_MODEL) > 64:
+        raise ImproperlyConfigured(
+            "UME_EMBEDDINGS_MODEL must name the model (at most 64 characters) when "
+            "UME_EMBEDDINGS_PROVIDER is openai"
+        )
+    if UME_EMBEDDINGS_TIMEOUT_SECONDS <= 0:
+        raise ImproperlyConfigured("UME_EMBEDDINGS_TIMEOUT_SECONDS must be more than 0")
 UME_API_RATE_LIMIT = env_int("UME_API_RATE_LIMIT", 120, minimum=1)  # requests per minute per token
 # /mcp's tool threads per process, and how many of them one person's requests may hold at once
 # (one more is a 429 "busy"): below the pool, so one person's waiting calls leave threads free.

@@ -6,7 +6,6 @@ from django.conf import settings
 
 from memory.owned import Person
 from memory.recall.documents import CORPUS_MEMORY
-from memory.recall.embed import embed
 from memory.recall.episode_loaders import recall_episodes
 from memory.recall.items import (
     MAX_LIMIT,
@@ -28,6 +27,7 @@ from memory.recall.loaders import (
     with_events,
     with_slices,
 )
+from memory.recall.provider import question_vector
 from memory.recall.query import (
     REASON_MATCHED,
     REASON_NO_MATCH,
@@ -58,9 +58,11 @@ def find_candidates(
     df = reads.df(words, memory_kinds)
     postings = load_postings(owner, words, memory_kinds, df=df)
     candidates = Candidates(lexical=bm25_postings(postings, stats, plan.scored, plan.named, df=df))
-    if plan.semantic_text and stats.docs:
-        vectors = load_vectors(owner.pk, CORPUS_MEMORY, stats)
-        query_vector = embed([plan.semantic_text])[0]
+    wanted = bool(plan.semantic_text and stats.docs)
+    asked = question_vector(owner.pk, stats.model, plan.semantic_text) if wanted else None
+    if asked is not None:
+        model, query_vector = asked
+        vectors = load_vectors(owner.pk, CORPUS_MEMORY, stats, model=model, dim=len(query_vector))
         candidates.semantic = semantic_scores(
             vectors.refs, vectors.coarse, vectors.full, query_vector, floor=SEMANTIC_FLOOR
         )

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from functools import lru_cache
@@ -28,7 +28,7 @@ from memory.models import (
 )
 from memory.owned import Person
 from memory.recall.documents import CORPUS_EPISODE, EMBED_CHARS
-from memory.recall.embed import DIM, MODEL_NAME, embed, quantize
+from memory.recall.embed import DIM, MODEL_NAME, quantize
 from memory.recall.episodes import (
     EpisodeRow,
     EpisodeSettings,
@@ -39,6 +39,7 @@ from memory.recall.episodes import (
 from memory.recall.items import CorpusStats, EpisodeItem
 from memory.recall.lanes import bm25_postings
 from memory.recall.loaders import POSTINGS_QUERIES, IndexReads, load_postings
+from memory.recall.provider import LocalEmbedder, for_model, question_vector
 from memory.recall.statements import (
     column,
     converted,
@@ -279,35 +280,48 @@ def load_threads(owner: Person, ids: Sequence[int]) -> tuple[list[EpisodeRow], l
 class StoredMeaning:
     """The vectors of the messages read, as recall's index stored them at write time (by
     text: the same text has the same vector), so the episode lane's semantic checks embed
-    only the question, whatever the messages' length. A message without a vector of the
-    current model (written before a model change that ``reindex`` has not caught up with)
-    is embedded here, once. A stored vector is of the message's first
-    :data:`~memory.recall.documents.EMBED_CHARS` characters, as the semantic lane's are, and
-    int8: each is scaled back to unit length."""
+    only the question, whatever the messages' length. Only vectors of ``model`` (the model
+    serving the owner's messages) and of its ``dim`` count. A message without one (written
+    while an endpoint was down, or before a model change ``reindex`` has not caught up with)
+    is embedded here, once, when ``embed_missing`` is given (the bundled model: cheap and
+    always there); otherwise it is found by its words only (a row of zeros). A stored vector
+    is of the message's first :data:`~memory.recall.documents.EMBED_CHARS` characters, as
+    the semantic lane's are, and int8: each is scaled back to unit length."""
 
     stored: dict[str, bytes]
+    dim: int = DIM
+    embed_missing: Callable[[Sequence[str]], np.ndarray] | None = None
 
     @classmethod
-    def of(cls, rows: Iterable[EpisodeRow]) -> StoredMeaning:
-        return cls(
-            {
-                row.text: row.vector
-                for row in rows
-                if row.vector is not None and row.model == MODEL_NAME and len(row.vector) == DIM
-            }
-        )
+    def of(
+        cls,
+        rows: Iterable[EpisodeRow],
+        *,
+        model: str = MODEL_NAME,
+        dim: int = DIM,
+        embed_missing: Callable[[Sequence[str]], np.ndarray] | None = None,
+    ) -> StoredMeaning:
+        stored = {
+            row.text: row.vector
+            for row in rows
+            if row.vector is not None and row.model == model and len(row.vector) == dim
+        }
+        return cls(stored, dim, embed_missing)
 
     def of_texts(self, texts: Sequence[str]) -> np.ndarray:
-        """One unit-length row per text (float32, ``(len(texts), DIM)``)."""
+        """One unit-length row per text (float32, ``(len(texts), dim)``)."""
         if not texts:
-            return np.zeros((0, DIM), dtype=np.float32)
+            return np.zeros((0, self.dim), dtype=np.float32)
         missing = [t for t in dict.fromkeys(texts) if t not in self.stored]
         if missing:
-            # as the index embeds a message: its first EMBED_CHARS characters
-            fresh = quantize(embed([t[:EMBED_CHARS] for t in missing]))
+            if self.embed_missing is not None:
+                # as the index embeds a message: its first EMBED_CHARS characters
+                fresh = quantize(self.embed_missing([t[:EMBED_CHARS] for t in missing]))
+            else:
+                fresh = [bytes(self.dim)] * len(missing)
             self.stored.update(zip(missing, fresh, strict=True))
         rows = np.frombuffer(b"".join(self.stored[t] for t in texts), dtype=np.int8)
-        vectors = rows.reshape(len(texts), DIM).astype(np.float32)
+        vectors = rows.reshape(len(texts), self.dim).astype(np.float32)
         norms = np.linalg.norm(vectors, axis=1, keepdims=True)
         return np.divide(vectors, norms, out=np.zeros_like(vectors), where=norms > 0)
 
@@ -367,6 +381,59 @@ def twin_labels(
     )
 
 
+Closeness = Callable[[Sequence[str]], list[float]]
+Likeness = Callable[[Sequence[str], Sequence[str]], list[float]]
+
+
+def _meaning_checks(
+    owner: Person, model: str, question: str, rows: Sequence[EpisodeRow]
+) -> tuple[Closeness | None, Likeness | None]:
+    """The episode lane's semantic checks over ``rows`` with the model serving the owner's
+    messages: how close each text is to the ``question`` (embedded on first use), and how
+    like its anchors. Neither when that model is not available (the lane ranks by words);
+    when the question cannot be embedded, closeness is 0 for every text."""
+    embedder = for_model(model)
+    if embedder is None:
+        return None, None
+    local = isinstance(embedder, LocalEmbedder)
+    asked: list[tuple[str, np.ndarray] | None] = []
+
+    def question_of() -> tuple[str, np.ndarray] | None:
+        if not asked:
+            asked.append(question_vector(owner.pk, embedder.name, question))
+        return asked[0]
+
+    def meaning() -> StoredMeaning | None:
+        got = question_of()
+        if got is None:
+            return None
+        return StoredMeaning.of(
+            rows, model=got[0], dim=len(got[1]), embed_missing=embedder.embed if local else None
+        )
+
+    kept: list[StoredMeaning | None] = []
+
+    def stored() -> StoredMeaning | None:
+        if not kept:
+            kept.append(meaning())
+        return kept[0]
+
+    def closeness(texts: Sequence[str]) -> list[float]:
+        got, known = question_of(), stored()
+        if got is None or known is None:
+            return [0.0] * len(texts)
+        return [float(v) for v in known.of_texts(texts) @ got[1]]
+
+    def likeness(texts: Sequence[str], anchors: Sequence[str]) -> list[float]:
+        known = stored()
+        if known is None:
+            return [0.0] * len(texts)
+        near = known.of_texts(texts) @ known.of_texts(anchors).T
+        return [float(v) for v in near.max(axis=1)]
+
+    return closeness, likeness
+
+
 def recall_episodes(
     owner: Person,
     subject: Sequence[str],
@@ -409,16 +476,9 @@ def recall_episodes(
         owner, [*query_terms, *frame_terms], total, names=name_terms, reads=reads
     )
     candidates, neighbours = unforgotten(candidates, settings), unforgotten(neighbours, settings)
-    question = " ".join(subject)
-    meaning = StoredMeaning.of([*candidates, *neighbours])
-
-    def closeness(texts: Sequence[str]) -> list[float]:
-        return [float(v) for v in meaning.of_texts(texts) @ embed([question])[0]]
-
-    def likeness(texts: Sequence[str], anchors: Sequence[str]) -> list[float]:
-        near = meaning.of_texts(texts) @ meaning.of_texts(anchors).T
-        return [float(v) for v in near.max(axis=1)]
-
+    closeness, likeness = _meaning_checks(
+        owner, reads.stats(CORPUS_EPISODE).model, " ".join(subject), [*candidates, *neighbours]
+    )
     return rank_episodes(
         query_terms,
         candidates,

@@ -225,6 +225,7 @@ class CorpusStats:
     version: int = 0
     seq: int = 0  # the latest index write
     epoch: int = 0  # random, per statistics row
+    model: str = ""  # the embedding model serving the owner's vectors (empty: the configured)
 
     @property
     def avg_length(self) -> float:

@@ -22,7 +22,6 @@ from memory.models import (
     Slice,
 )
 from memory.owned import Person
-from memory.recall.embed import MODEL_NAME
 from memory.recall.items import (
     EVENTS_PER_ITEM,
     MAX_LIMIT,
@@ -38,6 +37,7 @@ from memory.recall.items import (
     SliceView,
 )
 from memory.recall.lanes import Span, named_spans
+from memory.recall.provider import configured
 from memory.recall.query import Parsed
 from memory.recall.statements import column, converted, fetch, marks, owned_rows, owned_select
 from memory.recall.text import content
@@ -335,7 +335,9 @@ def load_stats(owner: Person) -> dict[str, CorpusStats]:
     return {
         row[0]: CorpusStats(*row[1:])
         for row in owned_rows(
-            RecallStats, ("corpus", "docs", "total_length", "version", "seq", "epoch"), owner
+            RecallStats,
+            ("corpus", "docs", "total_length", "version", "seq", "epoch", "model"),
+            owner,
         )
     }
 
@@ -551,10 +553,22 @@ def load_candidates(
 
 
 def recall_index_stale(owner: Person) -> int:
-    """How many of the owner's documents need rebuilding: embedded by another model than the
-    current one, or without a vector."""
+    """How many of the owner's documents need a vector: embedded by another model than the
+    configured one, or without a vector (written while the model could not answer)."""
     return (
         RecallDoc.objects.for_owner(owner)
-        .filter(~Q(model=MODEL_NAME) | Q(vector__isnull=True))
+        .filter(~Q(model=configured().name) | Q(vector__isnull=True))
         .count()
     )
+
+
+def recall_vector_dim(owner: Person, model: str) -> int | None:
+    """The dimension of the owner's stored vectors of ``model`` (their length in int8 bytes),
+    ``None`` when there is none."""
+    vector = (
+        RecallDoc.objects.for_owner(owner)
+        .filter(model=model, vector__isnull=False)
+        .values_list("vector", flat=True)
+        .first()
+    )
+    return None if vector is None else len(vector)

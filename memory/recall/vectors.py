@@ -8,12 +8,15 @@ cached copy are read (each index write of an owner has the next sequence number,
 commit order) when none was removed; otherwise the corpus is read again. Entries are evicted least recently used past
 ``settings.UME_RECALL_VECTOR_CACHE_MB``.
 
-Only vectors of the current model (:data:`memory.recall.embed.MODEL_NAME`) are used: after a
-model change the others are ignored, never mixed, until ``reindex`` rebuilds them.
+Only vectors of the model serving the owner (``RecallStats.model``, :mod:`memory.recall.provider`)
+and of its dimension are used: others (written while its endpoint was down, or of another
+model) are ignored, never mixed, until ``reindex`` fills or moves them; a warning says how
+many.
 """
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -25,7 +28,6 @@ from django.conf import settings
 from django.db import connection
 
 from memory.models import RecallDoc
-from memory.recall.embed import DIM, MODEL_NAME
 from memory.recall.items import CorpusStats
 from memory.recall.statements import column, marks, owned_select
 
@@ -33,6 +35,8 @@ COARSE_DIMS = 32  # the first pass over every vector uses these dimensions only
 CORPUS_KINDS = {"memory": ("node", "page"), "episode": ("episode",)}
 KINDS = ("node", "page", "episode")
 CHUNK = 5000  # rows per fetch while reading a corpus
+
+log = logging.getLogger(__name__)
 
 
 class Refs(Sequence[tuple[str, int]]):
@@ -51,6 +55,8 @@ class Refs(Sequence[tuple[str, int]]):
 @dataclass
 class OwnerVectors:
     version: int
+    model: str = ""  # the model whose vectors it holds
+    dim: int = 0  # their dimension
     epoch: int = 0  # of the statistics row it was read for
     max_seq: int = 0  # the latest index write read
     skipped: int = 0  # documents without a vector of the current model
@@ -60,7 +66,7 @@ class OwnerVectors:
     rows: dict[int, int] | None = None
     kinds: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.uint8))
     ids: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
-    full_rows: np.ndarray = field(default_factory=lambda: np.zeros((0, DIM), dtype=np.int8))
+    full_rows: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), dtype=np.int8))
     coarse_rows: np.ndarray = field(
         default_factory=lambda: np.zeros((0, COARSE_DIMS), dtype=np.float32)
     )
@@ -71,7 +77,7 @@ class OwnerVectors:
 
     @property
     def full(self) -> np.ndarray:
-        """int8 (n, DIM), unit length x 127."""
+        """int8 (n, dim), unit length x 127."""
         return self.full_rows[: self.size]
 
     @property
@@ -91,10 +97,11 @@ class OwnerVectors:
         capacity = max(needed, 2 * capacity, 1024)
         self.kinds = np.resize(self.kinds, capacity)
         self.ids = np.resize(self.ids, capacity)
-        full = np.zeros((capacity, DIM), dtype=np.int8)
-        full[: self.size] = self.full_rows[: self.size]
-        coarse = np.zeros((capacity, COARSE_DIMS), dtype=np.float32)
-        coarse[: self.size] = self.coarse_rows[: self.size]
+        full = np.zeros((capacity, self.dim), dtype=np.int8)
+        coarse = np.zeros((capacity, min(COARSE_DIMS, self.dim)), dtype=np.float32)
+        if self.size:
+            full[: self.size] = self.full_rows[: self.size]
+            coarse[: self.size] = self.coarse_rows[: self.size]
         self.full_rows, self.coarse_rows = full, coarse
 
     def put(self, batch: list[tuple[int, str, int, bytes | None, str]], *, fresh: bool) -> None:
@@ -110,7 +117,7 @@ class OwnerVectors:
         blobs: list[bytes] = []
         for seq, kind, ref_id, blob, model in batch:
             self.max_seq = max(self.max_seq, seq)
-            if blob is None or model != MODEL_NAME or len(blob) != DIM:
+            if blob is None or model != self.model or len(blob) != self.dim:
                 self.skipped += 1
                 continue
             code = KINDS.index(kind)
@@ -125,7 +132,7 @@ class OwnerVectors:
             blobs.append(bytes(blob))
         if not at:
             return
-        vectors = np.frombuffer(b"".join(blobs), dtype=np.int8).reshape(len(at), DIM)
+        vectors = np.frombuffer(b"".join(blobs), dtype=np.int8).reshape(len(at), self.dim)
         self.full_rows[at] = vectors
         coarse = vectors[:, :COARSE_DIMS].astype(np.float32)
         norms = np.array([float(np.sqrt(v.dot(v))) for v in coarse], dtype=np.float32)
@@ -171,13 +178,20 @@ def _read(owner_id: int, corpus: str, entry: OwnerVectors, after: int) -> None:
             )
 
 
-def load_vectors(owner_id: int, corpus: str, stats: CorpusStats) -> OwnerVectors:
-    """The owner's vectors of ``corpus`` as of ``stats`` (read in the same request): from the
-    cache when it holds that version; else the documents written since the cached copy when
-    none was removed; else all of them. One query in either case."""
+def load_vectors(
+    owner_id: int, corpus: str, stats: CorpusStats, *, model: str, dim: int
+) -> OwnerVectors:
+    """The owner's vectors of ``corpus`` made by ``model`` (``dim`` dimensions) as of
+    ``stats`` (read in the same request): from the cache when it holds that version; else the
+    documents written since the cached copy when none was removed; else all of them. One
+    query in either case. Documents without such a vector are counted (``skipped``) and a
+    warning logged when the corpus is read: recall finds them through the lexical lanes
+    only."""
     key = (owner_id, corpus)
     with _lock:
         hit = _cache.get(key)
+        if hit is not None and (hit.model, hit.dim) != (model, dim):
+            hit = None
         if hit is not None and hit.version == stats.version and hit.epoch == stats.epoch:
             _cache.move_to_end(key)
             return hit
@@ -190,9 +204,19 @@ def load_vectors(owner_id: int, corpus: str, stats: CorpusStats) -> OwnerVectors
             hit.version = stats.version
             entry = hit
     if entry is None:
-        entry = OwnerVectors(version=stats.version, epoch=stats.epoch)
+        entry = OwnerVectors(version=stats.version, epoch=stats.epoch, model=model, dim=dim)
         entry._grow(stats.docs)  # sized once: no copies while reading
         _read(owner_id, corpus, entry, 0)
+    if entry.skipped:
+        log.warning(
+            "recall: %d of owner %s's %s documents have no vector of %s (%d dimensions); "
+            "they are found by words only until `manage.py reindex --missing`",
+            entry.skipped,
+            owner_id,
+            corpus,
+            model,
+            dim,
+        )
     with _lock:
         _cache[key] = entry
         _cache.move_to_end(key)

@@ -13,7 +13,14 @@ Entry points (stable; every write path calls the first inside its own transactio
 - ``recall_index_add_episodes(*, owner_id, episodes)``: the same for episodes inserted in the
   caller's transaction, reading back nothing (``episodes_record``).
 - ``recall_index_rebuild(*, owner_id, progress=None) -> dict``: every document of the owner
-  from scratch (the ``reindex`` command; after a model change).
+  from scratch (the ``reindex`` command).
+
+Vectors are made by the model serving the owner (``RecallStats.model``, set to the configured
+model on the owner's first write; :mod:`memory.recall.provider`), never another, so that an
+owner's vectors are never mixed; ``reindex`` moves them to a newly configured model
+(:mod:`memory.services.recall_vectors`). When that model cannot answer (an endpoint down), the
+document is written without a vector and a warning logged: the write is never lost, and
+``reindex --missing`` fills the vector later.
 
 Each write also keeps the owner's document frequencies (:class:`~memory.models.RecallTermCount`:
 how many documents of a kind hold a term) equal to a count of the postings, under the same
@@ -22,6 +29,7 @@ per-owner lock, so that recall reads one row per word instead of counting postin
 
 from __future__ import annotations
 
+import logging
 import secrets
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Sequence
@@ -53,13 +61,16 @@ from memory.recall.documents import (
     node_fields,
     page_fields,
 )
-from memory.recall.embed import MODEL_NAME, embed, quantize
+from memory.recall.embed import quantize
+from memory.recall.provider import EmbeddingUnavailable, configured, for_model
 from memory.recall.statements import column, table
 from memory.services.bulk import insert_rows
 
 T = TypeVar("T")
 
 CHUNK = 2000  # ids per statement: well under SQLite's variable limit
+
+log = logging.getLogger(__name__)
 
 
 def _chunks(ids: Sequence[T]) -> Iterable[list[T]]:
@@ -141,19 +152,54 @@ _READERS: dict[str, Callable[[int, list[int]], list[DocText]]] = {
 }
 
 
-def _lock(owner_id: int, corpus: str) -> int:
-    """Lock the owner's statistics row of ``corpus`` for this transaction and return the
-    sequence number of this write. Writers of one owner take turns here, so sequence numbers
-    follow commit order: a reader that has seen write N has seen every write before it."""
-    # Always the memory row first, then the episode row: one order for every writer, so two
-    # writers (an ingest, an undo) can never each hold the row the other waits for.
+def lock_stats(owner_id: int, corpus: str) -> dict[str, RecallStats]:
+    """Lock the owner's statistics rows up to ``corpus`` for this transaction (the memory row,
+    then the episode row: one order for every writer, so two writers, an ingest and an undo,
+    can never each hold the row the other waits for). A new row is served by the configured
+    model. Writers of one owner take turns here, so sequence numbers follow
+    commit order: a reader that has seen write N has seen every write before it."""
     locked: dict[str, RecallStats] = {}
     for name in (CORPUS_MEMORY, CORPUS_EPISODE):
-        RecallStats.objects.get_or_create(owner_id=owner_id, corpus=name)
-        locked[name] = RecallStats.objects.select_for_update().for_owner(owner_id).get(corpus=name)
+        RecallStats.objects.get_or_create(
+            owner_id=owner_id, corpus=name, defaults={"model": configured().name}
+        )
+        row = RecallStats.objects.select_for_update().for_owner(owner_id).get(corpus=name)
+        if not row.model:  # none is written without one; a row made some other way
+            row.model = configured().name
+            RecallStats.objects.filter(pk=row.pk).update(model=row.model)
+        locked[name] = row
         if name == corpus:
             break
-    return locked[corpus].seq + 1
+    return locked
+
+
+def _lock(owner_id: int, corpus: str) -> tuple[int, str]:
+    """The sequence number of this write and the model serving ``corpus`` (see
+    :func:`lock_stats`)."""
+    row = lock_stats(owner_id, corpus)[corpus]
+    return row.seq + 1, row.model
+
+
+def vectors_of(owner_id: int, model: str, texts: list[str]) -> list[bytes | None]:
+    """int8 vectors of ``texts`` by ``model``; ``None`` for each, with a logged warning, when
+    that model cannot answer now (the write goes on; ``reindex --missing`` fills them)."""
+    if not texts:
+        return []
+    embedder = for_model(model)
+    if embedder is None:
+        reason = f"{model} is not the configured model (run `manage.py reindex`)"
+    else:
+        try:
+            return list(quantize(embedder.embed(texts)))
+        except EmbeddingUnavailable as exc:
+            reason = str(exc)
+    log.warning(
+        "recall index: %d documents of owner %s written without vectors: %s",
+        len(texts),
+        owner_id,
+        reason,
+    )
+    return [None] * len(texts)
 
 
 def _bump(owner_id: int, corpus: str, docs: int, length: float, seq: int) -> None:
@@ -170,7 +216,7 @@ def _bump(owner_id: int, corpus: str, docs: int, length: float, seq: int) -> Non
 
 def _write(owner_id: int, kind: str, ids: list[int], *, fresh: bool = False) -> int:
     """Rewrite the documents of ``ids`` (of one kind); returns how many exist now."""
-    seq = _lock(owner_id, corpus_of(kind))
+    seq, model = _lock(owner_id, corpus_of(kind))
     docs = _READERS[kind](owner_id, ids)
     old_count, old_length = 0, 0.0
     held: Counter[str] = Counter(term for d in docs for term in d.tf)
@@ -183,12 +229,12 @@ def _write(owner_id: int, kind: str, ids: list[int], *, fresh: bool = False) -> 
         postings.delete()
         old.delete()
     _count_terms(owner_id, kind, held)
-    vectors = quantize(embed([d.embed_text for d in docs]))
+    vectors = vectors_of(owner_id, model, [d.embed_text for d in docs])
     insert_rows(
         RecallDoc,
-        ("owner", "kind", "ref_id", "length", "model", "vector", "seq", "words"),
+        ("owner", "kind", "ref_id", "length", "model", "vector", "seq", "words", "staged_model"),
         (
-            (owner_id, kind, d.ref_id, d.length, MODEL_NAME, vector, seq, d.words)
+            (owner_id, kind, d.ref_id, d.length, model, vector, seq, d.words, "")
             for d, vector in zip(docs, vectors, strict=True)
         ),
     )
@@ -309,7 +355,9 @@ def recall_index_rebuild(
         RecallTermCount.objects.for_owner(owner_id).delete()
         RecallDoc.objects.for_owner(owner_id).delete()
         NodeKeyWord.objects.for_owner(owner_id).delete()
-        RecallStats.objects.for_owner(owner_id).update(docs=0, total_length=0.0)
+        # an index with nothing in it is served by the configured model: nothing to move
+        emptied = {"model": configured().name} if not total else {}
+        RecallStats.objects.for_owner(owner_id).update(docs=0, total_length=0.0, **emptied)
         for kind, kind_ids in ids.items():
             counts[kind] = 0
             for chunk in _chunks(kind_ids):

@@ -124,13 +124,19 @@ def test_the_cron_job_runs_the_expiry(capsys: pytest.CaptureFixture[str]) -> Non
     make_client("stale", hours_ago=48)
     make_client("stale 2", hours_ago=48)
     call_command("cleanup", "--dry-run", "--json")
-    assert json.loads(capsys.readouterr().out)["sweeps"] == {"oauth_clients_expired": 2}
+    assert json.loads(capsys.readouterr().out)["sweeps"] == {
+        "oauth_clients_expired": 2,
+        "recall_vectors_filled": 0,
+    }
     assert len(names()) == 2
     call_command("cleanup")
     assert "oauth clients expired: 2" in capsys.readouterr().out
     assert not names()
     call_command("cleanup", "--json")
-    assert json.loads(capsys.readouterr().out)["sweeps"] == {"oauth_clients_expired": 0}
+    assert json.loads(capsys.readouterr().out)["sweeps"] == {
+        "oauth_clients_expired": 0,
+        "recall_vectors_filled": 0,
+    }
 
 
 def test_clients_made_from_a_metadata_document_expire_alike(owner: Any) -> None:

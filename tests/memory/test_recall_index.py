@@ -15,7 +15,7 @@ from django.core.management import CommandError, call_command
 
 from memory.models import MemoryRule, Node, RecallDoc, RecallStats, RecallTerm, RecallTermCount
 from memory.recall import recall, vectors
-from memory.recall.embed import MODEL_NAME
+from memory.recall.embed import DIM, MODEL_NAME
 from memory.recall.loaders import recall_index_stale
 from memory.services.erase import memory_erase_all, receipt_undo
 from memory.services.ingest import ingest_proposals
@@ -250,7 +250,9 @@ def test_the_vector_cache_reads_only_what_was_written_since_and_everything_after
     from memory.recall.vectors import load_vectors
 
     def current() -> Any:
-        return load_vectors(owner.pk, "memory", load_stats(owner)["memory"])
+        return load_vectors(
+            owner.pk, "memory", load_stats(owner)["memory"], model=MODEL_NAME, dim=DIM
+        )
 
     vectors.clear()
     kiln = make_node(owner=owner, label="Kiln", category="interest", summary="fires pots")

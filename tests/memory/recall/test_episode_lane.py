@@ -286,7 +286,7 @@ def test_a_realistic_question_reads_the_same_queries_and_embeds_only_itself(
 ) -> None:
     """Whatever the length of the messages it reads, a question runs the same statements
     and embeds only its own words: the messages' stems and vectors come from the index."""
-    from memory.recall import episode_loaders
+    from memory.recall import embed as embed_module
 
     padding = " The lunch went on for hours and we talked about everything." * 40
     for i in range(4):
@@ -298,13 +298,13 @@ def test_a_realistic_question_reads_the_same_queries_and_embeds_only_itself(
         save(owner, messages=messages, name=f"lunch {i}")
     maya = make_node(owner=owner, label="Maya Brennan", category="person", aliases=("Maya",))
     embedded: list[list[str]] = []
-    real_embed = episode_loaders.embed
+    real_embed = embed_module.embed
 
     def spy(texts: Any) -> Any:
         embedded.append(list(texts))
         return real_embed(texts)
 
-    monkeypatch.setattr(episode_loaders, "embed", spy)
+    monkeypatch.setattr(embed_module, "embed", spy)  # what the bundled model is asked
     subject = ("where", "did", "i", "have", "lunch", "with", "maya", "in", "porto")
     lane = COUNT_QUERIES + SETTINGS_QUERIES + NAME_QUERIES + CANDIDATE_QUERIES
     with django_assert_num_queries(lane):
@@ -475,14 +475,12 @@ def test_stored_meaning_embeds_only_messages_without_a_current_vector(
         ),
     ]
     embedded: list[list[str]] = []
-    real_embed = episode_loaders.embed
 
     def spy(texts: Any) -> Any:
         embedded.append(list(texts))
-        return real_embed(texts)
+        return embed(texts)
 
-    monkeypatch.setattr(episode_loaders, "embed", spy)
-    meaning = StoredMeaning.of(rows)
+    meaning = StoredMeaning.of(rows, embed_missing=spy)
     vectors = meaning.of_texts([r.text for r in rows])
     assert embedded == [["the boiler broke again"]]  # the other model's vector is not used
     assert vectors.shape == (2, 256)
