@@ -1,6 +1,8 @@
 """Extractors turn messages into proposed objects. They propose; the gate disposes.
 
 Contract: ``extract(messages, *, source_time) -> list[AnyProposal]``. An extractor never writes.
+The rules extractor also takes ``recurring``: a read-only lookup of which subject keys the
+person already has (the ingest service passes it), so a subject said again is evidence.
 A failure of the outside world (the LLM endpoint) raises :class:`ExtractorFailed`; the ingest
 service turns that into an ``llm_failed`` receipt and keeps the transcript retryable.
 """
@@ -25,12 +27,14 @@ Extractor = Callable[..., list[AnyProposal]]
 def get_extractor(name: str) -> Extractor:
     """The extract function for ``name`` (``rules`` or ``llm``; ``proposals`` needs no extractor)."""
     if name == "rules":
-        from memory.extractors.rules import extract
-    elif name == "llm":
-        from memory.extractors.llm import extract
-    else:
-        raise ValueError(f"unknown extractor {name!r}; choose one of {', '.join(EXTRACTORS)}")
-    return extract
+        from memory.extractors.rules import extract as rules_extract
+
+        return rules_extract
+    if name == "llm":
+        from memory.extractors.llm import extract as llm_extract
+
+        return llm_extract
+    raise ValueError(f"unknown extractor {name!r}; choose one of {', '.join(EXTRACTORS)}")
 
 
 def user_messages(messages: Sequence[Message]) -> list[Message]:
