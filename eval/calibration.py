@@ -122,16 +122,17 @@ def subject_rows(fixtures: Sequence[dict[str, Any]]) -> list[tuple[Evidence, boo
         messages, source_time, wanted = _read(fixture)
         found = rules_only(messages, source_time=source_time)
         for evidence, subject in scored(messages, source_time=source_time, found=found):
-            rows.append((evidence, accepted(subject.phrase.label, wanted)))
+            if evidence.first_person > 0:  # the others are never proposed
+                rows.append((evidence, accepted(subject.phrase.label, wanted)))
     return rows
 
 
 def fit(
     rows: Sequence[tuple[Evidence, bool]], *, l2: float = 0.01, steps: int = 20000
 ) -> dict[str, float]:
-    """Logistic-regression weights for :data:`memory.confidence.FEATURES` (``structured`` and
-    ``sessions`` do not vary among the proposer's subjects in one batch: kept as they are)."""
-    fitted = [f for f in FEATURES if f not in ("structured", "sessions")]
+    """Logistic-regression weights for :data:`memory.confidence.FEATURES` (``sessions`` does
+    not vary within one batch: kept as it is)."""
+    fitted = [f for f in FEATURES if f != "sessions"]
     index = [FEATURES.index(f) for f in fitted]
     x = np.array([[e.vector()[i] for i in index] for e, _ok in rows], dtype=float)
     y = np.array([1.0 if ok else 0.0 for _e, ok in rows])

@@ -2,9 +2,9 @@
 
 A logistic model over what the evidence shows (pure, no ORM): how often the subject was said,
 in how many messages and conversations, whether the person said it of themselves ("I", "my",
-"we"), whether it is a name, how specific its words are (wordfreq), how close its sentences are
-to a life (the embedding model), and whether a rule understood its structure (a date, a state,
-a relation). The weights were fitted on a labelled set written in our own words
+"we"), whether it is a name, how specific its words are (wordfreq) and how close its sentences
+are to a life (the embedding model; on our labelled set it turned out to add nothing, and its
+fitted weight says so). The rules' own subjects keep their fixed confidence. The weights were fitted on a labelled set written in our own words
 (``eval/fixtures/calibration_subjects.json``) and are checked by ``manage.py eval_calibration``,
 which prints the table of confidence bins against the share a person accepts: a card shown at
 about 0.8 should be accepted about 80% of the time. Refit there, never by hand.
@@ -24,23 +24,19 @@ FEATURES = (
     "name",
     "specificity",
     "life",
-    "structured",
 )
 # Fitted by ``manage.py eval_calibration --fit`` on eval/fixtures/calibration_subjects.json.
 WEIGHTS: dict[str, float] = {
-    "bias": -2.6,
-    "mentions": 0.21,
-    "messages": 0.21,
-    # Not fitted: a batch is one conversation, so the labelled set cannot vary it. Set to the
-    # weight of first-person framing: a subject brought up again in another conversation is
-    # as telling as one the person says of themselves.
-    "sessions": 1.74,
-    "first_person": 1.74,
-    "name": 1.82,
-    "specificity": 0.95,
-    "life": 0.31,
-    # Not fitted either (the proposer never reads structure); kept for rules' subjects.
-    "structured": 1.2,
+    "bias": -0.95,
+    "mentions": 0.13,
+    "messages": 0.13,
+    # Not fitted: a batch is one conversation, so the labelled set cannot vary it. A prior:
+    # a subject brought up again in another conversation raises the odds about 2.7 times.
+    "sessions": 1.0,
+    "first_person": 0.43,
+    "name": 2.48,
+    "specificity": 0.88,
+    "life": -0.09,
 }
 
 
@@ -55,7 +51,6 @@ class Evidence:
     name: bool = False
     specificity: float = 0.0  # 0..1, :func:`memory.extractors.subjects.phrases.rarity`
     life: float = 0.0  # 0..1, closeness of its sentences to a life
-    structured: bool = False  # a rule read a date, state or relation for it
 
     def vector(self) -> list[float]:
         return [
@@ -67,7 +62,6 @@ class Evidence:
             1.0 if self.name else 0.0,
             max(0.0, min(1.0, self.specificity)),
             max(0.0, min(1.0, self.life)),
-            1.0 if self.structured else 0.0,
         ]
 
 

@@ -24,6 +24,7 @@ proposed, are left to the rules.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -55,6 +56,12 @@ MAX_HELD = 4  # passages held on one card from one batch
 MAX_PASSAGE = 600
 WINDOW = 2  # statements either side of a mention held with it
 REASON = "proposed"
+
+_SUPPOSED = re.compile(
+    r"^\W*(?:if|imagine|suppose|what\s+if|i\s+wish)\b|\b(?:might|maybe|perhaps|possibly|"
+    r"probably|not\s+sure|i\s+guess|wonder|daydream\w*)\b",
+    re.IGNORECASE,
+)
 
 # Which of these canonical keys the person already has (a memory or a waiting guess).
 Recurring = Callable[[set[str]], set[str]]
@@ -95,6 +102,8 @@ def _statement(sentence: str, used: set[str]) -> str | None:
     rest, _remembered = p.unwrap_remember(sentence)
     if p.is_smalltalk(rest) or p.is_request(rest) or p.is_question(rest):
         return None
+    if _SUPPOSED.search(rest):
+        return None  # "If I won the lottery ...", "I might try ...": nothing the person has
     if sentence in used or len(p.words(rest)) < 3:
         return None
     return rest

@@ -116,7 +116,14 @@ def life_scores(sentences: list[str]) -> list[float]:
     return [float(x) for x in np.clip(0.5 + (near - far), 0.0, 1.0)]
 
 
+_KIN = frozenset(
+    """aunt uncle grandma grandpa granny nan cousin mum mom dad sister brother auntie""".split()
+)
+
+
 def _name_category(phrase: Phrase, before: str) -> str | None:
+    if phrase.words[0].lower() in _KIN:
+        return Category.FAMILY.value  # "Aunt Rosa"
     if before in _PLACE_BEFORE:
         return Category.PLACE.value
     if before in _ORG_BEFORE and len(phrase.words) > 1:

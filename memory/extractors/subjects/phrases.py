@@ -125,10 +125,28 @@ def tag(sentence: str) -> list[list[tuple[str, str, str]]]:
     return out
 
 
+def _joins_compound(
+    tokens: list[tuple[str, str, str]], index: int, chunks: list[list[tuple[int, str, str]]]
+) -> bool:
+    """The tagger cuts "a wheel throwing course" at its gerund: a gerund between a noun and a
+    common noun, and the common noun after it, stay in the noun's chunk."""
+    if not chunks or not chunks[-1]:
+        return False
+    _word, pos, chunk = tokens[index]
+    last = chunks[-1][-1]
+    after = tokens[index + 1][1] if index + 1 < len(tokens) else ""
+    if pos == "VBG" and last[2] in _NOUN:
+        return after in ("NN", "NNS")
+    return chunk == "B-NP" and pos in ("NN", "NNS") and last[2] == "VBG" and last[0] == index - 1
+
+
 def _chunks(tokens: list[tuple[str, str, str]]) -> list[list[tuple[int, str, str]]]:
     """The noun-phrase chunks of one tagged sentence, with each token's index."""
     chunks: list[list[tuple[int, str, str]]] = []
     for index, (word, pos, chunk) in enumerate(tokens):
+        if _joins_compound(tokens, index, chunks):
+            chunks[-1].append((index, word, pos))
+            continue
         if pos in ("CC", ",", ":") and chunks and chunks[-1]:
             chunks.append([])  # "Milo and Ada", "courgettes, beans": one subject each
             continue
@@ -207,7 +225,10 @@ def phrases(sentence: str) -> list[Phrase]:
         for chunk in _chunks(tokens):
             if topic:
                 break
-            topic = any(word.lower() in _MEDIA for _i, word, _pos in chunk)
+            nouns = [word for _i, word, pos in chunk if pos in _NOUN]
+            if nouns and nouns[-1].lower() in _MEDIA:
+                topic = True  # "an article": it, and what follows it, is what was read
+                continue
             kept = _trim(chunk)
             if kept and all(t[2] in _PROPER for t in kept) and _vocative(tokens, kept):
                 continue
