@@ -3,7 +3,8 @@
 The labelled set (``eval/fixtures/calibration_*.json``, written in our own words, never from a
 held-out fixture) is ``{"fixtures": [{id, messages, source_time?, accept: [labels]}]}``: the
 labels a person would keep from that conversation. Everything else proposed is a card the
-person would reject. Each fixture runs the rules extractor (with the subject proposer) and the
+person would reject. Each fixture runs the ``subjects`` extractor (the rules, then the subject
+proposer) and the
 gate on an empty memory with review on, so every proposal is a card; a card is accepted when it
 is one subject with an ``accept`` label (the same folded key, or one label's words inside the
 other's: "Rescue Greyhound" for "Greyhound").
@@ -26,9 +27,8 @@ import numpy as np
 
 from eval.fixture_files import FixtureError
 from memory.confidence import FEATURES, WEIGHTS, Evidence
-from memory.extractors.rules import extract
-from memory.extractors.rules.registry import rules_only
-from memory.extractors.subjects import scored
+from memory.extractors.rules import extract as rules_extract
+from memory.extractors.subjects import extract, scored
 from memory.gate import Snapshot, plan_writes
 from memory.keys import canonical_key, fold_key
 from memory.transcripts import Message, TranscriptError, messages_from_json
@@ -120,7 +120,7 @@ def subject_rows(fixtures: Sequence[dict[str, Any]]) -> list[tuple[Evidence, boo
     rows = []
     for fixture in fixtures:
         messages, source_time, wanted = _read(fixture)
-        found = rules_only(messages, source_time=source_time)
+        found = rules_extract(messages, source_time=source_time)
         for evidence, subject in scored(messages, source_time=source_time, found=found):
             if evidence.first_person > 0:  # the others are never proposed
                 rows.append((evidence, accepted(subject.phrase.label, wanted)))

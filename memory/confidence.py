@@ -27,15 +27,15 @@ FEATURES = (
 )
 # Fitted by ``manage.py eval_calibration --fit`` on eval/fixtures/calibration_subjects.json.
 WEIGHTS: dict[str, float] = {
-    "bias": -0.95,
-    "mentions": 0.13,
-    "messages": 0.13,
+    "bias": -0.8,
+    "mentions": 0.09,
+    "messages": 0.09,
     # Not fitted: a batch is one conversation, so the labelled set cannot vary it. A prior:
     # a subject brought up again in another conversation raises the odds about 2.7 times.
     "sessions": 1.0,
-    "first_person": 0.43,
-    "name": 2.48,
-    "specificity": 0.88,
+    "first_person": 0.56,
+    "name": 2.43,
+    "specificity": 0.62,
     "life": -0.09,
 }
 

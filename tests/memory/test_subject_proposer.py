@@ -8,8 +8,7 @@ from typing import Any
 import pytest
 
 from memory.confidence import Evidence, confidence
-from memory.extractors.rules import extract
-from memory.extractors.subjects import FLOOR, REASON, propose, scored
+from memory.extractors.subjects import FLOOR, REASON, extract, propose, scored
 from memory.extractors.subjects.framing import (
     categories,
     first_person,

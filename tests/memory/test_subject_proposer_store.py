@@ -45,7 +45,7 @@ def test_a_card_said_again_in_another_conversation_grows_surer(owner: Any) -> No
         owner=owner,
         text=_said("We took in a rescue greyhound called Biscuit.", first),
         name="one",
-        extractor="rules",
+        extractor="subjects",
     )
     card = Candidate.objects.get(owner=owner, canonical_key="biscuit")
     before = card.confidence
@@ -53,7 +53,7 @@ def test_a_card_said_again_in_another_conversation_grows_surer(owner: Any) -> No
         owner=owner,
         text=_said("Biscuit chewed my favourite trainers, I can't stay mad at her.", first),
         name="two",
-        extractor="rules",
+        extractor="subjects",
     )
     card.refresh_from_db()
     assert card.session_count == 2 and card.mention_count >= 2

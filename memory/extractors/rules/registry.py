@@ -56,7 +56,6 @@ from memory.extractors.rules.tools import (
     tools,
 )
 from memory.extractors.rules.work import employer_lead, work
-from memory.extractors.subjects import Recurring, propose
 from memory.keys import canonical_key
 from memory.markup import markup_to_text
 from memory.proposals import (
@@ -208,23 +207,9 @@ def _confirmed_work(request: Message, reply: Message, anchor: datetime | None) -
 
 
 def extract(
-    messages: Sequence[Message],
-    *,
-    source_time: datetime | None = None,
-    recurring: Recurring | None = None,
-) -> list[AnyProposal]:
-    """Propose what the person's own messages state. Deterministic; ``recurring`` (which of
-    these subject keys the person already has, a read-only lookup) is its only outside input."""
-    found = rules_only(messages, source_time=source_time)
-    # Subjects the rules did not find, from signals that hold on any wording (names, rare
-    # phrases, first person, repetition, the embedding model): always cards for review.
-    return found + propose(messages, source_time=source_time, found=found, recurring=recurring)
-
-
-def rules_only(
     messages: Sequence[Message], *, source_time: datetime | None = None
 ) -> list[AnyProposal]:
-    """What the recognisers read (structure: dates, states, relations), without the proposer."""
+    """Propose what the person's own messages state. Pure and deterministic."""
     found: Found = []
     previous: Message | None = None
     for index, message in enumerate(messages):

@@ -54,7 +54,7 @@ from memory.transcripts import Message
 FLOOR = 0.5  # below this a subject is not worth a person's look
 MAX_HELD = 4  # passages held on one card from one batch
 MAX_PASSAGE = 600
-WINDOW = 2  # statements either side of a mention held with it
+WINDOW = 0  # statements either side of a mention held with it
 REASON = "proposed"
 
 _SUPPOSED = re.compile(
@@ -62,6 +62,17 @@ _SUPPOSED = re.compile(
     r"probably|not\s+sure|i\s+guess|wonder|daydream\w*)\b",
     re.IGNORECASE,
 )
+
+_PRIVATE = re.compile(
+    r"\b(?:(?:don'?t|do\s+not|never)\s+(?:save|remember|store|keep|note|record)|off\s+the\s+"
+    r"record|forget\s+(?:this|that|it|i\s+said)|between\s+(?:us|you\s+and\s+me))\b",
+    re.IGNORECASE,
+)
+
+
+def _private(text: str) -> bool:
+    return bool(_PRIVATE.search(text.replace("’", "'")))
+
 
 # Which of these canonical keys the person already has (a memory or a waiting guess).
 Recurring = Callable[[set[str]], set[str]]
@@ -116,9 +127,12 @@ def _sentences(
     for message in messages:
         if message.role != "user" or not message.content.strip():
             continue
-        statements = [
-            _statement(s, used) for s in p.split_sentences(markup_to_text(message.content))
-        ]
+        sentences = p.split_sentences(markup_to_text(message.content))
+        if _private(message.content) or (sentences and p.is_request(sentences[0])):
+            # "Don't save this ...", or a request whose material follows ("Rewrite this: ..."):
+            # nothing in the message is the person's to keep.
+            continue
+        statements = [_statement(s, used) for s in sentences]
         for index, rest in enumerate(statements):
             if rest is None:
                 continue
@@ -245,6 +259,21 @@ def scored(
         (evidence_of(s, life, 2 if canonical_key(s.phrase.label) in again else 1), s)
         for s in subjects.values()
     ]
+
+
+def extract(
+    messages: Sequence[Message],
+    *,
+    source_time: datetime | None = None,
+    recurring: Recurring | None = None,
+) -> list[AnyProposal]:
+    """The ``subjects`` extractor: the rules (structure), then the subjects they did not find.
+    Deterministic; ``recurring`` (which subject keys the person already has, a read-only
+    lookup the ingest service passes) is its only outside input."""
+    from memory.extractors.rules import extract as rules
+
+    found = rules(messages, source_time=source_time)
+    return found + propose(messages, source_time=source_time, found=found, recurring=recurring)
 
 
 def propose(
