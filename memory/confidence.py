@@ -4,7 +4,8 @@ A logistic model over what the evidence shows (pure, no ORM): how often the subj
 in how many messages and conversations, whether the person said it of themselves ("I", "my",
 "we"), whether it is a name, how specific its words are (wordfreq) and how close its sentences
 are to a life (the embedding model; on our labelled set it turned out to add nothing, and its
-fitted weight says so). The rules' own subjects keep their fixed confidence. The weights were fitted on a labelled set written in our own words
+fitted weight says so). The rules' own subjects keep their fixed confidence. The weights were
+fitted on a labelled set written in our own words
 (``eval/fixtures/calibration_subjects.json``) and are checked by ``manage.py eval_calibration``,
 which prints the table of confidence bins against the share a person accepts: a card shown at
 about 0.8 should be accepted about 80% of the time. Refit there, never by hand.
@@ -69,13 +70,4 @@ def confidence(evidence: Evidence, weights: dict[str, float] | None = None) -> f
     """The probability a person accepts the subject, rounded to two places."""
     w = weights or WEIGHTS
     z = sum(w[name] * x for name, x in zip(FEATURES, evidence.vector(), strict=True))
-    return round(1.0 / (1.0 + math.exp(-z)), 2)
-
-
-def with_sessions(value: float, before: int, after: int) -> float:
-    """``value`` for a subject seen in ``before`` conversations, once seen in ``after``: the
-    logistic model is additive in log-odds, so a new conversation adds its weight there."""
-    value = min(max(value, 1e-4), 1 - 1e-4)
-    z = math.log(value / (1 - value))
-    z += WEIGHTS["sessions"] * (math.log1p(max(0, after - 1)) - math.log1p(max(0, before - 1)))
     return round(1.0 / (1.0 + math.exp(-z)), 2)

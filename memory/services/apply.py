@@ -14,7 +14,6 @@ from typing import Any, NamedTuple
 from django.conf import settings
 from django.db.models import Case, F, IntegerField, Value, When
 
-from memory.confidence import with_sessions
 from memory.gate import PlannedCandidate, Target, WritePlan
 from memory.keys import canonical_key, fold_key
 from memory.models import Candidate, Evidence, Node, Receipt, Suppression, Transcript
@@ -414,13 +413,6 @@ def _bump_candidates(step: _Apply) -> None:
             # Decided by a person between snapshot and apply: plan again on fresh state.
             raise CandidateDecided(candidate.pk)
         candidate.mention_count += bump.mentions
-        # Said again in another conversation: more likely kept (memory.confidence).
-        candidate.confidence = max(
-            candidate.confidence,
-            with_sessions(
-                candidate.confidence, candidate.session_count, candidate.session_count + 1
-            ),
-        )
         candidate.session_count += 1
         candidate.last_seen_at = now
         candidate.expires_at = now + ttl
@@ -444,7 +436,6 @@ def _bump_candidates(step: _Apply) -> None:
             "status",
             "mention_count",
             "session_count",
-            "confidence",
             "last_seen_at",
             "expires_at",
             "held_objects",
