@@ -963,3 +963,26 @@ def receipt_get(owner: Person, receipt_id: int) -> Receipt | None:
 def erasure_get(owner: Person, erasure_id: int) -> Erasure | None:
     """One delete-all of ``owner`` left to the workers, with its receipt once done."""
     return Erasure.objects.for_owner(owner).filter(pk=erasure_id).select_related("receipt").first()
+
+
+def recurring_subjects(owner: OwnerRef, keys: Iterable[str]) -> set[str]:
+    """Of the canonical ``keys``, those the owner already has as a memory or a waiting guess
+    (the same key, or for a guess the same folded key): a subject said again in another
+    conversation. One query each, on indexed columns; read by the subject proposer."""
+    keys = {k for k in keys if k}
+    if not keys:
+        return set()
+    folds = {fold_key(k): k for k in keys}
+    found = set(
+        Node.objects.for_owner(owner)
+        .filter(canonical_key__in=keys)
+        .values_list("canonical_key", flat=True)
+    )
+    waiting = [CandidateStatus.PENDING, CandidateStatus.EXPIRED]
+    for fold in (
+        Candidate.objects.for_owner(owner)
+        .filter(status__in=waiting, fold_key__in=list(folds))
+        .values_list("fold_key", flat=True)
+    ):
+        found.add(folds[fold])
+    return found & keys

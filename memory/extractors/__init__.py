@@ -1,6 +1,9 @@
 """Extractors turn messages into proposed objects. They propose; the gate disposes.
 
 Contract: ``extract(messages, *, source_time) -> list[AnyProposal]``. An extractor never writes.
+``subjects`` is the rules extractor followed by the subject proposer
+(:mod:`memory.extractors.subjects`); it also takes ``recurring``, a read-only lookup of which
+subject keys the person already has (the ingest service passes it).
 A failure of the outside world (the LLM endpoint) raises :class:`ExtractorFailed`; the ingest
 service turns that into an ``llm_failed`` receipt and keeps the transcript retryable.
 """
@@ -12,7 +15,7 @@ from collections.abc import Callable, Sequence
 from memory.proposals import AnyProposal
 from memory.transcripts import Message
 
-EXTRACTORS = ("rules", "llm", "proposals")
+EXTRACTORS = ("rules", "subjects", "llm", "proposals")
 
 
 class ExtractorFailed(RuntimeError):
@@ -23,14 +26,21 @@ Extractor = Callable[..., list[AnyProposal]]
 
 
 def get_extractor(name: str) -> Extractor:
-    """The extract function for ``name`` (``rules`` or ``llm``; ``proposals`` needs no extractor)."""
+    """The extract function for ``name`` (``rules``, ``subjects`` or ``llm``; ``proposals``
+    needs no extractor)."""
     if name == "rules":
-        from memory.extractors.rules import extract
-    elif name == "llm":
-        from memory.extractors.llm import extract
-    else:
-        raise ValueError(f"unknown extractor {name!r}; choose one of {', '.join(EXTRACTORS)}")
-    return extract
+        from memory.extractors.rules import extract as rules_extract
+
+        return rules_extract
+    if name == "subjects":
+        from memory.extractors.subjects import extract as subjects_extract
+
+        return subjects_extract
+    if name == "llm":
+        from memory.extractors.llm import extract as llm_extract
+
+        return llm_extract
+    raise ValueError(f"unknown extractor {name!r}; choose one of {', '.join(EXTRACTORS)}")
 
 
 def user_messages(messages: Sequence[Message]) -> list[Message]:

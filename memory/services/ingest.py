@@ -36,7 +36,7 @@ from memory.models import Outcome, Receipt, Transcript
 from memory.owned import Person
 from memory.proposals import AnyProposal, ProposalError, parse_proposals, proposals_dedupe
 from memory.receipt_summary import summarise
-from memory.selectors import gate_snapshot
+from memory.selectors import gate_snapshot, recurring_subjects
 from memory.services.apply import ApplyResult, CandidateDecided, plan_apply, plan_recheck
 from memory.services.barrier import DeletionConflict, barrier_check
 from memory.services.episodes import episodes_record
@@ -517,6 +517,15 @@ def _read(transcript: Transcript, extractor: str) -> tuple[list[Message], list[A
         return messages, proposals_dedupe(parse_proposals(data))
     messages = parse_transcript(transcript.text, name=transcript.name)
     extract = get_extractor(extractor)
+    if extractor == "subjects":
+        # The subject proposer counts a subject said again in another conversation as evidence.
+        owner = transcript.owner
+
+        def recurring(keys: set[str]) -> set[str]:
+            return recurring_subjects(owner, keys)
+
+        found = extract(messages, source_time=transcript.source_time, recurring=recurring)
+        return messages, proposals_dedupe(found)
     return messages, proposals_dedupe(extract(messages, source_time=transcript.source_time))
 
 

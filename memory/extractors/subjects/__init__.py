@@ -1,0 +1,301 @@
+"""The subject proposer: what a person talks about, found without sentence templates.
+
+The rules (:mod:`memory.extractors.rules`) read structure: dates, states, relations, the
+subject of a sentence shaped the way they know. Speech nobody here wrote is mostly shaped
+otherwise, so subjects are also found from signals that hold on any wording:
+
+1. **names and rare noun phrases** (:mod:`.phrases`): the pattern tagger's noun phrases, kept
+   when they are a name or carry a word that is rare in English;
+2. **first-person framing** (:mod:`.framing`): the person says it of themselves;
+3. **repetition**: a subject said in several sentences and messages of the batch is more
+   likely to matter; across conversations, the gate adds the mention to the waiting card;
+4. **the embedding model** (:mod:`.framing`): how close the sentences are to a life, and the
+   subject's category;
+5. **dates for events**: a sentence that names a time (:func:`memory.temporal.resolve_when`)
+   is held as a dated event on the subject, any other as a fact.
+
+The evidence becomes a confidence (:func:`memory.confidence.confidence`); a subject below
+:data:`FLOOR` is not proposed. What is proposed is a ``CandidateProposal`` (so it is always a
+card for review, even where automatic capture is on) with the person's sentences held on it.
+It goes through the write gate like everything else: suppressions, the identity guard and
+folding of near-duplicates apply. Sentences a rule already read, and subjects a rule already
+proposed, are left to the rules.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from memory.confidence import Evidence, confidence
+from memory.extractors import patterns as p
+from memory.extractors.subjects.framing import (
+    categories,
+    first_person,
+    life_scores,
+    mentions_self,
+)
+from memory.extractors.subjects.phrases import Phrase, phrases
+from memory.keys import canonical_key, fold_key
+from memory.markup import markup_to_text
+from memory.proposals import (
+    AnyProposal,
+    CandidateProposal,
+    EventProposal,
+    EvidenceSpan,
+    NodeProposal,
+    SliceProposal,
+)
+from memory.temporal import resolve_when
+from memory.transcripts import Message
+
+FLOOR = 0.5  # below this a subject is not worth a person's look
+MAX_HELD = 4  # passages held on one card from one batch
+MAX_PASSAGE = 600
+WINDOW = 0  # statements either side of a mention held with it
+REASON = "proposed"
+
+_SUPPOSED = re.compile(
+    r"^\W*(?:if|imagine|suppose|what\s+if|i\s+wish)\b|\b(?:might|maybe|perhaps|possibly|"
+    r"probably|not\s+sure|i\s+guess|wonder|daydream\w*)\b",
+    re.IGNORECASE,
+)
+
+_PRIVATE = re.compile(
+    r"\b(?:(?:don'?t|do\s+not|never)\s+(?:save|remember|store|keep|note|record)|off\s+the\s+"
+    r"record|forget\s+(?:this|that|it|i\s+said)|between\s+(?:us|you\s+and\s+me))\b",
+    re.IGNORECASE,
+)
+
+
+def _private(text: str) -> bool:
+    return bool(_PRIVATE.search(text.replace("’", "'")))
+
+
+# Which of these canonical keys the person already has (a memory or a waiting guess).
+Recurring = Callable[[set[str]], set[str]]
+
+
+@dataclass(frozen=True)
+class Said:
+    sentence: str
+    message_id: str
+    ts: datetime | None
+    anchor: datetime | None
+    before: str  # the word before the phrase, for a name's category
+    # The sentence with the person's statements just before and after it in the same message,
+    # said in the same breath ("We went to the support group. It was so powerful."): the text
+    # held on the card.
+    passage: str = ""
+
+
+@dataclass
+class Subject:
+    phrase: Phrase
+    said: list[Said] = field(default_factory=list)
+    echoed: int = 0  # the other side's messages that took the subject up
+
+    @property
+    def messages(self) -> int:
+        return len({s.message_id for s in self.said}) + self.echoed
+
+
+def _before(sentence: str, phrase: Phrase) -> str:
+    words = p.words(sentence)
+    first = phrase.words[0].lower()
+    return words[words.index(first) - 1] if first in words and words.index(first) > 0 else ""
+
+
+def _statement(sentence: str, used: set[str]) -> str | None:
+    """The sentence as a statement of the person's own that no rule read, else ``None``."""
+    rest, _remembered = p.unwrap_remember(sentence)
+    if p.is_smalltalk(rest) or p.is_request(rest) or p.is_question(rest):
+        return None
+    if _SUPPOSED.search(rest):
+        return None  # "If I won the lottery ...", "I might try ...": nothing the person has
+    if sentence in used or len(p.words(rest)) < 3:
+        return None
+    return rest
+
+
+def _sentences(
+    messages: Sequence[Message], source_time: datetime | None, used: set[str]
+) -> Iterator[tuple[str, str, Message, datetime | None]]:
+    """(statement, its neighbours, message, anchor) for each statement of the person's own."""
+    for message in messages:
+        if message.role != "user" or not message.content.strip():
+            continue
+        sentences = p.split_sentences(markup_to_text(message.content))
+        if _private(message.content) or (sentences and p.is_request(sentences[0])):
+            # "Don't save this ...", or a request whose material follows ("Rewrite this: ..."):
+            # nothing in the message is the person's to keep.
+            continue
+        statements = [_statement(s, used) for s in sentences]
+        for index, rest in enumerate(statements):
+            if rest is None:
+                continue
+            # Neighbours only where the person speaks of themselves: "he loves the dinosaur
+            # hall" beside "we took him to the museum" is the son's, not the person's.
+            window = statements[max(0, index - WINDOW) : index + WINDOW + 1]
+            around = " ".join(s for s in window if s and (s == rest or first_person(s)))
+            yield rest, around, message, message.ts or source_time
+
+
+def gather(
+    messages: Sequence[Message], *, source_time: datetime | None, known: set[str], used: set[str]
+) -> dict[str, Subject]:
+    """Every possible subject of the batch by folded key, with where it was said."""
+    subjects: dict[str, Subject] = {}
+    for sentence, around, message, anchor in _sentences(messages, source_time, used):
+        for phrase in phrases(sentence):
+            key = fold_key(canonical_key(phrase.label))
+            if not key or key in known or canonical_key(phrase.label) in known:
+                continue
+            subject = subjects.setdefault(key, Subject(phrase))
+            if phrase.is_name and not subject.phrase.is_name:
+                subject.phrase = phrase
+            said = Said(sentence, message.id, message.ts, anchor, _before(sentence, phrase), around)
+            if said.sentence not in {s.sentence for s in subject.said}:
+                subject.said.append(said)
+    _echoes(messages, subjects)
+    return subjects
+
+
+def _echoes(messages: Sequence[Message], subjects: dict[str, Subject]) -> None:
+    """Count the other side's messages that name each subject: a topic the listener takes up
+    ("How is Biscuit settling in?") is one the conversation is about."""
+    others = [set(p.words(m.content)) for m in messages if m.role != "user" and m.content]
+    for subject in subjects.values():
+        words = {w.lower() for w in subject.phrase.words}
+        subject.echoed = sum(1 for said in others if words <= said)
+
+
+def evidence_of(subject: Subject, life: dict[str, float], sessions: int = 1) -> Evidence:
+    framing = [
+        1.0 if first_person(s.sentence) else 0.5 if mentions_self(s.sentence) else 0.0
+        for s in subject.said
+    ]
+    return Evidence(
+        mentions=len(subject.said),
+        messages=subject.messages,
+        sessions=sessions,
+        first_person=max(framing),
+        name=subject.phrase.is_name,
+        specificity=subject.phrase.rarity,
+        life=max(life.get(s.sentence, 0.0) for s in subject.said),
+    )
+
+
+def passage(said: Said) -> str:
+    """The held text: the sentence with the statements around it (capped), or the sentence."""
+    text = (said.passage or said.sentence)[:MAX_PASSAGE].strip().rstrip(".!;:,")
+    return text[:1].upper() + text[1:]
+
+
+def _detail(subject: Subject, label: str, category: str, said: Said, sure: float) -> AnyProposal:
+    text = passage(said)
+    span = (EvidenceSpan(message_id=said.message_id, quote=said.sentence, ts=said.ts),)
+    when = resolve_when(said.sentence, said.anchor)
+    if when is None:
+        return SliceProposal(on=label, text=text, category=category, confidence=sure, evidence=span)
+    return EventProposal(
+        on=label,
+        text=text,
+        category=category,
+        happened_at=when.happened_at,
+        happened_at_precision=when.precision,
+        happened_at_source=when.source,
+        confidence=sure,
+        evidence=span,
+    )
+
+
+def proposals_for(subject: Subject, category: str, sure: float) -> list[AnyProposal]:
+    """The card and the sentences held on it (the person's own first)."""
+    label = subject.phrase.label
+    spans = tuple(
+        EvidenceSpan(message_id=s.message_id, quote=s.sentence, ts=s.ts) for s in subject.said
+    )
+    card = CandidateProposal(
+        label=label, category=category, reason=REASON, confidence=sure, evidence=spans
+    )
+    said = sorted(subject.said, key=lambda s: not first_person(s.sentence))[:MAX_HELD]
+    # The held passages carry the card's confidence: the gate keeps a card's highest.
+    return [card, *(_detail(subject, label, category, s, sure) for s in said)]
+
+
+def known_keys(found: Sequence[AnyProposal]) -> tuple[set[str], set[str]]:
+    """The subject keys (plain and folded) and evidence sentences the rules already hold."""
+    keys: set[str] = set()
+    used: set[str] = set()
+    for proposal in found:
+        label = getattr(proposal, "label", None) or getattr(proposal, "on", None)
+        if isinstance(label, str) and label:
+            keys |= {canonical_key(label), fold_key(canonical_key(label))}
+        if isinstance(proposal, (NodeProposal, SliceProposal, EventProposal, CandidateProposal)):
+            used |= {span.quote for span in proposal.evidence}
+    return keys, used
+
+
+def scored(
+    messages: Sequence[Message],
+    *,
+    source_time: datetime | None = None,
+    found: Sequence[AnyProposal] = (),
+    recurring: Recurring | None = None,
+) -> list[tuple[Evidence, Subject]]:
+    """Every possible subject the rules did not hold, with its evidence (before the floor)."""
+    known, used = known_keys(found)
+    subjects = gather(messages, source_time=source_time, known=known, used=used)
+    if not subjects:
+        return []
+    sentences = sorted({s.sentence for subject in subjects.values() for s in subject.said})
+    life = dict(zip(sentences, life_scores(sentences), strict=True))
+    keys = {canonical_key(s.phrase.label) for s in subjects.values()}
+    again = recurring(keys) if recurring is not None else set()
+    return [
+        (evidence_of(s, life, 2 if canonical_key(s.phrase.label) in again else 1), s)
+        for s in subjects.values()
+    ]
+
+
+def extract(
+    messages: Sequence[Message],
+    *,
+    source_time: datetime | None = None,
+    recurring: Recurring | None = None,
+) -> list[AnyProposal]:
+    """The ``subjects`` extractor: the rules (structure), then the subjects they did not find.
+    Deterministic; ``recurring`` (which subject keys the person already has, a read-only
+    lookup the ingest service passes) is its only outside input."""
+    from memory.extractors.rules import extract as rules
+
+    found = rules(messages, source_time=source_time)
+    return found + propose(messages, source_time=source_time, found=found, recurring=recurring)
+
+
+def propose(
+    messages: Sequence[Message],
+    *,
+    source_time: datetime | None = None,
+    found: Sequence[AnyProposal] = (),
+    recurring: Recurring | None = None,
+) -> list[AnyProposal]:
+    """Subjects the person talks about that ``found`` (the rules' proposals) does not hold.
+    ``recurring`` says which subject keys the person already has (said in an earlier
+    conversation): that is evidence too."""
+    every = scored(messages, source_time=source_time, found=found, recurring=recurring)
+    # The person's life: a subject never said with the speaker in the sentence ("Meera's flight
+    # is tomorrow", "the reef is the largest living structure") is not proposed.
+    kept = [
+        (sure, s)
+        for sure, s in ((confidence(e), s) for e, s in every if e.first_person > 0)
+        if sure >= FLOOR
+    ]
+    kinds = categories([(s.phrase, s.said[0].before, s.said[0].sentence) for _c, s in kept])
+    out: list[AnyProposal] = []
+    for (sure, subject), category in zip(kept, kinds, strict=True):
+        out += proposals_for(subject, category, sure)
+    return out

@@ -1,0 +1,147 @@
+"""Whose life a sentence is about, and what kind of thing a subject is, without templates.
+
+- **First person**: the speaker is in the sentence ("I", "my", "we", "our", "me", "us"). A
+  sentence about the world at large ("Rotterdam is a port city") is not a memory of the person.
+- **About the person's life**: the local embedding model (wordllama, the one recall uses; its
+  weights ship in its wheel) scores how close the sentence is to short descriptions of a life
+  (family, home, work, health, pets, hobbies, plans) against talk about the conversation itself
+  (the assistant, code, the answer). A number, used as evidence, never a rule.
+- **Category**: a name is a place after "in/to/from/near", an organisation after "at/for/with
+  ... at", a person when English knows it as a given name; anything else is filed by the
+  category description its phrase (read with its sentence) is closest to.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+import numpy as np
+
+from memory.extractors.subjects.phrases import Phrase, tag
+from memory.recall.embed import embed
+from memory.tombstones import _given_name
+from memory.vocab import Category
+
+_FIRST_PERSON = re.compile(
+    r"\b(?:i|i'm|i've|i'd|i'll|me|my|mine|myself|we|we're|we've|us|our|ours)\b", re.I
+)
+
+# What a life is made of, and what a conversation with an assistant is made of besides it.
+_LIFE = (
+    "my family, my kids, my partner, my friends and the people I love",
+    "my home, where I live, moving house, my neighbourhood and my city",
+    "my job, my work, my career, my boss, my studies and my school",
+    "my health, an illness, my doctor, an injury, therapy and my body",
+    "my dog, my cat, my pets and the animals I keep",
+    "my hobbies: painting, music, sport, running, reading, cooking, pottery, gardening",
+    "a trip I took, a holiday, a concert, an event I went to, a race I ran",
+    "my plans, my goals, my dreams and what I hope to do next year",
+    "how I feel, what I believe, what matters to me and what I went through",
+)
+_NOT_LIFE = (
+    "the assistant's answer, the code, the output, this chat and the prompt",
+    "a general fact about the world, the weather, the news, a definition",
+    "small talk: thanks, that's great, sounds good, nice to hear",
+)
+_CATEGORIES: dict[str, str] = {
+    Category.FAMILY.value: "family: my mother, father, sister, brother, kids, son, daughter, husband, wife",
+    Category.HEALTH.value: "health: illness, injury, doctor, medication, therapy, symptoms, surgery",
+    Category.HABIT.value: "a hobby or habit: painting, running, pottery, yoga, reading, camping, cooking",
+    Category.PLACE.value: "a place: a city, a country, a town, a beach, a park, a mountain, a lake",
+    Category.ORGANIZATION.value: "an organisation: a company, a school, a university, a charity, a club, a shelter",
+    Category.POSSESSION.value: "something I own: a car, a house, a bike, a guitar, a pet dog or cat",
+    Category.LIFE_EVENT.value: "a life event: a wedding, a birth, a funeral, graduation, moving, a divorce, adoption",
+    Category.GOAL.value: "a goal or plan: a dream, a career goal, something I want to achieve",
+    Category.IDENTITY.value: "who I am: my job title, my role, my identity, my background",
+    Category.INTEREST.value: "an interest: a cause, a topic, a book, a film, a kind of music, art",
+    Category.SKILL.value: "a skill I am learning: a language, an instrument, a course, a class",
+}
+_PLACE_BEFORE = frozenset("in to from near around visit visited visiting across".split())
+_ORG_BEFORE = frozenset("at for joined join with".split())
+
+
+# "My friend ...", "my sister's ...": the sentence is about someone else (the rules read
+# relations); "my dog", "my garden" are still the person's own life.
+_OTHER_PERSON = re.compile(
+    r"\b(?:my|our)\s+(?:(?:best|old|close|new)\s+)?(?:friend|friends|sister|brother|mom|mum|"
+    r"mother|dad|father|husband|wife|partner|boss|colleague|coworker|co-worker|neighbou?r|son|"
+    r"daughter|kid|kids|child|children|cousin|aunt|uncle|grandma|grandpa|grandmother|"
+    r"grandfather|boyfriend|girlfriend|teacher|mentor|manager|parents|family)\b",
+    re.IGNORECASE,
+)
+
+
+def _head(text: str) -> list[str]:
+    """The words of the first clause before its first verb: where its subject is."""
+    sentences = tag(text)
+    tokens = sentences[0] if sentences else []
+    head: list[str] = []
+    for word, pos, _chunk in tokens:
+        if pos.startswith(("VB", "MD")) and head and word.lower() not in ("i'm", "'m"):
+            break
+        head.append(word)
+    return head
+
+
+def first_person(sentence: str) -> bool:
+    """The speaker says it of themselves: "I"/"we"/"my ..." leads the sentence, before its
+    verb, and is not "my friend"/"my sister" (then it is about them)."""
+    text = sentence.replace("’", "'")
+    head = " ".join(_head(text))
+    if _OTHER_PERSON.search(head):
+        return False
+    return bool(_FIRST_PERSON.search(head))
+
+
+def mentions_self(sentence: str) -> bool:
+    """The speaker appears anywhere in the sentence ("... with my kids")."""
+    return bool(_FIRST_PERSON.search(sentence.replace("’", "'")))
+
+
+@lru_cache(maxsize=1)
+def _prototypes() -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple[str, ...]]:
+    names = tuple(_CATEGORIES)
+    return embed(_LIFE), embed(_NOT_LIFE), embed([_CATEGORIES[n] for n in names]), names
+
+
+def life_scores(sentences: list[str]) -> list[float]:
+    """Per sentence, 0..1: how much closer it is to a life than to talk about the chat."""
+    if not sentences:
+        return []
+    life, not_life, _cats, _names = _prototypes()
+    vectors = embed(sentences)
+    near = (vectors @ life.T).max(axis=1)
+    far = (vectors @ not_life.T).max(axis=1)
+    return [float(x) for x in np.clip(0.5 + (near - far), 0.0, 1.0)]
+
+
+_KIN = frozenset(
+    """aunt uncle grandma grandpa granny nan cousin mum mom dad sister brother auntie""".split()
+)
+
+
+def _name_category(phrase: Phrase, before: str) -> str | None:
+    if phrase.words[0].lower() in _KIN:
+        return Category.FAMILY.value  # "Aunt Rosa"
+    if before in _PLACE_BEFORE:
+        return Category.PLACE.value
+    if before in _ORG_BEFORE and len(phrase.words) > 1:
+        return Category.ORGANIZATION.value
+    if _given_name(phrase.words[0].lower()):
+        return Category.PERSON.value
+    return None
+
+
+def categories(items: list[tuple[Phrase, str, str]]) -> list[str]:
+    """A category per (phrase, the word before it, its sentence)."""
+    if not items:
+        return []
+    _life, _not, cats, names = _prototypes()
+    texts = [f"{phrase.label}. {phrase.label} in: {sentence}" for phrase, _b, sentence in items]
+    scores = embed(texts) @ cats.T
+    out = []
+    for (phrase, before, _sentence), row in zip(items, scores, strict=True):
+        named = _name_category(phrase, before) if phrase.is_name else None
+        out.append(named or names[int(np.argmax(row))])
+    return out

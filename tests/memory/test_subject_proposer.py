@@ -1,0 +1,281 @@
+"""The subject proposer: each signal on its own, and subjects found in wordings no rule knows."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+
+from memory.confidence import Evidence, confidence
+from memory.extractors.subjects import FLOOR, REASON, extract, propose, scored
+from memory.extractors.subjects.framing import (
+    categories,
+    first_person,
+    life_scores,
+    mentions_self,
+)
+from memory.extractors.subjects.phrases import phrases, rarity
+from memory.gate import RulesRef, Snapshot, SuppressionRef, plan_writes
+from memory.keys import canonical_key
+from memory.proposals import CandidateProposal, EventProposal, SliceProposal
+from memory.transcripts import Message
+from memory.vocab import CaptureDefault
+
+SAID = datetime(2026, 3, 2, 12, 0, tzinfo=UTC)
+NOW = datetime(2026, 3, 3, tzinfo=UTC)
+
+
+def chat(*turns: str) -> list[Message]:
+    """Turns alternate person/assistant when prefixed "A: "; the rest are the person's."""
+    return [
+        Message(f"M{i}", "assistant", t[3:], SAID)
+        if t.startswith("A: ")
+        else Message(f"M{i}", "user", t, SAID)
+        for i, t in enumerate(turns)
+    ]
+
+
+def labels(*turns: str) -> set[str]:
+    return {p.label for p in propose(chat(*turns)) if isinstance(p, CandidateProposal)}
+
+
+def cards(*turns: str, snapshot: Snapshot | None = None) -> dict[str, Any]:
+    plan = plan_writes(extract(chat(*turns)), snapshot or Snapshot.empty(now=NOW))
+    return {canonical_key(c.label): c for c in plan.new_candidates}
+
+
+# --- names and rare noun phrases -------------------------------------------------------------
+
+
+def test_names_and_rare_phrases_are_possible_subjects() -> None:
+    found = {p.label: p for p in phrases("I'm moving to Rotterdam for a job at Van Oord.")}
+    assert found["Rotterdam"].is_name and found["Van Oord"].is_name
+    found = {p.label: p for p in phrases("I signed up for a wheel throwing course.")}
+    assert "Wheel Throwing Course" in found and not found["Wheel Throwing Course"].is_name
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "I had a lot of fun with my friends the other day.",
+        "It was a really good time for all of us.",
+        "We talked for a while about the whole thing.",
+    ],
+)
+def test_everyday_phrases_are_not_subjects(sentence: str) -> None:
+    assert phrases(sentence) == []
+
+
+def test_rarity_ranks_specific_words_above_everyday_ones() -> None:
+    assert rarity(("greyhound",)) > rarity(("dog",)) > rarity(("time",))
+    assert rarity(()) == 0.0
+
+
+def test_a_time_word_ends_the_phrase_and_a_contraction_is_no_noun() -> None:
+    found = [p.label for p in phrases("We adopted a retired greyhound last week.")]
+    assert found == ["Greyhound"]
+    assert [p.label for p in phrases("I'm reading about volcanoes.")] == ["Volcanoes"]
+
+
+@pytest.mark.parametrize(
+    "sentence", ["Hey Mel! Great news.", "Cool, thanks Jon!", "That's lovely to hear, Priya."]
+)
+def test_a_name_said_to_the_listener_is_not_a_subject(sentence: str) -> None:
+    assert not any(p.is_name for p in phrases(sentence))
+
+
+def test_the_topic_of_something_read_or_watched_is_not_a_subject() -> None:
+    assert phrases("I read an article comparing Postgres and MySQL.") == []
+    assert phrases("We watched a documentary about Antarctica.") == []
+
+
+def test_words_of_a_list_are_subjects_of_their_own() -> None:
+    found = {p.label for p in phrases("Our twins Milo and Ada start nursery soon.")}
+    assert {"Milo", "Ada"} <= found and "Milo Ada" not in found
+
+
+# --- first-person framing --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("sentence", "own"),
+    [
+        ("I moved to Bergen in May.", True),
+        ("We adopted a cat.", True),
+        ("My garden is finally done.", True),
+        ("My friend lives in Paris.", False),
+        ("She said I should try it.", False),
+        ("Meera's flight is tomorrow.", False),
+    ],
+)
+def test_first_person_is_the_speaker_as_the_subject(sentence: str, own: bool) -> None:
+    assert first_person(sentence) is own
+
+
+def test_mentions_self_finds_the_speaker_anywhere() -> None:
+    assert mentions_self("Milo has an allergy so I briefed the staff.")
+    assert not mentions_self("The reef is the largest living structure.")
+
+
+def test_a_subject_never_said_with_the_speaker_is_not_proposed() -> None:
+    assert labels("The Great Barrier Reef is the largest living structure on the planet.") == set()
+    assert "Rotterdam" in labels("I'm moving to Rotterdam in January.")
+
+
+# --- the embedding model: life and category --------------------------------------------------
+
+
+def test_life_score_is_higher_for_a_life_than_for_talk_about_the_chat() -> None:
+    life, chat_talk = life_scores(
+        ["My daughter started school and we moved house.", "The code output in the prompt."]
+    )
+    assert 0.0 <= chat_talk < life <= 1.0
+
+
+def test_categories_from_the_word_before_a_name_and_from_meaning() -> None:
+    (place,) = [p for p in phrases("We moved to Utrecht.") if p.label == "Utrecht"]
+    (hobby,) = [p for p in phrases("I took up pottery classes.") if p.label == "Pottery Classes"]
+    got = categories([(place, "to", "We moved to Utrecht."), (hobby, "", "I took up pottery.")])
+    assert got[0] == "place"
+    assert got[1] in ("habit", "skill", "interest")
+
+
+# --- repetition as evidence ------------------------------------------------------------------
+
+
+def test_repetition_across_messages_raises_confidence() -> None:
+    once = chat("I signed up for a wheel throwing course.")
+    twice = chat(
+        "I signed up for a wheel throwing course.",
+        "A: Fun!",
+        "The wheel throwing course is on Wednesdays, I love it.",
+    )
+    (one,) = [e for e, s in scored(once) if s.phrase.label == "Wheel Throwing Course"]
+    (two,) = [e for e, s in scored(twice) if s.phrase.label == "Wheel Throwing Course"]
+    assert (one.mentions, one.messages) == (1, 1)
+    assert two.mentions == 2 and two.messages >= 2
+    assert confidence(two) > confidence(one)
+
+
+def test_the_listener_taking_a_subject_up_counts_as_a_message() -> None:
+    alone = chat("We took in a rescue greyhound called Biscuit.")
+    echoed = chat("We took in a rescue greyhound called Biscuit.", "A: How is Biscuit settling in?")
+    (a,) = [e for e, s in scored(alone) if s.phrase.label == "Biscuit"]
+    (b,) = [e for e, s in scored(echoed) if s.phrase.label == "Biscuit"]
+    assert b.messages == a.messages + 1
+
+
+def test_a_subject_said_in_an_earlier_conversation_is_evidence() -> None:
+    turns = chat("I spent the evening at the allotment again.")
+    (before,) = [e for e, s in scored(turns) if s.phrase.label == "Allotment"]
+    (again,) = [
+        e
+        for e, s in scored(turns, recurring=lambda keys: keys & {"allotment"})
+        if s.phrase.label == "Allotment"
+    ]
+    assert (before.sessions, again.sessions) == (1, 2)
+    assert confidence(again) > confidence(before)
+
+
+# --- dates for events, and what is held ------------------------------------------------------
+
+
+def test_a_dated_sentence_is_held_as_an_event_and_others_as_facts() -> None:
+    found = propose(chat("We scattered her ashes at Dooagh beach on Achill Island last Saturday."))
+    events = [p for p in found if isinstance(p, EventProposal) and p.on == "Achill Island"]
+    assert events and events[0].happened_at == datetime(2026, 2, 28, tzinfo=UTC)
+    facts = propose(chat("I grew up near Achill Island, my gran still lives there."))
+    assert any(isinstance(p, SliceProposal) and p.on == "Achill Island" for p in facts)
+
+
+def test_a_neighbouring_sentence_about_someone_else_is_not_held() -> None:
+    found = propose(chat("We took him to the Kelvingrove museum. He loves the dinosaur hall."))
+    held = [p.text for p in found if isinstance(p, (SliceProposal, EventProposal))]
+    assert held and not any("dinosaur" in text for text in held)
+
+
+# --- through the gate ------------------------------------------------------------------------
+
+
+def test_every_subject_is_a_card_for_review_even_with_automatic_capture() -> None:
+    auto = Snapshot.empty(now=NOW, rules=RulesRef(capture_default=CaptureDefault.AUTO.value))
+    plan = plan_writes(extract(chat("I'm moving to Rotterdam in January.")), auto)
+    assert "rotterdam" in {c.key for c in plan.new_candidates}
+    assert "rotterdam" not in {n.key for n in plan.new_nodes}
+    (card,) = [c for c in plan.new_candidates if c.key == "rotterdam"]
+    assert card.reason == REASON and card.held
+
+
+def test_a_suppressed_subject_is_not_proposed_again() -> None:
+    snapshot = Snapshot.empty(
+        now=NOW, suppressions=(SuppressionRef(id=1, kind="label", key="rotterdam"),)
+    )
+    assert "rotterdam" not in cards("I'm moving to Rotterdam in January.", snapshot=snapshot)
+
+
+def test_the_identity_guard_holds_for_proposed_subjects() -> None:
+    found = cards(
+        "I'm the treasurer of the UML College Society.",
+        "A: Nice!",
+        "I also have to learn UML for my exams.",
+    )
+    assert {"uml", "uml college society"} <= set(found)
+
+
+def test_the_card_confidence_is_computed_not_fixed() -> None:
+    found = cards(
+        "I'm moving to Rotterdam in January.",
+        "A: Exciting!",
+        "We took in a rescue greyhound called Biscuit.",
+        "A: How is Biscuit?",
+        "Biscuit sleeps all day, I adore her.",
+    )
+    values = {found[k].confidence for k in ("rotterdam", "biscuit")}
+    assert len(values) == 2 and all(FLOOR <= v <= 1.0 for v in values)
+    assert found["biscuit"].confidence > found["rotterdam"].confidence
+
+
+# --- not bound to templates: wordings no recogniser was written for --------------------------
+
+
+@pytest.mark.parametrize(
+    ("turn", "subject"),
+    [
+        (
+            "Spent the whole weekend repainting the hull of the Marigold, our little sailboat.",
+            "marigold",
+        ),
+        ("Finally got the keys to our flat in Utrecht!", "utrecht"),
+        ("Me and Tomas have been learning the accordion together.", "tomas"),
+        ("honestly the highlight of my month was the ceilidh at Aunt Rosa's farm", "aunt rosa"),
+        ("We adopted a retired greyhound last week and named her Pepper.", "pepper"),
+        ("I'm moving to Rotterdam in January for a job at Van Oord.", "van oord"),
+        ("My lungs hate me after the Snowdon hike lol", "snowdon hike"),
+    ],
+)
+def test_subjects_are_found_in_new_wordings(turn: str, subject: str) -> None:
+    assert subject in cards(turn)
+
+
+@pytest.mark.parametrize(
+    "turn",
+    [
+        "Can you summarise the article about Kubernetes?",
+        "I read a review of the new Dune film.",
+        "Thanks so much, Mel!",
+        "If I won the lottery I'd buy a vineyard, just daydreaming.",
+        "Your painting is stunning, the colours are so vibrant!",
+    ],
+)
+def test_nothing_is_proposed_from_requests_media_thanks_or_compliments(turn: str) -> None:
+    assert not [p for p in propose(chat(turn)) if isinstance(p, CandidateProposal)]
+
+
+def test_evidence_confidence_is_monotonic_in_each_signal() -> None:
+    base = Evidence(first_person=1.0, specificity=0.5)
+    assert confidence(Evidence(mentions=3, messages=3, first_person=1.0, specificity=0.5)) > (
+        confidence(base)
+    )
+    assert confidence(Evidence(first_person=1.0, specificity=0.5, name=True)) > confidence(base)
+    assert confidence(Evidence(first_person=1.0, specificity=0.9)) > confidence(base)

@@ -1,0 +1,50 @@
+"""The proposer with a store: a subject said again in another conversation is evidence."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+
+from memory.models import Candidate
+from memory.selectors import recurring_subjects
+from memory.services.ingest import ingest_text
+from memory.vocab import CandidateStatus
+from tests.factories import make_candidate, make_node
+
+pytestmark = pytest.mark.django_db
+
+
+def test_recurring_subjects_are_the_owners_memories_and_waiting_guesses(
+    owner: Any, other_user: Any
+) -> None:
+    make_node(owner=owner, label="Bergen")
+    make_candidate(owner=owner, label="Pottery Class")
+    make_node(owner=other_user, label="Paris")
+    make_candidate(owner=other_user, label="Lisbon")
+    keys = {"bergen", "pottery classes", "paris", "lisbon", "oslo"}
+    assert recurring_subjects(owner, keys) == {"bergen", "pottery classes"}
+    assert recurring_subjects(owner, set()) == set()
+
+
+def test_a_decided_guess_is_not_recurring(owner: Any) -> None:
+    make_candidate(owner=owner, label="Kayak", status=CandidateStatus.REJECTED)
+    assert recurring_subjects(owner, {"kayak"}) == set()
+
+
+def _said(text: str, when: datetime) -> str:
+    return json.dumps({"messages": [{"role": "user", "content": text, "ts": when.isoformat()}]})
+
+
+def test_a_card_said_again_in_another_conversation_is_one_card_with_both(owner: Any) -> None:
+    first = datetime(2026, 3, 1, tzinfo=UTC)
+    for name, text in (
+        ("one", "We took in a rescue greyhound called Biscuit."),
+        ("two", "Biscuit chewed my favourite trainers, I can't stay mad at her."),
+    ):
+        ingest_text(owner=owner, text=_said(text, first), name=name, extractor="subjects")
+    (card,) = Candidate.objects.for_owner(owner).filter(canonical_key="biscuit")
+    assert card.session_count == 2 and card.mention_count >= 2
+    assert card.reason == "proposed" and len(card.held_objects) >= 2
