@@ -7,6 +7,7 @@ import heapq
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from memory.recall.confidence import doc_confidence, question_weights
 from memory.recall.items import (
     WHY_EXACT,
     WHY_LEXICAL,
@@ -250,7 +251,17 @@ def rank(
             joined = "+".join(lanes)
             whys[ref] = f"{whys[ref]}+{joined}" if ref in whys else joined
             by_key[ref] = found
-    items = [item_of(by_key[ref], whys[ref], score) for ref, score in scores.items()]
+    weights = question_weights(parsed.subject)
+    semantic = candidates.semantic if candidates is not None else {}
+    items = [
+        item_of(
+            by_key[ref],
+            whys[ref],
+            score,
+            doc_confidence(by_key[ref], whys[ref], weights, semantic.get(ref)),
+        )
+        for ref, score in scores.items()
+    ]
     items.sort(key=sort_key)
     return items, REASON_MATCHED if items else REASON_NO_MATCH
 
