@@ -39,8 +39,8 @@ RARITY_SPAN = 2.0
 MAX_WEIGHT = 2.5
 # Meaning: cosines at or under SEMANTIC_WEAK are what unrelated texts score with the local
 # model; SEMANTIC_STRONG is a close paraphrase. On its own, meaning reaches SEMANTIC_CAP.
-SEMANTIC_WEAK = 0.26
-SEMANTIC_STRONG = 0.7
+SEMANTIC_WEAK = 0.2
+SEMANTIC_STRONG = 0.45
 SEMANTIC_CAP = 0.7
 AGREEMENT_SHARE = 0.25
 ROLE_FACTORS = {"user": 1.0, "assistant": 0.6, "system": 0.3}
@@ -132,12 +132,17 @@ def doc_terms(doc: Doc) -> set[str]:
 
 
 def doc_confidence(
-    doc: Doc, why: str, weights: Mapping[str, float], cosine: float | None = None
+    doc: Doc,
+    why: str,
+    weights: Mapping[str, float],
+    cosine: float | None = None,
+    named: Iterable[str] = (),
 ) -> float:
     """A memory's or page's confidence for a question of ``weights``
-    (:func:`question_weights`): the words it holds, its cosine to the question when the
-    semantic lane measured it, a little less when only an alias named it."""
-    held = doc_terms(doc)
+    (:func:`question_weights`): the words it holds (with ``named``, the stems of the
+    question's words that named it), its cosine to the question when the semantic lane
+    measured it, a little less when only an alias named it."""
+    held = doc_terms(doc) | set(named)
     lexical = coverage(weights, {t: 1.0 for t in weights if t in held})
     factor = ALIAS_FACTOR if why.split("+")[0] == WHY_ALIAS else 1.0
     return combine(lexical, cosine, factor=factor)

@@ -105,6 +105,20 @@ def _named_scores(
     return scores, whys, by_key
 
 
+def _named_words(
+    index: OwnerIndex, parsed: Parsed, plan: QueryPlan
+) -> dict[tuple[str, int], set[str]]:
+    """Per document a name of the question found, the stems of the question's words that
+    name it (its label or one of its aliases, whichever the question said)."""
+    words = list(parsed.subject)
+    out: dict[tuple[str, int], set[str]] = {}
+    for span in plan.spans:
+        stems = {stem(w) for w in content(words[span.start : span.end])}
+        for doc, _why in index.names[span.key]:
+            out.setdefault((doc.kind, doc.id), set()).update(stems)
+    return out
+
+
 def _ranks(scores: dict[tuple[str, int], float]) -> dict[tuple[str, int], int]:
     """Competition ranks (1 = best; equal scores share a rank)."""
     ordered = sorted(scores.values(), reverse=True)
@@ -253,12 +267,13 @@ def rank(
             by_key[ref] = found
     weights = question_weights(parsed.subject)
     semantic = candidates.semantic if candidates is not None else {}
+    named = _named_words(index, parsed, plan)
     items = [
         item_of(
             by_key[ref],
             whys[ref],
             score,
-            doc_confidence(by_key[ref], whys[ref], weights, semantic.get(ref)),
+            doc_confidence(by_key[ref], whys[ref], weights, semantic.get(ref), named.get(ref, ())),
         )
         for ref, score in scores.items()
     ]

@@ -117,3 +117,11 @@ def test_gate_keeps_all_or_nothing(
     items = [Item(c) for c in confidences]
     assert len(gate(items, threshold)) == kept
     assert passes(confidences, threshold) is bool(kept)
+
+
+def test_the_words_that_named_a_memory_count_as_held() -> None:
+    # the named lane reads a memory without its aliases: the words that named it still count
+    doc = Doc(kind="node", id=2, label="PostgreSQL", key="postgresql")
+    weights = question_weights(["postgres"])
+    assert doc_confidence(doc, WHY_ALIAS, weights) == 0.0
+    assert doc_confidence(doc, WHY_ALIAS, weights, named=["postgr"]) == ALIAS_FACTOR
