@@ -22,6 +22,10 @@ Scores, per question type and overall (over the questions that have evidence):
 - ``answer_recall``: mean share of the answer's words (stemmed, stop words out) found in the
   text of the first 10 items.
 - ``quiet``: for ``nothing`` questions, the share that returned nothing at all.
+
+ume is asked with its confidence gate off and answers as it would at the threshold
+(``UME_RECALL_MIN_CONFIDENCE``, or ``--threshold``); ``--curve`` prints quiet and hit@5 at
+several thresholds (:mod:`eval.curve`).
 """
 
 from __future__ import annotations
@@ -37,9 +41,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db.models import Q
 
+from eval.curve import CURVE, check_threshold, kept
 from eval.fixture_files import FixtureError, read_fixture_file
 from memory.models import Candidate, Episode, Evidence
 from memory.owned import Person
@@ -52,6 +58,7 @@ from memory.vocab import CandidateStatus
 
 TYPES = ("single_fact", "across_sessions", "when", "paraphrase", "nothing")
 SYSTEMS = ("bm25", "ume_unreviewed", "ume_promoted")
+UME_SYSTEMS = ("ume_unreviewed", "ume_promoted")
 LIMIT = 10
 BM25_K1 = 1.2
 BM25_B = 0.75
@@ -191,10 +198,16 @@ def bm25_messages(messages: Sequence[Message], question: str, limit: int = LIMIT
 @dataclass(frozen=True)
 class Returned:
     """What one system returned for one question: per item, the message ids it rests on and
-    its text."""
+    its text, and for ume its confidence."""
 
     evidence: tuple[frozenset[str], ...]
     texts: tuple[str, ...]
+    confidence: tuple[float, ...] = ()
+
+    def at(self, threshold: float) -> Returned:
+        """What recall would have returned at ``threshold`` (:mod:`eval.curve`)."""
+        n = kept(self.confidence, threshold)
+        return Returned(self.evidence[:n], self.texts[:n], self.confidence[:n])
 
 
 def answer_recall(answer: str, texts: Iterable[str]) -> float:
@@ -288,7 +301,7 @@ def _ume_returned(
     node_evidence: dict[int, set[str]],
     episode_of: dict[int, str],
 ) -> Returned:
-    result = recall(owner, question, limit=LIMIT)
+    result = recall(owner, question, limit=LIMIT, min_confidence=0.0)
     evidence: list[frozenset[str]] = []
     texts: list[str] = []
     for item in result.items:
@@ -301,7 +314,8 @@ def _ume_returned(
             parts = [item.label, item.summary, *(s.text for s in item.slices)]
             parts += [e.text for e in item.events]
             texts.append(" ".join(parts))
-    return Returned(tuple(evidence), tuple(texts))
+    confidence = tuple(item.confidence for item in result.items)
+    return Returned(tuple(evidence), tuple(texts), confidence)
 
 
 def _promote_all(owner: Person) -> int:
@@ -317,10 +331,12 @@ def _promote_all(owner: Person) -> int:
     return promoted
 
 
-def run_person(
-    person: dict[str, Any], reports: dict[str, SystemReport], detail: list[Any]
-) -> dict[str, Any]:
-    """Ingest one person's sessions for a throwaway owner, ask every question three ways."""
+Answers = dict[str, dict[str, Returned]]  # question id -> system -> what it returned
+
+
+def run_person(person: dict[str, Any], answers: Answers) -> dict[str, Any]:
+    """Ingest one person's sessions for a throwaway owner, ask every question three ways
+    (ume with its gate off: :func:`score` applies a threshold)."""
     user_model = get_user_model()
     owner = user_model.objects.create_user(
         username=f"eval-conversations-{uuid.uuid4().hex[:12]}", password=None
@@ -350,8 +366,8 @@ def run_person(
             )
         }
         episode_of = dict(Episode.objects.for_owner(owner).values_list("pk", "message_id"))
-        answers: dict[str, dict[str, Returned]] = defaultdict(dict)
         for q in person["questions"]:
+            answers[q["id"]] = {}
             found = bm25_messages(raw, q["question"])
             answers[q["id"]]["bm25"] = Returned(
                 tuple(frozenset({m.id}) for m in found), tuple(m.text for m in found)
@@ -367,33 +383,79 @@ def run_person(
             answers[q["id"]]["ume_promoted"] = _ume_returned(
                 owner, q["question"], node_evidence, episode_of
             )
-        for q in person["questions"]:
-            row: dict[str, Any] = {"id": q["id"], "type": q["type"]}
-            for system in SYSTEMS:
-                returned = answers[q["id"]][system]
-                reports[system].add(q, returned)
-                rank = next(
-                    (i + 1 for i, ids in enumerate(returned.evidence) if set(q["evidence"]) & ids),
-                    None,
-                )
-                row[system] = {"returned": len(returned.texts), "evidence_rank": rank}
-            detail.append(row)
         return {"id": person["id"], "receipts": dict(outcomes), "promoted": promoted}
     finally:
         user_model.objects.filter(pk=owner.pk).delete()
 
 
-def run_eval(data: dict[str, Any]) -> dict[str, Any]:
-    """The report: per system, overall and per question type, and per question."""
-    validate_fixture(data)
-    started = time.perf_counter()
+def _answer(system: str, returned: Returned, threshold: float) -> Returned:
+    return returned.at(threshold) if system in UME_SYSTEMS else returned
+
+
+def score(
+    questions: Sequence[dict[str, Any]], answers: Answers, threshold: float
+) -> tuple[dict[str, SystemReport], list[dict[str, Any]]]:
+    """Per system, the report over ``questions`` with ume's answers at ``threshold``; and
+    per question what each returned, where its evidence ranked, and ume's best confidence."""
     reports = {system: SystemReport() for system in SYSTEMS}
-    detail: list[Any] = []
-    people = [run_person(person, reports, detail) for person in data["people"]]
-    return {
+    detail: list[dict[str, Any]] = []
+    for q in questions:
+        row: dict[str, Any] = {"id": q["id"], "type": q["type"]}
+        for system in SYSTEMS:
+            returned = _answer(system, answers[q["id"]][system], threshold)
+            reports[system].add(q, returned)
+            rank = next(
+                (i + 1 for i, ids in enumerate(returned.evidence) if set(q["evidence"]) & ids),
+                None,
+            )
+            row[system] = {"returned": len(returned.texts), "evidence_rank": rank}
+            if system in UME_SYSTEMS:
+                best = answers[q["id"]][system].confidence
+                row[system]["best_confidence"] = max(best, default=0.0)
+        detail.append(row)
+    return reports, detail
+
+
+def curve(
+    questions: Sequence[dict[str, Any]], answers: Answers, thresholds: Sequence[float] = CURVE
+) -> list[dict[str, Any]]:
+    """Per threshold, each ume system's quiet rate on the nothing questions and its hit@5
+    over the answerable ones."""
+    rows = []
+    for threshold in thresholds:
+        reports, _detail = score(questions, answers, threshold)
+        row: dict[str, Any] = {"threshold": threshold}
+        for system in UME_SYSTEMS:
+            report = reports[system]
+            row[system] = {
+                "quiet": report.by_type["nothing"].as_json("nothing")["quiet"],
+                "hit_at_5": report.overall.as_json("overall")["hit_at_5"],
+            }
+        rows.append(row)
+    return rows
+
+
+def run_eval(
+    data: dict[str, Any], *, threshold: float | None = None, with_curve: bool = False
+) -> dict[str, Any]:
+    """The report: per system, overall and per question type, and per question, with ume
+    at ``threshold`` (``UME_RECALL_MIN_CONFIDENCE`` when None); with ``with_curve``, the
+    trade-off over :data:`eval.curve.CURVE` too."""
+    validate_fixture(data)
+    at = settings.UME_RECALL_MIN_CONFIDENCE if threshold is None else check_threshold(threshold)
+    started = time.perf_counter()
+    answers: Answers = {}
+    people = [run_person(person, answers) for person in data["people"]]
+    questions = [q for person in data["people"] for q in person["questions"]]
+    reports, detail = score(questions, answers, at)
+    report = {
         "people": people,
         "questions": len(detail),
+        "threshold": at,
         "systems": {system: reports[system].as_json() for system in SYSTEMS},
         "per_question": detail,
         "seconds": round(time.perf_counter() - started, 2),
     }
+    if with_curve:
+        report["curve"] = curve(questions, answers)
+    return report

@@ -25,7 +25,10 @@ scoring; what follows is how ume is measured on it, the same on every conversati
   item in the top k of any person asked comes from an evidence turn (*provenance*: an episode
   with that message id, or a memory whose evidence cites it) or, looser, when an item's text
   overlaps an evidence turn's text by the coverage rule (*overlap*). Adversarial questions
-  (about something never said) also count how often nothing came back (*quiet*).
+  (about something never said) also count how often nothing came back (*quiet*). ume is
+  asked with its confidence gate off and answers as it would at the threshold
+  (``UME_RECALL_MIN_CONFIDENCE``, or ``--threshold``); ``--curve`` adds quiet and hit@5 at
+  several thresholds (:mod:`eval.curve`).
 - **Baselines**: BM25 (``rank_bm25.BM25Okapi``, stop words dropped) over the person's own raw
   turns (``bm25``), and over every turn of the person's sessions, both speakers' (``bm25_all``),
   asked the same questions.
@@ -44,11 +47,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db.models import Q
 from rank_bm25 import BM25Okapi
 
 from eval.conversations import _promote_all
+from eval.curve import CURVE, check_threshold, kept
 from memory.models import Candidate, Episode, Event, Evidence, Node, Slice
 from memory.owned import Person
 from memory.policy import FILLERS, PRONOUNS, is_junk_label
@@ -370,6 +375,12 @@ class Returned:
 
     evidence: tuple[frozenset[str], ...]
     texts: tuple[str, ...]
+    confidence: tuple[float, ...] = ()
+
+    def at(self, threshold: float) -> Returned:
+        """What recall would have returned at ``threshold`` (:mod:`eval.curve`)."""
+        n = kept(self.confidence, threshold)
+        return Returned(self.evidence[:n], self.texts[:n], self.confidence[:n])
 
 
 def hits(
@@ -466,7 +477,7 @@ def _node_evidence(owner: Person) -> dict[int, set[str]]:
 
 
 def _ume_answer(owner: Person, question: str, node_evidence: dict[int, set[str]]) -> Returned:
-    result = recall(owner, question, limit=LIMIT)
+    result = recall(owner, question, limit=LIMIT, min_confidence=0.0)
     evidence: list[frozenset[str]] = []
     texts: list[str] = []
     episode_ids = [item.id for item in result.items if isinstance(item, EpisodeItem)]
@@ -483,7 +494,8 @@ def _ume_answer(owner: Person, question: str, node_evidence: dict[int, set[str]]
             parts = [item.label, item.summary, *(s.text for s in item.slices)]
             parts += [e.text for e in item.events]
             texts.append(" ".join(parts))
-    return Returned(tuple(evidence), tuple(texts))
+    confidence = tuple(item.confidence for item in result.items)
+    return Returned(tuple(evidence), tuple(texts), confidence)
 
 
 def units_of(owner: Person, names: Sequence[str]) -> tuple[list[frozenset[str]], list[str]]:
@@ -545,17 +557,60 @@ class Totals:
         }
 
 
+@dataclass(frozen=True)
+class Asked:
+    """One routed question: its category, its evidence turns (ids and content words), and
+    what each system returned for each person asked (ume with its gate off)."""
+
+    category: str
+    evidence: list[str]
+    words: list[frozenset[str]]
+    answers: dict[str, list[Returned]]
+
+
 @dataclass
 class Report:
     extraction: Totals = field(default_factory=Totals)
     per_person: list[dict[str, Any]] = field(default_factory=list)
-    systems: dict[str, dict[str, Tally]] = field(
-        default_factory=lambda: {
-            s: {c: Tally() for c in (*CATEGORIES.values(), "answerable")} for s in SYSTEMS
-        }
-    )
+    asked: list[Asked] = field(default_factory=list)
     unrouted: int = 0
     examples: list[dict[str, Any]] = field(default_factory=list)
+
+
+def tally(
+    asked: Sequence[Asked], systems: Sequence[str], threshold: float
+) -> dict[str, dict[str, Tally]]:
+    """Per system and category (and ``answerable``, every category but the adversarial
+    one), the tallies with ume's answers at ``threshold`` (:mod:`eval.curve`)."""
+    out = {s: {c: Tally() for c in (*CATEGORIES.values(), "answerable")} for s in systems}
+    for q in asked:
+        for system in systems:
+            answers = q.answers[system]
+            if system in SYSTEM_OF.values():
+                answers = [r.at(threshold) for r in answers]
+            out[system][q.category].add(answers, q.evidence, q.words)
+            if q.category != "adversarial":
+                out[system]["answerable"].add(answers, q.evidence, q.words)
+    return out
+
+
+def curve(
+    asked: Sequence[Asked], systems: Sequence[str], thresholds: Sequence[float] = CURVE
+) -> list[dict[str, Any]]:
+    """Per threshold, each ume system's quiet rate on adversarial questions and its hit@5
+    over the answerable ones."""
+    ume = [s for s in systems if s in SYSTEM_OF.values()]
+    rows = []
+    for threshold in thresholds:
+        tallies = tally(asked, ume, threshold)
+        row: dict[str, Any] = {"threshold": threshold}
+        for system in ume:
+            row[system] = {
+                "quiet": tallies[system]["adversarial"].as_json()["quiet"],
+                "hit_at_5": tallies[system]["answerable"].as_json()["hit_at_5"],
+            }
+        rows.append(row)
+    return rows
 
 
 def _ingest_person(
@@ -679,12 +734,14 @@ def run_conversation(
         for i in routed:
             q = conversation.questions[i]
             evidence = [e for e in q.get("evidence") or [] if isinstance(e, str)]
-            words = [content_words(text_of[e]) for e in evidence if e in text_of]
-            category = CATEGORIES[q["category"]]
-            for system in _systems(variants):
-                report.systems[system][category].add(answers[system][i], evidence, words)
-                if category != "adversarial":
-                    report.systems[system]["answerable"].add(answers[system][i], evidence, words)
+            report.asked.append(
+                Asked(
+                    category=CATEGORIES[q["category"]],
+                    evidence=evidence,
+                    words=[content_words(text_of[e]) for e in evidence if e in text_of],
+                    answers={system: answers[system][i] for system in _systems(variants)},
+                )
+            )
     finally:
         for owner in owners.values():
             get_user_model().objects.filter(pk=owner.pk).delete()
@@ -696,24 +753,32 @@ def run_eval(
     extractor: str | None = None,
     sessions: int | None = None,
     variants: Sequence[str] = VARIANTS,
+    threshold: float | None = None,
+    with_curve: bool = False,
 ) -> dict[str, Any]:
-    """The report: extraction figures, then per system and question category the hit rates."""
+    """The report: extraction figures, then per system and question category the hit rates,
+    with ume at ``threshold`` (``UME_RECALL_MIN_CONFIDENCE`` when None); with
+    ``with_curve``, the trade-off over :data:`eval.curve.CURVE` too."""
+    at = settings.UME_RECALL_MIN_CONFIDENCE if threshold is None else check_threshold(threshold)
     started = time.perf_counter()
     report = Report()
     for conversation in conversations:
         run_conversation(
             conversation, report, extractor=extractor, sessions=sessions, variants=variants
         )
-    systems = {
-        system: {category: tally.as_json() for category, tally in by_category.items()}
-        for system, by_category in report.systems.items()
-        if system in _systems(variants)
-    }
-    return {
+    tallies = tally(report.asked, _systems(variants), at)
+    out = {
         "conversations": [c.name for c in conversations],
         "extraction": report.extraction.as_json(),
         "people": report.per_person,
-        "systems": systems,
+        "threshold": at,
+        "systems": {
+            system: {category: t.as_json() for category, t in by_category.items()}
+            for system, by_category in tallies.items()
+        },
         "unrouted_questions": report.unrouted,
         "seconds": round(time.perf_counter() - started, 2),
     }
+    if with_curve:
+        out["curve"] = curve(report.asked, _systems(variants))
+    return out

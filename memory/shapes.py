@@ -521,6 +521,15 @@ class RecallNodeOut(Out):
     state: str
     why: str = Field(description="The lanes that matched, joined with +.")
     score: float
+    confidence: float = Field(
+        ge=0,
+        le=1,
+        description=(
+            "How sure recall is of this item, 0..1, comparable across questions: names, the"
+            " question's words it holds weighted by rarity, closeness in meaning, lanes that"
+            " agree (docs/recall-quality.md)."
+        ),
+    )
     summary: str
     slices: list[RecallSliceOut]
     events: list[RecallEventOut]
@@ -533,6 +542,15 @@ class RecallPageOut(Out):
     node_id: int | None
     why: str
     score: float
+    confidence: float = Field(
+        ge=0,
+        le=1,
+        description=(
+            "How sure recall is of this item, 0..1, comparable across questions: names, the"
+            " question's words it holds weighted by rarity, closeness in meaning, lanes that"
+            " agree (docs/recall-quality.md)."
+        ),
+    )
     summary: str
 
 
@@ -546,6 +564,15 @@ class RecallEpisodeOut(Out):
     message_id: str
     why: str
     score: float
+    confidence: float = Field(
+        ge=0,
+        le=1,
+        description=(
+            "How sure recall is of this item, 0..1, comparable across questions: names, the"
+            " question's words it holds weighted by rarity, closeness in meaning, lanes that"
+            " agree (docs/recall-quality.md)."
+        ),
+    )
     reply_to: str = Field(
         default="",
         description="A few words of the message a short reply answers; only on such replies.",
@@ -557,7 +584,12 @@ class RecallOut(Out):
 
     query: str
     no_recall: bool
-    reason: str
+    reason: str = Field(
+        description=(
+            "Why: matched, broad_profile, no_match, nothing_close (something matched, too"
+            " weakly to offer), smalltalk, utility_query, empty_query."
+        )
+    )
     context: str = Field(description="The items as lines of text, ready for a prompt.")
     context_truncated: bool
     count: int

@@ -319,6 +319,14 @@ UME_IDEMPOTENCY_HOURS = env_int("UME_IDEMPOTENCY_HOURS", 24, minimum=1)
 UME_DEMO_USERNAME = env_str("UME_DEMO_USERNAME", "demo")
 UME_DEMO_PASSWORD = env_str("UME_DEMO_PASSWORD", "demo-memory-2026")
 UME_RECALL_CONTEXT_CHARS = env_int("UME_RECALL_CONTEXT_CHARS", 2400, minimum=200)
+# Recall answers nothing ("nothing_close") when its best item's confidence is under this
+# (0..1; 0 turns the gate off). Chosen on the team's conversation set and LoCoMo's dev
+# conversations: docs/recall-quality.md has the trade-off curve.
+UME_RECALL_MIN_CONFIDENCE = env_float("UME_RECALL_MIN_CONFIDENCE", 0.25)
+if not 0.0 <= UME_RECALL_MIN_CONFIDENCE <= 1.0:
+    raise ImproperlyConfigured(
+        f"UME_RECALL_MIN_CONFIDENCE must be between 0 and 1, got {UME_RECALL_MIN_CONFIDENCE}"
+    )
 # Sign-in throttling (ume/login.py): attempts per account, failures per address, per window.
 UME_LOGIN_ATTEMPTS_PER_ACCOUNT = env_int("UME_LOGIN_ATTEMPTS_PER_ACCOUNT", 5, minimum=1)
 UME_LOGIN_FAILURES_PER_ADDRESS = env_int("UME_LOGIN_FAILURES_PER_ADDRESS", 20, minimum=1)

@@ -23,6 +23,10 @@ answer on SQLite and PostgreSQL:
    (:mod:`memory.recall.episodes`, loaded by :mod:`memory.recall.episode_loaders`): never a
    message that mentions a label the person asked ume to forget.
 
+6. **Confidence** (:mod:`memory.recall.confidence`). Every item carries a confidence in 0..1
+   read from the evidence of its match; when the best is under ``UME_RECALL_MIN_CONFIDENCE``
+   the answer is ``no_recall`` with reason ``nothing_close``.
+
 Ranking and fusion live in :mod:`memory.recall.ranking`. Superseded slices never feed ranking
 or context.
 """
@@ -49,6 +53,7 @@ from memory.recall.query import (
     REASON_EMPTY,
     REASON_MATCHED,
     REASON_NO_MATCH,
+    REASON_NOTHING_CLOSE,
     REASON_PROFILE,
     REASON_SMALLTALK,
     REASON_UTILITY,
@@ -61,6 +66,7 @@ __all__ = [
     "REASON_EMPTY",
     "REASON_MATCHED",
     "REASON_NO_MATCH",
+    "REASON_NOTHING_CLOSE",
     "REASON_PROFILE",
     "REASON_SMALLTALK",
     "REASON_UTILITY",

@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.conf import settings
 
 from memory.owned import Person
+from memory.recall.confidence import gate
 from memory.recall.documents import CORPUS_MEMORY
 from memory.recall.episode_loaders import recall_episodes
 from memory.recall.items import (
@@ -31,6 +32,7 @@ from memory.recall.provider import question_vector
 from memory.recall.query import (
     REASON_MATCHED,
     REASON_NO_MATCH,
+    REASON_NOTHING_CLOSE,
     REASON_UTILITY,
     Parsed,
     parse_query,
@@ -77,6 +79,7 @@ def recall(
     *,
     char_budget: int | None = None,
     episodes: bool = True,
+    min_confidence: float | None = None,
 ) -> RecallResult:
     """Ranked nodes and pages for ``query``, then what was said (episodes), read for
     ``owner`` only.
@@ -92,6 +95,10 @@ def recall(
     read is filtered by owner. The episode lane then reads what
     :func:`memory.recall.episode_loaders.recall_episodes` says, unless ``episodes`` is
     false (the memory browser's search, which lists memories only).
+
+    Every item carries a confidence (:mod:`memory.recall.confidence`). When the best of them
+    is under ``min_confidence`` (``UME_RECALL_MIN_CONFIDENCE`` when None), the answer is
+    ``no_recall`` with reason ``nothing_close``, and no detail is read.
     """
     limit = max(1, min(int(limit), MAX_LIMIT))
     budget = char_budget if char_budget is not None else settings.UME_RECALL_CONTEXT_CHARS
@@ -125,11 +132,16 @@ def recall(
         return RecallResult(query=query, items=(), no_recall=True, reason=reason)
     keep = limit - min(len(said), limit // 2) if said else limit
     chosen = items[:keep]
+    said = said[: limit - len(chosen)]
+    floor = settings.UME_RECALL_MIN_CONFIDENCE if min_confidence is None else min_confidence
+    offered: list[RecallItem | EpisodeItem] = [*chosen, *said]
+    if not gate(offered, floor):
+        return RecallResult(query=query, items=(), no_recall=True, reason=REASON_NOTHING_CLOSE)
     if profile:
         chosen = with_slices(owner, chosen)
     returned: tuple[RecallItem | EpisodeItem, ...] = (
         *with_events(owner, chosen),
-        *said[: limit - len(chosen)],
+        *said,
     )
     context, truncated = build_context(returned, max(0, budget))
     return RecallResult(

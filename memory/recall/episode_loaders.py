@@ -27,6 +27,7 @@ from memory.models import (
     Suppression,
 )
 from memory.owned import Person
+from memory.recall.confidence import question_weights
 from memory.recall.documents import CORPUS_EPISODE, EMBED_CHARS
 from memory.recall.embed import DIM, MODEL_NAME, quantize
 from memory.recall.episodes import (
@@ -491,4 +492,5 @@ def recall_episodes(
         closeness=closeness,
         frame_terms=frame_terms,
         likeness=likeness,
+        weights=question_weights(rest),
     )

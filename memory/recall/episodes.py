@@ -21,12 +21,20 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Callable, Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING
 
 from memory.keys import canonical_key, name_words
+from memory.recall.confidence import (
+    QUESTION_FACTOR,
+    ROLE_FACTORS,
+    asks,
+    combine,
+    coverage,
+    text_weight,
+)
 from memory.recall.items import WHY_EPISODE, EpisodeItem
 from memory.recall.text import (
     NOT_CONTENT,
@@ -279,6 +287,7 @@ def rank_episodes(
     closeness: Callable[[Sequence[str]], Sequence[float]] | None = None,
     frame_terms: Sequence[str] = (),
     likeness: Callable[[Sequence[str], Sequence[str]], Sequence[float]] | None = None,
+    weights: Mapping[str, float] | None = None,
 ) -> list[EpisodeItem]:
     """Episodes for stemmed ``query_terms`` and ``names``, best first, at most ``limit``.
 
@@ -308,6 +317,11 @@ def rank_episodes(
     at least :data:`CONTINUATION_FLOOR` close to one of them, or is the person's reply in a
     thread one of them opened (:func:`continuations`); when the question named something,
     only if it names it too (itself or through its thread).
+
+    Each item's confidence (:mod:`memory.recall.confidence`) is the share of the question's
+    words and names it holds, itself or through the messages it is read with, weighted by
+    ``weights`` (stem -> weight, :func:`memory.recall.confidence.question_weights`; 1 for a
+    word it does not give, a name by its rarest word), times who said it.
     """
     words = _QueryWords.of(query_terms, names, twins, frame_terms)
     if not words.keys or not candidates or total <= 0:
@@ -323,7 +337,33 @@ def rank_episodes(
     kept.sort(key=lambda se: (-se[0], -se[1].said_at.timestamp(), -se[1].id))
     if likeness is not None and len(kept) < limit:
         kept += _story(kept, left, best, thread, stats, words, likeness)
-    return [_item(score, e, thread) for score, e in kept[: max(0, limit)]]
+    key_weights = _key_weights(words, names, weights or {})
+    return [
+        _item(score, e, thread, _confidence(e, stats, key_weights))
+        for score, e in kept[: max(0, limit)]
+    ]
+
+
+def _key_weights(
+    words: _QueryWords, names: Sequence[Sequence[str]], weights: Mapping[str, float]
+) -> dict[str, float]:
+    """What each of the question's keys weighs towards an item's confidence: a word by
+    ``weights``, a name (``=i``, numbered as :class:`_QueryWords` numbers them) by its
+    rarest word."""
+    named = [alts for alts in names if any(_stem_words(a) for a in alts)]
+    out = {t: weights.get(t, 1.0) for t in words.wanted}
+    for i, alternatives in enumerate(named):
+        out[f"={i}"] = max(text_weight(a) for a in alternatives)
+    return out
+
+
+def _confidence(e: EpisodeRow, stats: _TermStats, key_weights: Mapping[str, float]) -> float:
+    """How much of the question the message holds (its context counting as the lane
+    counts it), times who said it."""
+    tf = stats.tf[_key(e)]
+    lexical = coverage(key_weights, {k: tf.get(k, 0.0) for k in key_weights})
+    factor = ROLE_FACTORS.get(e.role, ROLE_FACTORS["system"])
+    return combine(lexical, factor=factor * (QUESTION_FACTOR if asks(e.text) else 1.0))
 
 
 @dataclass(frozen=True)
@@ -525,7 +565,7 @@ def _story(
     return continuations(kept, [(s / best, e) for s, e in left], likeness, threaded)
 
 
-def _item(score: float, e: EpisodeRow, thread: _Thread) -> EpisodeItem:
+def _item(score: float, e: EpisodeRow, thread: _Thread, confidence: float = 0.0) -> EpisodeItem:
     previous = thread.answered(e) if is_short(e.text) else None
     return EpisodeItem(
         id=e.id,
@@ -537,6 +577,7 @@ def _item(score: float, e: EpisodeRow, thread: _Thread) -> EpisodeItem:
         why=WHY_EPISODE,
         score=score,
         reply_to=_snippet(previous.text) if previous is not None else "",
+        confidence=confidence,
     )
 
 

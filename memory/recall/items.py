@@ -71,6 +71,9 @@ class RecallItem:
     slices: tuple[SliceView, ...] = ()
     events: tuple[EventView, ...] = ()
     node_id: int | None = None  # for a page: the node it is about
+    # how sure recall is of this item, 0..1, comparable across questions
+    # (memory.recall.confidence)
+    confidence: float = 0.0
 
     def context_line(self) -> str:
         if self.kind == "page":
@@ -92,6 +95,7 @@ class RecallItem:
         data.update(
             why=self.why,
             score=round(self.score, 4),
+            confidence=round(self.confidence, 4),
             summary=self.summary,
         )
         if self.kind == "node":
@@ -114,6 +118,7 @@ class EpisodeItem:
     score: float
     reply_to: str = ""  # a few words of the message a short reply answers
     kind: str = "episode"
+    confidence: float = 0.0  # as a RecallItem's
 
     @property
     def label(self) -> str:
@@ -145,6 +150,7 @@ class EpisodeItem:
             "message_id": self.message_id,
             "why": self.why,
             "score": round(self.score, 4),
+            "confidence": round(self.confidence, 4),
         }
         if self.reply_to:
             data["reply_to"] = self.reply_to

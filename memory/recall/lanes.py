@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from memory.keys import canonical_key
+from memory.recall.confidence import PROFILE_CONFIDENCE
 from memory.recall.documents import WEIGHTS
 from memory.recall.items import (
     SLICES_PER_ITEM,
@@ -214,7 +215,7 @@ def semantic_scores(
     return {refs[i]: s for i, s in zip(top[kept].tolist(), exact[kept].tolist(), strict=True)}
 
 
-def item_of(doc: Doc, why: str, score: float) -> RecallItem:
+def item_of(doc: Doc, why: str, score: float, confidence: float = 0.0) -> RecallItem:
     return RecallItem(
         kind=doc.kind,
         id=doc.id,
@@ -226,6 +227,7 @@ def item_of(doc: Doc, why: str, score: float) -> RecallItem:
         summary=doc.summary,
         slices=tuple(SliceView(text, kind) for text, kind in doc.slices[:SLICES_PER_ITEM]),
         node_id=doc.node_id,
+        confidence=confidence,
     )
 
 
@@ -247,4 +249,7 @@ def profile_lane(
             d.id,
         )
     )
-    return [item_of(d, WHY_PROFILE, 1.0 / (1 + rank)) for rank, d in enumerate(nodes)]
+    return [
+        item_of(d, WHY_PROFILE, 1.0 / (1 + rank), PROFILE_CONFIDENCE)
+        for rank, d in enumerate(nodes)
+    ]

@@ -15,6 +15,8 @@ REASON_UTILITY = "utility_query"
 REASON_NO_MATCH = "no_match"
 REASON_MATCHED = "matched"
 REASON_PROFILE = "broad_profile"
+# Something matched, but too weakly to offer (memory.recall.confidence.gate).
+REASON_NOTHING_CLOSE = "nothing_close"
 
 
 # Words of a broad profile question and the categories they stand for.

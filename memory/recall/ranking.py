@@ -7,6 +7,7 @@ import heapq
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from memory.recall.confidence import doc_confidence, question_weights
 from memory.recall.items import (
     WHY_EXACT,
     WHY_LEXICAL,
@@ -102,6 +103,20 @@ def _named_scores(
             scores[ref] = scores.get(ref, 0.0) + value
             by_key[ref] = doc
     return scores, whys, by_key
+
+
+def _named_words(
+    index: OwnerIndex, parsed: Parsed, plan: QueryPlan
+) -> dict[tuple[str, int], set[str]]:
+    """Per document a name of the question found, the stems of the question's words that
+    name it (its label or one of its aliases, whichever the question said)."""
+    words = list(parsed.subject)
+    out: dict[tuple[str, int], set[str]] = {}
+    for span in plan.spans:
+        stems = {stem(w) for w in content(words[span.start : span.end])}
+        for doc, _why in index.names[span.key]:
+            out.setdefault((doc.kind, doc.id), set()).update(stems)
+    return out
 
 
 def _ranks(scores: dict[tuple[str, int], float]) -> dict[tuple[str, int], int]:
@@ -250,7 +265,18 @@ def rank(
             joined = "+".join(lanes)
             whys[ref] = f"{whys[ref]}+{joined}" if ref in whys else joined
             by_key[ref] = found
-    items = [item_of(by_key[ref], whys[ref], score) for ref, score in scores.items()]
+    weights = question_weights(parsed.subject)
+    semantic = candidates.semantic if candidates is not None else {}
+    named = _named_words(index, parsed, plan)
+    items = [
+        item_of(
+            by_key[ref],
+            whys[ref],
+            score,
+            doc_confidence(by_key[ref], whys[ref], weights, semantic.get(ref), named.get(ref, ())),
+        )
+        for ref, score in scores.items()
+    ]
     items.sort(key=sort_key)
     return items, REASON_MATCHED if items else REASON_NO_MATCH
 

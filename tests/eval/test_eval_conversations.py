@@ -203,3 +203,22 @@ def test_answer_recall_and_hits() -> None:
     assert answer_recall("blister heel toe", returned.texts) == pytest.approx(2 / 3)
     assert hit_at(returned, ["m9"], 2) and not hit_at(returned, ["m9"], 1)
     assert not hit_at(returned, ["m1"], 10)
+
+
+def test_the_curve_is_monotone_and_the_default_threshold_is_reported(report: Any) -> None:
+    text = run(str(FIXTURE), "--curve", "--threshold", "0.5")
+    assert "ume at confidence threshold 0.5" in text and "trade-off over the threshold" in text
+    assert report["threshold"] == 0.25  # UME_RECALL_MIN_CONFIDENCE's default
+    data = json.loads(run(str(FIXTURE), "--json", "--curve"))
+    rows = data["curve"]
+    for system in ("ume_unreviewed", "ume_promoted"):
+        quiet = [row[system]["quiet"] for row in rows]
+        hit = [row[system]["hit_at_5"] for row in rows]
+        assert quiet == sorted(quiet) and hit == sorted(hit, reverse=True)
+    at_default = next(row for row in rows if row["threshold"] == data["threshold"])
+    assert (
+        at_default["ume_unreviewed"]["quiet"]
+        == (data["systems"]["ume_unreviewed"]["by_type"]["nothing"]["quiet"])
+    )
+    with pytest.raises(CommandError, match="between 0 and 1"):
+        run(str(FIXTURE), "--threshold", "-0.1")

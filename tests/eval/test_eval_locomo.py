@@ -14,6 +14,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import CommandError, call_command
 
+from eval.curve import CURVE
 from eval.locomo import (
     Baseline,
     LocomoError,
@@ -325,3 +326,34 @@ def test_the_command_prints_a_table_and_refuses_bad_paths(folder: Path, tmp_path
         call_command("eval_locomo", str(tmp_path / "nowhere"))
     with pytest.raises(CommandError, match="at least 1"):
         call_command("eval_locomo", str(folder), "--sessions", "0")
+
+
+@pytest.mark.django_db
+def test_the_curve_and_a_threshold(folder: Path) -> None:
+    out = StringIO()
+    call_command("eval_locomo", str(folder), "--json", "--variant", "review", "--curve", stdout=out)
+    report = json.loads(out.getvalue())
+    rows = report["curve"]
+    assert [row["threshold"] for row in rows] == list(CURVE)
+    quiet = [row["ume_unreviewed"]["quiet"] for row in rows]
+    hit = [row["ume_unreviewed"]["hit_at_5"] for row in rows]
+    # a higher threshold answers less: never less quiet, never more hits
+    assert quiet == sorted(quiet) and hit == sorted(hit, reverse=True)
+    at_default = next(r for r in rows if r["threshold"] == report["threshold"])
+    assert at_default["ume_unreviewed"] == {
+        "quiet": report["systems"]["ume_unreviewed"]["adversarial"]["quiet"],
+        "hit_at_5": report["systems"]["ume_unreviewed"]["answerable"]["hit_at_5"],
+    }
+    out = StringIO()
+    call_command("eval_locomo", str(folder), "--variant", "review", "--threshold", "1", stdout=out)
+    text = out.getvalue()
+    assert "ume at confidence threshold 1.0" in text
+    with pytest.raises(CommandError, match="between 0 and 1"):
+        call_command("eval_locomo", str(folder), "--threshold", "1.5")
+
+
+def test_an_answer_under_the_threshold_is_empty_and_one_over_it_whole() -> None:
+    answer = Returned((frozenset({"D1:1"}), frozenset({"D1:2"})), ("strong", "weak"), (0.8, 0.1))
+    assert answer.at(0.5) == answer
+    assert answer.at(0.9) == Returned((), (), ())
+    assert Returned((frozenset(),), ("bm25",)).at(0.0).texts == ()  # nothing to be sure of

@@ -1,9 +1,12 @@
-"""``manage.py eval_conversations FIXTURE [--json]``: recall on long everyday conversations.
+"""``manage.py eval_conversations FIXTURE [--json] [--threshold X] [--curve]``: recall on long
+everyday conversations.
 
 Ingests each person's sessions through the real write path for a throwaway owner, asks the
 questions with nothing reviewed and with everything promoted, and prints evidence hit@5 and
 @10, answer-word recall and (for questions with nothing to find) how often nothing came back,
-per question type, beside BM25 over the raw messages (:mod:`eval.conversations`).
+per question type, beside BM25 over the raw messages (:mod:`eval.conversations`). ume
+answers at recall's confidence threshold (``UME_RECALL_MIN_CONFIDENCE``, or ``--threshold``);
+``--curve`` adds quiet and hit@5 at several thresholds.
 """
 
 from __future__ import annotations
@@ -14,7 +17,15 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from eval.conversations import SYSTEMS, TYPES, FixtureError, read_fixture, run_eval
+from eval.conversations import (
+    SYSTEMS,
+    TYPES,
+    UME_SYSTEMS,
+    FixtureError,
+    read_fixture,
+    run_eval,
+)
+from eval.management.thresholds import add_threshold_arguments, write_curve
 
 
 class Command(BaseCommand):
@@ -23,11 +34,14 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("fixture", help="path to a conversations_*.json fixture")
         parser.add_argument("--json", action="store_true", help="print one JSON object only")
+        add_threshold_arguments(parser)
 
     def handle(self, *args: Any, **options: Any) -> None:
         path = Path(options["fixture"])
         try:
-            report = run_eval(read_fixture(path))
+            report = run_eval(
+                read_fixture(path), threshold=options["threshold"], with_curve=options["curve"]
+            )
         except FixtureError as exc:
             message = str(exc)
             raise CommandError(message if str(path) in message else f"{path}: {message}") from exc
@@ -55,3 +69,6 @@ class Command(BaseCommand):
                         f"{row['hit_at_5']:>10.2f} {row['hit_at_10']:>6.2f} {row['answer_recall']:>7.2f}"
                     )
             self.stdout.write(f"{qtype:<16}{n:>4}  " + "  ".join(cells))
+        self.stdout.write(f"ume at confidence threshold {report['threshold']}")
+        if "curve" in report:
+            write_curve(self.stdout, report["curve"], UME_SYSTEMS, "nothing: quiet")

@@ -1,5 +1,5 @@
 """``manage.py eval_locomo PATH [--json] [--variant review|promote] [--conversations A,B]
-[--sessions N] [--extractor rules|subjects|llm]``:
+[--sessions N] [--extractor rules|subjects|llm] [--threshold X] [--curve]``:
 ume on LoCoMo's real long conversations, read from a folder the repository does not hold.
 
 Ingests each speaker's sessions for a throwaway owner through the real write path, then
@@ -17,7 +17,16 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from eval.locomo import CATEGORIES, SYSTEMS, VARIANTS, LocomoError, read_folder, run_eval
+from eval.locomo import (
+    CATEGORIES,
+    SYSTEM_OF,
+    SYSTEMS,
+    VARIANTS,
+    LocomoError,
+    read_folder,
+    run_eval,
+)
+from eval.management.thresholds import add_threshold_arguments, write_curve
 
 
 class Command(BaseCommand):
@@ -26,6 +35,7 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("path", help="a folder of LoCoMo conversation files, or one file")
         parser.add_argument("--json", action="store_true", help="print one JSON object only")
+        add_threshold_arguments(parser)
         parser.add_argument(
             "--conversations", default="", help="comma-separated file names (without .json)"
         )
@@ -54,6 +64,8 @@ class Command(BaseCommand):
             extractor=options["extractor"],
             sessions=options["sessions"],
             variants=(options["variant"],) if options["variant"] else VARIANTS,
+            threshold=options["threshold"],
+            with_curve=options["curve"],
         )
         if options["json"]:
             self.stdout.write(json.dumps(report, ensure_ascii=False))
@@ -89,3 +101,7 @@ class Command(BaseCommand):
                 cells.append(f"{cell:>24}")
             self.stdout.write(f"{category:<13}{n:>5}  " + "  ".join(cells))
         self.stdout.write(f"questions naming neither speaker: {report['unrouted_questions']}")
+        self.stdout.write(f"ume at confidence threshold {report['threshold']}")
+        if "curve" in report:
+            ume = [s for s in systems if s in SYSTEM_OF.values()]
+            write_curve(self.stdout, report["curve"], ume, "adversarial: quiet")

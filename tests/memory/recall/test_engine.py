@@ -16,6 +16,7 @@ from pytest_django import DjangoAssertNumQueries, Settings
 from memory.recall import (
     REASON_MATCHED,
     REASON_NO_MATCH,
+    REASON_NOTHING_CLOSE,
     REASON_PROFILE,
     REASON_SMALLTALK,
     REASON_UTILITY,
@@ -545,3 +546,27 @@ def test_profile_reads_only_the_first_nodes_and_those_tied_with_the_last(
         result = recall(owner, "what are my interests", limit=3)
     assert labels(result) == ["Baking", "Juggling", "Knitting"]
     assert labels(recall(owner, "what are my interests", limit=8))[-2:] == ["Archery", "Aikido"]
+
+
+def test_every_item_has_a_confidence_and_a_name_asked_whole_is_certain(
+    owner: User, memory: Any
+) -> None:
+    named = recall(owner, "Rahul", min_confidence=0.0)
+    assert node_item(named.items[0]).confidence == 1.0
+    assert named.as_json()["items"][0]["confidence"] == 1.0
+    partial = recall(owner, "what did Rahul say about the quarterly budget", min_confidence=0.0)
+    assert labels(partial) == ["Rahul"]
+    assert 0.0 < partial.items[0].confidence < 0.6
+
+
+def test_weak_best_evidence_is_nothing_close(owner: User, memory: Any, settings: Settings) -> None:
+    question = "what did Rahul say about the quarterly budget"
+    weak = recall(owner, question, min_confidence=0.9)
+    assert weak.no_recall and weak.reason == REASON_NOTHING_CLOSE and weak.items == ()
+    assert weak.as_json()["count"] == 0 and weak.context == ""
+    settings.UME_RECALL_MIN_CONFIDENCE = 0.9
+    assert recall(owner, question).reason == REASON_NOTHING_CLOSE
+    # a strong answer beside it is given whatever the threshold below its confidence
+    assert labels(recall(owner, "Rahul")) == ["Rahul"]
+    settings.UME_RECALL_MIN_CONFIDENCE = 0.0
+    assert labels(recall(owner, question)) == ["Rahul"]

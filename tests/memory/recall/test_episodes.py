@@ -124,6 +124,7 @@ def test_episode_item_json_shape() -> None:
         "message_id",
         "why",
         "score",
+        "confidence",
     }
     assert data["kind"] == "episode" and data["said_at"] == "2026-03-01T09:05:00+00:00"
     assert item.context_line() == 'Said on 2026-03-01 by you: "Pottery again tonight."'
