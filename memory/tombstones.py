@@ -47,6 +47,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from difflib import SequenceMatcher
 from functools import lru_cache
 from typing import Any
 
@@ -379,10 +380,30 @@ class Resemblance:
     score: float = 1.0
 
 
+#: Letters two different words must share in one run to be read as spelled alike.
+SPELLED_ALIKE = 5
+
+
+def spelled_alike(word: str, others: Iterable[str]) -> bool:
+    """Whether ``word`` shares a run of :data:`SPELLED_ALIKE` letters or more with one of
+    ``others`` without being the same word ("kickboxing" and "boxing", "amoxicillin" and
+    "penicillin"). The model reads such words by the pieces of their spelling, so their
+    closeness says they are spelled alike, often two kinds of one thing, not that they are
+    one thing: meaning never decides between them."""
+    for other in others:
+        if stem(other) == stem(word):
+            continue
+        match = SequenceMatcher(None, word, other, autojunk=False).find_longest_match()
+        if match.size >= SPELLED_ALIKE:
+            return True
+    return False
+
+
 def _meaning(words: Sequence[str], t: Tombstone, mine: np.ndarray | None) -> float:
     """The cosine of the label's subject and the tombstone's, the words both share set aside
-    (nothing left on either side: no evidence, 0)."""
-    if t.vector is None:
+    (nothing left on either side, or a word left spelled like one of theirs: no evidence,
+    0)."""
+    if t.vector is None or any(spelled_alike(w, t.subject) for w in words):
         return 0.0
     shared = {stem(w) for w in words} & {stem(w) for w in t.subject}
     if not shared:
@@ -567,6 +588,10 @@ def hidden(texts: Sequence[str], tombstones: Sequence[Tombstone], *, floor: floa
     close = {
         w
         for w, row in zip(vocabulary, near, strict=True)
-        if float(row.max()) >= floor and w not in kept
+        if any(
+            float(score) >= floor and not spelled_alike(w, t.subject)
+            for score, t in zip(row, with_vectors, strict=True)
+        )
+        and w not in kept
     }
     return [seen or any(w in close for w in words) for seen, words in zip(out, split, strict=True)]

@@ -21,6 +21,7 @@ from memory.tombstones import (
     resemblance,
     shares_name,
     sign,
+    spelled_alike,
     tombstone,
     weight,
 )
@@ -113,6 +114,7 @@ def test_a_name_in_other_words_looks_like_it(
         ("Cello", "skill", "Piano"),
         ("Smoking", "habit", "Coffee"),
         ("Going", "", "Lisbon"),
+        ("Boxing", "habit", "Kickboxing"),  # close only as spelled: two kinds of one thing
     ],
 )
 def test_an_unrelated_name_that_shares_a_word_or_a_field_does_not(
@@ -192,6 +194,14 @@ def test_a_full_name_is_its_given_names_with_their_nicknames_and_its_surname() -
     assert not names_person(["peter", "vane"], vane) and not names_person(
         ["harriet", "jones"], vane
     )
+
+
+def test_words_spelled_alike_are_not_compared_in_meaning() -> None:
+    assert spelled_alike("kickboxing", ["boxing"]) and spelled_alike("amoxicillin", ["penicillin"])
+    assert not spelled_alike("cigarettes", ["smoking"]) and not spelled_alike("boxing", ["boxing"])
+    boxing = [stone("Boxing", "habit")]
+    said = ["I took up kickboxing.", "I box on Sundays."]  # the second is boxing, as a verb
+    assert hidden(said, boxing, floor=FLOOR) == [False, True]
 
 
 def test_a_word_weighs_by_how_rare_it_is() -> None:
