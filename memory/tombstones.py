@@ -17,14 +17,22 @@ A suppression (:class:`memory.models.Suppression`) keeps, beside its canonical k
   ("Moonbeam") is read by the model as pieces of its spelling, and a person's name means
   nothing, it names someone (their nicknames and words stand for it).
 
+What a label or a message is compared with is read from the names when a suppression is read
+(:func:`tombstone`): a person's full names as their parts (:class:`FullName`), another name's
+subject words to weigh (``groups``), so every suppression, old or new, follows the same rules.
+
 :func:`resemblance` compares a label with the tombstones in force:
 
 - **the same name** (``exact``): the label's canonical, core or fold key is one of a
   tombstone's keys. Refused, as suppressions always did.
-- **looks like it**: the label shares one of its words, is a nickname or spelling of a
-  person's name in it (a letter doubled or not: "Anna" for "Ana"), or its name is close in
-  meaning (cosine at least ``floor``) once the words both share are set aside: "Apple Crumble"
-  is compared with a forgotten "Apple Pie" as "crumble" with "pie", "Cat Allergy" with
+- **looks like it**: the label may name the same person (:func:`names_person`: a full name's
+  given name or a nickname of it with its surname, or either alone, and no other name word;
+  "Peter Vane" shares only a surname with "Harriet Vane" and is someone else), is a one-word
+  person's name, a nickname or spelling of it (a letter doubled or not: "Anna" for "Ana"),
+  carries enough of a name's distinctive words (:func:`shares_name`, weighed by how rare
+  they are: "Harbour Rowing Club" is no "Harbour Bakery"), or its name is close in meaning
+  (cosine at least ``floor``) once the words both share are set aside: "Apple Crumble" is
+  compared with a forgotten "Apple Pie" as "crumble" with "pie", "Cat Allergy" with
   "Penicillin Allergy" as "cat" with "penicillin", so a shared common word never makes two
   things one. Held for the person to decide, never written or proposed silently.
 
@@ -36,8 +44,10 @@ for a forgotten "Smoking"). The floors are chosen on ``eval_forgetting`` (see
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from difflib import SequenceMatcher
 from functools import lru_cache
 from typing import Any
 
@@ -181,6 +191,91 @@ def sign(label: str, *, aliases: Iterable[str] = (), category: str = "") -> dict
 
 
 @dataclass(frozen=True)
+class FullName:
+    """A forgotten person's name of two words or more, as its parts: the given names with
+    their nicknames and spellings (``given``, letters undoubled) and the surname (undoubled).
+    What picks the person out is the two together: a surname alone is shared by a family,
+    a given name alone by many people."""
+
+    given: frozenset[str]
+    surname: str
+
+    def given_hit(self, word: str) -> bool:
+        return _undoubled(word) in self.given
+
+    def surname_hit(self, word: str) -> bool:
+        return _undoubled(word) == self.surname or stem(word) == stem(self.surname)
+
+
+def full_name(key: str) -> FullName | None:
+    """The parts of a person's name ``key`` (canonical) when it has two words or more:
+    "harriet vane" -> given {harriet, hattie}, surname "vane"; None for one word ("dan")."""
+    words = [w for w in subject_words(key) if w not in STOP_WORDS]
+    if len(words) < 2:
+        return None
+    given: set[str] = set()
+    for word in words[:-1]:
+        given |= {word, *name_variants(word)}
+    return FullName(frozenset(_undoubled(w) for w in given), _undoubled(words[-1]))
+
+
+def names_person(words: Sequence[str], name: FullName) -> bool:
+    """Whether a label's subject ``words`` can name the person ``name`` forgets: its given name
+    (or a nickname) and surname, its given name alone or its surname alone ("Harriet", "Ms
+    Vane", "Hattie Vane" for "Harriet Vane"), and no other name word. Another given name before
+    the surname ("Peter Vane") or another surname after the given name ("Harriet Jones") is
+    someone else who shares a name with them."""
+    surname = [w for w in words if name.surname_hit(w)]
+    given = [w for w in words if w not in surname and name.given_hit(w)]
+    if not surname and not given:
+        return False
+    return all(w in STOP_WORDS for w in words if w not in surname and w not in given)
+
+
+@lru_cache(maxsize=65536)
+def weight(word: str) -> float:
+    """How much ``word`` says about which thing a name names: the rarer in English, the more
+    (8 less its Zipf frequency in wordfreq's small list; a word the list lacks weighs 8);
+    nothing for a stop word."""
+    if word in STOP_WORDS:
+        return 0.0
+    return max(0.0, 8.0 - zipf_frequency(word, "en", wordlist="small"))
+
+
+#: The share of the weight of a name's distinctive words (not a person's name) a label or a
+#: message must carry to speak of it: "Harbour Swim Club" shares with a forgotten "Harbour
+#: Bakery" only "harbour", less than half of what tells the bakery apart, so it is not the
+#: bakery; "Porto" is all there is to tell a "Porto Trip" apart ("trip" is a common word).
+SHARE_FLOOR = 0.6
+
+
+def shares_name(stems: Iterable[str], name: Sequence[str]) -> str:
+    """The distinctive word of the name's subject ``name`` that a label or a message with
+    ``stems`` shares, when the distinctive words it shares (:func:`memory.recall.text.
+    is_distinctive`) carry at least :data:`SHARE_FLOOR` of the :func:`weight` of all of the
+    name's; "" when they do not (one shared word of several never makes two things one) or
+    the name has none (a common word picks nothing out)."""
+    have = set(stems)
+    distinctive = [w for w in name if is_distinctive(w)]
+    shared = [w for w in distinctive if stem(w) in have]
+    total = sum(weight(w) for w in distinctive)
+    if not shared or not total:
+        return ""
+    return shared[0] if sum(weight(w) for w in shared) / total >= SHARE_FLOOR else ""
+
+
+def part_of_name(words: Sequence[str], name: Sequence[str]) -> str:
+    """A distinctive word of the name's subject ``name`` when a label's subject ``words`` are
+    only words of that name ("Chess Club" of a forgotten "Riverside Chess Club": a part of the
+    name, and nothing of its own that would make it something else); "" otherwise."""
+    mine = {stem(w) for w in name}
+    own = [w for w in words if w not in STOP_WORDS]
+    if not own or any(stem(w) not in mine for w in own):
+        return ""
+    return next((w for w in own if is_distinctive(w)), "")
+
+
+@dataclass(frozen=True)
 class Tombstone:
     """A suppression in force, as the gate and recall compare with it."""
 
@@ -195,6 +290,8 @@ class Tombstone:
     vector: np.ndarray | None = field(default=None, compare=False)
     exceptions: frozenset[str] = frozenset()
     stems: frozenset[str] = frozenset()
+    full_names: tuple[FullName, ...] = ()
+    groups: tuple[tuple[str, ...], ...] = ()
 
 
 def tombstone(
@@ -232,20 +329,44 @@ def tombstone(
     if unit is not None:
         norm = float(np.linalg.norm(unit))
         unit = unit / norm if norm else None
-    words = frozenset(signature.get("words") or ())
+    person = bool(signature.get("person"))
+    words, variants, full_names = _person_parts(names) if person else (frozenset(), frozenset(), ())
     return Tombstone(
         id=id,
         label=label,
         names=names,
         keys=frozenset(signature.get("keys") or (key,)),
         words=words,
-        variants=frozenset(signature.get("variants") or ()),
-        person=bool(signature.get("person")),
+        variants=variants,
+        person=person,
         subject=subject,
         vector=unit,
         exceptions=frozenset(exceptions),
         stems=frozenset(stem(w) for name in names for w in subject_words(name)),
+        full_names=full_names,
+        groups=() if person else tuple(tuple(subject_words(n)) for n in names),
     )
+
+
+def _person_parts(
+    names: Sequence[str],
+) -> tuple[frozenset[str], frozenset[str], tuple[FullName, ...]]:
+    """A forgotten person's names as what picks them out: the words and nicknames of their
+    one-word names ("dan": any "Danny" may be him), and their names of two words or more as
+    :class:`FullName` parts (a shared surname or given name alone is not them)."""
+    words: set[str] = set()
+    variants: set[str] = set()
+    full: list[FullName] = []
+    for name in names:
+        parts = full_name(name)
+        if parts is not None:
+            full.append(parts)
+            continue
+        picked = _picking_words(name, True)
+        words |= picked
+        for word in picked:
+            variants |= name_variants(word)
+    return frozenset(words), frozenset(variants - words), tuple(full)
 
 
 @dataclass(frozen=True)
@@ -259,10 +380,30 @@ class Resemblance:
     score: float = 1.0
 
 
+#: Letters two different words must share in one run to be read as spelled alike.
+SPELLED_ALIKE = 5
+
+
+def spelled_alike(word: str, others: Iterable[str]) -> bool:
+    """Whether ``word`` shares a run of :data:`SPELLED_ALIKE` letters or more with one of
+    ``others`` without being the same word ("kickboxing" and "boxing", "amoxicillin" and
+    "penicillin"). The model reads such words by the pieces of their spelling, so their
+    closeness says they are spelled alike, often two kinds of one thing, not that they are
+    one thing: meaning never decides between them."""
+    for other in others:
+        if stem(other) == stem(word):
+            continue
+        match = SequenceMatcher(None, word, other, autojunk=False).find_longest_match()
+        if match.size >= SPELLED_ALIKE:
+            return True
+    return False
+
+
 def _meaning(words: Sequence[str], t: Tombstone, mine: np.ndarray | None) -> float:
     """The cosine of the label's subject and the tombstone's, the words both share set aside
-    (nothing left on either side: no evidence, 0)."""
-    if t.vector is None:
+    (nothing left on either side, or a word left spelled like one of theirs: no evidence,
+    0)."""
+    if t.vector is None or any(spelled_alike(w, t.subject) for w in words):
         return 0.0
     shared = {stem(w) for w in words} & {stem(w) for w in t.subject}
     if not shared:
@@ -285,8 +426,11 @@ def _near(key: str, t: Tombstone, floor: float, mine: np.ndarray | None) -> Rese
     words = subject_words(key)
     stems = {stem(w) for w in words}
     shared = sorted(w for w in t.words if stem(w) in stems)
+    shared += [w for n in t.groups for w in (shares_name(stems, n), part_of_name(words, n)) if w]
     if shared:
         return Resemblance(t, False, f"shares the word “{shared[0]}”")
+    if any(names_person(words, name) for name in t.full_names):
+        return Resemblance(t, False, f"may name the same person as “{t.label}”")
     for word in words:
         if _variant_of(word, t):
             return Resemblance(t, False, f"“{word}” is another form of the name “{t.label}”")
@@ -340,6 +484,54 @@ def _phrase_in(words: Sequence[str], phrase: Sequence[str]) -> bool:
     )
 
 
+_TOKEN = re.compile(r"[^\W\d_]+|[^\w\s]|\n")
+
+
+@dataclass(frozen=True)
+class _Token:
+    word: str  # lower case, or the punctuation mark
+    capital: bool  # a capitalised word that does not start its sentence: part of a name
+    alpha: bool
+
+
+def tokens(text: str) -> list[_Token]:
+    """The words and punctuation of a message, each word marked when it is capitalised
+    where a sentence does not start (so it is a name's part: "Peter" in "with Peter Vane")."""
+    out: list[_Token] = []
+    for match in _TOKEN.finditer(text):
+        raw = match.group()
+        start = not out or out[-1].word in {".", "!", "?", "\n"}
+        alpha = raw[0].isalpha()
+        out.append(_Token(raw.lower(), alpha and raw[0].isupper() and not start, alpha))
+    return out
+
+
+def _other_name(token: _Token | None, name: FullName) -> bool:
+    """Whether ``token`` is another part of another person's name beside a part of ``name``:
+    a capitalised word that is not a stop word, a title or relation, or ``name``'s own."""
+    if token is None or not token.capital or token.word in STOP_WORDS:
+        return False
+    if name_words(f"{token.word} {name.surname}") == [name.surname]:
+        return False  # a title, a relation or an article ("Ms Vane", "my aunt Vane")
+    return not (name.given_hit(token.word) or name.surname_hit(token.word))
+
+
+def speaks_of_person(said: Sequence[_Token], name: FullName) -> bool:
+    """Whether a message (its :func:`tokens`) speaks of the person ``name``: it says their
+    surname not after another given name ("Peter Vane"), or their given name or a nickname of
+    it not before another surname ("Harriet Jones")."""
+    for i, token in enumerate(said):
+        if not token.alpha:
+            continue
+        before = said[i - 1] if i else None
+        after = said[i + 1] if i + 1 < len(said) else None
+        if name.surname_hit(token.word) and not _other_name(before, name):
+            return True
+        if name.given_hit(token.word) and not _other_name(after, name):
+            return True
+    return False
+
+
 def _names_it(words: list[str], stems: list[str], t: Tombstone) -> bool:
     for name in t.names:
         phrase = name.split()
@@ -348,14 +540,16 @@ def _names_it(words: list[str], stems: list[str], t: Tombstone) -> bool:
         if _phrase_in(words, phrase) or _phrase_in(stems, [stem(w) for w in phrase]):
             return True
     mine = set(stems)
-    if any(stem(w) in mine for w in t.words):
+    if any(stem(w) in mine for w in t.words) or any(shares_name(mine, n) for n in t.groups):
         return True
     return any(_variant_of(w, t) for w in set(words) if w not in t.exceptions)
 
 
 def hidden(texts: Sequence[str], tombstones: Sequence[Tombstone], *, floor: float) -> list[bool]:
     """For each of ``texts``, whether it speaks of something forgotten: it says one of a
-    tombstone's names, words or variants, or a word of it (not a stop word, not a word of the
+    tombstone's names, words or variants, enough of a name's distinctive words
+    (:func:`shares_name`), a part of a forgotten person's full name that is not someone
+    else's (:func:`speaks_of_person`), or a word of it (not a stop word, not a word of the
     forgotten name itself) is close in meaning to the forgotten name (cosine at least
     ``floor``). The words of all the texts are embedded once, together."""
     if not tombstones:
@@ -363,6 +557,13 @@ def hidden(texts: Sequence[str], tombstones: Sequence[Tombstone], *, floor: floa
     split = [canonical_key(text).split() for text in texts]
     stemmed = [[stem(w) for w in words] for words in split]
     out = [any(_names_it(w, s, t) for t in tombstones) for w, s in zip(split, stemmed, strict=True)]
+    people = [name for t in tombstones for name in t.full_names]
+    if people:
+        said = [tokens(text) if not seen else [] for text, seen in zip(texts, out, strict=True)]
+        out = [
+            seen or any(speaks_of_person(s, n) for n in people)
+            for seen, s in zip(out, said, strict=True)
+        ]
     with_vectors = [t for t in tombstones if t.vector is not None]
     if not with_vectors:
         return out
@@ -387,6 +588,10 @@ def hidden(texts: Sequence[str], tombstones: Sequence[Tombstone], *, floor: floa
     close = {
         w
         for w, row in zip(vocabulary, near, strict=True)
-        if float(row.max()) >= floor and w not in kept
+        if any(
+            float(score) >= floor and not spelled_alike(w, t.subject)
+            for score, t in zip(row, with_vectors, strict=True)
+        )
+        and w not in kept
     }
     return [seen or any(w in close for w in words) for seen, words in zip(out, split, strict=True)]

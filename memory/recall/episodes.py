@@ -11,10 +11,11 @@ local embeddings to find it close in meaning.
 the message a reply answers. A label is forgotten when a node was deleted with make-it-stick,
 a memory rule excludes it, or a candidate was rejected with "and forget what was said about
 it". A forgotten name is also forgotten as people go on to say it (:func:`forgotten_names`):
-without the words it was said with ("Moonbeam" for "Project Moonbeam") and by each of its
-distinctive words ("Harriet", "Ms Vane" for "Harriet Vane"), never by a common word (a
-forgotten "Apple the company" hides no "apple pie"). A plain reject-and-suppress ("stop
-proposing this") forgets nothing: the conversation stays searchable.
+without the words it was said with ("Moonbeam" for "Project Moonbeam") and by the parts
+that pick it out, as the tombstones say (:mod:`memory.tombstones`: "Harriet", "Ms Vane" for
+"Harriet Vane", never "Peter Vane"), never by a common word (a forgotten "Apple the company"
+hides no "apple pie"). A plain reject-and-suppress ("stop proposing this") forgets nothing:
+the conversation stays searchable.
 """
 
 from __future__ import annotations
@@ -126,12 +127,13 @@ def _mentions(words: Sequence[str], phrase: Sequence[str]) -> bool:
 
 def forgotten_names(keys: Iterable[str]) -> tuple[str, ...]:
     """Every phrase that names what the forgotten ``keys`` name, for :func:`mentions_forgotten`:
-    each key; the name without the words it is said with ("project moonbeam" -> "moonbeam",
-    when that word is distinctive); and each distinctive word of a name of several words
-    ("harriet vane" -> "harriet", "vane"). A common word is never a name on its own
-    (:func:`memory.recall.text.is_distinctive`): "apple the company" adds nothing, so "apple
-    pie" stays; and a key of stop words only (a fragment such as "going") names nothing, so
-    "going to Lisbon" stays. Sorted, without duplicates."""
+    each key, and the name without the words it is said with ("project moonbeam" ->
+    "moonbeam", when that word is distinctive). A part of a name of several words is not the
+    name: whether "Harriet" or "Ms Vane" speaks of a forgotten "Harriet Vane", and "Peter Vane"
+    does not, is the tombstones' to say (:func:`memory.tombstones.hidden`). A common word is
+    never a name on its own (:func:`memory.recall.text.is_distinctive`): "apple the company"
+    adds nothing, so "apple pie" stays; and a key of stop words only (a fragment such as
+    "going") names nothing, so "going to Lisbon" stays. Sorted, without duplicates."""
     names: set[str] = set()
     for key in keys:
         if not key or all(word in STOP_WORDS for word in key.split()):
@@ -143,7 +145,6 @@ def forgotten_names(keys: Iterable[str]) -> tuple[str, ...]:
                 names.add(words[0])
             continue
         names.add(" ".join(words))
-        names.update(word for word in words if is_distinctive(word))
     return tuple(sorted(names))
 
 

@@ -11,7 +11,20 @@ from memory.gate import NodeRef, RulesRef, Snapshot, plan_writes
 from memory.keys import canonical_key
 from memory.proposals import EvidenceSpan, NodeProposal, SliceProposal
 from memory.recall.embed import MODEL_NAME
-from memory.tombstones import Tombstone, hidden, name_variants, resemblance, sign, tombstone
+from memory.tombstones import (
+    SHARE_FLOOR,
+    Tombstone,
+    full_name,
+    hidden,
+    name_variants,
+    names_person,
+    resemblance,
+    shares_name,
+    sign,
+    spelled_alike,
+    tombstone,
+    weight,
+)
 
 NOW = datetime(2026, 5, 10, 12, 0, tzinfo=UTC)
 EV = (EvidenceSpan(message_id="M0", quote="the user said so"),)
@@ -61,7 +74,13 @@ def test_nicknames_come_from_the_packaged_list() -> None:
         ("Dan", "relationship", "Daniel", "another form of the name"),
         ("Ana", "family", "Anna", "another form of the name"),  # a letter doubled
         ("Theo", "family", "Little Theo", "shares the word “theo”"),
-        ("Mr Okafor", "person", "Chidi Okafor", "shares the word “okafor”"),
+        ("Mr Okafor", "person", "Chidi Okafor", "shares the word “okafor”"),  # all it knows
+        ("Harriet Vane", "person", "Hattie Vane", "may name the same person"),  # a nickname
+        ("Harriet Vane", "person", "Ms Vane", "may name the same person"),  # a title, no name
+        ("Harriet Vane", "person", "Harriet", "may name the same person"),
+        ("Katherine Abernathy", "person", "Kate", "may name the same person"),
+        ("Moonbeam Launch", "project", "Moonbeam", "shares the word “moonbeam”"),  # most of it
+        ("Riverside Chess Club", "organization", "Chess Club", "shares the word “chess”"),
         ("Penicillin Allergy", "health", "Penicillin", "shares the word “penicillin”"),
         ("Smoking", "habit", "Cigarettes", "close in meaning"),
         ("Running", "habit", "Jogging", "close in meaning"),
@@ -81,6 +100,12 @@ def test_a_name_in_other_words_looks_like_it(
         ("Theo", "family", "Thea"),
         ("Ana", "family", "Anabel"),
         ("Mr Okafor", "person", "Mrs Okoro"),
+        ("Harriet Vane", "person", "Peter Vane"),  # the same surname, another given name
+        ("Harriet Vane", "person", "Harriet Jones"),  # the same given name, another surname
+        ("Harriet Vane", "person", "Vane Street"),
+        ("Katherine Abernathy", "family", "Graham Abernathy"),
+        ("Harbour Bakery", "organization", "Harbour Rowing Club"),  # a shared common word
+        ("Riverside Chess Club", "organization", "Riverside Climbing Gym"),
         ("Apple Pie", "preference", "Apple Crumble"),  # "apple" is common; pie is no crumble
         ("Apple the company", "organization", "Apple Pie"),
         ("Penicillin Allergy", "health", "Cat Allergy"),  # "allergy" says a kind
@@ -89,6 +114,7 @@ def test_a_name_in_other_words_looks_like_it(
         ("Cello", "skill", "Piano"),
         ("Smoking", "habit", "Coffee"),
         ("Going", "", "Lisbon"),
+        ("Boxing", "habit", "Kickboxing"),  # close only as spelled: two kinds of one thing
     ],
 )
 def test_an_unrelated_name_that_shares_a_word_or_a_field_does_not(
@@ -119,7 +145,7 @@ def test_an_exception_the_person_kept_no_longer_looks_like_it() -> None:
 
 def test_a_row_from_before_signatures_is_signed_from_its_label() -> None:
     old = tombstone(id=3, label="Harriet Vane", key="harriet vane", signature={}, vector=None)
-    assert old.words == frozenset({"harriet", "vane"})
+    assert old.groups == (("harriet", "vane"),) and not old.person  # no category: no person
     found = resemblance("Ms Vane", [old], floor=FLOOR)
     assert found is not None and not found.exact
     mixed = tombstone(
@@ -157,6 +183,52 @@ def test_messages_that_speak_of_it_in_other_words_are_hidden() -> None:
     assert hidden(list(said), forgotten, floor=FLOOR) == list(said.values())
     assert hidden(["No cigarettes for me."], forgotten, floor=0.99) == [False]
     assert hidden(["anything"], [], floor=FLOOR) == [False]
+
+
+def test_a_full_name_is_its_given_names_with_their_nicknames_and_its_surname() -> None:
+    vane = full_name("harriet vane")
+    assert vane is not None and vane.surname == "vane"
+    assert {"hariet", "hatie"} <= vane.given  # "harriet", "hattie", letters undoubled
+    assert full_name("dan") is None  # one word: any word of it may be the person
+    assert names_person(["hattie", "vane"], vane) and names_person(["vane"], vane)
+    assert not names_person(["peter", "vane"], vane) and not names_person(
+        ["harriet", "jones"], vane
+    )
+
+
+def test_words_spelled_alike_are_not_compared_in_meaning() -> None:
+    assert spelled_alike("kickboxing", ["boxing"]) and spelled_alike("amoxicillin", ["penicillin"])
+    assert not spelled_alike("cigarettes", ["smoking"]) and not spelled_alike("boxing", ["boxing"])
+    boxing = [stone("Boxing", "habit")]
+    said = ["I took up kickboxing.", "I box on Sundays."]  # the second is boxing, as a verb
+    assert hidden(said, boxing, floor=FLOOR) == [False, True]
+
+
+def test_a_word_weighs_by_how_rare_it_is() -> None:
+    assert weight("moonbeam") == 8.0 > weight("harbour") > weight("club") > weight("the") == 0.0
+    bakery = ("harbour", "bakery")
+    assert weight("harbour") / (weight("harbour") + weight("bakery")) < SHARE_FLOOR
+    assert shares_name(["harbour", "row", "club"], bakery) == ""  # one common word of two
+    assert shares_name(["harbour", "bakeri"], bakery) == "harbour"  # stems, all of it
+    assert shares_name(["moonbeam"], ("moonbeam", "launch")) == "moonbeam"
+    assert shares_name(["porto"], ("porto", "trip")) == "porto"  # "trip" tells nothing apart
+    assert shares_name(["appl"], ("apple",)) == ""  # a common word picks nothing out
+
+
+def test_messages_about_someone_else_who_shares_a_name_are_not_hidden() -> None:
+    forgotten = [stone("Harriet Vane", "person"), stone("Harbour Bakery", "organization", pk=2)]
+    said = {
+        "Harriet said the report is late.": True,  # her given name alone may be her
+        "I saw Ms Vane at the station.": True,
+        "Hattie's dog is ill.": True,
+        "We met Harriet, Tom and Jo.": True,
+        "Harriet Vane called.": True,
+        "My colleague Peter Vane is on leave.": False,
+        "Harriet Jones sent a card.": False,
+        "I joined the Harbour Rowing Club.": False,
+        "The bread at Harbour Bakery is good.": True,
+    }
+    assert hidden(list(said), forgotten, floor=FLOOR) == list(said.values())
 
 
 # --- the gate ---------------------------------------------------------------------------------
