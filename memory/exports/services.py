@@ -473,10 +473,6 @@ def _summary(head: dict[str, Any], imp: _Importer) -> str:
     return f"imported a ume export of {when}: {shown}; {said}"
 
 
-def _ms(started: float) -> int:
-    return max(0, int((time.perf_counter() - started) * 1000))
-
-
 def _import(run: _Run, stream: IO[bytes]) -> ImportResult | None:
     """Write the file in one transaction; whatever refuses it, a receipt saying why. None
     when a worker lost its claim to another (which imports it)."""

@@ -41,7 +41,7 @@ from memory.services.apply import ApplyResult, CandidateDecided, plan_apply, pla
 from memory.services.barrier import DeletionConflict, barrier_check
 from memory.services.episodes import episodes_record
 from memory.services.erased import conversation_erased
-from memory.services.receipts import receipt_write
+from memory.services.receipts import elapsed_ms, receipt_write
 from memory.transcripts import (
     Message,
     TranscriptError,
@@ -102,10 +102,6 @@ def _receipt(
             error=error,
             started=started,
         )
-
-
-def _ms(started: float) -> int:
-    return max(0, int((time.perf_counter() - started) * 1000))
 
 
 # --- entry points ---------------------------------------------------------------------------
@@ -844,7 +840,7 @@ def _complete(
     receipt.reasons = reasons
     receipt.detail = detail
     receipt.summary = summarise(counts, detail, reasons)
-    receipt.duration_ms = _ms(started)
+    receipt.duration_ms = elapsed_ms(started)
     receipt.save(
         update_fields=[
             "outcome",

@@ -27,7 +27,7 @@ from memory.services.history import MODELS, acting, current_actor, record
 from memory.services.labels import LabelSuppressed, suppressed_label
 from memory.services.nodes import NodeEditError, node_update
 from memory.services.recall_index import recall_index_refresh
-from memory.services.receipts import receipt_write
+from memory.services.receipts import elapsed_ms, receipt_write
 from memory.vocab import RevisionAction, RevisionKind
 
 #: What a rollback restores of each kind: content, never structure (which node a fact is on,
@@ -157,7 +157,7 @@ def _rollback(
         else:
             _detail(kind, row, values, reason)
     # Saved, not updated: the receipt gets its chain hash again (it is the chain's head still).
-    receipt.duration_ms = max(0, int((time.perf_counter() - started) * 1000))
+    receipt.duration_ms = elapsed_ms(started)
     receipt.save(update_fields=["duration_ms"])
     return receipt
 
