@@ -322,7 +322,7 @@ UME_RECALL_CONTEXT_CHARS = env_int("UME_RECALL_CONTEXT_CHARS", 2400, minimum=200
 # Recall answers nothing ("nothing_close") when its best item's confidence is under this
 # (0..1; 0 turns the gate off). Chosen on the team's conversation set and LoCoMo's dev
 # conversations: docs/recall-quality.md has the trade-off curve.
-UME_RECALL_MIN_CONFIDENCE = env_float("UME_RECALL_MIN_CONFIDENCE", 0.25)
+UME_RECALL_MIN_CONFIDENCE = env_float("UME_RECALL_MIN_CONFIDENCE", 0.0)
 if not 0.0 <= UME_RECALL_MIN_CONFIDENCE <= 1.0:
     raise ImproperlyConfigured(
         f"UME_RECALL_MIN_CONFIDENCE must be between 0 and 1, got {UME_RECALL_MIN_CONFIDENCE}"

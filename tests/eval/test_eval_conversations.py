@@ -208,7 +208,7 @@ def test_answer_recall_and_hits() -> None:
 def test_the_curve_is_monotone_and_the_default_threshold_is_reported(report: Any) -> None:
     text = run(str(FIXTURE), "--curve", "--threshold", "0.5")
     assert "ume at confidence threshold 0.5" in text and "trade-off over the threshold" in text
-    assert report["threshold"] == 0.25  # UME_RECALL_MIN_CONFIDENCE's default
+    assert report["threshold"] == 0.0  # UME_RECALL_MIN_CONFIDENCE's default: off
     data = json.loads(run(str(FIXTURE), "--json", "--curve"))
     rows = data["curve"]
     for system in ("ume_unreviewed", "ume_promoted"):
