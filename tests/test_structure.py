@@ -99,7 +99,7 @@ RAW_SQL = {
     "memory/services/cleanup.py": "the per-person advisory lock (PostgreSQL) of a cleanup run",
     "memory/services/ratelimit.py": "the rate window's upsert-and-read in one statement",
     "memory/exports/selectors.py": "an export's repeatable-read snapshot (PostgreSQL)",
-    "memory/models.py": "receipt day counters upserted, and a receipt's chain fields",
+    "memory/models/receipts.py": "receipt day counters upserted, and a receipt's chain fields",
     "ume/health.py": "the health check's SELECT 1",
     "eval/bench.py": "the benchmark's ANALYZE and the database's version",
 }

@@ -175,7 +175,7 @@ def test_bulk_writes_keep_the_counts_and_conflict_options_are_refused(owner: Use
 def test_writes_touching_more_days_than_one_statement_holds_are_counted(
     owner: User, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("memory.models.DAYS_PER_STATEMENT", 3)
+    monkeypatch.setattr("memory.models.receipts.DAYS_PER_STATEMENT", 3)
     now = timezone.now()
     Receipt.objects.bulk_create(
         [
