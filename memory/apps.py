@@ -15,9 +15,10 @@ class MemoryConfig(AppConfig):
         from django.core import checks
         from django.db.models.signals import post_save
 
-        from memory.checks import embeddings_check
+        from memory.checks import embeddings_check, minilm_check
 
         checks.register(embeddings_check, "embeddings")
+        checks.register(minilm_check, "embeddings")
         from memory.services.cleanup import SWEEPS
         from memory.services.recall_vectors import recall_vectors_fill
 

@@ -4,15 +4,35 @@ Warns (``memory.W001``) when people's indexes are served by another model than t
 one (recall keeps using their old vectors, or only words when that model is gone, until
 ``reindex`` moves them), and (``memory.W002``) when documents have no vector of the model
 serving them (written while it could not answer: ``reindex --missing`` fills them). Silent
-before the tables exist (a fresh database, before ``migrate``)."""
+before the tables exist (a fresh database, before ``migrate``). Errs (``memory.E001``) when
+the configured model is the optional local one and it cannot be loaded (not installed, or its
+weights fail their checksum): recall would run on words only."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from django.core.checks import CheckMessage, Warning
+from django.conf import settings
+from django.core.checks import CheckMessage, Error, Warning
 from django.db import DatabaseError
 from django.db.models import Count
+
+
+def minilm_check(app_configs: Any = None, **kwargs: Any) -> list[CheckMessage]:
+    if settings.UME_EMBEDDINGS_PROVIDER != "minilm":
+        return []
+    from memory.recall import minilm
+
+    loaded, why = minilm.available()
+    if loaded:
+        return []
+    return [
+        Error(
+            f"UME_EMBEDDINGS_PROVIDER is minilm, but the model cannot be loaded: {why}",
+            hint="Run `make minilm` (docs/embeddings.md), or choose wordllama.",
+            id="memory.E001",
+        )
+    ]
 
 
 def embeddings_check(app_configs: Any = None, **kwargs: Any) -> list[CheckMessage]:

@@ -37,7 +37,7 @@ from memory.recall.query import (
     Parsed,
     parse_query,
 )
-from memory.recall.ranking import SEMANTIC_FLOOR, build_context, plan_query, rank, shortlist
+from memory.recall.ranking import build_context, plan_query, rank, semantic_floor, shortlist
 from memory.recall.text import terms
 from memory.recall.vectors import load_vectors
 
@@ -66,7 +66,7 @@ def find_candidates(
         model, query_vector = asked
         vectors = load_vectors(owner.pk, CORPUS_MEMORY, stats, model=model, dim=len(query_vector))
         candidates.semantic = semantic_scores(
-            vectors.refs, vectors.coarse, vectors.full, query_vector, floor=SEMANTIC_FLOOR
+            vectors.refs, vectors.coarse, vectors.full, query_vector, floor=semantic_floor(model)
         )
     refs = shortlist(index, parsed, plan, candidates, limit)
     return load_candidates(owner, index, refs), candidates

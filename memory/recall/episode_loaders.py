@@ -103,6 +103,7 @@ def episode_settings(owner: Person, *, now: datetime | None = None) -> EpisodeSe
             [*reasons, connection.ops.adapt_datetimefield_value(now)],
         ),
     )
+    rows.sort(key=lambda row: row[0])  # oldest first, whatever order the database read them in
     # A forgotten name, as people go on to say it (its distinctive parts); an excluded term
     # is the person's own words, matched as they wrote them.
     keys = set(forgotten_names(row[1] for row in rows))

@@ -1,4 +1,5 @@
-"""Where recall's vectors come from: the bundled ``wordllama`` model (the default, offline) or
+"""Where recall's vectors come from: the bundled ``wordllama`` model (the default, offline), the
+optional local all-MiniLM-L6-v2 sentence model (``minilm``, :mod:`memory.recall.minilm`), or
 an OpenAI-compatible ``/v1/embeddings`` endpoint (Ollama, LM Studio, vLLM, a hosted one),
 chosen by ``UME_EMBEDDINGS_PROVIDER`` (docs/embeddings.md).
 
@@ -30,8 +31,9 @@ import numpy as np
 from django.conf import settings
 
 from memory.recall import embed as local
+from memory.recall import minilm
 
-PROVIDERS = ("wordllama", "openai")
+PROVIDERS = ("wordllama", "minilm", "openai")
 MAX_REPLY_BYTES = 64 * 1024 * 1024
 QUESTIONS_KEPT = 256  # recent single texts (questions) kept per remote model
 
@@ -58,6 +60,20 @@ class LocalEmbedder:
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         return local.embed(texts)
+
+
+class MiniLMEmbedder:
+    """The optional local sentence model (``make minilm``): no network; when it is not
+    installed, or its weights fail their checksum, it is unavailable like a dead endpoint."""
+
+    name = minilm.MODEL_NAME
+    dim = minilm.DIM
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        try:
+            return minilm.embed(texts)
+        except minilm.ModelUnavailable as exc:
+            raise EmbeddingUnavailable(f"{self.name}: {exc}") from exc
 
 
 def unit_rows(vectors: np.ndarray) -> np.ndarray:
@@ -183,6 +199,7 @@ class RemoteEmbedder:
 _configured: tuple[tuple[Any, ...], Embedder] | None = None
 _configured_lock = threading.Lock()
 _LOCAL = LocalEmbedder()
+_MINILM = MiniLMEmbedder()
 
 
 def _settings_key() -> tuple[Any, ...]:
@@ -211,7 +228,9 @@ def configured() -> Embedder:
             return _configured[1]
         provider, url, model, api_key, timeout, batch, dim, retry = key
         embedder: Embedder = _LOCAL
-        if provider == "openai":
+        if provider == "minilm":
+            embedder = _MINILM
+        elif provider == "openai":
             embedder = RemoteEmbedder(
                 url=url,
                 name=model,
@@ -227,13 +246,14 @@ def configured() -> Embedder:
 
 def for_model(name: str) -> Embedder | None:
     """The embedder that makes vectors of model ``name`` (empty: the configured one): the
-    configured one, or the bundled model, or ``None`` when neither makes them (vectors of a
-    remote model that is no longer configured: only ``reindex`` helps)."""
+    configured one, or a local model, or ``None`` when none makes them (vectors of a remote
+    model that is no longer configured: only ``reindex`` helps)."""
     chosen = configured()
     if not name or name == chosen.name:
         return chosen
-    if name == _LOCAL.name:
-        return _LOCAL
+    for embedder in (_LOCAL, _MINILM):
+        if name == embedder.name:
+            return embedder
     return None
 
 

@@ -44,6 +44,18 @@ LANE_WEIGHTS = {"lexical": 1.0, "semantic": 0.8}
 # never mentioned score with this model; a document under SEMANTIC_RELATIVE_FLOOR x the best
 # match does not join it; and at most SEMANTIC_ONLY_MAX documents come from this lane alone.
 SEMANTIC_FLOOR = 0.26
+# Another model's cosines have another scale: the optional sentence model (memory.recall.minilm)
+# puts loosely related texts ("tarot cards" and a page of gift ideas) higher than the static
+# model does. Its floor was chosen on the dev golden sets (docs/embeddings.md); a remote model
+# has the bundled model's until measured.
+SEMANTIC_FLOORS = {"all-MiniLM-L6-v2": 0.32}
+
+
+def semantic_floor(model: str) -> float:
+    """The semantic lane's floor for vectors of ``model``."""
+    return SEMANTIC_FLOORS.get(model, SEMANTIC_FLOOR)
+
+
 SEMANTIC_RELATIVE_FLOOR = 0.6
 SEMANTIC_ONLY_MAX = 3
 SHORTLIST_EXTRA = 10  # candidates read beyond the limit, for ties and the identity guard

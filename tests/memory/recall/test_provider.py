@@ -167,7 +167,7 @@ def test_the_settings_choose_the_embedder(settings: Settings, stub: Stub) -> Non
 @pytest.mark.parametrize(
     ("env", "message"),
     [
-        ({"UME_EMBEDDINGS_PROVIDER": "minilm"}, "must be wordllama or openai"),
+        ({"UME_EMBEDDINGS_PROVIDER": "bert"}, "must be wordllama, minilm or openai"),
         ({"UME_EMBEDDINGS_PROVIDER": "openai"}, "UME_EMBEDDINGS_URL must be"),
         (
             {"UME_EMBEDDINGS_PROVIDER": "openai", "UME_EMBEDDINGS_URL": "http://h/v1"},
