@@ -334,7 +334,8 @@ UME_LOGIN_WINDOW_SECONDS = env_int("UME_LOGIN_WINDOW_SECONDS", 900, minimum=1)
 # Failed bearer tokens an address may send a minute before it is refused with 429.
 UME_BAD_TOKENS_PER_ADDRESS = env_int("UME_BAD_TOKENS_PER_ADDRESS", 30, minimum=1)
 UME_RECALL_VECTOR_CACHE_MB = env_int("UME_RECALL_VECTOR_CACHE_MB", 256, minimum=1)
-# Where recall's vectors come from (docs/embeddings.md): the bundled wordllama model, or an
+# Where recall's vectors come from (docs/embeddings.md): the bundled wordllama model, the
+# optional local all-MiniLM-L6-v2 sentence model (minilm: `make minilm` installs it), or an
 # OpenAI-compatible /v1/embeddings endpoint (Ollama, LM Studio, vLLM, a hosted one) by its base
 # URL, model and key. The dimension is learned from the first answer unless set. After a
 # failure the endpoint is left alone for UME_EMBEDDINGS_RETRY_SECONDS (recall and saves go on
@@ -347,9 +348,10 @@ UME_EMBEDDINGS_TIMEOUT_SECONDS = env_float("UME_EMBEDDINGS_TIMEOUT_SECONDS", 10.
 UME_EMBEDDINGS_BATCH = env_int("UME_EMBEDDINGS_BATCH", 64, minimum=1)
 UME_EMBEDDINGS_DIM = env_int("UME_EMBEDDINGS_DIM", 0, minimum=0)
 UME_EMBEDDINGS_RETRY_SECONDS = env_float("UME_EMBEDDINGS_RETRY_SECONDS", 30.0)
-if UME_EMBEDDINGS_PROVIDER not in ("wordllama", "openai"):
+if UME_EMBEDDINGS_PROVIDER not in ("wordllama", "minilm", "openai"):
     raise ImproperlyConfigured(
-        f"UME_EMBEDDINGS_PROVIDER must be wordllama or openai, got {UME_EMBEDDINGS_PROVIDER!r}"
+        "UME_EMBEDDINGS_PROVIDER must be wordllama, minilm or openai, got "
+        f"{UME_EMBEDDINGS_PROVIDER!r}"
     )
 if UME_EMBEDDINGS_PROVIDER == "openai":
     if not UME_EMBEDDINGS_URL.startswith(("http://", "https://")):
