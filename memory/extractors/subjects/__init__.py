@@ -8,7 +8,9 @@ otherwise, so subjects are also found from signals that hold on any wording:
    when they are a name or carry a word that is rare in English;
 2. **first-person framing** (:mod:`.framing`): the person says it of themselves;
 3. **repetition**: a subject said in several sentences and messages of the batch is more
-   likely to matter; across conversations, the gate adds the mention to the waiting card;
+   likely to matter; said again in another conversation (``history``, read from the person's
+   earlier messages) it is much more so, and a subject said once that is not a name waits for
+   that before it is a card (:data:`ONCE`); a card waiting for it takes the new sentences;
 4. **the embedding model** (:mod:`.framing`): how close the sentences are to a life, and the
    subject's category;
 5. **dates for events**: a sentence that names a time (:func:`memory.temporal.resolve_when`)
