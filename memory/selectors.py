@@ -986,3 +986,48 @@ def recurring_subjects(owner: OwnerRef, keys: Iterable[str]) -> set[str]:
     ):
         found.add(folds[fold])
     return found & keys
+
+
+# How many of the person's earlier messages the subject proposer reads for one transcript.
+SAID_BEFORE_LIMIT = 5000
+
+
+def said_before(
+    owner: OwnerRef, needles: Iterable[str], *, exclude_transcript: int | None = None
+) -> tuple[list[tuple[int, str]], list[tuple[str, str]]]:
+    """What the person said before that may name one of the subjects ``needles`` spell
+    (case-insensitive substrings, :func:`memory.extractors.subjects.phrases.needle`): their own
+    messages of other transcripts that contain one, newest first (``(transcript id, text)``,
+    at most :data:`SAID_BEFORE_LIMIT`), and the guesses waiting for review (or expired) whose
+    label contains one, as ``(label, the first text held on it)``. Two queries; the subject
+    proposer decides which really do."""
+    needles = sorted({n for n in needles if len(n) >= 3})
+    if not needles:
+        return [], []
+    said = Q()
+    named = Q()
+    for n in needles:
+        said |= Q(text__icontains=n)
+        named |= Q(label_guess__icontains=n)
+    episodes = Episode.objects.for_owner(owner).filter(said, role="user")
+    if exclude_transcript is not None:
+        episodes = episodes.exclude(transcript_id=exclude_transcript)
+    texts = list(
+        episodes.order_by("-said_at").values_list("transcript_id", "text")[:SAID_BEFORE_LIMIT]
+    )
+    waiting = [CandidateStatus.PENDING, CandidateStatus.EXPIRED]
+    labels = [
+        (label, _first_text(held))
+        for label, held in Candidate.objects.for_owner(owner)
+        .filter(named, status__in=waiting)
+        .order_by("-last_seen_at")
+        .values_list("label_guess", "held_objects")
+    ]
+    return texts, labels
+
+
+def _first_text(held: Any) -> str:
+    for item in held or []:
+        if isinstance(item, dict) and isinstance(item.get("text"), str):
+            return str(item["text"])
+    return ""

@@ -3,7 +3,8 @@
 Contract: ``extract(messages, *, source_time) -> list[AnyProposal]``. An extractor never writes.
 ``subjects`` is the rules extractor followed by the subject proposer
 (:mod:`memory.extractors.subjects`); it also takes ``recurring``, a read-only lookup of which
-subject keys the person already has (the ingest service passes it).
+subject keys the person already has, and ``history``, what they said of each subject in
+earlier conversations (the ingest service passes both).
 A failure of the outside world (the LLM endpoint) raises :class:`ExtractorFailed`; the ingest
 service turns that into an ``llm_failed`` receipt and keeps the transcript retryable.
 """

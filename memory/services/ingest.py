@@ -31,12 +31,14 @@ from django.db.models import F
 from django.utils import timezone
 
 from memory.extractors import ExtractorFailed, get_extractor
+from memory.extractors.subjects import Heard
+from memory.extractors.subjects.history import heard
 from memory.gate import WritePlan, plan_writes
 from memory.models import Outcome, Receipt, Transcript
 from memory.owned import Person
 from memory.proposals import AnyProposal, ProposalError, parse_proposals, proposals_dedupe
 from memory.receipt_summary import summarise
-from memory.selectors import gate_snapshot, recurring_subjects
+from memory.selectors import gate_snapshot, recurring_subjects, said_before
 from memory.services.apply import ApplyResult, CandidateDecided, plan_apply, plan_recheck
 from memory.services.barrier import DeletionConflict, barrier_check
 from memory.services.episodes import episodes_record
@@ -520,7 +522,13 @@ def _read(transcript: Transcript, extractor: str) -> tuple[list[Message], list[A
         def recurring(keys: set[str]) -> set[str]:
             return recurring_subjects(owner, keys)
 
-        found = extract(messages, source_time=transcript.source_time, recurring=recurring)
+        def history(needles: dict[str, str]) -> dict[str, Heard]:
+            texts, labels = said_before(owner, needles.values(), exclude_transcript=transcript.pk)
+            return heard(texts, labels, needles)
+
+        found = extract(
+            messages, source_time=transcript.source_time, recurring=recurring, history=history
+        )
         return messages, proposals_dedupe(found)
     return messages, proposals_dedupe(extract(messages, source_time=transcript.source_time))
 

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from memory.models import Candidate
-from memory.selectors import recurring_subjects
+from memory.selectors import recurring_subjects, said_before
 from memory.services.ingest import ingest_text
 from memory.vocab import CandidateStatus
 from tests.factories import make_candidate, make_node
@@ -48,3 +48,36 @@ def test_a_card_said_again_in_another_conversation_is_one_card_with_both(owner: 
     (card,) = Candidate.objects.for_owner(owner).filter(canonical_key="biscuit")
     assert card.session_count == 2 and card.mention_count >= 2
     assert card.reason == "proposed" and len(card.held_objects) >= 2
+
+
+def test_said_before_reads_only_the_owners_own_earlier_messages(
+    owner: Any, other_user: Any
+) -> None:
+    when = datetime(2026, 3, 1, tzinfo=UTC)
+    ingest_text(
+        owner=owner, text=_said("I fixed the allotment shed.", when), name="one", extractor="rules"
+    )
+    ingest_text(
+        owner=other_user, text=_said("My allotment flooded.", when), name="x", extractor="rules"
+    )
+    texts, labels = said_before(owner, ["allot"])
+    assert [text for _t, text in texts] == ["I fixed the allotment shed."] and labels == []
+    (first,) = {t for t, _text in texts}
+    assert said_before(owner, ["allot"], exclude_transcript=first) == ([], [])
+    assert said_before(owner, ["ab"]) == ([], [])  # too short to look for
+    make_candidate(owner=owner, label="Allotment Shed")
+    make_candidate(owner=other_user, label="Allotment Gate")
+    assert said_before(owner, ["allot"])[1] == [("Allotment Shed", "")]
+
+
+def test_a_weak_subject_said_in_two_conversations_becomes_one_card(owner: Any) -> None:
+    when = datetime(2026, 3, 1, tzinfo=UTC)
+    said = (
+        ("one", "My lungs hate me after the Snowdon hike."),
+        ("two", "I still think about the Snowdon hike, my legs ached for days."),
+    )
+    ingest_text(owner=owner, text=_said(said[0][1], when), name="one", extractor="subjects")
+    assert not Candidate.objects.for_owner(owner).filter(canonical_key="snowdon hike").exists()
+    ingest_text(owner=owner, text=_said(said[1][1], when), name="two", extractor="subjects")
+    (card,) = Candidate.objects.for_owner(owner).filter(canonical_key="snowdon hike")
+    assert card.reason == "proposed" and card.status == CandidateStatus.PENDING

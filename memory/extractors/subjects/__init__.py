@@ -8,7 +8,9 @@ otherwise, so subjects are also found from signals that hold on any wording:
    when they are a name or carry a word that is rare in English;
 2. **first-person framing** (:mod:`.framing`): the person says it of themselves;
 3. **repetition**: a subject said in several sentences and messages of the batch is more
-   likely to matter; across conversations, the gate adds the mention to the waiting card;
+   likely to matter; said again in another conversation (``history``, read from the person's
+   earlier messages) it is much more so, and a subject said once that is not a name waits for
+   that before it is a card (:data:`ONCE`); a card waiting for it takes the new sentences;
 4. **the embedding model** (:mod:`.framing`): how close the sentences are to a life, and the
    subject's category;
 5. **dates for events**: a sentence that names a time (:func:`memory.temporal.resolve_when`)
@@ -36,8 +38,9 @@ from memory.extractors.subjects.framing import (
     first_person,
     life_scores,
     mentions_self,
+    thing_scores,
 )
-from memory.extractors.subjects.phrases import Phrase, phrases
+from memory.extractors.subjects.phrases import Phrase, label_keys, needle, phrases, topic_key
 from memory.keys import canonical_key, fold_key
 from memory.markup import markup_to_text
 from memory.proposals import (
@@ -52,6 +55,13 @@ from memory.temporal import resolve_when
 from memory.transcripts import Message
 
 FLOOR = 0.5  # below this a subject is not worth a person's look
+# A subject heard in one conversation only is a card when its evidence there is this strong (a
+# name the person uses of their own life, a specific thing said again and again); weaker ones
+# wait, as what was said (recall finds it), until the person brings them up again.
+ONCE = 0.8
+# A phrase that is not a name must be nearer something in a life than a feeling or a quality
+# (framing.thing_scores) by at least this much (a margin for words it hardly knows: "Allotment" is -0.09).
+THING_MARGIN = -0.1
 MAX_HELD = 4  # passages held on one card from one batch
 MAX_PASSAGE = 600
 WINDOW = 0  # statements either side of a mention held with it
@@ -79,6 +89,18 @@ Recurring = Callable[[set[str]], set[str]]
 
 
 @dataclass(frozen=True)
+class Heard:
+    """What the person said of one subject before this conversation."""
+
+    conversations: int = 0  # earlier conversations in which the person said it
+    waiting: str | None = None  # the label of the card already waiting for it, if any
+
+
+# Per subject (topic key -> a substring its spellings share), what was heard before.
+History = Callable[[dict[str, str]], dict[str, Heard]]
+
+
+@dataclass(frozen=True)
 class Said:
     sentence: str
     message_id: str
@@ -96,6 +118,13 @@ class Subject:
     phrase: Phrase
     said: list[Said] = field(default_factory=list)
     echoed: int = 0  # the other side's messages that took the subject up
+    # Every spelling said of it in the batch ("pottery", "pottery classes"), by how often.
+    spellings: dict[str, int] = field(default_factory=dict)
+    label: str = ""  # the card's label: the waiting card's, else the spelling said most
+
+    def spelled(self, phrase: Phrase) -> None:
+        self.spellings[phrase.label] = self.spellings.get(phrase.label, 0) + 1
+        self.label = max(self.spellings, key=lambda k: (self.spellings[k], -len(k.split())))
 
     @property
     def messages(self) -> int:
@@ -146,14 +175,18 @@ def _sentences(
 def gather(
     messages: Sequence[Message], *, source_time: datetime | None, known: set[str], used: set[str]
 ) -> dict[str, Subject]:
-    """Every possible subject of the batch by folded key, with where it was said."""
+    """Every possible subject of the batch by topic key (:func:`.phrases.topic_key`: every
+    spelling of one subject, never two names), with where it was said."""
     subjects: dict[str, Subject] = {}
     for sentence, around, message, anchor in _sentences(messages, source_time, used):
         for phrase in phrases(sentence):
-            key = fold_key(canonical_key(phrase.label))
-            if not key or key in known or canonical_key(phrase.label) in known:
+            key = topic_key(phrase)
+            if not key or fold_key(canonical_key(phrase.label)) in known:
+                continue
+            if canonical_key(phrase.label) in known:
                 continue
             subject = subjects.setdefault(key, Subject(phrase))
+            subject.spelled(phrase)
             if phrase.is_name and not subject.phrase.is_name:
                 subject.phrase = phrase
             said = Said(sentence, message.id, message.ts, anchor, _before(sentence, phrase), around)
@@ -214,7 +247,7 @@ def _detail(subject: Subject, label: str, category: str, said: Said, sure: float
 
 def proposals_for(subject: Subject, category: str, sure: float) -> list[AnyProposal]:
     """The card and the sentences held on it (the person's own first)."""
-    label = subject.phrase.label
+    label = subject.label or subject.phrase.label
     spans = tuple(
         EvidenceSpan(message_id=s.message_id, quote=s.sentence, ts=s.ts) for s in subject.said
     )
@@ -224,6 +257,11 @@ def proposals_for(subject: Subject, category: str, sure: float) -> list[AnyPropo
     said = sorted(subject.said, key=lambda s: not first_person(s.sentence))[:MAX_HELD]
     # The held passages carry the card's confidence: the gate keeps a card's highest.
     return [card, *(_detail(subject, label, category, s, sure) for s in said)]
+
+
+def rule_labels(found: Sequence[AnyProposal]) -> set[str]:
+    """The labels of the subjects the rules propose."""
+    return {p.label for p in found if isinstance(p, (NodeProposal, CandidateProposal)) and p.label}
 
 
 def known_keys(found: Sequence[AnyProposal]) -> tuple[set[str], set[str]]:
@@ -239,26 +277,49 @@ def known_keys(found: Sequence[AnyProposal]) -> tuple[set[str], set[str]]:
     return keys, used
 
 
+def things(subjects: dict[str, Subject]) -> dict[str, Subject]:
+    """The subjects that are names or things of a life, not feelings or qualities
+    ("Encouragement", "Inner Peace"): the embedding model decides, phrase by phrase."""
+    common = [k for k, s in subjects.items() if not s.phrase.is_name]
+    scores = thing_scores([subjects[k].label for k in common])
+    drop = {k for k, score in zip(common, scores, strict=True) if score < THING_MARGIN}
+    return {k: s for k, s in subjects.items() if k not in drop}
+
+
 def scored(
     messages: Sequence[Message],
     *,
     source_time: datetime | None = None,
     found: Sequence[AnyProposal] = (),
     recurring: Recurring | None = None,
+    history: History | None = None,
 ) -> list[tuple[Evidence, Subject]]:
-    """Every possible subject the rules did not hold, with its evidence (before the floor)."""
+    """Every possible subject the rules did not hold, with its evidence (before the floor).
+    ``history`` says what the person said of each subject in earlier conversations: how many
+    of them, and which card waits for it (whose label the subject takes, so it joins it)."""
     known, used = known_keys(found)
-    subjects = gather(messages, source_time=source_time, known=known, used=used)
+    subjects = things(gather(messages, source_time=source_time, known=known, used=used))
     if not subjects:
         return []
     sentences = sorted({s.sentence for subject in subjects.values() for s in subject.said})
     life = dict(zip(sentences, life_scores(sentences), strict=True))
-    keys = {canonical_key(s.phrase.label) for s in subjects.values()}
+    # A subject the rules hold under a one-word label joins their card ("Pottery" from a rule,
+    # "my pottery class teacher" here): one card per subject.
+    ruled = {key: label for label in rule_labels(found) for key in label_keys(label)}
+    for key, subject in subjects.items():
+        if key in ruled:
+            subject.label = ruled[key]
+    keys = {canonical_key(s.label) for s in subjects.values()}
     again = recurring(keys) if recurring is not None else set()
-    return [
-        (evidence_of(s, life, 2 if canonical_key(s.phrase.label) in again else 1), s)
-        for s in subjects.values()
-    ]
+    heard = history({k: needle(s.phrase) for k, s in subjects.items()}) if history else {}
+    out = []
+    for key, subject in subjects.items():
+        before = heard.get(key, Heard())
+        if before.waiting:
+            subject.label = before.waiting
+        sessions = 1 + max(before.conversations, 1 if canonical_key(subject.label) in again else 0)
+        out.append((evidence_of(subject, life, sessions), subject))
+    return out
 
 
 def extract(
@@ -266,14 +327,17 @@ def extract(
     *,
     source_time: datetime | None = None,
     recurring: Recurring | None = None,
+    history: History | None = None,
 ) -> list[AnyProposal]:
     """The ``subjects`` extractor: the rules (structure), then the subjects they did not find.
-    Deterministic; ``recurring`` (which subject keys the person already has, a read-only
-    lookup the ingest service passes) is its only outside input."""
+    Deterministic; ``recurring`` and ``history`` (what the person already has and said before,
+    read-only lookups the ingest service passes) are its only outside inputs."""
     from memory.extractors.rules import extract as rules
 
     found = rules(messages, source_time=source_time)
-    return found + propose(messages, source_time=source_time, found=found, recurring=recurring)
+    return found + propose(
+        messages, source_time=source_time, found=found, recurring=recurring, history=history
+    )
 
 
 def propose(
@@ -282,17 +346,24 @@ def propose(
     source_time: datetime | None = None,
     found: Sequence[AnyProposal] = (),
     recurring: Recurring | None = None,
+    history: History | None = None,
 ) -> list[AnyProposal]:
     """Subjects the person talks about that ``found`` (the rules' proposals) does not hold.
-    ``recurring`` says which subject keys the person already has (said in an earlier
-    conversation): that is evidence too."""
-    every = scored(messages, source_time=source_time, found=found, recurring=recurring)
+    ``recurring`` says which subject keys the person already has, ``history`` what they said
+    of each in earlier conversations: that is evidence too. One card per subject, with every
+    spelling's sentences; a subject heard in this conversation only is a card when its
+    evidence is strong (:data:`ONCE`), else it waits to be said again."""
+    every = scored(
+        messages, source_time=source_time, found=found, recurring=recurring, history=history
+    )
     # The person's life: a subject never said with the speaker in the sentence ("Meera's flight
     # is tomorrow", "the reef is the largest living structure") is not proposed.
     kept = [
         (sure, s)
-        for sure, s in ((confidence(e), s) for e, s in every if e.first_person > 0)
-        if sure >= FLOOR
+        for sure, s, again in (
+            (confidence(e), s, e.sessions > 1) for e, s in every if e.first_person > 0
+        )
+        if sure >= (FLOOR if again else ONCE)
     ]
     kinds = categories([(s.phrase, s.said[0].before, s.said[0].sentence) for _c, s in kept])
     out: list[AnyProposal] = []

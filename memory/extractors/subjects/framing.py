@@ -57,6 +57,26 @@ _CATEGORIES: dict[str, str] = {
     Category.INTEREST.value: "an interest: a cause, a topic, a book, a film, a kind of music, art",
     Category.SKILL.value: "a skill I am learning: a language, an instrument, a course, a class",
 }
+# What a subject of a life is (someone, somewhere, something done or owned) and what it is
+# not: a feeling, a quality, encouragement, an abstract idea. Kept apart from _LIFE, which
+# reads whole sentences; these read a phrase alone.
+_THINGS = (
+    "a person: a friend, a relative, a partner, a child, a colleague",
+    "a pet or an animal: a dog, a cat, a horse, a guinea pig",
+    "a place: a city, a country, a town, a beach, a park, a house, a garden, a farm",
+    "an organisation: a company, a school, a shelter, a club, a charity, a store, a team",
+    "an activity or hobby: painting, pottery, camping, dancing, running, a class, a course",
+    "an event: a concert, a conference, a parade, a trip, a race, a wedding, an exam",
+    "an object: a car, a guitar, a bike, a book, a necklace, a painting",
+    "work and study: a job, a business, an internship, a degree, a project",
+    "health: an illness, an injury, therapy, a doctor, medication",
+)
+_NOT_THINGS = (
+    "a feeling or emotion: joy, awe, peace, fulfillment, gratitude, happiness",
+    "a quality or virtue: courage, kindness, strength, resilience, compassion, dedication",
+    "encouragement, support, appreciation, reminders, motivation, inspiration",
+    "an abstract idea: freedom, dreams, moments, memories, connections, challenges, vibes",
+)
 _PLACE_BEFORE = frozenset("in to from near around visit visited visiting across".split())
 _ORG_BEFORE = frozenset("at for joined join with".split())
 
@@ -97,6 +117,22 @@ def first_person(sentence: str) -> bool:
 def mentions_self(sentence: str) -> bool:
     """The speaker appears anywhere in the sentence ("... with my kids")."""
     return bool(_FIRST_PERSON.search(sentence.replace("’", "'")))
+
+
+@lru_cache(maxsize=1)
+def _things() -> tuple[np.ndarray, np.ndarray]:
+    return embed(_THINGS), embed(_NOT_THINGS)
+
+
+def thing_scores(labels: list[str]) -> list[float]:
+    """Per label, how much closer it is to something in a life (someone, somewhere,
+    something done or owned) than to a feeling, a quality or an abstract idea; below zero it
+    is more the second ("Encouragement", "Joyful Moments") than the first ("Clothing Store")."""
+    if not labels:
+        return []
+    things, feelings = _things()
+    vectors = embed(labels)
+    return [float(x) for x in (vectors @ things.T).max(axis=1) - (vectors @ feelings.T).max(axis=1)]
 
 
 @lru_cache(maxsize=1)

@@ -10,6 +10,7 @@ phrases ("a lot", "the day", "some time") carry no rare word and are never subje
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 from functools import lru_cache
@@ -56,7 +57,12 @@ _CONTRACTIONS = (
     (re.compile(r"['’]ll\b", re.I), " will"),
     (re.compile(r"\b(i|we|you|they|he|she)['’]d\b", re.I), r"\1 would"),
 )
-_CALENDAR = frozenset(MONTHS) | frozenset(WEEKDAYS) | frozenset({"christmas", "easter"})
+# Weekdays as people type them short ("see you Fri") are dates, not names.
+_CALENDAR = (
+    frozenset(MONTHS)
+    | frozenset(WEEKDAYS)
+    | frozenset({"christmas", "easter", "tues", "weds", "thurs", "fri"})
+)
 _WORD = re.compile(r"^[A-Za-z][A-Za-z'&.-]*$")
 # What the person read, watched or heard: the phrases after it are its topic ("an article
 # comparing Postgres and MySQL", "a novel about a lighthouse keeper in Cornwall"), not their life.
@@ -159,6 +165,26 @@ def _chunks(tokens: list[tuple[str, str, str]]) -> list[list[tuple[int, str, str
     return [c for c in chunks if c]
 
 
+# After these a word is a verb, whatever the tagger says ("we need folks", "how this impacts
+# neighbourhoods", "to focus my passion"): it does not start a noun phrase.
+_SUBJECT_PRONOUNS = frozenset("i we you they he she it who".split())
+
+
+def _after_verb(
+    tokens: list[tuple[str, str, str]], chunk: list[tuple[int, str, str]]
+) -> list[tuple[int, str, str]]:
+    """The chunk less a subject pronoun and the verb the tagger took for a noun after it
+    ("We need folks" -> "folks"), or less an infinitive's verb ("to focus my passion")."""
+    for at in range(len(chunk) - 1, -1, -1):
+        if chunk[at][1].lower() in _SUBJECT_PRONOUNS:
+            return chunk[at + 2 :]
+    first = chunk[0][0]
+    infinitive = first > 0 and tokens[first - 1][0].lower() == "to"
+    if infinitive and len(chunk) > 1 and chunk[0][2] in ("NN", "VB", "VBP"):
+        return chunk[1:]
+    return chunk
+
+
 def _trim(chunk: list[tuple[int, str, str]]) -> list[tuple[int, str, str]]:
     """Keep the content of a chunk: no determiner, pronoun, number, time word or mood word."""
     kept: list[tuple[int, str, str]] = []
@@ -217,10 +243,105 @@ def _vocative(tokens: list[tuple[str, str, str]], kept: list[tuple[int, str, str
     return bool(before) and before[-1] == "," and after in ("!", ".", "?", ",", "")
 
 
+@lru_cache(maxsize=1)
+def _stemmer() -> Any:
+    from nltk.stem.porter import PorterStemmer  # pure code, no corpus: ships with NLTK
+
+    return PorterStemmer()
+
+
+@lru_cache(maxsize=65536)
+def stem(word: str) -> str:
+    """The Porter stem of ``word`` ("dance", "dancing" -> "danc"; "classes" -> "class")."""
+    return str(_stemmer().stem(word.lower()))
+
+
+def topic_word(phrase: Phrase) -> str:
+    """The phrase's most specific word as written: what its subject is about ("pottery" of
+    "pottery classes", "adoption" of "adoption agency interviews")."""
+    content = [w for w in phrase.words if w.lower() not in FILLERS | PRONOUNS] or list(phrase.words)
+    return min(content, key=lambda w: (zipf(w), -len(w)))
+
+
+def topic_key(phrase: Phrase) -> str:
+    """One key per subject a person talks about: a name is itself (its words, lower case:
+    "UML" and "UML College Society" are two subjects, so are "Ana" and "Ana Lopez"); any other
+    phrase is the stem of its most specific word, so "pottery", "pottery class" and "pottery
+    classes", or "adoption agencies" and "the adoption group", are one subject."""
+    if phrase.is_name and len(phrase.words) > 1:
+        return " ".join(w.lower() for w in phrase.words)
+    return stem(topic_word(phrase))
+
+
+_PLAIN_WORDS = re.compile(r"[a-z0-9][a-z0-9'&.-]*")
+
+
+def words_of(text: str) -> list[str]:
+    """The words of ``text``, lower case."""
+    return [w.strip(".'") for w in _PLAIN_WORDS.findall(text.lower().replace("’", "'"))]
+
+
+def written_plain(label: str, said: str) -> bool:
+    """Whether the person wrote the label's words in lower case in ``said`` (a phrase such as
+    "adoption agencies", not a name such as "UML College Society")."""
+    words = set(words_of(label))
+    written = [w for w in re.findall(r"[A-Za-z][A-Za-z'&-]*", said) if w.lower() in words]
+    return bool(written) and any(w.islower() for w in written)
+
+
+def label_keys(label: str, said: str = "") -> set[str]:
+    """The topic keys a card's label stands for (``said``: a sentence it was said in). One
+    word is the subject of every phrase about it ("Pottery" takes "pottery classes", "UML"
+    takes "UML course"); a label of several words is its own words, and the stem of its most
+    specific word only when the person wrote it in lower case: a name ("UML College Society")
+    never takes "UML", "Ana Lopez" never takes "Ana Ruiz"."""
+    words = words_of(label)
+    if not words:
+        return set()
+    if len(words) == 1:
+        return {stem(words[0])}
+    keys = {" ".join(words)}
+    if written_plain(label, said):
+        keys.add(stem(min(words, key=lambda w: (zipf(w), -len(w)))))
+    return keys
+
+
+def needle(phrase: Phrase) -> str:
+    """A substring every spelling of the phrase's subject contains, to look for it in what the
+    person said before (the stem and the word as written share it: "potter" of "pottery")."""
+    if phrase.is_name and len(phrase.words) > 1:
+        return topic_key(phrase)
+    word = topic_word(phrase).lower()
+    return os.path.commonprefix([word, stem(word)])
+
+
+# A quoted title ("Becoming Nicole", "The Lean Startup") names a work the person read, watched
+# or sang, not a thing of their life; so does the name of its author after "by".
+_QUOTED = re.compile(r"[\"“”]([^\"“”]{1,80})[\"“”]|[\"“]([^\"“”]{1,80})$")
+_AUTHOR = re.compile(r"^by\s+(?:[A-Z][\w'.-]*\s*){1,4}")
+
+
+def _unquoted(sentence: str) -> str:
+    """The sentence with each quoted title, and an author named right after it, taken out."""
+    out, last = [], 0
+    for match in _QUOTED.finditer(sentence):
+        out.append(sentence[last : match.start()])
+        rest = sentence[match.end() :].lstrip()
+        author = _AUTHOR.match(rest)
+        last = (
+            match.end()
+            + (len(sentence[match.end() :]) - len(rest))
+            + (author.end() if author else 0)
+        )
+        out.append(" , ")
+    out.append(sentence[last:])
+    return "".join(out)
+
+
 def phrases(sentence: str) -> list[Phrase]:
     """The possible subjects of ``sentence``: names and rare noun phrases, in order."""
     found: list[Phrase] = []
-    for tokens in tag(sentence):
+    for tokens in tag(_unquoted(sentence)):
         topic = False
         for chunk in _chunks(tokens):
             if topic:
@@ -229,7 +350,8 @@ def phrases(sentence: str) -> list[Phrase]:
             if nouns and nouns[-1].lower() in _MEDIA:
                 topic = True  # "an article": it, and what follows it, is what was read
                 continue
-            kept = _trim(chunk)
+            chunk = _after_verb(tokens, chunk)
+            kept = _trim(chunk) if chunk else []
             if kept and all(t[2] in _PROPER for t in kept) and _vocative(tokens, kept):
                 continue
             phrase = _phrase(kept)
