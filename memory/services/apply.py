@@ -433,7 +433,9 @@ def _bump_candidates(step: _Apply) -> None:
         )
         step.evidence += _evidence_rows(bump.evidence, candidate_id=candidate.pk)
     for pk, candidate in locked.items():
-        candidate.held_objects = JsonAppend("held_objects", held[pk]) if held[pk] else F("held_objects")
+        candidate.held_objects = (
+            JsonAppend("held_objects", held[pk]) if held[pk] else F("held_objects")
+        )
     update_each(
         list(locked.values()),
         [

@@ -151,13 +151,21 @@ class JsonAppend(Func):
         super().__init__(F(column))
         self.items = [json.dumps(item, ensure_ascii=False) for item in items]
 
-    def as_sql(self, compiler: Any, connection: Any, **extra: Any) -> tuple[str, list[Any]]:
+    def as_sql(
+        self,
+        compiler: Any,
+        connection: Any,
+        function: str | None = None,
+        template: str | None = None,
+        arg_joiner: str | None = None,
+        **extra_context: Any,
+    ) -> tuple[str, tuple[Any, ...]]:
         sql, params = compiler.compile(self.source_expressions[0])
         if connection.vendor == "postgresql":
-            return f"({sql} || %s::jsonb)", [*params, "[" + ", ".join(self.items) + "]"]
+            return f"({sql} || %s::jsonb)", (*params, "[" + ", ".join(self.items) + "]")
         if connection.vendor == "sqlite":
             appends = ", '$[#]', json(%s)" * len(self.items)
-            return f"json_insert({sql}{appends})", [*params, *self.items]
+            return f"json_insert({sql}{appends})", (*params, *self.items)
         raise NotImplementedError(f"JsonAppend on {connection.vendor}")
 
 

@@ -38,7 +38,11 @@ def _export(conversations: int, messages: int, seed: int) -> bytes:
 
 def _store(owner: Any, data: bytes) -> ImportResult:
     return chat_import_store(
-        owner=owner, stream=io.BytesIO(data), name="conversations.json", fmt=CHATGPT, source="command"
+        owner=owner,
+        stream=io.BytesIO(data),
+        name="conversations.json",
+        fmt=CHATGPT,
+        source="command",
     )
 
 
@@ -76,11 +80,9 @@ def _rows(owner: Any) -> dict[str, Any]:
         (t.term, t.kind, episode_ids.get(t.ref_id, -1), t.tf, t.length)
         for t in RecallTerm.objects.for_owner(owner)
     )
-    counts = sorted(
-        RecallTermCount.objects.for_owner(owner).values_list("term", "kind", "docs")
-    )
+    counts = sorted(RecallTermCount.objects.for_owner(owner).values_list("term", "kind", "docs"))
     evidence = sorted(
-        (e.quote, e.message_id, e.candidate.canonical_key if e.candidate_id else "")
+        (e.quote, e.message_id, e.candidate.canonical_key if e.candidate is not None else "")
         for e in Evidence.objects.for_owner(owner).select_related("candidate")
     )
     return {
@@ -123,7 +125,9 @@ def _conversation(n: int, turns: int) -> dict[str, Any]:
         ("user", "thanks, that worked") if i % 2 == 0 else ("assistant", "Glad it helped!")
         for i in range(turns)
     ]
-    mapping: dict[str, Any] = {"root": {"id": "root", "message": None, "parent": None, "children": []}}
+    mapping: dict[str, Any] = {
+        "root": {"id": "root", "message": None, "parent": None, "children": []}
+    }
     parent = "root"
     for i, (role, text) in enumerate(said):
         node = f"c{n}-m{i}"
