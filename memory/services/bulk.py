@@ -180,6 +180,10 @@ def update_each(rows: Sequence[models.Model], fields: Sequence[str]) -> int:
     model = type(rows[0])
     meta = model._meta
     requires_casting = connection.features.requires_casted_case_in_updates
+    # The key as a column of the table updated, already resolved: ``F("pk")`` would be
+    # resolved through the join machinery once per row and column.
+    key = meta.pk.get_col(meta.db_table) if meta.pk is not None else None
+    assert key is not None, f"{meta.label} has no primary key"
     changes: dict[str, Any] = {}
     for name in fields:
         field = meta.get_field(name)
@@ -189,7 +193,7 @@ def update_each(rows: Sequence[models.Model], fields: Sequence[str]) -> int:
             value = getattr(row, field.attname)
             if not hasattr(value, "resolve_expression"):
                 value = Value(value, output_field=field)
-            whens.append(When(Exact(F("pk"), row.pk), then=value))
+            whens.append(When(Exact(key, row.pk), then=value))
         case: Any = Case(*whens, output_field=field)
         changes[field.attname] = Cast(case, output_field=field) if requires_casting else case
     return int(model._default_manager.filter(pk__in=[row.pk for row in rows]).update(**changes))
