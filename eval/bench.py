@@ -868,6 +868,7 @@ def _imported(owner: Person, receipts: list[Any], elapsed: float, cpu: float) ->
         "import_s": round(elapsed, 1),
         "import_cpu_s": round(cpu, 1),
         "import_messages_per_s": round(episodes / elapsed, 1) if elapsed else 0.0,
+        "import_messages_per_cpu_s": round(episodes / cpu, 1) if cpu else 0.0,
         "import_peak_mb": _peak_mb(),
         "import_receipts": dict(sorted(Counter(str(r.outcome) for r in receipts).items())),
         "import_rows": {
@@ -1227,7 +1228,8 @@ def _main_import(parser: argparse.ArgumentParser, args: argparse.Namespace) -> i
         print(
             f"{row['backend']:<10} import of {row['import_conversations']:,} conversations, "
             f"{row['import_messages']:,} messages ({row['import_bytes']:,} bytes): "
-            f"{row['import_messages_per_s']} messages/s, {row['import_s']} s "
+            f"{row['import_messages_per_s']} messages/s wall, "
+            f"{row['import_messages_per_cpu_s']} per CPU second; {row['import_s']} s "
             f"(CPU {row['import_cpu_s']} s), peak {row['import_peak_mb']} MB; receipts "
             f"{row['import_receipts']}; rows {row['import_rows']}",
             flush=True,

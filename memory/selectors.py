@@ -180,7 +180,11 @@ def gate_snapshot(owner: Person, proposals: Iterable[AnyProposal], *, now: datet
     suppressions = tuple(
         SuppressionRef(s.id, s.kind, s.canonical_key, s.suppressed_until) for s in reached
     )
-    edges, slice_keys, event_keys = _snapshot_details(owner, matched, proposals)
+    edges, slice_keys, event_keys = (
+        _snapshot_details(owner, matched, proposals)
+        if matched
+        else (frozenset(), frozenset(), frozenset())
+    )
     return Snapshot(
         now=now,
         nodes=nodes,
@@ -241,7 +245,8 @@ def _snapshot_nodes(owner: Person, keys: frozenset[str] | set[str]) -> tuple[Nod
     node_rows += [by_id[pk] for pk in hint_ids if pk in by_id and pk not in exact]
     node_ids = [row[0] for row in node_rows]
     alias_keys: dict[int, set[str]] = {}
-    for node_id, alias_key, alias_owner in Alias.objects.filter(node_id__in=node_ids).values_list(
+    aliases = Alias.objects.filter(node_id__in=node_ids) if node_ids else Alias.objects.none()
+    for node_id, alias_key, alias_owner in aliases.values_list(
         "node_id", "canonical_key", "owner_id"
     ):
         if alias_owner == owner.pk:
@@ -259,26 +264,25 @@ def _snapshot_candidates(
     cleanup expired it is bumped back to pending (apply revives it), keeping its evidence and
     counts, instead of starting a twin card. Also the pending ones another spelling of the
     same subject made (same fold key, :func:`memory.keys.fold_key`): the gate folds into them."""
-    by_key: dict[str, Candidate] = {}
+    by_key: dict[str, tuple[CandidateRef, str]] = {}
     folds = {fold_key(key) for key in keys}
     waiting = [CandidateStatus.PENDING, CandidateStatus.EXPIRED]
-    for c in (
+    # Only the columns the gate reads: a candidate's held details grow with every mention.
+    for pk, key, label, category, status in (
         Candidate.objects.for_owner(owner)
         .filter(
             Q(status__in=waiting, canonical_key__in=keys)
             | Q(status=CandidateStatus.PENDING, fold_key__in=folds)
         )
         .order_by("-last_seen_at", "-id")
+        .values_list("id", "canonical_key", "label_guess", "category_guess", "status")
     ):
-        chosen = by_key.get(c.canonical_key)
+        chosen = by_key.get(key)
         if chosen is None or (
-            chosen.status != CandidateStatus.PENDING and c.status == CandidateStatus.PENDING
+            chosen[1] != CandidateStatus.PENDING and status == CandidateStatus.PENDING
         ):
-            by_key[c.canonical_key] = c
-    return tuple(
-        CandidateRef(c.id, c.canonical_key, c.label_guess, c.category_guess)
-        for c in by_key.values()
-    )
+            by_key[key] = (CandidateRef(pk, key, label, category), status)
+    return tuple(ref for ref, _status in by_key.values())
 
 
 def _snapshot_details(

@@ -44,9 +44,14 @@ def embed(texts: Sequence[str]) -> np.ndarray:
     if not texts:
         return np.zeros((0, DIM), dtype=np.float32)
     model = _load()
+    # Shortest first: the model pads each batch of 64 to its longest text, so batches of
+    # texts of like length pad (and pool) far less. Each text's vector does not depend on
+    # its batch; they are put back in the order given.
+    order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
     with np.errstate(invalid="ignore", divide="ignore"):  # a text without words norms to 0
-        vectors = np.asarray(model.embed(list(texts), norm=True), dtype=np.float32)
-    vectors = np.nan_to_num(vectors)
+        found = np.asarray(model.embed([texts[i] for i in order], norm=True), dtype=np.float32)
+    vectors = np.empty_like(found)
+    vectors[order] = np.nan_to_num(found)
     return vectors.reshape(len(texts), DIM)
 
 

@@ -20,7 +20,7 @@ from memory.models import Candidate, Evidence, Node, Receipt, Suppression, Trans
 from memory.owned import Person
 from memory.proposals import EvidenceSpan, dump_proposal
 from memory.selectors import active_suppressions
-from memory.services.bulk import insert_rows
+from memory.services.bulk import JsonAppend, insert_rows, update_each
 from memory.services.history import Actor, History
 from memory.services.recall_index import recall_index_refresh
 from memory.services.writers import (
@@ -392,13 +392,17 @@ def _bump_candidates(step: _Apply) -> None:
     if not plan.candidate_bumps:
         return
     wanted = {bump.candidate_id for bump in plan.candidate_bumps}
+    # The held details are appended in the database (JsonAppend), never read here: that list
+    # grows with every conversation that mentions the candidate again.
     locked = {
         c.pk: c
         for c in Candidate.objects.select_for_update()
         .for_owner(owner)
         .filter(pk__in=wanted)
+        .defer("held_objects")
         .order_by("pk")
     }
+    held: dict[int, list[dict[str, Any]]] = {pk: [] for pk in locked}
     for bump in plan.candidate_bumps:
         candidate = locked.get(bump.candidate_id)
         if candidate is None:
@@ -416,9 +420,7 @@ def _bump_candidates(step: _Apply) -> None:
         candidate.session_count += 1
         candidate.last_seen_at = now
         candidate.expires_at = now + ttl
-        candidate.held_objects = list(candidate.held_objects) + [
-            dump_proposal(p) for p in bump.held
-        ]
+        held[candidate.pk] += [dump_proposal(p) for p in bump.held]
         _said_again(candidate, step.said(bump.evidence))
         result.bumped.append(
             {
@@ -430,7 +432,11 @@ def _bump_candidates(step: _Apply) -> None:
             }
         )
         step.evidence += _evidence_rows(bump.evidence, candidate_id=candidate.pk)
-    Candidate.objects.bulk_update(
+    for pk, candidate in locked.items():
+        candidate.held_objects = (
+            JsonAppend("held_objects", held[pk]) if held[pk] else F("held_objects")
+        )
+    update_each(
         list(locked.values()),
         [
             "status",

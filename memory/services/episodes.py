@@ -57,15 +57,16 @@ def episodes_record(
         ),
     )
     # The new rows' ids, read back in one query (the insert returns none).
-    ids = [
-        pk
+    text_of = {row.message_id: row.text for row in fresh}
+    texts = {
+        pk: text_of[message_id]
         for pk, message_id in Episode.objects.filter(transcript=transcript)
         .order_by("seq", "id")
         .values_list("id", "message_id")
         if message_id not in existing
-    ]
-    recall_index_add_episodes(owner_id=transcript.owner_id, episodes=ids)
-    return ids
+    }
+    recall_index_add_episodes(owner_id=transcript.owner_id, episodes=list(texts), texts=texts)
+    return list(texts)
 
 
 def episodes_delete(

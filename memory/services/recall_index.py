@@ -32,7 +32,7 @@ from __future__ import annotations
 import logging
 import secrets
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TypeVar
 
 from django.db import connection, transaction
@@ -160,10 +160,13 @@ def lock_stats(owner_id: int, corpus: str) -> dict[str, RecallStats]:
     commit order: a reader that has seen write N has seen every write before it."""
     locked: dict[str, RecallStats] = {}
     for name in (CORPUS_MEMORY, CORPUS_EPISODE):
-        RecallStats.objects.get_or_create(
-            owner_id=owner_id, corpus=name, defaults={"model": configured().name}
-        )
-        row = RecallStats.objects.select_for_update().for_owner(owner_id).get(corpus=name)
+        rows = RecallStats.objects.select_for_update().for_owner(owner_id).filter(corpus=name)
+        row = rows.first()
+        if row is None:  # the owner's first write: made once, then locked like any other
+            RecallStats.objects.get_or_create(
+                owner_id=owner_id, corpus=name, defaults={"model": configured().name}
+            )
+            row = rows.get()
         if not row.model:  # none is written without one; a row made some other way
             row.model = configured().name
             RecallStats.objects.filter(pk=row.pk).update(model=row.model)
@@ -214,10 +217,21 @@ def _bump(owner_id: int, corpus: str, docs: int, length: float, seq: int) -> Non
     )
 
 
-def _write(owner_id: int, kind: str, ids: list[int], *, fresh: bool = False) -> int:
-    """Rewrite the documents of ``ids`` (of one kind); returns how many exist now."""
+def _write(
+    owner_id: int,
+    kind: str,
+    ids: list[int],
+    *,
+    fresh: bool = False,
+    texts: Mapping[int, str] | None = None,
+) -> int:
+    """Rewrite the documents of ``ids`` (of one kind); returns how many exist now. ``texts``:
+    the episodes' texts as the caller just inserted them (not read back)."""
     seq, model = _lock(owner_id, corpus_of(kind))
-    docs = _READERS[kind](owner_id, ids)
+    if texts is not None:
+        docs = [episode_document(eid, texts[eid]) for eid in ids]
+    else:
+        docs = _READERS[kind](owner_id, ids)
     old_count, old_length = 0, 0.0
     held: Counter[str] = Counter(term for d in docs for term in d.tf)
     if not fresh:
@@ -321,14 +335,17 @@ def recall_index_refresh(
                 _write(owner_id, kind, chunk)
 
 
-def recall_index_add_episodes(*, owner_id: int, episodes: Sequence[int]) -> None:
+def recall_index_add_episodes(
+    *, owner_id: int, episodes: Sequence[int], texts: Mapping[int, str] | None = None
+) -> None:
     """Index episodes inserted in the caller's transaction (``episodes_record``): as
     :func:`recall_index_refresh` does, without reading back documents, postings or counts
-    that new rows cannot have."""
+    that new rows cannot have. ``texts`` (each episode's text, by id) spares reading the
+    rows back."""
     ids = sorted({int(i) for i in episodes})
     with transaction.atomic():
         for chunk in _chunks(ids):
-            _write(owner_id, "episode", chunk, fresh=True)
+            _write(owner_id, "episode", chunk, fresh=True, texts=texts)
 
 
 def recall_index_rebuild(
