@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from memory.keys import canonical_key, name_words
+from memory.keys import canonical_key, name_words, title_gender
 from memory.recall.confidence import (
     QUESTION_FACTOR,
     ROLE_FACTORS,
@@ -141,7 +141,9 @@ def forgotten_names(keys: Iterable[str]) -> tuple[str, ...]:
         names.add(key)
         words = name_words(key)
         if len(words) == 1:
-            if is_distinctive(words[0]):
+            # "okafor" alone would hide "Mrs Okafor" for a forgotten "Mr Okafor": a part said
+            # with a title is the tombstones' to judge (memory.tombstones.hidden).
+            if is_distinctive(words[0]) and not title_gender(key):
                 names.add(words[0])
             continue
         names.add(" ".join(words))
