@@ -157,7 +157,7 @@ _WOMEN = frozenset("mrs ms miss dame lady madam".split())
 
 
 def title_gender(key: str) -> str:
-    """"m" or "f" when the canonical ``key`` starts (after an article or a relation) with a
+    """ "m" or "f" when the canonical ``key`` starts (after an article or a relation) with a
     title that says a man or a woman ("mr okafor", "my neighbour mrs okafor"), else ""."""
     for word in key.split()[:-1]:
         if word in _MEN:

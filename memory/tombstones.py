@@ -418,6 +418,7 @@ def acronym_of(key: str, t: Tombstone) -> bool:
     its capitals: "rls" is the syndrome's, "cat" is a cat)."""
     return key in t.initials and (len(key) >= 4 or not _english(key))
 
+
 def _gender_of(names: Sequence[str]) -> str:
     """The one gender the titles of ``names`` say ("mr okafor"), "" when none or both."""
     said = {title_gender(name) for name in names} - {""}
@@ -507,9 +508,7 @@ def _variant_of(word: str, t: Tombstone) -> bool:
         return True
     if not t.person:
         return False
-    return any(_undoubled(word) == _undoubled(w) for w in t.words) or _clipped_either(
-        word, t.words
-    )
+    return any(_undoubled(word) == _undoubled(w) for w in t.words) or _clipped_either(word, t.words)
 
 
 def _near(key: str, t: Tombstone, floor: float, mine: np.ndarray | None) -> Resemblance | None:
@@ -697,7 +696,9 @@ def hidden(texts: Sequence[str], tombstones: Sequence[Tombstone], *, floor: floa
     out = [any(_names_it(w, s, t) for t in tombstones) for w, s in zip(split, stemmed, strict=True)]
     initials = frozenset().union(*(t.initials for t in tombstones))
     if initials:
-        out = [seen or bool(acronyms(text) & initials) for seen, text in zip(out, texts, strict=True)]
+        out = [
+            seen or bool(acronyms(text) & initials) for seen, text in zip(out, texts, strict=True)
+        ]
     people = [name for t in tombstones for name in t.full_names]
     if people:
         said = [tokens(text) if not seen else [] for text, seen in zip(texts, out, strict=True)]

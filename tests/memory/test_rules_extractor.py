@@ -570,7 +570,7 @@ def test_deterministic() -> None:
 
 
 def test_one_card_per_person_named_with_a_title() -> None:
-    """"Dr Elena" is a part of "Dr Elena Markovic" in the same sentence: one person, one node,
+    """ "Dr Elena" is a part of "Dr Elena Markovic" in the same sentence: one person, one node,
     with what was said of her."""
     found = run("My therapist Dr Elena Markovic is on holiday in August.")
     assert nodes(found) == {"Dr Elena Markovic": "person"}

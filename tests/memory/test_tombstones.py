@@ -9,7 +9,7 @@ import pytest
 
 from memory.gate import NodeRef, RulesRef, Snapshot, plan_writes
 from memory.keys import canonical_key
-from memory.proposals import EvidenceSpan, NodeProposal, SliceProposal
+from memory.proposals import AnyProposal, EvidenceSpan, NodeProposal, SliceProposal
 from memory.recall.embed import MODEL_NAME
 from memory.tombstones import (
     SHARE_FLOOR,
@@ -353,7 +353,7 @@ def test_an_entity_whose_facts_name_something_forgotten_is_held() -> None:
     was said of him as its fact: held like a name that looks like him."""
     gregor = stone("Gregor Halloway", "family", pk=4)
     said = "My stepfather Gregor Halloway is coming for dinner on Sunday."
-    proposals = [
+    proposals: list[AnyProposal] = [
         node("Stepdad", category="family"),
         SliceProposal(on="Stepdad", text=said, evidence=EV, confidence=0.9),
         node("Greta", category="family"),
