@@ -65,6 +65,7 @@ from memory.selectors import (
     receipt_list,
     revision_get,
     revision_parents,
+    suppression_get,
     suppression_list,
     transcript_get,
 )
@@ -94,6 +95,7 @@ from memory.services.review import (
 )
 from memory.services.rollback import RollbackError, revision_rollback
 from memory.services.rules import TERM_LISTS, RulesError, memory_rule_update
+from memory.services.saves import TOO_LARGE, SaveRefused, conversation_checked, memory_checked
 from memory.shapes import (
     CandidateOut,
     DecisionOut,
@@ -125,7 +127,6 @@ from memory.shapes import (
 from memory.transcripts import (
     TranscriptError,
     decode_bytes,
-    messages_from_json,
     parse_transcript,
 )
 from memory.vocab import SCOPE_READ, SCOPE_WRITE, CandidateStatus
@@ -164,6 +165,18 @@ def _saved(request: HttpRequest, saved: Receipt | Transcript) -> Status[dict[str
     return Status(202, body)
 
 
+@contextmanager
+def _refusals() -> Iterator[None]:
+    """A save the domain's rules refuse (``memory.services.saves``): too large is 413,
+    anything else 400."""
+    try:
+        yield
+    except SaveRefused as exc:
+        if exc.code == TOO_LARGE:
+            raise too_large(str(exc)) from exc
+        raise ApiError(400, "invalid_input", str(exc)) from exc
+
+
 @router.post(
     "/memories",
     auth=WRITE,
@@ -175,11 +188,8 @@ def _saved(request: HttpRequest, saved: Receipt | Transcript) -> Status[dict[str
 def save_memory(request: HttpRequest, payload: MemoryIn) -> Status[dict[str, Any]]:
     """Runs the text through the extractor and the gate; returns the receipt. A text over
     ``UME_INLINE_UPLOAD_BYTES`` waits for the pending workers: ``202`` with a status link."""
-    size = len(payload.text.encode("utf-8"))
-    if size > settings.UME_MAX_TRANSCRIPT_BYTES:
-        raise too_large(
-            f"text is {size:,} bytes; the limit is {settings.UME_MAX_TRANSCRIPT_BYTES:,}"
-        )
+    with _refusals():
+        memory_checked(payload.text)
     saved = save_memory_text(
         owner=_owner(request), text=payload.text, source=ReceiptSource.API, token=_token(request)
     )
@@ -203,17 +213,8 @@ def save_conversation(request: HttpRequest, payload: ConversationIn) -> Status[d
     for message in messages:
         if "ts" in message and not isinstance(message["ts"], int | float):
             message["ts"] = message["ts"].isoformat()
-    try:
-        messages_from_json(messages)  # validate before anything is stored
-    except TranscriptError as exc:
-        raise ApiError(400, "invalid_input", str(exc)) from exc
-    size = sum(len(str(m.get("content", "")).encode("utf-8")) for m in messages)
-    if size > settings.UME_MAX_TRANSCRIPT_BYTES:
-        raise too_large(
-            f"messages are {size:,} bytes; the limit is {settings.UME_MAX_TRANSCRIPT_BYTES:,}"
-        )
-    first = next((m for m in messages if m["role"] == "user"), messages[0])
-    name = "conversation: " + " ".join(str(first.get("content", "")).split())[:80]
+    with _refusals():
+        name = conversation_checked(messages)  # validated before anything is stored
     saved = save_messages(
         owner=_owner(request),
         messages=messages,
@@ -695,7 +696,7 @@ def list_suppressions(request: HttpRequest) -> Listing[Any]:
 )
 @idempotent
 def lift_suppression(request: HttpRequest, suppression_id: int) -> dict[str, Any]:
-    row = suppression_list(_owner(request)).filter(pk=suppression_id).first()
+    row = suppression_get(_owner(request), suppression_id)
     if row is None:
         raise not_found("suppression")
     return suppression_json(suppression_lift(suppression=row), now=timezone.now())

@@ -211,7 +211,11 @@ def forget_by_rule(run: Run) -> None:
 
 
 def forget_undo_ingest(run: Run) -> None:
+    """The first save undone, with what it proposed never proposed again. A save that proposed
+    nothing about the story suppresses nothing, and cannot be tried (as the other ways)."""
     assert run.first is not None
+    if _card(run) is None:
+        raise ScenarioError("the story proposed no card to forget")
     receipt_undo(receipt=run.first, suppress=True)
 
 
@@ -315,11 +319,23 @@ def back_alias_onto(run: Run) -> None:
         run.notes.append(f"alias refused: {exc}")
 
 
+# How each later conversation of repeated mentions opens (none of them proposes anything), so
+# no two are the same transcript: one said again word for word is ``same_transcript``'s way.
+OPENERS = (
+    "Quick update on my week.",
+    "Another thing before I forget.",
+    "One more update.",
+    "Back again with news.",
+    "Just checking in.",
+)
+
+
 def back_repeated(run: Run) -> None:
     """Said again in five later conversations, in its own words and in the others."""
     lines = [run.story.say, *run.story.variants.values(), run.story.say]
-    for number, line in enumerate(lines):
-        say(run, line, f"session {number + 2}")
+    for number, (opener, line) in enumerate(zip(OPENERS, lines, strict=True)):
+        text = _transcript(opener, line)
+        ingest_text(owner=run.owner, text=text, name=f"session {number + 2}", source="command")
 
 
 def back_after_cleanup(run: Run) -> None:

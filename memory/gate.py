@@ -34,7 +34,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 
-from memory.keys import canonical_key, core_key, fold_key, same_subject
+from memory.keys import canonical_key, core_key, fold_key, same_subject, titles_differ
 from memory.policy import clean_label, label_rejection, rules_rejection
 from memory.proposals import (
     AnyProposal,
@@ -45,7 +45,7 @@ from memory.proposals import (
     NodeProposal,
     SliceProposal,
 )
-from memory.tombstones import Resemblance, Tombstone, resemblance, same_name
+from memory.tombstones import Resemblance, Tombstone, named_in, resemblance, same_name
 from memory.vocab import (
     ACTION_STATE,
     SUPERSEDING_SLICE_KINDS,
@@ -313,6 +313,7 @@ class _Gate:
             for word in other:
                 self.by_word.setdefault(word, []).append(position)
         self.resembling: dict[str, Resemblance | None] = {}
+        self.spoken: dict[str, Resemblance] = {}
         self.suppressions: dict[str, SuppressionRef] = {}
         self.suppressed_cores: dict[str, SuppressionRef] = {}
         for s in snapshot.suppressions:
@@ -349,6 +350,8 @@ class _Gate:
         aliases, fold keys: :func:`memory.tombstones.same_name`). Records the hit."""
         for key in keys:
             hit = self.suppressions.get(key) or self.suppressed_cores.get(core_key(key))
+            if hit is not None and titles_differ(key, hit.key):
+                hit = None  # "Mrs Okafor" is not a suppressed "Mr Okafor"
             found = hit.id if hit is not None else None
             if found is None:
                 same = same_name(key, self.snap.tombstones)
@@ -361,12 +364,30 @@ class _Gate:
 
     def resembles(self, key: str) -> Resemblance | None:
         """The suppression in force that ``key`` looks like without being its name (a shared
-        distinctive word, a variant of a person's name, close in meaning), if any: such a label
+        distinctive word, a variant of a person's name, close in meaning), or whose forgotten
+        thing a fact or event proposed on ``key`` names (:meth:`speak`), if any: such a label
         is held for the person, never written or proposed silently."""
         if key not in self.resembling:
             found = resemblance(key, self.snap.tombstones, floor=self.snap.resemblance_floor)
             self.resembling[key] = found if found is not None and not found.exact else None
-        return self.resembling[key]
+        return self.resembling[key] or self.spoken.get(key)
+
+    def speak(self, proposals: Sequence[AnyProposal]) -> None:
+        """What the facts and events of this batch say about the labels they are on: a label
+        none of whose words is forgotten, whose facts name a forgotten thing ("Stepdad", with
+        "Gregor Halloway is coming for dinner" after Gregor Halloway was forgotten), is that
+        thing said again under another name, and is held like a name that looks like it."""
+        if not self.snap.tombstones:
+            return
+        for p in proposals:
+            if not isinstance(p, (EventProposal, SliceProposal)):
+                continue
+            key = canonical_key(p.on)
+            if not key or key in self.spoken:
+                continue
+            t = named_in(p.text, self.snap.tombstones)
+            if t is not None and key not in t.exceptions:
+                self.spoken[key] = Resemblance(t, False, f"what it says names “{t.label}”")
 
     def reject(self, kind: str, label: str, reason: str) -> None:
         self.out.rejected.append(Rejection(kind, label, reason))
@@ -799,6 +820,7 @@ def plan_writes(proposals: Iterable[AnyProposal], snapshot: Snapshot) -> WritePl
     """Decide what to write. Pure and deterministic for a given input."""
     gate = _Gate(snapshot)
     cleaned = [clean_labels(p) for p in proposals]
+    gate.speak(cleaned)
     ordered = sorted(enumerate(cleaned), key=lambda item: (_ORDER[item[1].object], item[0]))
     for _, proposal in ordered:
         if isinstance(proposal, NodeProposal):

@@ -150,6 +150,31 @@ def core_key(key: str) -> str:
     return " ".join(words)
 
 
+# Titles that say a person is a man or a woman. "Mr Okafor" and "Mrs Okafor" are two people
+# of one family, never one name; "Dr Okafor" or "Okafor" may be either of them.
+_MEN = frozenset("mr sir lord master".split())
+_WOMEN = frozenset("mrs ms miss dame lady madam".split())
+
+
+def title_gender(key: str) -> str:
+    """ "m" or "f" when the canonical ``key`` starts (after an article or a relation) with a
+    title that says a man or a woman ("mr okafor", "my neighbour mrs okafor"), else ""."""
+    for word in key.split()[:-1]:
+        if word in _MEN:
+            return "m"
+        if word in _WOMEN:
+            return "f"
+        if word not in _LEADING:
+            return ""
+    return ""
+
+
+def titles_differ(key: str, other: str) -> bool:
+    """Whether two canonical keys carry titles of a man and of a woman: two people."""
+    mine, theirs = title_gender(key), title_gender(other)
+    return bool(mine and theirs and mine != theirs)
+
+
 # Words that say which one of several people or things a name is: a relation or a title.
 # "my sister Ana" and "Ana" fold together; "my sister Ana" and "my colleague Ana" do not.
 _DISTINGUISHING = _LEADING - frozenset(

@@ -54,7 +54,7 @@ from typing import Any
 import numpy as np
 from wordfreq import zipf_frequency
 
-from memory.keys import canonical_key, core_key, fold_key, name_words
+from memory.keys import canonical_key, core_key, fold_key, name_words, title_gender
 from memory.recall.embed import DIM, MODEL_NAME, SCALE, embed, quantize
 from memory.recall.text import STOP_WORDS, is_distinctive, stem
 
@@ -132,6 +132,34 @@ def name_variants(word: str) -> frozenset[str]:
 
 
 @lru_cache(maxsize=65536)
+def clipped(short: str, name: str) -> bool:
+    """Whether the given name ``short`` is ``name`` cut short, as people shorten names the
+    nicknames list does not hold: "greg" for "gregor" (the list knows "greg" as short for
+    "gregory", and "gregor" shares more than "greg" with it). A name that only starts alike
+    is another name: "dan" is short for "daniel", and "dante" shares just "dan" with it."""
+    if len(short) < 3 or len(name) <= len(short) or not name.startswith(short):
+        return False
+    if not (short.isalpha() and name.isalpha()):
+        return False
+    return any(
+        _common_prefix(full, name) > len(short) for full in _nicknamer().canonicals_of(short)
+    )
+
+
+def _common_prefix(a: str, b: str) -> int:
+    n = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        n += 1
+    return n
+
+
+def _clipped_either(word: str, names: Iterable[str]) -> bool:
+    return any(clipped(word, name) or clipped(name, word) for name in names)
+
+
+@lru_cache(maxsize=65536)
 def _english(word: str) -> bool:
     """Whether English knows the lower-case ``word`` (wordfreq's small list). Only such words
     have a meaning the model can compare: a coined name ("Moonbeam", "Okafor") is read by
@@ -199,9 +227,14 @@ class FullName:
 
     given: frozenset[str]
     surname: str
+    # The given names as said (not undoubled), for names cut short ("greg" for "gregor").
+    said: frozenset[str] = frozenset()
+    # "m" or "f" when the name was said with a title that says which ("Mr Gregor Halloway"):
+    # the same surname after a title of the other ("Mrs Halloway") is someone else.
+    gender: str = ""
 
     def given_hit(self, word: str) -> bool:
-        return _undoubled(word) in self.given
+        return _undoubled(word) in self.given or _clipped_either(word, self.said)
 
     def surname_hit(self, word: str) -> bool:
         return _undoubled(word) == self.surname or stem(word) == stem(self.surname)
@@ -216,7 +249,12 @@ def full_name(key: str) -> FullName | None:
     given: set[str] = set()
     for word in words[:-1]:
         given |= {word, *name_variants(word)}
-    return FullName(frozenset(_undoubled(w) for w in given), _undoubled(words[-1]))
+    return FullName(
+        frozenset(_undoubled(w) for w in given),
+        _undoubled(words[-1]),
+        frozenset(words[:-1]),
+        title_gender(key),
+    )
 
 
 def names_person(words: Sequence[str], name: FullName) -> bool:
@@ -225,6 +263,8 @@ def names_person(words: Sequence[str], name: FullName) -> bool:
     Vane", "Hattie Vane" for "Harriet Vane"), and no other name word. Another given name before
     the surname ("Peter Vane") or another surname after the given name ("Harriet Jones") is
     someone else who shares a name with them."""
+    if _other_gender(title_gender(" ".join(words)), name.gender):
+        return False
     surname = [w for w in words if name.surname_hit(w)]
     given = [w for w in words if w not in surname and name.given_hit(w)]
     if not surname and not given:
@@ -292,6 +332,12 @@ class Tombstone:
     stems: frozenset[str] = frozenset()
     full_names: tuple[FullName, ...] = ()
     groups: tuple[tuple[str, ...], ...] = ()
+    # "m" or "f" when its name was said with a title that says which ("Mr Okafor"): a name
+    # with a title of the other ("Mrs Okafor") is another person, never this one.
+    gender: str = ""
+    # The initials of its names of three words or more ("rls" for "Restless Legs
+    # Syndrome"): what people write for the name once they know it (see acronym_of).
+    initials: frozenset[str] = frozenset()
 
 
 def tombstone(
@@ -345,7 +391,48 @@ def tombstone(
         stems=frozenset(stem(w) for name in names for w in subject_words(name)),
         full_names=full_names,
         groups=() if person else tuple(tuple(subject_words(n)) for n in names),
+        gender=_gender_of(names),
+        initials=frozenset() if person else frozenset(filter(None, map(initials_of, names))),
     )
+
+
+def initials_of(key: str) -> str:
+    """The initials of a name of three words or more, stop words left out ("restless legs
+    syndrome" -> "rls", "department of work and pensions" -> "dwp"); "" for a shorter name."""
+    words = [w for w in name_words(key) if w not in STOP_WORDS and w.isalpha()]
+    return "".join(w[0] for w in words) if len(words) >= 3 else ""
+
+
+_CAPITALS = re.compile(r"\b[A-Z]{3,}(?=s?\b)")
+
+
+def acronyms(text: str) -> set[str]:
+    """The words of ``text`` written in capitals, three letters or more ("RLS", "IBS"), lower
+    case: in a message, a name's initials are an acronym only when written so."""
+    return {m.lower() for m in _CAPITALS.findall(text)}
+
+
+def acronym_of(key: str, t: Tombstone) -> bool:
+    """Whether a label's canonical ``key`` is the initials of one of ``t``'s names: four
+    letters or more, or three that English does not know as a word (a label's key has lost
+    its capitals: "rls" is the syndrome's, "cat" is a cat)."""
+    return key in t.initials and (len(key) >= 4 or not _english(key))
+
+
+def _gender_of(names: Sequence[str]) -> str:
+    """The one gender the titles of ``names`` say ("mr okafor"), "" when none or both."""
+    said = {title_gender(name) for name in names} - {""}
+    return said.pop() if len(said) == 1 else ""
+
+
+def _other_gender(mine: str, theirs: str) -> bool:
+    return bool(mine and theirs and mine != theirs)
+
+
+def other_person(key: str, t: Tombstone) -> bool:
+    """Whether the canonical ``key`` is said with a title of the other gender than ``t``'s
+    name ("mrs okafor" against a forgotten "Mr Okafor"): two people of one family."""
+    return _other_gender(title_gender(key), t.gender)
 
 
 def _person_parts(
@@ -419,10 +506,16 @@ def _meaning(words: Sequence[str], t: Tombstone, mine: np.ndarray | None) -> flo
 def _variant_of(word: str, t: Tombstone) -> bool:
     if word in t.variants:
         return True
-    return t.person and any(_undoubled(word) == _undoubled(w) for w in t.words)
+    if not t.person:
+        return False
+    return any(_undoubled(word) == _undoubled(w) for w in t.words) or _clipped_either(word, t.words)
 
 
 def _near(key: str, t: Tombstone, floor: float, mine: np.ndarray | None) -> Resemblance | None:
+    if other_person(key, t):
+        return None
+    if acronym_of(key, t):
+        return Resemblance(t, False, f"“{key.upper()}” is what “{t.label}” is written as")
     words = subject_words(key)
     stems = {stem(w) for w in words}
     shared = sorted(w for w in t.words if stem(w) in stems)
@@ -446,7 +539,7 @@ def same_name(key: str, tombstones: Sequence[Tombstone]) -> Tombstone | None:
     if not key:
         return None
     probes = {key, core_key(key), fold_key(key)}
-    return next((t for t in tombstones if probes & t.keys), None)
+    return next((t for t in tombstones if probes & t.keys and not other_person(key, t)), None)
 
 
 def resemblance(label: str, tombstones: Sequence[Tombstone], *, floor: float) -> Resemblance | None:
@@ -525,6 +618,8 @@ def speaks_of_person(said: Sequence[_Token], name: FullName) -> bool:
             continue
         before = said[i - 1] if i else None
         after = said[i + 1] if i + 1 < len(said) else None
+        if before is not None and _other_gender(_title_of(before.word), name.gender):
+            continue  # "Mrs Halloway" for a forgotten "Mr Gregor Halloway": someone else
         if name.surname_hit(token.word) and not _other_name(before, name):
             return True
         if name.given_hit(token.word) and not _other_name(after, name):
@@ -532,7 +627,27 @@ def speaks_of_person(said: Sequence[_Token], name: FullName) -> bool:
     return False
 
 
+def _title_of(word: str) -> str:
+    """The gender a title says ("mrs" -> "f"), "" for any other word."""
+    return title_gender(f"{word} x")
+
+
+def _unmasked(words: list[str], stems: list[str], gender: str) -> tuple[list[str], list[str]]:
+    """``words`` and their ``stems`` less each title of the other gender than ``gender`` and
+    the word after it ("mrs okafor" for a forgotten "Mr Okafor": someone else's name)."""
+    drop: set[int] = set()
+    for i, word in enumerate(words):
+        if _other_gender(_title_of(word), gender):
+            drop |= {i, i + 1}
+    if not drop:
+        return words, stems
+    keep = [i for i in range(len(words)) if i not in drop]
+    return [words[i] for i in keep], [stems[i] for i in keep]
+
+
 def _names_it(words: list[str], stems: list[str], t: Tombstone) -> bool:
+    if t.gender:
+        words, stems = _unmasked(words, stems, t.gender)
     for name in t.names:
         phrase = name.split()
         if all(w in STOP_WORDS for w in phrase):
@@ -543,6 +658,28 @@ def _names_it(words: list[str], stems: list[str], t: Tombstone) -> bool:
     if any(stem(w) in mine for w in t.words) or any(shares_name(mine, n) for n in t.groups):
         return True
     return any(_variant_of(w, t) for w in set(words) if w not in t.exceptions)
+
+
+def named_in(text: str, tombstones: Sequence[Tombstone]) -> Tombstone | None:
+    """The first of ``tombstones`` whose forgotten thing ``text`` names (as :func:`hidden`
+    judges a message, without meaning: a name, a picking word, a variant, enough of a name's
+    distinctive words, a part of a person's name that is not someone else's). What an
+    assistant writes about a memory (an observation) is judged by it: the same words said
+    under another entity's name are the same thing said again."""
+    if not tombstones:
+        return None
+    words = canonical_key(text).split()
+    stems = [stem(w) for w in words]
+    said: list[_Token] | None = None
+    capitals = acronyms(text)
+    for t in tombstones:
+        if _names_it(words, stems, t) or capitals & t.initials:
+            return t
+        if t.full_names:
+            said = said if said is not None else tokens(text)
+            if any(speaks_of_person(said, name) for name in t.full_names):
+                return t
+    return None
 
 
 def hidden(texts: Sequence[str], tombstones: Sequence[Tombstone], *, floor: float) -> list[bool]:
@@ -557,6 +694,11 @@ def hidden(texts: Sequence[str], tombstones: Sequence[Tombstone], *, floor: floa
     split = [canonical_key(text).split() for text in texts]
     stemmed = [[stem(w) for w in words] for words in split]
     out = [any(_names_it(w, s, t) for t in tombstones) for w, s in zip(split, stemmed, strict=True)]
+    initials = frozenset().union(*(t.initials for t in tombstones))
+    if initials:
+        out = [
+            seen or bool(acronyms(text) & initials) for seen, text in zip(out, texts, strict=True)
+        ]
     people = [name for t in tombstones for name in t.full_names]
     if people:
         said = [tokens(text) if not seen else [] for text, seen in zip(texts, out, strict=True)]

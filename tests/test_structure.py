@@ -177,3 +177,57 @@ def test_receipts_are_written_in_one_place() -> None:
         and ast.unparse(node.func.value) == "Receipt.objects"
     ]
     assert found == []
+
+
+# The interfaces (the HTTP API, the MCP server) read through the selectors and write through
+# the services: no ORM query is written in them. Each entry is a file that must, and why; a
+# file that stops needing it fails until it is taken off, so the list stays true.
+INTERFACES = ("api", "mcp_server")
+ORM_IN_INTERFACES: dict[str, str] = {}
+ORM_METHODS = {
+    "filter",
+    "exclude",
+    "select_related",
+    "prefetch_related",
+    "values_list",
+    "annotate",
+    "aggregate",
+    "select_for_update",
+    "bulk_create",
+    "bulk_update",
+}
+
+
+def _orm_lines(tree: ast.AST) -> list[int]:
+    """Lines that name a model's manager (``Model.objects``) or call a queryset's query
+    methods (``.filter(``, ``.exclude(``, ``.values_list(`` ...)."""
+    return sorted(
+        node.lineno
+        for node in ast.walk(tree)
+        if (isinstance(node, ast.Attribute) and node.attr == "objects")
+        or (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in ORM_METHODS
+        )
+    )
+
+
+def test_interfaces_query_nothing_themselves() -> None:
+    found = {
+        str(path.relative_to(BASE_DIR))
+        for path in _sources(*INTERFACES)
+        if _orm_lines(ast.parse(path.read_text(encoding="utf-8")))
+    }
+    assert found == set(ORM_IN_INTERFACES)
+
+
+def test_the_interface_check_sees_a_query() -> None:
+    code = """
+node = Node.objects.for_owner(person).first()
+rows = selected(person).filter(
+    pk=1,
+)
+fine = selector(person, pk=1)
+"""
+    assert _orm_lines(ast.parse(code)) == [2, 3]

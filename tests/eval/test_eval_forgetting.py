@@ -156,3 +156,23 @@ def test_a_way_back_the_story_cannot_try_is_skipped_and_said() -> None:
     assert data["skipped"] == [
         "sister / control / rename_onto: the keep sentence proposed no card to rename"
     ]
+
+
+@pytest.mark.parametrize(
+    ("story_id", "forgets", "backs"),
+    [
+        # A given name cut short, and an assistant's entity under another name.
+        ("stepfather", ["forget_what_was_said"], ["variant_nickname", "mcp_create_entities"]),
+        # "Mrs Adebayo" is not a forgotten "Mr Adebayo": kept, and found.
+        ("old-neighbour", ["suppress", "forget_what_was_said"], ["new_conversation"]),
+        # Initials written in capitals ("RLS").
+        ("legs", ["forget_what_was_said"], ["variant_nickname", "mcp_create_entities"]),
+    ],
+)
+def test_other_words_for_a_person_or_a_name_hold(
+    story_id: str, forgets: list[str], backs: list[str]
+) -> None:
+    chosen = [s for s in load_stories(FIXTURE) if s.id == story_id]
+    data = run_eval(chosen, forgets=forgets, backs=backs).as_json()
+    assert not data["skipped"] and data["attempts"] + data["over_block_checks"] > 0
+    assert data["resurrections"] == 0 and data["over_blocked"] == 0, data["cells"]

@@ -12,6 +12,7 @@ from django.contrib.auth.models import User
 from mcp_server import tools as mcp_tools
 from memory.models import Candidate, DeletionBarrier, Edge, Receipt, Slice
 from memory.recall import recall
+from memory.services import reference_graph
 from memory.services.barrier import NEVER
 from memory.services.details import detail_delete, detail_undo
 from memory.services.tokens import token_create
@@ -154,8 +155,9 @@ def test_a_failure_midway_deletes_nothing(owner: User, token: Any) -> None:
         label="Piano",
         held_objects=[{"object": "slice", "on": "Piano", "text": "scales", "kind": "other"}],
     )
+    # The graph tools' writes are the domain's (memory.services.reference_graph).
     fails = mock.patch.object(
-        mcp_tools, "candidate_held_delete", side_effect=RuntimeError("disk full")
+        reference_graph, "candidate_held_delete", side_effect=RuntimeError("disk full")
     )
     with fails, pytest.raises(RuntimeError):
         mcp_tools.delete_observations(

@@ -567,3 +567,16 @@ def test_pronouns_are_never_labels(text: Any) -> None:
 def test_deterministic() -> None:
     text = "My sister Meera lives in Bangalore. I started boxing last week. I love sushi."
     assert run(text, source_time=SOURCE_TIME) == run(text, source_time=SOURCE_TIME)
+
+
+def test_one_card_per_person_named_with_a_title() -> None:
+    """ "Dr Elena" is a part of "Dr Elena Markovic" in the same sentence: one person, one node,
+    with what was said of her."""
+    found = run("My therapist Dr Elena Markovic is on holiday in August.")
+    assert nodes(found) == {"Dr Elena Markovic": "person"}
+    assert {s.on for s in of(SliceProposal, found)} == {"Dr Elena Markovic"}
+    found = run("My boss Ms Jane Porter is leaving.")
+    assert nodes(found) == {"Ms Jane Porter": "person"}
+    # In two sentences, a given name and a full name may be two people.
+    found = run("My sister Ana is moving to Porto. Ana Lopez called me about the flat.")
+    assert "Ana" in nodes(found)

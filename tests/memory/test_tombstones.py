@@ -9,7 +9,7 @@ import pytest
 
 from memory.gate import NodeRef, RulesRef, Snapshot, plan_writes
 from memory.keys import canonical_key
-from memory.proposals import EvidenceSpan, NodeProposal, SliceProposal
+from memory.proposals import AnyProposal, EvidenceSpan, NodeProposal, SliceProposal
 from memory.recall.embed import MODEL_NAME
 from memory.tombstones import (
     SHARE_FLOOR,
@@ -288,3 +288,79 @@ def test_an_existing_memory_is_still_found_by_its_own_name() -> None:
     daniel = NodeRef(5, "Daniel", "daniel", "relationship", "active", frozenset())
     plan = plan_writes([node("Daniel")], snap(stone("Dan", "relationship"), nodes=(daniel,)))
     assert plan.node_updates[0].node_id == 5 and not plan.new_candidates
+
+
+# --- other people of one family, names cut short, initials, what an entity says ---------------
+
+
+def test_a_title_of_the_other_gender_is_another_person() -> None:
+    mister = stone("Mr Okafor", "person")
+    assert resemblance("Mrs Okafor", [mister], floor=FLOOR) is None
+    assert resemblance("Ms Okafor", [mister], floor=FLOOR) is None
+    # Without a title, or with one that says neither, it may be him.
+    assert resemblance("Okafor", [mister], floor=FLOOR) is not None
+    assert resemblance("Dr Okafor", [mister], floor=FLOOR) is not None
+    assert resemblance("Chidi Okafor", [mister], floor=FLOOR) is not None
+    said = ["My dentist Mrs Okafor is kind.", "Okafor raised the rent.", "Mr Okafor again."]
+    assert hidden(said, [mister], floor=FLOOR) == [False, True, True]
+    gregor = stone("Mr Gregor Halloway", "family")
+    assert hidden(["Mrs Halloway called.", "Halloway called."], [gregor], floor=FLOOR) == [
+        False,
+        True,
+    ]
+    assert resemblance("Mrs Halloway", [gregor], floor=FLOOR) is None
+    # A name said without a title may be either of them.
+    plain = stone("Gregor Halloway", "family")
+    assert resemblance("Mrs Halloway", [plain], floor=FLOOR) is not None
+
+
+def test_the_gate_lets_the_other_title_through_and_blocks_the_same_one() -> None:
+    plan = plan_writes([node("Mrs Okafor"), node("Mr Okafor")], snap(stone("Mr Okafor", pk=3)))
+    assert [(r.label, r.reason) for r in plan.rejected] == [("Mr Okafor", "suppressed_blocked")]
+    (card,) = plan.new_candidates
+    assert card.label == "Mrs Okafor" and card.resembles is None
+
+
+def test_a_name_cut_short_is_the_name() -> None:
+    gregor = stone("Gregor Halloway", "family")
+    assert resemblance("Greg", [gregor], floor=FLOOR) is not None
+    assert resemblance("Greg Halloway", [gregor], floor=FLOOR) is not None
+    assert hidden(["My stepdad Greg is here."], [gregor], floor=FLOOR) == [True]
+    # Names that only start alike are other names.
+    assert resemblance("Greta", [gregor], floor=FLOOR) is None
+    assert hidden(["My cousin Greta plays."], [gregor], floor=FLOOR) == [False]
+    dan = stone("Dan", "relationship")
+    assert resemblance("Dante", [dan], floor=FLOOR) is None
+
+
+def test_initials_written_in_capitals_are_the_name() -> None:
+    legs = stone("Restless Legs Syndrome", "health")
+    assert resemblance("RLS", [legs], floor=FLOOR) is not None
+    assert hidden(["My RLS is bad.", "rls maybe", "Tennis elbow."], [legs], floor=FLOOR) == [
+        True,
+        False,
+        False,
+    ]
+    # Three letters English knows as a word are that word, not the initials.
+    team = stone("Central Area Team", "organization")
+    assert resemblance("CAT", [team], floor=FLOOR) is None
+    # A person's name has no initials here.
+    assert stone("Anna Maria Lopez", "person").initials == frozenset()
+
+
+def test_an_entity_whose_facts_name_something_forgotten_is_held() -> None:
+    """An assistant saves a forgotten person again under another name ("Stepdad") with what
+    was said of him as its fact: held like a name that looks like him."""
+    gregor = stone("Gregor Halloway", "family", pk=4)
+    said = "My stepfather Gregor Halloway is coming for dinner on Sunday."
+    proposals: list[AnyProposal] = [
+        node("Stepdad", category="family"),
+        SliceProposal(on="Stepdad", text=said, evidence=EV, confidence=0.9),
+        node("Greta", category="family"),
+        SliceProposal(on="Greta", text="My cousin Greta plays.", evidence=EV, confidence=0.9),
+    ]
+    auto = RulesRef(capture_default="auto")
+    plan = plan_writes(proposals, snap(gregor, rules=auto))
+    assert [n.label for n in plan.new_nodes] == ["Greta"]
+    (card,) = plan.new_candidates
+    assert card.label == "Stepdad" and card.resembles == 4 and "Gregor Halloway" in card.held_why

@@ -170,6 +170,53 @@ def _merge_nodes(proposals: Found) -> Found:
     return out
 
 
+_PEOPLE = (PERSON, FAMILY, RELATIONSHIP)
+
+
+def _one_card_per_person(proposals: Found) -> Found:
+    """A person named in one sentence by a part of a longer name that sentence also proposes
+    ("Dr Elena" beside "Dr Elena Markovic", "Ms Jane" beside "Ms Jane Porter") is that person:
+    the shorter node is dropped and what was said of it goes to the full name, so one card is
+    proposed per person. Only within one sentence (the same quote): "my sister Ana" in one
+    sentence and "Ana Lopez" in another may be two people."""
+    people = [
+        (canonical_key(x.label), _quotes(x))
+        for x in proposals
+        if isinstance(x, NodeProposal) and x.category in _PEOPLE
+    ]
+    longer: dict[str, str] = {}
+    for key, quotes in people:
+        for other, theirs in people:
+            if other.startswith(key + " ") and quotes & theirs and key not in longer:
+                longer[key] = other
+    if not longer:
+        return proposals
+    for key, other in longer.items():
+        while other in longer:
+            other = longer[other]
+        longer[key] = other
+    labels = {canonical_key(x.label): x.label for x in proposals if isinstance(x, NodeProposal)}
+    out: Found = []
+    said: set[tuple[str, str, str]] = set()
+    for x in proposals:
+        if isinstance(x, NodeProposal) and canonical_key(x.label) in longer:
+            continue
+        if isinstance(x, (SliceProposal, EventProposal)):
+            on = longer.get(canonical_key(x.on), canonical_key(x.on))
+            facet = x.kind if isinstance(x, SliceProposal) else x.action
+            if (on, facet, canonical_key(x.text)) in said:
+                continue  # the full name already says it
+            said.add((on, facet, canonical_key(x.text)))
+            if on != canonical_key(x.on):
+                x = x.model_copy(update={"on": labels[on]})
+        out.append(x)
+    return out
+
+
+def _quotes(x: NodeProposal) -> frozenset[tuple[str, str]]:
+    return frozenset((e.message_id, e.quote) for e in x.evidence)
+
+
 def _settle_people(proposals: Found) -> Found:
     """A name the batch knows as family or a partner keeps that category where it was only
     "a person" ("my sister Meera ..." then "Meera's birthday ..."), so one node is proposed."""
@@ -231,4 +278,4 @@ def extract(
         for sentence in sentences:
             found += read_sentence(sentence, message.id, message.ts, anchor)
         previous = message
-    return _merge_nodes(_settle_people(found))
+    return _merge_nodes(_settle_people(_one_card_per_person(found)))
