@@ -21,14 +21,13 @@ to :mod:`memory.transcripts`.
 
 System, tool and hidden messages (custom instructions, tool calls and results, reasoning) are
 skipped and counted, as are messages with no text; attachments are counted, never inlined.
-Exports are read with :func:`iter_json_array`, one conversation at a time, never whole.
+Exports are read with :func:`memory.imports.jsonstream.iter_json_array` (ijson), one
+conversation at a time, never whole.
 """
 
 from __future__ import annotations
 
-import io
 import json
-import re
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -36,6 +35,7 @@ from datetime import UTC, datetime
 from typing import IO, Any
 
 from memory.exports.format import is_header
+from memory.imports.jsonstream import ImportFormatError, head_events, iter_json_array
 
 CHATGPT, CLAUDE, JSONL = "chatgpt", "claude", "jsonl"
 GEMINI, CLAUDE_MEMORIES, UME = "gemini", "claude_memories", "ume"
@@ -49,9 +49,6 @@ FORMAT_LABELS = {
     UME: "ume export",
 }
 
-_CHUNK = 64 * 1024
-_STRING_END = re.compile(r'"|\\.?', re.DOTALL)  # in a string: its end, or an escape
-_STRUCTURE = re.compile(r'["\[\]{}]')
 _WS = " \t\r\n"
 # ChatGPT content types that are the model's or the app's own, not the conversation.
 _CHATGPT_HIDDEN_TYPES = {
@@ -69,10 +66,6 @@ _JSONL_ROLES = {
     "ai": "assistant",
     "model": "assistant",
 }
-
-
-class ImportFormatError(ValueError):
-    """The export (or one conversation in it) cannot be read; the message says why."""
 
 
 @dataclass
@@ -98,155 +91,6 @@ class Conversation:
             ensure_ascii=False,
             sort_keys=True,
         )
-
-
-# --- reading big JSON arrays one element at a time -----------------------------------------
-
-
-def iter_json_array(stream: IO[bytes], *, max_element_bytes: int) -> Iterator[Any]:
-    """The elements of a top-level JSON array, decoded one at a time from a byte stream.
-
-    Memory stays near the size of the largest element. An element over ``max_element_bytes``
-    is yielded as an :class:`ImportFormatError`; malformed JSON raises it, naming the element.
-    """
-    text = io.TextIOWrapper(stream, encoding="utf-8-sig", errors="strict", newline="")
-    try:
-        yield from _ArrayReader(text, max_element_bytes).elements()
-    finally:
-        text.detach()
-
-
-class _ArrayReader:
-    """The state of one streamed read of a JSON array: a buffer of text, the position in it,
-    whether the stream has ended, and how many elements were read."""
-
-    def __init__(self, text: IO[str], max_element_bytes: int) -> None:
-        self.text = text
-        self.max_element_bytes = max_element_bytes
-        # An element past the limit is yielded as an ImportFormatError (it fails alone); one
-        # that is still unfinished at four times the limit stops the reading, to bound memory.
-        self.hard_cap = 4 * max_element_bytes
-        self.decoder = json.JSONDecoder()
-        self.buf, self.pos, self.eof, self.index = "", 0, False, 0
-
-    def more(self) -> bool:
-        if self.eof:
-            return False
-        try:
-            chunk = self.text.read(_CHUNK)
-        except UnicodeDecodeError as exc:
-            raise ImportFormatError("not valid UTF-8; export files are UTF-8 JSON") from exc
-        if not chunk:
-            self.eof = True
-            return False
-        self.buf = self.buf[self.pos :] + chunk
-        self.pos = 0
-        return True
-
-    def skip_ws(self) -> str:
-        while True:
-            while self.pos < len(self.buf) and self.buf[self.pos] in _WS:
-                self.pos += 1
-            if self.pos < len(self.buf):
-                return self.buf[self.pos]
-            if not self.more():
-                return ""
-
-    def skip_element(self) -> int:
-        """Scan past the element starting at ``pos`` (an object or a list) without decoding
-        it, dropping what is behind; the buffer position just after it."""
-        depth, in_string, i = 0, False, self.pos
-        while True:
-            buf = self.buf
-            while i < len(buf):
-                if in_string:
-                    found = _STRING_END.search(buf, i)
-                    if found is None:
-                        i = len(buf)
-                        break
-                    if found.group() == "\\":  # a backslash at the end: its escape is next
-                        i = found.start()
-                        break
-                    i = found.end()
-                    if found.group() == '"':
-                        in_string = False
-                        if depth == 0:  # the element was one (huge) string
-                            return i
-                    continue
-                found = _STRUCTURE.search(buf, i)
-                if found is None:
-                    i = len(buf)
-                    break
-                i = found.end()
-                char = found.group()
-                if char == '"':
-                    in_string = True
-                elif char in "[{":
-                    depth += 1
-                else:
-                    depth -= 1
-                    if depth == 0:
-                        return i
-            # Keep only what is not scanned yet (an unfinished escape), then read on.
-            self.pos, i = i, 0
-            if not self.more():
-                raise ImportFormatError(
-                    f"malformed JSON: conversation {self.index + 1} is over "
-                    f"{self.max_element_bytes:,} bytes and the file ends inside it"
-                )
-
-    def next_element(self) -> tuple[Any, int]:
-        """The element at ``pos`` (or the error it fails alone with) and where it ends."""
-        while True:
-            try:
-                element, end = self.decoder.raw_decode(self.buf, self.pos)
-            except RecursionError as exc:
-                # Nested deeper than Python's parser goes: malformed for us, and where the
-                # element ends is unknown, so the reading stops here.
-                raise ImportFormatError(
-                    f"malformed JSON in conversation {self.index + 1}: nested too deeply"
-                ) from exc
-            except json.JSONDecodeError as exc:
-                if len(self.buf) - self.pos > self.hard_cap:
-                    # Far too big to decode: skipped without being held, failing alone.
-                    end = self.skip_element()
-                    return ImportFormatError(f"over {self.max_element_bytes:,} bytes"), end
-                if not self.more():
-                    raise ImportFormatError(
-                        f"malformed JSON in conversation {self.index + 1}: {exc.msg}"
-                    ) from exc
-                continue
-            if end == len(self.buf) and not self.eof and self.more():
-                continue  # a number may go on in the next chunk: decode it again
-            return element, end
-
-    def elements(self) -> Iterator[Any]:
-        if self.skip_ws() != "[":
-            raise ImportFormatError("expected a JSON list of conversations")
-        self.pos += 1
-        if self.skip_ws() == "]":
-            return
-        while True:
-            element, end = self.next_element()
-            if (
-                not isinstance(element, ImportFormatError)
-                and end - self.pos > self.max_element_bytes
-            ):
-                # characters: never more than its bytes
-                # Too big to store, but whole: that conversation fails alone.
-                element = ImportFormatError(f"over {self.max_element_bytes:,} bytes")
-            self.pos = end
-            yield element
-            self.index += 1
-            sep = self.skip_ws()
-            if sep == "]":
-                return
-            if sep != ",":
-                raise ImportFormatError(
-                    f"malformed JSON after conversation {self.index}: expected ',' or ']'"
-                )
-            self.pos += 1
-            self.skip_ws()
 
 
 def detect_format(stream: IO[bytes], *, name: str, max_element_bytes: int) -> str | None:
@@ -299,41 +143,39 @@ def detect_format(stream: IO[bytes], *, name: str, max_element_bytes: int) -> st
         stream.seek(start)
 
 
-_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}:]')
-_KEYS_SCAN_CHARS = 1024 * 1024
-
-
 def _kind_of_first_keys(stream: IO[bytes], *, key_depth: int = 2) -> str | None:
     """The format from the keys of the first conversation of a list (``key_depth`` 2) or of
-    a lone object (1), found without decoding its values (within the first MiB): a
+    a lone object (1), found without building its values (within the first MiB): a
     ``mapping`` object, a ``chat_messages`` list, a memory key, or a ``header`` naming
     Gemini."""
-    text = stream.read(_KEYS_SCAN_CHARS).decode("utf-8", errors="replace")
-    depth, last = 0, ""
-    for match in _TOKEN.finditer(text):
-        token = match.group()
-        if token in "[{":
-            if depth == key_depth and last == "mapping" and token == "{":
-                return CHATGPT
-            if depth == key_depth and last == "chat_messages" and token == "[":
-                return CLAUDE
-            depth += 1
-        elif token in "]}":
-            depth -= 1
-            if depth < key_depth:
-                return None  # the first conversation ended without either key
-        elif token == ":":
+    owner = "item" if key_depth == 2 else ""
+    last = ""
+    for prefix, event, value in head_events(stream):
+        if prefix == owner and event == "map_key":
+            last = value
+            if last in _MEMORY_KEYS:
+                return CLAUDE_MEMORIES
             continue
-        elif depth == key_depth:
-            if text[match.end() :].lstrip(_WS)[:1] == ":":
-                last = token[1:-1]
-                if last in _MEMORY_KEYS:
-                    return CLAUDE_MEMORIES
-                continue
-            if last == "header" and "Gemini" in token:
-                return GEMINI
-        last = ""
+        if prefix == owner and event == "end_map":
+            return None  # the first conversation ended without any of the keys
+        if last == "mapping" and event == "start_map" and prefix == _key(owner, last):
+            return CHATGPT
+        if last == "chat_messages" and event == "start_array" and prefix == _key(owner, last):
+            return CLAUDE
+        if (
+            last == "header"
+            and event == "string"
+            and prefix == _key(owner, last)
+            and "Gemini" in value
+        ):
+            return GEMINI
+        if prefix == _key(owner, last) and event not in ("start_map", "start_array"):
+            last = ""
     return None
+
+
+def _key(owner: str, key: str) -> str:
+    return f"{owner}.{key}" if owner else key
 
 
 def _kind_of(item: Any) -> str | None:
