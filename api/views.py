@@ -69,14 +69,7 @@ from memory.selectors import (
     suppression_list,
     transcript_get,
 )
-from memory.services.ingest import (
-    ingest_transcript,
-    save_memory_text,
-    save_messages,
-    transcript_is_orphan,
-    transcript_queue,
-    transcript_store,
-)
+from memory.services.ingest import Run, process, save_memory_text, save_messages, store
 from memory.services.labels import LabelSuppressed
 from memory.services.nodes import (
     NodeEditError,
@@ -95,7 +88,13 @@ from memory.services.review import (
 )
 from memory.services.rollback import RollbackError, revision_rollback
 from memory.services.rules import TERM_LISTS, RulesError, memory_rule_update
-from memory.services.saves import TOO_LARGE, SaveRefused, conversation_checked, memory_checked
+from memory.services.saves import (
+    TOO_LARGE,
+    SaveRefused,
+    conversation_checked,
+    file_checked,
+    memory_checked,
+)
 from memory.shapes import (
     CandidateOut,
     DecisionOut,
@@ -123,11 +122,6 @@ from memory.shapes import (
     rules_json,
     suppression_json,
     transcript_json,
-)
-from memory.transcripts import (
-    TranscriptError,
-    decode_bytes,
-    parse_transcript,
 )
 from memory.vocab import SCOPE_READ, SCOPE_WRITE, CandidateStatus
 
@@ -771,37 +765,22 @@ def upload_transcript(
     if len(data) > limit:
         raise too_large(f"the file is over the limit of {limit:,} bytes")
     name = (file.name or "upload").replace("\x00", "")[:255] or "upload"
-    try:
-        text = decode_bytes(data, name=name, max_bytes=limit)
-    except TranscriptError as exc:
-        raise ApiError(400, "invalid_input", str(exc)) from exc
-    if not text.strip():
-        raise ApiError(400, "invalid_input", f"{name}: the file is empty")
-    try:
-        if not parse_transcript(text, name=name):
-            raise ApiError(400, "invalid_input", f"{name}: no messages found")
-    except TranscriptError as exc:
-        raise ApiError(400, "invalid_input", str(exc)) from exc
+    with _refusals():
+        text = file_checked(data, name)
     moment = _parse_time("source_time", source_time)
-    transcript, created = transcript_store(
-        owner=_owner(request),
-        text=text,
-        name=name,
-        source=ReceiptSource.API,
-        source_time=moment,
-        inline=True,
-    )
+    run = Run.begin(_owner(request), ReceiptSource.API, token=_token(request))
+    stored = store(run, text, name=name, source_time=moment)
+    transcript = stored.transcript
     # A file stored by an upload that failed before finishing is this upload's to finish.
-    fresh_save = created or transcript_is_orphan(transcript)
+    fresh_save = stored.ours
     if fresh_save and transcript.size_bytes > settings.UME_INLINE_UPLOAD_BYTES:
         # The workers' from here: handing it over is the last write of this upload.
-        return Status(201, {**transcript_json(transcript_queue(transcript)), "duplicate": False})
+        queued = process(run, transcript, defer=True)
+        return Status(201, {**transcript_json(queued), "duplicate": False})
     if fresh_save:
-        receipt = ingest_transcript(
-            transcript=transcript, token=_token(request), source=ReceiptSource.API
-        )
+        receipt = process(run, transcript)
         # An identical upload still running was waited for: this one is its duplicate.
-        fresh_save = created or receipt.outcome != Outcome.DUPLICATE
+        fresh_save = stored.created or receipt.outcome != Outcome.DUPLICATE
     fresh = transcript_get(_owner(request), transcript.pk)
     assert fresh is not None
     return Status(

@@ -826,8 +826,8 @@ def _import(path: str, profile: str) -> dict[str, Any]:
 
     from django.contrib.auth import get_user_model
 
-    from memory.imports.services import chat_import_process, chat_import_store, export_format
     from memory.services.erase import account_delete
+    from memory.services.imports import chat_import_process, chat_import_store, export_format
 
     owner = get_user_model().objects.create_user(
         username=f"bench-{uuid.uuid4().hex[:12]}", password=None

@@ -44,13 +44,13 @@ from django.utils import timezone
 
 from eval.fixture_files import FixtureError, read_fixture_file
 from mcp_server.tools import create_entities, read_graph, save_memory, search_nodes
-from memory.imports.services import chat_import_process, chat_import_store
 from memory.models import AccessToken, Alias, Candidate, Node, Receipt, Suppression
 from memory.owned import Person
 from memory.recall import recall
 from memory.selectors import only_held, without_held
 from memory.services.cleanup import cleanup_user
 from memory.services.erase import account_delete, memory_erase_all, receipt_undo
+from memory.services.imports import chat_import_process, chat_import_store
 from memory.services.ingest import ingest_text
 from memory.services.labels import LabelSuppressed
 from memory.services.nodes import NodeEditError, alias_add, node_delete, node_update

@@ -51,13 +51,13 @@ from django.utils import timezone
 from eval.life_history import History, generate
 from eval.locomo import junk_reason
 from memory.imports.formats import CHATGPT
-from memory.imports.services import chat_import_process, chat_import_store
 from memory.keys import canonical_key, fold_key, same_subject
 from memory.models import Candidate, Episode, Node
 from memory.owned import Person
 from memory.recall.text import STOP_WORDS
 from memory.services.cleanup import cleanup_user
 from memory.services.erase import account_delete
+from memory.services.imports import chat_import_process, chat_import_store
 from memory.triage_selectors import start_here
 from memory.vocab import CandidateStatus
 

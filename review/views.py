@@ -21,8 +21,7 @@ from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
 from dashboard.htmx import HtmxHttpRequest
-from memory import selectors, triage_selectors
-from memory.imports import selectors as import_selectors
+from memory import import_selectors, selectors, triage_selectors
 from memory.models import Candidate
 from memory.services import review as review_services
 from memory.services.review import CandidateAlreadyDecided, ResemblanceUndecided, ReviewError

@@ -54,14 +54,6 @@ from memory.exports.format import (
     Section,
 )
 from memory.imports.formats import UME, ImportFormatError
-from memory.imports.services import (
-    ImportResult,
-    _duplicate,
-    _file_receipt,
-    _sha256,
-    chat_import_defer,
-)
-from memory.imports.stored import stored_export
 from memory.models import (
     Alias,
     Candidate,
@@ -84,8 +76,16 @@ from memory.models import (
 from memory.owned import Person
 from memory.services.barrier import DeletionConflict, barrier_check
 from memory.services.bulk import claim_first, insert_rows
+from memory.services.imports import (
+    ImportResult,
+    _duplicate,
+    _file_receipt,
+    _sha256,
+    chat_import_defer,
+)
 from memory.services.recall_index import recall_index_rebuild
 from memory.services.receipts import receipt_write
+from memory.services.stored_exports import stored_export
 from memory.vocab import ImportState
 
 log = logging.getLogger(__name__)

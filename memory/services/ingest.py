@@ -21,9 +21,9 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, Literal, overload
 
 from django.conf import settings
 from django.db import DatabaseError, IntegrityError, transaction
@@ -68,21 +68,53 @@ def _lease() -> timedelta:
 
 
 @dataclass(frozen=True)
-class Source:
-    """Who is saving: the owner, through which door, with which token."""
+class Run:
+    """One ingest as its caller describes it, read by every step from storing to the receipt:
+    whose memory, through which door and with which token, read by which extractor, and when
+    it began (the receipt's duration). Frozen: no step changes what a later one reads."""
 
     owner: Person
     source: str = "command"
     token: Any = None
+    extractor: str = ""
+    started: float = field(default_factory=time.perf_counter)
+
+    @classmethod
+    def begin(
+        cls,
+        owner: Person,
+        source: str = "command",
+        *,
+        token: Any = None,
+        extractor: str | None = None,
+        started: float | None = None,
+    ) -> Run:
+        """A run from now (or ``started``), with the deployment's extractor unless named."""
+        return cls(
+            owner=owner,
+            source=source,
+            token=token,
+            extractor=extractor or settings.UME_DEFAULT_EXTRACTOR,
+            started=time.perf_counter() if started is None else started,
+        )
+
+
+@dataclass(frozen=True)
+class Stored:
+    """What :func:`store` kept: the transcript, whether it is new, and whether it is this
+    run's to process (new, or stored by a save that failed before finishing, which nobody
+    but a retry processes)."""
+
+    transcript: Transcript
+    created: bool
+    ours: bool
 
 
 def _receipt(
-    src: Source,
+    run: Run,
     *,
     outcome: str,
     subject: str,
-    started: float,
-    extractor: str = "",
     error: str = "",
     counts: dict[str, int] | None = None,
     detail: dict[str, Any] | None = None,
@@ -92,18 +124,66 @@ def _receipt(
     summary = error.splitlines()[0][:300] if error else summarise({}, detail, {})
     with transaction.atomic():
         return receipt_write(
-            owner=src.owner,
-            source=src.source,
-            token=src.token,
+            owner=run.owner,
+            source=run.source,
+            token=run.token,
             outcome=outcome,
-            extractor=extractor,
+            extractor=run.extractor,
             subject=subject,
             counts=counts or {},
             detail=detail,
             summary=summary,
             error=error,
-            started=started,
+            started=run.started,
         )
+
+
+# --- the two verbs: store, then process now or defer ----------------------------------------
+
+
+def store(
+    run: Run,
+    text: str,
+    *,
+    name: str,
+    source_time: datetime | None = None,
+    dedupe_key: str = "",
+    inline: bool = True,
+) -> Stored:
+    """Keep ``text`` (already checked) as a transcript, once per owner and content.
+
+    ``inline`` (a save or an upload): until :func:`process` runs it or defers it to the
+    workers, no worker takes it (:func:`transcript_store`)."""
+    transcript, created = transcript_store(
+        owner=run.owner,
+        text=text,
+        name=name,
+        source=run.source,
+        source_time=source_time,
+        dedupe_key=dedupe_key,
+        inline=inline,
+    )
+    return Stored(transcript, created, created or transcript_is_orphan(transcript))
+
+
+@overload
+def process(run: Run, transcript: Transcript, *, defer: Literal[False] = False) -> Receipt: ...
+
+
+@overload
+def process(run: Run, transcript: Transcript, *, defer: Literal[True]) -> Transcript: ...
+
+
+@overload
+def process(run: Run, transcript: Transcript, *, defer: bool) -> Receipt | Transcript: ...
+
+
+def process(run: Run, transcript: Transcript, *, defer: bool = False) -> Receipt | Transcript:
+    """Run a stored transcript through extractor, gate and apply now (its receipt), or hand it
+    to the pending workers (the transcript, whose receipt comes when they are done)."""
+    if defer:
+        return transcript_queue(transcript)
+    return process_now(run, transcript)
 
 
 # --- entry points ---------------------------------------------------------------------------
@@ -120,23 +200,12 @@ def ingest_bytes(
     token: Any = None,
 ) -> Receipt:
     """A file's bytes: decoded and size-checked here, so bad files still get a receipt."""
-    started = time.perf_counter()
-    src = Source(owner, source, token)
+    run = Run.begin(owner, source, token=token, extractor=extractor)
     try:
         text = decode_bytes(data, name=name, max_bytes=settings.UME_MAX_TRANSCRIPT_BYTES)
     except TranscriptError as exc:
-        return _receipt(
-            src, outcome=Outcome.REJECTED_INPUT, subject=name, started=started, error=str(exc)
-        )
-    return ingest_text(
-        owner=owner,
-        text=text,
-        name=name,
-        source=source,
-        extractor=extractor,
-        source_time=source_time,
-        token=token,
-    )
+        return _receipt(run, outcome=Outcome.REJECTED_INPUT, subject=name, error=str(exc))
+    return _ingest(run, text, name=name, source_time=source_time)
 
 
 def ingest_text(
@@ -151,50 +220,32 @@ def ingest_text(
     dedupe_key: str = "",
 ) -> Receipt:
     """A transcript's text: stored once per owner (by content hash), then processed."""
-    started = time.perf_counter()
-    src = Source(owner, source, token)
-    extractor = extractor or settings.UME_DEFAULT_EXTRACTOR
+    run = Run.begin(owner, source, token=token, extractor=extractor)
+    return _ingest(run, text, name=name, source_time=source_time, dedupe_key=dedupe_key)
+
+
+def _ingest(
+    run: Run, text: str, *, name: str, source_time: datetime | None, dedupe_key: str = ""
+) -> Receipt:
+    """Checked, stored and processed now; a refusal is a receipt."""
     size = len(text.encode("utf-8"))
-    if size > settings.UME_MAX_TRANSCRIPT_BYTES:
-        return _receipt(
-            src,
-            outcome=Outcome.REJECTED_INPUT,
-            subject=name,
-            started=started,
-            extractor=extractor,
-            error=f"{name}: {size:,} bytes is over the limit of {settings.UME_MAX_TRANSCRIPT_BYTES:,} bytes",
-        )
+    limit = settings.UME_MAX_TRANSCRIPT_BYTES
+    if size > limit:
+        error = f"{name}: {size:,} bytes is over the limit of {limit:,} bytes"
+        return _receipt(run, outcome=Outcome.REJECTED_INPUT, subject=name, error=error)
     name = name.replace("\x00", "")  # PostgreSQL refuses NUL in text columns
     if "\x00" in text:
-        return _receipt(
-            src,
-            outcome=Outcome.REJECTED_INPUT,
-            subject=name,
-            started=started,
-            extractor=extractor,
-            error=f"{name}: contains NUL characters, not a transcript",
-        )
+        error = f"{name}: contains NUL characters, not a transcript"
+        return _receipt(run, outcome=Outcome.REJECTED_INPUT, subject=name, error=error)
     if not text.strip():
         return _receipt(
-            src,
+            run,
             outcome=Outcome.MEANINGFUL_NO_WRITE,
             subject=name,
-            started=started,
-            extractor=extractor,
             detail={"reason": "empty transcript"},
         )
-    transcript, _created = transcript_store(
-        owner=owner,
-        text=text,
-        name=name,
-        source=source,
-        source_time=source_time,
-        dedupe_key=dedupe_key,
-        inline=True,
-    )
-    return ingest_transcript(
-        transcript=transcript, extractor=extractor, token=token, started=started, source=source
-    )
+    stored = store(run, text, name=name, source_time=source_time, dedupe_key=dedupe_key)
+    return process(run, stored.transcript)
 
 
 def ingest_messages(
@@ -208,27 +259,12 @@ def ingest_messages(
     source_time: datetime | None = None,
 ) -> Receipt:
     """A conversation sent by an assistant (API or MCP): stored as a JSON transcript."""
-    started = time.perf_counter()
+    run = Run.begin(owner, source, token=token, extractor=extractor)
     try:
         text, when, day = _conversation(messages, source_time)
     except TranscriptError as exc:
-        return _receipt(
-            Source(owner, source, token),
-            outcome=Outcome.REJECTED_INPUT,
-            subject=name,
-            started=started,
-            error=str(exc),
-        )
-    return ingest_text(
-        owner=owner,
-        text=text,
-        name=name,
-        source=source,
-        extractor=extractor,
-        source_time=when,
-        token=token,
-        dedupe_key=day,
-    )
+        return _receipt(run, outcome=Outcome.REJECTED_INPUT, subject=name, error=str(exc))
+    return _ingest(run, text, name=name, source_time=when, dedupe_key=day)
 
 
 def _conversation(
@@ -269,6 +305,7 @@ def save_messages(
     now is never theirs (``Transcript.inline``), and a large one is handed to them by the last
     write of the save (:func:`transcript_queue`).
     """
+    run = Run.begin(owner, source, token=token)
     try:
         text, when, day = _conversation(messages, source_time)
     except TranscriptError:
@@ -286,16 +323,8 @@ def save_messages(
             token=token,
             source_time=source_time,
         )
-    transcript, _created = transcript_store(
-        owner=owner,
-        text=text,
-        name=name,
-        source=source,
-        source_time=when,
-        dedupe_key=day,
-        inline=True,
-    )
-    return transcript_queue(transcript)
+    stored = store(run, text, name=name, source_time=when, dedupe_key=day)
+    return process(run, stored.transcript, defer=True)
 
 
 def ingest_memory(*, owner: Person, text: str, source: str, token: Any = None) -> Receipt:
@@ -590,40 +619,28 @@ def _read_failure(
     return Outcome.LLM_FAILED, error, {"retryable": False}
 
 
-def ingest_transcript(
-    *,
-    transcript: Transcript,
-    extractor: str | None = None,
-    token: Any = None,
-    started: float | None = None,
-    source: str | None = None,
-    claimed: bool = False,
-    budget: float | None = None,
+def process_now(
+    run: Run, transcript: Transcript, *, claimed: bool = False, budget: float | None = None
 ) -> Receipt:
     """Run one stored transcript through extractor, gate and apply. One receipt, always.
 
     With ``budget`` (seconds), reading and extracting stop when it runs out (in the main thread,
     where the pending workers run) and the transcript fails visibly instead of running on.
     """
-    started = started if started is not None else time.perf_counter()
-    extractor = extractor or settings.UME_DEFAULT_EXTRACTOR
-    src = Source(transcript.owner, source or transcript.source, token)
     began = timezone.now()
     if not claimed:
         waiting = _claim_or_wait(transcript)
         if waiting is not None:
             return _receipt(
-                src,
+                run,
                 outcome=waiting[0],
                 subject=transcript.name,
-                started=started,
-                extractor=extractor,
                 error=waiting[2],
                 detail={"transcript": transcript.pk, **waiting[1]},
             )
         began = timezone.now()
     try:
-        return _ingest_claimed(transcript, extractor, src, started, began, budget)
+        return _ingest_claimed(run, transcript, began, budget)
     except BaseException:
         # Failing with no outcome recorded (the database went away, a bug, the worker told to
         # stop): the save's client hears of a failure, so its transcript must not be written
@@ -634,39 +651,30 @@ def ingest_transcript(
 
 
 def _ingest_claimed(
-    transcript: Transcript,
-    extractor: str,
-    src: Source,
-    started: float,
-    began: datetime,
-    budget: float | None,
+    run: Run, transcript: Transcript, began: datetime, budget: float | None
 ) -> Receipt:
-    """:func:`ingest_transcript` once the transcript is claimed."""
+    """:func:`process_now` once the transcript is claimed."""
     try:
         with _time_budget(budget):
-            messages, proposals = _read(transcript, extractor)
+            messages, proposals = _read(transcript, run.extractor)
     except Exception as exc:  # a bug must not leave the transcript in ``processing`` either
-        outcome, error, detail = _read_failure(exc, transcript, extractor)
+        outcome, error, detail = _read_failure(exc, transcript, run.extractor)
         receipt = _receipt(
-            src,
+            run,
             outcome=outcome,
             subject=transcript.name,
-            started=started,
-            extractor=extractor,
             error=error,
             detail={"transcript": transcript.pk, **detail},
         )
         _finish(transcript, status=TranscriptStatus.FAILED, receipt=receipt, error=error)
         return receipt
     if messages and conversation_erased(transcript.owner, messages):
-        return _erased_again(transcript, src, started, extractor)
+        return _erased_again(run, transcript)
     receipt = apply_proposals(
-        src=src,
+        run=run,
         proposals=proposals,
         subject=transcript.name,
-        started=started,
         began=began,
-        extractor=extractor,
         transcript=transcript,
         messages=messages,
         extra={
@@ -680,7 +688,7 @@ def _ingest_claimed(
     return receipt
 
 
-def _erased_again(transcript: Transcript, src: Source, started: float, extractor: str) -> Receipt:
+def _erased_again(run: Run, transcript: Transcript) -> Receipt:
     """A conversation the person's delete-all erased, sent again: refused, and its transcript
     not kept (``memory.services.erased``)."""
     error = (
@@ -688,11 +696,9 @@ def _erased_again(transcript: Transcript, src: Source, started: float, extractor
         "read again (a new conversation is)"
     )
     receipt = _receipt(
-        src,
+        run,
         outcome=Outcome.REJECTED_INPUT,
         subject=transcript.name,
-        started=started,
-        extractor=extractor,
         error=error,
         detail={"transcript": None, "erased_conversation": True},
     )
@@ -702,12 +708,10 @@ def _erased_again(transcript: Transcript, src: Source, started: float, extractor
 
 def apply_proposals(
     *,
-    src: Source,
+    run: Run,
     proposals: Sequence[AnyProposal],
     subject: str,
-    started: float,
     began: datetime,
-    extractor: str = "",
     transcript: Transcript | None = None,
     messages: Sequence[Message] = (),
     extra: dict[str, Any] | None = None,
@@ -721,25 +725,15 @@ def apply_proposals(
         detail: dict[str, Any] = {"transcript": transcript.pk if transcript else None}
         if retryable is not None:
             detail["retryable"] = retryable
-        return _receipt(
-            src,
-            outcome=outcome,
-            subject=subject,
-            started=started,
-            extractor=extractor,
-            error=error,
-            detail=detail,
-        )
+        return _receipt(run, outcome=outcome, subject=subject, error=error, detail=detail)
 
     for _attempt in range(APPLY_ATTEMPTS):
         try:
             return _apply_once(
-                src=src,
+                run=run,
                 proposals=proposals,
                 subject=subject,
-                started=started,
                 began=began,
-                extractor=extractor,
                 transcript=transcript,
                 messages=messages,
                 extra=extra or {},
@@ -764,12 +758,10 @@ def apply_proposals(
 
 def _apply_once(
     *,
-    src: Source,
+    run: Run,
     proposals: Sequence[AnyProposal],
     subject: str,
-    started: float,
     began: datetime,
-    extractor: str,
     transcript: Transcript | None,
     messages: Sequence[Message],
     extra: dict[str, Any],
@@ -778,30 +770,30 @@ def _apply_once(
     barrier check, the plan's writes, the episodes and the receipt. Raises what the caller
     retries on (``IntegrityError``, :class:`CandidateDecided`) or records."""
     now = timezone.now()
-    snapshot = gate_snapshot(src.owner, proposals, now=now)
+    snapshot = gate_snapshot(run.owner, proposals, now=now)
     plan = plan_writes(proposals, snapshot)
     with transaction.atomic():
-        barrier_check(src.owner, started_at=began)
+        barrier_check(run.owner, started_at=began)
         if transcript is not None and not _still_there(transcript):
             # Deleted (delete all, undo) after it was claimed: the deletion has
             # committed, since it holds the barrier row we now hold.
             raise DeletionConflict(timezone.now())
-        plan_recheck(owner=src.owner, plan=plan, now=now)
+        plan_recheck(owner=run.owner, plan=plan, now=now)
         receipt = receipt_write(
-            owner=src.owner,
-            source=src.source,
-            token=src.token,
+            owner=run.owner,
+            source=run.source,
+            token=run.token,
             outcome=Outcome.WROTE,
-            extractor=extractor,
+            extractor=run.extractor,
             subject=subject,
         )
         result = plan_apply(
-            owner=src.owner,
+            owner=run.owner,
             plan=plan,
             receipt=receipt,
             now=now,
             transcript=transcript,
-            source=src.source,
+            source=run.source,
         )
         if transcript is not None and messages:
             episodes_record(transcript=transcript, messages=messages, now=now)
@@ -809,7 +801,7 @@ def _apply_once(
             receipt,
             plan=plan,
             result=result,
-            started=started,
+            started=run.started,
             extra=extra,
             proposals=len(proposals),
             transcript=transcript,
@@ -881,8 +873,8 @@ def _pending_wholes(limit: int, collect: Callable[[list[Receipt]], None]) -> int
     chat exports to split. How many units were done."""
     # Imported here: these modules build on this one.
     from memory.exports.services import memory_imports_run_pending
-    from memory.imports.services import chat_imports_read_pending
     from memory.services.erase import erasures_run_pending
+    from memory.services.imports import chat_imports_read_pending
 
     units = 0
     for erased in erasures_run_pending(limit=limit):
@@ -944,12 +936,8 @@ def ingest_pending(
                 break
             if not transcript_claim(row, now=now):
                 continue
-        receipt = ingest_transcript(
-            transcript=row,
-            extractor=extractor,
-            claimed=True,
-            budget=settings.UME_INGEST_BUDGET_SECONDS,
-        )
+        run = Run.begin(row.owner, row.source, extractor=extractor)
+        receipt = process_now(run, row, claimed=True, budget=settings.UME_INGEST_BUDGET_SECONDS)
         worker_log.info(
             "transcript processed",
             extra={

@@ -1,6 +1,6 @@
 """The rules a save must meet before anything is stored, in one place: a text is not empty,
-holds no NUL, and a memory or a conversation is within ``UME_MAX_TRANSCRIPT_BYTES``; a
-conversation's messages read as messages. Each refusal is one :class:`SaveRefused` with a
+holds no NUL, and a memory, a conversation or an uploaded file is within
+``UME_MAX_TRANSCRIPT_BYTES``; a conversation's messages, and a file's lines, read as messages. Each refusal is one :class:`SaveRefused` with a
 ``code``: the HTTP API answers ``too_large`` with 413 and ``invalid_input`` with 400
 (``api.views``), the MCP tools answer either as a tool error (``mcp_server.tools``).
 
@@ -15,7 +15,7 @@ from typing import Any
 
 from django.conf import settings
 
-from memory.transcripts import TranscriptError, messages_from_json
+from memory.transcripts import TranscriptError, decode_bytes, messages_from_json, parse_transcript
 
 TOO_LARGE = "too_large"
 INVALID_INPUT = "invalid_input"
@@ -74,3 +74,22 @@ def conversation_checked(messages: Sequence[dict[str, Any]]) -> str:
         )
     first = next((m for m in messages if m.get("role") == "user"), messages[0])
     return "conversation: " + " ".join(str(first.get("content", "")).split())[:80]
+
+
+def file_checked(data: bytes, name: str) -> str:
+    """An uploaded transcript file's text (the dashboard's upload and ``POST /v1/transcripts``):
+    within a transcript's limit, UTF-8 text rather than binary, not empty, holding messages."""
+    limit = transcript_limit()
+    if len(data) > limit:
+        raise SaveRefused(
+            TOO_LARGE, f"{name}: {len(data):,} bytes is over the limit of {limit:,} bytes"
+        )
+    try:
+        text = decode_bytes(data, name=name, max_bytes=limit)
+        if not text.strip():
+            raise SaveRefused(INVALID_INPUT, f"{name}: the file is empty")
+        if not parse_transcript(text, name=name):
+            raise SaveRefused(INVALID_INPUT, f"{name}: no messages found")
+    except TranscriptError as exc:
+        raise SaveRefused(INVALID_INPUT, str(exc)) from exc
+    return text

@@ -19,27 +19,18 @@ from django.core.files.uploadedfile import UploadedFile
 
 from memory.exports.services import memory_import_upload
 from memory.imports.formats import UME
-from memory.imports.services import (
+from memory.models import ChatImport, Outcome, Receipt, Source, Transcript
+from memory.owned import Person
+from memory.services.imports import (
     chat_import_defer,
     chat_import_process,
     chat_import_store,
     export_format,
 )
-from memory.models import ChatImport, Outcome, Receipt, Source, Transcript
-from memory.owned import Person
-from memory.services.ingest import (
-    ingest_transcript,
-    transcript_is_orphan,
-    transcript_queue,
-    transcript_store,
-)
+from memory.services.ingest import Run, process, store
 from memory.services.receipts import receipt_write
-from memory.transcripts import (
-    TranscriptError,
-    decode_bytes,
-    parse_transcript,
-    transcript_format,
-)
+from memory.services.saves import SaveRefused, file_checked
+from memory.transcripts import parse_transcript, transcript_format
 from memory.vocab import TranscriptStatus
 
 EXPORT_SUFFIXES = (".json", ".jsonl", ".ndjson")
@@ -72,47 +63,30 @@ def _reject(owner: Person, name: str, message: str, started: float) -> UploadRes
     return UploadResult(name=name, ok=False, message=message, receipt=receipt)
 
 
-def _check(data: bytes, name: str) -> str:
-    """The file's text, or TranscriptError with a message that names the problem."""
-    text = decode_bytes(data, name=name, max_bytes=settings.UME_MAX_TRANSCRIPT_BYTES)
-    if not text.strip():
-        raise TranscriptError(f"{name}: the file is empty")
-    if not parse_transcript(text, name=name):
-        raise TranscriptError(f"{name}: no messages found")
-    return text
-
-
 def transcript_upload_one(
     *, owner: Person, name: str, data: bytes, source_time: datetime | None = None
 ) -> UploadResult:
-    started = time.perf_counter()
+    run = Run.begin(owner, Source.UPLOAD)
     name = os.path.basename(name or "upload.txt")[:255] or "upload.txt"
     try:
-        text = _check(data, name)
-    except TranscriptError as exc:
-        return _reject(owner, name, str(exc), started)
-    transcript, created = transcript_store(
-        owner=owner,
-        text=text,
-        name=name,
-        source=Source.UPLOAD,
-        source_time=source_time,
-        inline=True,
-    )
+        text = file_checked(data, name)
+    except SaveRefused as exc:
+        return _reject(owner, name, str(exc), run.started)
+    stored = store(run, text, name=name, source_time=source_time)
+    transcript = stored.transcript
     # A file an upload stored and failed to finish (the database failed, the request was
     # stopped) is this upload's to finish: nobody else processes it.
-    fresh_save = created or transcript_is_orphan(transcript)
-    if not fresh_save and transcript.status != TranscriptStatus.DONE:
+    if not stored.ours and transcript.status != TranscriptStatus.DONE:
         return UploadResult(
             name, True, f"Already uploaded ({transcript.status}); nothing new.", transcript
         )
-    if fresh_save and len(data) > settings.UME_INLINE_UPLOAD_BYTES:
+    if stored.ours and len(data) > settings.UME_INLINE_UPLOAD_BYTES:
         message = (
             f"stored; files over {settings.UME_INLINE_UPLOAD_BYTES // 1024} KB are processed "
             "by `manage.py ingest --pending`"
         )
-        return UploadResult(name, True, message, transcript_queue(transcript), waiting=True)
-    receipt = ingest_transcript(transcript=transcript, source=Source.UPLOAD, started=started)
+        return UploadResult(name, True, message, process(run, transcript, defer=True), waiting=True)
+    receipt = process(run, transcript)
     transcript.refresh_from_db()
     ok = receipt.outcome not in _FAILED and receipt.outcome != Outcome.REJECTED_INPUT
     message = receipt.error or receipt.summary or receipt.get_outcome_display()

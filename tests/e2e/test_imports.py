@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 from pytest_django import Settings
 
-from memory.imports.services import chat_imports_read_pending
 from memory.models import ChatImport
+from memory.services.imports import chat_imports_read_pending
 from memory.services.ingest import ingest_pending
 
 pytestmark = pytest.mark.browser

@@ -10,10 +10,10 @@ import pytest
 from django.contrib.auth.models import User
 from django.test import override_settings
 
-from memory.imports.services import chat_import_process, chat_import_store
 from memory.models import Candidate, ErasedConversation, Transcript
 from memory.services.erase import memory_erase_all
 from memory.services.erased import conversation_digests
+from memory.services.imports import chat_import_process, chat_import_store
 from memory.services.ingest import ingest_text
 from memory.transcripts import Message
 

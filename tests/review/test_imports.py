@@ -11,8 +11,8 @@ from django.test import Client
 from django.urls import reverse
 from pytest_django import DjangoAssertNumQueries, Settings
 
-from memory.imports.services import chat_imports_read_pending
 from memory.models import ChatImport, Receipt, Transcript
+from memory.services.imports import chat_imports_read_pending
 from memory.services.ingest import ingest_pending
 from tests.htmx import HX
 

@@ -16,11 +16,11 @@ from memory.exports.format import announced_rows
 from memory.exports.services import memory_import
 from memory.extractors import EXTRACTORS
 from memory.imports.formats import UME
-from memory.imports.services import chat_import_process, chat_import_store, export_format
 from memory.models import Receipt
 from memory.owned import Person
 from memory.progress import Progress
 from memory.selectors import transcripts_waiting_count
+from memory.services.imports import chat_import_process, chat_import_store, export_format
 from memory.services.ingest import ingest_bytes, ingest_pending
 from ume.logs import request_context
 

@@ -15,8 +15,8 @@ from pytest_django import Settings
 
 from memory.imports.claude_memories import read_memories, split_statements
 from memory.imports.formats import CLAUDE_MEMORIES, ImportFormatError, detect_format
-from memory.imports.services import chat_import_store
 from memory.models import Candidate, ChatImport, Evidence, Node, Receipt, Transcript
+from memory.services.imports import chat_import_store
 from memory.services.ingest import ingest_pending
 from memory.services.rules import memory_rule_update
 from tests.factories import make_candidate, make_node, make_suppression

@@ -17,7 +17,6 @@ from django.test.utils import CaptureQueriesContext
 
 from eval.bench_export import chatgpt_conversations
 from memory.imports.formats import CHATGPT
-from memory.imports.services import ImportResult, chat_import_process, chat_import_store
 from memory.models import (
     Candidate,
     Episode,
@@ -28,6 +27,7 @@ from memory.models import (
     Receipt,
     Revision,
 )
+from memory.services.imports import ImportResult, chat_import_process, chat_import_store
 
 
 def _export(conversations: int, messages: int, seed: int) -> bytes:

@@ -21,13 +21,13 @@ from django.urls import reverse
 from django.utils import timezone
 from pytest_django import Settings
 
-from memory.imports import services as import_services
-from memory.imports.services import (
+from memory.models import ChatImport, ChatImportChunk, Episode, Receipt, Transcript
+from memory.services import imports as import_services
+from memory.services.imports import (
     chat_import_process,
     chat_import_store,
     chat_imports_read_pending,
 )
-from memory.models import ChatImport, ChatImportChunk, Episode, Receipt, Transcript
 from memory.services.ingest import ingest_pending
 from tests.factories import make_user
 

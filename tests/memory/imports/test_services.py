@@ -13,10 +13,10 @@ from django.contrib.auth.models import User
 from django.core.management import call_command
 from pytest_django import Settings
 
+from memory.import_selectors import chat_import_progress
 from memory.imports.formats import CHATGPT
-from memory.imports.selectors import chat_import_progress
-from memory.imports.services import chat_import_store
 from memory.models import ChatImport, Evidence, Receipt, Transcript
+from memory.services.imports import chat_import_store
 from memory.services.ingest import ingest_pending
 
 pytestmark = pytest.mark.django_db

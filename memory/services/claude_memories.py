@@ -5,7 +5,7 @@ The file is read whole (it is small: a few pages of text) and refused over
 through the configured extractor, and what it finds becomes candidates only
 (:func:`~memory.imports.claude_memories.review_first`). Those are stored as one transcript of
 already-extracted proposals, named after the file, and run through the same path as an
-assistant's proposals (:func:`memory.services.ingest.ingest_transcript` with the
+assistant's proposals (:func:`memory.services.ingest.process` with the
 ``proposals`` extractor): the gate against a fresh snapshot, the apply transaction, one
 receipt. So evidence names the file and the statement's section, the review queue can filter
 by it, and a suppression refuses a label here as anywhere.
@@ -40,7 +40,10 @@ from memory.imports.formats import (
     ImportFormatError,
     iter_json_array,
 )
-from memory.imports.services import (
+from memory.models import ChatImport, Outcome, Receipt, Transcript
+from memory.owned import Person
+from memory.proposals import dump_proposal
+from memory.services.imports import (
     ImportResult,
     _claim_export,
     _duplicate,
@@ -48,10 +51,7 @@ from memory.imports.services import (
     _refused,
     _sha256,
 )
-from memory.models import ChatImport, Outcome, Receipt, Transcript
-from memory.owned import Person
-from memory.proposals import dump_proposal
-from memory.services.ingest import ingest_transcript, transcript_store
+from memory.services.ingest import Run, process, store
 from memory.vocab import ImportState, TranscriptStatus
 
 _READERS = ("rules", "llm")
@@ -130,10 +130,9 @@ def claude_memories_import(
     except (ImportFormatError, ExtractorFailed) as exc:
         failed = isinstance(exc, ExtractorFailed)
         return _stopped(row, started, str(exc), Outcome.LLM_FAILED if failed else None)
-    transcript = _store(row, export, found)
-    receipt = ingest_transcript(
-        transcript=transcript, extractor="proposals", source=source, started=started
-    )
+    run = Run.begin(owner, source, extractor="proposals", started=started)
+    transcript = _store(run, row, export, found)
+    receipt = process(run, transcript)
     return _finish(row, transcript, receipt, export, found)
 
 
@@ -176,15 +175,11 @@ def _nothing_new(row: ChatImport, started: float, known: int) -> ImportResult:
     return ImportResult(row.name, row, True, message, receipt=receipt)
 
 
-def _store(row: ChatImport, export: MemoryExport, found: ReviewFirst) -> Transcript:
-    transcript, _created = transcript_store(
-        owner=row.owner,
-        text=_transcript_text(export, found),
-        name=f"Claude's memories ({row.name})",
-        source=row.source,
-        source_time=None,
-        inline=True,  # processed here, never by the workers (they would not read it review-first)
-    )
+def _store(run: Run, row: ChatImport, export: MemoryExport, found: ReviewFirst) -> Transcript:
+    # ``inline``: processed here, never by the workers (they would not read it review-first).
+    transcript = store(
+        run, _transcript_text(export, found), name=f"Claude's memories ({row.name})"
+    ).transcript
     Transcript.objects.filter(pk=transcript.pk).update(chat_import=row, conversation_key=KEY)
     return transcript
 

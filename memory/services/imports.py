@@ -49,12 +49,12 @@ from memory.imports.formats import (
     detect_format,
     iter_export,
 )
-from memory.imports.stored import store_chunks, stored_export
 from memory.models import ChatImport, Outcome, Receipt, Transcript
 from memory.owned import Person
 from memory.services.bulk import claim_first
-from memory.services.ingest import ingest_transcript, transcript_store
+from memory.services.ingest import Run, process, store
 from memory.services.receipts import receipt_write
+from memory.services.stored_exports import store_chunks, stored_export
 from memory.transcripts import MAX_MESSAGES
 from memory.vocab import ImportState
 
@@ -156,7 +156,7 @@ def chat_import_store(
 
     ``on_conversation(position)`` is called after each conversation (a progress bar).
     Claude's memories are no conversations: they are proposed for review at once
-    (:mod:`memory.imports.claude_memories_services`), with ``extractor``.
+    (:mod:`memory.services.claude_memories`), with ``extractor``.
     """
     if fmt == CLAUDE_MEMORIES:
         return _memories(owner, stream, name, source, extractor)
@@ -191,7 +191,7 @@ def chat_import_defer(
 ) -> ImportResult:
     """Keep the export's bytes for the pending workers and record the import as waiting:
     nothing is split here, so the request's work depends on the file's size only (one insert
-    per :data:`~memory.imports.stored.CHUNK_BYTES`), never on its conversations. Claude's
+    per :data:`~memory.services.stored_exports.CHUNK_BYTES`), never on its conversations. Claude's
     memories are small (held to the transcript limit) and always read at once."""
     if fmt == CLAUDE_MEMORIES:
         return _memories(owner, stream, name, source, None)
@@ -229,7 +229,7 @@ def _memories(
     owner: Person, stream: IO[bytes], name: str, source: str, extractor: str | None
 ) -> ImportResult:
     # Imported here: that module builds on this one.
-    from memory.imports.claude_memories_services import claude_memories_import
+    from memory.services.claude_memories import claude_memories_import
 
     return claude_memories_import(
         owner=owner, stream=stream, name=name, source=source, extractor=extractor
@@ -439,14 +439,11 @@ class _Reading:
         if not item.messages:
             row.empty += 1
             return [], []
-        transcript, created = transcript_store(
-            owner=self.owner,
-            text=text,
-            name=item.title,
-            source=self.source,
-            source_time=source_time,
-        )
-        if not created:
+        # Not ``inline``: the pending workers may process it, unless this import does first.
+        run = Run.begin(self.owner, self.source, started=self.started)
+        stored = store(run, text, name=item.title, source_time=source_time, inline=False)
+        transcript = stored.transcript
+        if not stored.created:
             row.duplicates += 1
             return [], []
         Transcript.objects.filter(pk=transcript.pk).update(chat_import=row, conversation_key=key)
@@ -657,7 +654,8 @@ def chat_import_process(
     """Process the new transcripts of an import now (a command, or a small upload)."""
     for pk in result.transcript_ids:
         transcript = Transcript.objects.select_related("owner").get(pk=pk)
-        receipt = ingest_transcript(transcript=transcript, extractor=extractor)
+        run = Run.begin(transcript.owner, transcript.source, extractor=extractor)
+        receipt = process(run, transcript)
         result.processed.append(receipt)
         if on_done is not None:
             on_done(receipt)
