@@ -45,11 +45,10 @@ from memory.owned import Person
 from memory.proposals import dump_proposal
 from memory.services.imports import (
     ImportResult,
-    _claim_export,
-    _duplicate,
     _file_receipt,
     _refused,
     _sha256,
+    import_open,
 )
 from memory.services.ingest import Run, process, store
 from memory.vocab import ImportState, TranscriptStatus
@@ -107,18 +106,11 @@ def claude_memories_import(
             raise ImportFormatError("the file holds no memories (every memory text is empty)")
     except ImportFormatError as exc:
         return _refused(owner, source, name, started, exc)
-    row, earlier = _claim_export(
-        owner=owner,
-        name=name,
-        fmt=CLAUDE_MEMORIES,
-        sha=sha,
-        size=size,
-        source=source,
-        state=ImportState.READING,
+    row = import_open(
+        owner, name, CLAUDE_MEMORIES, source, started, (sha, size), ImportState.READING
     )
-    if earlier is not None:
-        return _duplicate(owner, source, name, started, earlier)
-    assert row is not None
+    if isinstance(row, ImportResult):
+        return row
     seen = _seen_statements(owner)
     known = [s for s in export.statements if s.text in seen]
     if len(known) == len(export.statements):

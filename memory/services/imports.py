@@ -167,18 +167,9 @@ def chat_import_store(
         sha, size = _sha256(stream, int(settings.UME_MAX_IMPORT_BYTES))
     except ImportFormatError as exc:
         return _refused(owner, source, name, started, exc)
-    row, earlier = _claim_export(
-        owner=owner,
-        name=name,
-        fmt=fmt,
-        sha=sha,
-        size=size,
-        source=source,
-        state=ImportState.READING,
-    )
-    if earlier is not None:
-        return _duplicate(owner, source, name, started, earlier)
-    assert row is not None
+    row = import_open(owner, name, fmt, source, started, (sha, size), ImportState.READING)
+    if isinstance(row, ImportResult):
+        return row
     # Claimed like a worker's reading: if this process dies midway, a worker finds the claim
     # stale and marks the import failed (its bytes were never stored), so it can be retried.
     return _read(
@@ -201,18 +192,9 @@ def chat_import_defer(
     except ImportFormatError as exc:
         return _refused(owner, source, name, started, exc)
     with transaction.atomic():
-        row, earlier = _claim_export(
-            owner=owner,
-            name=name,
-            fmt=fmt,
-            sha=sha,
-            size=size,
-            source=source,
-            state=ImportState.WAITING,
-        )
-        if earlier is not None:
-            return _duplicate(owner, source, name, started, earlier)
-        assert row is not None
+        row = import_open(owner, name, fmt, source, started, (sha, size), ImportState.WAITING)
+        if isinstance(row, ImportResult):
+            return row
         store_chunks(row, stream)
     worker_log.info(
         "export waiting",
@@ -251,6 +233,27 @@ def _refused(
         owner, source, name, Outcome.REJECTED_INPUT, started, error=message, summary=message
     )
     return ImportResult(name, None, False, message, receipt=receipt)
+
+
+def import_open(
+    owner: Person,
+    name: str,
+    fmt: str,
+    source: str,
+    started: float,
+    file: tuple[str, int],
+    state: str,
+) -> ChatImport | ImportResult:
+    """The import's row, claimed in ``state``, for a file of digest and size ``file``; or,
+    for a file imported before, the result with its one ``duplicate`` receipt."""
+    sha, size = file
+    row, earlier = _claim_export(
+        owner=owner, name=name, fmt=fmt, sha=sha, size=size, source=source, state=state
+    )
+    if earlier is not None:
+        return _duplicate(owner, source, name, started, earlier)
+    assert row is not None
+    return row
 
 
 def _duplicate(
