@@ -43,3 +43,27 @@ class Recorded(Owned):
 
     class Meta:
         abstract = True
+
+
+class Revised(models.Model):
+    """A row whose every change is a numbered revision (:mod:`memory.services.history`)."""
+
+    revision = models.PositiveIntegerField(
+        default=1,
+        editable=False,
+        help_text="The number of its latest revision (memory.services.history).",
+    )
+
+    class Meta:
+        abstract = True
+
+
+class Receipted(models.Model):
+    """A row that names the receipt of the write that created it."""
+
+    created_receipt = models.ForeignKey(
+        "memory.Receipt", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+
+    class Meta:
+        abstract = True

@@ -8,7 +8,7 @@ from django.db import models
 from django.db.models import Q
 from django.utils import timezone
 
-from memory.models.base import Owned, Recorded, owner_key
+from memory.models.base import Owned, Receipted, Recorded, Revised, owner_key
 from memory.vocab import (
     Category,
     EdgeType,
@@ -22,7 +22,7 @@ from memory.vocab import (
 )
 
 
-class Node(Recorded):
+class Node(Recorded, Revised, Receipted):
     owner = owner_key("memory_nodes")
     label = models.CharField(max_length=200)
     canonical_key = models.CharField(max_length=200, help_text="canonical_key(label)")
@@ -35,16 +35,7 @@ class Node(Recorded):
     mention_count = models.PositiveIntegerField(default=1)
     session_count = models.PositiveIntegerField(default=1)
     last_seen_at = models.DateTimeField(default=timezone.now)
-    created_receipt = models.ForeignKey(
-        "Receipt", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
-    )
     updated_at = models.DateTimeField(default=timezone.now)
-
-    revision = models.PositiveIntegerField(
-        default=1,
-        editable=False,
-        help_text="The number of its latest revision (memory.services.history).",
-    )
 
     class Meta:
         constraints = [
@@ -88,17 +79,11 @@ class Node(Recorded):
         return self.label
 
 
-class Alias(Recorded):
+class Alias(Recorded, Revised):
     owner = owner_key("memory_aliases")
     node = models.ForeignKey(Node, on_delete=models.CASCADE, related_name="aliases")
     alias = models.CharField(max_length=200)
     canonical_key = models.CharField(max_length=200)
-
-    revision = models.PositiveIntegerField(
-        default=1,
-        editable=False,
-        help_text="The number of its latest revision (memory.services.history).",
-    )
 
     class Meta:
         verbose_name_plural = "aliases"
@@ -118,22 +103,13 @@ class Alias(Recorded):
         return self.alias
 
 
-class Slice(Recorded):
+class Slice(Recorded, Revised, Receipted):
     owner = owner_key("memory_slices")
     node = models.ForeignKey(Node, on_delete=models.CASCADE, related_name="slices")
     text = models.TextField()
     kind = models.CharField(max_length=32, choices=SliceKind.choices, default=SliceKind.OTHER)
     is_current = models.BooleanField(default=True)
     superseded_at = models.DateTimeField(null=True, blank=True)
-    created_receipt = models.ForeignKey(
-        "Receipt", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
-    )
-
-    revision = models.PositiveIntegerField(
-        default=1,
-        editable=False,
-        help_text="The number of its latest revision (memory.services.history).",
-    )
 
     class Meta:
         indexes = [
@@ -149,7 +125,7 @@ class Slice(Recorded):
         return self.text[:80]
 
 
-class Event(Owned):
+class Event(Owned, Revised, Receipted):
     owner = owner_key("memory_events")
     node = models.ForeignKey(Node, on_delete=models.CASCADE, related_name="events")
     action = models.CharField(max_length=32, choices=EventAction.choices, default=EventAction.OTHER)
@@ -166,16 +142,7 @@ class Event(Owned):
     happened_at_source = models.CharField(
         max_length=16, choices=TimeSource.choices, default=TimeSource.UNKNOWN
     )
-    created_receipt = models.ForeignKey(
-        "Receipt", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
-    )
     created_at = models.DateTimeField(default=timezone.now, help_text="When ume learned it.")
-
-    revision = models.PositiveIntegerField(
-        default=1,
-        editable=False,
-        help_text="The number of its latest revision (memory.services.history).",
-    )
 
     class Meta:
         constraints = [
@@ -196,7 +163,7 @@ class Event(Owned):
         return self.text[:80]
 
 
-class Edge(Recorded):
+class Edge(Recorded, Revised, Receipted):
     owner = owner_key("memory_edges")
     from_node = models.ForeignKey(Node, on_delete=models.CASCADE, related_name="edges_out")
     to_node = models.ForeignKey(Node, on_delete=models.CASCADE, related_name="edges_in")
@@ -206,15 +173,6 @@ class Edge(Recorded):
         blank=True,
         default="",
         help_text='The relation as it was named ("works on"), kept beside its type.',
-    )
-    created_receipt = models.ForeignKey(
-        "Receipt", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
-    )
-
-    revision = models.PositiveIntegerField(
-        default=1,
-        editable=False,
-        help_text="The number of its latest revision (memory.services.history).",
     )
 
     class Meta:
@@ -233,7 +191,7 @@ class Edge(Recorded):
         return f"{self.from_node_id} {self.type} {self.to_node_id}"
 
 
-class Page(Recorded):
+class Page(Recorded, Revised, Receipted):
     """A note page: a longer piece of memory (a conversation summary, a design note)."""
 
     owner = owner_key("memory_pages")
@@ -245,16 +203,7 @@ class Page(Recorded):
     node = models.ForeignKey(
         Node, null=True, blank=True, on_delete=models.SET_NULL, related_name="pages"
     )
-    created_receipt = models.ForeignKey(
-        "Receipt", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
-    )
     updated_at = models.DateTimeField(default=timezone.now)
-
-    revision = models.PositiveIntegerField(
-        default=1,
-        editable=False,
-        help_text="The number of its latest revision (memory.services.history).",
-    )
 
     class Meta:
         constraints = [

@@ -11,7 +11,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from memory.keys import fold_key
-from memory.models.base import Owned, Owner, Recorded, owner_key
+from memory.models.base import Owned, Owner, Receipted, Recorded, owner_key
 from memory.models.graph import Node
 from memory.triage import candidate_value
 from memory.vocab import (
@@ -23,7 +23,7 @@ from memory.vocab import (
 )
 
 
-class Candidate(Recorded):
+class Candidate(Recorded, Receipted):
     owner = owner_key("memory_candidates")
     label_guess = models.CharField(max_length=200)
     canonical_key = models.CharField(max_length=200)
@@ -57,9 +57,6 @@ class Candidate(Recorded):
     )
     promoted_node = models.ForeignKey(
         Node, null=True, blank=True, on_delete=models.SET_NULL, related_name="promoted_from"
-    )
-    created_receipt = models.ForeignKey(
-        "Receipt", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     # When the words were said (the messages' own times, an import's included), apart from
     # when ume saw them (first_seen_at, last_seen_at): what the review card shows.
