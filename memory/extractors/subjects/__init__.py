@@ -43,8 +43,8 @@ from memory.extractors.subjects.framing import (
 )
 from memory.extractors.subjects.phrases import (
     Phrase,
-    lexical_tag,
     label_keys,
+    lexical_tag,
     needle,
     phrases,
     stem,
