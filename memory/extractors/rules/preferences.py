@@ -60,6 +60,10 @@ _NAME_KIND = re.compile(
 )
 
 
+# The subject of a preference whose object names none: a bucket, not a subject.
+CATCH_ALL = "Preferences"
+
+
 def _preference_subject(c: Clause, obj: str) -> str:
     if _THEME.search(obj):
         context = _CONTEXT.search(obj)
@@ -81,7 +85,7 @@ def _preference_subject(c: Clause, obj: str) -> str:
         label = p.make_label(head)
         if label:
             return label
-    return "Preferences"
+    return CATCH_ALL
 
 
 def preference(c: Clause) -> Found:

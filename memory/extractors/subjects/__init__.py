@@ -26,6 +26,7 @@ proposed, are left to the rules.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -40,7 +41,19 @@ from memory.extractors.subjects.framing import (
     mentions_self,
     thing_scores,
 )
-from memory.extractors.subjects.phrases import Phrase, label_keys, needle, phrases, topic_key
+from memory.extractors.subjects.phrases import (
+    Phrase,
+    label_keys,
+    lexical_tag,
+    needle,
+    phrases,
+    stem,
+    topic_key,
+    words_of,
+    written_plain,
+    zipf,
+)
+from memory.extractors.subjects.standard import one_spelling, relabelled, unheld, without
 from memory.keys import canonical_key, fold_key
 from memory.markup import markup_to_text
 from memory.proposals import (
@@ -334,10 +347,79 @@ def extract(
     read-only lookups the ingest service passes) are its only outside inputs."""
     from memory.extractors.rules import extract as rules
 
-    found = rules(messages, source_time=source_time)
-    return found + propose(
+    found = held(rules(messages, source_time=source_time), history)
+    more = propose(
         messages, source_time=source_time, found=found, recurring=recurring, history=history
     )
+    spelled, _gone = one_spelling(found + without(more, unheld(more, set())))
+    return spelled
+
+
+def feelings(found: Sequence[AnyProposal]) -> set[str]:
+    """The one-word labels of ``found`` written in lower case (not names: "Peace", "Freedom";
+    a phrase narrows itself to a thing, "Terminal Theme") that the embedding model reads
+    as a feeling or a quality rather than a thing of a life: the proposer's own test
+    (:func:`things`)."""
+    plain = {
+        p.label
+        for p in found
+        if isinstance(p, (NodeProposal, CandidateProposal))
+        and len(p.label.split()) == 1
+        and any(written_plain(p.label, span.quote) for span in p.evidence)
+    }
+    ordered = sorted(plain)
+    return {
+        label
+        for label, score in zip(ordered, thing_scores(ordered), strict=True)
+        if score < THING_MARGIN
+    }
+
+
+def joined(found: Sequence[AnyProposal], history: History | None) -> list[AnyProposal]:
+    """The rules' subjects written in lower case (not names) under the label of the card
+    already waiting for them, as the proposer's own subjects join it (:func:`scored`):
+    "Making a Difference" said today joins the "Make a Difference" card of last week."""
+    if history is None:
+        return list(found)
+    keys: dict[str, str] = {}
+    needles: dict[str, str] = {}
+    for proposal in found:
+        if not isinstance(proposal, (NodeProposal, CandidateProposal)):
+            continue
+        said = next(
+            (s.quote for s in proposal.evidence if written_plain(proposal.label, s.quote)), None
+        )
+        if said is None:
+            continue
+        word = min(words_of(proposal.label), key=lambda w: (zipf(w), -len(w)))
+        key = stem(word)
+        # Only by a common noun as written ("painting", "store"): never by a name or an
+        # acronym ("LGBTQ" of "LGBTQ Conference"), nor a verb ("improving" of "Improving
+        # Education" is not "Improving My Old Area").
+        noun = lexical_tag(word).startswith("NN") and re.search(rf"\b{re.escape(word)}\b", said)
+        if noun and key in label_keys(proposal.label, said):
+            keys[proposal.label] = key
+            needles[key] = os.path.commonprefix([word, key])
+    if not keys:
+        return list(found)
+    heard = history(needles)
+    names = {
+        label: waiting
+        for label, key in keys.items()
+        if (waiting := heard.get(key, Heard()).waiting)
+        and canonical_key(waiting) != canonical_key(label)
+    }
+    return relabelled(found, names)
+
+
+def held(found: Sequence[AnyProposal], history: History | None = None) -> list[AnyProposal]:
+    """The rules' proposals held to the proposer's standard (:mod:`.standard`): each label cut
+    to its subject's clause, one label per spelling (in the batch, and the label of a card
+    already waiting for it), and no subject that is only an offer to the listener, said of
+    the listener, a feeling or a lone adjective."""
+    spelled, gone = one_spelling(found)
+    kept = without(spelled, gone | unheld(spelled, feelings(spelled)))
+    return joined(kept, history)
 
 
 def propose(

@@ -94,7 +94,7 @@ def _parser() -> Any:
 
 
 @lru_cache(maxsize=65536)
-def _lexical_tag(word: str) -> str:
+def lexical_tag(word: str) -> str:
     """The part of speech the tagger's lexicon gives ``word`` out of context."""
     from textblob.en import lexicon
 
@@ -219,7 +219,7 @@ def _phrase(kept: list[tuple[int, str, str]]) -> Phrase | None:
         is_name = False  # a capitalised first word English uses often is not a name
     if not is_name and all(_ABSTRACT.search(w) for w in words):
         return None
-    if not is_name and _lexical_tag(words[0]).startswith(("VB", "RB", "UH")):
+    if not is_name and lexical_tag(words[0]).startswith(("VB", "RB", "UH")):
         return None  # a verb the chunker took for a noun: "Show Feelings", "Make a Difference"
     score = rarity(words)
     floor = RARE_PHRASE_ZIPF if len(words) > 1 else RARE_ZIPF

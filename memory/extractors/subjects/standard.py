@@ -1,0 +1,259 @@
+"""The rules' guesses held to the subject proposer's standard, and one card per spelling.
+
+The rules read a sentence's shape, so they take a subject from shapes that say nothing of the
+person's life: an offer to the listener ("I'd love to help" -> "Helping"), a reply about the
+listener ("I love that you chose pottery for your art" -> "Art"), a quality ("I want to live
+authentically", "Wish I was that resilient") or a feeling ("Peace"). The subject proposer
+never proposes those; with it, the rules' subjects meet the same standard (:func:`hold`):
+
+- **about the person**: a subject whose every sentence is an offer or a wish said to the
+  listener (:func:`offered`) or is said of the listener (:func:`about_listener`) is not a card;
+- **a thing of a life**: a subject that is not a name must be nearer someone, somewhere or
+  something done or owned than a feeling or a quality (the proposer's
+  :func:`~memory.extractors.subjects.framing.thing_scores` and margin), and a single word
+  English uses as an adjective or adverb ("Safe", "Younger", "Authentically") is not one.
+
+A label keeps only the clause about its subject (:func:`clause_label`: "Volunteering Here" is
+"Volunteering", "Dance Studio Cause I'm Passionate" is "Dance Studio"), and the spellings of
+one subject in a batch ("Make a Difference", "Making a Difference") take one label
+(:func:`spelling_key`), so the gate folds them into one card. Pure: no database.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable, Sequence
+
+from memory.extractors import patterns as p
+from memory.extractors.rules.preferences import CATCH_ALL
+from memory.extractors.subjects.phrases import lexical_tag, stem, tag, words_of, written_plain
+from memory.keys import canonical_key
+from memory.proposals import (
+    AnyProposal,
+    CandidateProposal,
+    EdgeProposal,
+    EventProposal,
+    NodeProposal,
+    SliceProposal,
+)
+
+# An offer or a wish said to the listener: "I'd love to help", "I would like to see it",
+# "I'd be happy to join", "let me know". What the person would do for the listener, not
+# something of their own life.
+_OFFER = re.compile(
+    r"^\W*(?:\w+\W+){0,3}?i(?:'d|\s+would)\s+(?:really\s+)?(?:love|like|be\s+(?:happy|glad))"
+    r"\s+to\b|\blet\s+me\s+know\b",
+    re.IGNORECASE,
+)
+_SECOND = frozenset({"you", "your", "yours", "yourself", "you're", "you've", "you'd", "you'll"})
+_FIRST = frozenset({"i", "i'm", "i've", "i'd", "my", "me", "we", "our", "us", "mine", "myself"})
+# "you" as a filler, not the listener: "you know", "thank you", "see you".
+_FILLER_YOU = re.compile(r"\b(?:you\s+know|thank\s+you|see\s+you|you\s+see|mind\s+you)\b", re.I)
+# Where a label stops being its subject: a clause word ("Dance Studio Cause I'm Passionate"),
+# a dash ("Max- Here a Pic of Him"), or an adverb of time or place at its end ("Volunteering
+# Here", "Dance Routines Lately").
+_CLAUSE = frozenset(
+    "cause because when that which who whose so since while if is are was were am be been".split()
+)
+# Someone else's, or a thing unnamed: a label with one of these in it is a piece of a
+# sentence ("Experience It", "Make Their Lives Better", "Part of Running Your Own Studio").
+_OTHERS = frozenset(
+    "it its they them their theirs you your yours something anything everything someone".split()
+)
+_TRAILING = frozenset(
+    "lately here there together now again too anymore already today tonight soon yet ever".split()
+)
+_FUNCTION = frozenset("a an the and or but of to in on at for with from by as than".split())
+_NOT_A_THING = ("JJ", "RB", "VBN", "DT", "PDT", "CD")
+_LEADS = ("DT", "PDT", "RB", "JJR", "JJS")
+
+
+def _quotes(proposal: AnyProposal) -> list[str]:
+    return [span.quote for span in proposal.evidence if span.quote]
+
+
+def offered(sentence: str) -> bool:
+    """An offer or a wish said to the listener ("I'd love to check them out")."""
+    return bool(_OFFER.search(sentence.replace("’", "'")))
+
+
+def about_listener(sentence: str, label: str) -> bool:
+    """The sentence says ``label`` of the listener, not of the speaker: the subject comes
+    after "you"/"your" with no "my"/"our" between ("I love that you chose pottery for your
+    art", "I'm glad you're finding fulfillment there"). A label the sentence does not spell
+    is about the listener when nothing of the speaker's follows the "you"."""
+    text = _FILLER_YOU.sub(" ", sentence.replace("’", "'"))
+    words = [w.strip(".'") for w in re.findall(r"[a-z0-9][a-z0-9'.-]*", text.lower())]
+    second = next((i for i, w in enumerate(words) if w in _SECOND), None)
+    if second is None or not any(w in _FIRST for w in words[:second]):
+        return False  # no reaction of the speaker's to it ("Could you fix ...", a question)
+    stems = {stem(w) for w in words_of(label)} - {stem(w) for w in _FUNCTION}
+    at = [i for i, w in enumerate(words) if stem(w) in stems]
+    if at and min(at) < second:
+        return False  # "I love my pottery, you should try it": the speaker's own
+    end = min(at) if at else len(words)
+    return not any(w in _FIRST for w in words[second:end])
+
+
+def clause_label(label: str) -> str | None:
+    """The label less what is not its subject: cut at a clause word or a dash, less trailing
+    adverbs and function words. ``None`` when nothing of it is left."""
+    head = re.split(r"\s*-\s+|\s+-\s*", label, maxsplit=1)[0]
+    if _OTHERS & set(words_of(head)):
+        return None
+    kept: list[str] = []
+    for word in head.split():
+        if word.lower().strip("'’") in _CLAUSE:
+            break
+        kept.append(word)
+    while kept and kept[-1].lower() in _TRAILING | _FUNCTION:
+        kept.pop()
+    if not kept:
+        return None
+    if len(kept) == len(label.split()):
+        return label
+    if len(kept) == 1 and lexical_tag(kept[0]).startswith("VB") and not kept[0].endswith("ing"):
+        return None  # "Make That Happen" is no subject "Make"
+    cut = " ".join(kept)  # the label's own words, already cased as a label
+    return None if p.label_rejection(cut) else cut
+
+
+def spelling_key(label: str) -> str:
+    """One key per spelling of a subject: its words' stems, articles dropped ("Making a
+    Difference" and "Make a Difference" are "make differ")."""
+    words = [w for w in words_of(label) if w not in ("a", "an", "the", "my", "our")]
+    return " ".join(stem(w) for w in words)
+
+
+def _label_of(proposal: AnyProposal) -> str | None:
+    if isinstance(proposal, (NodeProposal, CandidateProposal)):
+        return proposal.label
+    if isinstance(proposal, (SliceProposal, EventProposal)):
+        return proposal.on
+    return None
+
+
+def _relabelled(proposal: AnyProposal, names: dict[str, str]) -> AnyProposal:
+    if isinstance(proposal, (NodeProposal, CandidateProposal)) and proposal.label in names:
+        return proposal.model_copy(update={"label": names[proposal.label]})
+    if isinstance(proposal, (SliceProposal, EventProposal)) and proposal.on in names:
+        return proposal.model_copy(update={"on": names[proposal.on]})
+    if isinstance(proposal, EdgeProposal):
+        update = {
+            field: names[value]
+            for field, value in (
+                ("from_label", proposal.from_label),
+                ("to_label", proposal.to_label),
+            )
+            if value in names
+        }
+        return proposal.model_copy(update=update) if update else proposal
+    return proposal
+
+
+def one_spelling(found: Sequence[AnyProposal]) -> tuple[list[AnyProposal], set[str]]:
+    """Every label cut to its subject's clause and every spelling of a subject under one
+    label (the one said most, then the shortest); and the labels that keep no subject."""
+    labels = [label for label in (_label_of(x) for x in found) if label]
+    names: dict[str, str] = {}
+    gone: set[str] = set()
+    for label in set(labels):
+        cut = clause_label(label)
+        if cut is None:
+            gone.add(label)
+        elif cut != label:
+            names[label] = cut
+    said: Counter[str] = Counter(names.get(label, label) for label in labels if label not in gone)
+    by_key: dict[str, list[str]] = {}
+    for label in said:
+        by_key.setdefault(spelling_key(label), []).append(label)
+    for spellings in by_key.values():
+        best = min(spellings, key=lambda s: (-said[s], len(s), s))
+        for spelling in spellings:
+            for old in [k for k, v in names.items() if v == spelling] + [spelling]:
+                if old != best:
+                    names[old] = best
+    return relabelled(found, names), gone
+
+
+def relabelled(found: Sequence[AnyProposal], names: dict[str, str]) -> list[AnyProposal]:
+    """``found`` with each label in ``names`` renamed (labels, targets and link ends)."""
+    return [_relabelled(x, names) for x in found] if names else list(found)
+
+
+def _spells(sentence: str, label: str) -> bool:
+    """Whether ``sentence`` says one of the label's words (by stem)."""
+    said = {stem(w.removesuffix("'s")) for w in words_of(sentence)}
+    return any(stem(w) in said for w in words_of(label) if w not in _FUNCTION)
+
+
+def _head_tag(label: str, quotes: Iterable[str]) -> str:
+    """The part of speech of the label's last word as the person used it (the tagger on the
+    first sentence that says it: "key" is a noun in "the spare key"), else out of context."""
+    head = label.split()[-1].lower()
+    for quote in quotes:
+        for sentence in tag(quote):
+            for word, pos, _chunk in sentence:
+                if word.lower() == head:
+                    return pos
+    return lexical_tag(head)
+
+
+def _not_a_thing(label: str, quotes: Sequence[str]) -> bool:
+    """A word English uses here as an adjective, adverb or determiner, or a phrase of them led
+    by a quantifier or a comparative, written in lower case ("a safe home", "younger", "more
+    excited than ever", "both classical"): a quality, not a subject. A gerund ("Volunteering"), a word the tagger does not know
+    ("Transitioning") or a capitalised word as written ("Safe Haven") may be one."""
+    words = label.split()
+    if len(words) > 1 and not lexical_tag(words[0]).startswith(_LEADS):
+        return False  # "Spare Key": a phrase is a thing unless a quantifier leads it
+    if not _head_tag(label, quotes).startswith(_NOT_A_THING):
+        return False
+    return any(written_plain(label, quote) for quote in quotes)
+
+
+def unheld(found: Sequence[AnyProposal], feelings: set[str]) -> set[str]:
+    """The subjects of ``found`` below the standard: every sentence an offer to the listener
+    or said of the listener, a feeling or quality (``feelings``: the labels the embedding
+    model reads as one), or a lone adjective or adverb."""
+    quotes: dict[str, list[str]] = {}
+    texts: dict[str, list[str]] = {}
+    for proposal in found:
+        label = _label_of(proposal)
+        if label:
+            quotes.setdefault(label, []).extend(_quotes(proposal))
+            texts.setdefault(label, [])
+        if label and isinstance(proposal, (SliceProposal, EventProposal)):
+            texts[label].append(proposal.text)
+    out = set()
+    for label, said in quotes.items():
+        if not said:
+            continue
+        if all(offered(q) or about_listener(q, label) for q in said):
+            out.add(label)
+        elif not any(_spells(t, label) or _FIRST & set(words_of(t)) for t in said + texts[label]):
+            # A reply the rules could not read ("Are so excited about summer break" to "How
+            # are the kids?"): neither it nor what is held names the subject or the speaker.
+            out.add(label)
+        elif label in feelings or label == CATCH_ALL or _not_a_thing(label, said):
+            # The rules' bucket for a liking with no subject ("I love being a mom") is no
+            # subject either: the proposer reads the sentence for one.
+            out.add(label)
+    return out
+
+
+def without(found: Sequence[AnyProposal], labels: set[str]) -> list[AnyProposal]:
+    """``found`` less every proposal on one of ``labels`` (and the links to them)."""
+    keys = {canonical_key(label) for label in labels}
+    out = []
+    for proposal in found:
+        label = _label_of(proposal)
+        if label is not None and canonical_key(label) in keys:
+            continue
+        if isinstance(proposal, EdgeProposal) and (
+            canonical_key(proposal.from_label) in keys or canonical_key(proposal.to_label) in keys
+        ):
+            continue
+        out.append(proposal)
+    return out
