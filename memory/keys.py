@@ -189,13 +189,61 @@ _ACTIVITY = frozenset("class lesson course session practice workshop".split())
 @lru_cache(maxsize=1 << 13)
 def fold_key(key: str) -> str:
     """The canonical ``key`` as the review queue folds it: its core key
-    (:func:`core_key`) less a trailing activity word ("pottery classes" -> "pottery").
+    (:func:`core_key`), a slip of the fingers corrected in a key of two words or more
+    (:func:`mistyped`: "elcetric car" -> "electric car"), less a trailing activity word
+    ("pottery classes" -> "pottery").
     Two pending guesses whose fold keys are equal and whose relations agree
     (:func:`same_subject`) are one card. Never empty when ``key`` is not. Pure and cached."""
     words = core_key(key).split()
+    if len(words) > 1:
+        words = [mistyped(w) for w in words]
     if len(words) > 1 and words[-1] in _ACTIVITY:
         words = words[:-1]
     return " ".join(words)
+
+
+# A slip of the fingers is corrected only in a word this long or longer (a short one is too
+# often a name, an acronym or another word one letter away), and only to a word at least this
+# common in English (Zipf frequency in wordfreq's small list, shipped in the package).
+_TYPO_MIN_LETTERS = 6
+_TYPO_TO_ZIPF = 3.5
+_LETTERS = "abcdefghijklmnopqrstuvwxyz"
+
+
+@lru_cache(maxsize=1)
+def _english() -> dict[str, float]:
+    from wordfreq import get_frequency_dict
+
+    return get_frequency_dict("en", wordlist="small")
+
+
+def _one_slip(word: str) -> set[str]:
+    """The words one slip away from ``word``: two neighbouring letters swapped, one letter
+    dropped, doubled or added, or one struck for another."""
+    splits = [(word[:i], word[i:]) for i in range(len(word) + 1)]
+    swapped = {a + b[1] + b[0] + b[2:] for a, b in splits if len(b) > 1}
+    dropped = {a + b[1:] for a, b in splits if b}
+    struck = {a + c + b[1:] for a, b in splits if b for c in _LETTERS}
+    added = {a + c + b for a, b in splits for c in _LETTERS}
+    return (swapped | dropped | struck | added) - {word}
+
+
+@lru_cache(maxsize=65536)
+def mistyped(word: str) -> str:
+    """``word`` with a slip of the fingers corrected ("elcetric" -> "electric", "seciton" ->
+    "section"), else ``word`` itself. Only a word English does not know, of six letters or
+    more, that one slip makes from exactly one common word: a name ("annika", "pinewise") or
+    a word with two readings is left as it is. Used inside a label of two words or more
+    (:func:`fold_key`), so that "Electirc car" and "Electric car" are one card; a one-word
+    label is left alone (it is as likely a name as a slip)."""
+    english = _english()
+    if len(word) < _TYPO_MIN_LETTERS or not word.isalpha() or not word.isascii():
+        return word
+    if word in english:
+        return word
+    floor = 10 ** (_TYPO_TO_ZIPF - 9)  # a Zipf frequency, as a share of words
+    found = [w for w in _one_slip(word) if english.get(w, 0.0) >= floor]
+    return found[0] if len(found) == 1 else word
 
 
 def _relations(key: str) -> frozenset[str]:

@@ -87,3 +87,23 @@ def test_an_edge_held_under_another_spelling_is_written_on_promotion(owner: Any)
     pottery = Node.objects.for_owner(owner).get(label="Pottery class")
     edge = Edge.objects.for_owner(owner).get()
     assert (edge.from_node_id, edge.to_node.label) == (pottery.pk, "Maya")
+
+
+def test_a_mistyped_label_joins_the_card_said_right_in_either_order(owner: Any) -> None:
+    save(owner, guess("Electirc car", "still saving up for an electirc car"))
+    save(owner, guess("Electric car", "test drove an electric car on Saturday"))
+    save(owner, guess("Scetion for tasks", "added a scetion for tasks to my notes"))
+    save(owner, guess("Section for tasks", "the section for tasks is a mess already"))
+    cards = {c.label_guess: c for c in Candidate.objects.for_owner(owner)}
+    assert sorted(cards) == ["Electirc car", "Scetion for tasks"]
+    assert cards["Electirc car"].fold_key == "electric car"
+    assert cards["Electirc car"].mention_count == 2
+
+
+def test_two_names_one_letter_apart_stay_two_cards(owner: Any) -> None:
+    save(owner, guess("Marlen Voss", "Marlen Voss runs the choir"))
+    save(owner, guess("Marten Voss", "Marten Voss fixed the boiler"))
+    save(owner, guess("Potery class", "potery class tonight"))
+    save(owner, guess("Poetry class", "poetry class tonight"))
+    labels = sorted(Candidate.objects.for_owner(owner).values_list("label_guess", flat=True))
+    assert labels == ["Marlen Voss", "Marten Voss", "Poetry class", "Potery class"]

@@ -6,7 +6,15 @@ from typing import Any
 
 import pytest
 
-from memory.keys import canonical_key, core_key, fold_key, key_tokens, name_words, same_subject
+from memory.keys import (
+    canonical_key,
+    core_key,
+    fold_key,
+    key_tokens,
+    mistyped,
+    name_words,
+    same_subject,
+)
 
 
 @pytest.mark.parametrize(
@@ -162,3 +170,34 @@ def test_near_identical_subjects_never_fold(one: str, other: str) -> None:
 def test_a_fold_key_is_never_empty() -> None:
     for label in ["class", "my sister", "the project", "Lessons"]:
         assert fold_key(canonical_key(label))
+
+
+@pytest.mark.parametrize(
+    ("typed", "meant"),
+    [
+        ("electirc", "electric"),  # two letters swapped
+        ("elcetric", "electric"),
+        ("seciton", "section"),
+        ("buiyng", "buying"),
+        ("holliday", "holiday"),  # a letter doubled
+        ("garden", "garden"),  # a word: as it is
+        ("apartmnet", "apartment"),
+        ("pinewise", "pinewise"),  # a name: no common word one slip away
+        ("annika", "annika"),
+        ("potery", "potery"),  # pottery or poetry: left as it is
+        ("tsaks", "tsaks"),  # too short to tell from a name or an acronym
+        ("kaffé", "kaffé"),
+    ],
+)
+def test_a_slip_of_the_fingers_is_corrected_only_towards_one_common_word(
+    typed: str, meant: str
+) -> None:
+    assert mistyped(typed) == meant
+
+
+def test_a_slip_is_folded_in_a_label_of_two_words_not_in_a_name_on_its_own() -> None:
+    assert fold_key("elcetric car") == fold_key("electric car") == "electric car"
+    assert fold_key("scetion for tasks") == fold_key("section for tasks")
+    assert same_subject("electirc car", "electric car")
+    assert fold_key("apartmnet") == "apartmnet"  # one word: as likely a name as a slip
+    assert not same_subject("marlen voss", "marten voss")
