@@ -34,11 +34,13 @@ from datetime import datetime
 
 from memory.confidence import Evidence, confidence
 from memory.extractors import patterns as p
+from memory.extractors.subjects.asides import not_own, only_quoted, withheld_messages
 from memory.extractors.subjects.framing import (
     categories,
     first_person,
     life_scores,
     mentions_self,
+    owned,
     thing_scores,
 )
 from memory.extractors.subjects.phrases import (
@@ -53,7 +55,13 @@ from memory.extractors.subjects.phrases import (
     written_plain,
     zipf,
 )
-from memory.extractors.subjects.standard import one_spelling, relabelled, unheld, without
+from memory.extractors.subjects.standard import (
+    one_spelling,
+    relabelled,
+    unheld,
+    unsaid,
+    without,
+)
 from memory.keys import canonical_key, fold_key
 from memory.markup import markup_to_text
 from memory.proposals import (
@@ -85,17 +93,6 @@ _SUPPOSED = re.compile(
     r"probably|not\s+sure|i\s+guess|wonder|daydream\w*)\b",
     re.IGNORECASE,
 )
-
-_PRIVATE = re.compile(
-    r"\b(?:(?:don'?t|do\s+not|never)\s+(?:save|remember|store|keep|note|record)|off\s+the\s+"
-    r"record|forget\s+(?:this|that|it|i\s+said)|between\s+(?:us|you\s+and\s+me))\b",
-    re.IGNORECASE,
-)
-
-
-def _private(text: str) -> bool:
-    return bool(_PRIVATE.search(text.replace("’", "'")))
-
 
 # Which of these canonical keys the person already has (a memory or a waiting guess).
 Recurring = Callable[[set[str]], set[str]]
@@ -157,6 +154,8 @@ def _statement(sentence: str, used: set[str]) -> str | None:
         return None
     if _SUPPOSED.search(rest):
         return None  # "If I won the lottery ...", "I might try ...": nothing the person has
+    if not_own(rest):
+        return None  # "I'm SUCH a morning person 🙃", "it's my flatmate's, not mine"
     if sentence in used or len(p.words(rest)) < 3:
         return None
     return rest
@@ -166,13 +165,14 @@ def _sentences(
     messages: Sequence[Message], source_time: datetime | None, used: set[str]
 ) -> Iterator[tuple[str, str, Message, datetime | None]]:
     """(statement, its neighbours, message, anchor) for each statement of the person's own."""
+    withheld = withheld_messages(messages)
     for message in messages:
         if message.role != "user" or not message.content.strip():
             continue
         sentences = p.split_sentences(markup_to_text(message.content))
-        if _private(message.content) or (sentences and p.is_request(sentences[0])):
-            # "Don't save this ...", or a request whose material follows ("Rewrite this: ..."):
-            # nothing in the message is the person's to keep.
+        if message.id in withheld or (sentences and p.is_request(sentences[0])):
+            # "Don't save this ...", a message taken back ("scratch that"), or a request whose
+            # material follows ("Rewrite this: ..."): nothing in it is the person's to keep.
             continue
         statements = [_statement(s, used) for s in sentences]
         for index, rest in enumerate(statements):
@@ -196,6 +196,8 @@ def gather(
             key = topic_key(phrase)
             if not key or fold_key(canonical_key(phrase.label)) in known:
                 continue
+            if only_quoted(sentence, phrase.words):
+                continue  # a line of a book or a film: someone else's words
             if canonical_key(phrase.label) in known:
                 continue
             subject = subjects.setdefault(key, Subject(phrase))
@@ -347,7 +349,7 @@ def extract(
     read-only lookups the ingest service passes) are its only outside inputs."""
     from memory.extractors.rules import extract as rules
 
-    found = held(rules(messages, source_time=source_time), history)
+    found = held(rules(messages, source_time=source_time), history, messages)
     more = propose(
         messages, source_time=source_time, found=found, recurring=recurring, history=history
     )
@@ -412,14 +414,28 @@ def joined(found: Sequence[AnyProposal], history: History | None) -> list[AnyPro
     return relabelled(found, names)
 
 
-def held(found: Sequence[AnyProposal], history: History | None = None) -> list[AnyProposal]:
+def held(
+    found: Sequence[AnyProposal],
+    history: History | None = None,
+    messages: Sequence[Message] = (),
+) -> list[AnyProposal]:
     """The rules' proposals held to the proposer's standard (:mod:`.standard`): each label cut
     to its subject's clause, one label per spelling (in the batch, and the label of a card
     already waiting for it), and no subject that is only an offer to the listener, said of
-    the listener, a feeling or a lone adjective."""
+    the listener, a feeling or a lone adjective, nor one said only in what is not the
+    person's to keep (``messages``: asked not to be kept, taken back, quoted, ironic or
+    disowned; :mod:`.asides`)."""
     spelled, gone = one_spelling(found)
+    gone |= unsaid(spelled, withheld_messages(messages))
     kept = without(spelled, gone | unheld(spelled, feelings(spelled)))
     return joined(kept, history)
+
+
+def theirs(subject: Subject) -> bool:
+    """The person leads a sentence that says the subject, or names it as theirs ("my ...")."""
+    return any(
+        first_person(s.sentence) or owned(s.sentence, subject.phrase.words) for s in subject.said
+    )
 
 
 def propose(
@@ -440,12 +456,16 @@ def propose(
     )
     # The person's life: a subject never said with the speaker in the sentence ("Meera's flight
     # is tomorrow", "the reef is the largest living structure") is not proposed.
+    # Heard in this conversation only, it must be said in a sentence the person leads ("I",
+    # "we", "my garden") or named as theirs ("reminds me of my grandad Wilf"): one in which
+    # they are only told of it ("some bloke told me he's cycling to Cornwall") is someone
+    # else's news until they say it again.
     kept = [
         (sure, s)
         for sure, s, again in (
             (confidence(e), s, e.sessions > 1) for e, s in every if e.first_person > 0
         )
-        if sure >= (FLOOR if again else ONCE)
+        if sure >= (FLOOR if again else ONCE) and (again or theirs(s))
     ]
     kinds = categories([(s.phrase, s.said[0].before, s.said[0].sentence) for _c, s in kept])
     out: list[AnyProposal] = []

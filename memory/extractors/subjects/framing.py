@@ -23,8 +23,9 @@ from memory.recall.embed import embed
 from memory.tombstones import _given_name
 from memory.vocab import Category
 
+# "im" and "ive" as people type them without the apostrophe.
 _FIRST_PERSON = re.compile(
-    r"\b(?:i|i'm|i've|i'd|i'll|me|my|mine|myself|we|we're|we've|us|our|ours)\b", re.I
+    r"\b(?:i|i'm|im|i've|ive|i'd|i'll|me|my|mine|myself|we|we're|we've|us|our|ours)\b", re.I
 )
 
 # What a life is made of, and what a conversation with an assistant is made of besides it.
@@ -112,6 +113,15 @@ def first_person(sentence: str) -> bool:
     if _OTHER_PERSON.search(head):
         return False
     return bool(_FIRST_PERSON.search(head))
+
+
+def owned(sentence: str, words: tuple[str, ...]) -> bool:
+    """The sentence names the phrase as the speaker's: "my"/"our" and up to three words
+    before it ("reminds me of my grandad Wilf", "our old caravan")."""
+    if not words:
+        return False
+    pattern = r"\b(?:my|our)\s+(?:[\w'-]+\s+){0,3}?" + re.escape(words[0]) + r"\b"
+    return bool(re.search(pattern, sentence.replace("’", "'"), re.IGNORECASE))
 
 
 def mentions_self(sentence: str) -> bool:

@@ -70,7 +70,8 @@ _MEDIA = frozenset(
     """article articles video videos podcast podcasts post posts documentary documentaries
     thread threads story stories news novel novels book books film films movie movies show
     shows episode episodes paper papers blog blogs tweet tweets meme memes review reviews
-    report reports essay essays""".split()
+    report reports essay essays line lines quote quotes lyric lyrics song songs scene scenes
+    chapter chapters poem poems headline headlines""".split()
 )
 
 

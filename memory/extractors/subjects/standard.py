@@ -27,6 +27,7 @@ from collections.abc import Iterable, Sequence
 
 from memory.extractors import patterns as p
 from memory.extractors.rules.preferences import CATCH_ALL
+from memory.extractors.subjects.asides import not_own, only_quoted
 from memory.extractors.subjects.phrases import lexical_tag, stem, tag, words_of, written_plain
 from memory.keys import canonical_key
 from memory.proposals import (
@@ -256,4 +257,25 @@ def without(found: Sequence[AnyProposal], labels: set[str]) -> list[AnyProposal]
         ):
             continue
         out.append(proposal)
+    return out
+
+
+def unsaid(found: Sequence[AnyProposal], withheld: set[str]) -> set[str]:
+    """The labels of ``found`` said only where the person did not say them of their own life:
+    in a message that is not theirs to keep (``withheld``: its id), in a sentence that is
+    ironic or disowns the thing, or inside a quotation (:mod:`.asides`)."""
+    spans: dict[str, list[tuple[str, str]]] = {}
+    for proposal in found:
+        label = _label_of(proposal)
+        if label:
+            spans.setdefault(label, []).extend(
+                (span.message_id, span.quote) for span in proposal.evidence
+            )
+    out = set()
+    for label, said in spans.items():
+        if said and all(
+            message_id in withheld or not_own(quote) or only_quoted(quote, label.split())
+            for message_id, quote in said
+        ):
+            out.add(label)
     return out

@@ -1,0 +1,126 @@
+"""What a person says that is not theirs to keep: asides, retractions, quotes, irony, disowning.
+
+The rules and the proposer read statements; some statements are said in a way that takes them
+out of the person's life, whatever their wording otherwise:
+
+- **kept private**: a message that asks not to be saved ("don't remember this", "off the
+  record", "between you and me"): nothing in it is kept (:func:`private`);
+- **taken back**: a message that retracts what the person said just before ("scratch that",
+  "forget I said it", "ignore that"): the person's previous message is not kept
+  (:func:`withheld_messages`);
+- **quoted**: words inside quotation marks, double or single, are someone else's (a line of a
+  book, a film, a sign), not the person's (:func:`quoted_spans`);
+- **ironic**: a sentence marked as meaning its opposite (an upside-down or eye-roll face,
+  "/s", "yeah right") says nothing the person means (:func:`ironic`);
+- **disowned**: a sentence in which the person says a thing is not theirs ("it's my
+  flatmate's, not mine") (:func:`disowned`).
+
+Pure: no database, no model.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from memory.transcripts import Message
+
+_PRIVATE = re.compile(
+    r"\b(?:(?:don'?t|dont|do\s+not|never|pls\s+don'?t|please\s+don'?t)\s+(?:save|remember|store|"
+    r"keep|note|record)|off\s+the\s+record|forget\s+(?:this|that|it|i\s+said)|between\s+"
+    r"(?:us|you\s+and\s+me))\b",
+    re.IGNORECASE,
+)
+# A message that takes back the one before it: "scratch that", "forget I said it", "ignore
+# what I just said", "never mind that", "strike that".
+_RETRACT = re.compile(
+    r"(?:\b(?:scratch|strike|ignore|disregard|forget)\s+(?:that|this|it|what\s+i\s+(?:just\s+)?"
+    r"(?:said|wrote|told\s+you)|(?:that\s+)?last\s+(?:bit|message|part)|i\s+(?:ever\s+)?"
+    r"(?:said|mentioned)\s+(?:it|that|anything))|\bnever\s*mind\s+(?:that|what\s+i\s+said))"
+    r"(?=\s*(?:[,.;:!?\u2014\u2013-]|$))",
+    re.IGNORECASE,
+)
+# Irony, marked: the upside-down face, the eye roll, "/s", "yeah right", "not!" at the end.
+_IRONY = re.compile(
+    r"[\U0001F643\U0001F644\U0001F612]|(?:^|\s)/s\b|\byeah,?\s+right\b|\bnot!\s*$",
+    re.IGNORECASE,
+)
+# "not mine", "isn't mine", "not ours", "not my own": the thing is someone else's.
+_DISOWNED = re.compile(
+    r"\b(?:not|isn'?t|aren'?t|wasn'?t|weren'?t|never\s+was)\s+(?:mine|ours|my\s+own|our\s+own)\b",
+    re.IGNORECASE,
+)
+# A quotation: double quotes of either kind, or single quotes that open after a space or a
+# start and close before a space, punctuation or an end; an apostrophe between letters inside
+# it ("'we'll always have Paris'") does not close it, and "my brother's" is no quote.
+_QUOTATION = re.compile(
+    r"[\"“]([^\"“”]{1,200})[\"”]"
+    r"|(?:(?<=\s)|^)['‘]((?:[^'‘’\n]|(?<=\w)['’](?=\w)){3,200})['’](?=[\s.,;:!?)—–-]|$)"
+)
+
+
+# "Don't forget that ..." asks to keep it: no "forget that" of a retraction or an aside.
+_KEEP_IT = re.compile(r"\b(?:don'?t|do\s+not|never)\s+forget\b", re.IGNORECASE)
+
+
+def _plain(text: str) -> str:
+    return _KEEP_IT.sub("remember", text.replace("’", "'"))
+
+
+def private(text: str) -> bool:
+    """The person asks that this message not be kept."""
+    return bool(_PRIVATE.search(_plain(text)))
+
+
+def retracts(text: str) -> bool:
+    """The message takes back what the person said just before it."""
+    return bool(_RETRACT.search(_plain(text)))
+
+
+def ironic(sentence: str) -> bool:
+    """The sentence is marked as meaning its opposite."""
+    return bool(_IRONY.search(_plain(sentence)))
+
+
+def disowned(sentence: str) -> bool:
+    """The person says the thing in the sentence is not theirs."""
+    return bool(_DISOWNED.search(_plain(sentence)))
+
+
+def quoted_spans(sentence: str) -> list[tuple[int, int]]:
+    """(start, end) of each quotation in ``sentence``, its marks included."""
+    return [m.span() for m in _QUOTATION.finditer(sentence)]
+
+
+def only_quoted(sentence: str, words: Sequence[str]) -> bool:
+    """Every place ``sentence`` says ``words`` (a label's words, in order) is inside a
+    quotation: the person quotes it, they do not say it of themselves."""
+    if not words:
+        return False
+    pattern = re.compile(r"\b" + r"\W+".join(re.escape(w) for w in words) + r"\b", re.IGNORECASE)
+    found = [m.start() for m in pattern.finditer(sentence)]
+    spans = quoted_spans(sentence)
+    return bool(found) and all(any(a < at < b for a, b in spans) for at in found)
+
+
+def not_own(sentence: str) -> bool:
+    """A sentence that is not the person's own statement: ironic or disowning."""
+    return ironic(sentence) or disowned(sentence)
+
+
+def withheld_messages(messages: Sequence[Message]) -> set[str]:
+    """Ids of the person's messages that are not theirs to keep: those that ask not to be
+    kept, those that take back the one before, and the one each takes back."""
+    out: set[str] = set()
+    previous: str | None = None
+    for message in messages:
+        if message.role != "user" or not message.content.strip():
+            continue
+        if private(message.content):
+            out.add(message.id)
+        if retracts(message.content):
+            out.add(message.id)
+            if previous is not None:
+                out.add(previous)
+        previous = message.id
+    return out
