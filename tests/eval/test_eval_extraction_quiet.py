@@ -65,3 +65,17 @@ def test_chats_of_the_same_style_with_a_fact_still_save(report: dict) -> None:
         "s05-dont-save-job-hunt",
         "s04-flatmate-triathlon",
     } <= saved
+
+
+@pytest.fixture(scope="module")
+def rules_report() -> dict:
+    return score_extraction(json.loads(QUIET.read_text()))
+
+
+def test_nothing_is_proposed_from_quiet_chats_with_the_default_rules(rules_report: dict) -> None:
+    # The rules read no message asked not to be kept or taken back, no ironic or disowning
+    # sentence and no quoted line (memory/extractors/asides.py).
+    assert rules_report["no_save_precision"] == 1.0
+    assert rules_report["forbidden_leaks"] == 0
+    assert rules_report["control_leaks"] == 0
+    assert rules_report["extractor_failures"] == 0

@@ -580,3 +580,27 @@ def test_one_card_per_person_named_with_a_title() -> None:
     # In two sentences, a given name and a full name may be two people.
     found = run("My sister Ana is moving to Porto. Ana Lopez called me about the flat.")
     assert "Ana" in nodes(found)
+
+
+CELLO = "I started learning the cello in March."
+
+
+def test_what_is_not_the_persons_to_keep_is_not_read() -> None:
+    assert "Cello" in nodes(run(CELLO))
+    # Asked not to be kept; taken back by the next message (and that one too); ironic.
+    assert run("Off the record, " + CELLO[0].lower() + CELLO[1:]) == []
+    assert run("Between you and me, " + CELLO[0].lower() + CELLO[1:]) == []
+    assert run(CELLO, "Scratch that, forget I said it.") == []
+    assert run(CELLO[:-1] + " 🙃") == []
+    # A quoted line is someone's words; a quoted title is still what the person talks about.
+    quoted = run(f"My favourite line from that film is '{CELLO[:-1]}'.")
+    assert "Cello" not in nodes(quoted) and not of(EventProposal, quoted)
+    assert "Paddington" in " ".join(s.text for s in of(SliceProposal, run('I love "Paddington".')))
+
+
+def test_asking_to_keep_it_and_a_disowned_sentence_beside_leave_the_rest_read() -> None:
+    assert "Cello" in nodes(run("Don't forget that " + CELLO[0].lower() + CELLO[1:]))
+    kept = run("The Vespa is my brother's, not mine. " + CELLO)
+    assert "Cello" in nodes(kept) and "Vespa" not in nodes(kept)
+    # Only the message before a retraction is taken back, not the whole conversation.
+    assert "Cello" in nodes(run(CELLO, "I love my new flat.", "Ignore that last bit."))

@@ -7,6 +7,7 @@ from collections.abc import Callable, Sequence
 from datetime import datetime
 
 from memory.extractors import patterns as p
+from memory.extractors.asides import not_own, quotations_elided, withheld_messages
 from memory.extractors.rules.answers import confirmed_work, in_context
 from memory.extractors.rules.base import (
     FAMILY,
@@ -256,11 +257,17 @@ def _confirmed_work(request: Message, reply: Message, anchor: datetime | None) -
 def extract(
     messages: Sequence[Message], *, source_time: datetime | None = None
 ) -> list[AnyProposal]:
-    """Propose what the person's own messages state. Pure and deterministic."""
+    """Propose what the person's own messages state. Pure and deterministic.
+
+    What is not the person's to keep is not read (:mod:`memory.extractors.asides`): a message
+    that asks not to be kept, one that takes back the message before it and the one it takes
+    back, a sentence marked as ironic or disowning its thing, and a quoted line (a title or a
+    name in quotes is still read)."""
     found: Found = []
     previous: Message | None = None
+    withheld = withheld_messages(messages)
     for index, message in enumerate(messages):
-        if message.role != "user" or not message.content.strip():
+        if message.role != "user" or not message.content.strip() or message.id in withheld:
             previous = message
             continue
         reply = messages[index + 1] if index + 1 < len(messages) else None
@@ -271,6 +278,7 @@ def extract(
         asked = previous.content if previous is not None and previous.role != "user" else ""
         sentences = p.split_sentences(text)
         # The reply's first sentence is read with the question it answers; the rest as said.
+        sentences = [quotations_elided(s) for s in sentences if not not_own(s)]
         statement = in_context(markup_to_text(asked), sentences[0]) if asked and sentences else None
         if statement:
             found += read_sentence(statement, message.id, message.ts, anchor, quote=sentences[0])

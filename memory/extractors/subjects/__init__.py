@@ -34,7 +34,7 @@ from datetime import datetime
 
 from memory.confidence import Evidence, confidence
 from memory.extractors import patterns as p
-from memory.extractors.subjects.asides import not_own, only_quoted, withheld_messages
+from memory.extractors.asides import not_own, only_quoted, withheld_messages
 from memory.extractors.subjects.framing import (
     categories,
     first_person,

@@ -26,8 +26,8 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 
 from memory.extractors import patterns as p
+from memory.extractors.asides import not_own, only_quoted
 from memory.extractors.rules.preferences import CATCH_ALL
-from memory.extractors.subjects.asides import not_own, only_quoted
 from memory.extractors.subjects.phrases import lexical_tag, stem, tag, words_of, written_plain
 from memory.keys import canonical_key
 from memory.proposals import (

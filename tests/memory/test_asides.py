@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 import pytest
 
 from memory.extractors.subjects import extract, propose
-from memory.extractors.subjects.asides import (
+from memory.extractors.asides import (
     disowned,
     ironic,
     only_quoted,

@@ -103,6 +103,23 @@ def only_quoted(sentence: str, words: Sequence[str]) -> bool:
     return bool(found) and all(any(a < at < b for a, b in spans) for at in found)
 
 
+# A quotation of this many words or more is someone's line (a book, a film, a sign); a shorter
+# one is more often a title or a name the person is talking about ("my favourite is "Rebecca"").
+_LINE_WORDS = 3
+
+
+def quotations_elided(sentence: str) -> str:
+    """``sentence`` with each quoted line (three words or more) replaced by an ellipsis, so
+    that what it says is not read as the person's own statement; short quotations (titles,
+    names) are kept."""
+    out, last = [], 0
+    for start, end in quoted_spans(sentence):
+        if len(sentence[start + 1 : end - 1].split()) >= _LINE_WORDS:
+            out += [sentence[last:start], "…"]
+            last = end
+    return "".join(out) + sentence[last:] if out else sentence
+
+
 def not_own(sentence: str) -> bool:
     """A sentence that is not the person's own statement: ironic or disowning."""
     return ironic(sentence) or disowned(sentence)
