@@ -7,7 +7,6 @@ from datetime import UTC, datetime
 
 import pytest
 
-from memory.extractors.subjects import extract, propose
 from memory.extractors.asides import (
     disowned,
     ironic,
@@ -16,6 +15,7 @@ from memory.extractors.asides import (
     retracts,
     withheld_messages,
 )
+from memory.extractors.subjects import extract, propose
 from memory.extractors.subjects.framing import first_person, owned
 from memory.extractors.subjects.phrases import phrases
 from memory.extractors.subjects.standard import unsaid
