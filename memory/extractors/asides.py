@@ -125,19 +125,25 @@ def not_own(sentence: str) -> bool:
     return ironic(sentence) or disowned(sentence)
 
 
-def withheld_messages(messages: Sequence[Message]) -> set[str]:
-    """Ids of the person's messages that are not theirs to keep: those that ask not to be
-    kept, those that take back the one before, and the one each takes back."""
-    out: set[str] = set()
-    previous: str | None = None
-    for message in messages:
+def withheld(messages: Sequence[Message]) -> set[int]:
+    """Positions of the person's messages that are not theirs to keep: those that ask not to
+    be kept, those that take back the one before, and the one each takes back. (By position:
+    two messages may share an id.)"""
+    out: set[int] = set()
+    previous: int | None = None
+    for at, message in enumerate(messages):
         if message.role != "user" or not message.content.strip():
             continue
         if private(message.content):
-            out.add(message.id)
+            out.add(at)
         if retracts(message.content):
-            out.add(message.id)
+            out.add(at)
             if previous is not None:
                 out.add(previous)
-        previous = message.id
+        previous = at
     return out
+
+
+def withheld_messages(messages: Sequence[Message]) -> set[str]:
+    """Ids of the messages :func:`withheld` finds."""
+    return {messages[at].id for at in withheld(messages)}

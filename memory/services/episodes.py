@@ -1,5 +1,8 @@
 """Episodes: the messages of every conversation that enters ume, kept as they were said.
 
+A message the person asked not to keep ("off the record", "scratch that") is not kept as an
+episode, nor is the reply to it: recall never quotes it back.
+
 Entry points (stable; other code depends on them):
 
 - ``episodes_record(*, transcript, messages, now=None) -> list[int]``: called inside the
@@ -18,6 +21,7 @@ from datetime import datetime
 
 from django.utils import timezone
 
+from memory.extractors.asides import withheld
 from memory.models import Episode, Transcript
 from memory.owned import Person
 from memory.services.bulk import insert_rows
@@ -25,12 +29,24 @@ from memory.services.recall_index import recall_index_add_episodes, recall_index
 from memory.transcripts import Message, episode_rows
 
 
+def _not_kept(messages: Sequence[Message]) -> set[int]:
+    """Positions of the messages the person asked not to keep (:mod:`memory.extractors.
+    asides`: "off the record", "scratch that" and the message it takes back), and of the
+    reply to each, which says it back."""
+    asked = withheld(messages)
+    replies = {at + 1 for at in asked if at + 1 < len(messages) and messages[at + 1].role != "user"}
+    return asked | replies
+
+
 def episodes_record(
     *, transcript: Transcript, messages: Sequence[Message], now: datetime | None = None
 ) -> list[int]:
-    """Keep each message of ``transcript`` as an episode of its owner; the new ids."""
+    """Keep each message of ``transcript`` as an episode of its owner, but those the person
+    asked not to keep (:func:`_not_kept`); the new ids."""
     now = now or timezone.now()
+    skipped = _not_kept(messages)
     rows = episode_rows(list(messages), source_time=transcript.source_time, now=now)
+    rows = [row for row in rows if row.seq not in skipped]
     if not rows:
         return []
     existing = set(

@@ -264,3 +264,30 @@ def test_the_migration_gives_every_indexed_episode_its_stem_line(owner: User) ->
     texts = dict(Episode.objects.for_owner(owner).values_list("id", "text"))
     docs = dict(RecallDoc.objects.filter(kind="episode").values_list("ref_id", "words"))
     assert docs == {pk: stem_line(text) for pk, text in texts.items()} and len(docs) == 2
+
+
+def test_what_the_person_asked_not_to_keep_is_no_episode_and_never_recalled(
+    owner: User,
+) -> None:
+    from memory.recall import EpisodeItem, recall
+
+    ingest_messages(
+        owner=owner,
+        messages=[
+            {"role": "user", "content": "Off the record: my sister Maren is pregnant with twins."},
+            {"role": "assistant", "content": "Twins for Maren, how exciting!"},
+            {"role": "user", "content": "I'm thinking of quitting the orchestra."},
+            {"role": "user", "content": "Scratch that, forget I said it."},
+            {"role": "assistant", "content": "Consider it forgotten."},
+            {"role": "user", "content": "We booked the ferry to Orkney for June."},
+        ],
+        name="chat",
+        source="api",
+    )
+    kept = list(Episode.objects.for_owner(owner).order_by("seq").values_list("seq", "text"))
+    # The aside and its echo, the retracted message and the retraction, and the reply to it.
+    assert kept == [(5, "We booked the ferry to Orkney for June.")]
+    for question in ("is Maren pregnant?", "am I quitting the orchestra?"):
+        found = recall(owner, question).items
+        assert not [i for i in found if isinstance(i, EpisodeItem)], question
+    assert any(isinstance(i, EpisodeItem) for i in recall(owner, "when is the Orkney ferry").items)

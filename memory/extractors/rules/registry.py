@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 from datetime import datetime
 
 from memory.extractors import patterns as p
-from memory.extractors.asides import not_own, quotations_elided, withheld_messages
+from memory.extractors.asides import not_own, quotations_elided, withheld
 from memory.extractors.rules.answers import confirmed_work, in_context
 from memory.extractors.rules.base import (
     FAMILY,
@@ -265,9 +265,9 @@ def extract(
     name in quotes is still read)."""
     found: Found = []
     previous: Message | None = None
-    withheld = withheld_messages(messages)
+    not_kept = withheld(messages)
     for index, message in enumerate(messages):
-        if message.role != "user" or not message.content.strip() or message.id in withheld:
+        if message.role != "user" or not message.content.strip() or index in not_kept:
             previous = message
             continue
         reply = messages[index + 1] if index + 1 < len(messages) else None
