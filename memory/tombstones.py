@@ -54,7 +54,15 @@ from typing import Any
 import numpy as np
 from wordfreq import zipf_frequency
 
-from memory.keys import canonical_key, core_key, fold_key, name_words, title_gender
+from memory.keys import (
+    canonical_key,
+    core_key,
+    fold_key,
+    is_person_title,
+    name_words,
+    person_name_words,
+    title_gender,
+)
 from memory.recall.embed import DIM, MODEL_NAME, SCALE, embed, quantize
 from memory.recall.text import STOP_WORDS, is_distinctive, stem
 
@@ -96,12 +104,95 @@ def subject_words(key: str) -> list[str]:
 def _picking_words(key: str, person: bool) -> set[str]:
     """The words of ``key`` that pick its subject out: its distinctive words, and in a
     person's name also a common word that is a given name the nicknames list knows ("dan",
-    "anna"), never a common word that is not ("Apple" named as a person stays "apple")."""
-    words = subject_words(key)
+    "anna"), never a common word that is not ("Apple" named as a person stays "apple"). A
+    person's titles and relations ("father" in "Father Brennan") pick no one out."""
+    words = person_words(key) if person else subject_words(key)
     picked = {w for w in words if is_distinctive(w)}
     if person:
         picked |= {w for w in words if w not in STOP_WORDS and _given_name(w)}
     return picked
+
+
+def person_words(key: str) -> list[str]:
+    """The words of a person's name ``key`` (canonical) that are the name: its subject words
+    less the titles, relations and roles said before it (:func:`memory.keys.
+    person_name_words`: "rev thomas ogilvy" -> ["thomas", "ogilvy"])."""
+    words = person_name_words(key)
+    kept = [w for w in words if w not in _KIND]
+    return kept or words
+
+
+# Given names and their pet forms that the ``nicknames`` package's list lacks. Its list was
+# drawn from American genealogical records, so the forms said in Britain, Ireland and Europe
+# are missing ("Liam" for William, "Pippa" for Philippa, "Sasha" for Alexander, "Evie" for
+# Evelyn). Full name -> its pet forms; read both ways, like the package's list.
+MORE_NICKNAMES: dict[str, tuple[str, ...]] = {
+    "william": ("liam",),
+    "philippa": ("pippa", "pip", "pippy"),
+    "alexander": ("sasha", "sacha", "xander"),
+    "alexandra": ("sasha", "lexi", "lexie", "xandra"),
+    "imogen": ("immy", "imo"),
+    "katherine": ("kitty", "kat"),
+    "francesca": ("frankie", "fran", "cesca"),
+    "theodora": ("teddy", "dora"),
+    "caroline": ("caz", "caro", "carrie"),
+    "felicity": ("fliss", "flick"),
+    "evelyn": ("evie", "eve"),
+    "alfred": ("alfie",),
+    "isabel": ("izzy", "issy", "bel"),
+    "isabella": ("izzy", "issy"),
+    "margaret": ("mags", "maisie"),
+    "eleanor": ("nell", "nora"),
+    "helen": ("nell",),
+    "natalie": ("nat",),
+    "natalia": ("nat", "tasha"),
+    "ekaterina": ("katya", "katia"),
+    "anastasia": ("nastya", "stacey"),
+    "penelope": ("pen",),
+    "henrietta": ("hetty", "etta"),
+    "hugh": ("hughie",),
+    "ruairi": ("rory",),
+    "alistair": ("ali", "al"),
+    "alasdair": ("ali", "al"),
+    "alastair": ("ali", "al"),
+    "siobhan": ("shiv",),
+    "olivia": ("liv", "livvy"),
+    "millicent": ("millie",),
+    "camilla": ("millie", "milly", "cammy"),
+    "georgina": ("georgie", "gina"),
+    "rosalind": ("ros", "rosie"),
+    "susannah": ("sukie", "suzie"),
+    "clementine": ("clemmie", "clem"),
+    "annabel": ("bel", "belle"),
+    "jemima": ("mima", "jem"),
+    "araminta": ("minty",),
+    "benedict": ("ben", "benny"),
+    "sebastian": ("seb", "bas"),
+    "dominic": ("dom",),
+    "archibald": ("archie", "baldie"),
+    "rebecca": ("becca", "bex"),
+    "jessica": ("jess", "jessie"),
+    "bartholomew": ("bart", "barty"),
+    "cornelius": ("neil", "con"),
+    "christopher": ("kit", "topher"),
+    "harriet": ("hattie", "hatty"),
+    "matilda": ("tilly", "tillie"),
+}
+
+
+@lru_cache(maxsize=1)
+def _more_names() -> tuple[dict[str, frozenset[str]], dict[str, frozenset[str]]]:
+    """:data:`MORE_NICKNAMES` as two lookups: full name -> pet forms, pet form -> full names."""
+    nicks: dict[str, set[str]] = {}
+    fulls: dict[str, set[str]] = {}
+    for full, pets in MORE_NICKNAMES.items():
+        for pet in pets:
+            nicks.setdefault(full, set()).add(pet)
+            fulls.setdefault(pet, set()).add(full)
+    return (
+        {k: frozenset(v) for k, v in nicks.items()},
+        {k: frozenset(v) for k, v in fulls.items()},
+    )
 
 
 @lru_cache(maxsize=1)
@@ -111,24 +202,107 @@ def _nicknamer() -> Any:
     return NickNamer()
 
 
+def _nicknames_of(name: str) -> set[str]:
+    return set(_nicknamer().nicknames_of(name)) | set(_more_names()[0].get(name, ()))
+
+
+def _canonicals_of(name: str) -> set[str]:
+    return set(_nicknamer().canonicals_of(name)) | set(_more_names()[1].get(name, ()))
+
+
+_HARD_C = re.compile(r"c(?=[aoulrk]|$)")
+_INNER_Y = re.compile(r"(?<=.)y")
+
+
+@lru_cache(maxsize=65536)
+def spelling(word: str) -> str:
+    """How the given name ``word`` (lower case) sounds, roughly, so that two spellings of one
+    name meet: "ph" as "f", a hard "c" as "k", "th" as "t", "y" inside as "i", letters
+    undoubled, a final silent "e" dropped. "catherine" and "katherine" -> "katerin",
+    "philippa" and "phillipa" -> "filipa"; "jane" and "jan" stay apart ("jane" -> "jan" only
+    past four letters: "jane" keeps its "e")."""
+    w = word.replace("ph", "f").replace("th", "t").replace("ck", "k")
+    w = _INNER_Y.sub("i", _HARD_C.sub("k", w))
+    w = _undoubled(w)
+    if len(w) > 4 and w.endswith("e"):
+        w = w[:-1]
+    return w
+
+
+@lru_cache(maxsize=1)
+def _spellings() -> dict[str, frozenset[str]]:
+    """Every name the lists know, by :func:`spelling`: the names spelled another way."""
+    namer = _nicknamer()
+    known = set(namer.nickname_lookup) | set(namer.canonical_lookup)
+    known |= set(MORE_NICKNAMES) | set(_more_names()[1])
+    out: dict[str, set[str]] = {}
+    for name in known:
+        if name.isalpha():
+            out.setdefault(spelling(name), set()).add(name)
+    return {k: frozenset(v) for k, v in out.items()}
+
+
+def _spelled_as(word: str) -> set[str]:
+    """``word`` and the names the lists know that are spelled like it ("catherine" ->
+    {"catherine", "katherine"})."""
+    return {word, *_spellings().get(spelling(word), ())}
+
+
 @lru_cache(maxsize=4096)
 def _given_name(word: str) -> bool:
-    namer = _nicknamer()
-    return bool(word.isalpha() and (namer.nicknames_of(word) or namer.canonicals_of(word)))
+    return bool(word.isalpha() and (_nicknames_of(word) or _canonicals_of(word)))
 
 
 @lru_cache(maxsize=4096)
 def name_variants(word: str) -> frozenset[str]:
     """The nicknames and full forms of the given name ``word`` (lower case), and theirs in
-    turn: "dan" -> daniel, danny, dann...; "theodore" -> theo, ted, teddy. Empty for a word
-    the list does not know as a name."""
-    namer = _nicknamer()
-    full = set(namer.canonicals_of(word)) | {word}
+    turn, from the ``nicknames`` package's list and :data:`MORE_NICKNAMES`, through every
+    spelling of each (:func:`spelling`): "dan" -> daniel, danny, dann...; "theodore" -> theo,
+    ted, teddy; "catherine" -> kate (the list has it under "katherine"). Empty for a word the
+    lists do not know as a name."""
+    full: set[str] = set()
+    for alike in _spelled_as(word):
+        full |= _canonicals_of(alike) | {alike}
+    full = {spelled for name in full for spelled in _spelled_as(name)}
     related = set(full)
     for name in full:
-        related |= namer.nicknames_of(name)
+        related |= _nicknames_of(name)
     related.discard(word)
     return frozenset(w for w in related if w.isalpha())
+
+
+# The endings a pet form puts on the start of a name ("Immy" for Imogen, "Evie" for Evelyn).
+_PET_ENDINGS = ("ie", "ey", "y", "i", "o")
+# A word this common in English (Zipf frequency in wordfreq's small list) is a word, not a pet
+# form: "berry" is no Bernadette, while "immy" (0) or "georgie" (3.0) are names.
+_COMMON_WORD = 3.5
+
+
+@lru_cache(maxsize=65536)
+def _common(word: str) -> bool:
+    return zipf_frequency(word, "en", wordlist="small") >= _COMMON_WORD
+
+
+@lru_cache(maxsize=65536)
+def pet_form(short: str, name: str) -> bool:
+    """Whether the given name ``short`` is a pet form of ``name`` that no list holds, made as
+    people make them: the start of the name (two letters or more), its last letter often
+    doubled, then "-ie", "-y", "-i" or "-o" ("immy" for "imogen", "tommo" for "thomas"), each
+    read as it sounds (:func:`spelling`).
+    A word the lists know as a name of its own is judged by the lists alone ("kelly" is not
+    "kelvin"), and a common English word is neither a pet form ("berry" for "bernadette")
+    nor a name with pet forms ("important" has no "immy")."""
+    if not (short.isalpha() and name.isalpha()) or len(short) < 3 or len(name) <= len(short):
+        return False
+    if _given_name(short) or _common(short) or (_common(name) and not _given_name(name)):
+        return False
+    whole = spelling(name)
+    for ending in _PET_ENDINGS:
+        if short.endswith(ending):
+            root = spelling(short[: -len(ending)])
+            if len(root) >= 2 and whole.startswith(root) and len(whole) >= len(root) + 2:
+                return True
+    return False
 
 
 @lru_cache(maxsize=65536)
@@ -141,9 +315,7 @@ def clipped(short: str, name: str) -> bool:
         return False
     if not (short.isalpha() and name.isalpha()):
         return False
-    return any(
-        _common_prefix(full, name) > len(short) for full in _nicknamer().canonicals_of(short)
-    )
+    return any(_common_prefix(full, name) > len(short) for full in _canonicals_of(short))
 
 
 def _common_prefix(a: str, b: str) -> int:
@@ -156,7 +328,11 @@ def _common_prefix(a: str, b: str) -> int:
 
 
 def _clipped_either(word: str, names: Iterable[str]) -> bool:
-    return any(clipped(word, name) or clipped(name, word) for name in names)
+    """Whether ``word`` is one of ``names`` cut short or a pet form of it, or the other way."""
+    return any(
+        clipped(word, name) or clipped(name, word) or pet_form(word, name) or pet_form(name, word)
+        for name in names
+    )
 
 
 @lru_cache(maxsize=65536)
@@ -242,8 +418,9 @@ class FullName:
 
 def full_name(key: str) -> FullName | None:
     """The parts of a person's name ``key`` (canonical) when it has two words or more:
-    "harriet vane" -> given {harriet, hattie}, surname "vane"; None for one word ("dan")."""
-    words = [w for w in subject_words(key) if w not in STOP_WORDS]
+    "harriet vane" -> given {harriet, hattie}, surname "vane"; None for one word ("dan").
+    Titles, relations and roles before it are not its parts ("rev thomas ogilvy")."""
+    words = [w for w in person_words(key) if w not in STOP_WORDS]
     if len(words) < 2:
         return None
     given: set[str] = set()
@@ -262,14 +439,16 @@ def names_person(words: Sequence[str], name: FullName) -> bool:
     (or a nickname) and surname, its given name alone or its surname alone ("Harriet", "Ms
     Vane", "Hattie Vane" for "Harriet Vane"), and no other name word. Another given name before
     the surname ("Peter Vane") or another surname after the given name ("Harriet Jones") is
-    someone else who shares a name with them."""
+    someone else who shares a name with them. A title, relation or role is no name word
+    ("Father Ogilvy", "Coach Rooke", "my GP Stroud")."""
     if _other_gender(title_gender(" ".join(words)), name.gender):
         return False
     surname = [w for w in words if name.surname_hit(w)]
     given = [w for w in words if w not in surname and name.given_hit(w)]
     if not surname and not given:
         return False
-    return all(w in STOP_WORDS for w in words if w not in surname and w not in given)
+    rest = [w for w in words if w not in surname and w not in given]
+    return all(w in STOP_WORDS or is_person_title(w) for w in rest)
 
 
 @lru_cache(maxsize=65536)
@@ -604,8 +783,8 @@ def _other_name(token: _Token | None, name: FullName) -> bool:
     a capitalised word that is not a stop word, a title or relation, or ``name``'s own."""
     if token is None or not token.capital or token.word in STOP_WORDS:
         return False
-    if name_words(f"{token.word} {name.surname}") == [name.surname]:
-        return False  # a title, a relation or an article ("Ms Vane", "my aunt Vane")
+    if is_person_title(token.word):
+        return False  # a title, a relation or a role ("Ms Vane", "Father Vane", "GP Vane")
     return not (name.given_hit(token.word) or name.surname_hit(token.word))
 
 

@@ -18,10 +18,12 @@ from memory.tombstones import (
     hidden,
     name_variants,
     names_person,
+    pet_form,
     resemblance,
     shares_name,
     sign,
     spelled_alike,
+    spelling,
     tombstone,
     weight,
 )
@@ -364,3 +366,96 @@ def test_an_entity_whose_facts_name_something_forgotten_is_held() -> None:
     assert [n.label for n in plan.new_nodes] == ["Greta"]
     (card,) = plan.new_candidates
     assert card.label == "Stepdad" and card.resembles == 4 and "Gregor Halloway" in card.held_why
+
+
+# --- given names in other forms, titles of trade and rank --------------------------------------
+
+
+def test_two_spellings_of_one_given_name_share_its_nicknames() -> None:
+    assert spelling("catherine") == spelling("katherine")
+    assert spelling("philippa") == spelling("phillipa")
+    assert spelling("jane") != spelling("jan")
+    # The package's list has "kate" under "katherine" only.
+    assert "kate" in name_variants("catherine") and "catherine" in name_variants("kate")
+
+
+def test_pet_forms_the_package_lacks_are_known() -> None:
+    assert "liam" in name_variants("william") and "william" in name_variants("liam")
+    assert "pippa" in name_variants("philippa") and "sasha" in name_variants("alexander")
+    assert "evie" in name_variants("evelyn")
+
+
+@pytest.mark.parametrize(
+    ("short", "name", "expected"),
+    [
+        ("jemmy", "jemima", True),  # the start of the name, its letter doubled, "-y"
+        ("tommo", "thomas", True),  # as it sounds: "th" is "t"
+        ("ottie", "ottoline", True),
+        ("imran", "imogen", False),  # no pet ending: another name
+        ("berry", "bernadette", False),  # a common English word
+        ("kelly", "kelvin", False),  # a name of its own, which the lists know
+        ("im", "imogen", False),  # too short to say
+        ("immy", "important", False),  # a common word has no pet forms
+    ],
+)
+def test_a_pet_form_is_the_start_of_a_name_and_a_pet_ending(
+    short: str, name: str, expected: bool
+) -> None:
+    assert pet_form(short, name) is expected
+
+
+@pytest.mark.parametrize(
+    ("forgotten", "label"),
+    [
+        ("Catherine Ferris", "Kate Ferris"),  # a nickname listed under another spelling
+        ("Catherine Ferris", "Kate"),
+        ("William Ashdown", "Liam"),  # a nickname the package lacks
+        ("Imogen Stroud", "Immy"),  # a pet form no list holds
+        ("Imogen Stroud", "Immy Stroud"),
+        ("Dr Philippa Marchetti", "Pippa Marchetti"),
+        ("Alexander Brandt", "Sasha Brandt"),
+        ("Rev Thomas Ogilvy", "Father Ogilvy"),  # a title of religion changed
+        ("Rev Thomas Ogilvy", "Tom Ogilvy"),  # and dropped
+        ("Thomas Ogilvy", "Reverend Ogilvy"),  # and added
+        ("Imogen Stroud", "Coach Stroud"),
+        ("Imogen Stroud", "Prof Stroud"),
+    ],
+)
+def test_a_person_in_other_words_or_titles_looks_like_them(forgotten: str, label: str) -> None:
+    found = resemblance(label, [stone(forgotten, "person")], floor=FLOOR)
+    assert found is not None and not found.exact and "may name the same person" in found.why
+    assert hidden([f"I saw {label} at the station."], [stone(forgotten, "person")], floor=FLOOR)
+
+
+@pytest.mark.parametrize(
+    ("forgotten", "label"),
+    [
+        ("Catherine Ferris", "Kathleen Ward"),  # another given name, another surname
+        ("Catherine Ferris", "Kate Ward"),  # a nickname of hers, another surname
+        ("William Ashdown", "Will Prentice"),
+        ("Imogen Stroud", "Imran Shah"),  # starts alike, no pet form
+        ("Imogen Stroud", "Immy Holt"),  # her pet form, another surname
+        ("Imogen Stroud", "Peter Stroud"),  # her surname, another given name
+        ("Dr Philippa Marchetti", "Philip Marsh"),
+        ("Mr Thomas Ogilvy", "Mrs Ogilvy"),  # the same surname, a woman's title
+        ("Thomas Ogilvy", "Rev Peter Ogilvy"),  # a title does not make another given name his
+    ],
+)
+def test_someone_else_who_shares_a_name_or_its_start_does_not(forgotten: str, label: str) -> None:
+    stones = [stone(forgotten, "person")]
+    assert resemblance(label, stones, floor=FLOOR) is None
+    assert hidden([f"I saw {label} at the station."], stones, floor=FLOOR) == [False]
+
+
+def test_a_title_of_trade_is_no_given_name() -> None:
+    """ "Rev" or "Coach" before a name was read as a given name: any "Rev Smith" was the
+    forgotten reverend."""
+    parts = full_name(canonical_key("Rev Thomas Ogilvy"))
+    assert parts is not None and "rev" not in parts.given and parts.surname == "ogilvy"
+    assert stone("Father Brennan", "person").words == frozenset({"brennan"})
+
+
+def test_a_forgotten_pet_form_does_not_hide_words_that_start_like_it() -> None:
+    immy = stone("Immy", "person")
+    said = ["It is important to me.", "I can imagine that.", "Imogen called."]
+    assert hidden(said, [immy], floor=FLOOR) == [False, False, True]
