@@ -764,24 +764,39 @@ class _Token:
     word: str  # lower case, or the punctuation mark
     capital: bool  # a capitalised word that does not start its sentence: part of a name
     alpha: bool
+    # A capitalised word that starts its sentence: a name's part when it is a given name or a
+    # word English does not know ("Peter" in "Peter Vane is my coach"), not "Yesterday".
+    opens: bool = False
 
 
 def tokens(text: str) -> list[_Token]:
     """The words and punctuation of a message, each word marked when it is capitalised
-    where a sentence does not start (so it is a name's part: "Peter" in "with Peter Vane")."""
+    where a sentence does not start (so it is a name's part: "Peter" in "with Peter Vane"),
+    or capitalised where it starts one (``opens``)."""
     out: list[_Token] = []
     for match in _TOKEN.finditer(text):
         raw = match.group()
         start = not out or out[-1].word in {".", "!", "?", "\n"}
         alpha = raw[0].isalpha()
-        out.append(_Token(raw.lower(), alpha and raw[0].isupper() and not start, alpha))
+        upper = alpha and raw[0].isupper()
+        out.append(_Token(raw.lower(), upper and not start, alpha, upper and start))
     return out
+
+
+def _name_part(token: _Token) -> bool:
+    """Whether ``token`` may be part of a name: capitalised inside its sentence, or at its
+    start when it is a given name the lists know or a word English does not ("Peter Vane is
+    my coach": "Peter" starts the sentence and is still a name)."""
+    if token.capital:
+        return True
+    return token.opens and (_given_name(token.word) or not _common(token.word))
 
 
 def _other_name(token: _Token | None, name: FullName) -> bool:
     """Whether ``token`` is another part of another person's name beside a part of ``name``:
-    a capitalised word that is not a stop word, a title or relation, or ``name``'s own."""
-    if token is None or not token.capital or token.word in STOP_WORDS:
+    a capitalised word (:func:`_name_part`) that is not a stop word, a title or relation, or
+    ``name``'s own."""
+    if token is None or token.word in STOP_WORDS or not _name_part(token):
         return False
     if is_person_title(token.word):
         return False  # a title, a relation or a role ("Ms Vane", "Father Vane", "GP Vane")

@@ -459,3 +459,16 @@ def test_a_forgotten_pet_form_does_not_hide_words_that_start_like_it() -> None:
     immy = stone("Immy", "person")
     said = ["It is important to me.", "I can imagine that.", "Imogen called."]
     assert hidden(said, [immy], floor=FLOOR) == [False, False, True]
+
+
+def test_a_namesake_whose_name_starts_the_sentence_is_someone_else() -> None:
+    """A word that starts a sentence is capitalised whatever it is, so it was never read as
+    a name: "Simon Quennell is my coach." was hidden for a forgotten "Frederick Quennell"."""
+    fred = stone("Frederick Quennell", "person")
+    said = [
+        "Simon Quennell is my coach.",  # another given name, starting the sentence
+        "Freddie Quennell is my tutor.",  # his nickname, starting it
+        "Quennell called.",  # his surname alone
+        "Yesterday Quennell called.",  # a common word is no given name
+    ]
+    assert hidden(said, [fred], floor=FLOOR) == [False, True, True, True]
