@@ -408,9 +408,16 @@ class FullName:
     # "m" or "f" when the name was said with a title that says which ("Mr Gregor Halloway"):
     # the same surname after a title of the other ("Mrs Halloway") is someone else.
     gender: str = ""
+    # The particles said before the surname ("o" of "O'Neill", "van der" of "van der Berg"):
+    # parts of the surname, not given names.
+    particles: frozenset[str] = frozenset()
 
     def given_hit(self, word: str) -> bool:
         return _undoubled(word) in self.given or _clipped_either(word, self.said)
+
+    def initial(self, word: str) -> bool:
+        """Whether the single letter ``word`` is the initial of a given name as said."""
+        return len(word) == 1 and any(name.startswith(word) for name in self.said)
 
     def surname_hit(self, word: str) -> bool:
         return _undoubled(word) == self.surname or stem(word) == stem(self.surname)
@@ -423,6 +430,11 @@ def full_name(key: str) -> FullName | None:
     words = [w for w in person_words(key) if w not in STOP_WORDS]
     if len(words) < 2:
         return None
+    particles: list[str] = []
+    while len(words) > 1 and words[-2] in SURNAME_PARTICLES:
+        particles.append(words.pop(-2))
+    if len(words) < 2:
+        return None  # a surname alone with its particles ("Mrs O'Neill"): one name
     given: set[str] = set()
     for word in words[:-1]:
         given |= {word, *name_variants(word)}
@@ -431,7 +443,15 @@ def full_name(key: str) -> FullName | None:
         _undoubled(words[-1]),
         frozenset(words[:-1]),
         title_gender(key),
+        frozenset(particles),
     )
+
+
+#: Words said before a surname as part of it: "O'Neill" (canonical "o neill"), "McAllister"
+#: said "Mc Allister", "van der Berg", "de la Cruz", "St John".
+SURNAME_PARTICLES = frozenset(
+    "o mc mac van von de der den da di du del della le la st ter ten dos das ap".split()
+)
 
 
 def names_person(words: Sequence[str], name: FullName) -> bool:
@@ -440,15 +460,21 @@ def names_person(words: Sequence[str], name: FullName) -> bool:
     Vane", "Hattie Vane" for "Harriet Vane"), and no other name word. Another given name before
     the surname ("Peter Vane") or another surname after the given name ("Harriet Jones") is
     someone else who shares a name with them. A title, relation or role is no name word
-    ("Father Ogilvy", "Coach Rooke", "my GP Stroud")."""
+    ("Father Ogilvy", "Coach Rooke", "my GP Stroud"). A single letter is an initial: of their
+    given name it is that name ("J Castellan" for "John Castellan"), after their given name a
+    middle name's ("John F Castellan"); of another name alone, someone else ("P Castellan")."""
     if _other_gender(title_gender(" ".join(words)), name.gender):
         return False
     surname = [w for w in words if name.surname_hit(w)]
-    given = [w for w in words if w not in surname and name.given_hit(w)]
+    given = [w for w in words if w not in surname and (name.given_hit(w) or name.initial(w))]
     if not surname and not given:
         return False
-    rest = [w for w in words if w not in surname and w not in given]
-    return all(w in STOP_WORDS or is_person_title(w) for w in rest)
+    rest = [w for w in words if w not in surname and w not in given and w not in name.particles]
+    middle = any(len(w) > 1 for w in given)
+    return all(
+        w in STOP_WORDS or is_person_title(w) or (middle and len(w) == 1 and w.isalpha())
+        for w in rest
+    )
 
 
 @lru_cache(maxsize=65536)
@@ -810,7 +836,7 @@ def speaks_of_person(said: Sequence[_Token], name: FullName) -> bool:
     for i, token in enumerate(said):
         if not token.alpha:
             continue
-        before = said[i - 1] if i else None
+        before = _before_surname(said, i, name)
         after = said[i + 1] if i + 1 < len(said) else None
         if before is not None and _other_gender(_title_of(before.word), name.gender):
             continue  # "Mrs Halloway" for a forgotten "Mr Gregor Halloway": someone else
@@ -819,6 +845,16 @@ def speaks_of_person(said: Sequence[_Token], name: FullName) -> bool:
         if name.given_hit(token.word) and not _other_name(after, name):
             return True
     return False
+
+
+def _before_surname(said: Sequence[_Token], i: int, name: FullName) -> _Token | None:
+    """The word before ``said[i]``, past the surname's particles and the apostrophe or hyphen
+    between them ("Peter" in "Peter O'Neill"), so another given name before a surname said
+    with its particles is still seen."""
+    j = i - 1
+    while j >= 0 and (said[j].word in {"'", "’", "-"} or said[j].word in name.particles):
+        j -= 1
+    return said[j] if j >= 0 else None
 
 
 def _title_of(word: str) -> str:

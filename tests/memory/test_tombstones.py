@@ -472,3 +472,30 @@ def test_a_namesake_whose_name_starts_the_sentence_is_someone_else() -> None:
         "Yesterday Quennell called.",  # a common word is no given name
     ]
     assert hidden(said, [fred], floor=FLOOR) == [False, True, True, True]
+
+
+def test_initials_of_a_persons_given_names() -> None:
+    john = [stone("John Castellan", "person")]
+    for label in ("J Castellan", "J. Castellan", "John F Castellan", "John F. Castellan"):
+        found = resemblance(label, john, floor=FLOOR)
+        assert found is not None and "may name the same person" in found.why, label
+    # Another initial alone is someone else of the family.
+    assert resemblance("P Castellan", john, floor=FLOOR) is None
+    assert resemblance("P J Castellan", john, floor=FLOOR) is None
+
+
+def test_a_surnames_particles_are_part_of_it() -> None:
+    """ "O'Neill" is "o neill" as a key: the "o" was read as a given name, so any "Peter
+    O'Neill" was hidden for a forgotten "Siobhan O'Neill"."""
+    parts = full_name(canonical_key("Siobhan O'Neill"))
+    assert parts is not None and parts.surname == "neil" and "o" not in parts.given  # undoubled
+    siobhan = [stone("Siobhan O'Neill", "person")]
+    assert resemblance("Mrs O'Neill", siobhan, floor=FLOOR) is not None
+    assert resemblance("Shiv O'Neill", siobhan, floor=FLOOR) is not None
+    assert resemblance("Peter O'Neill", siobhan, floor=FLOOR) is None
+    said = ["Peter O'Neill is my coach.", "My coach Peter O'Neill.", "Mrs O'Neill rang."]
+    assert hidden(said, siobhan, floor=FLOOR) == [False, False, True]
+    hidden_too = ["Siobhan O'Neill rang.", "Siobhan rang.", "I met Siobhan O'Brien."]
+    assert hidden(hidden_too, siobhan, floor=FLOOR) == [True, True, False]
+    # A surname alone with its particle is one name, not a given name and a surname.
+    assert full_name(canonical_key("Mrs O'Neill")) is None
