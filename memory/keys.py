@@ -167,6 +167,7 @@ PERSON_LEADING = _LEADING | frozenset(
     stepson stepdaughter stepbrother stepsister niece nephew grandmother grandfather granddad
     grandad gran nan nanna nanny grandson granddaughter mother father son daughter twin
     in law
+    herr frau senor senora senorita senhor senhora monsieur madame mme mlle signor signora
     """.split()
 )
 
@@ -190,8 +191,10 @@ def is_person_title(word: str) -> bool:
 
 # Titles that say a person is a man or a woman. "Mr Okafor" and "Mrs Okafor" are two people
 # of one family, never one name; "Dr Okafor" or "Okafor" may be either of them.
-_MEN = frozenset("mr sir lord master".split())
-_WOMEN = frozenset("mrs ms miss dame lady madam".split())
+_MEN = frozenset("mr sir lord master herr senor senhor monsieur signor".split())
+_WOMEN = frozenset(
+    "mrs ms miss dame lady madam frau senora senorita senhora madame mme mlle signora".split()
+)
 
 
 def title_gender(key: str) -> str:

@@ -805,17 +805,33 @@ def tokens(text: str) -> list[_Token]:
         start = not out or out[-1].word in {".", "!", "?", "\n"}
         alpha = raw[0].isalpha()
         upper = alpha and raw[0].isupper()
-        out.append(_Token(raw.lower(), upper and not start, alpha, upper and start))
+        # A word as its key ("Zoë" -> "zoe", "Kjær" -> "kjaer"), as the names it is compared
+        # with are: lower case alone kept the accents, so "Zoë called." never named a Zoë.
+        word = (canonical_key(raw) or raw.lower()) if alpha else raw
+        out.append(_Token(word, upper and not start, alpha, upper and start))
     return out
+
+
+# A capitalised word that starts a sentence at least this common in English (Zipf) is that
+# word ("Yesterday", "Today", "Finally"), not a name: given names stay below it ("Hans" 3.8,
+# "Graham" 4.3, "Juan" 4.1) unless the nicknames list knows them ("Peter" 4.9).
+_OPENER = 4.5
 
 
 def _name_part(token: _Token) -> bool:
     """Whether ``token`` may be part of a name: capitalised inside its sentence, or at its
-    start when it is a given name the lists know or a word English does not ("Peter Vane is
-    my coach": "Peter" starts the sentence and is still a name)."""
+    start when it is a given name the lists know, or a word less common than a sentence's
+    usual openers that is not an adverb in "-ly" ("Peter Vane is my coach", "Hans Müller is
+    my coach": each starts its sentence and is still a name; "Luckily Vane called" is not)."""
     if token.capital:
         return True
-    return token.opens and (_given_name(token.word) or not _common(token.word))
+    if not token.opens:
+        return False
+    if _given_name(token.word):
+        return True
+    return not token.word.endswith("ly") and (
+        zipf_frequency(token.word, "en", wordlist="small") < _OPENER
+    )
 
 
 def _other_name(token: _Token | None, name: FullName) -> bool:

@@ -202,3 +202,4 @@ def test_a_gendered_title_is_read_after_a_role() -> None:
     assert title_gender("my gp mrs stroud") == "f"
     assert title_gender("father ogilvy") == ""  # a priest's title says nothing here
     assert title_gender("stroud") == ""
+    assert title_gender("frau muller") == "f" and title_gender("herr kjaer") == "m"

@@ -499,3 +499,22 @@ def test_a_surnames_particles_are_part_of_it() -> None:
     assert hidden(hidden_too, siobhan, floor=FLOOR) == [True, True, False]
     # A surname alone with its particle is one name, not a given name and a surname.
     assert full_name(canonical_key("Mrs O'Neill")) is None
+
+
+def test_a_message_names_a_person_with_or_without_accents() -> None:
+    """A message's words are read as keys, like the names they are compared with: "Zoë
+    called." was not hidden for a forgotten "Zoë Müller" (its words kept their accents)."""
+    zoe = [stone("Zoë Müller", "person")]
+    said = ["Zoë called.", "Zoe Muller called.", "Frau Müller called.", "Hans Müller is my coach."]
+    assert hidden(said, zoe, floor=FLOOR) == [True, True, True, False]
+    assert resemblance("Frau Müller", zoe, floor=FLOOR) is not None
+    # A title of the other gender, in German, is someone else.
+    herr = [stone("Herr Kjær", "person")]
+    assert resemblance("Frau Kjær", herr, floor=FLOOR) is None
+    assert resemblance("Kjaer", herr, floor=FLOOR) is not None
+
+
+def test_an_opening_word_is_a_name_only_when_it_can_be_one() -> None:
+    fred = [stone("Frederick Quennell", "person")]
+    said = ["Graham Quennell is my coach.", "Luckily Quennell called.", "Today Quennell called."]
+    assert hidden(said, fred, floor=FLOOR) == [False, True, True]
