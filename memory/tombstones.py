@@ -218,15 +218,41 @@ _INNER_Y = re.compile(r"(?<=.)y")
 def spelling(word: str) -> str:
     """How the given name ``word`` (lower case) sounds, roughly, so that two spellings of one
     name meet: "ph" as "f", a hard "c" as "k", "th" as "t", "y" inside as "i", letters
-    undoubled, a final silent "e" dropped. "catherine" and "katherine" -> "katerin",
-    "philippa" and "phillipa" -> "filipa"; "jane" and "jan" stay apart ("jane" -> "jan" only
-    past four letters: "jane" keeps its "e")."""
+    undoubled, a pet ending "-ie", "-ey" or "-y" as "i", a final silent "e" dropped.
+    "catherine" and "katherine" -> "katerin", "philippa" and "phillipa" -> "filipa", "robbie"
+    and "robby" -> "robi"; "jane" and "jan" stay apart ("jane" -> "jan" only past four
+    letters: "jane" keeps its "e")."""
     w = word.replace("ph", "f").replace("th", "t").replace("ck", "k")
+    if len(w) > 3 and w.endswith(("ie", "ey")):
+        w = w[:-2] + "i"
     w = _INNER_Y.sub("i", _HARD_C.sub("k", w))
     w = _undoubled(w)
     if len(w) > 4 and w.endswith("e"):
         w = w[:-1]
     return w
+
+
+@lru_cache(maxsize=4096)
+def _sounds(names: frozenset[str]) -> frozenset[str]:
+    """The :func:`spelling` of each of ``names``."""
+    return frozenset(spelling(n) for n in names)
+
+
+def _name_like(word: str) -> bool:
+    """Whether ``word`` may be a given name said another way: a name the lists know, or a word
+    English does not ("tea" sounds like "Thea" and is tea)."""
+    return _given_name(word) or not _common(word)
+
+
+@lru_cache(maxsize=65536)
+def end_clipped(short: str, name: str) -> bool:
+    """Whether the given name ``short`` is the end of ``name``, four letters or more, as
+    people shorten names from the front ("lena" for "elena", "liam" for "william", "bella"
+    for "isabella"): a name the lists know, or a word English does not ("stance" is no
+    "constance")."""
+    if len(short) < 4 or len(name) <= len(short) or not name.endswith(short):
+        return False
+    return short.isalpha() and _name_like(short)
 
 
 @lru_cache(maxsize=1)
@@ -328,9 +354,16 @@ def _common_prefix(a: str, b: str) -> int:
 
 
 def _clipped_either(word: str, names: Iterable[str]) -> bool:
-    """Whether ``word`` is one of ``names`` cut short or a pet form of it, or the other way."""
+    """Whether ``word`` is one of ``names`` cut short (at either end) or a pet form of it, or
+    the other way. A forgotten name that is the end of a word one letter longer is another
+    name ("Helena" for a forgotten "Elena"), while "William" is a forgotten "Liam"'s."""
     return any(
-        clipped(word, name) or clipped(name, word) or pet_form(word, name) or pet_form(name, word)
+        clipped(word, name)
+        or clipped(name, word)
+        or pet_form(word, name)
+        or pet_form(name, word)
+        or end_clipped(word, name)
+        or (end_clipped(name, word) and len(word) - len(name) >= 2)
         for name in names
     )
 
@@ -413,7 +446,11 @@ class FullName:
     particles: frozenset[str] = frozenset()
 
     def given_hit(self, word: str) -> bool:
-        return _undoubled(word) in self.given or _clipped_either(word, self.said)
+        return (
+            _undoubled(word) in self.given
+            or (spelling(word) in _sounds(self.given) and _name_like(word))
+            or _clipped_either(word, self.said)
+        )
 
     def initial(self, word: str) -> bool:
         """Whether the single letter ``word`` is the initial of a given name as said."""
@@ -713,6 +750,8 @@ def _variant_of(word: str, t: Tombstone) -> bool:
         return True
     if not t.person:
         return False
+    if len(word) > 2 and spelling(word) in _sounds(t.variants | t.words) and _name_like(word):
+        return True
     return any(_undoubled(word) == _undoubled(w) for w in t.words) or _clipped_either(word, t.words)
 
 

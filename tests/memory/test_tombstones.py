@@ -518,3 +518,22 @@ def test_an_opening_word_is_a_name_only_when_it_can_be_one() -> None:
     fred = [stone("Frederick Quennell", "person")]
     said = ["Graham Quennell is my coach.", "Luckily Quennell called.", "Today Quennell called."]
     assert hidden(said, fred, floor=FLOOR) == [False, True, True]
+
+
+def test_pet_endings_and_names_cut_from_the_front() -> None:
+    """ "Robbie" is only "Roberta"'s in the package's list ("Robby" is Robert's): the pet
+    endings are read alike. "Lena" is the end of "Elena"."""
+    assert spelling("robbie") == spelling("robby")
+    robert = [stone("Robert Pendleford", "family")]
+    elena = [stone("Dr Elena Markovic", "person")]
+    assert hidden(["Robbie rang.", "Robin rang."], robert, floor=FLOOR) == [True, False]
+    assert hidden(["Lena is away.", "Helena is away."], elena, floor=FLOOR) == [True, False]
+    assert resemblance("Lena Markovic", elena, floor=FLOOR) is not None
+    liam = [stone("Liam Ashdown", "family")]
+    assert resemblance("William Ashdown", liam, floor=FLOOR) is not None
+    # A common word that sounds like a forgotten name is that word.
+    thea = [stone("Thea", "family"), stone("Thea Lowry", "family", pk=2)]
+    assert hidden(["I had tea with Sam.", "Thea rang."], thea, floor=FLOOR) == [False, True]
+    # A word cut from the front of a name is a name, not a common word ("stance").
+    constance = [stone("Constance Hale", "person")]
+    assert hidden(["My stance on it changed."], constance, floor=FLOOR) == [False]
