@@ -397,7 +397,9 @@ class _Gate:
         reason = label_rejection(label)
         if reason is None:
             rules = self.snap.rules
-            reason = rules_rejection(obj.texts(), includes=rules.includes, excludes=rules.excludes)
+            reason = rules_rejection(
+                obj.texts(), includes=rules.includes, excludes=rules.excludes, label=label
+            )
         if reason is not None:
             self.reject(kind, label, reason)
             return False
@@ -659,7 +661,9 @@ class _Gate:
             self.reject(kind, p.on, RejectReason.EMPTY_TEXT.value)
             return False
         rules = self.snap.rules
-        reason = rules_rejection(p.texts(), includes=rules.includes, excludes=rules.excludes)
+        reason = rules_rejection(
+            p.texts(), includes=rules.includes, excludes=rules.excludes, label=p.on
+        )
         if reason is None and p.confidence < self.snap.min_confidence:
             reason = RejectReason.LOW_CONFIDENCE.value
         if reason is not None:

@@ -150,10 +150,51 @@ def core_key(key: str) -> str:
     return " ".join(words)
 
 
+# Words said before a person's name that are not the name, beyond :data:`_LEADING`: titles of
+# religion, rank or trade ("Father Brennan", "Rev Ogilvy", "Coach Rooke", "Nurse Ormond") and the
+# relations and roles the people extractor reads before a name ("my GP Dr Stroud", "my
+# godmother Liz", "my father-in-law Bill"). Only people's names are read with them
+# (:func:`person_name_words`): a "Coach Trip" or a "Father's Day" keeps its first word as a name.
+PERSON_LEADING = _LEADING | frozenset(
+    """
+    rev revd reverend pastor father fr vicar rabbi imam canon bishop deacon chaplain sr
+    coach nurse judge captain capt sgt sergeant officer detective inspector constable
+    councillor cllr senator mayor chef matron headteacher principal
+    gp dentist therapist physio physiotherapist vet counsellor counselor psychiatrist
+    psychologist midwife trainer teacher tutor landlord landlady director supervisor lead
+    intern classmate housemate buddy pal mentee spouse ex
+    godmother godfather godson goddaughter stepdad stepmom stepmum stepmother stepfather
+    stepson stepdaughter stepbrother stepsister niece nephew grandmother grandfather granddad
+    grandad gran nan nanna nanny grandson granddaughter mother father son daughter twin
+    in law
+    herr frau senor senora senorita senhor senhora monsieur madame mme mlle signor signora
+    """.split()
+)
+
+
+def person_name_words(key: str) -> list[str]:
+    """The words of the canonical ``key`` that are a person's name: :func:`name_words` less
+    the titles, relations and roles said before a name (:data:`PERSON_LEADING`), never all of
+    them ("rev thomas ogilvy" -> ["thomas", "ogilvy"], "my father in law bill" -> ["bill"],
+    "father brennan" -> ["brennan"])."""
+    words = name_words(key)
+    while len(words) > 1 and words[0] in PERSON_LEADING:
+        words = words[1:]
+    return words
+
+
+def is_person_title(word: str) -> bool:
+    """Whether ``word`` (lower case) is said before a person's name without being one: a
+    title, a relation or a role (:data:`PERSON_LEADING`)."""
+    return word in PERSON_LEADING
+
+
 # Titles that say a person is a man or a woman. "Mr Okafor" and "Mrs Okafor" are two people
 # of one family, never one name; "Dr Okafor" or "Okafor" may be either of them.
-_MEN = frozenset("mr sir lord master".split())
-_WOMEN = frozenset("mrs ms miss dame lady madam".split())
+_MEN = frozenset("mr sir lord master herr senor senhor monsieur signor".split())
+_WOMEN = frozenset(
+    "mrs ms miss dame lady madam frau senora senorita senhora madame mme mlle signora".split()
+)
 
 
 def title_gender(key: str) -> str:
@@ -164,7 +205,7 @@ def title_gender(key: str) -> str:
             return "m"
         if word in _WOMEN:
             return "f"
-        if word not in _LEADING:
+        if word not in PERSON_LEADING:
             return ""
     return ""
 

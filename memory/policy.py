@@ -7,7 +7,7 @@ import re
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
-from memory.keys import CACHED_KEY_CHARS, canonical_key
+from memory.keys import CACHED_KEY_CHARS, canonical_key, core_key, fold_key, titles_differ
 from memory.markup import TAG, label_text
 from memory.vocab import RejectReason
 
@@ -229,10 +229,34 @@ def _contains_phrase(haystack_words: Sequence[str], phrase_words: Sequence[str])
     )
 
 
+def excluded_name(label: str, excludes: Sequence[str]) -> bool:
+    """Whether the name ``label`` is an exclude term said with or without the words a name is
+    said with (:func:`memory.keys.core_key`: a title, a relation, "project"): an excluded
+    "Mr Adebayo" excludes a card "Adebayo" and an excluded "Project Moonbeam" a "Moonbeam",
+    as a suppression of them would. A title of the other gender is someone else: "Mrs
+    Adebayo" is not an excluded "Mr Adebayo"; and a name with more words is another name
+    ("Luka Markovic" is not an excluded "Dr Markovic")."""
+    key = canonical_key(label)
+    if not key or not excludes:
+        return False
+    mine = {core_key(key), fold_key(key)}
+    for term in excludes:
+        theirs = canonical_key(term)
+        if (
+            theirs
+            and not titles_differ(key, theirs)
+            and mine & {core_key(theirs), fold_key(theirs)}
+        ):
+            return True
+    return False
+
+
 def rules_rejection(
-    texts: Iterable[str], *, includes: Sequence[str], excludes: Sequence[str]
+    texts: Iterable[str], *, includes: Sequence[str], excludes: Sequence[str], label: str = ""
 ) -> str | None:
-    """Memory-rule verdict on every text an object carries. Excludes win over includes.
+    """Memory-rule verdict on every text an object carries, and on its ``label`` (or the
+    label of the memory it is a detail of) as a name (:func:`excluded_name`). Excludes win
+    over includes.
 
     Terms match whole words, case- and accent-insensitively ("Dr. Kowalski" matches
     "dr kowalski"; "box" does not match "boxing").
@@ -244,6 +268,8 @@ def rules_rejection(
         term_words = canonical_key(term).split()
         if any(_contains_phrase(words, term_words) for words in word_lists):
             return RejectReason.EXCLUDED_BY_RULE.value
+    if label and excluded_name(label, excludes):
+        return RejectReason.EXCLUDED_BY_RULE.value
     if includes:
         for term in includes:
             term_words = canonical_key(term).split()

@@ -54,7 +54,15 @@ from typing import Any
 import numpy as np
 from wordfreq import zipf_frequency
 
-from memory.keys import canonical_key, core_key, fold_key, name_words, title_gender
+from memory.keys import (
+    canonical_key,
+    core_key,
+    fold_key,
+    is_person_title,
+    name_words,
+    person_name_words,
+    title_gender,
+)
 from memory.recall.embed import DIM, MODEL_NAME, SCALE, embed, quantize
 from memory.recall.text import STOP_WORDS, is_distinctive, stem
 
@@ -96,12 +104,95 @@ def subject_words(key: str) -> list[str]:
 def _picking_words(key: str, person: bool) -> set[str]:
     """The words of ``key`` that pick its subject out: its distinctive words, and in a
     person's name also a common word that is a given name the nicknames list knows ("dan",
-    "anna"), never a common word that is not ("Apple" named as a person stays "apple")."""
-    words = subject_words(key)
+    "anna"), never a common word that is not ("Apple" named as a person stays "apple"). A
+    person's titles and relations ("father" in "Father Brennan") pick no one out."""
+    words = person_words(key) if person else subject_words(key)
     picked = {w for w in words if is_distinctive(w)}
     if person:
         picked |= {w for w in words if w not in STOP_WORDS and _given_name(w)}
     return picked
+
+
+def person_words(key: str) -> list[str]:
+    """The words of a person's name ``key`` (canonical) that are the name: its subject words
+    less the titles, relations and roles said before it (:func:`memory.keys.
+    person_name_words`: "rev thomas ogilvy" -> ["thomas", "ogilvy"])."""
+    words = person_name_words(key)
+    kept = [w for w in words if w not in _KIND]
+    return kept or words
+
+
+# Given names and their pet forms that the ``nicknames`` package's list lacks. Its list was
+# drawn from American genealogical records, so the forms said in Britain, Ireland and Europe
+# are missing ("Liam" for William, "Pippa" for Philippa, "Sasha" for Alexander, "Evie" for
+# Evelyn). Full name -> its pet forms; read both ways, like the package's list.
+MORE_NICKNAMES: dict[str, tuple[str, ...]] = {
+    "william": ("liam",),
+    "philippa": ("pippa", "pip", "pippy"),
+    "alexander": ("sasha", "sacha", "xander"),
+    "alexandra": ("sasha", "lexi", "lexie", "xandra"),
+    "imogen": ("immy", "imo"),
+    "katherine": ("kitty", "kat"),
+    "francesca": ("frankie", "fran", "cesca"),
+    "theodora": ("teddy", "dora"),
+    "caroline": ("caz", "caro", "carrie"),
+    "felicity": ("fliss", "flick"),
+    "evelyn": ("evie", "eve"),
+    "alfred": ("alfie",),
+    "isabel": ("izzy", "issy", "bel"),
+    "isabella": ("izzy", "issy"),
+    "margaret": ("mags", "maisie"),
+    "eleanor": ("nell", "nora"),
+    "helen": ("nell",),
+    "natalie": ("nat",),
+    "natalia": ("nat", "tasha"),
+    "ekaterina": ("katya", "katia"),
+    "anastasia": ("nastya", "stacey"),
+    "penelope": ("pen",),
+    "henrietta": ("hetty", "etta"),
+    "hugh": ("hughie",),
+    "ruairi": ("rory",),
+    "alistair": ("ali", "al"),
+    "alasdair": ("ali", "al"),
+    "alastair": ("ali", "al"),
+    "siobhan": ("shiv",),
+    "olivia": ("liv", "livvy"),
+    "millicent": ("millie",),
+    "camilla": ("millie", "milly", "cammy"),
+    "georgina": ("georgie", "gina"),
+    "rosalind": ("ros", "rosie"),
+    "susannah": ("sukie", "suzie"),
+    "clementine": ("clemmie", "clem"),
+    "annabel": ("bel", "belle"),
+    "jemima": ("mima", "jem"),
+    "araminta": ("minty",),
+    "benedict": ("ben", "benny"),
+    "sebastian": ("seb", "bas"),
+    "dominic": ("dom",),
+    "archibald": ("archie", "baldie"),
+    "rebecca": ("becca", "bex"),
+    "jessica": ("jess", "jessie"),
+    "bartholomew": ("bart", "barty"),
+    "cornelius": ("neil", "con"),
+    "christopher": ("kit", "topher"),
+    "harriet": ("hattie", "hatty"),
+    "matilda": ("tilly", "tillie"),
+}
+
+
+@lru_cache(maxsize=1)
+def _more_names() -> tuple[dict[str, frozenset[str]], dict[str, frozenset[str]]]:
+    """:data:`MORE_NICKNAMES` as two lookups: full name -> pet forms, pet form -> full names."""
+    nicks: dict[str, set[str]] = {}
+    fulls: dict[str, set[str]] = {}
+    for full, pets in MORE_NICKNAMES.items():
+        for pet in pets:
+            nicks.setdefault(full, set()).add(pet)
+            fulls.setdefault(pet, set()).add(full)
+    return (
+        {k: frozenset(v) for k, v in nicks.items()},
+        {k: frozenset(v) for k, v in fulls.items()},
+    )
 
 
 @lru_cache(maxsize=1)
@@ -111,24 +202,133 @@ def _nicknamer() -> Any:
     return NickNamer()
 
 
+def _nicknames_of(name: str) -> set[str]:
+    return set(_nicknamer().nicknames_of(name)) | set(_more_names()[0].get(name, ()))
+
+
+def _canonicals_of(name: str) -> set[str]:
+    return set(_nicknamer().canonicals_of(name)) | set(_more_names()[1].get(name, ()))
+
+
+_HARD_C = re.compile(r"c(?=[aoulrk]|$)")
+_INNER_Y = re.compile(r"(?<=.)y")
+
+
+@lru_cache(maxsize=65536)
+def spelling(word: str) -> str:
+    """How the given name ``word`` (lower case) sounds, roughly, so that two spellings of one
+    name meet: "ph" as "f", a hard "c" as "k", "th" as "t", "y" inside as "i", letters
+    undoubled, a pet ending "-ie", "-ey" or "-y" as "i", a final silent "e" dropped.
+    "catherine" and "katherine" -> "katerin", "philippa" and "phillipa" -> "filipa", "robbie"
+    and "robby" -> "robi"; "jane" and "jan" stay apart ("jane" -> "jan" only past four
+    letters: "jane" keeps its "e")."""
+    w = word.replace("ph", "f").replace("th", "t").replace("ck", "k")
+    if len(w) > 3 and w.endswith(("ie", "ey")):
+        w = w[:-2] + "i"
+    w = _INNER_Y.sub("i", _HARD_C.sub("k", w))
+    w = _undoubled(w)
+    if len(w) > 4 and w.endswith("e"):
+        w = w[:-1]
+    return w
+
+
+@lru_cache(maxsize=4096)
+def _sounds(names: frozenset[str]) -> frozenset[str]:
+    """The :func:`spelling` of each of ``names``."""
+    return frozenset(spelling(n) for n in names)
+
+
+def _name_like(word: str) -> bool:
+    """Whether ``word`` may be a given name said another way: a name the lists know, or a word
+    English does not ("tea" sounds like "Thea" and is tea)."""
+    return _given_name(word) or not _common(word)
+
+
+@lru_cache(maxsize=65536)
+def end_clipped(short: str, name: str) -> bool:
+    """Whether the given name ``short`` is the end of ``name``, four letters or more, as
+    people shorten names from the front ("lena" for "elena", "liam" for "william", "bella"
+    for "isabella"): a name the lists know, or a word English does not ("stance" is no
+    "constance")."""
+    if len(short) < 4 or len(name) <= len(short) or not name.endswith(short):
+        return False
+    return short.isalpha() and _name_like(short)
+
+
+@lru_cache(maxsize=1)
+def _spellings() -> dict[str, frozenset[str]]:
+    """Every name the lists know, by :func:`spelling`: the names spelled another way."""
+    namer = _nicknamer()
+    known = set(namer.nickname_lookup) | set(namer.canonical_lookup)
+    known |= set(MORE_NICKNAMES) | set(_more_names()[1])
+    out: dict[str, set[str]] = {}
+    for name in known:
+        if name.isalpha():
+            out.setdefault(spelling(name), set()).add(name)
+    return {k: frozenset(v) for k, v in out.items()}
+
+
+def _spelled_as(word: str) -> set[str]:
+    """``word`` and the names the lists know that are spelled like it ("catherine" ->
+    {"catherine", "katherine"})."""
+    return {word, *_spellings().get(spelling(word), ())}
+
+
 @lru_cache(maxsize=4096)
 def _given_name(word: str) -> bool:
-    namer = _nicknamer()
-    return bool(word.isalpha() and (namer.nicknames_of(word) or namer.canonicals_of(word)))
+    return bool(word.isalpha() and (_nicknames_of(word) or _canonicals_of(word)))
 
 
 @lru_cache(maxsize=4096)
 def name_variants(word: str) -> frozenset[str]:
     """The nicknames and full forms of the given name ``word`` (lower case), and theirs in
-    turn: "dan" -> daniel, danny, dann...; "theodore" -> theo, ted, teddy. Empty for a word
-    the list does not know as a name."""
-    namer = _nicknamer()
-    full = set(namer.canonicals_of(word)) | {word}
+    turn, from the ``nicknames`` package's list and :data:`MORE_NICKNAMES`, through every
+    spelling of each (:func:`spelling`): "dan" -> daniel, danny, dann...; "theodore" -> theo,
+    ted, teddy; "catherine" -> kate (the list has it under "katherine"). Empty for a word the
+    lists do not know as a name."""
+    full: set[str] = set()
+    for alike in _spelled_as(word):
+        full |= _canonicals_of(alike) | {alike}
+    full = {spelled for name in full for spelled in _spelled_as(name)}
     related = set(full)
     for name in full:
-        related |= namer.nicknames_of(name)
+        related |= _nicknames_of(name)
     related.discard(word)
     return frozenset(w for w in related if w.isalpha())
+
+
+# The endings a pet form puts on the start of a name ("Immy" for Imogen, "Evie" for Evelyn).
+_PET_ENDINGS = ("ie", "ey", "y", "i", "o")
+# A word this common in English (Zipf frequency in wordfreq's small list) is a word, not a pet
+# form: "berry" is no Bernadette, while "immy" (0) or "georgie" (3.0) are names.
+_COMMON_WORD = 3.5
+
+
+@lru_cache(maxsize=65536)
+def _common(word: str) -> bool:
+    return zipf_frequency(word, "en", wordlist="small") >= _COMMON_WORD
+
+
+@lru_cache(maxsize=65536)
+def pet_form(short: str, name: str) -> bool:
+    """Whether the given name ``short`` is a pet form of ``name`` that no list holds, made as
+    people make them: the start of the name (two letters or more), its last letter often
+    doubled, then "-ie", "-y", "-i" or "-o" ("immy" for "imogen", "tommo" for "thomas"), each
+    read as it sounds (:func:`spelling`).
+    A word the lists know as a name of its own is judged by the lists alone ("kelly" is not
+    "kelvin"), and a common English word is neither a pet form ("berry" for "bernadette")
+    nor a name with pet forms ("important" has no "immy")."""
+    if not (short.isalpha() and name.isalpha()) or len(short) < 3 or len(name) <= len(short):
+        return False
+    if _given_name(short) or _common(short) or (_common(name) and not _given_name(name)):
+        return False
+    whole = spelling(name)
+    for ending in _PET_ENDINGS:
+        if short.endswith(ending):
+            root = spelling(short[: -len(ending)])
+            if len(root) >= 2 and whole.startswith(root) and len(whole) >= len(root) + 2:
+                return True
+    return False
 
 
 @lru_cache(maxsize=65536)
@@ -141,9 +341,7 @@ def clipped(short: str, name: str) -> bool:
         return False
     if not (short.isalpha() and name.isalpha()):
         return False
-    return any(
-        _common_prefix(full, name) > len(short) for full in _nicknamer().canonicals_of(short)
-    )
+    return any(_common_prefix(full, name) > len(short) for full in _canonicals_of(short))
 
 
 def _common_prefix(a: str, b: str) -> int:
@@ -156,7 +354,18 @@ def _common_prefix(a: str, b: str) -> int:
 
 
 def _clipped_either(word: str, names: Iterable[str]) -> bool:
-    return any(clipped(word, name) or clipped(name, word) for name in names)
+    """Whether ``word`` is one of ``names`` cut short (at either end) or a pet form of it, or
+    the other way. A forgotten name that is the end of a word one letter longer is another
+    name ("Helena" for a forgotten "Elena"), while "William" is a forgotten "Liam"'s."""
+    return any(
+        clipped(word, name)
+        or clipped(name, word)
+        or pet_form(word, name)
+        or pet_form(name, word)
+        or end_clipped(word, name)
+        or (end_clipped(name, word) and len(word) - len(name) >= 2)
+        for name in names
+    )
 
 
 @lru_cache(maxsize=65536)
@@ -232,9 +441,20 @@ class FullName:
     # "m" or "f" when the name was said with a title that says which ("Mr Gregor Halloway"):
     # the same surname after a title of the other ("Mrs Halloway") is someone else.
     gender: str = ""
+    # The particles said before the surname ("o" of "O'Neill", "van der" of "van der Berg"):
+    # parts of the surname, not given names.
+    particles: frozenset[str] = frozenset()
 
     def given_hit(self, word: str) -> bool:
-        return _undoubled(word) in self.given or _clipped_either(word, self.said)
+        return (
+            _undoubled(word) in self.given
+            or (spelling(word) in _sounds(self.given) and _name_like(word))
+            or _clipped_either(word, self.said)
+        )
+
+    def initial(self, word: str) -> bool:
+        """Whether the single letter ``word`` is the initial of a given name as said."""
+        return len(word) == 1 and any(name.startswith(word) for name in self.said)
 
     def surname_hit(self, word: str) -> bool:
         return _undoubled(word) == self.surname or stem(word) == stem(self.surname)
@@ -242,10 +462,16 @@ class FullName:
 
 def full_name(key: str) -> FullName | None:
     """The parts of a person's name ``key`` (canonical) when it has two words or more:
-    "harriet vane" -> given {harriet, hattie}, surname "vane"; None for one word ("dan")."""
-    words = [w for w in subject_words(key) if w not in STOP_WORDS]
+    "harriet vane" -> given {harriet, hattie}, surname "vane"; None for one word ("dan").
+    Titles, relations and roles before it are not its parts ("rev thomas ogilvy")."""
+    words = [w for w in person_words(key) if w not in STOP_WORDS]
     if len(words) < 2:
         return None
+    particles: list[str] = []
+    while len(words) > 1 and words[-2] in SURNAME_PARTICLES:
+        particles.append(words.pop(-2))
+    if len(words) < 2:
+        return None  # a surname alone with its particles ("Mrs O'Neill"): one name
     given: set[str] = set()
     for word in words[:-1]:
         given |= {word, *name_variants(word)}
@@ -254,7 +480,15 @@ def full_name(key: str) -> FullName | None:
         _undoubled(words[-1]),
         frozenset(words[:-1]),
         title_gender(key),
+        frozenset(particles),
     )
+
+
+#: Words said before a surname as part of it: "O'Neill" (canonical "o neill"), "McAllister"
+#: said "Mc Allister", "van der Berg", "de la Cruz", "St John".
+SURNAME_PARTICLES = frozenset(
+    "o mc mac van von de der den da di du del della le la st ter ten dos das ap".split()
+)
 
 
 def names_person(words: Sequence[str], name: FullName) -> bool:
@@ -262,14 +496,22 @@ def names_person(words: Sequence[str], name: FullName) -> bool:
     (or a nickname) and surname, its given name alone or its surname alone ("Harriet", "Ms
     Vane", "Hattie Vane" for "Harriet Vane"), and no other name word. Another given name before
     the surname ("Peter Vane") or another surname after the given name ("Harriet Jones") is
-    someone else who shares a name with them."""
+    someone else who shares a name with them. A title, relation or role is no name word
+    ("Father Ogilvy", "Coach Rooke", "my GP Stroud"). A single letter is an initial: of their
+    given name it is that name ("J Castellan" for "John Castellan"), after their given name a
+    middle name's ("John F Castellan"); of another name alone, someone else ("P Castellan")."""
     if _other_gender(title_gender(" ".join(words)), name.gender):
         return False
     surname = [w for w in words if name.surname_hit(w)]
-    given = [w for w in words if w not in surname and name.given_hit(w)]
+    given = [w for w in words if w not in surname and (name.given_hit(w) or name.initial(w))]
     if not surname and not given:
         return False
-    return all(w in STOP_WORDS for w in words if w not in surname and w not in given)
+    rest = [w for w in words if w not in surname and w not in given and w not in name.particles]
+    middle = any(len(w) > 1 for w in given)
+    return all(
+        w in STOP_WORDS or is_person_title(w) or (middle and len(w) == 1 and w.isalpha())
+        for w in rest
+    )
 
 
 @lru_cache(maxsize=65536)
@@ -508,6 +750,8 @@ def _variant_of(word: str, t: Tombstone) -> bool:
         return True
     if not t.person:
         return False
+    if len(word) > 2 and spelling(word) in _sounds(t.variants | t.words) and _name_like(word):
+        return True
     return any(_undoubled(word) == _undoubled(w) for w in t.words) or _clipped_either(word, t.words)
 
 
@@ -585,27 +829,58 @@ class _Token:
     word: str  # lower case, or the punctuation mark
     capital: bool  # a capitalised word that does not start its sentence: part of a name
     alpha: bool
+    # A capitalised word that starts its sentence: a name's part when it is a given name or a
+    # word English does not know ("Peter" in "Peter Vane is my coach"), not "Yesterday".
+    opens: bool = False
 
 
 def tokens(text: str) -> list[_Token]:
     """The words and punctuation of a message, each word marked when it is capitalised
-    where a sentence does not start (so it is a name's part: "Peter" in "with Peter Vane")."""
+    where a sentence does not start (so it is a name's part: "Peter" in "with Peter Vane"),
+    or capitalised where it starts one (``opens``)."""
     out: list[_Token] = []
     for match in _TOKEN.finditer(text):
         raw = match.group()
         start = not out or out[-1].word in {".", "!", "?", "\n"}
         alpha = raw[0].isalpha()
-        out.append(_Token(raw.lower(), alpha and raw[0].isupper() and not start, alpha))
+        upper = alpha and raw[0].isupper()
+        # A word as its key ("Zoë" -> "zoe", "Kjær" -> "kjaer"), as the names it is compared
+        # with are: lower case alone kept the accents, so "Zoë called." never named a Zoë.
+        word = (canonical_key(raw) or raw.lower()) if alpha else raw
+        out.append(_Token(word, upper and not start, alpha, upper and start))
     return out
+
+
+# A capitalised word that starts a sentence at least this common in English (Zipf) is that
+# word ("Yesterday", "Today", "Finally"), not a name: given names stay below it ("Hans" 3.8,
+# "Graham" 4.3, "Juan" 4.1) unless the nicknames list knows them ("Peter" 4.9).
+_OPENER = 4.5
+
+
+def _name_part(token: _Token) -> bool:
+    """Whether ``token`` may be part of a name: capitalised inside its sentence, or at its
+    start when it is a given name the lists know, or a word less common than a sentence's
+    usual openers that is not an adverb in "-ly" ("Peter Vane is my coach", "Hans Müller is
+    my coach": each starts its sentence and is still a name; "Luckily Vane called" is not)."""
+    if token.capital:
+        return True
+    if not token.opens:
+        return False
+    if _given_name(token.word):
+        return True
+    return not token.word.endswith("ly") and (
+        zipf_frequency(token.word, "en", wordlist="small") < _OPENER
+    )
 
 
 def _other_name(token: _Token | None, name: FullName) -> bool:
     """Whether ``token`` is another part of another person's name beside a part of ``name``:
-    a capitalised word that is not a stop word, a title or relation, or ``name``'s own."""
-    if token is None or not token.capital or token.word in STOP_WORDS:
+    a capitalised word (:func:`_name_part`) that is not a stop word, a title or relation, or
+    ``name``'s own."""
+    if token is None or token.word in STOP_WORDS or not _name_part(token):
         return False
-    if name_words(f"{token.word} {name.surname}") == [name.surname]:
-        return False  # a title, a relation or an article ("Ms Vane", "my aunt Vane")
+    if is_person_title(token.word):
+        return False  # a title, a relation or a role ("Ms Vane", "Father Vane", "GP Vane")
     return not (name.given_hit(token.word) or name.surname_hit(token.word))
 
 
@@ -616,7 +891,7 @@ def speaks_of_person(said: Sequence[_Token], name: FullName) -> bool:
     for i, token in enumerate(said):
         if not token.alpha:
             continue
-        before = said[i - 1] if i else None
+        before = _before_surname(said, i, name)
         after = said[i + 1] if i + 1 < len(said) else None
         if before is not None and _other_gender(_title_of(before.word), name.gender):
             continue  # "Mrs Halloway" for a forgotten "Mr Gregor Halloway": someone else
@@ -625,6 +900,16 @@ def speaks_of_person(said: Sequence[_Token], name: FullName) -> bool:
         if name.given_hit(token.word) and not _other_name(after, name):
             return True
     return False
+
+
+def _before_surname(said: Sequence[_Token], i: int, name: FullName) -> _Token | None:
+    """The word before ``said[i]``, past the surname's particles and the apostrophe or hyphen
+    between them ("Peter" in "Peter O'Neill"), so another given name before a surname said
+    with its particles is still seen."""
+    j = i - 1
+    while j >= 0 and (said[j].word in {"'", "’", "-"} or said[j].word in name.particles):
+        j -= 1
+    return said[j] if j >= 0 else None
 
 
 def _title_of(word: str) -> str:

@@ -144,8 +144,12 @@ def label_refusal(
             return Refusal(text, by_id[like.tombstone.id])
     excludes = rule_excludes(owner)
     for text in texts:
-        if excludes and rules_rejection([text], includes=(), excludes=excludes):
-            term = next(t for t in excludes if rules_rejection([text], includes=(), excludes=[t]))
+        if excludes and rules_rejection([text], includes=(), excludes=excludes, label=text):
+            term = next(
+                t
+                for t in excludes
+                if rules_rejection([text], includes=(), excludes=[t], label=text)
+            )
             return Refusal(text, None, rule=term)
     for text, like in found:
         if like is not None:

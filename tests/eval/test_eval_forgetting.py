@@ -167,6 +167,17 @@ def test_a_way_back_the_story_cannot_try_is_skipped_and_said() -> None:
         ("old-neighbour", ["suppress", "forget_what_was_said"], ["new_conversation"]),
         # Initials written in capitals ("RLS").
         ("legs", ["forget_what_was_said"], ["variant_nickname", "mcp_create_entities"]),
+        # A pet form no list holds ("Immy"), said again in several sessions; "Imran Shah" kept.
+        ("running-friend", ["suppress", "forget_what_was_said"], ["variant_nickname"]),
+        # A nickname listed under another spelling ("Kate" for Catherine), a title of rank.
+        ("mentor", ["suppress"], ["variant_nickname", "variant_title"]),
+        # A rule that excludes "Mr Adebayo" excludes "Adebayo" too, so "Mrs Adebayo", said
+        # later, is her own card and not folded into his.
+        ("old-neighbour", ["memory_rule_exclude"], ["repeated_mentions"]),
+        # A title of religion for a name first said without one ("Father Ogilvy").
+        ("pastor", ["suppress"], ["variant_title"]),
+        # A namesake who starts the keep sentence ("Simon Quennell is my coach.") is kept.
+        ("tutor", ["forget_what_was_said"], ["new_conversation"]),
     ],
 )
 def test_other_words_for_a_person_or_a_name_hold(

@@ -520,6 +520,31 @@ def test_excludes_beat_includes() -> None:
     assert [s.text for s in plan.new_slices] == ["health checkup in June"]
 
 
+def test_an_excluded_name_is_excluded_with_its_title_or_kind_dropped() -> None:
+    """A rule that excludes "Mr Adebayo" excludes the card "Adebayo" (the same name, its
+    title dropped), as a suppression would; "Mrs Adebayo" is another person and "Luka
+    Markovic" is not an excluded "Dr Markovic"."""
+    rules = RulesRef(excludes=("Mr Adebayo", "Dr Markovic", "Project Moonbeam"))
+    labels = ["Adebayo", "Mrs Adebayo", "Markovic", "Luka Markovic", "Moonbeam", "Sunbeam"]
+    plan = plan_writes([node(label) for label in labels], snap(rules=rules))
+    assert reasons(plan) == [
+        ("node", "Adebayo", "excluded_by_rule"),
+        ("node", "Markovic", "excluded_by_rule"),
+        ("node", "Moonbeam", "excluded_by_rule"),
+    ]
+    assert [c.label for c in plan.new_candidates] == ["Mrs Adebayo", "Luka Markovic", "Sunbeam"]
+
+
+def test_a_detail_of_an_excluded_name_is_excluded() -> None:
+    rules = RulesRef(excludes=("Mr Adebayo",))
+    plan = plan_writes(
+        [slice_("Adebayo", "moved to Leeds"), slice_("Mrs Adebayo", "is very kind")],
+        snap(nodes=(ref(1, "Adebayo", "person"), ref(2, "Mrs Adebayo", "person")), rules=rules),
+    )
+    assert reasons(plan) == [("slice", "Adebayo", "excluded_by_rule")]
+    assert [s.text for s in plan.new_slices] == ["is very kind"]
+
+
 def test_rules_apply_to_references_and_evidence_quotes() -> None:
     quote = (EvidenceSpan(message_id="M0", quote="my grandmother died last spring"),)
     rules = RulesRef(excludes=("died",))

@@ -10,10 +10,13 @@ from memory.keys import (
     canonical_key,
     core_key,
     fold_key,
+    is_person_title,
     key_tokens,
     mistyped,
     name_words,
+    person_name_words,
     same_subject,
+    title_gender,
 )
 
 
@@ -201,3 +204,32 @@ def test_a_slip_is_folded_in_a_label_of_two_words_not_in_a_name_on_its_own() -> 
     assert same_subject("electirc car", "electric car")
     assert fold_key("apartmnet") == "apartmnet"  # one word: as likely a name as a slip
     assert not same_subject("marlen voss", "marten voss")
+
+    ("key", "words"),
+    [
+        ("rev thomas ogilvy", ["thomas", "ogilvy"]),
+        ("father brennan", ["brennan"]),
+        ("coach daniel rooke", ["daniel", "rooke"]),
+        ("my gp dr imogen stroud", ["imogen", "stroud"]),
+        ("my father in law bill", ["bill"]),
+        ("nurse", ["nurse"]),  # never all of them
+    ],
+)
+def test_a_persons_name_is_read_without_its_titles_relations_and_roles(
+    key: str, words: list[str]
+) -> None:
+    assert person_name_words(key) == words
+
+
+def test_titles_of_trade_and_rank_are_only_set_aside_from_peoples_names() -> None:
+    # A "Coach Trip" or "Father's Day" is not a trip or a day as far as a suppression goes.
+    assert core_key("coach trip") == "coach trip"
+    assert core_key("father s day") == "father s day"
+    assert is_person_title("reverend") and is_person_title("gp") and not is_person_title("rose")
+
+
+def test_a_gendered_title_is_read_after_a_role() -> None:
+    assert title_gender("my gp mrs stroud") == "f"
+    assert title_gender("father ogilvy") == ""  # a priest's title says nothing here
+    assert title_gender("stroud") == ""
+    assert title_gender("frau muller") == "f" and title_gender("herr kjaer") == "m"

@@ -27,6 +27,7 @@ from memory.services.review import (
     merge_preview,
 )
 from memory.services.rollback import SuppressedRollback, revision_rollback
+from memory.services.rules import memory_rule_update
 from memory.services.tokens import token_create
 from tests.factories import make_candidate, make_node
 
@@ -68,6 +69,18 @@ def test_a_rename_to_a_spelling_of_a_forgotten_name_is_refused(
     assert f"suppression {forgotten.pk}" in str(refused.value)
     unchanged(Node.objects.get(pk=atlas.pk))
     assert not Revision.objects.filter(kind="node", object_id=atlas.pk, number=2).exists()
+
+
+def test_a_rename_to_an_excluded_name_with_its_title_dropped_is_refused(atlas: Node) -> None:
+    """A memory rule that excludes "Mr Adebayo" refuses "Adebayo" as a name, not "Mrs
+    Adebayo" (another person of the family)."""
+    memory_rule_update(owner=atlas.owner, changes={"excludes": ["Mr Adebayo"]})
+    with pytest.raises(LabelSuppressed, match="Mr Adebayo"):
+        node_update(node=atlas, label="Adebayo")
+    unchanged(Node.objects.get(pk=atlas.pk))
+    node_update(node=atlas, label="Mrs Adebayo")
+    atlas.refresh_from_db()
+    assert atlas.label == "Mrs Adebayo"
 
 
 def test_a_rename_that_shares_only_a_common_word_is_made(

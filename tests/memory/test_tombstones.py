@@ -18,10 +18,12 @@ from memory.tombstones import (
     hidden,
     name_variants,
     names_person,
+    pet_form,
     resemblance,
     shares_name,
     sign,
     spelled_alike,
+    spelling,
     tombstone,
     weight,
 )
@@ -364,3 +366,174 @@ def test_an_entity_whose_facts_name_something_forgotten_is_held() -> None:
     assert [n.label for n in plan.new_nodes] == ["Greta"]
     (card,) = plan.new_candidates
     assert card.label == "Stepdad" and card.resembles == 4 and "Gregor Halloway" in card.held_why
+
+
+# --- given names in other forms, titles of trade and rank --------------------------------------
+
+
+def test_two_spellings_of_one_given_name_share_its_nicknames() -> None:
+    assert spelling("catherine") == spelling("katherine")
+    assert spelling("philippa") == spelling("phillipa")
+    assert spelling("jane") != spelling("jan")
+    # The package's list has "kate" under "katherine" only.
+    assert "kate" in name_variants("catherine") and "catherine" in name_variants("kate")
+
+
+def test_pet_forms_the_package_lacks_are_known() -> None:
+    assert "liam" in name_variants("william") and "william" in name_variants("liam")
+    assert "pippa" in name_variants("philippa") and "sasha" in name_variants("alexander")
+    assert "evie" in name_variants("evelyn")
+
+
+@pytest.mark.parametrize(
+    ("short", "name", "expected"),
+    [
+        ("jemmy", "jemima", True),  # the start of the name, its letter doubled, "-y"
+        ("tommo", "thomas", True),  # as it sounds: "th" is "t"
+        ("ottie", "ottoline", True),
+        ("imran", "imogen", False),  # no pet ending: another name
+        ("berry", "bernadette", False),  # a common English word
+        ("kelly", "kelvin", False),  # a name of its own, which the lists know
+        ("im", "imogen", False),  # too short to say
+        ("immy", "important", False),  # a common word has no pet forms
+    ],
+)
+def test_a_pet_form_is_the_start_of_a_name_and_a_pet_ending(
+    short: str, name: str, expected: bool
+) -> None:
+    assert pet_form(short, name) is expected
+
+
+@pytest.mark.parametrize(
+    ("forgotten", "label"),
+    [
+        ("Catherine Ferris", "Kate Ferris"),  # a nickname listed under another spelling
+        ("Catherine Ferris", "Kate"),
+        ("William Ashdown", "Liam"),  # a nickname the package lacks
+        ("Imogen Stroud", "Immy"),  # a pet form no list holds
+        ("Imogen Stroud", "Immy Stroud"),
+        ("Dr Philippa Marchetti", "Pippa Marchetti"),
+        ("Alexander Brandt", "Sasha Brandt"),
+        ("Rev Thomas Ogilvy", "Father Ogilvy"),  # a title of religion changed
+        ("Rev Thomas Ogilvy", "Tom Ogilvy"),  # and dropped
+        ("Thomas Ogilvy", "Reverend Ogilvy"),  # and added
+        ("Imogen Stroud", "Coach Stroud"),
+        ("Imogen Stroud", "Prof Stroud"),
+    ],
+)
+def test_a_person_in_other_words_or_titles_looks_like_them(forgotten: str, label: str) -> None:
+    found = resemblance(label, [stone(forgotten, "person")], floor=FLOOR)
+    assert found is not None and not found.exact and "may name the same person" in found.why
+    assert hidden([f"I saw {label} at the station."], [stone(forgotten, "person")], floor=FLOOR)
+
+
+@pytest.mark.parametrize(
+    ("forgotten", "label"),
+    [
+        ("Catherine Ferris", "Kathleen Ward"),  # another given name, another surname
+        ("Catherine Ferris", "Kate Ward"),  # a nickname of hers, another surname
+        ("William Ashdown", "Will Prentice"),
+        ("Imogen Stroud", "Imran Shah"),  # starts alike, no pet form
+        ("Imogen Stroud", "Immy Holt"),  # her pet form, another surname
+        ("Imogen Stroud", "Peter Stroud"),  # her surname, another given name
+        ("Dr Philippa Marchetti", "Philip Marsh"),
+        ("Mr Thomas Ogilvy", "Mrs Ogilvy"),  # the same surname, a woman's title
+        ("Thomas Ogilvy", "Rev Peter Ogilvy"),  # a title does not make another given name his
+    ],
+)
+def test_someone_else_who_shares_a_name_or_its_start_does_not(forgotten: str, label: str) -> None:
+    stones = [stone(forgotten, "person")]
+    assert resemblance(label, stones, floor=FLOOR) is None
+    assert hidden([f"I saw {label} at the station."], stones, floor=FLOOR) == [False]
+
+
+def test_a_title_of_trade_is_no_given_name() -> None:
+    """ "Rev" or "Coach" before a name was read as a given name: any "Rev Smith" was the
+    forgotten reverend."""
+    parts = full_name(canonical_key("Rev Thomas Ogilvy"))
+    assert parts is not None and "rev" not in parts.given and parts.surname == "ogilvy"
+    assert stone("Father Brennan", "person").words == frozenset({"brennan"})
+
+
+def test_a_forgotten_pet_form_does_not_hide_words_that_start_like_it() -> None:
+    immy = stone("Immy", "person")
+    said = ["It is important to me.", "I can imagine that.", "Imogen called."]
+    assert hidden(said, [immy], floor=FLOOR) == [False, False, True]
+
+
+def test_a_namesake_whose_name_starts_the_sentence_is_someone_else() -> None:
+    """A word that starts a sentence is capitalised whatever it is, so it was never read as
+    a name: "Simon Quennell is my coach." was hidden for a forgotten "Frederick Quennell"."""
+    fred = stone("Frederick Quennell", "person")
+    said = [
+        "Simon Quennell is my coach.",  # another given name, starting the sentence
+        "Freddie Quennell is my tutor.",  # his nickname, starting it
+        "Quennell called.",  # his surname alone
+        "Yesterday Quennell called.",  # a common word is no given name
+    ]
+    assert hidden(said, [fred], floor=FLOOR) == [False, True, True, True]
+
+
+def test_initials_of_a_persons_given_names() -> None:
+    john = [stone("John Castellan", "person")]
+    for label in ("J Castellan", "J. Castellan", "John F Castellan", "John F. Castellan"):
+        found = resemblance(label, john, floor=FLOOR)
+        assert found is not None and "may name the same person" in found.why, label
+    # Another initial alone is someone else of the family.
+    assert resemblance("P Castellan", john, floor=FLOOR) is None
+    assert resemblance("P J Castellan", john, floor=FLOOR) is None
+
+
+def test_a_surnames_particles_are_part_of_it() -> None:
+    """ "O'Neill" is "o neill" as a key: the "o" was read as a given name, so any "Peter
+    O'Neill" was hidden for a forgotten "Siobhan O'Neill"."""
+    parts = full_name(canonical_key("Siobhan O'Neill"))
+    assert parts is not None and parts.surname == "neil" and "o" not in parts.given  # undoubled
+    siobhan = [stone("Siobhan O'Neill", "person")]
+    assert resemblance("Mrs O'Neill", siobhan, floor=FLOOR) is not None
+    assert resemblance("Shiv O'Neill", siobhan, floor=FLOOR) is not None
+    assert resemblance("Peter O'Neill", siobhan, floor=FLOOR) is None
+    said = ["Peter O'Neill is my coach.", "My coach Peter O'Neill.", "Mrs O'Neill rang."]
+    assert hidden(said, siobhan, floor=FLOOR) == [False, False, True]
+    hidden_too = ["Siobhan O'Neill rang.", "Siobhan rang.", "I met Siobhan O'Brien."]
+    assert hidden(hidden_too, siobhan, floor=FLOOR) == [True, True, False]
+    # A surname alone with its particle is one name, not a given name and a surname.
+    assert full_name(canonical_key("Mrs O'Neill")) is None
+
+
+def test_a_message_names_a_person_with_or_without_accents() -> None:
+    """A message's words are read as keys, like the names they are compared with: "Zoë
+    called." was not hidden for a forgotten "Zoë Müller" (its words kept their accents)."""
+    zoe = [stone("Zoë Müller", "person")]
+    said = ["Zoë called.", "Zoe Muller called.", "Frau Müller called.", "Hans Müller is my coach."]
+    assert hidden(said, zoe, floor=FLOOR) == [True, True, True, False]
+    assert resemblance("Frau Müller", zoe, floor=FLOOR) is not None
+    # A title of the other gender, in German, is someone else.
+    herr = [stone("Herr Kjær", "person")]
+    assert resemblance("Frau Kjær", herr, floor=FLOOR) is None
+    assert resemblance("Kjaer", herr, floor=FLOOR) is not None
+
+
+def test_an_opening_word_is_a_name_only_when_it_can_be_one() -> None:
+    fred = [stone("Frederick Quennell", "person")]
+    said = ["Graham Quennell is my coach.", "Luckily Quennell called.", "Today Quennell called."]
+    assert hidden(said, fred, floor=FLOOR) == [False, True, True]
+
+
+def test_pet_endings_and_names_cut_from_the_front() -> None:
+    """ "Robbie" is only "Roberta"'s in the package's list ("Robby" is Robert's): the pet
+    endings are read alike. "Lena" is the end of "Elena"."""
+    assert spelling("robbie") == spelling("robby")
+    robert = [stone("Robert Pendleford", "family")]
+    elena = [stone("Dr Elena Markovic", "person")]
+    assert hidden(["Robbie rang.", "Robin rang."], robert, floor=FLOOR) == [True, False]
+    assert hidden(["Lena is away.", "Helena is away."], elena, floor=FLOOR) == [True, False]
+    assert resemblance("Lena Markovic", elena, floor=FLOOR) is not None
+    liam = [stone("Liam Ashdown", "family")]
+    assert resemblance("William Ashdown", liam, floor=FLOOR) is not None
+    # A common word that sounds like a forgotten name is that word.
+    thea = [stone("Thea", "family"), stone("Thea Lowry", "family", pk=2)]
+    assert hidden(["I had tea with Sam.", "Thea rang."], thea, floor=FLOOR) == [False, True]
+    # A word cut from the front of a name is a name, not a common word ("stance").
+    constance = [stone("Constance Hale", "person")]
+    assert hidden(["My stance on it changed."], constance, floor=FLOOR) == [False]
