@@ -205,6 +205,8 @@ def test_a_slip_is_folded_in_a_label_of_two_words_not_in_a_name_on_its_own() -> 
     assert fold_key("apartmnet") == "apartmnet"  # one word: as likely a name as a slip
     assert not same_subject("marlen voss", "marten voss")
 
+
+@pytest.mark.parametrize(
     ("key", "words"),
     [
         ("rev thomas ogilvy", ["thomas", "ogilvy"]),
