@@ -7,30 +7,18 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from django.db import connection
-from django.db.migrations.executor import MigrationExecutor
 
 from memory.models import Candidate
+from tests.migrations import apps_before, migrate_to_latest
 
 BEFORE = [("memory", "0074_embeddings_serving_model")]
-
-
-def _executor() -> MigrationExecutor:
-    executor = MigrationExecutor(connection)
-    executor.loader.build_graph()
-    return executor
 
 
 @pytest.fixture
 def before_refold(transactional_db: None) -> Iterator[Any]:
     """The historical apps just before the migration; back to head afterwards."""
-    _executor().migrate(BEFORE)
-    try:
-        loader = _executor().loader
-        yield loader.project_state(list(loader.applied_migrations)).apps
-    finally:
-        executor = _executor()
-        executor.migrate(executor.loader.graph.leaf_nodes())
+    with apps_before(BEFORE) as apps:
+        yield apps
 
 
 def test_mistyped_guesses_get_the_corrected_fold_key(before_refold: Any) -> None:
@@ -46,8 +34,7 @@ def test_mistyped_guesses_get_the_corrected_fold_key(before_refold: Any) -> None
             ("Annika Berg", "annika berg", "annika berg"),
         ]
     }
-    executor = _executor()
-    executor.migrate(executor.loader.graph.leaf_nodes())
+    migrate_to_latest()
     folds = dict(Candidate.objects.filter(pk__in=rows.values()).values_list("pk", "fold_key"))
     assert folds[rows["Elcetric car"]] == "electric car"
     assert folds[rows["Pottery classes"]] == "pottery"

@@ -9,30 +9,19 @@ from typing import Any
 
 import pytest
 from django.db import connection
-from django.db.migrations.executor import MigrationExecutor
 
 from memory.models import Candidate
+from tests.migrations import apps_before, migrate, migrate_to_latest
 
 BEFORE = [("memory", "0069_speed_recalldoc_owner_index")]
 SAID = datetime(2021, 5, 2, 20, 15, tzinfo=UTC)
 
 
-def _executor() -> MigrationExecutor:
-    executor = MigrationExecutor(connection)
-    executor.loader.build_graph()
-    return executor
-
-
 @pytest.fixture
 def before_triage(transactional_db: None) -> Iterator[Any]:
     """The historical apps just before the migration; back to head afterwards."""
-    _executor().migrate(BEFORE)
-    try:
-        loader = _executor().loader
-        yield loader.project_state(list(loader.applied_migrations)).apps
-    finally:
-        executor = _executor()
-        executor.migrate(executor.loader.graph.leaf_nodes())
+    with apps_before(BEFORE) as apps:
+        yield apps
 
 
 def test_old_guesses_get_their_said_times_and_value(before_triage: Any) -> None:
@@ -55,8 +44,7 @@ def test_old_guesses_get_their_said_times_and_value(before_triage: Any) -> None:
     )  # fmt: skip
     Evidence.objects.create(owner=user, candidate=quoted, quote="a", message_ts=SAID)
     Evidence.objects.create(owner=user, candidate=quoted, quote="b", transcript=chat)
-    executor = _executor()
-    executor.migrate(executor.loader.graph.leaf_nodes())
+    migrate_to_latest()
     pepper = Candidate.objects.get(pk=quoted.pk)
     assert (pepper.first_said_at, pepper.last_said_at) == (SAID, SAID + timedelta(days=9))
     assert pepper.value == pepper.value_now() > 0
@@ -65,7 +53,7 @@ def test_old_guesses_get_their_said_times_and_value(before_triage: Any) -> None:
     assert naples.value == naples.value_now() < pepper.value
     assert pepper.expired_receipt_id is None and pepper.restored_at is None
     # and back: the fields go, the rows stay
-    _executor().migrate(BEFORE)
+    migrate(BEFORE)
     columns = {c.name for c in connection.introspection.get_table_description(
         connection.cursor(), Candidate._meta.db_table
     )}  # fmt: skip
