@@ -113,11 +113,19 @@ class UmeOAuth2Validator(OAuth2Validator):
         rather than rotated, the toolkit revokes the token's whole family, as before. The
         grace is ume's, not the toolkit's (whose grace would answer with the old pair, which
         hashed storage cannot do)."""
-        if _rotated_moments_ago(refresh_token):
-            raise errors.InvalidGrantError(description=ROTATED_MOMENTS_AGO, request=request)
-        valid = bool(
-            super().validate_refresh_token(refresh_token, client, request, *args, **kwargs)
-        )
+        with transaction.atomic():
+            # The presented token's row is held while deciding: a concurrent rotation of it
+            # has either committed (its pair is seen, and this request is refused as rotated
+            # moments ago) or waits until this validation is done (and this request then loses
+            # the claim in ``_claim_rotation``). Never between the two reads: there the
+            # toolkit would see a token just revoked, call it reused and revoke the family,
+            # the winner's new pair with it.
+            _hold(refresh_token)
+            if _rotated_moments_ago(refresh_token):
+                raise errors.InvalidGrantError(description=ROTATED_MOMENTS_AGO, request=request)
+            valid = bool(
+                super().validate_refresh_token(refresh_token, client, request, *args, **kwargs)
+            )
         rotated = getattr(request, "refresh_token_instance", None)
         if valid and rotated is not None and rotated.revoked is not None:
             raise errors.InvalidGrantError(description=ROTATED_MOMENTS_AGO, request=request)
@@ -171,6 +179,13 @@ ROTATED_MOMENTS_AGO = (
     "this refresh token was exchanged moments ago by another request of this client; "
     "use the tokens that request received"
 )
+
+
+def _hold(refresh_token: str) -> None:
+    """Lock the rows of ``refresh_token`` until the transaction ends (PostgreSQL; SQLite lets
+    one writer in at a time anyway)."""
+    rows = get_refresh_token_model().objects.select_for_update()
+    list(rows.filter(token_checksum=_sha256(refresh_token)).only("pk"))
 
 
 def _rotated_moments_ago(refresh_token: str) -> bool:

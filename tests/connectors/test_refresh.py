@@ -15,6 +15,7 @@ from django.utils import timezone
 from oauth2_provider.models import get_access_token_model, get_refresh_token_model
 from pytest_django import Settings
 
+from connectors import oauth
 from connectors.oauth import ROTATED_MOMENTS_AGO
 from tests.connectors.conftest import Pkce, register, session_cookies
 from tests.connectors.test_oauth_negative import (
@@ -104,6 +105,57 @@ def test_twelve_simultaneous_refreshes_rotate_once_and_keep_the_client_signed_in
     again = refresh(base_url, client_id, pair["refresh_token"])
     assert again.status_code == 200, again.text
     assert calls_mcp(base_url, again.json()["access_token"])
+
+
+@pytest.mark.postgres
+@pytest.mark.skipif(
+    connection.vendor != "postgresql",
+    reason="needs parallel connections and row locks: runs on PostgreSQL (DATABASE_URL=...)",
+)
+def test_a_rotation_landing_inside_another_refreshs_validation_signs_no_one_out(
+    base_url: str, owner: User, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The race CI once caught: refresh A has checked that its token is not rotated, and
+    refresh B of the same token comes in before A reads it again. B must not rotate between
+    A's two reads: A would see a token just revoked, take it for a reused one and revoke the
+    family, B's new pair with it. A holds the token's row while it decides."""
+    client_id, issued = connect(base_url, owner)
+    checked, rotated = threading.Event(), threading.Event()
+    real = oauth._rotated_moments_ago
+    calls: list[int] = []
+
+    def paused_after_the_first_check(token: str) -> bool:
+        answer = real(token)
+        calls.append(1)
+        if len(calls) == 1:  # refresh A: give B the time to rotate, if it can
+            checked.set()
+            rotated.wait(timeout=2)
+        return answer
+
+    monkeypatch.setattr(oauth, "_rotated_moments_ago", paused_after_the_first_check)
+    responses: dict[str, httpx.Response] = {}
+
+    def send(name: str) -> None:
+        responses[name] = refresh(base_url, client_id, issued["refresh_token"])
+        if name == "b":
+            rotated.set()
+
+    a = threading.Thread(target=send, args=("a",))
+    a.start()
+    assert checked.wait(timeout=30)
+    b = threading.Thread(target=send, args=("b",))
+    b.start()
+    a.join(timeout=60)
+    b.join(timeout=60)
+    assert sorted(responses) == ["a", "b"]
+    won = [r for r in responses.values() if r.status_code == 200]
+    lost = [r for r in responses.values() if r.status_code != 200]
+    assert len(won) == 1 and len(lost) == 1, [(r.status_code, r.text) for r in responses.values()]
+    assert lost[0].json() == {"error": "invalid_grant", "error_description": ROTATED_MOMENTS_AGO}
+    pair = won[0].json()
+    assert live_refresh_tokens() == 1
+    assert calls_mcp(base_url, pair["access_token"])
+    assert refresh(base_url, client_id, pair["refresh_token"]).status_code == 200
 
 
 def test_a_refresh_token_presented_again_within_the_grace_is_refused_and_revokes_nothing(
