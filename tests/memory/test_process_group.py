@@ -19,7 +19,7 @@ from memory.imports.formats import CHATGPT
 from memory.models import Episode, Outcome, RecallDoc, Receipt, Transcript
 from memory.services.barrier import barrier_hold
 from memory.services.imports import ImportResult, chat_import_process, chat_import_store
-from memory.services.ingest import process_group
+from memory.services.ingest import Run, process_group, process_now
 from memory.vocab import TranscriptStatus
 from tests.memory.imports.test_import_rows import _conversation
 
@@ -162,6 +162,21 @@ def test_a_delete_all_requested_refuses_every_conversation_of_the_group(owner: A
     assert [r.outcome for r in receipts] == [Outcome.DELETION_CONFLICT] * 3
     assert not Episode.objects.for_owner(owner).exists()
     assert {t.status for t in _transcripts(result)} == {TranscriptStatus.FAILED}
+
+
+def test_a_conversation_already_processed_is_a_duplicate_and_the_others_land(
+    owner: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.WARNING, logger="memory.services.ingest")
+    result = _import(owner, [_conversation(n, 2) for n in range(3)])
+    done = _transcripts(result)[1]
+    first = process_now(Run.begin(owner, done.source), done)
+    receipts = chat_import_process(result)
+    # it cannot be claimed inside the group: the group is processed one by one
+    assert "is not free to claim" in caplog.text
+    assert [r.outcome for r in receipts] == [Outcome.WROTE, Outcome.DUPLICATE, Outcome.WROTE]
+    assert receipts[1].detail["original_receipt"] == first.pk
+    assert Episode.objects.for_owner(owner).count() == 12
 
 
 @pytest.mark.parametrize("size", [1, 2])
