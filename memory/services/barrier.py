@@ -65,7 +65,18 @@ def _locked_row(owner: Person) -> DeletionBarrier:
 def barrier_check(owner: Person, *, started_at: datetime) -> None:
     """Raise :class:`DeletionConflict` if a deletion happened after ``started_at``, or while a
     requested delete-all waits for the workers (from its request until it is done)."""
-    row = _locked_row(owner)
+    barrier_refuse(barrier_lock(owner), started_at=started_at)
+
+
+def barrier_lock(owner: Person) -> DeletionBarrier:
+    """Lock ``owner``'s barrier row for this transaction and return it: until the transaction
+    ends no deletion commits, so a writer of several saves in one transaction checks each
+    against this one row (:func:`barrier_refuse`)."""
+    return _locked_row(owner)
+
+
+def barrier_refuse(row: DeletionBarrier, *, started_at: datetime) -> None:
+    """:func:`barrier_check` against a row locked by :func:`barrier_lock`."""
     if row.erasing_since is not None:
         raise DeletionConflict(row.erasing_since, erasing=True)
     if row.barrier_at > started_at:

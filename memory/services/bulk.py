@@ -13,9 +13,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from django.db import connection, models, transaction
-from django.db.models import Case, F, Func, QuerySet, Value, When
-from django.db.models.functions import Cast
-from django.db.models.lookups import Exact
+from django.db.models import F, Func, QuerySet
 
 CHUNK = 2000  # rows per executemany call, so a huge batch is not held twice in memory
 
@@ -170,30 +168,47 @@ class JsonAppend(Func):
 
 
 def update_each(rows: Sequence[models.Model], fields: Sequence[str]) -> int:
-    """Write ``fields`` of each of ``rows`` (instances of one model) in one UPDATE, as
-    Django's ``bulk_update`` does (a ``CASE`` per column), with each row's condition built as
-    a plain lookup on the primary key instead of a filter: resolving one filter per row and
-    column cost more than the statement itself (docs/benchmarks.md). A value may be an
-    expression (:class:`JsonAppend`, ``F``)."""
+    """Write ``fields`` of each of ``rows`` (instances of one model, no custom ``update``) in
+    one UPDATE, as Django's ``bulk_update`` does (a ``CASE`` on the primary key per column),
+    with the statement written here: Django resolves and copies every ``When`` of every
+    column through its expression machinery, which cost far more CPU than the statement
+    itself (docs/benchmarks.md). A value may be an expression (:class:`JsonAppend`, ``F``),
+    compiled as Django would; the others are prepared by their fields, and on a database that
+    needs it (PostgreSQL) each ``CASE`` is cast to its column's type, as Django does."""
     if not rows:
         return 0
     model = type(rows[0])
     meta = model._meta
-    requires_casting = connection.features.requires_casted_case_in_updates
-    # The key as a column of the table updated, already resolved: ``F("pk")`` would be
-    # resolved through the join machinery once per row and column.
-    key = meta.pk.get_col(meta.db_table) if meta.pk is not None else None
-    assert key is not None, f"{meta.label} has no primary key"
-    changes: dict[str, Any] = {}
+    assert meta.pk is not None, f"{meta.label} has no primary key"
+    keys = [row.pk for row in rows]
+    query = model._default_manager.filter(pk__in=keys).query
+    compiler = query.get_compiler(connection=connection)
+    quote = connection.ops.quote_name
+    key = f"{quote(meta.db_table)}.{quote(str(meta.pk.column))}"
+    cast = connection.features.requires_casted_case_in_updates
+    sets: list[str] = []
+    params: list[Any] = []
     for name in fields:
         field = meta.get_field(name)
         assert isinstance(field, models.Field), f"{name} is not a column of {meta.label}"
         whens = []
         for row in rows:
             value = getattr(row, field.attname)
-            if not hasattr(value, "resolve_expression"):
-                value = Value(value, output_field=field)
-            whens.append(When(Exact(key, row.pk), then=value))
-        case: Any = Case(*whens, output_field=field)
-        changes[field.attname] = Cast(case, output_field=field) if requires_casting else case
-    return int(model._default_manager.filter(pk__in=[row.pk for row in rows]).update(**changes))
+            if hasattr(value, "resolve_expression"):
+                resolved = value.resolve_expression(query, allow_joins=False, for_save=True)
+                sql, value_params = compiler.compile(resolved)
+            else:
+                sql, value_params = "%s", (field.get_db_prep_save(value, connection),)
+            whens.append(f"WHEN %s THEN {sql}")
+            params += [row.pk, *value_params]
+        case = f"CASE {key} {' '.join(whens)} END"
+        if cast:
+            case = f"CAST({case} AS {field.cast_db_type(connection)})"
+        sets.append(f"{quote(str(field.column))} = {case}")
+    marks = ", ".join(["%s"] * len(keys))
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"UPDATE {quote(meta.db_table)} SET {', '.join(sets)} WHERE {key} IN ({marks})",
+            [*params, *keys],
+        )
+        return int(cursor.rowcount)

@@ -9,6 +9,9 @@ Entry points (stable; other code depends on them):
   save's transaction by every path a conversation enters (``ingest``, uploads,
   ``ingest --pending``, ``POST /v1/conversations``, MCP ``save_conversation``). Recording the
   same transcript twice writes nothing new. Returns the new episodes' ids.
+- ``episodes_insert(...)`` then ``episodes_index(*, owner_id, inserted)``: the same in two
+  steps, for a writer of several conversations in one transaction (an import's groups), which
+  indexes all their episodes in one recall write.
 - ``episodes_delete(*, owner, transcript_ids=None, before=None) -> int``: removes the owner's
   episodes of those transcripts (all of them when ``transcript_ids`` is None), optionally only
   those learned before ``before`` (retention). Returns how many were deleted.
@@ -16,7 +19,7 @@ Entry points (stable; other code depends on them):
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 
 from django.utils import timezone
@@ -43,18 +46,30 @@ def episodes_record(
 ) -> list[int]:
     """Keep each message of ``transcript`` as an episode of its owner, but those the person
     asked not to keep (:func:`_not_kept`); the new ids."""
+    inserted = episodes_insert(transcript=transcript, messages=messages, now=now)
+    if not inserted:
+        return []
+    return episodes_index(owner_id=transcript.owner_id, inserted={transcript.pk: inserted})
+
+
+def episodes_insert(
+    *, transcript: Transcript, messages: Sequence[Message], now: datetime | None = None
+) -> dict[str, str]:
+    """:func:`episodes_record` without recall's index: the rows only, for a caller that
+    indexes the episodes of several transcripts at once (:func:`episodes_index`, in the same
+    transaction). The new episodes' texts by message id."""
     now = now or timezone.now()
     skipped = _not_kept(messages)
     rows = episode_rows(list(messages), source_time=transcript.source_time, now=now)
     rows = [row for row in rows if row.seq not in skipped]
     if not rows:
-        return []
+        return {}
     existing = set(
         Episode.objects.filter(transcript=transcript).values_list("message_id", flat=True)
     )
     fresh = [row for row in rows if row.message_id not in existing]
     if not fresh:
-        return []
+        return {}
     insert_rows(
         Episode,
         ("owner", "transcript", "message_id", "seq", "role", "text", "said_at", "learned_at"),
@@ -72,16 +87,24 @@ def episodes_record(
             for row in fresh
         ),
     )
-    # The new rows' ids, read back in one query (the insert returns none).
-    text_of = {row.message_id: row.text for row in fresh}
+    return {row.message_id: row.text for row in fresh}
+
+
+def episodes_index(*, owner_id: int, inserted: Mapping[int, Mapping[str, str]]) -> list[int]:
+    """Index in recall the episodes :func:`episodes_insert` just kept (``inserted``: by
+    transcript id, the new texts by message id), their ids read back in one query (the
+    insert returns none) and written to the index in one go; the new ids."""
     texts = {
-        pk: text_of[message_id]
-        for pk, message_id in Episode.objects.filter(transcript=transcript)
-        .order_by("seq", "id")
-        .values_list("id", "message_id")
-        if message_id not in existing
+        pk: inserted[transcript_id][message_id]
+        for pk, transcript_id, message_id in Episode.objects.filter(
+            transcript_id__in=list(inserted)
+        )
+        .order_by("id")
+        .values_list("id", "transcript_id", "message_id")
+        if message_id in inserted[transcript_id]
     }
-    recall_index_add_episodes(owner_id=transcript.owner_id, episodes=list(texts), texts=texts)
+    if texts:
+        recall_index_add_episodes(owner_id=owner_id, episodes=list(texts), texts=texts)
     return list(texts)
 
 

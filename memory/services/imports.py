@@ -28,7 +28,7 @@ import json
 import logging
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import IO, Any
@@ -52,7 +52,7 @@ from memory.imports.formats import (
 from memory.models import ChatImport, Outcome, Receipt, Transcript
 from memory.owned import Person
 from memory.services.bulk import claim_first
-from memory.services.ingest import Run, process, store
+from memory.services.ingest import Run, process_group, store
 from memory.services.receipts import receipt_write
 from memory.services.stored_exports import store_chunks, stored_export
 from memory.transcripts import MAX_MESSAGES
@@ -648,18 +648,54 @@ def chat_imports_read_pending(
     return results
 
 
+# An import's transcripts are processed in groups, one transaction each
+# (:func:`~memory.services.ingest.process_group`): at most this many conversations, and of
+# about this many bytes of transcript (a group's texts are held at once; its write lock, on
+# SQLite, holds other writers for as long as it runs).
+GROUP_CONVERSATIONS = 25
+GROUP_BYTES = 1_000_000
+
+
 def chat_import_process(
     result: ImportResult,
     *,
     extractor: str | None = None,
     on_done: Callable[[Receipt], None] | None = None,
 ) -> list[Receipt]:
-    """Process the new transcripts of an import now (a command, or a small upload)."""
-    for pk in result.transcript_ids:
-        transcript = Transcript.objects.select_related("owner").get(pk=pk)
-        run = Run.begin(transcript.owner, transcript.source, extractor=extractor)
-        receipt = process(run, transcript)
-        result.processed.append(receipt)
-        if on_done is not None:
-            on_done(receipt)
+    """Process the new transcripts of an import now (a command, or a small upload), in order
+    and in groups of :data:`GROUP_CONVERSATIONS` (:func:`~memory.services.ingest.
+    process_group`: each conversation gated, applied and receipted on its own, one commit
+    per group). ``on_done`` is called with each receipt once its group has committed."""
+    ids = result.transcript_ids
+    for start in range(0, len(ids), GROUP_CONVERSATIONS):
+        for group in _groups(ids[start : start + GROUP_CONVERSATIONS]):
+            for receipt in process_group(group, extractor=extractor):
+                result.processed.append(receipt)
+                if on_done is not None:
+                    on_done(receipt)
     return result.processed
+
+
+def _groups(ids: list[int]) -> Iterator[list[Transcript]]:
+    """The transcripts of ``ids``, in order, in groups of at most :data:`GROUP_BYTES` of text
+    (one transcript at least): their sizes read first, then each group's rows in one query."""
+    sizes = dict(Transcript.objects.filter(pk__in=ids).values_list("pk", "size_bytes"))
+    group: list[int] = []
+    held = 0
+    for pk in ids:
+        if pk not in sizes:
+            raise Transcript.DoesNotExist(f"transcript {pk} of the import is gone")
+        if group and held + sizes[pk] > GROUP_BYTES:
+            yield _rows(group)
+            group, held = [], 0
+        group.append(pk)
+        held += sizes[pk]
+    if group:
+        yield _rows(group)
+
+
+def _rows(ids: list[int]) -> list[Transcript]:
+    rows = Transcript.objects.select_related("owner").in_bulk(ids)
+    if len(rows) < len(ids):
+        raise Transcript.DoesNotExist("a transcript of the import is gone")
+    return [rows[pk] for pk in ids]

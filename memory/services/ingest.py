@@ -20,7 +20,7 @@ import signal
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Literal, overload
@@ -34,14 +34,19 @@ from memory.extractors import ExtractorFailed, get_extractor
 from memory.extractors.subjects import Heard
 from memory.extractors.subjects.history import heard
 from memory.gate import WritePlan, plan_writes
-from memory.models import Outcome, Receipt, Transcript
+from memory.models import DeletionBarrier, Outcome, Receipt, Transcript
 from memory.owned import Person
 from memory.proposals import AnyProposal, ProposalError, parse_proposals, proposals_dedupe
 from memory.receipt_summary import summarise
 from memory.selectors import gate_snapshot, recurring_subjects, said_before
 from memory.services.apply import ApplyResult, CandidateDecided, plan_apply, plan_recheck
-from memory.services.barrier import DeletionConflict, barrier_check
-from memory.services.episodes import episodes_record
+from memory.services.barrier import (
+    DeletionConflict,
+    barrier_check,
+    barrier_lock,
+    barrier_refuse,
+)
+from memory.services.episodes import episodes_index, episodes_insert, episodes_record
 from memory.services.erased import conversation_erased
 from memory.services.receipts import elapsed_ms, receipt_write
 from memory.transcripts import (
@@ -651,9 +656,14 @@ def process_now(
 
 
 def _ingest_claimed(
-    run: Run, transcript: Transcript, began: datetime, budget: float | None
+    run: Run,
+    transcript: Transcript,
+    began: datetime,
+    budget: float | None,
+    apply: Callable[..., Receipt] | None = None,
 ) -> Receipt:
-    """:func:`process_now` once the transcript is claimed."""
+    """:func:`process_now` once the transcript is claimed. ``apply``: how the proposals are
+    applied (:func:`apply_proposals`, or a group's, :func:`process_group`)."""
     try:
         with _time_budget(budget):
             messages, proposals = _read(transcript, run.extractor)
@@ -670,7 +680,7 @@ def _ingest_claimed(
         return receipt
     if messages and conversation_erased(transcript.owner, messages):
         return _erased_again(run, transcript)
-    receipt = apply_proposals(
+    receipt = (apply or apply_proposals)(
         run=run,
         proposals=proposals,
         subject=transcript.name,
@@ -778,40 +788,173 @@ def _apply_once(
             # Deleted (delete all, undo) after it was claimed: the deletion has
             # committed, since it holds the barrier row we now hold.
             raise DeletionConflict(timezone.now())
-        plan_recheck(owner=run.owner, plan=plan, now=now)
-        receipt = receipt_write(
-            owner=run.owner,
-            source=run.source,
-            token=run.token,
-            outcome=Outcome.WROTE,
-            extractor=run.extractor,
-            subject=subject,
-        )
-        result = plan_apply(
-            owner=run.owner,
+        return _write_plan(
+            run=run,
             plan=plan,
-            receipt=receipt,
+            proposals=len(proposals),
+            subject=subject,
             now=now,
             transcript=transcript,
-            source=run.source,
-        )
-        if transcript is not None and messages:
-            episodes_record(transcript=transcript, messages=messages, now=now)
-        _complete(
-            receipt,
-            plan=plan,
-            result=result,
-            started=run.started,
+            messages=messages,
             extra=extra,
-            proposals=len(proposals),
-            transcript=transcript,
+            keep=_keep_episodes,
         )
-        if transcript is not None:
-            # In the same transaction as what it wrote: a worker killed just after the commit
-            # must not leave the transcript "processing", or the next worker to take over its
-            # claim would apply it a second time.
-            _finish(transcript, status=TranscriptStatus.DONE, receipt=receipt)
+
+
+def _keep_episodes(transcript: Transcript, messages: Sequence[Message], now: datetime) -> None:
+    episodes_record(transcript=transcript, messages=messages, now=now)
+
+
+def _write_plan(
+    *,
+    run: Run,
+    plan: WritePlan,
+    proposals: int,
+    subject: str,
+    now: datetime,
+    transcript: Transcript | None,
+    messages: Sequence[Message],
+    extra: dict[str, Any],
+    keep: Callable[[Transcript, Sequence[Message], datetime], None],
+) -> Receipt:
+    """The writes of one save, inside the caller's transaction, once the barrier is checked:
+    the suppressions rechecked, the receipt, the plan's rows, the episodes (by ``keep``), the
+    receipt's figures and the transcript marked done."""
+    plan_recheck(owner=run.owner, plan=plan, now=now)
+    receipt = receipt_write(
+        owner=run.owner,
+        source=run.source,
+        token=run.token,
+        outcome=Outcome.WROTE,
+        extractor=run.extractor,
+        subject=subject,
+    )
+    result = plan_apply(
+        owner=run.owner,
+        plan=plan,
+        receipt=receipt,
+        now=now,
+        transcript=transcript,
+        source=run.source,
+    )
+    if transcript is not None and messages:
+        keep(transcript, messages, now)
+    _complete(
+        receipt,
+        plan=plan,
+        result=result,
+        started=run.started,
+        extra=extra,
+        proposals=proposals,
+        transcript=transcript,
+    )
+    if transcript is not None:
+        # In the same transaction as what it wrote: a worker killed just after the commit
+        # must not leave the transcript "processing", or the next worker to take over its
+        # claim would apply it a second time.
+        _finish(transcript, status=TranscriptStatus.DONE, receipt=receipt)
     return receipt
+
+
+# --- several transcripts in one transaction (an import) ---------------------------------------
+
+
+class _Regroup(RuntimeError):
+    """A transcript of a group cannot be processed inside it: the group rolls back and each
+    of its transcripts is processed on its own."""
+
+
+@dataclass
+class _Group:
+    """The transcripts of one owner applied by :func:`process_group`, in one transaction:
+    the barrier row locked once, and the episodes of all of them indexed in one write."""
+
+    barrier: DeletionBarrier
+    episodes: dict[int, dict[str, str]] = field(default_factory=dict)
+
+    def apply(
+        self,
+        *,
+        run: Run,
+        proposals: Sequence[AnyProposal],
+        subject: str,
+        began: datetime,
+        transcript: Transcript | None = None,
+        messages: Sequence[Message] = (),
+        extra: dict[str, Any] | None = None,
+    ) -> Receipt:
+        """:func:`_apply_once` inside the group's transaction. Whatever fails is raised (the
+        group rolls back); nothing is retried or recorded here."""
+        # The barrier row is locked since the group began: no deletion has committed since,
+        # and none can until the group does. The transcript was claimed by an UPDATE of
+        # this transaction, which holds its row the same way: it is still there.
+        barrier_refuse(self.barrier, started_at=began)
+        now = timezone.now()
+        plan = plan_writes(proposals, gate_snapshot(run.owner, proposals, now=now))
+        return _write_plan(
+            run=run,
+            plan=plan,
+            proposals=len(proposals),
+            subject=subject,
+            now=now,
+            transcript=transcript,
+            messages=messages,
+            extra=extra or {},
+            keep=self.keep,
+        )
+
+    def keep(self, transcript: Transcript, messages: Sequence[Message], now: datetime) -> None:
+        inserted = episodes_insert(transcript=transcript, messages=messages, now=now)
+        if inserted:
+            self.episodes[transcript.pk] = inserted
+
+
+def process_group(
+    transcripts: Sequence[Transcript], *, extractor: str | None = None
+) -> list[Receipt]:
+    """Process stored transcripts of one owner now, in order, in one transaction: each one
+    claimed, read, gated against what the ones before it wrote, applied and receipted on its
+    own, as :func:`process_now` does, with the deletion barrier locked once and their
+    episodes indexed in one recall write (one statistics lock, one embedding call) before the
+    one commit. Their receipts, in order.
+
+    If anything fails inside the group (a database error, a unique-key race, a deletion, a
+    transcript another worker holds), the whole group rolls back, nothing of it written, and
+    each transcript is processed on its own by :func:`process_now`, whose retries and failure
+    receipts then apply to the one that fails while the others land."""
+    if not transcripts:
+        return []
+    owner = transcripts[0].owner
+    if any(t.owner_id != owner.pk for t in transcripts):
+        raise ValueError("process_group: the transcripts of one owner only")
+    try:
+        with transaction.atomic():
+            group = _Group(barrier=barrier_lock(owner))
+            receipts = []
+            for transcript in transcripts:
+                run = Run.begin(owner, transcript.source, extractor=extractor)
+                if not transcript_claim(transcript, now=timezone.now()):
+                    raise _Regroup(f"transcript {transcript.pk} is not free to claim")
+                receipts.append(
+                    _ingest_claimed(run, transcript, timezone.now(), None, apply=group.apply)
+                )
+            episodes_index(owner_id=owner.pk, inserted=group.episodes)
+        return receipts
+    except Exception as exc:  # rolled back whole: each one again, on its own
+        log.warning(
+            "a group of %d transcripts rolled back (%s: %s); processing them one by one",
+            len(transcripts),
+            type(exc).__name__,
+            exc,
+        )
+    for transcript in transcripts:
+        # What the rolled-back claim and finish set on the instance; a transcript deleted
+        # meanwhile is process_now's to report.
+        with suppress(Transcript.DoesNotExist):
+            transcript.refresh_from_db(
+                fields=["status", "receipt", "error", "claimed_at", "attempts", "inline"]
+            )
+    return [process_now(Run.begin(owner, t.source, extractor=extractor), t) for t in transcripts]
 
 
 def _still_there(transcript: Transcript) -> bool:
