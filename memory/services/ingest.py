@@ -544,7 +544,7 @@ def _read(transcript: Transcript, extractor: str) -> tuple[list[Message], list[A
         return messages, proposals_dedupe(parse_proposals(data))
     messages = parse_transcript(transcript.text, name=transcript.name)
     extract = get_extractor(extractor)
-    if extractor == "subjects":
+    if extractor == "rules":
         # The subject proposer counts a subject said again in another conversation as evidence.
         owner = transcript.owner
 

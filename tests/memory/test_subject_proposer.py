@@ -124,9 +124,7 @@ def test_words_of_a_list_are_subjects_of_their_own() -> None:
         ("I volunteer at the Museum of Science and Industry.", "Museum of Science"),
     ],
 )
-def test_capitalised_names_joined_by_of_or_ampersand_are_one_name(
-    sentence: str, name: str
-) -> None:
+def test_capitalised_names_joined_by_of_or_ampersand_are_one_name(sentence: str, name: str) -> None:
     found = [p for p in phrases(sentence) if p.label == name]
     assert found and found[0].is_name
     parts = {w for w in name.split() if w not in ("of", "&")}

@@ -344,7 +344,8 @@ def extract(
     recurring: Recurring | None = None,
     history: History | None = None,
 ) -> list[AnyProposal]:
-    """The ``subjects`` extractor: the rules (structure), then the subjects they did not find.
+    """The offline extractor (``rules``): the rule recognisers (structure), then the subjects
+    they did not find.
     Deterministic; ``recurring`` and ``history`` (what the person already has and said before,
     read-only lookups the ingest service passes) are its only outside inputs."""
     from memory.extractors.rules import extract as rules

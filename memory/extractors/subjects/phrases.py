@@ -231,9 +231,8 @@ def _trim(chunk: list[tuple[int, str, str]]) -> list[tuple[int, str, str]]:
             if kept:
                 break  # "a retired greyhound last week": the phrase ends where time starts
             continue
-        if t[2] == JOIN and kept and kept[-1][2] in _PROPER:
-            kept.append(t)
-        elif t[2] in _KEEP and _WORD.match(t[1]) and t[1].lower() not in PRONOUNS:
+        joins = t[2] == JOIN and bool(kept) and kept[-1][2] in _PROPER
+        if joins or (t[2] in _KEEP and _WORD.match(t[1]) and t[1].lower() not in PRONOUNS):
             kept.append(t)
     proper = [i for i, t in enumerate(kept) if t[2] in _PROPER]
     if proper and kept[-1][2] in _PROPER and proper[0] > 0:
