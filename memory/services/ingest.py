@@ -305,7 +305,7 @@ def save_messages(
     now is never theirs (``Transcript.inline``), and a large one is handed to them by the last
     write of the save (:func:`transcript_queue`).
     """
-    run = Run.begin(owner, source, token=token)
+    started = time.perf_counter()
     try:
         text, when, day = _conversation(messages, source_time)
     except TranscriptError:
@@ -323,6 +323,7 @@ def save_messages(
             token=token,
             source_time=source_time,
         )
+    run = Run.begin(owner, source, token=token, started=started)
     stored = store(run, text, name=name, source_time=when, dedupe_key=day)
     return process(run, stored.transcript, defer=True)
 
