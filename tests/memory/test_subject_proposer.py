@@ -137,6 +137,27 @@ def test_of_between_a_common_word_and_a_name_joins_nothing() -> None:
     assert "Jonah of" not in {p.label for p in phrases("I told Jonah of my plans to move.")}
 
 
+@pytest.mark.parametrize(
+    ("sentence", "subjects"),
+    [
+        # A slip in a common word is the word meant, not a rare word, and a typed time word
+        # ends the phrase, as the spelled one does.
+        ("dinner with marguerite tonihgt at the new place", {"Marguerite"}),
+        ("picking up the canoe tmrw morning", {"Canoe"}),
+        ("we joined a sailing club but the commitee is a mess", {"Sailing Club"}),
+        # Contractions typed without the apostrophe are not names or nouns.
+        ("shes been my best friend since school", set()),
+        ("im so tired and hasnt stopped raining", set()),
+    ],
+)
+def test_how_people_type_does_not_make_subjects(sentence: str, subjects: set[str]) -> None:
+    assert {p.label for p in phrases(sentence)} == subjects
+
+
+def test_a_capitalised_word_one_slip_from_a_common_word_stays_a_name() -> None:
+    assert "Bakery" not in {p.label for p in phrases("We bought bread from Bakerey in town.")}
+
+
 # --- first-person framing --------------------------------------------------------------------
 
 

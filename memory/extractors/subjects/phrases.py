@@ -19,6 +19,7 @@ from typing import Any
 from wordfreq import zipf_frequency
 
 from memory.extractors import patterns as p
+from memory.keys import mistyped
 from memory.policy import FILLERS, PRONOUNS
 from memory.temporal import MONTHS, WEEKDAYS
 
@@ -35,7 +36,7 @@ _NOUN = frozenset({"NN", "NNS", "NNP", "NNPS"})
 _PROPER = frozenset({"NNP", "NNPS"})
 _KEEP = _NOUN | frozenset({"JJ", "VBG", "VBN", "FW"})
 _TIME_WORDS = frozenset(
-    """today tonight yesterday tomorrow week weekend month year day days weeks months years
+    """today tonight yesterday tomorrow tmrw tmr tmrow tomoz tonite 2nite 2day 2moro 2morrow week weekend month year day days weeks months years
     morning evening night afternoon mornings evenings nights afternoons weekends time times moment while lot bit kind sort way thing things
     part end start beginning first last next ago everything anything something""".split()
 )
@@ -57,6 +58,46 @@ _CONTRACTIONS = (
     (re.compile(r"['’]ll\b", re.I), " will"),
     (re.compile(r"\b(i|we|you|they|he|she)['’]d\b", re.I), r"\1 would"),
 )
+# Contractions typed without their apostrophe ("im", "shes", "hasnt"): spelled out, or the
+# tagger takes "Im" and "Shes" for names and "hasnt" for a noun.
+_BARE_CONTRACTIONS = {
+    "im": "I am",
+    "ive": "I have",
+    "shes": "she is",
+    "hes": "he is",
+    "youre": "you are",
+    "theyre": "they are",
+    "thats": "that is",
+    "theres": "there is",
+    "whats": "what is",
+    "dont": "do not",
+    "doesnt": "does not",
+    "didnt": "did not",
+    "isnt": "is not",
+    "wasnt": "was not",
+    "arent": "are not",
+    "werent": "were not",
+    "hasnt": "has not",
+    "havent": "have not",
+    "hadnt": "had not",
+    "couldnt": "could not",
+    "wouldnt": "would not",
+    "shouldnt": "should not",
+}
+_TYPED_WORD = re.compile(r"\b[A-Za-z]+\b(?!['’])")
+
+
+def _typed(match: re.Match[str]) -> str:
+    word = match.group(0)
+    spelled = _BARE_CONTRACTIONS.get(word.lower())
+    if spelled is not None:
+        return spelled
+    # A slip of the fingers in a word written in lower case ("tnoight", "birhtday") is read as
+    # the word meant: a misspelling is not a rare word, so it must not make a subject of its
+    # phrase. A capitalised word may be a name and is left as written.
+    return mistyped(word) if word.islower() else word
+
+
 # Weekdays as people type them short ("see you Fri") are dates, not names.
 _CALENDAR = (
     frozenset(MONTHS)
@@ -120,6 +161,7 @@ def tag(sentence: str) -> list[list[tuple[str, str, str]]]:
     """(word, part of speech, chunk tag) per token, per sentence, by the pattern tagger."""
     for pattern, spelled in _CONTRACTIONS:
         sentence = pattern.sub(spelled, sentence)
+    sentence = _TYPED_WORD.sub(_typed, sentence)
     parsed = _parser()(sentence, tokenize=True, tags=True, chunks=True, relations=False)
     out = []
     for line in parsed.split("\n"):
