@@ -1,4 +1,5 @@
-"""The extraction eval: run the rules extractor and the gate on golden conversations and score.
+"""The extraction eval: run the offline (``rules``) extractor and the gate on golden
+conversations and score.
 
 Fixture format (``eval/fixtures/extraction_golden.json``): ``{"fixtures": [...]}`` where each
 fixture has ``id``, ``category``, ``messages`` (``{id, role, content, ts?}``),
@@ -6,7 +7,8 @@ fixture has ``id``, ``category``, ``messages`` (``{id, role, content, ts?}``),
 scored here), ``must_save``, ``forbid_claims`` (sentences) and ``control_messages`` (message
 ids, or literal texts). Optional ``source_time`` (ISO) anchors relative dates.
 
-Each fixture runs :func:`memory.extractors.rules.extract` and then
+Each fixture runs the ``rules`` extractor (the rule recognisers, then the subject proposer:
+:func:`memory.extractors.subjects.extract`) and then
 :func:`memory.gate.plan_writes` on an empty snapshot with the default ``capture_default=review``
 (so new identities become candidates, with their details held on them). Scores per fixture:
 
@@ -64,7 +66,7 @@ from typing import Any
 
 from eval.fixture_files import FixtureError
 from memory.extractors import ExtractorFailed
-from memory.extractors.rules import extract
+from memory.extractors.subjects import extract
 from memory.gate import Snapshot, WritePlan, plan_writes
 from memory.keys import canonical_key
 from memory.proposals import (

@@ -1,10 +1,12 @@
 """Extractors turn messages into proposed objects. They propose; the gate disposes.
 
 Contract: ``extract(messages, *, source_time) -> list[AnyProposal]``. An extractor never writes.
-``subjects`` is the rules extractor followed by the subject proposer
-(:mod:`memory.extractors.subjects`); it also takes ``recurring``, a read-only lookup of which
-subject keys the person already has, and ``history``, what they said of each subject in
-earlier conversations (the ingest service passes both).
+``rules``, the offline default, is two passes: the rule recognisers
+(:mod:`memory.extractors.rules`) read structure (dates, states, relations, sentences shaped the
+way they know), then the subject proposer (:mod:`memory.extractors.subjects`) finds the subjects
+they did not, from signals that hold on any wording. It also takes ``recurring``, a read-only
+lookup of which subject keys the person already has, and ``history``, what they said of each
+subject in earlier conversations (the ingest service passes both).
 A failure of the outside world (the LLM endpoint) raises :class:`ExtractorFailed`; the ingest
 service turns that into an ``llm_failed`` receipt and keeps the transcript retryable.
 """
@@ -16,7 +18,7 @@ from collections.abc import Callable, Sequence
 from memory.proposals import AnyProposal
 from memory.transcripts import Message
 
-EXTRACTORS = ("rules", "subjects", "llm", "proposals")
+EXTRACTORS = ("rules", "llm", "proposals")
 
 
 class ExtractorFailed(RuntimeError):
@@ -27,16 +29,12 @@ Extractor = Callable[..., list[AnyProposal]]
 
 
 def get_extractor(name: str) -> Extractor:
-    """The extract function for ``name`` (``rules``, ``subjects`` or ``llm``; ``proposals``
-    needs no extractor)."""
+    """The extract function for ``name`` (``rules`` or ``llm``; ``proposals`` needs no
+    extractor)."""
     if name == "rules":
-        from memory.extractors.rules import extract as rules_extract
+        from memory.extractors.subjects import extract as offline_extract
 
-        return rules_extract
-    if name == "subjects":
-        from memory.extractors.subjects import extract as subjects_extract
-
-        return subjects_extract
+        return offline_extract
     if name == "llm":
         from memory.extractors.llm import extract as llm_extract
 

@@ -310,7 +310,7 @@ def save_messages(
     now is never theirs (``Transcript.inline``), and a large one is handed to them by the last
     write of the save (:func:`transcript_queue`).
     """
-    run = Run.begin(owner, source, token=token)
+    started = time.perf_counter()
     try:
         text, when, day = _conversation(messages, source_time)
     except TranscriptError:
@@ -328,6 +328,7 @@ def save_messages(
             token=token,
             source_time=source_time,
         )
+    run = Run.begin(owner, source, token=token, started=started)
     stored = store(run, text, name=name, source_time=when, dedupe_key=day)
     return process(run, stored.transcript, defer=True)
 
@@ -549,7 +550,7 @@ def _read(transcript: Transcript, extractor: str) -> tuple[list[Message], list[A
         return messages, proposals_dedupe(parse_proposals(data))
     messages = parse_transcript(transcript.text, name=transcript.name)
     extract = get_extractor(extractor)
-    if extractor == "subjects":
+    if extractor == "rules":
         # The subject proposer counts a subject said again in another conversation as evidence.
         owner = transcript.owner
 

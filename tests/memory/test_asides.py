@@ -185,3 +185,16 @@ def test_quiet_asides_propose_nothing_through_the_subjects_extractor() -> None:
     )
     assert labels("the red canoe outside is my neighbour's, not mine") == set()
     assert labels("oh sure, I ADORE my 6am spin class 🙃") == set()
+
+
+def test_a_withheld_message_does_not_withhold_another_that_shares_its_id() -> None:
+    # Pasted transcripts can repeat an id; only the message asked not to be kept is left out.
+    said = "My grandad Wilf taught me to carve spoons."
+    twins = [
+        Message("M1", "user", "Off the record, my landlord Mr Okonkwo never answers", SAID),
+        Message("M1", "user", said, SAID),
+    ]
+    found = {p.label for p in propose(twins) if isinstance(p, CandidateProposal)}
+    assert "Wilf" in found and "Okonkwo" not in found
+    alone = [Message("M1", "user", said, SAID)]
+    assert {p.label for p in propose(alone) if isinstance(p, CandidateProposal)} == found

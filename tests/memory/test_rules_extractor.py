@@ -34,8 +34,16 @@ def nodes(proposals: Any) -> dict[str, str]:
     return {p.label: p.category for p in of(NodeProposal, proposals)}
 
 
-def test_the_registry_returns_this_extractor() -> None:
-    assert get_extractor("rules") is extract
+def test_the_registry_runs_these_recognisers_first() -> None:
+    # `rules` is the offline extractor: these recognisers, then the subject proposer.
+    from memory.extractors import subjects
+
+    assert get_extractor("rules") is subjects.extract
+    said = [Message("m1", "user", "I moved to Berlin in March 2021.", None)]
+    recognised = {(type(p).__name__, getattr(p, "label", "")) for p in extract(said)}
+    assert recognised <= {
+        (type(p).__name__, getattr(p, "label", "")) for p in subjects.extract(said)
+    }
 
 
 def test_moved_with_a_stated_month() -> None:

@@ -115,6 +115,49 @@ def test_words_of_a_list_are_subjects_of_their_own() -> None:
     assert {"Milo", "Ada"} <= found and "Milo Ada" not in found
 
 
+@pytest.mark.parametrize(
+    ("sentence", "name"),
+    [
+        ("I'm starting a masters at the University of Leicester.", "University of Leicester"),
+        ("We spent a week on the Isle of Mull.", "Isle of Mull"),
+        ("My cousin got a job at Fortnum & Mason.", "Fortnum & Mason"),
+        ("I volunteer at the Museum of Science and Industry.", "Museum of Science"),
+    ],
+)
+def test_capitalised_names_joined_by_of_or_ampersand_are_one_name(sentence: str, name: str) -> None:
+    found = [p for p in phrases(sentence) if p.label == name]
+    assert found and found[0].is_name
+    parts = {w for w in name.split() if w not in ("of", "&")}
+    assert not parts & {p.label for p in phrases(sentence)}
+
+
+def test_of_between_a_common_word_and_a_name_joins_nothing() -> None:
+    assert {p.label for p in phrases("We saw the rest of Portugal by train.")} == {"Portugal"}
+    assert "Jonah" in {p.label for p in phrases("I told Jonah of my plans to move.")}
+    assert "Jonah of" not in {p.label for p in phrases("I told Jonah of my plans to move.")}
+
+
+@pytest.mark.parametrize(
+    ("sentence", "subjects"),
+    [
+        # A slip in a common word is the word meant, not a rare word, and a typed time word
+        # ends the phrase, as the spelled one does.
+        ("dinner with marguerite tonihgt at the new place", {"Marguerite"}),
+        ("picking up the canoe tmrw morning", {"Canoe"}),
+        ("we joined a sailing club but the commitee is a mess", {"Sailing Club"}),
+        # Contractions typed without the apostrophe are not names or nouns.
+        ("shes been my best friend since school", set()),
+        ("im so tired and hasnt stopped raining", set()),
+    ],
+)
+def test_how_people_type_does_not_make_subjects(sentence: str, subjects: set[str]) -> None:
+    assert {p.label for p in phrases(sentence)} == subjects
+
+
+def test_a_capitalised_word_one_slip_from_a_common_word_stays_a_name() -> None:
+    assert "Bakery" not in {p.label for p in phrases("We bought bread from Bakerey in town.")}
+
+
 # --- first-person framing --------------------------------------------------------------------
 
 

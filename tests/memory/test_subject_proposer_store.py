@@ -44,7 +44,7 @@ def test_a_card_said_again_in_another_conversation_is_one_card_with_both(owner: 
         ("one", "We took in a rescue greyhound called Biscuit."),
         ("two", "Biscuit chewed my favourite trainers, I can't stay mad at her."),
     ):
-        ingest_text(owner=owner, text=_said(text, first), name=name, extractor="subjects")
+        ingest_text(owner=owner, text=_said(text, first), name=name, extractor="rules")
     (card,) = Candidate.objects.for_owner(owner).filter(canonical_key="biscuit")
     assert card.session_count == 2 and card.mention_count >= 2
     assert card.reason == "proposed" and len(card.held_objects) >= 2
@@ -76,8 +76,8 @@ def test_a_weak_subject_said_in_two_conversations_becomes_one_card(owner: Any) -
         ("one", "My lungs hate me after the Snowdon hike."),
         ("two", "I still think about the Snowdon hike, my legs ached for days."),
     )
-    ingest_text(owner=owner, text=_said(said[0][1], when), name="one", extractor="subjects")
+    ingest_text(owner=owner, text=_said(said[0][1], when), name="one", extractor="rules")
     assert not Candidate.objects.for_owner(owner).filter(canonical_key="snowdon hike").exists()
-    ingest_text(owner=owner, text=_said(said[1][1], when), name="two", extractor="subjects")
+    ingest_text(owner=owner, text=_said(said[1][1], when), name="two", extractor="rules")
     (card,) = Candidate.objects.for_owner(owner).filter(canonical_key="snowdon hike")
     assert card.reason == "proposed" and card.status == CandidateStatus.PENDING

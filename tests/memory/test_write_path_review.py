@@ -168,7 +168,7 @@ def test_an_unexpected_error_gives_a_receipt_and_frees_the_transcript(
 def test_an_extractor_crash_is_a_receipt_and_the_run_goes_on(
     owner: User, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    def broken(messages: Any, *, source_time: Any = None) -> Any:
+    def broken(messages: Any, *, source_time: Any = None, **lookups: Any) -> Any:
         if any("crash" in m.content for m in messages):
             raise IndexError("simulated extractor bug")
         return []

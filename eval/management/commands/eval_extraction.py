@@ -1,4 +1,4 @@
-"""``manage.py eval_extraction FIXTURE [--json] [--extractor rules|subjects|llm] [--min-pass-rate R]``.
+"""``manage.py eval_extraction FIXTURE [--json] [--extractor rules|llm] [--min-pass-rate R]``.
 
 Scores an extractor (the rules extractor unless ``--extractor llm``, which calls the endpoint
 configured by ``UME_LLM_*``) and the gate on a golden extraction set. A report: the exit
@@ -34,7 +34,7 @@ class Command(BaseCommand):
         parser.add_argument("--json", action="store_true", help="print one JSON object only")
         parser.add_argument(
             "--extractor",
-            choices=("rules", "subjects", "llm"),
+            choices=("rules", "llm"),
             default="rules",
             help="which extractor to score (llm uses UME_LLM_BASE_URL / UME_LLM_MODEL)",
         )

@@ -1,5 +1,5 @@
 """``manage.py eval_locomo PATH [--json] [--variant review|promote] [--conversations A,B]
-[--sessions N] [--extractor rules|subjects|llm] [--threshold X] [--curve]``:
+[--sessions N] [--extractor rules|llm] [--threshold X] [--curve]``:
 ume on LoCoMo's real long conversations, read from a folder the repository does not hold.
 
 Ingests each speaker's sessions for a throwaway owner through the real write path, then
@@ -42,7 +42,7 @@ class Command(BaseCommand):
         parser.add_argument(
             "--sessions", type=int, default=None, help="only the first N sessions of each"
         )
-        parser.add_argument("--extractor", choices=("rules", "subjects", "llm"), default=None)
+        parser.add_argument("--extractor", choices=("rules", "llm"), default=None)
         parser.add_argument(
             "--variant",
             choices=VARIANTS,

@@ -34,7 +34,7 @@ from datetime import datetime
 
 from memory.confidence import Evidence, confidence
 from memory.extractors import patterns as p
-from memory.extractors.asides import not_own, only_quoted, withheld_messages
+from memory.extractors.asides import not_own, only_quoted, withheld, withheld_messages
 from memory.extractors.subjects.framing import (
     categories,
     first_person,
@@ -165,12 +165,12 @@ def _sentences(
     messages: Sequence[Message], source_time: datetime | None, used: set[str]
 ) -> Iterator[tuple[str, str, Message, datetime | None]]:
     """(statement, its neighbours, message, anchor) for each statement of the person's own."""
-    withheld = withheld_messages(messages)
-    for message in messages:
+    withheld_at = withheld(messages)  # by position: two messages may share an id
+    for at, message in enumerate(messages):
         if message.role != "user" or not message.content.strip():
             continue
         sentences = p.split_sentences(markup_to_text(message.content))
-        if message.id in withheld or (sentences and p.is_request(sentences[0])):
+        if at in withheld_at or (sentences and p.is_request(sentences[0])):
             # "Don't save this ...", a message taken back ("scratch that"), or a request whose
             # material follows ("Rewrite this: ..."): nothing in it is the person's to keep.
             continue
@@ -344,7 +344,8 @@ def extract(
     recurring: Recurring | None = None,
     history: History | None = None,
 ) -> list[AnyProposal]:
-    """The ``subjects`` extractor: the rules (structure), then the subjects they did not find.
+    """The offline extractor (``rules``): the rule recognisers (structure), then the subjects
+    they did not find.
     Deterministic; ``recurring`` and ``history`` (what the person already has and said before,
     read-only lookups the ingest service passes) are its only outside inputs."""
     from memory.extractors.rules import extract as rules

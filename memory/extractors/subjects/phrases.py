@@ -19,6 +19,7 @@ from typing import Any
 from wordfreq import zipf_frequency
 
 from memory.extractors import patterns as p
+from memory.keys import mistyped
 from memory.policy import FILLERS, PRONOUNS
 from memory.temporal import MONTHS, WEEKDAYS
 
@@ -35,7 +36,7 @@ _NOUN = frozenset({"NN", "NNS", "NNP", "NNPS"})
 _PROPER = frozenset({"NNP", "NNPS"})
 _KEEP = _NOUN | frozenset({"JJ", "VBG", "VBN", "FW"})
 _TIME_WORDS = frozenset(
-    """today tonight yesterday tomorrow week weekend month year day days weeks months years
+    """today tonight yesterday tomorrow tmrw tmr tmrow tomoz tonite 2nite 2day 2moro 2morrow week weekend month year day days weeks months years
     morning evening night afternoon mornings evenings nights afternoons weekends time times moment while lot bit kind sort way thing things
     part end start beginning first last next ago everything anything something""".split()
 )
@@ -57,6 +58,46 @@ _CONTRACTIONS = (
     (re.compile(r"['’]ll\b", re.I), " will"),
     (re.compile(r"\b(i|we|you|they|he|she)['’]d\b", re.I), r"\1 would"),
 )
+# Contractions typed without their apostrophe ("im", "shes", "hasnt"): spelled out, or the
+# tagger takes "Im" and "Shes" for names and "hasnt" for a noun.
+_BARE_CONTRACTIONS = {
+    "im": "I am",
+    "ive": "I have",
+    "shes": "she is",
+    "hes": "he is",
+    "youre": "you are",
+    "theyre": "they are",
+    "thats": "that is",
+    "theres": "there is",
+    "whats": "what is",
+    "dont": "do not",
+    "doesnt": "does not",
+    "didnt": "did not",
+    "isnt": "is not",
+    "wasnt": "was not",
+    "arent": "are not",
+    "werent": "were not",
+    "hasnt": "has not",
+    "havent": "have not",
+    "hadnt": "had not",
+    "couldnt": "could not",
+    "wouldnt": "would not",
+    "shouldnt": "should not",
+}
+_TYPED_WORD = re.compile(r"\b[A-Za-z]+\b(?!['’])")
+
+
+def _typed(match: re.Match[str]) -> str:
+    word = match.group(0)
+    spelled = _BARE_CONTRACTIONS.get(word.lower())
+    if spelled is not None:
+        return spelled
+    # A slip of the fingers in a word written in lower case ("tnoight", "birhtday") is read as
+    # the word meant: a misspelling is not a rare word, so it must not make a subject of its
+    # phrase. A capitalised word may be a name and is left as written.
+    return mistyped(word) if word.islower() else word
+
+
 # Weekdays as people type them short ("see you Fri") are dates, not names.
 _CALENDAR = (
     frozenset(MONTHS)
@@ -120,6 +161,7 @@ def tag(sentence: str) -> list[list[tuple[str, str, str]]]:
     """(word, part of speech, chunk tag) per token, per sentence, by the pattern tagger."""
     for pattern, spelled in _CONTRACTIONS:
         sentence = pattern.sub(spelled, sentence)
+    sentence = _TYPED_WORD.sub(_typed, sentence)
     parsed = _parser()(sentence, tokenize=True, tags=True, chunks=True, relations=False)
     out = []
     for line in parsed.split("\n"):
@@ -147,10 +189,47 @@ def _joins_compound(
     return chunk == "B-NP" and pos in ("NN", "NNS") and last[2] == "VBG" and last[0] == index - 1
 
 
+# A word that joins two capitalised names into one ("University of Aberdeen", "Isle of Skye",
+# "Marks & Spencer"). "and" is not one: "Milo and Ada" are two people.
+_NAME_JOINS = frozenset({"of", "&"})
+JOIN = "JOIN"  # the part of speech given to such a word inside a chunk
+
+
+def _capitalised(token: tuple[str, str, str]) -> bool:
+    return token[1] in _PROPER and token[0][:1].isupper()
+
+
+def _joins_names(
+    tokens: list[tuple[str, str, str]], index: int, chunks: list[list[tuple[int, str, str]]]
+) -> bool:
+    """Whether the token at ``index`` ("of", "&") sits between two capitalised names, the
+    first already ending the current chunk."""
+    word = tokens[index][0]
+    if word.lower() not in _NAME_JOINS or word == "OF" or not chunks or not chunks[-1]:
+        return False
+    last = chunks[-1][-1]
+    after = tokens[index + 1] if index + 1 < len(tokens) else ("", "", "")
+    return (
+        last[0] == index - 1
+        and last[2] in _PROPER
+        and last[1][:1].isupper()
+        and _capitalised(after)
+    )
+
+
 def _chunks(tokens: list[tuple[str, str, str]]) -> list[list[tuple[int, str, str]]]:
     """The noun-phrase chunks of one tagged sentence, with each token's index."""
     chunks: list[list[tuple[int, str, str]]] = []
+    joined = False  # the last token joined two names: the next one continues the chunk
     for index, (word, pos, chunk) in enumerate(tokens):
+        if joined:
+            joined = False
+            chunks[-1].append((index, word, pos))
+            continue
+        if _joins_names(tokens, index, chunks):
+            chunks[-1].append((index, word, JOIN))
+            joined = True
+            continue
         if _joins_compound(tokens, index, chunks):
             chunks[-1].append((index, word, pos))
             continue
@@ -194,7 +273,8 @@ def _trim(chunk: list[tuple[int, str, str]]) -> list[tuple[int, str, str]]:
             if kept:
                 break  # "a retired greyhound last week": the phrase ends where time starts
             continue
-        if t[2] in _KEEP and _WORD.match(t[1]) and t[1].lower() not in PRONOUNS:
+        joins = t[2] == JOIN and bool(kept) and kept[-1][2] in _PROPER
+        if joins or (t[2] in _KEEP and _WORD.match(t[1]) and t[1].lower() not in PRONOUNS):
             kept.append(t)
     proper = [i for i, t in enumerate(kept) if t[2] in _PROPER]
     if proper and kept[-1][2] in _PROPER and proper[0] > 0:
@@ -209,12 +289,17 @@ def _trim(chunk: list[tuple[int, str, str]]) -> list[tuple[int, str, str]]:
 
 
 def _phrase(kept: list[tuple[int, str, str]]) -> Phrase | None:
+    if any(t[2] == JOIN for t in kept) and not all(
+        t[2] in _PROPER and t[1][:1].isupper() for t in kept if t[2] != JOIN
+    ):
+        kept = kept[: next(i for i, t in enumerate(kept) if t[2] == JOIN)]  # not two names
     words = tuple(t[1] for t in kept)
     if not words or len(words) > p.MAX_LABEL_WORDS:
         return None
-    proper = [t for t in kept if t[2] in _PROPER and t[1][:1].isupper()]
-    is_name = len(proper) == len(kept) and all(
-        zipf(w) < NAME_MAX_ZIPF or kept[0][0] > 0 for w in words
+    named = [t for t in kept if t[2] != JOIN]
+    proper = [t for t in named if t[2] in _PROPER and t[1][:1].isupper()]
+    is_name = len(proper) == len(named) and all(
+        zipf(t[1]) < NAME_MAX_ZIPF or kept[0][0] > 0 for t in named
     )
     if is_name and kept[0][0] == 0 and len(words) == 1 and zipf(words[0]) >= RARE_ZIPF:
         is_name = False  # a capitalised first word English uses often is not a name
@@ -222,7 +307,7 @@ def _phrase(kept: list[tuple[int, str, str]]) -> Phrase | None:
         return None
     if not is_name and lexical_tag(words[0]).startswith(("VB", "RB", "UH")):
         return None  # a verb the chunker took for a noun: "Show Feelings", "Make a Difference"
-    score = rarity(words)
+    score = rarity(tuple(t[1] for t in named))
     floor = RARE_PHRASE_ZIPF if len(words) > 1 else RARE_ZIPF
     if not is_name and score < (6.0 - floor) / 4.0:
         return None
