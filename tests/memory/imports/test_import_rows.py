@@ -174,24 +174,27 @@ def test_each_conversation_costs_the_same_queries_whatever_its_length(
     assert short == PINNED_QUERIES_3_CONVERSATIONS
 
 
-# Taken with the code as it was before issue 27's import work (see the module docstring).
+# Taken with the code as it was before issue 27's import work (see the module docstring). The
+# candidates, their evidence and the receipts' counts were taken again when the default
+# extractor began to find subjects too (11 -> 31 candidates, 16 -> 53 evidence rows): a change
+# of behaviour, on the grouped import's code, whose episodes, documents and postings did not move.
 PINNED_SIZES = {
     "receipts": 12,
-    "candidates": 11,
+    "candidates": 31,
     "episodes": 160,
     "docs": 160,
     "terms": 4754,
     "term_counts": 235,
-    "evidence": 16,
+    "evidence": 53,
 }
 PINNED_DIGESTS = {
-    "receipts": "ec0468fe62f8b229",
-    "candidates": "0f8f9b05ed8299a5",
+    "receipts": "9d332462eb899756",
+    "candidates": "62df97c6fc030d24",
     "episodes": "beb765e5863de57e",
     "docs": "92a26f245d4d84d0",
     "terms": "1cf6e6b03cf9e916",
     "term_counts": "4794ee38b1e1d290",
-    "evidence": "7026b46a5074d947",
+    "evidence": "68fd9267bd332daf",
     "revisions": "5feceb66ffc86f38",
 }
 # Three conversations processed, whatever their length: 110 queries before issue 27, 105 since
