@@ -60,7 +60,7 @@ _CONTRACTIONS = (
 )
 # Contractions typed without their apostrophe ("im", "shes", "hasnt"): spelled out, or the
 # tagger takes "Im" and "Shes" for names and "hasnt" for a noun.
-_BARE_CONTRACTIONS = {
+BARE_CONTRACTIONS = {
     "im": "I am",
     "ive": "I have",
     "shes": "she is",
@@ -89,7 +89,7 @@ _TYPED_WORD = re.compile(r"\b[A-Za-z]+\b(?!['’])")
 
 def _typed(match: re.Match[str]) -> str:
     word = match.group(0)
-    spelled = _BARE_CONTRACTIONS.get(word.lower())
+    spelled = BARE_CONTRACTIONS.get(word.lower())
     if spelled is not None:
         return spelled
     # A slip of the fingers in a word written in lower case ("tnoight", "birhtday") is read as

@@ -28,8 +28,15 @@ from collections.abc import Iterable, Sequence
 from memory.extractors import patterns as p
 from memory.extractors.asides import not_own, only_quoted
 from memory.extractors.rules.preferences import CATCH_ALL
-from memory.extractors.subjects.phrases import lexical_tag, stem, tag, words_of, written_plain
-from memory.keys import canonical_key
+from memory.extractors.subjects.phrases import (
+    BARE_CONTRACTIONS,
+    lexical_tag,
+    stem,
+    tag,
+    words_of,
+    written_plain,
+)
+from memory.keys import canonical_key, mistyped
 from memory.proposals import (
     AnyProposal,
     CandidateProposal,
@@ -56,16 +63,19 @@ _FILLER_YOU = re.compile(r"\b(?:you\s+know|thank\s+you|see\s+you|you\s+see|mind\
 # Here", "Dance Routines Lately").
 _CLAUSE = frozenset(
     "cause because when that which who whose so since while if is are was were am be been".split()
-)
+) | frozenset(BARE_CONTRACTIONS)  # "im", "shes", "hasnt": a clause typed without apostrophes
 # Someone else's, or a thing unnamed: a label with one of these in it is a piece of a
 # sentence ("Experience It", "Make Their Lives Better", "Part of Running Your Own Studio").
 _OTHERS = frozenset(
     "it its they them their theirs you your yours something anything everything someone".split()
 )
 _TRAILING = frozenset(
-    "lately here there together now again too anymore already today tonight soon yet ever".split()
+    "lately here there together now again too anymore already today tonight soon yet ever then"
+    " lol".split()
 )
-_FUNCTION = frozenset("a an the and or but of to in on at for with from by as than".split())
+_FUNCTION = frozenset(
+    "a an the and or but of to in on at for with from by as than before after".split()
+)
 _NOT_A_THING = ("JJ", "RB", "VBN", "DT", "PDT", "CD")
 _LEADS = ("DT", "PDT", "RB", "JJR", "JJS")
 
@@ -107,12 +117,13 @@ def clause_label(label: str) -> str | None:
     for word in head.split():
         if word.lower().strip("'’") in _CLAUSE:
             break
-        kept.append(word)
+        meant = mistyped(word.lower())  # "Buiyng an Electric Car" is "Buying ..."
+        kept.append(word if meant == word.lower() else meant.capitalize())
     while kept and kept[-1].lower() in _TRAILING | _FUNCTION:
         kept.pop()
     if not kept:
         return None
-    if len(kept) == len(label.split()):
+    if kept == label.split():
         return label
     if len(kept) == 1 and lexical_tag(kept[0]).startswith("VB") and not kept[0].endswith("ing"):
         return None  # "Make That Happen" is no subject "Make"

@@ -93,6 +93,13 @@ def test_a_sentence_about_the_listener(sentence: str, label: str, expected: bool
         ("Part of Running Your Own Bakery", None),
         ("Finding Something", None),
         ("Make That Work", None),
+        # Typed fast: a contraction without its apostrophe starts a clause, a slip is the
+        # word meant, and time words or a "lol" at the end are not the subject.
+        ("And Im Still Pretty Bad Lol", None),
+        ("Climbing Wall Shes Been", "Climbing Wall"),
+        ("Buiyng an Electric Car", "Buying an Electric Car"),
+        ("Before Then", None),
+        ("Allotment Lol", "Allotment"),
     ],
 )
 def test_a_label_keeps_only_the_clause_about_its_subject(label: str, expected: str | None) -> None:
