@@ -89,12 +89,14 @@ _TYPED_WORD = re.compile(r"\b[A-Za-z]+\b(?!['’])")
 
 def _typed(match: re.Match[str]) -> str:
     word = match.group(0)
-    spelled = BARE_CONTRACTIONS.get(word.lower())
-    if spelled is not None:
-        return spelled
-    # A slip of the fingers in a word written in lower case ("tnoight", "birhtday") is read as
-    # the word meant: a misspelling is not a rare word, so it must not make a subject of its
-    # phrase. A capitalised word may be a name and is left as written.
+    return BARE_CONTRACTIONS.get(word.lower(), word)
+
+
+def meant(word: str) -> str:
+    """The word a slip of the fingers was meant to be, for a word written in lower case
+    ("tnoight" is "tonight", "birhtday" is "birthday"); a capitalised word may be a name and
+    is left as written. Used to judge a word (a time word, how rare it is: a misspelling is not
+    a rare word), never to rewrite what the person said."""
     return mistyped(word) if word.islower() else word
 
 
@@ -145,7 +147,7 @@ def lexical_tag(word: str) -> str:
 
 @lru_cache(maxsize=65536)
 def zipf(word: str) -> float:
-    return zipf_frequency(word.lower(), "en")
+    return zipf_frequency(meant(word).lower(), "en")
 
 
 def rarity(words: tuple[str, ...]) -> float:
@@ -269,7 +271,7 @@ def _trim(chunk: list[tuple[int, str, str]]) -> list[tuple[int, str, str]]:
     """Keep the content of a chunk: no determiner, pronoun, number, time word or mood word."""
     kept: list[tuple[int, str, str]] = []
     for t in chunk:
-        if t[1].lower() in _TIME_WORDS or t[1].lower().removesuffix("s") in _CALENDAR:
+        if meant(t[1]).lower() in _TIME_WORDS or t[1].lower().removesuffix("s") in _CALENDAR:
             if kept:
                 break  # "a retired greyhound last week": the phrase ends where time starts
             continue

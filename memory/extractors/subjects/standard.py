@@ -35,6 +35,7 @@ from memory.extractors.subjects.phrases import (
     tag,
     words_of,
     written_plain,
+    zipf,
 )
 from memory.keys import canonical_key, mistyped
 from memory.proposals import (
@@ -107,7 +108,18 @@ def about_listener(sentence: str, label: str) -> bool:
     return not any(w in _FIRST for w in words[second:end])
 
 
-def clause_label(label: str) -> str | None:
+# A slip is corrected in a label only towards a word in everyday use ("buying"), not towards a
+# rarer one a lower-case name may be one slip from ("halloway", "hallway").
+_EVERYDAY = 4.0
+
+
+def _typed_lower(word: str, written: str) -> bool:
+    """Whether ``word`` appears in ``written`` in lower case (not a name the person
+    capitalised)."""
+    return re.search(rf"(?<![A-Za-z]){re.escape(word.lower())}(?![A-Za-z])", written) is not None
+
+
+def clause_label(label: str, written: str = "") -> str | None:
     """The label less what is not its subject: cut at a clause word or a dash, less trailing
     adverbs and function words. ``None`` when nothing of it is left."""
     head = re.split(r"\s*-\s+|\s+-\s*", label, maxsplit=1)[0]
@@ -117,8 +129,12 @@ def clause_label(label: str) -> str | None:
     for word in head.split():
         if word.lower().strip("'’") in _CLAUSE:
             break
-        meant = mistyped(word.lower())  # "Buiyng an Electric Car" is "Buying ..."
-        kept.append(word if meant == word.lower() else meant.capitalize())
+        # A slip in a word the person wrote in lower case ("buiyng an electric car") is the
+        # word meant; a capitalised word may be a name ("Halloway") and is left as written.
+        meant = mistyped(word.lower()) if _typed_lower(word, written) else word.lower()
+        if meant != word.lower() and zipf(meant) >= _EVERYDAY:
+            word = meant.capitalize()
+        kept.append(word)
     while kept and kept[-1].lower() in _TRAILING | _FUNCTION:
         kept.pop()
     if not kept:
@@ -168,10 +184,13 @@ def one_spelling(found: Sequence[AnyProposal]) -> tuple[list[AnyProposal], set[s
     """Every label cut to its subject's clause and every spelling of a subject under one
     label (the one said most, then the shortest); and the labels that keep no subject."""
     labels = [label for label in (_label_of(x) for x in found) if label]
+    written: dict[str, list[str]] = {}
+    for proposal in found:
+        written.setdefault(_label_of(proposal) or "", []).extend(_quotes(proposal))
     names: dict[str, str] = {}
     gone: set[str] = set()
     for label in set(labels):
-        cut = clause_label(label)
+        cut = clause_label(label, " ".join(written.get(label, [])))
         if cut is None:
             gone.add(label)
         elif cut != label:

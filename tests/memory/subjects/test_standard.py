@@ -97,13 +97,21 @@ def test_a_sentence_about_the_listener(sentence: str, label: str, expected: bool
         # word meant, and time words or a "lol" at the end are not the subject.
         ("And Im Still Pretty Bad Lol", None),
         ("Climbing Wall Shes Been", "Climbing Wall"),
-        ("Buiyng an Electric Car", "Buying an Electric Car"),
         ("Before Then", None),
         ("Allotment Lol", "Allotment"),
     ],
 )
 def test_a_label_keeps_only_the_clause_about_its_subject(label: str, expected: str | None) -> None:
     assert clause_label(label) == expected
+
+
+def test_a_slip_is_corrected_only_in_words_written_in_lower_case() -> None:
+    said = "im finally buiyng an electric car"
+    assert clause_label("Buiyng an Electric Car", said) == "Buying an Electric Car"
+    # A capitalised name one slip from a common word is the person's name, not the word.
+    assert clause_label("Dora Halloway", "My aunt Dora Halloway") == "Dora Halloway"
+    assert clause_label("Dora Halloway", "my aunt dora halloway") == "Dora Halloway"
+    assert clause_label("Buiyng an Electric Car") == "Buiyng an Electric Car"
 
 
 def test_spellings_of_one_subject_share_a_key_and_others_do_not() -> None:
