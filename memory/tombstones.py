@@ -377,6 +377,20 @@ def cut_short(short: str, name: str) -> bool:
 
 
 @lru_cache(maxsize=65536)
+def _front_of(short: str, name: str) -> bool:
+    """Whether the given name ``short`` that the lists know is the front of the forgotten
+    person's given name ``name``, three letters or more with two or more left over: "Leo"
+    for a Leopold (the lists give "leo" for a Leonard only). Said of a forgotten full name
+    only, never the other way: a forgotten "Dan" is never a "Dante"."""
+    return (
+        len(short) >= 3
+        and len(name) >= len(short) + 2
+        and name.startswith(short)
+        and _given_name(short)
+    )
+
+
+@lru_cache(maxsize=65536)
 def clipped(short: str, name: str) -> bool:
     """Whether the given name ``short`` is ``name`` cut short, as people shorten names the
     nicknames list does not hold: "greg" for "gregor" (the list knows "greg" as short for
@@ -495,7 +509,7 @@ class FullName:
             _undoubled(word) in self.given
             or (spelling(word) in _sounds(self.given) and _name_like(word))
             or _clipped_either(word, self.said)
-            or any(cut_short(word, name) for name in self.said)
+            or any(cut_short(word, name) or _front_of(word, name) for name in self.said)
         )
 
     def initial(self, word: str) -> bool:

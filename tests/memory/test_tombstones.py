@@ -637,3 +637,13 @@ def test_the_gate_reads_initials_in_the_label_as_proposed() -> None:
     cards = {card.label: card for card in plan.new_candidates}
     assert cards["JL"].resembles == 5 and "written as" in cards["JL"].held_why
     assert cards["Jean Morel"].resembles is None
+
+
+def test_a_listed_name_that_is_the_front_of_a_forgotten_given_name_is_them() -> None:
+    """The lists give "Leo" for a Leonard only, and a Leopold is called Leo too."""
+    leopold = [stone("Leopold Crane", "person")]
+    assert resemblance("Leo Crane", leopold, floor=FLOOR) is not None
+    said = ["Leo Crane read my chapter.", "My neighbour Leon Crane grows dahlias."]
+    assert hidden(said, leopold, floor=FLOOR) == [True, False]
+    # Never the other way: a forgotten "Dan" is no "Dante".
+    assert resemblance("Dante", [stone("Dan", "relationship")], floor=FLOOR) is None
