@@ -362,13 +362,15 @@ class _Gate:
                 return True
         return False
 
-    def resembles(self, key: str) -> Resemblance | None:
+    def resembles(self, key: str, label: str = "") -> Resemblance | None:
         """The suppression in force that ``key`` looks like without being its name (a shared
-        distinctive word, a variant of a person's name, close in meaning), or whose forgotten
-        thing a fact or event proposed on ``key`` names (:meth:`speak`), if any: such a label
-        is held for the person, never written or proposed silently."""
+        distinctive word, a variant of a person's name, close in meaning, initials written
+        in capitals in its ``label`` as proposed), or whose forgotten thing a fact or event
+        proposed on ``key`` names (:meth:`speak`), if any: such a label is held for the
+        person, never written or proposed silently."""
         if key not in self.resembling:
-            found = resemblance(key, self.snap.tombstones, floor=self.snap.resemblance_floor)
+            said = label if canonical_key(label) == key else key
+            found = resemblance(said, self.snap.tombstones, floor=self.snap.resemblance_floor)
             self.resembling[key] = found if found is not None and not found.exact else None
         return self.resembling[key] or self.spoken.get(key)
 
@@ -442,7 +444,7 @@ class _Gate:
         if self.suppressed(alias_key):
             self.reject("alias", alias, RejectReason.SUPPRESSED_BLOCKED.value)
             return False
-        if self.resembles(alias_key) is not None:
+        if self.resembles(alias_key, alias) is not None:
             self.reject("alias", alias, RejectReason.RESEMBLES_FORGOTTEN.value)
             return False
         self.out.alias_keys.add(alias_key)
@@ -522,7 +524,7 @@ class _Gate:
             self.reject(kind, label, RejectReason.LOW_CONFIDENCE.value)
             return False
         self.folds.setdefault(fold_key(key), []).append(key)
-        like = self.resembles(key)
+        like = self.resembles(key, label)
         self.out.candidates[key] = PlannedCandidate(
             key=key,
             label=label,
@@ -568,7 +570,11 @@ class _Gate:
         if key not in self.out.candidates and self.suppressed(key, *alias_keys):
             self.reject("node", p.label, RejectReason.SUPPRESSED_BLOCKED.value)
             return
-        if self.auto(p.confidence) and self.waiting_key(key) is None and not self.resembles(key):
+        if (
+            self.auto(p.confidence)
+            and self.waiting_key(key) is None
+            and not self.resembles(key, p.label)
+        ):
             aliases = tuple(a for a in p.aliases if self.claim_alias(a, {key}))
             self.out.nodes[key] = PlannedNode(
                 key, p.label, p.category, p.state, aliases, p.confidence, p.evidence
@@ -639,7 +645,7 @@ class _Gate:
         if self.suppressed(key):
             self.reject(kind, label, RejectReason.SUPPRESSED_BLOCKED.value)
             return None
-        if self.auto(p.confidence) and not self.resembles(key):
+        if self.auto(p.confidence) and not self.resembles(key, label):
             self.out.nodes[key] = PlannedNode(
                 key, label, p.category, None, (), p.confidence, p.evidence, on_behalf=True
             )

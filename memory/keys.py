@@ -151,7 +151,8 @@ def core_key(key: str) -> str:
 
 
 # Words said before a person's name that are not the name, beyond :data:`_LEADING`: titles of
-# religion, rank or trade ("Father Brennan", "Rev Ogilvy", "Coach Rooke", "Nurse Ormond") and the
+# religion, rank or trade ("Father Brennan", "Rev Ogilvy", "Coach Rooke", "Nurse Ormond", "PC
+# Brannigan", "Sarge Dwyer"), family forms said as titles ("Nonna Rosa", "Gramps"), and the
 # relations and roles the people extractor reads before a name ("my GP Dr Stroud", "my
 # godmother Liz", "my father-in-law Bill"). Only people's names are read with them
 # (:func:`person_name_words`): a "Coach Trip" or a "Father's Day" keeps its first word as a name.
@@ -168,6 +169,10 @@ PERSON_LEADING = _LEADING | frozenset(
     grandad gran nan nanna nanny grandson granddaughter mother father son daughter twin
     in law
     herr frau senor senora senorita senhor senhora monsieur madame mme mlle signor signora
+    lieutenant lt major colonel general admiral commander cmdr corporal cpl private pte sarge
+    chief superintendent supt pc dc dci deputy sheriff ranger agent
+    doc sensei elder sis bro mister missus madam
+    mama mamma papa pop nonna nonno gramps grampa granda oma opa abuela abuelo bubbe zayde
     """.split()
 )
 
@@ -191,9 +196,9 @@ def is_person_title(word: str) -> bool:
 
 # Titles that say a person is a man or a woman. "Mr Okafor" and "Mrs Okafor" are two people
 # of one family, never one name; "Dr Okafor" or "Okafor" may be either of them.
-_MEN = frozenset("mr sir lord master herr senor senhor monsieur signor".split())
+_MEN = frozenset("mr mister sir lord master herr senor senhor monsieur signor".split())
 _WOMEN = frozenset(
-    "mrs ms miss dame lady madam frau senora senorita senhora madame mme mlle signora".split()
+    "mrs missus ms miss dame lady madam frau senora senorita senhora madame mme mlle signora".split()
 )
 
 

@@ -309,26 +309,85 @@ def _common(word: str) -> bool:
     return zipf_frequency(word, "en", wordlist="small") >= _COMMON_WORD
 
 
+def _pet_root(short: str) -> str:
+    """The :func:`spelling` of ``short`` less its pet ending ("bronnie" -> "bron", "tommo" ->
+    "tom"), "" when it has none."""
+    for ending in _PET_ENDINGS:
+        if short.endswith(ending) and len(short) > len(ending):
+            return spelling(short[: -len(ending)])
+    return ""
+
+
+def _built_on(root: str, whole: str) -> bool:
+    """Whether a pet form's ``root`` is a syllable ``whole`` (a name's :func:`spelling`) is built
+    from: its start of two letters or more ("imm" of "imogen"), or its end of three or more
+    ("bert" of "cuthbert": "Bertie"), with at least two letters of the name left over."""
+    if len(whole) < len(root) + 2:
+        return False
+    return (len(root) >= 2 and whole.startswith(root)) or (len(root) >= 3 and whole.endswith(root))
+
+
+def _pet_of_others(short: str) -> frozenset[str]:
+    """The full names the lists give ``short`` as a pet form of, less its own spellings
+    ("tammy" -> {"tamarra"}, "kelly" -> {}: "kelley" is Kelly spelled another way)."""
+    own = spelling(short)
+    return frozenset(n for n in _canonicals_of(short) if spelling(n) != own)
+
+
 @lru_cache(maxsize=65536)
 def pet_form(short: str, name: str) -> bool:
     """Whether the given name ``short`` is a pet form of ``name`` that no list holds, made as
-    people make them: the start of the name (two letters or more), its last letter often
-    doubled, then "-ie", "-y", "-i" or "-o" ("immy" for "imogen", "tommo" for "thomas"), each
-    read as it sounds (:func:`spelling`).
-    A word the lists know as a name of its own is judged by the lists alone ("kelly" is not
-    "kelvin"), and a common English word is neither a pet form ("berry" for "bernadette")
-    nor a name with pet forms ("important" has no "immy")."""
-    if not (short.isalpha() and name.isalpha()) or len(short) < 3 or len(name) <= len(short):
+    people make them: a syllable of the name, its start (two letters or more) or its end
+    (three or more), its last letter often doubled, then "-ie", "-y", "-i" or "-o" ("immy"
+    for "imogen", "tommo" for "thomas", "bronnie" for "bronwen", "bertie" for "cuthbert"),
+    each read as it sounds (:func:`spelling`).
+    A word the lists know as a name is a pet form only as they make it: a pet form of other
+    names that hold the same syllable ("tammy", which the lists give for a Tamara, for a
+    Tamsin; "bertie", given for an Alberta, for a Cuthbert); a name of its own is judged by
+    the lists alone ("kelly" is not "kelvin"). A common English word is neither a pet form
+    ("berry" for "bernadette") nor a name with pet forms ("important" has no "immy")."""
+    if not (short.isalpha() and name.isalpha()) or len(short) < 3 or short == name:
         return False
-    if _given_name(short) or _common(short) or (_common(name) and not _given_name(name)):
+    if _common(short) or (_common(name) and not _given_name(name)):
         return False
-    whole = spelling(name)
-    for ending in _PET_ENDINGS:
-        if short.endswith(ending):
-            root = spelling(short[: -len(ending)])
-            if len(root) >= 2 and whole.startswith(root) and len(whole) >= len(root) + 2:
-                return True
-    return False
+    root = _pet_root(short)
+    if not root or not _built_on(root, spelling(name)):
+        return False
+    if not _given_name(short):
+        return True
+    # Known as a name: only as the lists' pet form of names that hold the same syllable.
+    return any(root in spelling(full) for full in _pet_of_others(short))
+
+
+@lru_cache(maxsize=65536)
+def cut_short(short: str, name: str) -> bool:
+    """Whether ``short`` is ``name`` cut to its first syllable, as people say a name no list
+    shortens ("bron" for "bronwen", "lorc" for "lorcan", "uke" for "ukulele"), read as it
+    sounds (:func:`spelling`, a silent "e" closing the syllable dropped): three letters or
+    more, two or more of the name left over, and neither a name of its own the lists know
+    ("dan" is short for "daniel", never "dante") nor a common English word. Only a given
+    name or a thing's name is cut so: a surname's start is another family's name ("Sokol"
+    is no "Sokolow"), so callers pass no surname."""
+    if len(short) < 3 or len(name) < len(short) + 2 or short == name:
+        return False
+    if not (short.isalpha() and name.isalpha()) or _given_name(short) or _common(short):
+        return False
+    syllable = spelling(short[:-1] if short.endswith("e") else short)
+    return len(syllable) >= 2 and spelling(name).startswith(syllable)
+
+
+@lru_cache(maxsize=65536)
+def _front_of(short: str, name: str) -> bool:
+    """Whether the given name ``short`` that the lists know is the front of the forgotten
+    person's given name ``name``, three letters or more with two or more left over: "Leo"
+    for a Leopold (the lists give "leo" for a Leonard only). Said of a forgotten full name
+    only, never the other way: a forgotten "Dan" is never a "Dante"."""
+    return (
+        len(short) >= 3
+        and len(name) >= len(short) + 2
+        and name.startswith(short)
+        and _given_name(short)
+    )
 
 
 @lru_cache(maxsize=65536)
@@ -450,6 +509,7 @@ class FullName:
             _undoubled(word) in self.given
             or (spelling(word) in _sounds(self.given) and _name_like(word))
             or _clipped_either(word, self.said)
+            or any(cut_short(word, name) or _front_of(word, name) for name in self.said)
         )
 
     def initial(self, word: str) -> bool:
@@ -580,6 +640,12 @@ class Tombstone:
     # The initials of its names of three words or more ("rls" for "Restless Legs
     # Syndrome"): what people write for the name once they know it (see acronym_of).
     initials: frozenset[str] = frozenset()
+    # A person's one-word names said alone, with no title before them ("Lorc", never the
+    # "Sokolow" of a "Rabbi Sokolow"): given names, which people cut short (cut_short).
+    bare: frozenset[str] = frozenset()
+    # A person's initials, two or three letters ("jl" for "Jean-Luc Fabre", "tg" for "Tamsin
+    # Greaves"): a name only where written in capitals (see monograms_of).
+    monograms: frozenset[str] = frozenset()
 
 
 def tombstone(
@@ -634,8 +700,22 @@ def tombstone(
         full_names=full_names,
         groups=() if person else tuple(tuple(subject_words(n)) for n in names),
         gender=_gender_of(names),
-        initials=frozenset() if person else frozenset(filter(None, map(initials_of, names))),
+        initials=frozenset()
+        if person
+        else frozenset(initials for n in names for initials in _initials(n)),
+        bare=_bare(names, person),
+        monograms=frozenset(m for n in names if person for m in monograms_of(n)),
     )
+
+
+def _bare(names: Sequence[str], person: bool) -> frozenset[str]:
+    """The one-word names of ``names`` that people cut short (:func:`cut_short`): a person's
+    said with no title before it (a given name: "lorc", never the "sokolow" of a "rabbi
+    sokolow"), a thing's distinctive one ("ukulele", said "uke")."""
+    if person:
+        return frozenset(w for n in names if len(n.split()) == 1 for w in _picking_words(n, True))
+    subjects = [subject_words(n) for n in names]
+    return frozenset(s[0] for s in subjects if len(s) == 1 and is_distinctive(s[0]))
 
 
 def initials_of(key: str) -> str:
@@ -645,6 +725,48 @@ def initials_of(key: str) -> str:
     return "".join(w[0] for w in words) if len(words) >= 3 else ""
 
 
+def _initials(key: str) -> set[str]:
+    """The initials of a name (:func:`initials_of`), with and without the words that say its
+    kind: "brazilian jiu jitsu classes" is written "BJJ" as often as "BJJC"."""
+    subject = " ".join(subject_words(key))
+    return {i for i in (initials_of(key), initials_of(subject)) if i}
+
+
+#: A two-letter word at least this common in English (Zipf) is an abbreviation people write
+#: in capitals ("TV", "UK", "HR", "GP", "DJ"), never taken for a person's initials.
+_MONOGRAM_WORD = 3.8
+
+
+def monograms_of(key: str) -> set[str]:
+    """A person's initials as people write them for a name of two words or more: each given
+    name's first letter (a hyphenated one's parts each: "jean luc fabre" -> "jl"), with the
+    surname's ("jlf"); two or three letters, and never an abbreviation English uses
+    ("TV", "HR"). Empty for a one-word name."""
+    parts = full_name(key)
+    if parts is None:
+        return set()
+    words = [w for w in person_words(key) if w not in STOP_WORDS and w not in parts.particles]
+    if len(words) < 2:
+        return set()
+    given = "".join(w[0] for w in words[:-1])
+    found = {given + words[-1][0]}
+    if len(given) >= 2:
+        found.add(given)
+    return {
+        m
+        for m in found
+        if 2 <= len(m) <= 3 and zipf_frequency(m, "en", wordlist="small") < _MONOGRAM_WORD
+    }
+
+
+_MONOGRAM = re.compile(r"\b[A-Z]{2,3}\b")
+
+
+def monograms(text: str) -> set[str]:
+    """The words of ``text`` written as two or three capitals ("JL"), lower case."""
+    return {m.lower() for m in _MONOGRAM.findall(text)}
+
+
 _CAPITALS = re.compile(r"\b[A-Z]{3,}(?=s?\b)")
 
 
@@ -652,6 +774,16 @@ def acronyms(text: str) -> set[str]:
     """The words of ``text`` written in capitals, three letters or more ("RLS", "IBS"), lower
     case: in a message, a name's initials are an acronym only when written so."""
     return {m.lower() for m in _CAPITALS.findall(text)}
+
+
+def _written(label: str, key: str) -> frozenset[str]:
+    """The words ``label`` writes in capitals that may be initials (:func:`acronyms`,
+    :func:`monograms`): a word English knows ("CAT") only inside a longer label ("NBC Climbing
+    Group"), where the capitals say it is written for a name; alone, it is that word."""
+    alone = len(key.split()) == 1
+    return frozenset(
+        w for w in acronyms(label) | monograms(label) if not (alone and len(w) == 3 and _english(w))
+    )
 
 
 def acronym_of(key: str, t: Tombstone) -> bool:
@@ -749,17 +881,29 @@ def _variant_of(word: str, t: Tombstone) -> bool:
     if word in t.variants:
         return True
     if not t.person:
-        return False
+        return any(cut_short(word, w) for w in t.bare)
     if len(word) > 2 and spelling(word) in _sounds(t.variants | t.words) and _name_like(word):
         return True
-    return any(_undoubled(word) == _undoubled(w) for w in t.words) or _clipped_either(word, t.words)
+    if any(_undoubled(word) == _undoubled(w) for w in t.words) or _clipped_either(word, t.words):
+        return True
+    return any(cut_short(word, w) or cut_short(w, word) for w in t.bare)
 
 
-def _near(key: str, t: Tombstone, floor: float, mine: np.ndarray | None) -> Resemblance | None:
+def _near(
+    key: str,
+    t: Tombstone,
+    floor: float,
+    mine: np.ndarray | None,
+    written: frozenset[str] = frozenset(),
+) -> Resemblance | None:
+    """How the label with the canonical ``key`` looks like ``t``, if it does; ``written`` are
+    the words the label writes in capitals (:func:`acronyms`, :func:`monograms`)."""
     if other_person(key, t):
         return None
-    if acronym_of(key, t):
-        return Resemblance(t, False, f"“{key.upper()}” is what “{t.label}” is written as")
+    caps = sorted(written & (t.initials | t.monograms))
+    if acronym_of(key, t) or caps:
+        said = caps[0] if caps else key
+        return Resemblance(t, False, f"“{said.upper()}” is what “{t.label}” is written as")
     words = subject_words(key)
     stems = {stem(w) for w in words}
     shared = sorted(w for w in t.words if stem(w) in stems)
@@ -799,11 +943,12 @@ def resemblance(label: str, tombstones: Sequence[Tombstone], *, floor: float) ->
         return Resemblance(same, True, "the same name")
     words = subject_words(key)
     mine = _vector_of(words) if _meaningful(words) else None
+    written = _written(label, key)
     best: Resemblance | None = None
     for t in tombstones:
         if key in t.exceptions:
             continue
-        near = _near(key, t, floor, mine)
+        near = _near(key, t, floor, mine, written)
         if near is not None and near.score >= 1.0:
             return near
         if near is not None and (best is None or near.score > best.score):
@@ -957,8 +1102,9 @@ def named_in(text: str, tombstones: Sequence[Tombstone]) -> Tombstone | None:
     stems = [stem(w) for w in words]
     said: list[_Token] | None = None
     capitals = acronyms(text)
+    letters = monograms(text)
     for t in tombstones:
-        if _names_it(words, stems, t) or capitals & t.initials:
+        if _names_it(words, stems, t) or capitals & t.initials or letters & t.monograms:
             return t
         if t.full_names:
             said = said if said is not None else tokens(text)
@@ -983,6 +1129,11 @@ def hidden(texts: Sequence[str], tombstones: Sequence[Tombstone], *, floor: floa
     if initials:
         out = [
             seen or bool(acronyms(text) & initials) for seen, text in zip(out, texts, strict=True)
+        ]
+    lettered = frozenset().union(*(t.monograms for t in tombstones))
+    if lettered:
+        out = [
+            seen or bool(monograms(text) & lettered) for seen, text in zip(out, texts, strict=True)
         ]
     people = [name for t in tombstones for name in t.full_names]
     if people:

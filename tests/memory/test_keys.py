@@ -214,6 +214,10 @@ def test_a_slip_is_folded_in_a_label_of_two_words_not_in_a_name_on_its_own() -> 
         ("coach daniel rooke", ["daniel", "rooke"]),
         ("my gp dr imogen stroud", ["imogen", "stroud"]),
         ("my father in law bill", ["bill"]),
+        ("pc sean brannigan", ["sean", "brannigan"]),  # ranks of the police and the forces
+        ("lieutenant dane", ["dane"]),
+        ("nonna rosa bellini", ["rosa", "bellini"]),  # family forms said as titles
+        ("sarge", ["sarge"]),
         ("nurse", ["nurse"]),  # never all of them
     ],
 )
@@ -235,3 +239,4 @@ def test_a_gendered_title_is_read_after_a_role() -> None:
     assert title_gender("father ogilvy") == ""  # a priest's title says nothing here
     assert title_gender("stroud") == ""
     assert title_gender("frau muller") == "f" and title_gender("herr kjaer") == "m"
+    assert title_gender("mister pickering") == "m" and title_gender("missus pickering") == "f"

@@ -14,8 +14,10 @@ from memory.recall.embed import MODEL_NAME
 from memory.tombstones import (
     SHARE_FLOOR,
     Tombstone,
+    cut_short,
     full_name,
     hidden,
+    monograms_of,
     name_variants,
     names_person,
     pet_form,
@@ -396,6 +398,14 @@ def test_pet_forms_the_package_lacks_are_known() -> None:
         ("kelly", "kelvin", False),  # a name of its own, which the lists know
         ("im", "imogen", False),  # too short to say
         ("immy", "important", False),  # a common word has no pet forms
+        ("bronnie", "bronwen", True),  # as long as the name itself
+        ("fergie", "fergus", True),
+        ("bertie", "cuthbert", True),  # its last syllable (the lists give it for an Alberta)
+        ("tammy", "tamsin", True),  # the lists give it for a Tamara: the same syllable
+        ("connie", "concepta", True),  # given for a Constance
+        ("bertie", "bertram", True),
+        ("tammy", "thomas", False),  # "tom" is no "tam"
+        ("connie", "bronwen", False),
     ],
 )
 def test_a_pet_form_is_the_start_of_a_name_and_a_pet_ending(
@@ -537,3 +547,103 @@ def test_pet_endings_and_names_cut_from_the_front() -> None:
     # A word cut from the front of a name is a name, not a common word ("stance").
     constance = [stone("Constance Hale", "person")]
     assert hidden(["My stance on it changed."], constance, floor=FLOOR) == [False]
+
+
+@pytest.mark.parametrize(
+    ("short", "name", "expected"),
+    [
+        ("bron", "bronwen", True),
+        ("lorc", "lorcan", True),
+        ("uke", "ukulele", True),  # a silent "e" closes the syllable
+        ("dan", "dante", False),  # a name of its own, which the lists know
+        ("pen", "penicillin", False),  # a common English word
+        ("bron", "bron", False),
+        ("bron", "brona", False),  # too little of the name left over
+        ("sok", "lorcan", False),
+    ],
+)
+def test_a_name_cut_to_its_first_syllable(short: str, name: str, expected: bool) -> None:
+    assert cut_short(short, name) is expected
+
+
+def test_a_given_name_cut_short_or_given_a_pet_form_no_list_holds_is_the_person() -> None:
+    bronwen = [stone("Bronwen Ashby", "family")]
+    said = ["Aunt Bron still breeds alpacas.", "Bronnie rang.", "My cousin Bryony Ash rang."]
+    assert hidden(said, bronwen, floor=FLOOR) == [True, True, False]
+    assert resemblance("Aunt Bron", bronwen, floor=FLOOR) is not None
+    assert resemblance("Bryony Ash", bronwen, floor=FLOOR) is None
+    cuthbert = [stone("Cuthbert Yelland", "family")]
+    assert hidden(["My grandfather Bertie rang.", "Bertram Shaw rang."], cuthbert, floor=FLOOR) == [
+        True,
+        False,
+    ]
+    concepta = [stone("Sister Concepta", "person")]
+    assert resemblance("Sister Connie", concepta, floor=FLOOR) is not None
+    assert resemblance("Constance Webb", concepta, floor=FLOOR) is None
+    lorc = [stone("Lorc", "relationship")]
+    assert hidden(["Lorcan is back.", "Lorna Tighe is back."], lorc, floor=FLOOR) == [True, False]
+
+
+def test_a_surname_said_after_a_title_is_not_cut_short() -> None:
+    """ "Sokol" starts like "Sokolow": another family, not the forgotten rabbi."""
+    rabbi = [stone("Rabbi Sokolow", "person")]
+    assert resemblance("Mrs Sokol", rabbi, floor=FLOOR) is None
+    assert hidden(["My neighbour Mrs Sokol makes jam.", "Sokolow rang."], rabbi, floor=FLOOR) == [
+        False,
+        True,
+    ]
+
+
+def test_a_things_name_cut_short_is_the_thing() -> None:
+    ukulele = [stone("Ukulele", "skill")]
+    assert hidden(["Practising the uke again.", "The mandolin again."], ukulele, floor=FLOOR) == [
+        True,
+        False,
+    ]
+    assert resemblance("Uke", ukulele, floor=FLOOR) is not None
+
+
+def test_initials_of_a_name_without_the_word_for_its_kind() -> None:
+    bjj = [stone("Brazilian Jiu-jitsu Classes", "skill")]
+    assert resemblance("BJJ", bjj, floor=FLOOR) is not None
+    assert hidden(["I started BJJ.", "Brazilian cooking classes."], bjj, floor=FLOOR) == [
+        True,
+        False,
+    ]
+    # Capitals inside a longer label are written for a name, even a word English knows.
+    club = [stone("Northgate Bouldering Collective", "organization")]
+    assert resemblance("NBC Climbing Group", club, floor=FLOOR) is not None
+    assert resemblance("Northgate Allotment Society", club, floor=FLOOR) is None
+
+
+def test_a_persons_initials_in_capitals_are_the_person() -> None:
+    assert monograms_of(canonical_key("Jean-Luc Fabre")) == {"jl", "jlf"}
+    assert monograms_of(canonical_key("Tamsin Greaves")) == {"tg"}
+    assert monograms_of(canonical_key("Dan")) == set()
+    # Initials English writes for something else ("TV", "AM") are never a person's.
+    assert monograms_of(canonical_key("Tom Vance")) == set()
+    jl = [stone("Jean-Luc Fabre", "person")]
+    said = ["My friend JL makes cheese.", "jl maybe", "My colleague Jean Morel makes wine."]
+    assert hidden(said, jl, floor=FLOOR) == [True, False, False]
+    assert resemblance("JL", jl, floor=FLOOR) is not None
+    assert resemblance("Jean Morel", jl, floor=FLOOR) is None
+
+
+def test_the_gate_reads_initials_in_the_label_as_proposed() -> None:
+    """The gate compared a label by its key, which has lost its capitals: "JL" for a forgotten
+    "Jean-Luc Fabre" was proposed as any new name."""
+    jl = stone("Jean-Luc Fabre", "person", pk=5)
+    plan = plan_writes([node("JL", category="person"), node("Jean Morel")], snap(jl))
+    cards = {card.label: card for card in plan.new_candidates}
+    assert cards["JL"].resembles == 5 and "written as" in cards["JL"].held_why
+    assert cards["Jean Morel"].resembles is None
+
+
+def test_a_listed_name_that_is_the_front_of_a_forgotten_given_name_is_them() -> None:
+    """The lists give "Leo" for a Leonard only, and a Leopold is called Leo too."""
+    leopold = [stone("Leopold Crane", "person")]
+    assert resemblance("Leo Crane", leopold, floor=FLOOR) is not None
+    said = ["Leo Crane read my chapter.", "My neighbour Leon Crane grows dahlias."]
+    assert hidden(said, leopold, floor=FLOOR) == [True, False]
+    # Never the other way: a forgotten "Dan" is no "Dante".
+    assert resemblance("Dante", [stone("Dan", "relationship")], floor=FLOOR) is None
