@@ -144,7 +144,7 @@ def test_of_between_a_common_word_and_a_name_joins_nothing() -> None:
         # ends the phrase, as the spelled one does.
         ("dinner with marguerite tonihgt at the new place", {"Marguerite"}),
         ("picking up the canoe tmrw morning", {"Canoe"}),
-        ("we joined a sailing club but the commitee is a mess", {"Sailing Club"}),
+        ("we joined a sailing club but the schedlue is a mess", {"Sailing Club"}),
         # Contractions typed without the apostrophe are not names or nouns.
         ("shes been my best friend since school", set()),
         ("im so tired and hasnt stopped raining", set()),

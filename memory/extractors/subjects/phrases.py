@@ -95,9 +95,11 @@ def _typed(match: re.Match[str]) -> str:
 def meant(word: str) -> str:
     """The word a slip of the fingers was meant to be, for a word written in lower case
     ("tnoight" is "tonight", "birhtday" is "birthday"); a capitalised word may be a name and
-    is left as written. Used to judge a word (a time word, how rare it is: a misspelling is not
+    is left as written, and so is any word wordfreq's full list knows. Used to judge a word (a time word, how rare it is: a misspelling is not
     a rare word), never to rewrite what the person said."""
-    return mistyped(word) if word.islower() else word
+    if not word.islower() or zipf_frequency(word, "en") > 0:
+        return word  # a name, or a word English knows ("backend", not "backed")
+    return mistyped(word)
 
 
 # Weekdays as people type them short ("see you Fri") are dates, not names.

@@ -37,7 +37,8 @@ from memory.extractors.subjects.phrases import (
     written_plain,
     zipf,
 )
-from memory.keys import canonical_key, mistyped
+from memory.extractors.subjects.phrases import meant as phrases_meant
+from memory.keys import canonical_key
 from memory.proposals import (
     AnyProposal,
     CandidateProposal,
@@ -131,7 +132,7 @@ def clause_label(label: str, written: str = "") -> str | None:
             break
         # A slip in a word the person wrote in lower case ("buiyng an electric car") is the
         # word meant; a capitalised word may be a name ("Halloway") and is left as written.
-        meant = mistyped(word.lower()) if _typed_lower(word, written) else word.lower()
+        meant = phrases_meant(word.lower()) if _typed_lower(word, written) else word.lower()
         if meant != word.lower() and zipf(meant) >= _EVERYDAY:
             word = meant.capitalize()
         kept.append(word)

@@ -112,6 +112,8 @@ def test_a_slip_is_corrected_only_in_words_written_in_lower_case() -> None:
     assert clause_label("Dora Halloway", "My aunt Dora Halloway") == "Dora Halloway"
     assert clause_label("Dora Halloway", "my aunt dora halloway") == "Dora Halloway"
     assert clause_label("Buiyng an Electric Car") == "Buiyng an Electric Car"
+    # A word English knows is no slip, even one letter from a commoner one.
+    assert clause_label("Backend Developer", "i'm a backend developer") == "Backend Developer"
 
 
 def test_spellings_of_one_subject_share_a_key_and_others_do_not() -> None:
