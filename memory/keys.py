@@ -292,6 +292,22 @@ def mistyped(word: str) -> str:
     return found[0] if len(found) == 1 else word
 
 
+@lru_cache(maxsize=65536)
+def likeliest_meant(word: str) -> str:
+    """The commonest word one slip from ``word`` ("waknig" -> "waking", though "walking" is
+    one slip away too), else ``word``. Unlike :func:`mistyped`, a slip with two readings
+    still gets one: for judging a word English does not know at all (a misspelling is not a
+    rare word), never for folding two labels together."""
+    english = _english()
+    if len(word) < _TYPO_MIN_LETTERS or not word.isalpha() or not word.isascii():
+        return word
+    if word in english:
+        return word
+    floor = 10 ** (_TYPO_TO_ZIPF - 9)
+    found = [w for w in _one_slip(word) if english.get(w, 0.0) >= floor]
+    return max(found, key=lambda w: (english[w], w)) if found else word
+
+
 def _relations(key: str) -> frozenset[str]:
     words = key.split()
     said = set()

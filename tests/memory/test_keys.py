@@ -240,3 +240,13 @@ def test_a_gendered_title_is_read_after_a_role() -> None:
     assert title_gender("stroud") == ""
     assert title_gender("frau muller") == "f" and title_gender("herr kjaer") == "m"
     assert title_gender("mister pickering") == "m" and title_gender("missus pickering") == "f"
+
+
+def test_the_likeliest_word_meant_reads_a_slip_with_two_readings() -> None:
+    from memory.keys import likeliest_meant, mistyped
+
+    assert mistyped("laoding") == "laoding"  # two readings: never folded on
+    assert likeliest_meant("laoding") in {"loading", "landing"}
+    assert likeliest_meant("pltaeau") == "plateau"
+    assert likeliest_meant("plateau") == "plateau"
+    assert likeliest_meant("zqxjvw") == "zqxjvw"

@@ -144,6 +144,9 @@ def test_of_between_a_common_word_and_a_name_joins_nothing() -> None:
         # ends the phrase, as the spelled one does.
         ("dinner with marguerite tonihgt at the new place", {"Marguerite"}),
         ("picking up the canoe tmrw morning", {"Canoe"}),
+        # A slip in a rare word is that word, spelled as meant (one card with the others).
+        ("we camped on a pltaeau in the hills", {"Plateau"}),
+        ("been waknig up at dawn all week", set()),
         ("we joined a sailing club but the schedlue is a mess", {"Sailing Club"}),
         # Contractions typed without the apostrophe are not names or nouns.
         ("shes been my best friend since school", set()),

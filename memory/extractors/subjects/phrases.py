@@ -19,7 +19,7 @@ from typing import Any
 from wordfreq import zipf_frequency
 
 from memory.extractors import patterns as p
-from memory.keys import mistyped
+from memory.keys import likeliest_meant, mistyped
 from memory.policy import FILLERS, PRONOUNS
 from memory.temporal import MONTHS, WEEKDAYS
 
@@ -88,18 +88,24 @@ _TYPED_WORD = re.compile(r"\b[A-Za-z]+\b(?!['’])")
 
 
 def _typed(match: re.Match[str]) -> str:
+    """A contraction typed bare, spelled out; a slip with one reading, the word meant."""
     word = match.group(0)
-    return BARE_CONTRACTIONS.get(word.lower(), word)
+    spelled = BARE_CONTRACTIONS.get(word.lower())
+    if spelled is not None:
+        return spelled
+    return mistyped(word) if meant(word) != word else word
 
 
 def meant(word: str) -> str:
     """The word a slip of the fingers was meant to be, for a word written in lower case
     ("tnoight" is "tonight", "birhtday" is "birthday"); a capitalised word may be a name and
-    is left as written, and so is any word wordfreq's full list knows. Used to judge a word (a time word, how rare it is: a misspelling is not
-    a rare word), never to rewrite what the person said."""
+    is left as written, and so is any word wordfreq's full list knows. A word is judged by it
+    (a misspelling is not a rare word; "tnoight" is a time word); the tagger reads it, so a
+    subject takes its label from it, only where the slip has one reading ("pltaeau" is
+    "Plateau"; "sotring" stays as typed). The evidence keeps what was said."""
     if not word.islower() or zipf_frequency(word, "en") > 0:
         return word  # a name, or a word English knows ("backend", not "backed")
-    return mistyped(word)
+    return likeliest_meant(word)
 
 
 # Weekdays as people type them short ("see you Fri") are dates, not names.
