@@ -176,25 +176,26 @@ def test_each_conversation_costs_the_same_queries_whatever_its_length(
 
 # Taken with the code as it was before issue 27's import work (see the module docstring). The
 # candidates, their evidence and the receipts' counts were taken again when the default
-# extractor began to find subjects too (11 -> 31 candidates, 16 -> 53 evidence rows): a change
+# extractor began to find subjects too (11 -> 31 candidates, 16 -> 53 evidence rows), and again
+# when the labels were read as typed ("Before Then" is no card: 30 and 47): changes
 # of behaviour, on the grouped import's code, whose episodes, documents and postings did not move.
 PINNED_SIZES = {
     "receipts": 12,
-    "candidates": 31,
+    "candidates": 30,
     "episodes": 160,
     "docs": 160,
     "terms": 4754,
     "term_counts": 235,
-    "evidence": 53,
+    "evidence": 47,
 }
 PINNED_DIGESTS = {
-    "receipts": "9d332462eb899756",
-    "candidates": "62df97c6fc030d24",
+    "receipts": "949541c092f77b30",
+    "candidates": "213dfa65111eba01",
     "episodes": "beb765e5863de57e",
     "docs": "92a26f245d4d84d0",
     "terms": "1cf6e6b03cf9e916",
     "term_counts": "4794ee38b1e1d290",
-    "evidence": "68fd9267bd332daf",
+    "evidence": "6718a9a535ee4052",
     "revisions": "5feceb66ffc86f38",
 }
 # Three conversations processed, whatever their length: 110 queries before issue 27, 105 since
