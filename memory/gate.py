@@ -45,14 +45,7 @@ from memory.proposals import (
     NodeProposal,
     SliceProposal,
 )
-from memory.tombstones import (
-    Resemblance,
-    Tombstone,
-    named_in,
-    resemblance,
-    same_name,
-    shares_stem,
-)
+from memory.tombstones import Resemblance, Tombstone, named_in, resemblance, same_name
 from memory.vocab import (
     ACTION_STATE,
     SUPERSEDING_SLICE_KINDS,
@@ -395,8 +388,6 @@ class _Gate:
             if not key or key in self.spoken:
                 continue
             t = named_in(p.text, self.snap.tombstones)
-            if t is not None and shares_stem(key, t):
-                continue  # the label says the word itself: whether it resembles is resembles'
             if t is not None and key not in t.exceptions:
                 self.spoken[key] = Resemblance(t, False, f"what it says names “{t.label}”")
 

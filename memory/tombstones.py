@@ -908,11 +908,7 @@ def _near(
     stems = {stem(w) for w in words}
     shared = sorted(w for w in t.words if stem(w) in stems)
     shared += [w for n in t.groups for w in (shares_name(stems, n), part_of_name(words, n)) if w]
-    # A label that also carries a distinctive word of its own, none of the forgotten thing's,
-    # names something else that shares a word with it ("Ironworks Kettlebell Club" beside a
-    # forgotten "Kettlebell Class"): the shared word alone does not hold it.
-    own = [w for w in words if is_distinctive(w) and stem(w) not in t.stems]
-    if shared and not (own and not t.person):
+    if shared:
         return Resemblance(t, False, f"shares the word “{shared[0]}”")
     if any(names_person(words, name) for name in t.full_names):
         return Resemblance(t, False, f"may name the same person as “{t.label}”")
@@ -923,11 +919,6 @@ def _near(
     if score >= floor:
         return Resemblance(t, False, f"close in meaning to “{t.label}”", score)
     return None
-
-
-def shares_stem(key: str, t: Tombstone) -> bool:
-    """Whether the label with the canonical ``key`` says one of ``t``'s subject words itself."""
-    return bool({stem(w) for w in subject_words(key)} & t.stems)
 
 
 def same_name(key: str, tombstones: Sequence[Tombstone]) -> Tombstone | None:

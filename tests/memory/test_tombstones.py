@@ -370,22 +370,6 @@ def test_an_entity_whose_facts_name_something_forgotten_is_held() -> None:
     assert card.label == "Stepdad" and card.resembles == 4 and "Gregor Halloway" in card.held_why
 
 
-def test_a_fact_that_names_the_label_itself_does_not_hold_it_as_something_forgotten() -> None:
-    """A new thing that shares a word with a forgotten one, said in its own sentence: the
-    sentence names it by that word, but the label says the word itself, so the label's own
-    resemblance decides (here: none, it has a distinctive word of its own)."""
-    kettlebell = stone("Kettlebell Class", "skill", pk=5)
-    said = "My brother opened Ironworks Kettlebell Club in Leeds."
-    proposals: list[AnyProposal] = [
-        node("Ironworks Kettlebell Club", category="organization"),
-        SliceProposal(on="Ironworks Kettlebell Club", text=said, evidence=EV, confidence=0.9),
-    ]
-    auto = RulesRef(capture_default="auto")
-    plan = plan_writes(proposals, snap(kettlebell, rules=auto))
-    assert [n.label for n in plan.new_nodes] == ["Ironworks Kettlebell Club"]
-    assert not plan.new_candidates
-
-
 # --- given names in other forms, titles of trade and rank --------------------------------------
 
 
@@ -663,13 +647,3 @@ def test_a_listed_name_that_is_the_front_of_a_forgotten_given_name_is_them() -> 
     assert hidden(said, leopold, floor=FLOOR) == [True, False]
     # Never the other way: a forgotten "Dan" is no "Dante".
     assert resemblance("Dante", [stone("Dan", "relationship")], floor=FLOOR) is None
-
-
-def test_a_name_with_a_distinctive_word_of_its_own_is_not_held_for_a_shared_word() -> None:
-    kettlebell = [stone("Kettlebell Class", "skill")]
-    assert resemblance("Ironworks Kettlebell Club", kettlebell, floor=FLOOR) is None
-    assert resemblance("Kettlebell Club", kettlebell, floor=FLOOR) is not None
-    assert resemblance("Kettlebells", kettlebell, floor=FLOOR) is not None
-    # A person's name keeps its own rules: a shared surname still resembles.
-    ravi = [stone("Ravi Mensah", "person")]
-    assert resemblance("Mensah", ravi, floor=FLOOR) is not None
