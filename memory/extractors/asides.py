@@ -13,7 +13,12 @@ out of the person's life, whatever their wording otherwise:
 - **ironic**: a sentence marked as meaning its opposite (an upside-down or eye-roll face,
   "/s", "yeah right") says nothing the person means (:func:`ironic`);
 - **disowned**: a sentence in which the person says a thing is not theirs ("it's my
-  flatmate's, not mine") (:func:`disowned`).
+  flatmate's, not mine") (:func:`disowned`);
+- **denied**: what follows a negated experience in its clause ("I've never been to the UK",
+  "neither of us has ever been to Europe", "we haven't tried Rust"): a place never visited, a
+  thing never had or tried is not in the person's life (:func:`denied_spans`);
+- **exclaimed**: a fixed exclamation or oath ("God help us all", "thank God", "for heaven's
+  sake") names no one the person talks about (:func:`oath_spans`).
 
 Pure: no database, no model.
 """
@@ -100,6 +105,61 @@ def only_quoted(sentence: str, words: Sequence[str]) -> bool:
     pattern = re.compile(r"\b" + r"\W+".join(re.escape(w) for w in words) + r"\b", re.IGNORECASE)
     found = [m.start() for m in pattern.finditer(sentence)]
     spans = quoted_spans(sentence)
+    return bool(found) and all(any(a < at < b for a, b in spans) for at in found)
+
+
+# A negated experience: "never", "not ever", "neither/nor/no one/nobody ... ever" or a negated
+# perfect ("haven't", "has not") before a verb of experience in its perfect or past form ("been
+# to", "visited", "tried", "met", "had"). What follows it in its clause is what the person has
+# not known. A verb of habit or feeling ("I never miss my class", "I've never felt better") is
+# no such verb: its object may well be in the person's life.
+_DENIAL = re.compile(
+    r"\b(?:never|(?:not|n't)\s+(?:yet\s+)?ever|(?:neither|nor|nobody|no\s+one|none)\b[^.;:!?,]*?\bever|"
+    r"(?:have|has|had)(?:n't|\s+not)(?:\s+(?:yet|really|actually))?)\s+"
+    r"(?:(?:yet|really|actually|once|even)\s+)?"
+    r"(?:been|gone|travell?ed|flown|visited|seen|tried|met|owned|had|used|played|eaten|"
+    r"heard\s+of|set\s+foot|lived)\b",
+    re.IGNORECASE,
+)
+# Where a clause ends: punctuation or a conjunction that starts another ("but", "and", "so").
+_CLAUSE_END = re.compile(r"[.;:!?,()\n]|\s(?:but|and|so|though|although|because|cause)\s", re.I)
+# A fixed exclamation or oath: "God help us", "thank God", "oh my God", "God knows", "for
+# heaven's sake", "good Lord", "Jesus Christ!" said as an exclamation.
+_OATH = re.compile(
+    r"\b(?:(?:oh\s+)?my\s+(?:god|gosh|lord|goodness)|thank\s+(?:god|heavens?|goodness|christ)|"
+    r"(?:god|lord|heaven|goodness)\s+(?:help|knows|bless|forbid|willing)\b(?:\s+(?:us|me|him|her|"
+    r"them|you))?(?:\s+all)?|for\s+(?:god|christ|heaven|goodness|pete|pity)['’]?s\s+sake|"
+    r"good\s+(?:lord|god|heavens|grief)|jesus(?:\s+christ)?(?=\s*[,!.]))",
+    re.IGNORECASE,
+)
+
+
+def denied_spans(sentence: str) -> list[tuple[int, int]]:
+    """(start, end) of each negated experience in ``sentence`` and the rest of its clause
+    ("never been to the UK before")."""
+    text = sentence.replace("’", "'")
+    out = []
+    for match in _DENIAL.finditer(text):
+        end = _CLAUSE_END.search(text, match.end())
+        out.append((match.start(), end.start() if end else len(text)))
+    return out
+
+
+def oath_spans(sentence: str) -> list[tuple[int, int]]:
+    """(start, end) of each fixed exclamation or oath in ``sentence`` ("God help us all")."""
+    return [m.span() for m in _OATH.finditer(sentence.replace("’", "'"))]
+
+
+def unmeant(sentence: str, words: Sequence[str]) -> bool:
+    """Every place ``sentence`` says ``words`` (in order) is where the person does not say it
+    of their own life: inside a quotation, after a negated experience in its clause ("I've
+    never been to Europe"), or inside an exclamation ("God help us all")."""
+    if not words:
+        return False
+    pattern = re.compile(r"\b" + r"\W+".join(re.escape(w) for w in words) + r"\b", re.IGNORECASE)
+    found = [m.start() for m in pattern.finditer(sentence)]
+    spans = quoted_spans(sentence)
+    spans += [(a - 1, b) for a, b in denied_spans(sentence) + oath_spans(sentence)]
     return bool(found) and all(any(a < at < b for a, b in spans) for at in found)
 
 

@@ -34,7 +34,7 @@ from datetime import datetime
 
 from memory.confidence import Evidence, confidence
 from memory.extractors import patterns as p
-from memory.extractors.asides import not_own, only_quoted, withheld, withheld_messages
+from memory.extractors.asides import not_own, unmeant, withheld, withheld_messages
 from memory.extractors.subjects.framing import (
     categories,
     first_person,
@@ -196,8 +196,10 @@ def gather(
             key = topic_key(phrase)
             if not key or fold_key(canonical_key(phrase.label)) in known:
                 continue
-            if only_quoted(sentence, phrase.words):
-                continue  # a line of a book or a film: someone else's words
+            if unmeant(sentence, phrase.words):
+                # a line of a book or a film, a place never visited ("I've never been to
+                # Europe"), an oath ("God help us"): not a thing of the person's life
+                continue
             if canonical_key(phrase.label) in known:
                 continue
             subject = subjects.setdefault(key, Subject(phrase))

@@ -26,7 +26,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 
 from memory.extractors import patterns as p
-from memory.extractors.asides import not_own, only_quoted
+from memory.extractors.asides import not_own, unmeant
 from memory.extractors.rules.preferences import CATCH_ALL
 from memory.extractors.subjects.phrases import (
     BARE_CONTRACTIONS,
@@ -294,7 +294,8 @@ def without(found: Sequence[AnyProposal], labels: set[str]) -> list[AnyProposal]
 def unsaid(found: Sequence[AnyProposal], withheld: set[str]) -> set[str]:
     """The labels of ``found`` said only where the person did not say them of their own life:
     in a message that is not theirs to keep (``withheld``: its id), in a sentence that is
-    ironic or disowns the thing, or inside a quotation (:mod:`.asides`)."""
+    ironic or disowns the thing, inside a quotation or an exclamation, or after a negated
+    experience ("I've never been to the UK") (:mod:`.asides`)."""
     spans: dict[str, list[tuple[str, str]]] = {}
     for proposal in found:
         label = _label_of(proposal)
@@ -305,7 +306,7 @@ def unsaid(found: Sequence[AnyProposal], withheld: set[str]) -> set[str]:
     out = set()
     for label, said in spans.items():
         if said and all(
-            message_id in withheld or not_own(quote) or only_quoted(quote, label.split())
+            message_id in withheld or not_own(quote) or unmeant(quote, label.split())
             for message_id, quote in said
         ):
             out.add(label)
