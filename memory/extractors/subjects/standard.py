@@ -120,9 +120,23 @@ def _typed_lower(word: str, written: str) -> bool:
     return re.search(rf"(?<![A-Za-z]){re.escape(word.lower())}(?![A-Za-z])", written) is not None
 
 
+def _stance(word: str, written: str) -> bool:
+    """An adverb in -ly the person wrote in lower case after the subject ("i quit parcelwise
+    last week actually", "I love my job honestly"): it comments on the sentence, it is no part
+    of a name."""
+    lower = word.lower()
+    return (
+        len(lower) > 4
+        and lower.endswith("ly")
+        and lexical_tag(lower).startswith("RB")
+        and _typed_lower(lower, written)
+    )
+
+
 def clause_label(label: str, written: str = "") -> str | None:
     """The label less what is not its subject: cut at a clause word or a dash, less trailing
-    adverbs and function words. ``None`` when nothing of it is left."""
+    adverbs (of time or place, or an -ly adverb written in lower case: "Parcelwise Actually")
+    and function words. ``None`` when nothing of it is left."""
     head = re.split(r"\s*-\s+|\s+-\s*", label, maxsplit=1)[0]
     if _OTHERS & set(words_of(head)):
         return None
@@ -136,7 +150,7 @@ def clause_label(label: str, written: str = "") -> str | None:
         if meant != word.lower() and zipf(meant) >= _EVERYDAY:
             word = meant.capitalize()
         kept.append(word)
-    while kept and kept[-1].lower() in _TRAILING | _FUNCTION:
+    while kept and (kept[-1].lower() in _TRAILING | _FUNCTION or _stance(kept[-1], written)):
         kept.pop()
     if not kept:
         return None
