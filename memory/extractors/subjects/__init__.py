@@ -35,12 +35,14 @@ from datetime import datetime
 from memory.confidence import Evidence, confidence
 from memory.extractors import patterns as p
 from memory.extractors.asides import not_own, unmeant, withheld, withheld_messages
+from memory.extractors.rules.people import RELATIONS
 from memory.extractors.subjects.framing import (
     categories,
     first_person,
     life_scores,
     mentions_self,
     owned,
+    self_named,
     thing_scores,
 )
 from memory.extractors.subjects.phrases import (
@@ -74,6 +76,7 @@ from memory.proposals import (
 )
 from memory.temporal import resolve_when
 from memory.transcripts import Message
+from memory.vocab import Category
 
 FLOOR = 0.5  # below this a subject is not worth a person's look
 # A subject heard in one conversation only is a card when its evidence there is this strong (a
@@ -202,6 +205,8 @@ def gather(
                 continue
             if canonical_key(phrase.label) in known:
                 continue
+            if phrase.is_name and self_named(sentence, phrase.words):
+                continue  # "I am Desmond": the person whose memory this is
             subject = subjects.setdefault(key, Subject(phrase))
             subject.spelled(phrase)
             if phrase.is_name and not subject.phrase.is_name:
@@ -294,9 +299,19 @@ def known_keys(found: Sequence[AnyProposal]) -> tuple[set[str], set[str]]:
     return keys, used
 
 
+def relation_only(phrase: Phrase) -> bool:
+    """A relation or role word alone ("my GP", "the landlord", "my physio"): it names someone
+    only by how they stand to the person, so it is no one's card until they are named (the
+    rules read "my GP Dr Shah" as Dr Shah)."""
+    kind = RELATIONS.get(phrase.words[0].lower()) if len(phrase.words) == 1 else None
+    return kind is not None and kind != Category.POSSESSION.value  # "my gecko" is owned
+
+
 def things(subjects: dict[str, Subject]) -> dict[str, Subject]:
     """The subjects that are names or things of a life, not feelings or qualities
-    ("Encouragement", "Inner Peace"): the embedding model decides, phrase by phrase."""
+    ("Encouragement", "Inner Peace"): the embedding model decides, phrase by phrase; and
+    not a relation or role word alone (:func:`relation_only`)."""
+    subjects = {k: s for k, s in subjects.items() if not relation_only(s.phrase)}
     common = [k for k, s in subjects.items() if not s.phrase.is_name]
     scores = thing_scores([subjects[k].label for k in common])
     drop = {k for k, score in zip(common, scores, strict=True) if score < THING_MARGIN}

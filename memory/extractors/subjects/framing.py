@@ -105,14 +105,46 @@ def _head(text: str) -> list[str]:
     return head
 
 
+# Where a clause of its own may start inside a sentence: after a comma, a semicolon, a colon
+# or a dash, or a coordinating conjunction.
+_CLAUSE_BREAK = frozenset({",", ";", ":", "-", "--", "and", "but", "so", "then"})
+
+
+# "and I think she loves it": the speaker's opinion of someone else's clause, not their own.
+_OPINION = frozenset(
+    "think thought guess know knew reckon suppose believe hope feel mean wonder".split()
+)
+
+
+def _clause_led(tokens: list[tuple[str, str, str]]) -> bool:
+    """A later clause of the sentence has the speaker as its subject: "I" or "we" right after
+    a clause break and followed by its verb ("a group called the Saltdean Dippers, we go on
+    Tuesdays", "the new hip is in and I am walking with one stick")."""
+    for at in range(1, len(tokens) - 1):
+        if tokens[at - 1][0].lower() not in _CLAUSE_BREAK:
+            continue
+        # After "I"/"we" the next word is its verb (or an adverb before it), whatever the
+        # tagger says ("we train": it reads "train" as a noun).
+        word, pos, _chunk = tokens[at + 1]
+        led = tokens[at][0].lower() in ("i", "we") and pos.startswith(("VB", "MD", "NN", "RB"))
+        if led and word.lower() not in _OPINION:
+            return True
+    return False
+
+
 def first_person(sentence: str) -> bool:
     """The speaker says it of themselves: "I"/"we"/"my ..." leads the sentence, before its
-    verb, and is not "my friend"/"my sister" (then it is about them)."""
+    verb, and is not "my friend"/"my sister" (then it is about them); or "I"/"we" leads a
+    clause of its own later in it (a run-on sentence or a comma splice: "the physio says I'm
+    ahead of schedule and I am walking with one stick")."""
     text = sentence.replace("’", "'")
     head = " ".join(_head(text))
     if _OTHER_PERSON.search(head):
         return False
-    return bool(_FIRST_PERSON.search(head))
+    if _FIRST_PERSON.search(head):
+        return True
+    sentences = tag(text)
+    return _clause_led(sentences[0]) if sentences else False
 
 
 def owned(sentence: str, words: tuple[str, ...]) -> bool:
@@ -122,6 +154,23 @@ def owned(sentence: str, words: tuple[str, ...]) -> bool:
         return False
     pattern = r"\b(?:my|our)\s+(?:[\w'-]+\s+){0,3}?" + re.escape(words[0]) + r"\b"
     return bool(re.search(pattern, sentence.replace("’", "'"), re.IGNORECASE))
+
+
+def self_named(sentence: str, words: tuple[str, ...]) -> bool:
+    """The sentence gives ``words`` as the speaker's own name ("I am Desmond", "my name's
+    Ana", "Me: Mei, fiancé: Arjun", "hello it's Desmond again", "Jo here"): the person whose
+    memory it is, not a subject of their life."""
+    if not words:
+        return False
+    name = r"\s+".join(re.escape(w) for w in words)
+    text = sentence.replace("’", "'")
+    patterns = (
+        rf"(?:^|[\s,;:(])(?:i\s+am|i'm|im|my\s+name\s+is|my\s+name's|me\s*[:=])\s+{name}"
+        rf"(?=\s*(?:[,.;:!?)]|$)|\s+(?:again|here|and|i|from|btw)\b)",
+        rf"\b(?:it's|its|it\s+is|this\s+is)\s+{name}\s+(?:again|here|speaking)\b",
+        rf"^\W*(?:\w+\W+)?{name}\s+here\b",
+    )
+    return any(re.search(pattern, text, re.IGNORECASE) for pattern in patterns)
 
 
 def mentions_self(sentence: str) -> bool:
