@@ -46,6 +46,7 @@ from memory.extractors.subjects.framing import (
     thing_scores,
 )
 from memory.extractors.subjects.phrases import (
+    NAME_MAX_ZIPF,
     Phrase,
     label_keys,
     lexical_tag,
@@ -188,14 +189,68 @@ def _sentences(
             yield rest, around, message, message.ts or source_time
 
 
+_TOKEN = re.compile(r"[^\W\d_][^\W\d_'’-]*|\S")
+
+
+def written_names(messages: Sequence[Message]) -> dict[str, str]:
+    """The names the batch writes capitalised inside a sentence (right after a word in lower
+    case: "we took Juniper out", "a shift at Crumb Cafe"), by their lower-case spelling, when
+    the other side never writes their words in lower case and none is a word English uses
+    every day. A person who types everything in lower case ("my mate maisie") names the same
+    thing the listener, or the person elsewhere, writes as a name."""
+    runs: dict[str, str] = {}
+    lower: set[str] = set()
+    for message in messages:
+        lines = markup_to_text(message.content).splitlines()
+        tokens = [m.group(0) for line in lines for m in _TOKEN.finditer(line + " \n")]
+        if message.role != "user":
+            lower |= {t for t in tokens if t.islower()}
+        at = 1
+        while at < len(tokens):
+            before, word = tokens[at - 1], tokens[at]
+            if not (
+                word[:1].isupper() and word[1:].islower() and before.isalpha() and before.islower()
+            ):
+                at += 1
+                continue
+            run = [word]
+            while (
+                at + 1 < len(tokens)
+                and tokens[at + 1][:1].isupper()
+                and tokens[at + 1][1:].islower()
+            ):
+                at += 1
+                run.append(tokens[at])
+            runs.setdefault(" ".join(run).lower(), " ".join(run))
+            at += 1
+    # A word English uses every day ("Would", "Bring") capitalised after a lower-case word is
+    # a line or a list item that starts without punctuation, not a name.
+    return {
+        key: name
+        for key, name in runs.items()
+        if not any(w in lower for w in key.split())
+        and all(zipf(w) < NAME_MAX_ZIPF for w in key.split())
+    }
+
+
+def cased(sentence: str, names: dict[str, str]) -> str:
+    """``sentence`` with each name of ``names`` it writes in lower case written as the name."""
+    for key in sorted(names, key=len, reverse=True):
+        pattern = rf"(?<![^\W\d_]){re.escape(key)}(?![^\W\d_])"
+        sentence = re.sub(pattern, names[key], sentence)
+    return sentence
+
+
 def gather(
     messages: Sequence[Message], *, source_time: datetime | None, known: set[str], used: set[str]
 ) -> dict[str, Subject]:
     """Every possible subject of the batch by topic key (:func:`.phrases.topic_key`: every
-    spelling of one subject, never two names), with where it was said."""
+    spelling of one subject, never two names), with where it was said. A name the person
+    types in lower case is read as the name the batch writes elsewhere (:func:`written_names`)."""
     subjects: dict[str, Subject] = {}
+    names = written_names(messages)
     for sentence, around, message, anchor in _sentences(messages, source_time, used):
-        for phrase in phrases(sentence):
+        for phrase in phrases(cased(sentence, names)):
             key = topic_key(phrase)
             if not key or fold_key(canonical_key(phrase.label)) in known:
                 continue

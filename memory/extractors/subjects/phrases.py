@@ -114,7 +114,7 @@ _CALENDAR = (
     | frozenset(WEEKDAYS)
     | frozenset({"christmas", "easter", "tues", "weds", "thurs", "fri"})
 )
-_WORD = re.compile(r"^[A-Za-z][A-Za-z'&.-]*$")
+_WORD = re.compile(r"^[^\W\d_](?:[^\W\d_]|['&.-])*$")  # any alphabet's letters: "Sinéad", "Malmö"
 # What the person read, watched or heard: the phrases after it are its topic ("an article
 # comparing Postgres and MySQL", "a novel about a lighthouse keeper in Cornwall"), not their life.
 _MEDIA = frozenset(

@@ -8,9 +8,9 @@ from datetime import UTC, datetime
 
 import pytest
 
-from memory.extractors.subjects import extract, relation_only
+from memory.extractors.subjects import cased, extract, relation_only, written_names
 from memory.extractors.subjects.framing import first_person, self_named
-from memory.extractors.subjects.phrases import Phrase
+from memory.extractors.subjects.phrases import Phrase, phrases
 from memory.extractors.subjects.standard import clause_label
 from memory.proposals import CandidateProposal, NodeProposal
 from memory.transcripts import Message
@@ -116,3 +116,51 @@ def test_my_gp_is_no_card_the_place_beside_it_is() -> None:
 )
 def test_an_adverb_written_after_a_subject_is_cut(label: str, written: str, cut: str) -> None:
     assert clause_label(label, written) == cut
+
+
+# --- names in any alphabet, and names typed in lower case -------------------------------------
+
+
+def test_a_name_with_letters_beyond_ascii_is_a_name() -> None:
+    assert "Malmö" in {p.label for p in phrases("I make furniture in my workshop in Malmö.")}
+    assert "Ciarán" in {p.label for p in phrases("I went hiking with Ciarán on Sunday.")}
+    # A token with digits in it is still no word of a name ("level A2").
+    assert not any("A2" in p.label for p in phrases("I passed the exam at level A2."))
+
+
+def _chat(*turns: str) -> list[Message]:
+    return [
+        Message(f"M{i}", "assistant", t[3:], SAID)
+        if t.startswith("A: ")
+        else Message(f"M{i}", "user", t, SAID)
+        for i, t in enumerate(turns)
+    ]
+
+
+def test_names_the_batch_writes_capitalised_inside_a_sentence() -> None:
+    names = written_names(
+        _chat(
+            "i ride my loan pony juniper at the yard on saturdays",
+            "A: Good luck with Juniper at the show! Pack a spare hat.\nWould you like a list?",
+        )
+    )
+    assert names == {"juniper": "Juniper"}  # not "Good", "Pack" nor the line's "Would"
+    assert cased("we took juniper out", names) == "we took Juniper out"
+    assert cased("junipers smell nice", names) == "junipers smell nice"
+
+
+def test_a_word_the_other_side_also_writes_in_lower_case_is_no_name() -> None:
+    names = written_names(
+        _chat("i planted a juniper by the shed", "A: A juniper likes sun. Is Juniper a variety?")
+    )
+    assert "juniper" not in names
+
+
+def test_a_name_typed_in_lower_case_is_proposed_when_the_listener_writes_it() -> None:
+    said = "my mate tamsin got me into fell running, we train every sunday"
+    assert "Tamsin" not in labels(said)
+    assert "Tamsin" in {
+        p.label
+        for p in extract(_chat(said, "A: Training with Tamsin sounds great."))
+        if isinstance(p, (NodeProposal, CandidateProposal))
+    }
