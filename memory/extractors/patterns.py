@@ -206,7 +206,9 @@ FUTURE = re.compile(
 _DETERMINERS = frozenset(
     "a an the my our your his her their its this that these those some new own".split()
 )
-# Words after which a capitalised name is the real label: "my side project Atlas".
+# Words after which a capitalised name is the real label: "my side project Atlas", "Project
+# Moonbeam". Capitalised after a capitalised word, it is inside the name ("Senior Product
+# Manager", "Galway Book Club").
 DESCRIPTORS = frozenset(
     """project app application site website tool product startup company business service
     library package plugin bot game book blog podcast channel newsletter repo repository
@@ -246,7 +248,9 @@ def make_label(phrase: str) -> str | None:
         parts = parts[1:]  # "New York" keeps its "New"; "my new bike" does not
     parts = [p.strip(_QUOTES) for p in parts if p.strip(_QUOTES)]
     for index in range(len(parts) - 1):
-        if parts[index].lower() in DESCRIPTORS and all(_capitalised(p) for p in parts[index + 1 :]):
+        inside = index > 0 and _capitalised(parts[index]) and _capitalised(parts[index - 1])
+        descriptor = parts[index].lower() in DESCRIPTORS and not inside
+        if descriptor and all(_capitalised(p) for p in parts[index + 1 :]):
             parts = parts[index + 1 :]
             break
     if not parts or len(parts) > MAX_LABEL_WORDS:

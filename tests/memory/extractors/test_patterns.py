@@ -1,0 +1,40 @@
+"""The label rule (:func:`memory.extractors.patterns.make_label`) around descriptor words."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from memory.extractors import patterns as p
+from memory.extractors.rules import extract
+from memory.proposals import NodeProposal
+from memory.transcripts import Message
+
+
+@pytest.mark.parametrize(
+    ("phrase", "label"),
+    [
+        # A descriptor in lower case, or leading, names what the capitalised name is.
+        ("my side project Atlas", "Atlas"),
+        ("Project Moonbeam", "Moonbeam"),
+        ("the band Wolf Alice", "Wolf Alice"),
+        # Capitalised after a capitalised word, it is a word of the name itself.
+        ("Senior Product Manager", "Senior Product Manager"),
+        ("Galway Book Club", "Galway Book Club"),
+        ("senior product manager", "Senior Product Manager"),
+    ],
+)
+def test_a_descriptor_inside_a_capitalised_name_stays(phrase: str, label: str) -> None:
+    assert p.make_label(phrase) == label
+
+
+def test_a_role_said_in_capitals_is_the_whole_role() -> None:
+    said = Message(
+        "m",
+        "user",
+        "I started as a Senior Product Manager at Fenwick in May.",
+        datetime(2026, 3, 2, tzinfo=UTC),
+    )
+    labels = {x.label for x in extract([said]) if isinstance(x, NodeProposal)}
+    assert "Senior Product Manager" in labels and "Manager" not in labels
