@@ -60,6 +60,14 @@ _VAGUE = re.compile(
     r"^(?:more|less|it|this|that|something|anything|everything|you|home|out)\b", re.I
 )
 _DETERMINER = re.compile(r"^(?:(?:a|an|the|my|our|some|new)\s+)+", re.IGNORECASE)
+# A piece of writing wanted in a chat ("I want a proper 30/60/90 day plan", "I'd like a
+# checklist for the show") is what the person asks the assistant to write, not a goal.
+_WRITING = frozenset(
+    """plan plans list lists checklist checklists draft drafts email emails letter letters
+    template templates outline outlines summary summaries itinerary itineraries script
+    scripts caption captions message messages reply text paragraph version rewrite
+    translation table spreadsheet""".split()
+)
 
 
 def _goal_label(c: Clause, rest: str) -> str | None:
@@ -79,6 +87,9 @@ def _goal_label(c: Clause, rest: str) -> str | None:
     head = _DETERMINER.sub("", (obj[: end.start()] if end else obj).strip())
     if not head or len(head.split()) > 5 or _VAGUE.match(head):
         return None
+    core = re.split(r"\s+(?:to|for|about|of|in|on|with|from)\s+", head, maxsplit=1)[0]
+    if core.split()[-1].lower() in _WRITING:
+        return None  # "a short email to my landlord": its head noun is the writing
     return p.make_label(head)
 
 
