@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import os
 import re
+import unicodedata
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -192,6 +193,17 @@ def _sentences(
 _TOKEN = re.compile(r"[^\W\d_][^\W\d_'’-]*|\S")
 
 
+def _folded(text: str) -> str:
+    """``text`` in lower case without accents, letter for letter ("Café" -> "cafe")."""
+    return "".join((unicodedata.normalize("NFKD", ch)[:1] or ch).lower()[:1] or ch for ch in text)
+
+
+def _capitalised(word: str) -> bool:
+    """A word written as a name: a capital, then at least one lower-case letter ("Juniper",
+    "JavaScript"; not "I", "UK")."""
+    return word[:1].isupper() and any(ch.islower() for ch in word[1:])
+
+
 def written_names(messages: Sequence[Message]) -> dict[str, str]:
     """The names the batch writes capitalised inside a sentence (right after a word in lower
     case: "we took Juniper out", "a shift at Crumb Cafe"), by their lower-case spelling, when
@@ -204,24 +216,18 @@ def written_names(messages: Sequence[Message]) -> dict[str, str]:
         lines = markup_to_text(message.content).splitlines()
         tokens = [m.group(0) for line in lines for m in _TOKEN.finditer(line + " \n")]
         if message.role != "user":
-            lower |= {t for t in tokens if t.islower()}
+            lower |= {_folded(t) for t in tokens if t.islower()}
         at = 1
         while at < len(tokens):
             before, word = tokens[at - 1], tokens[at]
-            if not (
-                word[:1].isupper() and word[1:].islower() and before.isalpha() and before.islower()
-            ):
+            if not (_capitalised(word) and before.isalpha() and before.islower()):
                 at += 1
                 continue
             run = [word]
-            while (
-                at + 1 < len(tokens)
-                and tokens[at + 1][:1].isupper()
-                and tokens[at + 1][1:].islower()
-            ):
+            while at + 1 < len(tokens) and _capitalised(tokens[at + 1]):
                 at += 1
                 run.append(tokens[at])
-            runs.setdefault(" ".join(run).lower(), " ".join(run))
+            runs.setdefault(_folded(" ".join(run)), " ".join(run))
             at += 1
     # A word English uses every day ("Would", "Bring") capitalised after a lower-case word is
     # a line or a list item that starts without punctuation, not a name.
@@ -234,10 +240,14 @@ def written_names(messages: Sequence[Message]) -> dict[str, str]:
 
 
 def cased(sentence: str, names: dict[str, str]) -> str:
-    """``sentence`` with each name of ``names`` it writes in lower case written as the name."""
+    """``sentence`` with each name of ``names`` it writes in lower case written as the name
+    (accents aside: "crumb cafe" is "Crumb Café")."""
     for key in sorted(names, key=len, reverse=True):
         pattern = rf"(?<![^\W\d_]){re.escape(key)}(?![^\W\d_])"
-        sentence = re.sub(pattern, names[key], sentence)
+        spans = [m.span() for m in re.finditer(pattern, _folded(sentence))]
+        for start, end in reversed(spans):
+            if sentence[start:end].islower():  # as the person typed it, not a name already
+                sentence = sentence[:start] + names[key] + sentence[end:]
     return sentence
 
 

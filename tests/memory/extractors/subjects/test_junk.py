@@ -164,3 +164,9 @@ def test_a_name_typed_in_lower_case_is_proposed_when_the_listener_writes_it() ->
         for p in extract(_chat(said, "A: Training with Tamsin sounds great."))
         if isinstance(p, (NodeProposal, CandidateProposal))
     }
+
+
+def test_a_name_typed_without_its_accent_is_the_name_written_with_it() -> None:
+    names = written_names(_chat("i work at the old mill cafe", "A: Shifts at Mill Café are long."))
+    assert cased("i work at mill cafe on sundays", names) == "i work at Mill Café on sundays"
+    assert cased("we went to the mill", names) == "we went to the mill"
