@@ -366,8 +366,7 @@ def known_keys(found: Sequence[AnyProposal]) -> tuple[set[str], set[str]]:
 
 def relation_only(phrase: Phrase) -> bool:
     """A relation or role word alone ("my GP", "the landlord", "my physio"): it names someone
-    only by how they stand to the person, so it is no one's card until they are named (the
-    rules read "my GP Dr Shah" as Dr Shah)."""
+    only by how they stand to the person, so it is no one's card until they are named."""
     kind = RELATIONS.get(phrase.words[0].lower()) if len(phrase.words) == 1 else None
     return kind is not None and kind != Category.POSSESSION.value  # "my gecko" is owned
 
