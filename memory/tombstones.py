@@ -918,6 +918,10 @@ def _near(
     if acronym_of(key, t) or caps:
         said = caps[0] if caps else key
         return Resemblance(t, False, f"“{said.upper()}” is what “{t.label}” is written as")
+    said = key.split()
+    if any(len(name.split()) > 1 and _phrase_in(said, name.split()) for name in t.names):
+        # "Ingrid Vasquez Coaches": the whole forgotten name, whatever is said beside it
+        return Resemblance(t, False, f"says the name “{t.label}”")
     words = subject_words(key)
     stems = {stem(w) for w in words}
     shared = sorted(w for w in t.words if stem(w) in stems)

@@ -140,6 +140,7 @@ def test_an_unrelated_name_that_shares_a_word_or_a_field_does_not(
         ("Riverside Chess Club", "organization", "Riverside Chess Society"),  # another kind word
         ("Quillfeather Bookshop", "place", "Quillfeather Books"),
         ("Kettlebell Class", "skill", "Ironworks Kettlebell Club"),  # nothing of its own missing
+        ("Marguerite Osei", "person", "Marguerite Osei Tutors"),  # the whole name, and a verb
     ],
 )
 def test_a_name_sharing_a_rare_word_and_nothing_unlike_it_still_looks_like_it(
