@@ -45,7 +45,7 @@ from memory.proposals import (
     NodeProposal,
     SliceProposal,
 )
-from memory.tombstones import Resemblance, Tombstone, named_in, resemblance, same_name
+from memory.tombstones import Resemblance, Tombstone, named_beside, resemblance, same_name
 from memory.vocab import (
     ACTION_STATE,
     SUPERSEDING_SLICE_KINDS,
@@ -376,9 +376,11 @@ class _Gate:
 
     def speak(self, proposals: Sequence[AnyProposal]) -> None:
         """What the facts and events of this batch say about the labels they are on: a label
-        none of whose words is forgotten, whose facts name a forgotten thing ("Stepdad", with
-        "Gregor Halloway is coming for dinner" after Gregor Halloway was forgotten), is that
-        thing said again under another name, and is held like a name that looks like it."""
+        whose facts name a forgotten thing beside the label itself ("Stepdad", with "Gregor
+        Halloway is coming for dinner" after Gregor Halloway was forgotten), is that thing
+        said again under another name, and is held like a name that looks like it. A fact
+        that names it only in the label's own words ("We hired Mensah Plumbing" after Ravi
+        Mensah was forgotten) leaves the label to :meth:`resembles`."""
         if not self.snap.tombstones:
             return
         for p in proposals:
@@ -387,7 +389,7 @@ class _Gate:
             key = canonical_key(p.on)
             if not key or key in self.spoken:
                 continue
-            t = named_in(p.text, self.snap.tombstones)
+            t = named_beside(p.text, p.on, self.snap.tombstones)
             if t is not None and key not in t.exceptions:
                 self.spoken[key] = Resemblance(t, False, f"what it says names “{t.label}”")
 

@@ -80,6 +80,20 @@ _KIND = frozenset(
     """.split()
 )
 
+# The head words that say what kind of place or group a name is ("Riverside Chess Club",
+# "Riverside Chess Society"): two names that differ only in such a word name one thing, so a
+# difference in them is no evidence of another thing (see :func:`_another_thing`).
+_GROUP = frozenset(
+    """
+    club clubs society societies group groups team teams association collective centre center
+    studio studios clinic surgery school academy institute league circle network community
+    """.split()
+)
+# Below this cosine, what two names say beside the words they share is unlike: "Brightwater
+# Yoga Studio" (yoga) beside a forgotten "Brightwater Dental" (dental) is another place. Chosen
+# on the forgetting eval (resurrections and over-blocking at each value in docs/architecture.md).
+DIFFER = 0.3
+
 SIGNATURE_VERSION = 1
 
 
@@ -904,11 +918,15 @@ def _near(
     if acronym_of(key, t) or caps:
         said = caps[0] if caps else key
         return Resemblance(t, False, f"“{said.upper()}” is what “{t.label}” is written as")
+    said = key.split()
+    if any(len(name.split()) > 1 and _phrase_in(said, name.split()) for name in t.names):
+        # "Ingrid Vasquez Coaches": the whole forgotten name, whatever is said beside it
+        return Resemblance(t, False, f"says the name “{t.label}”")
     words = subject_words(key)
     stems = {stem(w) for w in words}
     shared = sorted(w for w in t.words if stem(w) in stems)
     shared += [w for n in t.groups for w in (shares_name(stems, n), part_of_name(words, n)) if w]
-    if shared:
+    if shared and not _another_thing(words, t):
         return Resemblance(t, False, f"shares the word “{shared[0]}”")
     if any(names_person(words, name) for name in t.full_names):
         return Resemblance(t, False, f"may name the same person as “{t.label}”")
@@ -919,6 +937,26 @@ def _near(
     if score >= floor:
         return Resemblance(t, False, f"close in meaning to “{t.label}”", score)
     return None
+
+
+def _another_thing(words: Sequence[str], t: Tombstone) -> bool:
+    """Whether a label with the subject ``words``, sharing a word with ``t``'s name (not a
+    person's), names something else: each says a word of its own beside the shared ones, and
+    what they say there is unlike in meaning ("Brightwater Yoga Studio" beside a forgotten
+    "Brightwater Dental"; "Vestibular Rehab Exercises" beside "Vestibular Migraine"). A label
+    that says all of the forgotten name ("Vestibular Migraine Disorder"), or only part of it
+    ("Brightwater"), or differs only in the kind of group it is ("Riverside Chess Society" for
+    a "Riverside Chess Club"), or whose own words the model cannot compare, is not."""
+    if t.person:
+        return False
+    theirs = {stem(w) for w in t.subject}
+    mine = {stem(w) for w in words}
+    own = [w for w in words if stem(w) not in theirs and w not in _GROUP]
+    missing = [w for w in t.subject if stem(w) not in mine and w not in _GROUP]
+    if not own or not missing or not _meaningful(own) or not _meaningful(missing):
+        return False
+    a, b = embed([_text_of(own), _text_of(missing)])
+    return float(a @ b) < DIFFER
 
 
 def same_name(key: str, tombstones: Sequence[Tombstone]) -> Tombstone | None:
@@ -1113,15 +1151,67 @@ def named_in(text: str, tombstones: Sequence[Tombstone]) -> Tombstone | None:
     return None
 
 
-def hidden(texts: Sequence[str], tombstones: Sequence[Tombstone], *, floor: float) -> list[bool]:
+def naming_words(t: Tombstone) -> frozenset[str]:
+    """The words by which a text may name ``t``'s forgotten thing: its picking words, the
+    words of its names' distinctive groups, and a person's given names, surnames and names
+    said alone."""
+    words = set(t.words) | {w for group in t.groups for w in group} | set(t.bare)
+    for name in t.full_names:
+        words |= {name.surname, *name.said}
+    return frozenset(w for w in words if w)
+
+
+def kept_beside(
+    labels: Iterable[str], tombstones: Sequence[Tombstone], *, floor: float
+) -> tuple[str, ...]:
+    """Of ``labels`` (what the person keeps, sharing a word with something forgotten), those
+    that look like nothing forgotten (:func:`resemblance`): names of other things, for
+    :func:`hidden`'s ``beside``. Sorted, without duplicates."""
+    return tuple(
+        sorted({label for label in labels if resemblance(label, tombstones, floor=floor) is None})
+    )
+
+
+def named_beside(text: str, label: str, tombstones: Sequence[Tombstone]) -> Tombstone | None:
+    """The first of ``tombstones`` whose forgotten thing ``text`` names beside ``label``, the
+    name it is said of (:func:`named_in` of the text with the label said in it taken out):
+    "We hired Mensah Plumbing" names no forgotten "Ravi Mensah" beside "Mensah Plumbing",
+    whose own resemblance is :func:`resemblance`'s to judge; "Gregor Halloway is coming for
+    dinner" names him beside "Stepdad"."""
+    return named_in(without_names(text, [label]), tombstones)
+
+
+def without_names(text: str, names: Sequence[str]) -> str:
+    """``text`` with each of ``names`` said in it (whole words, any case, any punctuation or
+    spacing between its words) taken out."""
+    for name in names:
+        said = re.findall(r"\w+", name)
+        if said:
+            pattern = r"\b" + r"\W+".join(map(re.escape, said)) + r"\b"
+            text = re.sub(pattern, " ", text, flags=re.IGNORECASE)
+    return text
+
+
+def hidden(
+    texts: Sequence[str],
+    tombstones: Sequence[Tombstone],
+    *,
+    floor: float,
+    beside: Sequence[str] = (),
+) -> list[bool]:
     """For each of ``texts``, whether it speaks of something forgotten: it says one of a
     tombstone's names, words or variants, enough of a name's distinctive words
     (:func:`shares_name`), a part of a forgotten person's full name that is not someone
     else's (:func:`speaks_of_person`), or a word of it (not a stop word, not a word of the
     forgotten name itself) is close in meaning to the forgotten name (cosine at least
-    ``floor``). The words of all the texts are embedded once, together."""
+    ``floor``). The words of all the texts are embedded once, together. ``beside`` are the
+    names of things the person keeps that share a word with something forgotten and are
+    not it ("Mensah Plumbing" beside a forgotten "Ravi Mensah"): what a text says in those
+    names speaks of them, not of the forgotten thing."""
     if not tombstones:
         return [False] * len(texts)
+    if beside:
+        texts = [without_names(text, beside) for text in texts]
     split = [canonical_key(text).split() for text in texts]
     stemmed = [[stem(w) for w in words] for words in split]
     out = [any(_names_it(w, s, t) for t in tombstones) for w, s in zip(split, stemmed, strict=True)]

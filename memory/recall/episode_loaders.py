@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 from django.conf import settings as django_settings
 from django.db import connection
+from django.db.models import Q
 from django.utils import timezone
 
 # The module, not its names: memory.tombstones reads words through memory.recall, whose
@@ -19,6 +20,7 @@ from memory import tombstones as tombstones_module
 from memory.keys import canonical_key
 from memory.models import (
     Alias,
+    Candidate,
     Episode,
     MemoryRule,
     Node,
@@ -52,7 +54,7 @@ from memory.recall.statements import (
     table,
 )
 from memory.recall.text import terms
-from memory.vocab import SuppressionReason
+from memory.vocab import CandidateStatus, SuppressionReason
 
 # Matching messages read per recall, where the words weigh most: three times the most the
 # lane returns (half of recall's limit of 10 when memories match too, all of it otherwise),
@@ -70,6 +72,10 @@ FORGETTING_REASONS = (SuppressionReason.DELETED, SuppressionReason.FORGOTTEN)
 
 COUNT_QUERIES = 1  # how many episodes the owner has: all the lane reads when none
 SETTINGS_QUERIES = 2  # the owner's rule, the forgetting suppressions
+# and, when a forgetting suppression has distinctive words, the names the person keeps that
+# share them (kept_names)
+KEPT_QUERIES = 1
+KEPT_WORDS = 40  # at most this many of the forgotten things' words looked up
 # when the question named nodes: their aliases, then the labels of the nodes whose key holds
 # their names' words (one query, the key-word lookup inside it)
 NAME_QUERIES = 2
@@ -120,12 +126,47 @@ def episode_settings(owner: Person, *, now: datetime | None = None) -> EpisodeSe
         )
         for pk, key, label, sig, vector, model, kept in rows
     )
+    floor = django_settings.UME_FORGET_MEANING_FLOOR
     return EpisodeSettings(
         True,
         tuple(sorted(k for k in keys if k)),
         tombstones=tombstones,
-        meaning_floor=django_settings.UME_FORGET_MEANING_FLOOR,
+        meaning_floor=floor,
+        kept=kept_names(owner, tombstones, floor=floor),
     )
+
+
+def kept_names(
+    owner: Person, tombstones: Sequence[tombstones_module.Tombstone], *, floor: float
+) -> tuple[str, ...]:
+    """The names of the owner's memories and waiting cards (not held) whose key has a word of
+    something forgotten and that look like nothing forgotten (:func:`memory.tombstones.
+    kept_beside`): "Mensah Plumbing" beside a forgotten "Ravi Mensah". One statement (the
+    nodes by key word, their index; the pending cards by key), none when no tombstone has a
+    word to share."""
+    words = sorted({w for t in tombstones for w in tombstones_module.naming_words(t)})
+    words = words[:KEPT_WORDS]
+    if not words:
+        return ()
+    nodes = (
+        Node.objects.filter(
+            owner=owner,
+            id__in=NodeKeyWord.objects.filter(owner=owner, word__in=words).values("node_id"),
+        )
+        .order_by()
+        .values_list("label")
+    )
+    keyed = Q()
+    for word in words:
+        keyed |= Q(canonical_key__contains=word)
+    cards = (
+        Candidate.objects.filter(owner=owner, status=CandidateStatus.PENDING, resembles=None)
+        .filter(keyed)
+        .order_by()
+        .values_list("label_guess")
+    )
+    labels = [label for (label,) in nodes.union(cards)]
+    return tombstones_module.kept_beside(labels, tombstones, floor=floor)
 
 
 _TOMBSTONE_COLUMNS = (
@@ -147,7 +188,10 @@ def unforgotten(rows: Sequence[EpisodeRow], settings: EpisodeSettings) -> list[E
     if not settings.tombstones or not rows:
         return list(rows)
     flags = tombstones_module.hidden(
-        [r.text for r in rows], settings.tombstones, floor=settings.meaning_floor
+        [r.text for r in rows],
+        settings.tombstones,
+        floor=settings.meaning_floor,
+        beside=settings.kept,
     )
     return [row for row, hide in zip(rows, flags, strict=True) if not hide]
 
@@ -452,8 +496,8 @@ def recall_episodes(
     (:func:`memory.recall.episodes.rank_episodes`).
 
     Nothing when the owner has no episodes or turned the lane off. Reads
-    :data:`COUNT_QUERIES`; when there are episodes, :data:`SETTINGS_QUERIES`; when the lane
-    is on, :data:`NAME_QUERIES` if the question named nodes, and :data:`CANDIDATE_QUERIES`
+    :data:`COUNT_QUERIES`; when there are episodes, :data:`SETTINGS_QUERIES` (and
+    :data:`KEPT_QUERIES` when something forgotten has words to share); when the lane is on, :data:`NAME_QUERIES` if the question named nodes, and :data:`CANDIDATE_QUERIES`
     (the matching messages with their threads). ``reads``:
     what recall has read from the index already (the count, and the words' frequencies),
     which the lane does not read again."""

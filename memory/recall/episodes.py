@@ -109,6 +109,9 @@ class EpisodeSettings:
     # (memory.tombstones.hidden), and how close in meaning a word must be to count.
     tombstones: tuple[Tombstone, ...] = ()
     meaning_floor: float = 1.0
+    # The names of what the person keeps that share a word with something forgotten and are
+    # not it: a message says them of that other thing (memory.tombstones.hidden's beside).
+    kept: tuple[str, ...] = ()
 
 
 # --- ranking (pure) -------------------------------------------------------------------------

@@ -178,6 +178,13 @@ def test_a_way_back_the_story_cannot_try_is_skipped_and_said() -> None:
         ("pastor", ["suppress"], ["variant_title"]),
         # A namesake who starts the keep sentence ("Simon Quennell is my coach.") is kept.
         ("tutor", ["forget_what_was_said"], ["new_conversation"]),
+        # A business with the forgotten person's surname, and what was said of it, are kept.
+        ("accountant", ["forget_what_was_said"], ["new_conversation"]),
+        # A place that shares a rare word and says something unlike it beside is kept; the
+        # forgotten one said with a kind word more ("Dental Practice") is not.
+        ("dentist", ["suppress"], ["new_conversation", "variant_title"]),
+        # The whole forgotten name with a verb read into the label ("Vasquez Coaches").
+        ("track-coach", ["suppress"], ["repeated_mentions"]),
     ],
 )
 def test_other_words_for_a_person_or_a_name_hold(

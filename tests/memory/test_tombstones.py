@@ -119,12 +119,35 @@ def test_a_name_in_other_words_looks_like_it(
         ("Smoking", "habit", "Coffee"),
         ("Going", "", "Lisbon"),
         ("Boxing", "habit", "Kickboxing"),  # close only as spelled: two kinds of one thing
+        # A rare word shared, and beside it each says something unlike the other's.
+        ("Brightwater Dental", "place", "Brightwater Yoga Studio"),
+        ("Vestibular Migraine", "health", "Vestibular Rehab Exercises"),
+        ("Quillfeather Bookshop", "place", "Quillfeather Pottery"),
     ],
 )
 def test_an_unrelated_name_that_shares_a_word_or_a_field_does_not(
     forgotten: str, category: str, label: str
 ) -> None:
     assert resemblance(label, [stone(forgotten, category)], floor=FLOOR) is None
+
+
+@pytest.mark.parametrize(
+    ("forgotten", "category", "label"),
+    [
+        ("Vestibular Migraine", "health", "Vestibular Migraine Disorder"),  # all of it, and more
+        ("Brightwater Dental", "place", "Brightwater"),  # part of it, nothing else
+        ("Brightwater Dental", "place", "Brightwater Dentist"),  # the same said otherwise
+        ("Riverside Chess Club", "organization", "Riverside Chess Society"),  # another kind word
+        ("Quillfeather Bookshop", "place", "Quillfeather Books"),
+        ("Kettlebell Class", "skill", "Ironworks Kettlebell Club"),  # nothing of its own missing
+        ("Marguerite Osei", "person", "Marguerite Osei Tutors"),  # the whole name, and a verb
+    ],
+)
+def test_a_name_sharing_a_rare_word_and_nothing_unlike_it_still_looks_like_it(
+    forgotten: str, category: str, label: str
+) -> None:
+    found = resemblance(label, [stone(forgotten, category)], floor=FLOOR)
+    assert found is not None and not found.exact
 
 
 def test_the_same_name_in_any_spelling_is_exact() -> None:
@@ -368,6 +391,26 @@ def test_an_entity_whose_facts_name_something_forgotten_is_held() -> None:
     assert [n.label for n in plan.new_nodes] == ["Greta"]
     (card,) = plan.new_candidates
     assert card.label == "Stepdad" and card.resembles == 4 and "Gregor Halloway" in card.held_why
+
+
+def test_a_fact_naming_something_forgotten_only_in_the_labels_own_words_is_the_labels() -> None:
+    """A business that carries a forgotten person's surname, said of under its own name:
+    what it says names no one beside the name, so the name's own resemblance decides (none
+    here). A surname said alone, whose fact names the person in full, is still held."""
+    ravi = stone("Ravi Mensah", "person", pk=5)
+    plumbers = "We hired Mensah Plumbing to redo our bathroom."
+    neighbour = "My accountant Ravi Mensah is doing my taxes this year."
+    proposals: list[AnyProposal] = [
+        node("Mensah Plumbing", category="organization"),
+        SliceProposal(on="Mensah Plumbing", text=plumbers, evidence=EV, confidence=0.9),
+        node("Mensah", category="other"),
+        SliceProposal(on="Mensah", text=neighbour, evidence=EV, confidence=0.9),
+    ]
+    auto = RulesRef(capture_default="auto")
+    plan = plan_writes(proposals, snap(ravi, rules=auto))
+    assert [n.label for n in plan.new_nodes] == ["Mensah Plumbing"]
+    (card,) = plan.new_candidates
+    assert card.label == "Mensah" and card.resembles == 5
 
 
 # --- given names in other forms, titles of trade and rank --------------------------------------

@@ -19,6 +19,7 @@ from memory.recall.episode_loaders import (
     CANDIDATE_QUERIES,
     COUNT_QUERIES,
     EPISODE_CANDIDATES,
+    KEPT_QUERIES,
     NAME_QUERIES,
     SETTINGS_QUERIES,
     episode_settings,
@@ -33,7 +34,7 @@ from memory.services.nodes import node_delete
 from memory.services.review import candidate_promote, candidate_reject
 from memory.services.rules import memory_rule_update
 from memory.tombstones import hidden
-from tests.factories import make_node, make_suppression
+from tests.factories import make_candidate, make_node, make_suppression
 
 pytestmark = pytest.mark.django_db
 
@@ -199,6 +200,36 @@ def test_deleting_a_memory_with_make_it_stick_forgets_what_was_said(owner: User)
     assert episodes_of(recall(owner, "wedding in Porto")) == ["a4"]  # the rest stays
 
 
+TAXES = [
+    {"id": "t1", "role": "user", "content": "My accountant Ravi Mensah is doing my taxes."},
+    {"id": "t2", "role": "user", "content": "We hired Mensah Plumbing to redo the bathroom."},
+    {"id": "t3", "role": "user", "content": "Ravi from Mensah Plumbing quoted for the boiler."},
+    {"id": "t4", "role": "user", "content": "I buy sourdough at Quillon Bakery on Saturdays."},
+]
+
+
+def test_what_is_said_of_a_kept_name_sharing_a_forgotten_word_is_not_forgotten(
+    owner: User, other_user: User, django_assert_num_queries: DjangoAssertNumQueries
+) -> None:
+    """A person forgets their accountant Ravi Mensah for good and keeps "Mensah Plumbing" (a
+    card waiting for them) and "Quillon Bakery" (a memory): what they said of the plumbers
+    is theirs to find; what names Ravi beside it still is not."""
+    save(owner, messages=TAXES)
+    node_delete(node=make_node(owner=owner, label="Ravi Mensah", category="person"), stick=True)
+    make_candidate(owner=owner, label="Mensah Plumbing", category_guess="organization")
+    make_candidate(owner=owner, label="Mensah", category_guess="other")  # it is Ravi: no name
+    with django_assert_num_queries(SETTINGS_QUERIES + KEPT_QUERIES):
+        settings = episode_settings(owner)
+    assert settings.kept == ("Mensah Plumbing",)
+    assert episodes_of(recall(owner, "who redid the bathroom?")) == ["t2"]
+    assert "t1" not in episodes_of(recall(owner, "who does my taxes?"))
+    assert "t3" not in episodes_of(recall(owner, "who quoted for the boiler?"))
+    # nothing forgotten but a memory rule's term: nothing more is read
+    memory_rule_update(owner=other_user, changes={"excludes": ["Mensah"]})
+    with django_assert_num_queries(SETTINGS_QUERIES):
+        assert episode_settings(other_user).kept == ()
+
+
 def test_deleting_without_make_it_stick_forgets_nothing(owner: User) -> None:
     save(owner)
     node_delete(node=make_node(owner=owner, label="Ana", category="person"), stick=False)
@@ -223,7 +254,7 @@ def test_what_the_lane_forgets_is_each_forgetting_in_force(
     make_suppression(owner=owner, label="Going", reason="rejected")  # stop proposing only
     make_suppression(owner=other_user, label="Kestrel", reason="deleted")
     memory_rule_update(owner=owner, changes={"excludes": ["Night Shifts"]})
-    with django_assert_num_queries(SETTINGS_QUERIES):
+    with django_assert_num_queries(SETTINGS_QUERIES + KEPT_QUERIES):
         settings = episode_settings(owner, now=now)
     assert settings.enabled
     assert settings.forgotten == ("night shifts", "porto trip", "tarot")
