@@ -918,8 +918,8 @@ def _near(
     if acronym_of(key, t) or caps:
         said = caps[0] if caps else key
         return Resemblance(t, False, f"“{said.upper()}” is what “{t.label}” is written as")
-    said = key.split()
-    if any(len(name.split()) > 1 and _phrase_in(said, name.split()) for name in t.names):
+    spoken = key.split()
+    if any(len(name.split()) > 1 and _phrase_in(spoken, name.split()) for name in t.names):
         # "Ingrid Vasquez Coaches": the whole forgotten name, whatever is said beside it
         return Resemblance(t, False, f"says the name “{t.label}”")
     words = subject_words(key)
