@@ -118,11 +118,14 @@ def first_person(sentence: str) -> bool:
 
 def owned(sentence: str, words: tuple[str, ...]) -> bool:
     """The sentence names the phrase as the speaker's: "my"/"our" and up to three words
-    before it ("reminds me of my grandad Wilf", "our old caravan")."""
+    before it ("reminds me of my grandad Wilf", "our old caravan", "my great-grandfather,
+    William Trevenna"), or right after it ("Glenys my wife", "Ravi, our accountant")."""
     if not words:
         return False
-    pattern = r"\b(?:my|our)\s+(?:[\w'-]+\s+){0,3}?" + re.escape(words[0]) + r"\b"
-    return bool(re.search(pattern, sentence.replace("’", "'"), re.IGNORECASE))
+    text = sentence.replace("’", "'")
+    before = r"\b(?:my|our)\s+(?:[\w'-]+,?\s+){0,3}?" + re.escape(words[0]) + r"\b"
+    after = r"\b" + re.escape(words[-1]) + r"\s*,?\s+(?:my|our)\s+\w"
+    return bool(re.search(before, text, re.IGNORECASE) or re.search(after, text))
 
 
 _SELF_AFTER = re.compile(r"\b(?:me|my|us|our)\b", re.IGNORECASE)

@@ -255,7 +255,8 @@ def _joins_names(
         last[0] == index - 1
         and last[2] in _PROPER
         and last[1][:1].isupper()
-        and _capitalised(after)
+        and _cased(after[0])
+        and after[1] in _NOUN  # "Spoke & Chain": the tagger reads "Chain" as a common noun
     )
 
 
@@ -302,7 +303,7 @@ def _chunks(tokens: list[tuple[str, str, str]]) -> list[list[tuple[int, str, str
         if _continues_name(tokens, index, chunks) or _joins_compound(tokens, index, chunks):
             chunks[-1].append((index, word, pos))
             continue
-        if pos in ("CC", ",", ":") and chunks and chunks[-1]:
+        if pos in ("CC", ",", ":", "PRP$") and chunks and chunks[-1]:
             chunks.append([])  # "Milo and Ada", "courgettes, beans": one subject each
             continue
         if chunk == "B-NP" or (chunk == "I-NP" and not chunks):
@@ -377,9 +378,7 @@ def _title(named: list[tuple[int, str, str]], index: int) -> bool:
 
 
 def _phrase(kept: list[tuple[int, str, str]]) -> Phrase | None:
-    if any(t[2] == JOIN for t in kept) and not all(
-        t[2] in _PROPER and t[1][:1].isupper() for t in kept if t[2] != JOIN
-    ):
+    if any(t[2] == JOIN for t in kept) and not _named([t for t in kept if t[2] != JOIN]):
         kept = kept[: next(i for i, t in enumerate(kept) if t[2] == JOIN)]  # not two names
     words = tuple(t[1] for t in kept)
     if not words or len(words) > p.MAX_LABEL_WORDS:
@@ -389,8 +388,16 @@ def _phrase(kept: list[tuple[int, str, str]]) -> Phrase | None:
         zipf(t[1]) < NAME_MAX_ZIPF or kept[0][0] > 0 or _title(named, i)
         for i, t in enumerate(named)
     )
-    if is_name and kept[0][0] == 0 and len(words) == 1 and zipf(words[0]) >= RARE_ZIPF:
-        is_name = False  # a capitalised first word English uses often is not a name
+    if (
+        is_name
+        and kept[0][0] == 0
+        and len(words) == 1
+        and zipf(words[0]) >= RARE_ZIPF
+        and lexical_tag(words[0]) != "NNP"
+    ):
+        # A capitalised first word English uses often is not a name, unless the tagger's
+        # lexicon knows it only as one ("Tom says ...", "Jo's away"; not "Mark", "Will").
+        is_name = False
     if not is_name and all(_ABSTRACT.search(w) for w in words):
         return None
     if not is_name and lexical_tag(words[0]).startswith(("VB", "RB", "UH")):
@@ -437,8 +444,37 @@ def _vocative(tokens: list[tuple[str, str, str]], kept: list[tuple[int, str, str
         return False  # "Ravi Mensah, who keeps my books, is ...": the sentence is about him
     if greeted and after in ("!", ",", ".", "?", ""):
         return True  # "Hey Mel!", "Cool, thanks Mel!"
+    # "my great-grandfather, William Trevenna, a tin miner" says who he is; "... with my
+    # business, Jon." is said to Jon: a given name alone ending the sentence is the listener.
+    named = after == "," or len(kept) > 1 or not _given(kept[0][1])
+    if before and before[-1] == "," and named and _renames(tokens, first - 1):
+        return False
     # "..., Mel!" / "..., Mel." : set off by a comma and ending the clause.
     return bool(before) and before[-1] == "," and after in ("!", ".", "?", ",", "")
+
+
+_THIRD_POSSESSIVE = frozenset("my our his her their".split())
+
+
+def _renames(tokens: list[tuple[str, str, str]], comma: int) -> bool:
+    """Whether the name after the comma at ``comma`` names the noun phrase before it, one of
+    the speaker's or a third person's ("my great-grandfather, William Trevenna", "his
+    girlfriend of nine years, Sinéad"): a name set off that way is said of them, not to the
+    listener ("thanks for your help, Mel")."""
+    for index in range(comma - 1, max(-1, comma - 7), -1):
+        word, pos, _chunk = tokens[index]
+        if pos == "PRP$":
+            return word.lower() in _THIRD_POSSESSIVE
+        if pos.startswith(("VB", "MD", "RB")) or pos in (",", ".", ":") or word.lower() in PRONOUNS:
+            return False  # "I appreciate our friendship too, Caroline": no noun before it
+    return False
+
+
+def _given(word: str) -> bool:
+    """Whether ``word`` is a given name English knows ("Jon", "Caroline")."""
+    from memory.tombstones import _given_name  # the nickname lists, read on first use
+
+    return _given_name(word.lower())
 
 
 @lru_cache(maxsize=1)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from memory.extractors.subjects.framing import negated, serves
+from memory.extractors.subjects.framing import negated, owned, serves
 
 
 @pytest.mark.parametrize(
@@ -43,3 +43,9 @@ def test_a_name_right_after_a_negation() -> None:
     assert negated("I buy flour from Dunmore Mill instead of Tesco.", ("Tesco",))
     assert negated("We haven't met Ilse yet.", ("Ilse",))
     assert not negated("I can't wait to see Ilse on Sunday.", ("Ilse",))
+
+
+def test_a_name_said_with_my_after_it_is_the_persons() -> None:
+    assert owned("Ffion my aunt grows the best tomatoes.", ("Ffion",))
+    assert owned("I traced it to my grandmother, Edith Polglase.", ("Edith", "Polglase"))
+    assert not owned("Ffion grows the best tomatoes in my street.", ("Ffion",))

@@ -93,3 +93,48 @@ def test_a_name_followed_by_who_it_is_is_not_said_to_the_listener(
 )
 def test_a_name_said_to_the_listener_is_still_no_subject(sentence: str) -> None:
     assert "Ottilie" not in named(sentence)
+
+
+def test_a_name_joined_by_an_ampersand_to_a_capitalised_common_noun_is_one_name() -> None:
+    assert named("My brother runs a deli called Crust & Barrel in Hull.").get("Crust & Barrel")
+
+
+def test_a_possessive_starts_a_phrase_of_its_own() -> None:
+    found = named("Ffion my aunt grows the best tomatoes.")
+    assert found.get("Ffion") is True
+    assert not any("Aunt" in label and "Ffion" in label for label in found)
+
+
+@pytest.mark.parametrize(
+    ("sentence", "label"),
+    [
+        ("I traced it to my grandmother, Edith Polglase, a lacemaker.", "Edith Polglase"),
+        ("She is marrying her partner of ten years, Oluwaseun, in May.", "Oluwaseun"),
+    ],
+)
+def test_a_name_set_off_after_someone_of_theirs_is_said_of_them(sentence: str, label: str) -> None:
+    assert named(sentence).get(label) is True
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Thanks for your patience, Margaret, it finally works.",
+        # A given name alone ending the sentence after something of the speaker's (a given
+        # name the nickname lists know: the others are read as naming what comes before).
+        "It has been a rough month with my business, Margaret.",
+        "I value our chats too, Margaret.",
+    ],
+)
+def test_a_name_set_off_at_the_end_is_still_said_to_the_listener(sentence: str) -> None:
+    assert "Margaret" not in named(sentence)
+
+
+def test_a_place_set_off_after_something_of_theirs_is_said_of_it() -> None:
+    assert named("This scarf came from my home town, Trondheim.").get("Trondheim") is True
+
+
+def test_a_given_name_first_in_a_sentence_is_a_name_but_a_common_word_is_not() -> None:
+    assert named("Tom reckons the fence needs replacing.").get("Tom") is True
+    assert "Mark" not in named("Mark the date in your calendar.")
+    assert "Will" not in named("Will the shop be open on Sunday?")
