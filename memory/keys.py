@@ -202,14 +202,28 @@ _WOMEN = frozenset(
 )
 
 
+# Titles said only before a person's name, of a man, a woman or either.
+_HONORIFICS = _MEN | _WOMEN | frozenset("dr doctor prof professor mx rev revd reverend".split())
+
+
+def is_honorific(word: str) -> bool:
+    """Whether ``word`` (lower case, without a full stop) is a title said only before a
+    person's name ("mr", "mrs", "dr", "prof", "mme"), not a relation or a role."""
+    return word in _HONORIFICS
+
+
+def gendered_title(word: str) -> str:
+    """ "m" or "f" when ``word`` (lower case) is a title of a man or a woman ("mr", "mrs"),
+    else ""."""
+    return "m" if word in _MEN else "f" if word in _WOMEN else ""
+
+
 def title_gender(key: str) -> str:
     """ "m" or "f" when the canonical ``key`` starts (after an article or a relation) with a
     title that says a man or a woman ("mr okafor", "my neighbour mrs okafor"), else ""."""
     for word in key.split()[:-1]:
-        if word in _MEN:
-            return "m"
-        if word in _WOMEN:
-            return "f"
+        if gendered_title(word):
+            return gendered_title(word)
         if word not in PERSON_LEADING:
             return ""
     return ""

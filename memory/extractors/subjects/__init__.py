@@ -29,7 +29,7 @@ from __future__ import annotations
 import os
 import re
 import unicodedata
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -38,12 +38,15 @@ from memory.extractors import patterns as p
 from memory.extractors.asides import not_own, unmeant, withheld, withheld_messages
 from memory.extractors.rules.people import RELATIONS
 from memory.extractors.subjects.framing import (
+    ORG_BEFORE,
     categories,
     first_person,
     life_scores,
     mentions_self,
+    negated,
     owned,
     self_named,
+    serves,
     thing_scores,
 )
 from memory.extractors.subjects.phrases import (
@@ -66,7 +69,7 @@ from memory.extractors.subjects.standard import (
     unsaid,
     without,
 )
-from memory.keys import canonical_key, fold_key
+from memory.keys import canonical_key, fold_key, title_gender
 from memory.markup import markup_to_text
 from memory.proposals import (
     AnyProposal,
@@ -147,13 +150,19 @@ class Subject:
 
 
 def _before(sentence: str, phrase: Phrase) -> str:
+    """The word before the phrase, and past an article the word of an organisation before it
+    ("at the Vega Climbing Wall": "at"; "to the University of Aberdeen": "the", a place or
+    an institution, for the embedding model to tell)."""
     words = p.words(sentence)
     first = phrase.words[0].lower()
-    return words[words.index(first) - 1] if first in words and words.index(first) > 0 else ""
+    at = words.index(first) if first in words else 0
+    if at > 1 and words[at - 1] in ("the", "a", "an") and words[at - 2] in ORG_BEFORE:
+        return words[at - 2]
+    return words[at - 1] if at > 0 else ""
 
 
-def _statement(sentence: str, used: set[str]) -> str | None:
-    """The sentence as a statement of the person's own that no rule read, else ``None``."""
+def _statement(sentence: str) -> str | None:
+    """The sentence as a statement of the person's own, else ``None``."""
     rest, _remembered = p.unwrap_remember(sentence)
     if p.is_smalltalk(rest) or p.is_request(rest) or p.is_question(rest):
         return None
@@ -161,15 +170,16 @@ def _statement(sentence: str, used: set[str]) -> str | None:
         return None  # "If I won the lottery ...", "I might try ...": nothing the person has
     if not_own(rest):
         return None  # "I'm SUCH a morning person 🙃", "it's my flatmate's, not mine"
-    if sentence in used or len(p.words(rest)) < 3:
+    if len(p.words(rest)) < 3:
         return None
     return rest
 
 
 def _sentences(
-    messages: Sequence[Message], source_time: datetime | None, used: set[str]
-) -> Iterator[tuple[str, str, Message, datetime | None]]:
-    """(statement, its neighbours, message, anchor) for each statement of the person's own."""
+    messages: Sequence[Message], source_time: datetime | None, used: Mapping[str, set[str]]
+) -> Iterator[tuple[str, str, Message, datetime | None, set[str] | None]]:
+    """(statement, its neighbours, message, anchor, the labels a rule took from it or
+    ``None``) for each statement of the person's own."""
     withheld_at = withheld(messages)  # by position: two messages may share an id
     for at, message in enumerate(messages):
         if message.role != "user" or not message.content.strip():
@@ -179,7 +189,7 @@ def _sentences(
             # "Don't save this ...", a message taken back ("scratch that"), or a request whose
             # material follows ("Rewrite this: ..."): nothing in it is the person's to keep.
             continue
-        statements = [_statement(s, used) for s in sentences]
+        statements = [_statement(s) for s in sentences]
         for index, rest in enumerate(statements):
             if rest is None:
                 continue
@@ -187,7 +197,7 @@ def _sentences(
             # hall" beside "we took him to the museum" is the son's, not the person's.
             window = statements[max(0, index - WINDOW) : index + WINDOW + 1]
             around = " ".join(s for s in window if s and (s == rest or first_person(s)))
-            yield rest, around, message, message.ts or source_time
+            yield rest, around, message, message.ts or source_time, used.get(sentences[index])
 
 
 _TOKEN = re.compile(r"[^\W\d_][^\W\d_'’-]*|\S")
@@ -252,15 +262,27 @@ def cased(sentence: str, names: dict[str, str]) -> str:
 
 
 def gather(
-    messages: Sequence[Message], *, source_time: datetime | None, known: set[str], used: set[str]
+    messages: Sequence[Message],
+    *,
+    source_time: datetime | None,
+    known: set[str],
+    used: Mapping[str, set[str]],
 ) -> dict[str, Subject]:
     """Every possible subject of the batch by topic key (:func:`.phrases.topic_key`: every
-    spelling of one subject, never two names), with where it was said. A name the person
+    spelling of one subject, never two names), with where it was said. A sentence a rule
+    read (``used``: the labels it took from it) is the rule's, but for the names in it that
+    are not a piece of the rule's own ("I sing with the Hollowmere Choir" is "Singing" to the
+    rule, and the choir is a subject of its own; "Bristol" of "House in Bristol" is not). A
+    name said right after a negation ("never to Lyon") is not the person's. A name the person
     types in lower case is read as the name the batch writes elsewhere (:func:`written_names`)."""
     subjects: dict[str, Subject] = {}
     names = written_names(messages)
-    for sentence, around, message, anchor in _sentences(messages, source_time, used):
+    for sentence, around, message, anchor, ruled in _sentences(messages, source_time, used):
         for phrase in phrases(cased(sentence, names)):
+            if ruled is not None and (not phrase.is_name or _piece(phrase, ruled)):
+                continue
+            if negated(sentence, phrase.words):
+                continue
             key = topic_key(phrase)
             if not key or fold_key(canonical_key(phrase.label)) in known:
                 continue
@@ -281,6 +303,12 @@ def gather(
                 subject.said.append(said)
     _echoes(messages, subjects)
     return subjects
+
+
+def _piece(phrase: Phrase, labels: set[str]) -> bool:
+    """Whether the phrase is a piece of one of ``labels`` ("Tracker" of "R&D Tracker")."""
+    said = re.compile(rf"(?<!\w){re.escape(phrase.label.lower())}(?!\w)")
+    return any(said.search(label.lower()) for label in labels)
 
 
 def _echoes(messages: Sequence[Message], subjects: dict[str, Subject]) -> None:
@@ -351,16 +379,21 @@ def rule_labels(found: Sequence[AnyProposal]) -> set[str]:
     return {p.label for p in found if isinstance(p, (NodeProposal, CandidateProposal)) and p.label}
 
 
-def known_keys(found: Sequence[AnyProposal]) -> tuple[set[str], set[str]]:
-    """The subject keys (plain and folded) and evidence sentences the rules already hold."""
+def known_keys(found: Sequence[AnyProposal]) -> tuple[set[str], dict[str, set[str]]]:
+    """The subject keys (plain and folded) the rules already hold, and the evidence sentences
+    they read, each with the labels they took from it."""
     keys: set[str] = set()
-    used: set[str] = set()
+    used: dict[str, set[str]] = {}
     for proposal in found:
         label = getattr(proposal, "label", None) or getattr(proposal, "on", None)
         if isinstance(label, str) and label:
-            keys |= {canonical_key(label), fold_key(canonical_key(label))}
+            key = canonical_key(label)
+            # "Mrs Okafor" does not hold every "Okafor": "Mr Okafor" is someone else (the gate
+            # folds an untitled "Okafor" into her card, and keeps "Mr Okafor" apart).
+            keys |= {key} if title_gender(key) else {key, fold_key(key)}
         if isinstance(proposal, (NodeProposal, SliceProposal, EventProposal, CandidateProposal)):
-            used |= {span.quote for span in proposal.evidence}
+            for span in proposal.evidence:
+                used.setdefault(span.quote, set()).update([label] if isinstance(label, str) else [])
     return keys, used
 
 
@@ -514,9 +547,14 @@ def held(
 
 
 def theirs(subject: Subject) -> bool:
-    """The person leads a sentence that says the subject, or names it as theirs ("my ...")."""
+    """The person leads a sentence that says the subject, or names it as theirs ("my ..."),
+    or the subject is someone whose doing reaches them ("Mr Ravi Mensah is doing my taxes")."""
+    words = subject.phrase.words
     return any(
-        first_person(s.sentence) or owned(s.sentence, subject.phrase.words) for s in subject.said
+        first_person(s.sentence)
+        or owned(s.sentence, words)
+        or (subject.phrase.is_name and serves(s.sentence, words))
+        for s in subject.said
     )
 
 

@@ -19,6 +19,7 @@ from functools import lru_cache
 import numpy as np
 
 from memory.extractors.subjects.phrases import Phrase, tag
+from memory.keys import is_honorific
 from memory.recall.embed import embed
 from memory.tombstones import _given_name
 from memory.vocab import Category
@@ -79,7 +80,7 @@ _NOT_THINGS = (
     "an abstract idea: freedom, dreams, moments, memories, connections, challenges, vibes",
 )
 _PLACE_BEFORE = frozenset("in to from near around visit visited visiting across".split())
-_ORG_BEFORE = frozenset("at for joined join with".split())
+ORG_BEFORE = frozenset("at for joined join with".split())
 
 
 # "My friend ...", "my sister's ...": the sentence is about someone else (the rules read
@@ -149,11 +150,76 @@ def first_person(sentence: str) -> bool:
 
 def owned(sentence: str, words: tuple[str, ...]) -> bool:
     """The sentence names the phrase as the speaker's: "my"/"our" and up to three words
-    before it ("reminds me of my grandad Wilf", "our old caravan")."""
+    before it ("reminds me of my grandad Wilf", "our old caravan", "my great-grandfather,
+    William Trevenna"), or right after it ("Glenys my wife", "Ravi, our accountant")."""
     if not words:
         return False
-    pattern = r"\b(?:my|our)\s+(?:[\w'-]+\s+){0,3}?" + re.escape(words[0]) + r"\b"
-    return bool(re.search(pattern, sentence.replace("’", "'"), re.IGNORECASE))
+    text = sentence.replace("’", "'")
+    before = r"\b(?:my|our)\s+(?:[\w'-]+,?\s+){0,3}?" + re.escape(words[0]) + r"\b"
+    after = r"\b" + re.escape(words[-1]) + r"\s*,?\s+(?:my|our)\s+\w"
+    return bool(re.search(before, text, re.IGNORECASE) or re.search(after, text))
+
+
+_SELF_AFTER = re.compile(r"\b(?:me|my|us|our)\b", re.IGNORECASE)
+# What someone tells the person is their news, not something they do in the person's life.
+_TOLD = re.compile(
+    r"(?:\w+\s+){0,2}?(?:told|tells|tell|said|says|say|texted|texts|messaged|mentioned|"
+    r"emailed|rang|called|wrote|announced|posted|reckons|thinks|thought|heard)\b",
+    re.IGNORECASE,
+)
+
+
+def serves(sentence: str, words: tuple[str, ...]) -> bool:
+    """The phrase, a person's name ("Mr Ravi Mensah", "Ravi Mensah"), leads the sentence and
+    what it does reaches the speaker ("... is doing my taxes", "... taught me to swim"):
+    someone in the person's life, said of them as plainly as "my accountant Ravi". A name
+    said of its own news ("Meera's flight is tomorrow") does not reach them."""
+    text = sentence.replace("’", "'")
+    if not words or not _person(words, text):
+        return False
+    head = _head(text)
+    said = " ".join(head)
+    if _FIRST_PERSON.search(said) or not re.search(
+        r"\b" + r"\s+".join(re.escape(w) for w in words) + r"\b", said
+    ):
+        return False
+    sentences = tag(text)
+    rest = " ".join(word for word, _pos, _chunk in (sentences[0] if sentences else [])[len(head) :])
+    if _TOLD.match(rest) or _OTHER_PERSON.search(rest):
+        return False  # "... told me he's moving", "... fixed my sister's car": their news
+    return bool(_SELF_AFTER.search(rest))
+
+
+def _titled(words: tuple[str, ...]) -> bool:
+    """A title before a name: "Mr Ravi Mensah", "Dr. Boateng", "Mme Gagnon"."""
+    return len(words) > 1 and is_honorific(words[0].lower().rstrip("."))
+
+
+def _person(words: tuple[str, ...], sentence: str) -> bool:
+    """A person's name: a title before a name, a given name English knows first, or a name
+    the sentence goes on to say "who" of ("Ravi Mensah, who keeps my books")."""
+    if _titled(words) or _given_name(words[0].lower()):
+        return True
+    return bool(re.search(rf"\b{re.escape(words[-1])}\s*,\s*who\b", sentence))
+
+
+# A name right after a negation, across a preposition or an article and the verbs of going
+# and meeting: "but never to Lyon", "rather than VS Code", "not Tom", "haven't met Ana".
+_NEGATED = re.compile(
+    r"(?:\bnever|\bnot|\bno|\bnor|n['’]t|\brather\s+than|\binstead\s+of|\bexcept)\s+"
+    r"(?:(?:to|in|at|on|with|for|of|from|the|a|an|been|gone|visited|seen|met|used|using)\s+)"
+    r"{0,3}$",
+    re.IGNORECASE,
+)
+
+
+def negated(sentence: str, words: tuple[str, ...]) -> bool:
+    """The sentence says the phrase is not the person's: it comes right after a negation
+    ("I've been to Paris but never to Lyon", "I use Zed rather than VS Code")."""
+    if not words:
+        return False
+    found = re.search(r"(?<!\w)" + r"\W+".join(re.escape(w) for w in words) + r"(?!\w)", sentence)
+    return bool(found and _NEGATED.search(sentence[: found.start()]))
 
 
 def self_named(sentence: str, words: tuple[str, ...]) -> bool:
@@ -216,14 +282,16 @@ _KIN = frozenset(
 )
 
 
-def _name_category(phrase: Phrase, before: str) -> str | None:
+def _name_category(phrase: Phrase, before: str, sentence: str) -> str | None:
     if phrase.words[0].lower() in _KIN:
         return Category.FAMILY.value  # "Aunt Rosa"
+    if _titled(phrase.words):
+        return Category.PERSON.value  # "Mr Mensah", "Dr. Boateng": whatever the word before
     if before in _PLACE_BEFORE:
         return Category.PLACE.value
-    if before in _ORG_BEFORE and len(phrase.words) > 1:
+    if before in ORG_BEFORE and len(phrase.words) > 1:
         return Category.ORGANIZATION.value
-    if _given_name(phrase.words[0].lower()):
+    if _person(phrase.words, sentence):
         return Category.PERSON.value
     return None
 
@@ -236,7 +304,7 @@ def categories(items: list[tuple[Phrase, str, str]]) -> list[str]:
     texts = [f"{phrase.label}. {phrase.label} in: {sentence}" for phrase, _b, sentence in items]
     scores = embed(texts) @ cats.T
     out = []
-    for (phrase, before, _sentence), row in zip(items, scores, strict=True):
-        named = _name_category(phrase, before) if phrase.is_name else None
+    for (phrase, before, sentence), row in zip(items, scores, strict=True):
+        named = _name_category(phrase, before, sentence) if phrase.is_name else None
         out.append(named or names[int(np.argmax(row))])
     return out

@@ -19,7 +19,7 @@ from typing import Any
 from wordfreq import zipf_frequency
 
 from memory.extractors import patterns as p
-from memory.keys import likeliest_meant, mistyped
+from memory.keys import is_honorific, likeliest_meant, mistyped
 from memory.policy import FILLERS, PRONOUNS
 from memory.temporal import MONTHS, WEEKDAYS
 
@@ -114,7 +114,8 @@ _CALENDAR = (
     | frozenset(WEEKDAYS)
     | frozenset({"christmas", "easter", "tues", "weds", "thurs", "fri"})
 )
-_WORD = re.compile(r"^[^\W\d_](?:[^\W\d_]|['&.-])*$")  # any alphabet's letters: "Sinéad", "Malmö"
+# A word of any alphabet's letters ("Émile", "Lefèvre", "Anne-Marie"), not a number or a sign.
+_WORD = re.compile(r"^[^\W\d_][^\W\d_'&.-]*(?:['&.-][^\W\d_]*)*$")
 # What the person read, watched or heard: the phrases after it are its topic ("an article
 # comparing Postgres and MySQL", "a novel about a lighthouse keeper in Cornwall"), not their life.
 _MEDIA = frozenset(
@@ -172,6 +173,10 @@ def tag(sentence: str) -> list[list[tuple[str, str, str]]]:
     for pattern, spelled in _CONTRACTIONS:
         sentence = pattern.sub(spelled, sentence)
     sentence = _TYPED_WORD.sub(_typed, sentence)
+    # "O'Neill", "D'Souza": the tokenizer cuts a name at its apostrophe; it reads the name
+    # without it, and the name is given back as written.
+    elided = {_unelided(m): m.group(0) for m in _ELIDED.finditer(sentence)}
+    sentence = _ELIDED.sub(_unelided, sentence)
     parsed = _parser()(sentence, tokenize=True, tags=True, chunks=True, relations=False)
     out = []
     for line in parsed.split("\n"):
@@ -179,9 +184,36 @@ def tag(sentence: str) -> list[list[tuple[str, str, str]]]:
         for token in line.split(" "):
             parts = token.split("/")
             if len(parts) >= 3:
-                tokens.append(("/".join(parts[:-3]) or parts[0], parts[-3], parts[-2]))
-        out.append(tokens)
+                word = "/".join(parts[:-3]) or parts[0]
+                tokens.append((elided.get(word, word), parts[-3], parts[-2]))
+        out.append(_verbs(tokens))
     return out
+
+
+def _verbs(tokens: list[tuple[str, str, str]]) -> list[tuple[str, str, str]]:
+    """The tagger reads "waters" in "Siobhan O'Neill waters my plants" as a plural noun and
+    runs the name and the object into one phrase; a plural after a noun or "who" and before
+    "my", "her", "their" is the verb of the noun before it (a noun does not go on into a
+    possessive)."""
+    out = list(tokens)
+    for index in range(1, len(out) - 1):
+        word, pos, _chunk = out[index]
+        before = out[index - 1]
+        if pos == "NNS" and word.islower() and (before[1] in _NOUN or before[1] == "WP"):
+            after = out[index + 1]
+            if after[1] == "PRP$":
+                out[index] = (word, "VBZ", "B-VP")
+                out[index + 1] = (after[0], after[1], "B-NP")
+    return out
+
+
+# A name with an elided letter before its capital: "O'Neill", "D'Souza", "N'Golo".
+_ELIDED = re.compile(r"\b([A-Z])['’]([A-Z][a-z]+)\b")
+
+
+def _unelided(match: re.Match[str]) -> str:
+    """The name as one word the tagger reads as a name ("O'Neill" -> "Oneill")."""
+    return match.group(1) + match.group(2).lower()
 
 
 def _joins_compound(
@@ -223,8 +255,36 @@ def _joins_names(
         last[0] == index - 1
         and last[2] in _PROPER
         and last[1][:1].isupper()
-        and _capitalised(after)
+        and _cased(after[0])
+        and after[1] in _NOUN  # "Spoke & Chain": the tagger reads "Chain" as a common noun
     )
+
+
+def _continues_name(
+    tokens: list[tuple[str, str, str]], index: int, chunks: list[list[tuple[int, str, str]]]
+) -> bool:
+    """Whether the capitalised word at ``index`` goes on with the capitalised name that ends
+    the current chunk: the tagger reads a word of a name as the verb or the common noun it
+    also is and cuts the name there ("the Vega Climbing Wall" is not "Vega" and "Wall"). A
+    word that is not a noun goes on only into another capitalised word ("Ana Running" is not
+    a name)."""
+    if not chunks or not chunks[-1]:
+        return False
+    word, pos, _chunk = tokens[index]
+    last = chunks[-1][-1]
+    if last[0] != index - 1 or not _cased(last[1]) or not _cased(word):
+        return False
+    if last[2] not in _PROPER | {"NN", "NNS", "VBG", "VBN", "JJ"} or pos not in _KEEP:
+        return False
+    if pos in _NOUN:
+        return True
+    after = tokens[index + 1] if index + 1 < len(tokens) else ("", "", "")
+    return _cased(after[0]) and after[1] in _NOUN
+
+
+def _cased(word: str) -> bool:
+    """A word written with a capital, which is not the speaker ("I")."""
+    return word[:1].isupper() and word not in ("I", "I'm")
 
 
 def _chunks(tokens: list[tuple[str, str, str]]) -> list[list[tuple[int, str, str]]]:
@@ -240,10 +300,10 @@ def _chunks(tokens: list[tuple[str, str, str]]) -> list[list[tuple[int, str, str
             chunks[-1].append((index, word, JOIN))
             joined = True
             continue
-        if _joins_compound(tokens, index, chunks):
+        if _continues_name(tokens, index, chunks) or _joins_compound(tokens, index, chunks):
             chunks[-1].append((index, word, pos))
             continue
-        if pos in ("CC", ",", ":") and chunks and chunks[-1]:
+        if pos in ("CC", ",", ":", "PRP$") and chunks and chunks[-1]:
             chunks.append([])  # "Milo and Ada", "courgettes, beans": one subject each
             continue
         if chunk == "B-NP" or (chunk == "I-NP" and not chunks):
@@ -298,21 +358,46 @@ def _trim(chunk: list[tuple[int, str, str]]) -> list[tuple[int, str, str]]:
     return kept
 
 
+def _named(named: list[tuple[int, str, str]]) -> bool:
+    """Whether the words of a phrase are a name as written: each a proper noun with a capital,
+    or, in a phrase of two words or more, each written with a capital where one at least is a
+    proper noun or the phrase is not the sentence's first ("the Hollowmere Choir", "Vega
+    Climbing Wall": the tagger reads a word of a name as the common noun it also is)."""
+    if not named or not all(_cased(t[1]) for t in named):
+        return False
+    if all(t[2] in _PROPER for t in named):
+        return True
+    return len(named) > 1 and (named[0][0] > 0 or any(t[2] in _PROPER for t in named))
+
+
+def _title(named: list[tuple[int, str, str]], index: int) -> bool:
+    """Whether the word at ``index`` is a title said before the capitalised name that follows
+    it ("Mr Ravi Mensah", "Dr. Boateng"): a word English uses every day, it is part of a
+    name there, even first in a sentence."""
+    return index + 1 < len(named) and is_honorific(named[index][1].lower().rstrip("."))
+
+
 def _phrase(kept: list[tuple[int, str, str]]) -> Phrase | None:
-    if any(t[2] == JOIN for t in kept) and not all(
-        t[2] in _PROPER and t[1][:1].isupper() for t in kept if t[2] != JOIN
-    ):
+    if any(t[2] == JOIN for t in kept) and not _named([t for t in kept if t[2] != JOIN]):
         kept = kept[: next(i for i, t in enumerate(kept) if t[2] == JOIN)]  # not two names
     words = tuple(t[1] for t in kept)
     if not words or len(words) > p.MAX_LABEL_WORDS:
         return None
     named = [t for t in kept if t[2] != JOIN]
-    proper = [t for t in named if t[2] in _PROPER and t[1][:1].isupper()]
-    is_name = len(proper) == len(named) and all(
-        zipf(t[1]) < NAME_MAX_ZIPF or kept[0][0] > 0 for t in named
+    is_name = _named(named) and all(
+        zipf(t[1]) < NAME_MAX_ZIPF or kept[0][0] > 0 or _title(named, i)
+        for i, t in enumerate(named)
     )
-    if is_name and kept[0][0] == 0 and len(words) == 1 and zipf(words[0]) >= RARE_ZIPF:
-        is_name = False  # a capitalised first word English uses often is not a name
+    if (
+        is_name
+        and kept[0][0] == 0
+        and len(words) == 1
+        and zipf(words[0]) >= RARE_ZIPF
+        and lexical_tag(words[0]) != "NNP"
+    ):
+        # A capitalised first word English uses often is not a name, unless the tagger's
+        # lexicon knows it only as one ("Tom says ...", "Jo's away"; not "Mark", "Will").
+        is_name = False
     if not is_name and all(_ABSTRACT.search(w) for w in words):
         return None
     if not is_name and lexical_tag(words[0]).startswith(("VB", "RB", "UH")):
@@ -327,16 +412,69 @@ def _phrase(kept: list[tuple[int, str, str]]) -> Phrase | None:
     return Phrase(words, label, is_name, score, kept[0][0])
 
 
+_RELATIVE = frozenset("who whom whose which".split())
+_FINITE = frozenset({"VBZ", "VBD", "VBP", "MD"})
+
+
+def _appositive(tokens: list[tuple[str, str, str]], at: int) -> bool:
+    """Whether what follows the comma after a name (from ``at``) says who the name is rather
+    than goes on to the listener: a relative clause ("Ravi, who keeps my books, ...") or a
+    phrase set off by a second comma before the sentence's verb ("Ravi, my accountant, is
+    ..."). "Thanks Mel, you're a star" and "Mel, can you help?" are said to Mel."""
+    if at >= len(tokens):
+        return False
+    if tokens[at][0].lower() in _RELATIVE:
+        return True
+    for index in range(at, len(tokens) - 1):
+        word, pos, _chunk = tokens[index]
+        if pos in _FINITE or word.lower() in _SUBJECT_PRONOUNS:
+            return False  # a clause of its own, not a phrase about the name
+        if word == ",":
+            return tokens[index + 1][1] in _FINITE
+    return False
+
+
 def _vocative(tokens: list[tuple[str, str, str]], kept: list[tuple[int, str, str]]) -> bool:
     """A name said to the listener ("Hey Mel!", "Thanks, Jon."), not about them."""
     first, last = kept[0][0], kept[-1][0]
     before = [w.lower() for w, _pos, _c in tokens[:first]]
     after = tokens[last + 1][0] if last + 1 < len(tokens) else ""
     greeted = all(w in FILLERS or w in p.SMALLTALK or not w.isalpha() for w in before)
+    if after == "," and _appositive(tokens, last + 2):
+        return False  # "Ravi Mensah, who keeps my books, is ...": the sentence is about him
     if greeted and after in ("!", ",", ".", "?", ""):
         return True  # "Hey Mel!", "Cool, thanks Mel!"
+    # "my great-grandfather, William Trevenna, a tin miner" says who he is; "... with my
+    # business, Jon." is said to Jon: a given name alone ending the sentence is the listener.
+    named = after == "," or len(kept) > 1 or not _given(kept[0][1])
+    if before and before[-1] == "," and named and _renames(tokens, first - 1):
+        return False
     # "..., Mel!" / "..., Mel." : set off by a comma and ending the clause.
     return bool(before) and before[-1] == "," and after in ("!", ".", "?", ",", "")
+
+
+_THIRD_POSSESSIVE = frozenset("my our his her their".split())
+
+
+def _renames(tokens: list[tuple[str, str, str]], comma: int) -> bool:
+    """Whether the name after the comma at ``comma`` names the noun phrase before it, one of
+    the speaker's or a third person's ("my great-grandfather, William Trevenna", "his
+    girlfriend of nine years, Sinéad"): a name set off that way is said of them, not to the
+    listener ("thanks for your help, Mel")."""
+    for index in range(comma - 1, max(-1, comma - 7), -1):
+        word, pos, _chunk = tokens[index]
+        if pos == "PRP$":
+            return word.lower() in _THIRD_POSSESSIVE
+        if pos.startswith(("VB", "MD", "RB")) or pos in (",", ".", ":") or word.lower() in PRONOUNS:
+            return False  # "I appreciate our friendship too, Caroline": no noun before it
+    return False
+
+
+def _given(word: str) -> bool:
+    """Whether ``word`` is a given name English knows ("Jon", "Caroline")."""
+    from memory.tombstones import _given_name  # the nickname lists, read on first use
+
+    return _given_name(word.lower())
 
 
 @lru_cache(maxsize=1)

@@ -38,7 +38,7 @@ from memory.extractors.subjects.phrases import (
     zipf,
 )
 from memory.extractors.subjects.phrases import meant as phrases_meant
-from memory.keys import canonical_key
+from memory.keys import canonical_key, gendered_title
 from memory.proposals import (
     AnyProposal,
     CandidateProposal,
@@ -164,9 +164,11 @@ def clause_label(label: str, written: str = "") -> str | None:
 
 def spelling_key(label: str) -> str:
     """One key per spelling of a subject: its words' stems, articles dropped ("Making a
-    Difference" and "Make a Difference" are "make differ")."""
+    Difference" and "Make a Difference" are "make differ"); a title of a man or a woman is
+    kept as written ("Mrs Okafor" and "Mr Okafor" are two people, though "mrs" stems to
+    "mr")."""
     words = [w for w in words_of(label) if w not in ("a", "an", "the", "my", "our")]
-    return " ".join(stem(w) for w in words)
+    return " ".join(w if gendered_title(w) else stem(w) for w in words)
 
 
 def _label_of(proposal: AnyProposal) -> str | None:

@@ -1,0 +1,51 @@
+"""Whose a named subject is: someone whose doing reaches the person, and a name said right
+after a negation."""
+
+from __future__ import annotations
+
+import pytest
+
+from memory.extractors.subjects.framing import negated, owned, serves
+
+
+@pytest.mark.parametrize(
+    ("sentence", "words"),
+    [
+        ("Mrs Tuilagi is teaching me to drive.", ("Mrs", "Tuilagi")),
+        ("Benedikt Ahlgren, who cuts my hair, is opening a salon.", ("Benedikt", "Ahlgren")),
+        ("Dr. Oyelaran is treating my back.", ("Dr.", "Oyelaran")),
+    ],
+)
+def test_a_person_whose_doing_reaches_the_speaker(sentence: str, words: tuple[str, ...]) -> None:
+    assert serves(sentence, words)
+
+
+@pytest.mark.parametrize(
+    ("sentence", "words"),
+    [
+        # Their news, told to the person or to someone of theirs.
+        ("Mrs Tuilagi told me she is retiring to Samoa.", ("Mrs", "Tuilagi")),
+        ("Mrs Tuilagi is teaching my sister to drive.", ("Mrs", "Tuilagi")),
+        # Not the person's life at all, or the person leads the sentence (first_person's).
+        ("Mrs Tuilagi is retiring in June.", ("Mrs", "Tuilagi")),
+        ("I asked Mrs Tuilagi about my lessons.", ("Mrs", "Tuilagi")),
+        # Not a person: no title, no given name, no "who".
+        ("Kelvingrove Depot fixed my bike.", ("Kelvingrove", "Depot")),
+    ],
+)
+def test_no_one_else_is_said_to_serve_the_speaker(sentence: str, words: tuple[str, ...]) -> None:
+    assert not serves(sentence, words)
+
+
+def test_a_name_right_after_a_negation() -> None:
+    assert negated("I have sailed to Jersey but never to Guernsey.", ("Guernsey",))
+    assert not negated("I have sailed to Jersey but never to Guernsey.", ("Jersey",))
+    assert negated("I buy flour from Dunmore Mill instead of Tesco.", ("Tesco",))
+    assert negated("We haven't met Ilse yet.", ("Ilse",))
+    assert not negated("I can't wait to see Ilse on Sunday.", ("Ilse",))
+
+
+def test_a_name_said_with_my_after_it_is_the_persons() -> None:
+    assert owned("Ffion my aunt grows the best tomatoes.", ("Ffion",))
+    assert owned("I traced it to my grandmother, Edith Polglase.", ("Edith", "Polglase"))
+    assert not owned("Ffion grows the best tomatoes in my street.", ("Ffion",))

@@ -1,0 +1,106 @@
+"""Names the default extractor proposes (issue 25): a name in a sentence a rule already read
+is a card of its own, a titled person is one person, and what is no one's news as today, a
+hypothetical or a name said after a negation, is not proposed."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from memory.extractors.subjects import extract
+from memory.gate import Snapshot, plan_writes
+from memory.keys import canonical_key
+from memory.proposals import CandidateProposal, NodeProposal
+from memory.transcripts import Message
+from memory.vocab import Category
+
+SAID = datetime(2026, 5, 4, 9, 0, tzinfo=UTC)
+NOW = datetime(2026, 5, 5, tzinfo=UTC)
+
+
+def subjects(*said: str) -> dict[str, str]:
+    """Every card and memory proposed for the person's messages, label -> category."""
+    messages = [Message(f"M{i}", "user", text, SAID) for i, text in enumerate(said)]
+    return {
+        p.label: p.category
+        for p in extract(messages)
+        if isinstance(p, (CandidateProposal, NodeProposal))
+    }
+
+
+def cards(*said: str) -> set[str]:
+    """The labels the write gate keeps as new cards (it folds spellings of one subject)."""
+    messages = [Message(f"M{i}", "user", text, SAID) for i, text in enumerate(said)]
+    plan = plan_writes(extract(messages), Snapshot.empty(now=NOW))
+    return {c.label for c in plan.new_candidates} | {n.label for n in plan.new_nodes}
+
+
+def test_a_name_in_a_sentence_a_rule_read_is_a_card_of_its_own() -> None:
+    found = subjects("I swim with the Larkspur Masters Club on Thursdays.")
+    assert "Swimming" in found  # the rule's subject stays
+    assert found.get("Larkspur Masters Club") == Category.ORGANIZATION.value
+
+
+def test_the_name_of_a_place_a_rule_read_is_not_cut_in_two() -> None:
+    found = subjects("I go bouldering at the Granite Climbing Barn on Tuesdays.")
+    assert "Granite Climbing Barn" in found
+    assert not {"Granite", "Barn"} & set(found)
+
+
+def test_a_sentence_a_rule_read_gives_only_names_and_no_piece_of_the_rules_label() -> None:
+    # The rule's subject names the city: the city is not proposed again on its own.
+    assert set(subjects("We hope to buy a flat in Glasgow within three years.")) == {
+        "Flat in Glasgow"
+    }
+    # No common noun of a rule's sentence becomes a card of its own.
+    assert set(subjects("I do yoga every morning before work.")) == {"Yoga"}
+
+
+def test_a_titled_person_doing_something_for_the_speaker_is_a_person_card() -> None:
+    found = subjects("Mr Dominic Achterberg is handling my divorce paperwork.")
+    assert found.get("Mr Dominic Achterberg") == Category.PERSON.value
+
+
+def test_a_name_with_who_they_are_is_a_person_card() -> None:
+    found = subjects("Wiremu Tane, who walks my dogs, is away in March.")
+    assert found.get("Wiremu Tane") == Category.PERSON.value
+
+
+def test_two_people_sharing_a_surname_stay_two_cards() -> None:
+    kept = {
+        canonical_key(label)
+        for label in cards("Mrs Ferreira and Mr Ferreira next door feed my cat.")
+    }
+    assert {"mrs ferreira", "mr ferreira"} <= kept
+    kept = {
+        canonical_key(label)
+        for label in cards(
+            "I walk with Lena Marsh on Saturdays.", "I play chess with Ruth Marsh on Mondays."
+        )
+    }
+    assert {"lena marsh", "ruth marsh"} <= kept
+    # The rule holds her under her title; he is not folded into her card.
+    kept = {
+        canonical_key(label)
+        for label in cards(
+            "My neighbour Mrs Ferreira waters my plants when I travel.",
+            "I had tea with Mr Ferreira on Sunday.",
+        )
+    }
+    assert {"mrs ferreira", "mr ferreira"} <= kept
+
+
+def test_a_hypothetical_or_someone_elses_news_proposes_no_name() -> None:
+    assert subjects("If Dr Ferreira took me on as a patient I would be so relieved.") == {}
+    assert subjects("Apparently Colm Breathnach is moving to Galway next spring.") == {}
+    assert subjects("My cousin's friend said the Pemberton Arms is closing.") == {}
+    # Told to the person, or done for someone else of theirs: the news is not theirs today.
+    assert subjects("Mr Okonkwo texted me that his shop in Leeds is closing.") == {}
+    assert subjects("Colm Breathnach told my sister he is moving to Galway.") == {}
+    assert subjects("Mrs Abara fixed my brother's bike on Sunday.") == {}
+
+
+def test_a_name_said_right_after_a_negation_is_not_the_persons() -> None:
+    found = subjects("I have lived in Dundee for years but never in Aberdeen.")
+    assert "Dundee" in found and "Aberdeen" not in found
+    found = subjects("I edit photos in Darktable rather than Lightroom.")
+    assert "Darktable" in found and "Lightroom" not in found

@@ -1,0 +1,140 @@
+"""Names as people write them (issue 25): a title before a name, every word of a name with a
+capital, a name the tagger cuts at a word it also knows as a verb, an apostrophe or a letter
+outside ASCII, and a name followed by who it is."""
+
+from __future__ import annotations
+
+import pytest
+
+from memory.extractors.subjects.phrases import phrases, tag
+
+
+def named(sentence: str) -> dict[str, bool]:
+    return {p.label: p.is_name for p in phrases(sentence)}
+
+
+@pytest.mark.parametrize(
+    ("sentence", "label"),
+    [
+        ("Mrs Adaeze Nwosu marks my essays now.", "Mrs Adaeze Nwosu"),
+        ("Dr Kowalczyk checked my shoulder again.", "Dr Kowalczyk"),
+        ("Prof Lindqvist supervises my dissertation.", "Prof Lindqvist"),
+        ("I met Ms Harrow at the school gate.", "Ms Harrow"),
+    ],
+)
+def test_a_title_before_a_capitalised_name_is_part_of_the_name(sentence: str, label: str) -> None:
+    assert named(sentence).get(label) is True
+
+
+def test_a_title_alone_or_a_common_word_first_in_a_sentence_is_not_a_name() -> None:
+    assert named("Mister, you dropped this.").get("Mister") is not True
+    # A common word with a capital because it starts the sentence is no name.
+    assert named("Swimming is what keeps me sane.").get("Swimming") is not True
+    assert not any(named("Library books are due back on Friday.").values())
+
+
+@pytest.mark.parametrize(
+    ("sentence", "label"),
+    [
+        # A capitalised word no dictionary knows and a capitalised common noun, whichever of
+        # them the tagger reads as a proper noun.
+        ("We rehearse with the Farrowdale Orchestra every Tuesday.", "Farrowdale Orchestra"),
+        ("I sing in the Pendleford Choir.", "Pendleford Choir"),
+        ("My plot is at Oakhurst Allotments.", "Oakhurst Allotments"),
+        # A word of a name the tagger takes for a verb ("Rowing", "Running").
+        ("I train at the Kestrel Rowing Club on Sundays.", "Kestrel Rowing Club"),
+        ("I volunteer at the Marlow Running Track.", "Marlow Running Track"),
+    ],
+)
+def test_a_capitalised_phrase_in_mid_sentence_is_one_name(sentence: str, label: str) -> None:
+    found = named(sentence)
+    assert found.get(label) is True
+    assert all(other == label or other not in label for other in found)  # not cut in two
+
+
+def test_a_capitalised_verb_after_a_name_is_not_part_of_it() -> None:
+    assert named("I spotted Ines Running late for her bus.").get("Ines") is True
+
+
+@pytest.mark.parametrize(
+    ("sentence", "label"),
+    [
+        ("My landlord is Gérard Lévêque and he never answers.", "Gérard Lévêque"),
+        ("I had dinner with Caoimhe O'Brien last night.", "Caoimhe O'Brien"),
+        ("My neighbour Declan O'Hare feeds my cat.", "Declan O'Hare"),
+    ],
+)
+def test_a_name_is_read_whole_with_accents_and_apostrophes(sentence: str, label: str) -> None:
+    assert named(sentence).get(label) is True
+
+
+def test_the_name_keeps_its_spelling_and_its_verb_stays_a_verb() -> None:
+    words = [(w, pos) for w, pos, _chunk in tag("Declan O'Hare feeds my cat.")[0]]
+    assert ("O'Hare", "NNP") in words
+    assert ("feeds", "VBZ") in words
+
+
+@pytest.mark.parametrize(
+    ("sentence", "label"),
+    [
+        ("Tomasz Wierzbicki, who fixes my car, is retiring soon.", "Tomasz Wierzbicki"),
+        ("Halima Yusuf, my physio, has moved clinics.", "Halima Yusuf"),
+    ],
+)
+def test_a_name_followed_by_who_it_is_is_not_said_to_the_listener(
+    sentence: str, label: str
+) -> None:
+    assert named(sentence).get(label) is True
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    ["Thanks Ottilie, you are a star.", "Ottilie, can you check this for me?", "Cheers, Ottilie!"],
+)
+def test_a_name_said_to_the_listener_is_still_no_subject(sentence: str) -> None:
+    assert "Ottilie" not in named(sentence)
+
+
+def test_a_name_joined_by_an_ampersand_to_a_capitalised_common_noun_is_one_name() -> None:
+    assert named("My brother runs a deli called Crust & Barrel in Hull.").get("Crust & Barrel")
+
+
+def test_a_possessive_starts_a_phrase_of_its_own() -> None:
+    found = named("Ffion my aunt grows the best tomatoes.")
+    assert found.get("Ffion") is True
+    assert not any("Aunt" in label and "Ffion" in label for label in found)
+
+
+@pytest.mark.parametrize(
+    ("sentence", "label"),
+    [
+        ("I traced it to my grandmother, Edith Polglase, a lacemaker.", "Edith Polglase"),
+        ("She is marrying her partner of ten years, Oluwaseun, in May.", "Oluwaseun"),
+    ],
+)
+def test_a_name_set_off_after_someone_of_theirs_is_said_of_them(sentence: str, label: str) -> None:
+    assert named(sentence).get(label) is True
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Thanks for your patience, Margaret, it finally works.",
+        # A given name alone ending the sentence after something of the speaker's (a given
+        # name the nickname lists know: the others are read as naming what comes before).
+        "It has been a rough month with my business, Margaret.",
+        "I value our chats too, Margaret.",
+    ],
+)
+def test_a_name_set_off_at_the_end_is_still_said_to_the_listener(sentence: str) -> None:
+    assert "Margaret" not in named(sentence)
+
+
+def test_a_place_set_off_after_something_of_theirs_is_said_of_it() -> None:
+    assert named("This scarf came from my home town, Trondheim.").get("Trondheim") is True
+
+
+def test_a_given_name_first_in_a_sentence_is_a_name_but_a_common_word_is_not() -> None:
+    assert named("Tom reckons the fence needs replacing.").get("Tom") is True
+    assert "Mark" not in named("Mark the date in your calendar.")
+    assert "Will" not in named("Will the shop be open on Sunday?")
