@@ -10,10 +10,14 @@ phrases ("a lot", "the day", "some time") carry no rare word and are never subje
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
 import os
 import re
+import sys
 from dataclasses import dataclass
 from functools import lru_cache
+from types import ModuleType
 from typing import Any
 
 from wordfreq import zipf_frequency
@@ -137,19 +141,47 @@ class Phrase:
     start: int  # token index in the sentence, to tell a name from a capitalised first word
 
 
-@lru_cache(maxsize=1)
-def _parser() -> Any:
-    # Imported on first use: TextBlob imports NLTK, which costs about a second at start-up.
-    from textblob.en import parse
+def bare_import(name: str, packages: tuple[str, ...]) -> ModuleType:
+    """The module ``name`` imported without running the ``__init__`` of ``packages`` (its
+    parents): those stand in as empty packages over their own folders while it loads, then
+    leave ``sys.modules`` with every module loaded meanwhile (a later plain import of the
+    package gets the real one). A package already imported whole is used as it is.
 
-    return parse
+    TextBlob's ``__init__`` imports NLTK whole (about 47 MB and half a second) for what this
+    module does not use: the pattern tagger (``textblob.en``, whose code imports only the
+    standard library) and NLTK's Porter stemmer (``nltk.stem.porter``: pure code beside the
+    abstract base it derives from) need none of it."""
+    if packages[0] in sys.modules:
+        return importlib.import_module(name)
+    before = set(sys.modules)
+    try:
+        for package in packages:
+            spec = importlib.util.find_spec(package)
+            if spec is None or spec.submodule_search_locations is None:
+                raise ImportError(f"no package {package}")
+            stand_in = ModuleType(package)
+            stand_in.__path__ = list(spec.submodule_search_locations)
+            sys.modules[package] = stand_in
+        return importlib.import_module(name)
+    finally:
+        for loaded in set(sys.modules) - before:
+            del sys.modules[loaded]
+
+
+@lru_cache(maxsize=1)
+def _english() -> Any:
+    # Loaded on first use: the lexicon takes about 16 MB and a second to read.
+    return bare_import("textblob.en", ("textblob",))
+
+
+def _parser() -> Any:
+    return _english().parse
 
 
 @lru_cache(maxsize=65536)
 def lexical_tag(word: str) -> str:
     """The part of speech the tagger's lexicon gives ``word`` out of context."""
-    from textblob.en import lexicon
-
+    lexicon = _english().lexicon
     return str(lexicon.get(word.lower()) or lexicon.get(word) or "")
 
 
@@ -341,9 +373,8 @@ def _vocative(tokens: list[tuple[str, str, str]], kept: list[tuple[int, str, str
 
 @lru_cache(maxsize=1)
 def _stemmer() -> Any:
-    from nltk.stem.porter import PorterStemmer  # pure code, no corpus: ships with NLTK
-
-    return PorterStemmer()
+    # Pure code, no corpus: ships with NLTK, loaded without the rest of it (:func:`bare_import`).
+    return bare_import("nltk.stem.porter", ("nltk", "nltk.stem")).PorterStemmer()
 
 
 @lru_cache(maxsize=65536)
