@@ -35,12 +35,16 @@ def heard(
     their own ("I", "my", "we"...), and the label of the card waiting for it (``labels``:
     each waiting card's label and a sentence it holds)."""
     out: dict[str, Heard] = {}
+    lowered = [text.lower() for _transcript, text in texts]  # once, not once per subject
+    sentences: dict[int, list[str]] = {}  # by position in ``texts``, split when first needed
     for key, needle in needles.items():
         conversations: set[int] = set()
-        for transcript, text in texts:
-            if transcript in conversations or needle not in text.lower():
+        for at, (transcript, text) in enumerate(texts):
+            if transcript in conversations or needle not in lowered[at]:
                 continue
-            if any(names_it(s, key) and mentions_self(s) for s in p.split_sentences(text)):
+            if at not in sentences:
+                sentences[at] = p.split_sentences(text)
+            if any(names_it(s, key) and mentions_self(s) for s in sentences[at]):
                 conversations.add(transcript)
         waiting = next((label for label, said in labels if key in label_keys(label, said)), None)
         if conversations or waiting:
