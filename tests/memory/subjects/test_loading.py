@@ -70,7 +70,10 @@ def test_a_package_imported_whole_later_is_the_real_one() -> None:
     ("texts", "expected"),
     [
         # Two messages of one conversation: it counts once; the other conversation's too.
-        ([(1, "I love my pottery class."), (1, "My pottery is drying."), (2, "We did pottery.")], 2),
+        (
+            [(1, "I love my pottery class."), (1, "My pottery is drying."), (2, "We did pottery.")],
+            2,
+        ),
         # Named but not by the person ("I", "my", "we"), or only as a longer word's prefix.
         ([(1, "Pottery is old."), (2, "I like potatoes.")], 0),
     ],
