@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from memory.extractors import patterns as p
 from memory.extractors.subjects import Heard
@@ -30,6 +31,13 @@ class _Said:
 def _said(sentence: str) -> _Said:
     words = words_of(sentence)
     return _Said(f" {' '.join(words)} ", frozenset(stem(w) for w in words), mentions_self(sentence))
+
+
+@lru_cache(maxsize=4096)
+def _sentences(text: str) -> tuple[_Said, ...]:
+    """The sentences of an earlier message, read. Cached: every conversation of an import
+    reads again the messages of the ones before it that name its subjects."""
+    return tuple(_said(s) for s in p.split_sentences(text))
 
 
 def _names(said: _Said, key: str) -> bool:
@@ -54,14 +62,14 @@ def heard(
     # Each message lowered once, and split and read once when a subject's needle is in it,
     # not once per subject: an import reads thousands of earlier messages per conversation.
     lowered = [text.lower() for _transcript, text in texts]
-    sentences: dict[int, list[_Said]] = {}  # by position in ``texts``
+    sentences: dict[int, tuple[_Said, ...]] = {}  # by position in ``texts``
     for key, needle in needles.items():
         conversations: set[int] = set()
         for at, (transcript, text) in enumerate(texts):
             if transcript in conversations or needle not in lowered[at]:
                 continue
             if at not in sentences:
-                sentences[at] = [_said(s) for s in p.split_sentences(text)]
+                sentences[at] = _sentences(text)
             if any(said.own and _names(said, key) for said in sentences[at]):
                 conversations.add(transcript)
         waiting = next((label for label, said in labels if key in label_keys(label, said)), None)
