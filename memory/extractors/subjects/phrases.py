@@ -15,6 +15,7 @@ import importlib.util
 import os
 import re
 import sys
+import threading
 from dataclasses import dataclass
 from functools import lru_cache
 from types import ModuleType
@@ -141,31 +142,39 @@ class Phrase:
     start: int  # token index in the sentence, to tell a name from a capitalised first word
 
 
+_BARE = threading.Lock()  # one bare import at a time: it stands packages in for everyone
+
+
 def bare_import(name: str, packages: tuple[str, ...]) -> ModuleType:
     """The module ``name`` imported without running the ``__init__`` of ``packages`` (its
     parents): those stand in as empty packages over their own folders while it loads, then
-    leave ``sys.modules`` with every module loaded meanwhile (a later plain import of the
-    package gets the real one). A package already imported whole is used as it is.
+    leave ``sys.modules`` with every module of theirs loaded meanwhile (a later plain import
+    of the package gets the real one; what they imported from elsewhere, the standard
+    library's ``xml.etree``, stays imported). A package already imported whole is used as it
+    is.
 
     TextBlob's ``__init__`` imports NLTK whole (about 47 MB and half a second) for what this
     module does not use: the pattern tagger (``textblob.en``, whose code imports only the
     standard library) and NLTK's Porter stemmer (``nltk.stem.porter``: pure code beside the
     abstract base it derives from) need none of it."""
-    if packages[0] in sys.modules:
-        return importlib.import_module(name)
-    before = set(sys.modules)
-    try:
-        for package in packages:
-            spec = importlib.util.find_spec(package)
-            if spec is None or spec.submodule_search_locations is None:
-                raise ImportError(f"no package {package}")
-            stand_in = ModuleType(package)
-            stand_in.__path__ = list(spec.submodule_search_locations)
-            sys.modules[package] = stand_in
-        return importlib.import_module(name)
-    finally:
-        for loaded in set(sys.modules) - before:
-            del sys.modules[loaded]
+    top = packages[0].split(".")[0]
+    with _BARE:
+        if top in sys.modules:
+            return importlib.import_module(name)
+        before = set(sys.modules)
+        try:
+            for package in packages:
+                spec = importlib.util.find_spec(package)
+                if spec is None or spec.submodule_search_locations is None:
+                    raise ImportError(f"no package {package}")
+                stand_in = ModuleType(package)
+                stand_in.__path__ = list(spec.submodule_search_locations)
+                sys.modules[package] = stand_in
+            return importlib.import_module(name)
+        finally:
+            for loaded in set(sys.modules) - before:
+                if loaded == top or loaded.startswith(top + "."):
+                    del sys.modules[loaded]
 
 
 @lru_cache(maxsize=1)

@@ -58,6 +58,27 @@ def test_the_stemmer_is_nltks_porter() -> None:
     assert [phrases.stem(w) for w in words] == [porter.stem(w) for w in words]
 
 
+def test_what_the_packages_import_from_elsewhere_stays_imported() -> None:
+    code = textwrap.dedent(
+        """
+        import os, sys
+        import django
+        os.environ.setdefault("DJANGO_SETTINGS_MODULE", "ume.settings")
+        django.setup()
+        from memory.extractors.subjects.phrases import stem, tag
+        tag("We adopted a retired greyhound")
+        stem("greyhounds")
+        # Imported by the tagger's code: it stays, one module, not a second copy later.
+        print("xml.etree.ElementTree" in sys.modules)
+        """
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=False, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "True"
+
+
 def test_a_package_imported_whole_later_is_the_real_one() -> None:
     phrases.tag("We adopted a retired greyhound")
     phrases.stem("greyhounds")
