@@ -10,6 +10,8 @@ sentences join that card instead of making another.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
 
 from memory.extractors import patterns as p
 from memory.extractors.subjects import Heard
@@ -17,13 +19,35 @@ from memory.extractors.subjects.framing import mentions_self
 from memory.extractors.subjects.phrases import label_keys, stem, words_of
 
 
+@dataclass(frozen=True)
+class _Said:
+    """One sentence of an earlier message, read once for every subject looked for in it."""
+
+    line: str  # its words (:func:`.phrases.words_of`), space-separated, a space either side
+    stems: frozenset[str]  # the stems of its words
+    own: bool  # the speaker is in it (:func:`.framing.mentions_self`)
+
+
+def _said(sentence: str) -> _Said:
+    words = words_of(sentence)
+    return _Said(f" {' '.join(words)} ", frozenset(stem(w) for w in words), mentions_self(sentence))
+
+
+@lru_cache(maxsize=4096)
+def _sentences(text: str) -> tuple[_Said, ...]:
+    """The sentences of an earlier message, read. Cached: every conversation of an import
+    reads again the messages of the ones before it that name its subjects."""
+    return tuple(_said(s) for s in p.split_sentences(text))
+
+
+def _names(said: _Said, key: str) -> bool:
+    return f" {key} " in said.line if " " in key else key in said.stems
+
+
 def names_it(text: str, key: str) -> bool:
     """Whether ``text`` names the subject ``key`` (:func:`.phrases.topic_key`): a name of
     several words as whole words, any other key as the stem of one of its words."""
-    words = words_of(text)
-    if " " in key:
-        return f" {key} " in f" {' '.join(words)} "
-    return any(stem(w) == key for w in words)
+    return _names(_said(text), key)
 
 
 def heard(
@@ -35,12 +59,18 @@ def heard(
     their own ("I", "my", "we"...), and the label of the card waiting for it (``labels``:
     each waiting card's label and a sentence it holds)."""
     out: dict[str, Heard] = {}
+    # Each message lowered once, and split and read once when a subject's needle is in it,
+    # not once per subject: an import reads thousands of earlier messages per conversation.
+    lowered = [text.lower() for _transcript, text in texts]
+    sentences: dict[int, tuple[_Said, ...]] = {}  # by position in ``texts``
     for key, needle in needles.items():
         conversations: set[int] = set()
-        for transcript, text in texts:
-            if transcript in conversations or needle not in text.lower():
+        for at, (transcript, text) in enumerate(texts):
+            if transcript in conversations or needle not in lowered[at]:
                 continue
-            if any(names_it(s, key) and mentions_self(s) for s in p.split_sentences(text)):
+            if at not in sentences:
+                sentences[at] = _sentences(text)
+            if any(said.own and _names(said, key) for said in sentences[at]):
                 conversations.add(transcript)
         waiting = next((label for label, said in labels if key in label_keys(label, said)), None)
         if conversations or waiting:

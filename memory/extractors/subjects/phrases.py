@@ -10,10 +10,15 @@ phrases ("a lot", "the day", "some time") carry no rare word and are never subje
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
 import os
 import re
+import sys
+import threading
 from dataclasses import dataclass
 from functools import lru_cache
+from types import ModuleType
 from typing import Any
 
 from wordfreq import zipf_frequency
@@ -138,19 +143,72 @@ class Phrase:
     start: int  # token index in the sentence, to tell a name from a capitalised first word
 
 
-@lru_cache(maxsize=1)
-def _parser() -> Any:
-    # Imported on first use: TextBlob imports NLTK, which costs about a second at start-up.
-    from textblob.en import parse
+_BARE = threading.Lock()  # one bare import at a time: it stands packages in for everyone
 
-    return parse
+
+def bare_import(name: str, packages: tuple[str, ...]) -> ModuleType:
+    """The module ``name`` imported without running the ``__init__`` of ``packages`` (its
+    parents): those stand in as empty packages over their own folders while it loads, then
+    leave ``sys.modules`` with every module of theirs loaded meanwhile (a later plain import
+    of the package gets the real one; what they imported from elsewhere, the standard
+    library's ``xml.etree``, stays imported). A package already imported whole is used as it
+    is.
+
+    TextBlob's ``__init__`` imports NLTK whole (about 47 MB and half a second) for what this
+    module does not use: the pattern tagger (``textblob.en``, whose code imports only the
+    standard library) and NLTK's Porter stemmer (``nltk.stem.porter``: pure code beside the
+    abstract base it derives from) need none of it."""
+    top = packages[0].split(".")[0]
+    with _BARE:
+        if top in sys.modules:
+            return importlib.import_module(name)
+        before = set(sys.modules)
+        try:
+            for package in packages:
+                spec = importlib.util.find_spec(package)
+                if spec is None or spec.submodule_search_locations is None:
+                    raise ImportError(f"no package {package}")
+                stand_in = ModuleType(package)
+                stand_in.__path__ = list(spec.submodule_search_locations)
+                sys.modules[package] = stand_in
+            return importlib.import_module(name)
+        finally:
+            for loaded in set(sys.modules) - before:
+                if loaded == top or loaded.startswith(top + "."):
+                    del sys.modules[loaded]
+
+
+@lru_cache(maxsize=1)
+def _english() -> Any:
+    # Loaded on first use: the lexicon takes about 11 MB and a tenth of a second to read.
+    english = bare_import("textblob.en", ("textblob",))
+    if not dict.__len__(english.lexicon):  # not read yet (it reads itself when first asked)
+        _read_lexicon(english.lexicon)
+    return english
+
+
+def _read_lexicon(lexicon: Any) -> None:
+    """The tagger's lexicon read as ``textblob._text.Lexicon.load`` reads it (a line's first
+    two words, a later line winning; ``;;;`` comments and blank lines skipped), with each line
+    split once and each tag one shared string: 94,118 words have 89 tags between them, and
+    a string of their own for each took about 4 MB."""
+    with open(lexicon.path, encoding="utf-8") as lines:
+        for line in lines:
+            line = line.strip()
+            if not line or line.startswith(";;;"):
+                continue
+            word, tag = line.split(" ")[:2]
+            dict.__setitem__(lexicon, word, sys.intern(tag))
+
+
+def _parser() -> Any:
+    return _english().parse
 
 
 @lru_cache(maxsize=65536)
 def lexical_tag(word: str) -> str:
     """The part of speech the tagger's lexicon gives ``word`` out of context."""
-    from textblob.en import lexicon
-
+    lexicon = _english().lexicon
     return str(lexicon.get(word.lower()) or lexicon.get(word) or "")
 
 
@@ -479,9 +537,8 @@ def _given(word: str) -> bool:
 
 @lru_cache(maxsize=1)
 def _stemmer() -> Any:
-    from nltk.stem.porter import PorterStemmer  # pure code, no corpus: ships with NLTK
-
-    return PorterStemmer()
+    # Pure code, no corpus: ships with NLTK, loaded without the rest of it (:func:`bare_import`).
+    return bare_import("nltk.stem.porter", ("nltk", "nltk.stem")).PorterStemmer()
 
 
 @lru_cache(maxsize=65536)
