@@ -177,30 +177,34 @@ def test_each_conversation_costs_the_same_queries_whatever_its_length(
 # Taken with the code as it was before issue 27's import work (see the module docstring). The
 # candidates, their evidence and the receipts' counts were taken again when the default
 # extractor began to find subjects too (11 -> 31 candidates, 16 -> 53 evidence rows), and again
-# when the labels were read as typed ("Before Then" is no card: 30 and 47): changes
+# when the labels were read as typed ("Before Then" is no card: 30 and 47), and again when
+# names said in a sentence a rule read became cards of their own ("Valencia") and the
+# speaker leading a later clause counted as first person ("Tomasz": 32 and 49): changes
 # of behaviour, on the grouped import's code, whose episodes, documents and postings did not move.
 PINNED_SIZES = {
     "receipts": 12,
-    "candidates": 30,
+    "candidates": 32,
     "episodes": 160,
     "docs": 160,
     "terms": 4754,
     "term_counts": 235,
-    "evidence": 47,
+    "evidence": 49,
 }
 PINNED_DIGESTS = {
-    "receipts": "949541c092f77b30",
-    "candidates": "213dfa65111eba01",
+    "receipts": "4516155140c3fd3d",
+    "candidates": "981d523c5d3151fc",
     "episodes": "beb765e5863de57e",
     "docs": "92a26f245d4d84d0",
     "terms": "1cf6e6b03cf9e916",
     "term_counts": "4794ee38b1e1d290",
-    "evidence": "6718a9a535ee4052",
+    "evidence": "47847d97dfb9044c",
     "revisions": "5feceb66ffc86f38",
 }
 # Three conversations processed, whatever their length: 110 queries before issue 27, 105 since
 # (the gate reads no details of nodes it did not match; recall's statistics are locked
 # without a get_or_create first), 77 once an import's conversations were processed in groups,
 # one transaction each (the barrier locked once, the episodes read back and indexed once,
-# no second commit per conversation; tests/memory/test_process_group.py pins a group's).
-PINNED_QUERIES_3_CONVERSATIONS = 77
+# no second commit per conversation; tests/memory/test_process_group.py pins a group's), 90
+# since a place said in a sentence a rule read is a card of its own: "Lisbon", said in each
+# conversation, is a card from the second on and each later one adds to it.
+PINNED_QUERIES_3_CONVERSATIONS = 90
