@@ -149,9 +149,9 @@ def kept_names(
     if not words:
         return ()
     nodes = (
-        Node.objects.filter(
-            owner=owner,
-            id__in=NodeKeyWord.objects.filter(owner=owner, word__in=words).values("node_id"),
+        Node.objects.for_owner(owner)
+        .filter(
+            id__in=NodeKeyWord.objects.for_owner(owner).filter(word__in=words).values("node_id"),
         )
         .order_by()
         .values_list("label")
@@ -160,8 +160,8 @@ def kept_names(
     for word in words:
         keyed |= Q(canonical_key__contains=word)
     cards = (
-        Candidate.objects.filter(owner=owner, status=CandidateStatus.PENDING, resembles=None)
-        .filter(keyed)
+        Candidate.objects.for_owner(owner)
+        .filter(keyed, status=CandidateStatus.PENDING, resembles=None)
         .order_by()
         .values_list("label_guess")
     )
