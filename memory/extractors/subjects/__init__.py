@@ -306,9 +306,17 @@ def gather(
 
 
 def _piece(phrase: Phrase, labels: set[str]) -> bool:
-    """Whether the phrase is a piece of one of ``labels`` ("Tracker" of "R&D Tracker")."""
-    said = re.compile(rf"(?<!\w){re.escape(phrase.label.lower())}(?!\w)")
-    return any(said.search(label.lower()) for label in labels)
+    """Whether the phrase is a piece of one of ``labels`` ("Tracker" of "R&D Tracker"), or ends
+    with one of them ("GP Rose Baker" for a rule's "Rose Baker"): the rule's subject, said with
+    fewer words or with a word before it. A name that only holds a rule's word inside it is
+    its own ("Brightwater Yoga Studio" beside a rule's "Yoga")."""
+    mine = phrase.label.lower()
+    said = re.compile(rf"(?<!\w){re.escape(mine)}(?!\w)")
+    return any(
+        said.search(label.lower()) or re.search(rf"(?<!\w){re.escape(label.lower())}$", mine)
+        for label in labels
+        if label
+    )
 
 
 def _echoes(messages: Sequence[Message], subjects: dict[str, Subject]) -> None:

@@ -55,6 +55,14 @@ def test_a_sentence_a_rule_read_gives_only_names_and_no_piece_of_the_rules_label
     assert set(subjects("I do yoga every morning before work.")) == {"Yoga"}
 
 
+def test_a_name_that_ends_with_the_rules_person_is_that_person_not_a_second_card() -> None:
+    # The rule reads the person; the name said with their role before it is the same person.
+    assert set(subjects("My GP Amira Castell is on leave until June.")) == {"Amira Castell"}
+    # A name that only holds the rule's word inside it is a place of its own.
+    found = subjects("I do pilates at Juniper Pilates Loft on Saturdays.")
+    assert "Pilates" in found and "Juniper Pilates Loft" in found
+
+
 def test_a_titled_person_doing_something_for_the_speaker_is_a_person_card() -> None:
     found = subjects("Mr Dominic Achterberg is handling my divorce paperwork.")
     assert found.get("Mr Dominic Achterberg") == Category.PERSON.value
