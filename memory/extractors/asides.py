@@ -97,17 +97,6 @@ def quoted_spans(sentence: str) -> list[tuple[int, int]]:
     return [m.span() for m in _QUOTATION.finditer(sentence)]
 
 
-def only_quoted(sentence: str, words: Sequence[str]) -> bool:
-    """Every place ``sentence`` says ``words`` (a label's words, in order) is inside a
-    quotation: the person quotes it, they do not say it of themselves."""
-    if not words:
-        return False
-    pattern = re.compile(r"\b" + r"\W+".join(re.escape(w) for w in words) + r"\b", re.IGNORECASE)
-    found = [m.start() for m in pattern.finditer(sentence)]
-    spans = quoted_spans(sentence)
-    return bool(found) and all(any(a < at < b for a, b in spans) for at in found)
-
-
 # A negated experience: "never", "not ever", "neither/nor/no one/nobody ... ever" or a negated
 # perfect ("haven't", "has not") before a verb of experience in its perfect or past form ("been
 # to", "visited", "tried", "met", "had"). What follows it in its clause is what the person has

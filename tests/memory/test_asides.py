@@ -10,9 +10,9 @@ import pytest
 from memory.extractors.asides import (
     disowned,
     ironic,
-    only_quoted,
     private,
     retracts,
+    unmeant,
     withheld_messages,
 )
 from memory.extractors.subjects import extract, propose
@@ -123,7 +123,7 @@ def test_a_thing_the_person_says_is_not_theirs(sentence: str, expected: bool) ->
 def test_words_said_only_inside_a_quotation(
     sentence: str, words: tuple[str, ...], expected: bool
 ) -> None:
-    assert only_quoted(sentence, words) is expected
+    assert unmeant(sentence, words) is expected
 
 
 def test_the_rules_guesses_said_only_where_the_person_did_not_mean_them_go() -> None:
