@@ -620,6 +620,22 @@ def shares_name(stems: Iterable[str], name: Sequence[str]) -> str:
     return shared[0] if sum(weight(w) for w in shared) / total >= SHARE_FLOOR else ""
 
 
+#: How rare a thing's head word must be to name it alone (:func:`rare_head`): a word
+#: wordfreq's small list lacks (the :func:`weight` of a word the list does not hold).
+RARE_HEAD = 8.0
+
+
+def rare_head(name: Sequence[str]) -> str:
+    """The stem of the last word of a thing's name of two words or more (its head: what it
+    is) when no everyday English word is spelled so (:data:`RARE_HEAD`): people go on to say
+    that word alone for the thing ("my fasciitis" of a "Plantar Fasciitis"), while a word
+    before it only says which one ("plantar" is as rare, and a "Plantar Wart" is another
+    thing); "" for a one-word name or a head in everyday use ("migraine", "bakery")."""
+    if len(name) < 2 or not is_distinctive(name[-1]) or weight(name[-1]) < RARE_HEAD:
+        return ""
+    return stem(name[-1])
+
+
 def part_of_name(words: Sequence[str], name: Sequence[str]) -> str:
     """A distinctive word of the name's subject ``name`` when a label's subject ``words`` are
     only words of that name ("Chess Club" of a forgotten "Riverside Chess Club": a part of the
@@ -1124,6 +1140,8 @@ def _names_it(words: list[str], stems: list[str], t: Tombstone) -> bool:
             return True
     mine = set(stems)
     if any(stem(w) in mine for w in t.words) or any(shares_name(mine, n) for n in t.groups):
+        return True
+    if any(rare_head(n) in mine for n in t.groups if rare_head(n)):
         return True
     return any(_variant_of(w, t) for w in set(words) if w not in t.exceptions)
 

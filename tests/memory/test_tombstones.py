@@ -21,6 +21,7 @@ from memory.tombstones import (
     name_variants,
     names_person,
     pet_form,
+    rare_head,
     resemblance,
     shares_name,
     sign,
@@ -240,6 +241,20 @@ def test_a_word_weighs_by_how_rare_it_is() -> None:
     assert shares_name(["moonbeam"], ("moonbeam", "launch")) == "moonbeam"
     assert shares_name(["porto"], ("porto", "trip")) == "porto"  # "trip" tells nothing apart
     assert shares_name(["appl"], ("apple",)) == ""  # a common word picks nothing out
+
+
+def test_a_rare_head_word_names_the_thing_alone_and_a_word_before_it_does_not() -> None:
+    assert rare_head(("plantar", "fasciitis")) == "fasciiti"  # its stem
+    assert rare_head(("vestibular", "migraine")) == ""  # a head in everyday use
+    assert rare_head(("harbour", "bakery")) == "" and rare_head(("sciatica",)) == ""
+    forgotten = [stone("Plantar Fasciitis", "health"), stone("Vestibular Migraine", "health", pk=2)]
+    said = {
+        "My fasciitis flared up again on the hike.": True,
+        "The fasciitis is easing.": True,
+        "I have plantar warts on my left foot.": False,  # "plantar" says which, not what
+        "My migraine came back after lunch.": False,  # an everyday word: any migraine
+    }
+    assert hidden(list(said), forgotten, floor=FLOOR) == list(said.values())
 
 
 def test_messages_about_someone_else_who_shares_a_name_are_not_hidden() -> None:
