@@ -225,21 +225,23 @@ def _canonicals_of(name: str) -> set[str]:
 
 
 _HARD_C = re.compile(r"c(?=[aoulrk]|$)")
+_SOFT_C = re.compile(r"c(?=[eiy])")
 _INNER_Y = re.compile(r"(?<=.)y")
 
 
 @lru_cache(maxsize=65536)
 def spelling(word: str) -> str:
     """How the given name ``word`` (lower case) sounds, roughly, so that two spellings of one
-    name meet: "ph" as "f", a hard "c" as "k", "th" as "t", "y" inside as "i", letters
-    undoubled, a pet ending "-ie", "-ey" or "-y" as "i", a final silent "e" dropped.
-    "catherine" and "katherine" -> "katerin", "philippa" and "phillipa" -> "filipa", "robbie"
-    and "robby" -> "robi"; "jane" and "jan" stay apart ("jane" -> "jan" only past four
-    letters: "jane" keeps its "e")."""
+    name meet: "ph" as "f", a hard "c" as "k" and a soft one (before "e", "i" or "y") as "s",
+    "th" as "t", "y" inside as "i", letters undoubled, a pet ending "-ie", "-ey" or "-y" as
+    "i", a final silent "e" dropped. "catherine" and "katherine" -> "katerin", "philippa" and
+    "phillipa" -> "filipa", "robbie" and "robby" -> "robi", "percy" -> "persi" (the "pers"
+    of a "Persephone"); "jane" and "jan" stay apart ("jane" -> "jan" only past four letters:
+    "jane" keeps its "e")."""
     w = word.replace("ph", "f").replace("th", "t").replace("ck", "k")
     if len(w) > 3 and w.endswith(("ie", "ey")):
         w = w[:-2] + "i"
-    w = _INNER_Y.sub("i", _HARD_C.sub("k", w))
+    w = _INNER_Y.sub("i", _SOFT_C.sub("s", _HARD_C.sub("k", w)))
     w = _undoubled(w)
     if len(w) > 4 and w.endswith("e"):
         w = w[:-1]
@@ -325,11 +327,12 @@ def _common(word: str) -> bool:
 
 def _pet_root(short: str) -> str:
     """The :func:`spelling` of ``short`` less its pet ending ("bronnie" -> "bron", "tommo" ->
-    "tom"), "" when it has none."""
-    for ending in _PET_ENDINGS:
-        if short.endswith(ending) and len(short) > len(ending):
-            return spelling(short[: -len(ending)])
-    return ""
+    "tom", "percy" -> "pers": the ending's letter says how the one before it sounds), ""
+    when it has none."""
+    if not short.endswith(_PET_ENDINGS):
+        return ""
+    sound = spelling(short)
+    return sound[:-1] if len(sound) > 1 and sound.endswith(("i", "o")) else ""
 
 
 def _built_on(root: str, whole: str) -> bool:
@@ -465,6 +468,20 @@ def _vector_of(words: Sequence[str]) -> np.ndarray:
     return embed([_text_of(words)])[0]
 
 
+def titled_name(key: str) -> bool:
+    """Whether the canonical ``key`` is a person's name said with a title, a relation or a
+    role before it, whatever category a card was given: two name words or more after it,
+    none of them a common English word ("chef benedetta rinaldi", "auntie folake adeyemi";
+    never a "coach trip" or a "father christmas", one word after the title, nor a "captain
+    america shield", whose words English knows)."""
+    words = key.split()
+    rest = person_name_words(key)
+    before = words[: len(words) - len(rest)]
+    if len(rest) < 2 or not any(is_person_title(w) and w not in STOP_WORDS for w in before):
+        return False
+    return not any(_common(w) for w in rest)
+
+
 def sign(label: str, *, aliases: Iterable[str] = (), category: str = "") -> dict[str, Any]:
     """What a new suppression of ``label`` stores beside its key: ``signature`` (names, keys,
     words, variants, whether it names a person), ``vector`` (int8 bytes of its name's meaning)
@@ -472,7 +489,7 @@ def sign(label: str, *, aliases: Iterable[str] = (), category: str = "") -> dict
     person's name gets every word and the nicknames of its given names)."""
     key = canonical_key(label)
     names = list(dict.fromkeys(k for k in [key, *map(canonical_key, aliases)] if k))
-    person = category in PEOPLE
+    person = category in PEOPLE or titled_name(key)
     keys: set[str] = set()
     words: set[str] = set()
     variants: set[str] = set()

@@ -27,6 +27,7 @@ from memory.tombstones import (
     sign,
     spelled_alike,
     spelling,
+    titled_name,
     tombstone,
     weight,
 )
@@ -435,8 +436,21 @@ def test_two_spellings_of_one_given_name_share_its_nicknames() -> None:
     assert spelling("catherine") == spelling("katherine")
     assert spelling("philippa") == spelling("phillipa")
     assert spelling("jane") != spelling("jan")
+    assert spelling("cindy") == spelling("sindy") and spelling("celia") == spelling("selia")
+    assert spelling("carla") == spelling("karla") != spelling("sarla")  # a hard "c" stays "k"
     # The package's list has "kate" under "katherine" only.
     assert "kate" in name_variants("catherine") and "catherine" in name_variants("kate")
+
+
+def test_a_name_said_with_a_title_is_a_person_whatever_its_card_was_called() -> None:
+    assert titled_name("chef benedetta rinaldi") and titled_name("auntie folake adeyemi")
+    assert not titled_name("coach trip") and not titled_name("father christmas")
+    assert not titled_name("captain america shield")  # words English knows
+    assert not titled_name("the plantar fasciitis")  # an article is no title
+    chef = stone("Chef Benedetta Rinaldi", "organization")
+    assert chef.person
+    assert hidden(["Chef Benedetta showed us ravioli."], [chef], floor=FLOOR) == [True]
+    assert not stone("Captain America Shield", "possession").person
 
 
 def test_pet_forms_the_package_lacks_are_known() -> None:
