@@ -24,8 +24,9 @@ answer on SQLite and PostgreSQL:
    message that mentions a label the person asked ume to forget.
 
 6. **Confidence** (:mod:`memory.recall.confidence`). Every item carries a confidence in 0..1
-   read from the evidence of its match; when the best is under ``UME_RECALL_MIN_CONFIDENCE``
-   the answer is ``no_recall`` with reason ``nothing_close``.
+   read from the evidence of its match, and from whether the answer holds what the question
+   asks for (:mod:`memory.recall.slots`); when the best is under
+   ``UME_RECALL_MIN_CONFIDENCE`` the answer is ``no_recall`` with reason ``nothing_close``.
 
 Ranking and fusion live in :mod:`memory.recall.ranking`. Superseded slices never feed ranking
 or context.

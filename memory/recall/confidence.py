@@ -15,7 +15,11 @@ The evidence, strongest first (docs/recall-quality.md):
 - **Agreement.** When the lexical and semantic lanes both found an item, a part
   (:data:`AGREEMENT_SHARE`) of the remaining doubt goes.
 - **Who said it.** What an assistant said about the person is weaker evidence than what the
-  person said: an episode's confidence is scaled by :data:`ROLE_FACTORS`.
+  person said: an episode's confidence is scaled by :data:`ROLE_FACTORS`, and so is what the
+  person said of the one they talk to (:func:`addressed`).
+- **What it asks for** (:mod:`memory.recall.slots`). An answer none of whose items holds an
+  answer of the kind the question asks for (a time for "when", a number for "how much") is
+  weaker, and so is a message that holds only the question's names.
 
 The score of an item ranks it among the others of one answer; its confidence is comparable
 across questions, which is what the gate (:func:`gate`) needs.
@@ -23,6 +27,7 @@ across questions, which is what the gate (:func:`gate`) needs.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 from typing import Protocol, TypeVar
@@ -59,6 +64,14 @@ DATE_WORDS = frozenset(
 )
 # A message that asks a question ("what got you into running?") tells nothing on its own.
 QUESTION_FACTOR = 0.7
+# A person's message that speaks of the one they talk to more than of themselves ("that
+# charity race sounds great, Mel! you must be proud") says what the other did: as weak as
+# what the other said (ROLE_FACTORS["assistant"]).
+ADDRESSED_FACTOR = 0.6
+_SECOND_PERSON = re.compile(r"\b(?:you|your|yours|yourself|you're|you've|you'll|you'd|u|ur)\b")
+_FIRST_PERSON = re.compile(
+    r"\b(?:i|my|me|mine|myself|i'm|i've|i'll|i'd|we|our|us|ours|we're|we've|im|ive)\b"
+)
 
 
 @lru_cache(maxsize=8192)
@@ -85,6 +98,25 @@ def question_weights(words: Iterable[str]) -> dict[str, float]:
 def asks(text: str) -> bool:
     """Whether a message ends by asking: what it says last is a question, not a fact."""
     return text.rstrip().endswith("?")
+
+
+def addressed(text: str) -> bool:
+    """Whether a message speaks of the one it is said to more than of its speaker: more
+    second-person words ("you", "your") than first-person ones ("I", "my", "we")."""
+    key = text.lower().replace("’", "'")
+    return len(_SECOND_PERSON.findall(key)) > len(_FIRST_PERSON.findall(key))
+
+
+def role_factor(role: str, text: str) -> float:
+    """How much a message of ``role`` and ``text`` says of the person: by who said it
+    (:data:`ROLE_FACTORS`), less when it asks (:data:`QUESTION_FACTOR`) and, for the person's
+    own words, when they speak of the one they talk to (:data:`ADDRESSED_FACTOR`)."""
+    factor = ROLE_FACTORS.get(role, ROLE_FACTORS["system"])
+    if asks(text):
+        factor *= QUESTION_FACTOR
+    if role == "user" and addressed(text):
+        factor *= ADDRESSED_FACTOR
+    return factor
 
 
 def text_weight(text: str) -> float:

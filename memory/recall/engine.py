@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from django.conf import settings
 
 from memory.owned import Person
@@ -38,6 +40,7 @@ from memory.recall.query import (
     parse_query,
 )
 from memory.recall.ranking import build_context, plan_query, rank, semantic_floor, shortlist
+from memory.recall.slots import Slot
 from memory.recall.text import terms
 from memory.recall.vectors import load_vectors
 
@@ -70,6 +73,41 @@ def find_candidates(
         )
     refs = shortlist(index, parsed, plan, candidates, limit)
     return load_candidates(owner, index, refs), candidates
+
+
+def answered(
+    slot: Slot, chosen: list[RecallItem], said: list[EpisodeItem]
+) -> tuple[list[RecallItem], list[EpisodeItem]]:
+    """The items of one answer, each confidence times what ``slot`` says of the answer as a
+    whole (:meth:`memory.recall.slots.Slot.answer_factor`: whether any item holds an answer
+    of the kind the question asks for)."""
+    texts = [" ".join([i.label, i.summary, *(s.text for s in i.slices)]) for i in chosen]
+    factor = slot.answer_factor([*texts, *(e.text for e in said)])
+    if factor == 1.0:
+        return chosen, said
+    return (
+        [replace(i, confidence=round(i.confidence * factor, 4)) for i in chosen],
+        [replace(e, confidence=round(e.confidence * factor, 4)) for e in said],
+    )
+
+
+def what_was_said(
+    owner: Person,
+    parsed: Parsed,
+    items: list[RecallItem],
+    limit: int,
+    reads: IndexReads,
+    slot: Slot,
+) -> list[EpisodeItem]:
+    """The episode lane for the question, with the memories it named among ``items``."""
+    named = [
+        (item.id, item.label)
+        for item in items
+        if item.kind == "node" and item.why.split("+")[0] in (WHY_EXACT, WHY_ALIAS)
+    ]
+    return recall_episodes(
+        owner, parsed.subject, named=named, limit=limit, frame=parsed.frame, reads=reads, slot=slot
+    )
 
 
 def recall(
@@ -114,25 +152,16 @@ def recall(
         named_index = load_named_index(owner, parsed)
         index, candidates = find_candidates(owner, named_index, parsed, limit, reads)
     items, reason = rank(index, parsed, candidates)
-    # What was said comes after confirmed memories, sharing the limit: when both have
-    # something, episodes keep at least half of it.
-    named = [
-        (item.id, item.label)
-        for item in items
-        if item.kind == "node" and item.why.split("+")[0] in (WHY_EXACT, WHY_ALIAS)
-    ]
-    said = (
-        recall_episodes(
-            owner, parsed.subject, named=named, limit=limit, frame=parsed.frame, reads=reads
-        )
-        if episodes and reason != REASON_UTILITY
-        else []
-    )
+    slot = Slot.of(query)
+    wanted = episodes and reason != REASON_UTILITY
+    said = what_was_said(owner, parsed, items, limit, reads, slot) if wanted else []
     if not items and not said:
         return RecallResult(query=query, items=(), no_recall=True, reason=reason)
+    # What was said comes after confirmed memories, sharing the limit: when both have
+    # something, episodes keep at least half of it.
     keep = limit - min(len(said), limit // 2) if said else limit
     chosen = items[:keep]
-    said = said[: limit - len(chosen)]
+    chosen, said = answered(slot, chosen, said[: limit - len(chosen)])
     floor = settings.UME_RECALL_MIN_CONFIDENCE if min_confidence is None else min_confidence
     offered: list[RecallItem | EpisodeItem] = [*chosen, *said]
     if not gate(offered, floor):

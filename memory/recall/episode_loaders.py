@@ -43,6 +43,7 @@ from memory.recall.items import CorpusStats, EpisodeItem
 from memory.recall.lanes import bm25_postings
 from memory.recall.loaders import POSTINGS_QUERIES, IndexReads, load_postings
 from memory.recall.provider import LocalEmbedder, for_model, question_vector
+from memory.recall.slots import Slot
 from memory.recall.statements import (
     column,
     converted,
@@ -488,6 +489,7 @@ def recall_episodes(
     limit: int,
     frame: Sequence[str] = (),
     reads: IndexReads | None = None,
+    slot: Slot | None = None,
 ) -> list[EpisodeItem]:
     """The episode lane for ``owner``: what was said about the question's ``subject`` words
     and the ``named`` nodes (``(id, label)``; a message naming one by any alias matches).
@@ -500,7 +502,8 @@ def recall_episodes(
     :data:`KEPT_QUERIES` when something forgotten has words to share); when the lane is on, :data:`NAME_QUERIES` if the question named nodes, and :data:`CANDIDATE_QUERIES`
     (the matching messages with their threads). ``reads``:
     what recall has read from the index already (the count, and the words' frequencies),
-    which the lane does not read again."""
+    which the lane does not read again. ``slot``: what the question asks for, which weighs on
+    each message's confidence (:class:`memory.recall.slots.Slot`)."""
     if not subject:
         return []
     reads = reads or IndexReads(owner)
@@ -538,4 +541,5 @@ def recall_episodes(
         frame_terms=frame_terms,
         likeness=likeness,
         weights=question_weights(rest),
+        slot=slot,
     )

@@ -28,15 +28,9 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from memory.keys import canonical_key, name_words, title_gender
-from memory.recall.confidence import (
-    QUESTION_FACTOR,
-    ROLE_FACTORS,
-    asks,
-    combine,
-    coverage,
-    text_weight,
-)
+from memory.recall.confidence import combine, coverage, role_factor, text_weight
 from memory.recall.items import WHY_EPISODE, EpisodeItem
+from memory.recall.slots import Slot
 from memory.recall.text import (
     NOT_CONTENT,
     STOP_WORDS,
@@ -303,6 +297,7 @@ def rank_episodes(
     frame_terms: Sequence[str] = (),
     likeness: Callable[[Sequence[str], Sequence[str]], Sequence[float]] | None = None,
     weights: Mapping[str, float] | None = None,
+    slot: Slot | None = None,
 ) -> list[EpisodeItem]:
     """Episodes for stemmed ``query_terms`` and ``names``, best first, at most ``limit``.
 
@@ -336,7 +331,9 @@ def rank_episodes(
     Each item's confidence (:mod:`memory.recall.confidence`) is the share of the question's
     words and names it holds, itself or through the messages it is read with, weighted by
     ``weights`` (stem -> weight, :func:`memory.recall.confidence.question_weights`; 1 for a
-    word it does not give, a name by its rarest word), times who said it.
+    word it does not give, a name by its rarest word), times who said it, times what
+    ``slot`` (:class:`memory.recall.slots.Slot`, of the question) says of a message that holds
+    only the question's names.
     """
     words = _QueryWords.of(query_terms, names, twins, frame_terms)
     if not words.keys or not candidates or total <= 0:
@@ -354,7 +351,7 @@ def rank_episodes(
         kept += _story(kept, left, best, thread, stats, words, likeness)
     key_weights = _key_weights(words, names, weights or {})
     return [
-        _item(score, e, thread, _confidence(e, stats, key_weights))
+        _item(score, e, thread, _confidence(e, stats, key_weights, slot or Slot()))
         for score, e in kept[: max(0, limit)]
     ]
 
@@ -372,13 +369,18 @@ def _key_weights(
     return out
 
 
-def _confidence(e: EpisodeRow, stats: _TermStats, key_weights: Mapping[str, float]) -> float:
+def _confidence(
+    e: EpisodeRow, stats: _TermStats, key_weights: Mapping[str, float], slot: Slot
+) -> float:
     """How much of the question the message holds (its context counting as the lane
-    counts it), times who said it."""
+    counts it), times who said it and to whom (:func:`memory.recall.confidence.role_factor`),
+    times less when it holds only the question's names."""
     tf = stats.tf[_key(e)]
     lexical = coverage(key_weights, {k: tf.get(k, 0.0) for k in key_weights})
-    factor = ROLE_FACTORS.get(e.role, ROLE_FACTORS["system"])
-    return combine(lexical, factor=factor * (QUESTION_FACTOR if asks(e.text) else 1.0))
+    held = [k for k in key_weights if tf.get(k, 0.0) > 0]
+    named = [k for k in key_weights if k.startswith("=")]
+    factor = role_factor(e.role, e.text) * slot.names_factor(held, key_weights, named)
+    return combine(lexical, factor=factor)
 
 
 @dataclass(frozen=True)

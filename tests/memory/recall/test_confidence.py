@@ -7,11 +7,15 @@ from dataclasses import dataclass
 import pytest
 
 from memory.recall.confidence import (
+    ADDRESSED_FACTOR,
     AGREEMENT_SHARE,
     ALIAS_FACTOR,
+    QUESTION_FACTOR,
+    ROLE_FACTORS,
     SEMANTIC_CAP,
     SEMANTIC_STRONG,
     SEMANTIC_WEAK,
+    addressed,
     asks,
     combine,
     coverage,
@@ -19,6 +23,7 @@ from memory.recall.confidence import (
     gate,
     passes,
     question_weights,
+    role_factor,
     term_weight,
 )
 from memory.recall.items import WHY_ALIAS, WHY_EXACT, WHY_LEXICAL, Doc
@@ -125,3 +130,29 @@ def test_the_words_that_named_a_memory_count_as_held() -> None:
     weights = question_weights(["postgres"])
     assert doc_confidence(doc, WHY_ALIAS, weights) == 0.0
     assert doc_confidence(doc, WHY_ALIAS, weights, named=["postgr"]) == ALIAS_FACTOR
+
+
+@pytest.mark.parametrize(
+    ("text", "speaks_of_the_other"),
+    [
+        ("That charity race sounds great, Mel! You must be so proud of yourself", True),
+        ("Love your necklace, you always find the best things", True),
+        ("I ran a charity race for mental health last Saturday", False),
+        ("can you remind me to call my mum", False),  # a request: as much me as you
+        ("thanks, you too! I'm off to the gym", False),
+        ("Thank you", True),
+    ],
+)
+def test_addressed(text: str, speaks_of_the_other: bool) -> None:
+    assert addressed(text) is speaks_of_the_other
+
+
+def test_role_factor() -> None:
+    assert role_factor("user", "I ran a race on Saturday") == 1.0
+    assert role_factor("assistant", "I ran a race on Saturday") == ROLE_FACTORS["assistant"]
+    assert role_factor("user", "that race sounds great, you did so well") == ADDRESSED_FACTOR
+    assert role_factor("user", "what got you into running?") == pytest.approx(
+        QUESTION_FACTOR * ADDRESSED_FACTOR
+    )
+    # what the assistant says to the person is already weighed by who said it
+    assert role_factor("assistant", "your race sounds great") == ROLE_FACTORS["assistant"]

@@ -27,6 +27,7 @@ from memory.recall.episode_loaders import (
     load_threads,
     recall_episodes,
 )
+from memory.recall.slots import MISSING_SLOT_FACTOR, ONLY_NAMES_FACTOR
 from memory.services.episodes import episodes_delete
 from memory.services.erase import memory_erase_all, receipt_undo
 from memory.services.ingest import ingest_text
@@ -523,3 +524,31 @@ def test_stored_meaning_embeds_only_messages_without_a_current_vector(
     assert abs(float(vectors[0] @ vectors[0]) - 1.0) < 1e-5  # scaled back to unit length
     meaning.of_texts(["the boiler broke again"])
     assert len(embedded) == 1  # embedded once
+
+
+GARAGE = [
+    {"id": "g1", "role": "user", "content": "the garage on Mill Lane reckons its the rear pads"},
+    {"id": "g2", "role": "user", "content": "I met Ana at the climbing gym last night"},
+]
+
+
+def best_confidence(owner: Any, question: str) -> float:
+    return max(item.confidence for item in recall(owner, question, min_confidence=0.0).items)
+
+
+def test_an_answer_without_the_asked_for_kind_is_less_sure(owner: User) -> None:
+    save(owner, GARAGE)
+    # the same words; "how much" asks for a quantity, and no message says one
+    what = best_confidence(owner, "what did the garage charge for the pads?")
+    how_much = best_confidence(owner, "how much did the garage charge for the pads?")
+    assert what > 0
+    assert how_much == pytest.approx(what * MISSING_SLOT_FACTOR, abs=1e-3)
+
+
+def test_a_message_holding_only_the_name_asked_about_is_less_sure(owner: User) -> None:
+    save(owner, GARAGE)
+    # written as a name, "Ana" is who the question is about, not what it asks
+    named = best_confidence(owner, "what did Ana say about the wedding?")
+    plain = best_confidence(owner, "what did ana say about the wedding?")
+    assert plain > 0
+    assert named == pytest.approx(plain * ONLY_NAMES_FACTOR, abs=1e-3)
