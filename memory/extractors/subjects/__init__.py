@@ -69,6 +69,7 @@ from memory.extractors.subjects.standard import (
     unsaid,
     without,
 )
+from memory.extractors.subjects.typed import typed_names
 from memory.keys import canonical_key, fold_key, title_gender
 from memory.markup import markup_to_text
 from memory.proposals import (
@@ -274,9 +275,12 @@ def gather(
     are not a piece of the rule's own ("I sing with the Hollowmere Choir" is "Singing" to the
     rule, and the choir is a subject of its own; "Bristol" of "House in Bristol" is not). A
     name said right after a negation ("never to Lyon") is not the person's. A name the person
-    types in lower case is read as the name the batch writes elsewhere (:func:`written_names`)."""
+    types in lower case is read as the name the batch writes elsewhere (:func:`written_names`),
+    or as a name where only a name stands (:func:`.typed.typed_names`: "my mate maisie",
+    "felipe is driving")."""
     subjects: dict[str, Subject] = {}
-    names = written_names(messages)
+    typed = {_folded(key): name for key, name in typed_names(messages).items()}
+    names = typed | written_names(messages)  # the batch's own spelling first
     for sentence, around, message, anchor, ruled in _sentences(messages, source_time, used):
         for phrase in phrases(cased(sentence, names)):
             if ruled is not None and (not phrase.is_name or _piece(phrase, ruled)):
