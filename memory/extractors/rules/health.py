@@ -2,7 +2,8 @@
 
 "I'm lactose intolerant" -> Lactose Intolerance; "I'm allergic to peanuts" -> Peanut Allergy;
 "my blood pressure is high" -> High Blood Pressure; "I have asthma", "I suffer from
-migraines" -> the condition; "my doctor put me on Lisinopril 10mg in February", "I started
+migraines", "my asthma is playing up" -> the condition (not "my dad's arthritis"), and "my hip
+replacement" (an operation on a part of the body) -> the operation; "my doctor put me on Lisinopril 10mg in February", "I started
 taking sertraline 50mg last month" -> the medication (its dose kept in the slice, its start a
 dated event). Everything here is ``health``; a condition is recognised by its form (a
 medical suffix, "... disease/syndrome/disorder") or a short list of common ones, never
@@ -25,6 +26,8 @@ from memory.extractors.rules.base import (
     slice_,
     time_phrase,
 )
+from memory.extractors.rules.life_events import BODY_PARTS
+from memory.extractors.rules.people import RELATIONS
 from memory.vocab import EventAction, SliceKind
 
 _INTOLERANT = re.compile(
@@ -63,6 +66,14 @@ _CONDITIONS = frozenset(
 _CONDITION_FORM = re.compile(
     r"(?:itis|osis|emia|aemia|algia|pathy|plegia|trophy)$|^(?:.+\s)?(?:disease|syndrome|"
     r"disorder|deficiency|infection|cancer|diabetes|fever|apnea|apnoea)$",
+    re.IGNORECASE,
+)
+# A condition or an operation said as the person's own: "my asthma is playing up", "I have got
+# my hip replacement booked". Not another's: "my dad's arthritis", "my son's asthma".
+_MY = re.compile(r"\bmy\s+(?P<rest>(?:[^\s,.;:!?]+\s*){1,4})", re.IGNORECASE)
+_PROCEDURE = re.compile(
+    r"^(?:(?:left|right|new)\s+)?(?P<part>[a-z]+)\s+(?:replacement|surgery|operation|"
+    r"transplant|reconstruction)$",
     re.IGNORECASE,
 )
 _DOSE = r"\d+(?:\.\d+)?\s?(?:mg|mcg|µg|g|ml|iu|units?)\b"
@@ -146,6 +157,23 @@ def _medication(c: Clause) -> Found:
     return found
 
 
+def _own_condition(c: Clause) -> str | None:
+    """The condition or operation said after "my" ("my asthma", "my type 1 diabetes", "my
+    hip replacement"), the longest reading of up to four words."""
+    for match in _MY.finditer(c.text):
+        words = re.findall(r"[A-Za-z0-9'’-]+", match.group("rest"))[:4]
+        if not words or words[0].lower().endswith(("'s", "’s")) or words[0].lower() in RELATIONS:
+            continue  # someone else's: "my dad's arthritis", "my son asthma"
+        for end in range(len(words), 0, -1):
+            head = " ".join(words[:end])
+            procedure = _PROCEDURE.match(head)
+            if (procedure and procedure.group("part").lower() in BODY_PARTS) or (
+                words[end - 1].lower() in _CONDITIONS or _CONDITION_FORM.search(head)
+            ):
+                return p.make_label(head)
+    return None
+
+
 def health(c: Clause) -> Found:
     found: Found = []
     match = _INTOLERANT.search(c.text)
@@ -168,4 +196,6 @@ def health(c: Clause) -> Found:
         match = _CONDITION_VERB.search(c.text)
         if match and (label := _condition(c, match.group("what"))):
             found += slice_(c, label, HEALTH, SliceKind.OTHER.value)
+    if not found and (label := _own_condition(c)):
+        found += slice_(c, label, HEALTH, SliceKind.OTHER.value)
     return found

@@ -76,3 +76,32 @@ def test_ordinary_sentences_are_not_health(text: Any) -> None:
 )
 def test_a_drug_named_without_a_dose_is_recognised_by_its_form(text: Any, label: Any) -> None:
     assert nodes(health(clause(text))) == [(label, "health")]
+
+
+@pytest.mark.parametrize(
+    ("text", "label"),
+    [
+        ("unrelated but my asthma is playing up with the pollen", "Asthma"),
+        ("my type 1 diabetes is a mess on night shifts", "Type 1 Diabetes"),
+        ("I have got my hip replacement booked for the 3rd of February", "Hip Replacement"),
+        ("so my daughter set this up and my knee surgery is next month", "Knee Surgery"),
+        ("honestly my migraines are worse in winter", "Migraines"),
+    ],
+)
+def test_a_condition_or_operation_said_as_the_persons_own_is_health(text: str, label: str) -> None:
+    assert (label, "health") in nodes(health(clause(text)))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "my dad's arthritis is bad again",  # another's
+        "my son asthma is worse in spring",
+        "my mum's hip replacement went well",
+        "my new hip is in",  # no condition named
+        "my car insurance is up for renewal",
+        "my brain surgery textbook arrived",  # no part of the body we know: a book
+    ],
+)
+def test_what_is_not_the_persons_condition_after_my_is_not_health(text: str) -> None:
+    assert health(clause(text)) == []
