@@ -213,13 +213,28 @@ _NEGATED = re.compile(
 )
 
 
+# A thing turned down right after it is named, as people answer a suggestion: "Reforge no, ...",
+# "ice hotel no way", "raised beds no thank you", "dessert table nah". Not "no longer", "no
+# more" (a change of theirs), "no idea", nor a "no" after a comma ("..., no regrets").
+_DECLINED = re.compile(
+    r"^\s*\??\s*(?:no|nah|nope)\b(?!\s+(?:longer|more|less|matter|doubt|idea|problem|one|"
+    r"time|need|way\s+(?:to|that|of)\b))",
+    re.IGNORECASE,
+)
+
+
 def negated(sentence: str, words: tuple[str, ...]) -> bool:
     """The sentence says the phrase is not the person's: it comes right after a negation
-    ("I've been to Paris but never to Lyon", "I use Zed rather than VS Code")."""
+    ("I've been to Paris but never to Lyon", "I use Zed rather than VS Code"), or it is
+    turned down right after it is named ("Reforge no, I'm sick of courses")."""
     if not words:
         return False
     found = re.search(r"(?<!\w)" + r"\W+".join(re.escape(w) for w in words) + r"(?!\w)", sentence)
-    return bool(found and _NEGATED.search(sentence[: found.start()]))
+    if not found:
+        return False
+    return bool(
+        _NEGATED.search(sentence[: found.start()]) or _DECLINED.match(sentence[found.end() :])
+    )
 
 
 def self_named(sentence: str, words: tuple[str, ...]) -> bool:

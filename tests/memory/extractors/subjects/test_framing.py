@@ -45,6 +45,33 @@ def test_a_name_right_after_a_negation() -> None:
     assert not negated("I can't wait to see Ilse on Sunday.", ("Ilse",))
 
 
+@pytest.mark.parametrize(
+    ("sentence", "words"),
+    [
+        ("Reforge no, my old employer paid for so many courses.", ("Reforge",)),
+        ("ice hotel no way too cold and expensive", ("ice", "hotel")),
+        ("raised beds no thank you, I have had the same plot for years", ("raised", "beds")),
+        ("Dessert table nah, Arjun's mum wants a proper cake.", ("Dessert", "table")),
+        ("Webstorm? nope, sticking with VS Code", ("Webstorm",)),
+    ],
+)
+def test_a_thing_turned_down_right_after_it_is_named(sentence: str, words: tuple[str, ...]) -> None:
+    assert negated(sentence, words)
+
+
+@pytest.mark.parametrize(
+    ("sentence", "words"),
+    [
+        ("Biscuit no longer sleeps in the crate.", ("Biscuit",)),  # a change of theirs
+        ("Pilates no more than twice a week for me.", ("Pilates",)),
+        ("Ilse no doubt will love it.", ("Ilse",)),
+        ("I joined Saltdean Dippers, no regrets.", ("Saltdean", "Dippers")),
+    ],
+)
+def test_no_after_a_name_that_is_no_refusal(sentence: str, words: tuple[str, ...]) -> None:
+    assert not negated(sentence, words)
+
+
 def test_a_name_said_with_my_after_it_is_the_persons() -> None:
     assert owned("Ffion my aunt grows the best tomatoes.", ("Ffion",))
     assert owned("I traced it to my grandmother, Edith Polglase.", ("Edith", "Polglase"))
