@@ -41,6 +41,7 @@ from memory.extractors.subjects.framing import (
     ORG_BEFORE,
     categories,
     first_person,
+    introduced,
     life_scores,
     mentions_self,
     negated,
@@ -560,12 +561,15 @@ def held(
 
 def theirs(subject: Subject) -> bool:
     """The person leads a sentence that says the subject, or names it as theirs ("my ..."),
-    or the subject is someone whose doing reaches them ("Mr Ravi Mensah is doing my taxes")."""
+    or the subject is someone whose doing reaches them ("Mr Ravi Mensah is doing my taxes"),
+    or someone of another person's said in a sentence of the speaker's own life ("my brother
+    is marrying his girlfriend of 9 years, Sinéad, and I'm giving a speech")."""
     words = subject.phrase.words
     return any(
         first_person(s.sentence)
         or owned(s.sentence, words)
         or (subject.phrase.is_name and serves(s.sentence, words))
+        or (subject.phrase.is_name and mentions_self(s.sentence) and introduced(s.sentence, words))
         for s in subject.said
     )
 

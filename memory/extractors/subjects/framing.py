@@ -254,6 +254,26 @@ def self_named(sentence: str, words: tuple[str, ...]) -> bool:
     return any(re.search(pattern, text, re.IGNORECASE) for pattern in patterns)
 
 
+def introduced(sentence: str, words: tuple[str, ...]) -> bool:
+    """The name is said as someone of another person's in the speaker's life, right after
+    the relation ("his girlfriend of 9 years, Sinéad", "her husband Tomasz") or as a newborn
+    ("baby Malia"): a person by how the sentence names them, not a place or a thing. A pet
+    of someone else's ("her dog Max") is not."""
+    if not words:
+        return False
+    from memory.extractors.rules.people import RELATIONS  # the rules read the same words
+
+    people = "|".join(
+        re.escape(word) for word, kind in RELATIONS.items() if kind != Category.POSSESSION.value
+    )
+    name = r"\W+".join(re.escape(w) for w in words)
+    lead = (
+        rf"(?:\b(?:his|her|their)\s+(?:[\w'-]+\s+){{0,3}}?(?:{people})s?"
+        rf"(?:\s+of\s+(?:[\w'-]+\s+){{0,3}}?[\w'-]+)?|\bbaby)\s*,?\s+{name}(?!\w)"
+    )
+    return bool(re.search(lead, sentence.replace("’", "'"), re.IGNORECASE))
+
+
 def mentions_self(sentence: str) -> bool:
     """The speaker appears anywhere in the sentence ("... with my kids")."""
     return bool(_FIRST_PERSON.search(sentence.replace("’", "'")))

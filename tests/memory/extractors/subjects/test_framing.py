@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from memory.extractors.subjects.framing import negated, owned, serves
+from memory.extractors.subjects.framing import introduced, negated, owned, serves
 
 
 @pytest.mark.parametrize(
@@ -76,3 +76,36 @@ def test_a_name_said_with_my_after_it_is_the_persons() -> None:
     assert owned("Ffion my aunt grows the best tomatoes.", ("Ffion",))
     assert owned("I traced it to my grandmother, Edith Polglase.", ("Edith", "Polglase"))
     assert not owned("Ffion grows the best tomatoes in my street.", ("Ffion",))
+
+
+@pytest.mark.parametrize(
+    ("sentence", "words"),
+    [
+        (
+            "Cathal is marrying his girlfriend of 9 years, Sinéad, and I'm giving a speech.",
+            ("Sinéad",),
+        ),
+        ("I'm driving her husband Tomasz to the airport.", ("Tomasz",)),
+        ("baby malia was born feb 9, my sis did amazing", ("Malia",)),
+        ("Their eldest daughter, Ines Moura, starts school with mine.", ("Ines", "Moura")),
+    ],
+)
+def test_someone_of_another_persons_named_after_the_relation(
+    sentence: str, words: tuple[str, ...]
+) -> None:
+    assert introduced(sentence, words)
+
+
+@pytest.mark.parametrize(
+    ("sentence", "words"),
+    [
+        ("I walked her dog Max this morning.", ("Max",)),  # a pet of someone else's
+        ("His girlfriend lives in Dublin and I visit.", ("Dublin",)),  # not right after it
+        ("I met Sinéad at the party.", ("Sinéad",)),  # no relation said
+        ("my sister Ana is visiting", ("Ana",)),  # the person's own: owned() reads it
+    ],
+)
+def test_no_one_introduced_by_another_persons_relation(
+    sentence: str, words: tuple[str, ...]
+) -> None:
+    assert not introduced(sentence, words)
