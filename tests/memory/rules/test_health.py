@@ -83,12 +83,12 @@ def test_a_drug_named_without_a_dose_is_recognised_by_its_form(text: Any, label:
     [
         ("unrelated but my asthma is playing up with the pollen", "Asthma"),
         ("my type 1 diabetes is a mess on night shifts", "Type 1 Diabetes"),
-        ("I have got my hip replacement booked for the 3rd of February", "Hip Replacement"),
-        ("so my daughter set this up and my knee surgery is next month", "Knee Surgery"),
+        ("so my daughter set this up and my eczema is back", "Eczema"),
         ("honestly my migraines are worse in winter", "Migraines"),
+        ("my coeliac disease makes eating out hard", "Coeliac Disease"),
     ],
 )
-def test_a_condition_or_operation_said_as_the_persons_own_is_health(text: str, label: str) -> None:
+def test_a_condition_said_as_the_persons_own_is_health(text: str, label: str) -> None:
     assert (label, "health") in nodes(health(clause(text)))
 
 
@@ -97,10 +97,13 @@ def test_a_condition_or_operation_said_as_the_persons_own_is_health(text: str, l
     [
         "my dad's arthritis is bad again",  # another's
         "my son asthma is worse in spring",
-        "my mum's hip replacement went well",
-        "my new hip is in",  # no condition named
+        "my little brother's asthma is worse",
+        "my partner Sam's diabetes is well controlled",
+        "my asthma is not the problem here",  # denied
+        "my anxiety about the exam is through the roof",  # a feeling as much as a condition
+        "I have got my hip replacement booked for February",  # an operation to come
+        "I won my trophy at the county show",  # a medical ending alone says too little
         "my car insurance is up for renewal",
-        "my brain surgery textbook arrived",  # no part of the body we know: a book
     ],
 )
 def test_what_is_not_the_persons_condition_after_my_is_not_health(text: str) -> None:
