@@ -2,7 +2,7 @@
 
 "I'm lactose intolerant" -> Lactose Intolerance; "I'm allergic to peanuts" -> Peanut Allergy;
 "my blood pressure is high" -> High Blood Pressure; "I have asthma", "I suffer from
-migraines" -> the condition; "my doctor put me on Lisinopril 10mg in February", "I started
+migraines", "my asthma is playing up" -> the condition (not "my dad's arthritis"); "my doctor put me on Lisinopril 10mg in February", "I started
 taking sertraline 50mg last month" -> the medication (its dose kept in the slice, its start a
 dated event). Everything here is ``health``; a condition is recognised by its form (a
 medical suffix, "... disease/syndrome/disorder") or a short list of common ones, never
@@ -65,6 +65,9 @@ _CONDITION_FORM = re.compile(
     r"disorder|deficiency|infection|cancer|diabetes|fever|apnea|apnoea)$",
     re.IGNORECASE,
 )
+# A condition said as the person's own: "my asthma is playing up", "my type 1 diabetes".
+# Not another's: "my dad's arthritis", "my son's asthma".
+_MY = re.compile(r"\bmy\s+(?P<rest>(?:[^\s,.;:!?]+\s*){1,4})", re.IGNORECASE)
 _DOSE = r"\d+(?:\.\d+)?\s?(?:mg|mcg|µg|g|ml|iu|units?)\b"
 _MEDICATION = re.compile(
     r"\b(?:put\s+me\s+on|prescribed\s+(?:me\s+)?|started\s+(?:me\s+on|taking|on)|"
@@ -146,6 +149,41 @@ def _medication(c: Clause) -> Found:
     return found
 
 
+# The words said before a condition that keep it the person's own ("my type 1 diabetes",
+# "my chronic migraines"); any other ("my little brother's asthma", "my partner
+# Sam's diabetes") may make it someone else's.
+_OWN_MODIFIERS = frozenset("type 1 2 i ii chronic seasonal severe mild coeliac celiac".split())
+# After "my" a medical suffix alone says too little ("my trophy", "my diagnosis", "my
+# sympathy"): a condition is one the list knows, or one named as such ("my coeliac disease").
+_NAMED_CONDITION = re.compile(
+    r"\s(?:disease|syndrome|disorder|deficiency|cancer|diabetes)$", re.IGNORECASE
+)
+# A condition's name that is also a passing feeling: "my anxiety about the exam".
+_ALSO_FEELINGS = frozenset({"anxiety"})
+_DENIED = re.compile(r"\b(?:not|never|no\s+longer|without)\b|n['’]t\b", re.IGNORECASE)
+
+
+def _own_condition(c: Clause) -> str | None:
+    """The condition said right after "my" ("my asthma", "my type 1 diabetes"), the longest
+    reading of up to four words; none in a clause that denies something ("my asthma is not
+    the problem"). An operation ("my hip replacement is booked") is not read: said of one
+    to come, it is no event yet."""
+    if _DENIED.search(c.text):
+        return None
+    for match in _MY.finditer(c.text):
+        words = re.findall(r"[A-Za-z0-9'’-]+", match.group("rest"))[:4]
+        for end in range(len(words), 0, -1):
+            head = " ".join(words[:end])
+            if any(w.lower() not in _OWN_MODIFIERS for w in words[: end - 1]):
+                continue  # "my dad's arthritis", "my son asthma": someone else's
+            last = words[end - 1].lower()
+            if (last in _CONDITIONS and last not in _ALSO_FEELINGS) or (
+                end > 1 and _NAMED_CONDITION.search(head)
+            ):
+                return p.make_label(head)
+    return None
+
+
 def health(c: Clause) -> Found:
     found: Found = []
     match = _INTOLERANT.search(c.text)
@@ -168,4 +206,6 @@ def health(c: Clause) -> Found:
         match = _CONDITION_VERB.search(c.text)
         if match and (label := _condition(c, match.group("what"))):
             found += slice_(c, label, HEALTH, SliceKind.OTHER.value)
+    if not found and (label := _own_condition(c)):
+        found += slice_(c, label, HEALTH, SliceKind.OTHER.value)
     return found

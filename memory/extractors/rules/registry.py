@@ -36,6 +36,7 @@ from memory.extractors.rules.notes import (
     remembered_note,
     timed_note,
 )
+from memory.extractors.rules.occasions import occasion
 from memory.extractors.rules.people import (
     mentioned_relations,
     other_people,
@@ -70,6 +71,7 @@ from memory.vocab import EventAction
 
 Recogniser = Callable[[Clause], Found]
 RECOGNISERS: tuple[Recogniser, ...] = (
+    occasion,
     health,
     other_people,
     work,

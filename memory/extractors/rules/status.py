@@ -1,4 +1,5 @@
-"""Status changes: started, stopped, quit, gave up, paused, resumed, finished, launched."""
+"""Status changes: started, stopped, quit, gave up, paused, resumed, finished, launched; a
+language said as the person's own ("my dutch is not so good yet") is a skill."""
 
 from __future__ import annotations
 
@@ -177,7 +178,26 @@ def status_change(c: Clause) -> Found:
         label = object_label(c, _normalise_object(match.group("obj")))
         if label:
             return slice_(c, label, SKILL, SliceKind.PROGRESS.value)
+    match = _MY_LANGUAGE.search(c.text)
+    if match:
+        return slice_(c, match.group("lang").capitalize(), SKILL, SliceKind.PROGRESS.value)
     return []
+
+
+# "my dutch is not so good yet", "my Spanish grammar is rusty": a language the person speaks
+# or learns, said as theirs; not someone of theirs ("my French teacher", "my Italian nonna").
+LANGUAGES = (
+    "english french spanish german dutch italian portuguese japanese chinese mandarin cantonese "
+    "korean arabic russian polish hindi urdu bengali punjabi swedish norwegian danish finnish "
+    "greek turkish welsh irish gaelic hebrew persian farsi swahili vietnamese thai indonesian "
+    "tagalog czech hungarian romanian ukrainian catalan basque latin esperanto"
+)
+_MY_LANGUAGE = re.compile(
+    rf"\bmy\s+(?P<lang>{'|'.join(LANGUAGES.split())})\b(?=\s*(?:$|[,.;:!?)]|(?:is|isn['’]?t|was|"
+    r"has|needs|sucks|still|really|got|getting|improv\w*|skills?|level|grammar|vocab\w*|"
+    r"accent|pronunciation|writing|speaking|reading|listening)\b))",
+    re.IGNORECASE,
+)
 
 
 # "I've been learning Kotlin for three months": an ongoing skill, no start stated.

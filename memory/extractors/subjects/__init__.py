@@ -41,6 +41,7 @@ from memory.extractors.subjects.framing import (
     ORG_BEFORE,
     categories,
     first_person,
+    introduced,
     life_scores,
     mentions_self,
     negated,
@@ -69,6 +70,7 @@ from memory.extractors.subjects.standard import (
     unsaid,
     without,
 )
+from memory.extractors.subjects.typed import typed_names
 from memory.keys import canonical_key, fold_key, title_gender
 from memory.markup import markup_to_text
 from memory.proposals import (
@@ -274,9 +276,12 @@ def gather(
     are not a piece of the rule's own ("I sing with the Hollowmere Choir" is "Singing" to the
     rule, and the choir is a subject of its own; "Bristol" of "House in Bristol" is not). A
     name said right after a negation ("never to Lyon") is not the person's. A name the person
-    types in lower case is read as the name the batch writes elsewhere (:func:`written_names`)."""
+    types in lower case is read as the name the batch writes elsewhere (:func:`written_names`),
+    or as a name where only a name stands (:func:`.typed.typed_names`: "my mate maisie",
+    "felipe is driving")."""
     subjects: dict[str, Subject] = {}
-    names = written_names(messages)
+    typed = {_folded(key): name for key, name in typed_names(messages).items()}
+    names = typed | written_names(messages)  # the batch's own spelling first
     for sentence, around, message, anchor, ruled in _sentences(messages, source_time, used):
         for phrase in phrases(cased(sentence, names)):
             if ruled is not None and (not phrase.is_name or _piece(phrase, ruled)):
@@ -556,12 +561,15 @@ def held(
 
 def theirs(subject: Subject) -> bool:
     """The person leads a sentence that says the subject, or names it as theirs ("my ..."),
-    or the subject is someone whose doing reaches them ("Mr Ravi Mensah is doing my taxes")."""
+    or the subject is someone whose doing reaches them ("Mr Ravi Mensah is doing my taxes"),
+    or someone of another person's said in a sentence of the speaker's own life ("my brother
+    is marrying his girlfriend of 9 years, Sinéad, and I'm giving a speech")."""
     words = subject.phrase.words
     return any(
         first_person(s.sentence)
         or owned(s.sentence, words)
         or (subject.phrase.is_name and serves(s.sentence, words))
+        or (subject.phrase.is_name and mentions_self(s.sentence) and introduced(s.sentence, words))
         for s in subject.said
     )
 

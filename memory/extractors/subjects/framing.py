@@ -213,13 +213,28 @@ _NEGATED = re.compile(
 )
 
 
+# A thing turned down right after it is named, as people answer a suggestion: "Reforge no, ...",
+# "ice hotel no way", "raised beds no thank you", "dessert table nah". Not "no longer", "no
+# more" (a change of theirs), "no idea", nor a "no" after a comma ("..., no regrets").
+_DECLINED = re.compile(
+    r"^\s*\??\s*(?:no|nah|nope)\b(?!\s+(?:longer|more|less|matter|doubt|idea|problem|one|"
+    r"time|need|way\s+(?:to|that|of)\b))",
+    re.IGNORECASE,
+)
+
+
 def negated(sentence: str, words: tuple[str, ...]) -> bool:
     """The sentence says the phrase is not the person's: it comes right after a negation
-    ("I've been to Paris but never to Lyon", "I use Zed rather than VS Code")."""
+    ("I've been to Paris but never to Lyon", "I use Zed rather than VS Code"), or it is
+    turned down right after it is named ("Reforge no, I'm sick of courses")."""
     if not words:
         return False
     found = re.search(r"(?<!\w)" + r"\W+".join(re.escape(w) for w in words) + r"(?!\w)", sentence)
-    return bool(found and _NEGATED.search(sentence[: found.start()]))
+    if not found:
+        return False
+    return bool(
+        _NEGATED.search(sentence[: found.start()]) or _DECLINED.match(sentence[found.end() :])
+    )
 
 
 def self_named(sentence: str, words: tuple[str, ...]) -> bool:
@@ -237,6 +252,26 @@ def self_named(sentence: str, words: tuple[str, ...]) -> bool:
         rf"^\W*(?:\w+\W+)?{name}\s+here\b",
     )
     return any(re.search(pattern, text, re.IGNORECASE) for pattern in patterns)
+
+
+def introduced(sentence: str, words: tuple[str, ...]) -> bool:
+    """The name is said as someone of another person's in the speaker's life, right after
+    the relation ("his girlfriend of 9 years, Sinéad", "her husband Tomasz") or as a newborn
+    ("baby Malia"): a person by how the sentence names them, not a place or a thing. A pet
+    of someone else's ("her dog Max") is not."""
+    if not words:
+        return False
+    from memory.extractors.rules.people import RELATIONS  # the rules read the same words
+
+    people = "|".join(
+        re.escape(word) for word, kind in RELATIONS.items() if kind != Category.POSSESSION.value
+    )
+    name = r"\W+".join(re.escape(w) for w in words)
+    lead = (
+        rf"(?:\b(?:his|her|their)\s+(?:[\w'-]+\s+){{0,3}}?(?:{people})s?"
+        rf"(?:\s+of\s+(?:[\w'-]+\s+){{0,3}}?[\w'-]+)?|\bbaby)\s*,?\s+{name}(?!\w)"
+    )
+    return bool(re.search(lead, sentence.replace("’", "'"), re.IGNORECASE))
 
 
 def mentions_self(sentence: str) -> bool:

@@ -76,3 +76,35 @@ def test_ordinary_sentences_are_not_health(text: Any) -> None:
 )
 def test_a_drug_named_without_a_dose_is_recognised_by_its_form(text: Any, label: Any) -> None:
     assert nodes(health(clause(text))) == [(label, "health")]
+
+
+@pytest.mark.parametrize(
+    ("text", "label"),
+    [
+        ("unrelated but my asthma is playing up with the pollen", "Asthma"),
+        ("my type 1 diabetes is a mess on night shifts", "Type 1 Diabetes"),
+        ("so my daughter set this up and my eczema is back", "Eczema"),
+        ("honestly my migraines are worse in winter", "Migraines"),
+        ("my coeliac disease makes eating out hard", "Coeliac Disease"),
+    ],
+)
+def test_a_condition_said_as_the_persons_own_is_health(text: str, label: str) -> None:
+    assert (label, "health") in nodes(health(clause(text)))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "my dad's arthritis is bad again",  # another's
+        "my son asthma is worse in spring",
+        "my little brother's asthma is worse",
+        "my partner Sam's diabetes is well controlled",
+        "my asthma is not the problem here",  # denied
+        "my anxiety about the exam is through the roof",  # a feeling as much as a condition
+        "I have got my hip replacement booked for February",  # an operation to come
+        "I won my trophy at the county show",  # a medical ending alone says too little
+        "my car insurance is up for renewal",
+    ],
+)
+def test_what_is_not_the_persons_condition_after_my_is_not_health(text: str) -> None:
+    assert health(clause(text)) == []

@@ -42,3 +42,29 @@ def test_learning_something_is_a_skill_in_progress() -> None:
     found = status_change(clause("I've been learning Kotlin for about three months"))
     assert nodes(found) == [("Kotlin", "skill")]
     assert events(found) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "label"),
+    [
+        ("my dutch is not so good yet, i am doing the course in the evenings", "Dutch"),
+        ("my Spanish grammar is rusty", "Spanish"),
+        ("honestly my welsh needs work", "Welsh"),
+        ("sorry my english.", "English"),
+    ],
+)
+def test_a_language_said_as_the_persons_own_is_a_skill(text: str, label: str) -> None:
+    assert nodes(status_change(clause(text))) == [(label, "skill")]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "my French teacher is lovely",  # someone of theirs
+        "my italian nonna makes pasta",
+        "I love my english breakfast",  # a thing, not the language
+        "the french are on strike",  # not the person's
+    ],
+)
+def test_a_language_word_that_is_not_the_persons_language_is_no_skill(text: str) -> None:
+    assert status_change(clause(text)) == []

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from memory.extractors.subjects.framing import negated, owned, serves
+from memory.extractors.subjects.framing import introduced, negated, owned, serves
 
 
 @pytest.mark.parametrize(
@@ -45,7 +45,67 @@ def test_a_name_right_after_a_negation() -> None:
     assert not negated("I can't wait to see Ilse on Sunday.", ("Ilse",))
 
 
+@pytest.mark.parametrize(
+    ("sentence", "words"),
+    [
+        ("Reforge no, my old employer paid for so many courses.", ("Reforge",)),
+        ("ice hotel no way too cold and expensive", ("ice", "hotel")),
+        ("raised beds no thank you, I have had the same plot for years", ("raised", "beds")),
+        ("Dessert table nah, Arjun's mum wants a proper cake.", ("Dessert", "table")),
+        ("Webstorm? nope, sticking with VS Code", ("Webstorm",)),
+    ],
+)
+def test_a_thing_turned_down_right_after_it_is_named(sentence: str, words: tuple[str, ...]) -> None:
+    assert negated(sentence, words)
+
+
+@pytest.mark.parametrize(
+    ("sentence", "words"),
+    [
+        ("Biscuit no longer sleeps in the crate.", ("Biscuit",)),  # a change of theirs
+        ("Pilates no more than twice a week for me.", ("Pilates",)),
+        ("Ilse no doubt will love it.", ("Ilse",)),
+        ("I joined Saltdean Dippers, no regrets.", ("Saltdean", "Dippers")),
+    ],
+)
+def test_no_after_a_name_that_is_no_refusal(sentence: str, words: tuple[str, ...]) -> None:
+    assert not negated(sentence, words)
+
+
 def test_a_name_said_with_my_after_it_is_the_persons() -> None:
     assert owned("Ffion my aunt grows the best tomatoes.", ("Ffion",))
     assert owned("I traced it to my grandmother, Edith Polglase.", ("Edith", "Polglase"))
     assert not owned("Ffion grows the best tomatoes in my street.", ("Ffion",))
+
+
+@pytest.mark.parametrize(
+    ("sentence", "words"),
+    [
+        (
+            "Cathal is marrying his girlfriend of 9 years, Sinéad, and I'm giving a speech.",
+            ("Sinéad",),
+        ),
+        ("I'm driving her husband Tomasz to the airport.", ("Tomasz",)),
+        ("baby malia was born feb 9, my sis did amazing", ("Malia",)),
+        ("Their eldest daughter, Ines Moura, starts school with mine.", ("Ines", "Moura")),
+    ],
+)
+def test_someone_of_another_persons_named_after_the_relation(
+    sentence: str, words: tuple[str, ...]
+) -> None:
+    assert introduced(sentence, words)
+
+
+@pytest.mark.parametrize(
+    ("sentence", "words"),
+    [
+        ("I walked her dog Max this morning.", ("Max",)),  # a pet of someone else's
+        ("His girlfriend lives in Dublin and I visit.", ("Dublin",)),  # not right after it
+        ("I met Sinéad at the party.", ("Sinéad",)),  # no relation said
+        ("my sister Ana is visiting", ("Ana",)),  # the person's own: owned() reads it
+    ],
+)
+def test_no_one_introduced_by_another_persons_relation(
+    sentence: str, words: tuple[str, ...]
+) -> None:
+    assert not introduced(sentence, words)

@@ -157,7 +157,8 @@ def test_a_word_the_other_side_also_writes_in_lower_case_is_no_name() -> None:
 
 
 def test_a_name_typed_in_lower_case_is_proposed_when_the_listener_writes_it() -> None:
-    said = "my mate tamsin got me into fell running, we train every sunday"
+    # Where it stands does not say "tamsin" is a name (:mod:`...typed`): the listener does.
+    said = "i got into fell running, we train with tamsin every sunday"
     assert "Tamsin" not in labels(said)
     assert "Tamsin" in {
         p.label

@@ -112,3 +112,16 @@ def test_a_name_said_right_after_a_negation_is_not_the_persons() -> None:
     assert "Dundee" in found and "Aberdeen" not in found
     found = subjects("I edit photos in Darktable rather than Lightroom.")
     assert "Darktable" in found and "Lightroom" not in found
+
+
+def test_someone_of_another_persons_in_a_sentence_of_the_persons_life_is_a_card() -> None:
+    said = (
+        "Cathal has been with his girlfriend of nine years, Sinéad, forever and I've been "
+        "roped into giving the speech."
+    )
+    assert "Sinéad" in subjects(said)
+
+
+def test_someone_of_another_persons_in_their_own_news_is_not_a_card() -> None:
+    # the speaker is not in the sentence: someone else's news, until it is said again
+    assert "Sinéad" not in subjects("Cathal has been with his girlfriend of nine years, Sinéad.")

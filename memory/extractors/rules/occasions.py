@@ -1,0 +1,122 @@
+"""Someone's occasion coming up, labelled as people say it: a birthday, a wedding.
+
+"My brother Cathal is getting married on the 27th" is "Cathal's Wedding", "Elsie turns 7 on
+the 16th" is "Elsie's 7th Birthday", "it's Dad's retirement do on Friday" is "Dad's
+Retirement". The occasion is a life event of its own, and the one whose occasion it is (a
+name) is a person the person knows. Only an occasion still to come is read: "we went to my
+cousin's wedding" is over. A birthday said as a date ("my husband's birthday falls on 9
+October") is a fact of theirs, read by the people rules, and a visit ("my cousin Lena is
+visiting next week") is not an event of the person's life.
+"""
+
+from __future__ import annotations
+
+import re
+
+from wordfreq import zipf_frequency
+
+from memory.extractors.rules.base import (
+    IMPORTANT,
+    LIFE_EVENT,
+    PERSON,
+    Clause,
+    Found,
+    event,
+    node,
+)
+from memory.extractors.rules.people import RELATIONS
+from memory.vocab import Category, EventAction
+
+# Whose occasion: "my brother Cathal", "my mum", "Elsie", "our Rhys".
+_WHO = (
+    r"(?:(?P<own>my|our)\s+(?:(?:best|old|little|big|older|younger|eldest|oldest|youngest)\s+)?"
+    r"(?P<rel>[a-z][a-z-]+)(?:\s+(?P<relname>[^\W\d_][\w'’-]*))?"
+    r"|(?P<name>[^\W\d_][\w’-]*))"
+)
+_LEAD = r"(?:^|[,;(]\s*|\b(?:and|but|so|that)\s+)"
+_TURNS = re.compile(rf"{_LEAD}{_WHO}\s+turns\s+(?P<age>\d{{1,3}})\b", re.IGNORECASE)
+_MARRIES = re.compile(
+    rf"{_LEAD}{_WHO}(?:(?:\s+is|['’]s)\s+getting|\s+gets)\s+married\b", re.IGNORECASE
+)
+# A birthday said this way is a date of theirs, which the people rules keep ("my husband's
+# birthday falls on 9 October"); an age they turn is the occasion.
+_OCCASIONS = "wedding graduation retirement funeral christening".split()
+_NAMED_OCCASION = re.compile(
+    rf"\b{_WHO}['’]s\s+(?P<what>{'|'.join(_OCCASIONS)})\b(?P<rest>.*)$", re.IGNORECASE
+)
+# An occasion said as past: it is over.
+_PAST = re.compile(
+    r"\b(?:last|ago|yesterday|was|were|had|did|went|took|celebrated|missed)\b", re.IGNORECASE
+)
+# Words that stand where a name would and are none.
+_NOT_WHO = frozenset(
+    "i you he she it we they this that there who what which the a an her his their its your "
+    "everyone someone somebody nobody".split()
+)
+_RARE_ZIPF = 4.0  # a lower-case word rarer than this in English may be a name ("felipe")
+
+
+def _ordinal(number: int) -> str:
+    if 10 <= number % 100 <= 20:
+        return f"{number}th"
+    return f"{number}{ {1: 'st', 2: 'nd', 3: 'rd'}.get(number % 10, 'th') }"
+
+
+def _named(word: str) -> bool:
+    """A word that is a name as written: a capital, or lower case and rare in English."""
+    if word.lower() in _NOT_WHO or word.lower() in RELATIONS:
+        return False
+    return word[:1].isupper() or zipf_frequency(word, "en") < _RARE_ZIPF
+
+
+def _whose(match: re.Match[str]) -> tuple[str, str] | None:
+    """(the name that goes before "'s", the person's own name or "") of the occasion."""
+    if match.group("own") and match.group("rel").lower() not in RELATIONS:
+        rel = match.group("rel")  # "our Rhys": a name said as theirs
+        if match.group("relname") or not rel[:1].isupper() or not _named(rel):
+            return None
+        return rel, rel
+    if match.group("own"):
+        rel = match.group("rel").lower()
+        if RELATIONS.get(rel) in (None, Category.POSSESSION.value):
+            return None
+        name = match.group("relname") or ""
+        if name and _named(name):
+            # "my brother Cathal": the relation rules read Cathal as theirs
+            return name[:1].upper() + name[1:], ""
+        return rel.capitalize(), ""
+    name = match.group("name") or ""
+    if RELATIONS.get(name.lower()) not in (None, Category.POSSESSION.value):
+        return name.capitalize(), ""  # "Mum's birthday", "Dad is visiting"
+    if not _named(name):
+        return None
+    return name[:1].upper() + name[1:], name[:1].upper() + name[1:]
+
+
+def _past(c: Clause) -> bool:
+    """The clause tells of the occasion as over ("we celebrated", "last year")."""
+    return bool(_PAST.search(c.text))
+
+
+def _found(c: Clause, who: tuple[str, str], label: str) -> Found:
+    found = event(c, label, LIFE_EVENT, EventAction.OTHER.value, IMPORTANT)
+    name = who[1]
+    return found + [node(c, name, PERSON)] if name else found
+
+
+def occasion(c: Clause) -> Found:
+    """Someone's birthday (an age they turn), wedding or other occasion, still to come."""
+    text = c.text
+    match = _TURNS.search(text)
+    who = _whose(match) if match else None
+    if match and who:
+        return _found(c, who, f"{who[0]}'s {_ordinal(int(match.group('age')))} Birthday")
+    match = _MARRIES.search(text)
+    who = _whose(match) if match else None
+    if match and who:
+        return _found(c, who, f"{who[0]}'s Wedding")
+    match = _NAMED_OCCASION.search(text)
+    who = _whose(match) if match else None
+    if match and who and not _past(c):
+        return _found(c, who, f"{who[0]}'s {match.group('what').capitalize()}")
+    return []

@@ -1,0 +1,164 @@
+"""Names a person types in lower case, read from where they stand in the sentence.
+
+:func:`memory.extractors.subjects.written_names` reads a lower-case name as a name when the
+batch writes it capitalised somewhere else. Someone who types everything in lower case and
+names a person or a pet once ("my mate maisie is doing it too", "felipe is driving", "our dog
+biscuit", "my supervisor dr halloran") gives no such spelling. Where a word stands says it is
+a name all the same:
+
+- right after one of theirs ("my friend jess", "our dog biscuit", "baby malia"), or after a
+  title ("dr halloran");
+- leading a clause and doing something ("felipe is driving", "that felipe left on the couch",
+  "bola (the new mechanic) said ...") when English does not know the word at all.
+
+A word English knows is a name only in the first place, and only when it is rare ("biscuit",
+not "my dog food" or "my friend group"); a word it does not know is not a contraction typed
+bare ("shes"), chat shorthand ("imo", "ngl": no vowel) or a word the other side also writes in
+lower case (code, a term of theirs).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from functools import lru_cache
+
+from wordfreq import iter_wordlist, zipf_frequency
+
+from memory.extractors import patterns as p
+from memory.extractors.rules.people import RELATIONS
+from memory.extractors.subjects.phrases import (
+    BARE_CONTRACTIONS,
+    RARE_ZIPF,
+    lexical_tag,
+    meant,
+    zipf,
+)
+from memory.keys import is_honorific
+from memory.markup import markup_to_text
+from memory.policy import FILLERS
+from memory.transcripts import Message
+
+_TOKEN = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*|\S")
+_LETTERS = re.compile(r"^[^\W\d_]{3,}$")
+_VOWEL = re.compile(r"[aeiouyàáâãäåèéêëìíîïòóôõöùúûüýÿ]")
+_POSSESSIVES = frozenset("my our his her their".split())
+# Whose someone is: a relation, a role or a pet ("RELATIONS"), and the words for a friend
+# the rules do not read as a relation.
+_LEADS = frozenset(RELATIONS) | frozenset({"mate", "bestie", "bff"})
+# Chat shorthand with a vowel, which no lexicon knows.
+_SHORTHAND = frozenset("imo imho ily idk ikr lmk omw prob probs tho thru cos coz cuz".split())
+# A common noun English knows is a pet's or a person's name after one of theirs only when it is
+# this rare ("biscuit" 3.45; not "litter", "food", "group").
+PET_NAME_ZIPF = 3.6
+_VERB_TAGS = ("VB", "MD")  # any verb: "felipe left", "zuzia say" (typed by a learner)
+_BE_HAVE = frozenset("is was has had says said".split())
+_SET_OFF = frozenset("the my a an our his her their".split())
+
+
+@lru_cache(maxsize=1)
+def _clippings() -> frozenset[str]:
+    """The starts (three letters or more) of the common English words that are not names:
+    a word cut short ("chem", "bio", "uni") is the word, not a name."""
+    starts: set[str] = set()
+    for word in iter_wordlist("en"):
+        if zipf_frequency(word, "en") < RARE_ZIPF:
+            break
+        if word.isalpha() and lexical_tag(word) not in ("", "NNP"):
+            starts |= {word[:end] for end in range(3, len(word))}
+    return frozenset(starts)
+
+
+def _unknown(word: str, lower: set[str]) -> bool:
+    """A word written in lower case that English does not know as a word of its own."""
+    return (
+        bool(_LETTERS.match(word))
+        and word.islower()
+        and lexical_tag(word) in ("", "NNP")
+        and zipf(word) < RARE_ZIPF
+        and meant(word) == word
+        and bool(_VOWEL.search(word))
+        and word not in BARE_CONTRACTIONS
+        and word not in _SHORTHAND
+        and word not in FILLERS
+        and word not in p.SMALLTALK
+        and word not in lower
+        and word not in _clippings()
+    )
+
+
+def _rare_noun(word: str) -> bool:
+    return (
+        bool(_LETTERS.match(word))
+        and word.islower()
+        and lexical_tag(word) in ("NN", "")
+        and zipf(word) < PET_NAME_ZIPF
+    )
+
+
+def _ends_phrase(after: str) -> bool:
+    """The name ends its noun phrase: punctuation, the end, or a verb after it."""
+    return not after[:1].isalpha() or _acts(after)
+
+
+def _acts(word: str) -> bool:
+    lowered = word.lower()
+    if lowered in BARE_CONTRACTIONS:
+        return False  # "righto thats all": "that is", a clause of its own
+    return lowered in _BE_HAVE or lexical_tag(lowered).startswith(_VERB_TAGS)
+
+
+def _theirs(tokens: list[str], at: int) -> bool:
+    """The word at ``at`` comes right after one of someone's ("my friend", "our dog"),
+    or after a title that does."""
+    lead = at - 1
+    if lead >= 0 and is_honorific(tokens[lead].lower().rstrip(".")):
+        return True
+    if lead < 0 or tokens[lead].lower() not in _LEADS:
+        return False
+    return tokens[lead].lower() == "baby" or (lead > 0 and tokens[lead - 1].lower() in _POSSESSIVES)
+
+
+def _leads_clause(tokens: list[str], at: int) -> bool:
+    """The word at ``at`` starts a clause ("..., felipe is driving", "that felipe left") and
+    does something there (a verb after it, or a role set off in brackets after it)."""
+    before = tokens[at - 1].lower() if at > 0 else ""
+    if before.isalpha() and before not in ("and", "but", "so", "that", "then", "because"):
+        return False
+    after = tokens[at + 1] if at + 1 < len(tokens) else ""
+    if after == "(":
+        return at + 2 < len(tokens) and tokens[at + 2].lower() in _SET_OFF
+    return bool(after) and _acts(after)
+
+
+def _title_before(tokens: list[str], at: int) -> str:
+    lead = tokens[at - 1] if at > 0 else ""
+    return lead.rstrip(".").lower() if is_honorific(lead.lower().rstrip(".")) else ""
+
+
+def typed_names(messages: Sequence[Message]) -> dict[str, str]:
+    """The names the person types in lower case where only a name stands, by their spelling
+    as typed ("felipe", "dr halloran") -> as a name is written ("Felipe", "Dr Halloran")."""
+    lower: set[str] = set()
+    for message in messages:
+        if message.role != "user":
+            lower |= {w for w in _TOKEN.findall(message.content) if w.islower()}
+    names: dict[str, str] = {}
+    for message in messages:
+        if message.role != "user":
+            continue
+        for sentence in p.split_sentences(markup_to_text(message.content)):
+            tokens = _TOKEN.findall(sentence)
+            for at, word in enumerate(tokens):
+                after = tokens[at + 1] if at + 1 < len(tokens) else ""
+                theirs = _theirs(tokens, at) and _ends_phrase(after)
+                if not (
+                    (_unknown(word, lower) and (theirs or _leads_clause(tokens, at)))
+                    or (theirs and _rare_noun(word) and word not in lower)
+                ):
+                    continue
+                title = _title_before(tokens, at)
+                if title:
+                    names[f"{title} {word}"] = f"{title.capitalize()} {word.capitalize()}"
+                names.setdefault(word, word.capitalize())
+    return names

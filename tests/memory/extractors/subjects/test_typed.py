@@ -1,0 +1,95 @@
+"""Names typed in lower case, read from where they stand: after one of the person's ("my mate
+maisie", "our dog biscuit"), after a title ("dr halloran"), or leading a clause and doing
+something ("felipe is driving"); and what stands there and is no name (a common word, a word
+cut short, a contraction typed bare, chat shorthand, a word the listener also writes)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from memory.extractors.subjects import extract
+from memory.extractors.subjects.typed import typed_names
+from memory.proposals import CandidateProposal, NodeProposal
+from memory.transcripts import Message
+
+SAID = datetime(2026, 5, 4, 9, 0, tzinfo=UTC)
+
+
+def _chat(*turns: str) -> list[Message]:
+    return [
+        Message(f"M{i}", "assistant", t[3:], SAID)
+        if t.startswith("A: ")
+        else Message(f"M{i}", "user", t, SAID)
+        for i, t in enumerate(turns)
+    ]
+
+
+@pytest.mark.parametrize(
+    ("said", "name"),
+    [
+        ("my friend jess is moving to leeds", "jess"),
+        ("my mate maisie is doing it too on her horse", "maisie"),
+        ("our dog biscuit ate my sandwich", "biscuit"),
+        ("baby malia was born feb 9, my sis did amazing", "malia"),
+        ("ok we are at the clinic, felipe is driving", "felipe"),
+        ("she ate the chocolate that felipe left on the couch", "felipe"),
+        ("update: paçoca is fine now", "paçoca"),
+        ("bola (the new mechanic) said the same thing", "bola"),
+        ("river cruise = boat = arjun dies", "arjun"),
+    ],
+)
+def test_a_lower_case_name_where_only_a_name_stands(said: str, name: str) -> None:
+    names = typed_names(_chat(said))
+    assert names[name] == name.capitalize()
+
+
+def test_a_title_goes_with_the_name() -> None:
+    names = typed_names(_chat("my supervisor dr halloran said the argument is buried"))
+    assert names["dr halloran"] == "Dr Halloran"
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "my friend group is tiny",  # a common word after a relation
+        "my cat litter is everywhere",  # a common word rarer, still no name
+        "our dog food is running out",
+        "my dog walker is late",
+        "my friend said it was fine",  # a verb after the relation
+        "chem is the worst, bio is fine",  # a word cut short
+        "righto thats all from me",  # a word of chat before a contraction typed bare
+        "imo is overrated, ngl is worse",  # shorthand
+        "shes great and hes fine",  # contractions typed bare
+        "the mochi is sitting on the counter",  # a word after "the" leads no clause
+        "i ate mochi yesterday",  # no name's place: after a verb
+    ],
+)
+def test_what_stands_there_and_is_no_name(said: str) -> None:
+    assert typed_names(_chat(said)) == {}
+
+
+def test_a_word_the_listener_also_writes_in_lower_case_is_no_name() -> None:
+    chat = _chat("ok so tokio is spawning too many tasks", "A: In tokio, spawn returns a handle.")
+    assert typed_names(chat) == {}
+
+
+def test_a_capitalised_name_is_left_to_the_name_readers() -> None:
+    assert typed_names(_chat("my friend Jess is moving to Leeds")) == {}
+
+
+def _labels(*turns: str) -> set[str]:
+    return {
+        p.label for p in extract(_chat(*turns)) if isinstance(p, (NodeProposal, CandidateProposal))
+    }
+
+
+def test_the_name_typed_in_lower_case_is_a_card() -> None:
+    assert "Maisie" in _labels(
+        "my mate maisie is doing the show too so we're sharing the lorry, i'm so nervous"
+    )
+
+
+def test_a_common_word_after_a_relation_is_no_card() -> None:
+    assert not {"Group", "Friend Group"} & _labels("my friend group is tiny and i love them")
