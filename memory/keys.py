@@ -10,6 +10,8 @@ import re
 import unicodedata
 from functools import lru_cache
 
+from wordfreq import zipf_frequency
+
 from memory.markup import TAG
 
 # Letters that NFKD does not decompose into a base letter plus marks.
@@ -186,6 +188,28 @@ def person_name_words(key: str) -> list[str]:
     while len(words) > 1 and words[0] in PERSON_LEADING:
         words = words[1:]
     return words
+
+
+# A word this common in English (Zipf, wordfreq's small list) after a title is a word, not a
+# name: "captain america shield" is no one.
+_COMMON_NAME_WORD = 3.5
+# Words said before a name that say whose or which, not who: "the plantar fasciitis", "my
+# project moonbeam".
+_NOT_TITLES = frozenset("the a an my our his her their your this that project projects".split())
+
+
+def titled_name(key: str) -> bool:
+    """Whether the canonical ``key`` is a person's name said with a title, a relation or a
+    role before it, whatever category a card was given: two name words or more after it,
+    none of them a common English word ("chef benedetta rinaldi", "auntie folake adeyemi";
+    never a "coach trip" or a "father christmas", one word after the title, nor a "captain
+    america shield", whose words English knows)."""
+    words = key.split()
+    rest = person_name_words(key)
+    before = words[: len(words) - len(rest)]
+    if len(rest) < 2 or not any(is_person_title(w) and w not in _NOT_TITLES for w in before):
+        return False
+    return not any(zipf_frequency(w, "en", wordlist="small") >= _COMMON_NAME_WORD for w in rest)
 
 
 def is_person_title(word: str) -> bool:

@@ -62,6 +62,7 @@ from memory.keys import (
     name_words,
     person_name_words,
     title_gender,
+    titled_name,
 )
 from memory.recall.embed import DIM, MODEL_NAME, SCALE, embed, quantize
 from memory.recall.text import STOP_WORDS, is_distinctive, stem
@@ -466,20 +467,6 @@ def _text_of(words: Iterable[str]) -> str:
 
 def _vector_of(words: Sequence[str]) -> np.ndarray:
     return embed([_text_of(words)])[0]
-
-
-def titled_name(key: str) -> bool:
-    """Whether the canonical ``key`` is a person's name said with a title, a relation or a
-    role before it, whatever category a card was given: two name words or more after it,
-    none of them a common English word ("chef benedetta rinaldi", "auntie folake adeyemi";
-    never a "coach trip" or a "father christmas", one word after the title, nor a "captain
-    america shield", whose words English knows)."""
-    words = key.split()
-    rest = person_name_words(key)
-    before = words[: len(words) - len(rest)]
-    if len(rest) < 2 or not any(is_person_title(w) and w not in STOP_WORDS for w in before):
-        return False
-    return not any(_common(w) for w in rest)
 
 
 def sign(label: str, *, aliases: Iterable[str] = (), category: str = "") -> dict[str, Any]:

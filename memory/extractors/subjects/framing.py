@@ -19,7 +19,7 @@ from functools import lru_cache
 import numpy as np
 
 from memory.extractors.subjects.phrases import Phrase, tag
-from memory.keys import is_honorific
+from memory.keys import canonical_key, is_honorific, titled_name
 from memory.recall.embed import embed
 from memory.tombstones import _given_name
 from memory.vocab import Category
@@ -320,8 +320,12 @@ _KIN = frozenset(
 def _name_category(phrase: Phrase, before: str, sentence: str) -> str | None:
     if phrase.words[0].lower() in _KIN:
         return Category.FAMILY.value  # "Aunt Rosa"
-    if _titled(phrase.words):
-        return Category.PERSON.value  # "Mr Mensah", "Dr. Boateng": whatever the word before
+    if _titled(phrase.words) or titled_name(canonical_key(phrase.label)):
+        return Category.PERSON.value  # "Mr Mensah", "Chef Benedetta Rinaldi": whatever before
+    from memory.extractors.rules.people import RELATIONS  # the rules read the same words
+
+    if before in RELATIONS:
+        return RELATIONS[before]  # "my mum's best friend Folake Adeyemi", "our dog Biscuit"
     if before in _PLACE_BEFORE:
         return Category.PLACE.value
     if before in ORG_BEFORE and len(phrase.words) > 1:

@@ -125,3 +125,17 @@ def test_someone_of_another_persons_in_a_sentence_of_the_persons_life_is_a_card(
 def test_someone_of_another_persons_in_their_own_news_is_not_a_card() -> None:
     # the speaker is not in the sentence: someone else's news, until it is said again
     assert "Sinéad" not in subjects("Cathal has been with his girlfriend of nine years, Sinéad.")
+
+
+def test_a_name_after_a_title_of_trade_or_a_relation_is_whom_the_word_says() -> None:
+    # "with" reads organisations ("with Acme"), but a title of trade says a person.
+    found = subjects("I'm doing a six-week pasta course with Chef Benedetta Rinaldi.")
+    assert found.get("Chef Benedetta Rinaldi") == Category.PERSON.value
+    found = subjects("My mum's best friend Folake Adeyemi is sewing my wedding dress.")
+    assert found.get("Folake Adeyemi") == Category.PERSON.value
+    # The word before says what kind: a pet's name is no person.
+    found = subjects("We walk our dog Biscuit along the Tamarind Canal every morning.")
+    assert found.get("Biscuit") == Category.POSSESSION.value
+    # A title before common words is no one ("Captain" of a team, a trip by coach).
+    found = subjects("I booked the Coach Trip to Bruges for my sister's birthday.")
+    assert "Coach Trip" in found and found["Coach Trip"] != Category.PERSON.value
