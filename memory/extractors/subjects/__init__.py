@@ -232,14 +232,14 @@ def written_names(messages: Sequence[Message]) -> dict[str, str]:
     runs: dict[str, str] = {}
     lower: set[str] = set()
     for message in messages:
-        lines = markup_to_text(message.content).splitlines()
-        tokens = [m.group(0) for line in lines for m in _TOKEN.finditer(line + " \n")]
+        # No token holds a space or a line break: the text's tokens are its lines' tokens.
+        tokens = _TOKEN.findall(markup_to_text(message.content))
         if message.role != "user":
-            lower |= {_folded(t) for t in tokens if t.islower()}
+            lower.update(map(_folded, {t for t in tokens if t.islower()}))
         at = 1
         while at < len(tokens):
             before, word = tokens[at - 1], tokens[at]
-            if not (_capitalised(word) and before.isalpha() and before.islower()):
+            if not (before.isalpha() and before.islower() and _capitalised(word)):
                 at += 1
                 continue
             run = [word]
