@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from array import array
+from bisect import bisect_right
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 from typing import Any, Generic, TypeVar
 
 from django.conf import settings
+from django.db import connection
 from django.db.models import (
     Count,
     Exists,
@@ -1021,15 +1024,102 @@ def said_before(
     texts = list(
         episodes.order_by("-said_at").values_list("transcript_id", "text")[:SAID_BEFORE_LIMIT]
     )
+    return texts, _waiting_labels(owner, named)
+
+
+def _waiting_labels(owner: OwnerRef, named: Q) -> list[tuple[str, str]]:
     waiting = [CandidateStatus.PENDING, CandidateStatus.EXPIRED]
-    labels = [
+    return [
         (label, _first_text(held))
         for label, held in Candidate.objects.for_owner(owner)
         .filter(named, status__in=waiting)
         .order_by("-last_seen_at")
         .values_list("label_guess", "held_objects")
     ]
-    return texts, labels
+
+
+class SaidSoFar:
+    """:func:`said_before` for the conversations of one import, the same answer without a
+    query over every earlier message per conversation (which made an import's cost grow
+    with the square of its size): the person's own messages are read once, then only those
+    written since (by id), and each needle is looked for once per message, its matches kept.
+
+    SQLite only, whose ``icontains`` this reproduces (``LIKE``: upper and lower case are the
+    same for ASCII letters only) as it orders (its ``owner, -said_at`` index, equal times by
+    id); elsewhere each call is :func:`said_before`. The caller keeps it true: :meth:`check`
+    in each transaction before use (a message deleted since, e.g. by a delete-all, reads
+    everything again), :meth:`reset` after a rollback (ids may be given again)."""
+
+    def __init__(self, owner: Person) -> None:
+        self.owner = owner
+        self.reset()
+
+    def reset(self) -> None:
+        self._last = 0  # the highest id read
+        self._transcripts: list[int] = []  # per message, in id order
+        self._said_at: list[datetime] = []
+        self._texts: list[str] = []
+        self._starts: list[int] = []  # where each message starts in _lowered
+        self._lowered = bytearray()  # the messages, ASCII letters lowered, NUL between them
+        self._found: dict[bytes, tuple[array[int], int]] = {}  # needle: (messages, read up to)
+
+    def check(self) -> None:
+        """Read everything again if a message read was deleted since (one count; none
+        before the first read)."""
+        if not self._last:
+            return
+        kept = Episode.objects.for_owner(self.owner).filter(role="user", id__lte=self._last)
+        if kept.count() != len(self._texts):
+            self.reset()
+
+    def __call__(
+        self, needles: Iterable[str], *, exclude_transcript: int | None = None
+    ) -> tuple[list[tuple[int, str]], list[tuple[str, str]]]:
+        needles = sorted({n for n in needles if len(n) >= 3})
+        if connection.vendor != "sqlite" or any("\0" in n for n in needles):
+            return said_before(self.owner, needles, exclude_transcript=exclude_transcript)
+        if not needles:
+            return [], []
+        self._read()
+        rows: set[int] = set()
+        for n in needles:
+            rows.update(self._matches(n.encode().lower()))
+        order = sorted(r for r in rows if self._transcripts[r] != exclude_transcript)
+        order.sort(key=self._said_at.__getitem__, reverse=True)  # stable: equal times by id
+        texts = [(self._transcripts[r], self._texts[r]) for r in order[:SAID_BEFORE_LIMIT]]
+        named = Q()
+        for n in needles:
+            named |= Q(label_guess__icontains=n)
+        return texts, _waiting_labels(self.owner, named)
+
+    def _read(self) -> None:
+        for pk, transcript, said_at, text in (
+            Episode.objects.for_owner(self.owner)
+            .filter(role="user", id__gt=self._last)
+            .order_by("id")
+            .values_list("id", "transcript_id", "said_at", "text")
+        ):
+            self._last = pk
+            self._transcripts.append(transcript)
+            self._said_at.append(said_at)
+            self._texts.append(text)
+            self._starts.append(len(self._lowered))
+            # LIKE reads a text up to a NUL, if it holds one
+            self._lowered += text.partition("\0")[0].encode().lower() + b"\0"
+
+    def _matches(self, needle: bytes) -> array[int]:
+        """The messages that hold ``needle``, those read since its last look searched."""
+        rows, upto = self._found.get(needle, (array("l"), 0))
+        if upto < len(self._starts):
+            at = self._lowered.find(needle, self._starts[upto])
+            while at != -1:
+                row = bisect_right(self._starts, at) - 1
+                rows.append(row)
+                if row + 1 == len(self._starts):
+                    break
+                at = self._lowered.find(needle, self._starts[row + 1])  # the next message on
+            self._found[needle] = (rows, len(self._starts))
+        return rows
 
 
 def _first_text(held: Any) -> str:

@@ -51,6 +51,7 @@ from memory.imports.formats import (
 )
 from memory.models import ChatImport, Outcome, Receipt, Transcript
 from memory.owned import Person
+from memory.selectors import SaidSoFar
 from memory.services.bulk import claim_first
 from memory.services.ingest import Run, process_group, store
 from memory.services.receipts import receipt_write
@@ -667,9 +668,11 @@ def chat_import_process(
     process_group`: each conversation gated, applied and receipted on its own, one commit
     per group). ``on_done`` is called with each receipt once its group has committed."""
     ids = result.transcript_ids
+    said: SaidSoFar | None = None  # what the person said before, read once for the import
     for start in range(0, len(ids), GROUP_CONVERSATIONS):
         for group in _groups(ids[start : start + GROUP_CONVERSATIONS]):
-            for receipt in process_group(group, extractor=extractor):
+            said = said or SaidSoFar(group[0].owner)
+            for receipt in process_group(group, extractor=extractor, said=said):
                 result.processed.append(receipt)
                 if on_done is not None:
                     on_done(receipt)

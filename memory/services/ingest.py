@@ -38,7 +38,7 @@ from memory.models import DeletionBarrier, Outcome, Receipt, Transcript
 from memory.owned import Person
 from memory.proposals import AnyProposal, ProposalError, parse_proposals, proposals_dedupe
 from memory.receipt_summary import summarise
-from memory.selectors import gate_snapshot, recurring_subjects, said_before
+from memory.selectors import SaidSoFar, gate_snapshot, recurring_subjects, said_before
 from memory.services.apply import ApplyResult, CandidateDecided, plan_apply, plan_recheck
 from memory.services.barrier import (
     DeletionConflict,
@@ -530,8 +530,11 @@ def _finish(transcript: Transcript, *, status: str, receipt: Receipt, error: str
 # --- the pipeline ---------------------------------------------------------------------------
 
 
-def _read(transcript: Transcript, extractor: str) -> tuple[list[Message], list[AnyProposal]]:
-    """Messages and proposals of a stored transcript. Raises TranscriptError, ProposalError,
+def _read(
+    transcript: Transcript, extractor: str, said: SaidSoFar | None = None
+) -> tuple[list[Message], list[AnyProposal]]:
+    """Messages and proposals of a stored transcript (``said``: an import's
+    :func:`~memory.selectors.said_before`). Raises TranscriptError, ProposalError,
     ExtractorFailed."""
     if extractor == "proposals":
         try:
@@ -558,7 +561,11 @@ def _read(transcript: Transcript, extractor: str) -> tuple[list[Message], list[A
             return recurring_subjects(owner, keys)
 
         def history(needles: dict[str, str]) -> dict[str, Heard]:
-            texts, labels = said_before(owner, needles.values(), exclude_transcript=transcript.pk)
+            texts, labels = (
+                said(needles.values(), exclude_transcript=transcript.pk)
+                if said is not None
+                else said_before(owner, needles.values(), exclude_transcript=transcript.pk)
+            )
             return heard(texts, labels, needles)
 
         found = extract(
@@ -662,12 +669,14 @@ def _ingest_claimed(
     began: datetime,
     budget: float | None,
     apply: Callable[..., Receipt] | None = None,
+    said: SaidSoFar | None = None,
 ) -> Receipt:
     """:func:`process_now` once the transcript is claimed. ``apply``: how the proposals are
-    applied (:func:`apply_proposals`, or a group's, :func:`process_group`)."""
+    applied (:func:`apply_proposals`, or a group's, :func:`process_group`); ``said``: what
+    was said before, an import's (:func:`_read`)."""
     try:
         with _time_budget(budget):
-            messages, proposals = _read(transcript, run.extractor)
+            messages, proposals = _read(transcript, run.extractor, said)
     except Exception as exc:  # a bug must not leave the transcript in ``processing`` either
         outcome, error, detail = _read_failure(exc, transcript, run.extractor)
         receipt = _receipt(
@@ -911,7 +920,10 @@ class _Group:
 
 
 def process_group(
-    transcripts: Sequence[Transcript], *, extractor: str | None = None
+    transcripts: Sequence[Transcript],
+    *,
+    extractor: str | None = None,
+    said: SaidSoFar | None = None,
 ) -> list[Receipt]:
     """Process stored transcripts of one owner now, in order, in one transaction: each one
     claimed, read, gated against what the ones before it wrote, applied and receipted on its
@@ -922,7 +934,10 @@ def process_group(
     If anything fails inside the group (a database error, a unique-key race, a deletion, a
     transcript another worker holds), the whole group rolls back, nothing of it written, and
     each transcript is processed on its own by :func:`process_now`, whose retries and failure
-    receipts then apply to the one that fails while the others land."""
+    receipts then apply to the one that fails while the others land.
+
+    ``said``: what the person said before, kept across an import's groups (each conversation
+    reads the earlier ones' messages; the same answer as :func:`~memory.selectors.said_before`)."""
     if not transcripts:
         return []
     owner = transcripts[0].owner
@@ -931,17 +946,23 @@ def process_group(
     try:
         with transaction.atomic():
             group = _Group(barrier=barrier_lock(owner))
+            if said is not None:
+                said.check()  # under the barrier: no deletion commits while the group runs
             receipts = []
             for transcript in transcripts:
                 run = Run.begin(owner, transcript.source, extractor=extractor)
                 if not transcript_claim(transcript, now=timezone.now()):
                     raise _Regroup(f"transcript {transcript.pk} is not free to claim")
                 receipts.append(
-                    _ingest_claimed(run, transcript, timezone.now(), None, apply=group.apply)
+                    _ingest_claimed(
+                        run, transcript, timezone.now(), None, apply=group.apply, said=said
+                    )
                 )
             episodes_index(owner_id=owner.pk, inserted=group.episodes)
         return receipts
     except Exception as exc:  # rolled back whole: each one again, on its own
+        if said is not None:
+            said.reset()  # it read the group's own messages, now gone
         log.warning(
             "a group of %d transcripts rolled back (%s: %s); processing them one by one",
             len(transcripts),

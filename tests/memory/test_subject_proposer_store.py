@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from memory.models import Candidate
+from memory import selectors
+from memory.models import Candidate, Episode, Transcript
 from memory.selectors import recurring_subjects, said_before
 from memory.services.ingest import ingest_text
 from memory.vocab import CandidateStatus
@@ -81,3 +82,79 @@ def test_a_weak_subject_said_in_two_conversations_becomes_one_card(owner: Any) -
     ingest_text(owner=owner, text=_said(said[1][1], when), name="two", extractor="rules")
     (card,) = Candidate.objects.for_owner(owner).filter(canonical_key="snowdon hike")
     assert card.reason == "proposed" and card.status == CandidateStatus.PENDING
+
+
+def _episodes(owner: Any, name: str, said: list[tuple[str, str, datetime]]) -> int:
+    transcript = Transcript.objects.create(owner=owner, name=name, text="x", sha256=name)
+    Episode.objects.bulk_create(
+        Episode(
+            owner=owner,
+            transcript=transcript,
+            message_id=f"m{seq}",
+            seq=seq,
+            role=role,
+            text=text,
+            said_at=when,
+            learned_at=when,
+        )
+        for seq, (role, text, when) in enumerate(said)
+    )
+    return transcript.pk
+
+
+def test_an_imports_said_so_far_answers_as_said_before(
+    owner: Any, other_user: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The import's index of what was said gives said_before's answer, in its order: ASCII
+    letters in either case but no other letter (SQLite's LIKE: "CAFÉ" is not "café"), equal
+    times by id, the newest first up to the limit, messages written since it last read and
+    a deletion seen by ``check``."""
+    monkeypatch.setattr(selectors, "SAID_BEFORE_LIMIT", 2)
+    day = datetime(2026, 3, 1, tzinfo=UTC)
+    later = datetime(2026, 3, 2, tzinfo=UTC)
+    first = _episodes(
+        owner,
+        "one",
+        [
+            ("user", "My GARDEN shed is at the Café.", day),
+            ("assistant", "Your garden sounds lovely.", day),
+            ("user", "the CAFÉ opens at nine", day),
+            ("user", "we watered the gardens", later),
+        ],
+    )
+    _episodes(other_user, "theirs", [("user", "My garden flooded.", later)])
+    second = _episodes(
+        owner,
+        "two",
+        [("user", "Garden party today", day), ("user", "a shed with 100% rust_proof paint", day)],
+    )
+    said = selectors.SaidSoFar(owner)
+    asks: list[tuple[list[str], int | None]] = [
+        (["garden"], None),
+        (["garden"], first),
+        (["café", "shed"], second),
+        (["CAFÉ"], None),
+        (["100%", "rust_"], None),
+        (["garden", "shed", "café", "ab"], None),
+        (["nothing here"], None),
+    ]
+
+    def same() -> None:
+        for needles, exclude in asks:
+            expected = said_before(owner, needles, exclude_transcript=exclude)
+            assert said(needles, exclude_transcript=exclude) == expected, needles
+
+    same()
+    assert said(["garden"])[0] == [
+        (first, "we watered the gardens"),
+        (first, "My GARDEN shed is at the Café."),
+    ]  # the limit, of three: an equal time by id
+    third = _episodes(owner, "three", [("user", "The garden CAFÉ and the shed", later)])
+    make_candidate(owner=owner, label="Garden Shed")
+    same()
+    Episode.objects.filter(transcript_id=third).delete()
+    said.check()
+    same()
+    Transcript.objects.filter(pk=second).delete()
+    said.check()
+    same()

@@ -9,9 +9,11 @@ sentences join that card instead of making another.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from bisect import bisect_right
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import accumulate
 
 from memory.extractors import patterns as p
 from memory.extractors.subjects import Heard
@@ -50,6 +52,24 @@ def names_it(text: str, key: str) -> bool:
     return _names(_said(text), key)
 
 
+def _holding(
+    parts: Sequence[str], joined: str, starts: Sequence[int], needle: str
+) -> Iterator[int]:
+    """The positions of the texts ``parts`` that hold ``needle``, in order: one search of
+    them ``joined`` by a NUL (which no needle of words holds; each begins at ``starts``),
+    not one per text."""
+    if not parts or not needle or "\0" in needle:
+        yield from (at for at, part in enumerate(parts) if needle in part)
+        return
+    found = joined.find(needle)
+    while found != -1:
+        at = bisect_right(starts, found) - 1
+        yield at
+        if at + 1 == len(starts):
+            return
+        found = joined.find(needle, starts[at + 1])
+
+
 def heard(
     texts: Sequence[tuple[int, str]],
     labels: Sequence[tuple[str, str]],
@@ -62,11 +82,14 @@ def heard(
     # Each message lowered once, and split and read once when a subject's needle is in it,
     # not once per subject: an import reads thousands of earlier messages per conversation.
     lowered = [text.lower() for _transcript, text in texts]
+    joined = "\0".join(lowered)
+    starts = list(accumulate((len(part) + 1 for part in lowered[:-1]), initial=0))
     sentences: dict[int, tuple[_Said, ...]] = {}  # by position in ``texts``
     for key, needle in needles.items():
         conversations: set[int] = set()
-        for at, (transcript, text) in enumerate(texts):
-            if transcript in conversations or needle not in lowered[at]:
+        for at in _holding(lowered, joined, starts, needle):
+            transcript, text = texts[at]
+            if transcript in conversations:
                 continue
             if at not in sentences:
                 sentences[at] = _sentences(text)
