@@ -185,6 +185,11 @@ def test_a_way_back_the_story_cannot_try_is_skipped_and_said() -> None:
         ("dentist", ["suppress"], ["new_conversation", "variant_title"]),
         # The whole forgotten name with a verb read into the label ("Vasquez Coaches").
         ("track-coach", ["suppress"], ["repeated_mentions"]),
+        # A thing said by its rare head word alone ("my fasciitis"); "Plantar Warts" kept.
+        ("heel", ["forget_what_was_said"], ["variant_nickname"]),
+        # A trade's title before a given name ("Chef Benedetta"), the card first read as an
+        # organisation.
+        ("pasta-course", ["forget_what_was_said"], ["variant_nickname"]),
     ],
 )
 def test_other_words_for_a_person_or_a_name_hold(
