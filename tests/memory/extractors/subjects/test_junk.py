@@ -14,6 +14,7 @@ from memory.extractors.subjects.phrases import Phrase, phrases
 from memory.extractors.subjects.standard import clause_label
 from memory.proposals import CandidateProposal, NodeProposal
 from memory.transcripts import Message
+from tests.memory.extractors.subjects.chats import chat
 
 SAID = datetime(2026, 3, 2, 12, 0, tzinfo=UTC)
 
@@ -129,12 +130,7 @@ def test_a_name_with_letters_beyond_ascii_is_a_name() -> None:
 
 
 def _chat(*turns: str) -> list[Message]:
-    return [
-        Message(f"M{i}", "assistant", t[3:], SAID)
-        if t.startswith("A: ")
-        else Message(f"M{i}", "user", t, SAID)
-        for i, t in enumerate(turns)
-    ]
+    return chat(*turns, at=SAID)
 
 
 def test_names_the_batch_writes_capitalised_inside_a_sentence() -> None:

@@ -13,17 +13,13 @@ from memory.extractors.subjects import extract
 from memory.extractors.subjects.typed import typed_names
 from memory.proposals import CandidateProposal, NodeProposal
 from memory.transcripts import Message
+from tests.memory.extractors.subjects.chats import chat
 
 SAID = datetime(2026, 5, 4, 9, 0, tzinfo=UTC)
 
 
 def _chat(*turns: str) -> list[Message]:
-    return [
-        Message(f"M{i}", "assistant", t[3:], SAID)
-        if t.startswith("A: ")
-        else Message(f"M{i}", "user", t, SAID)
-        for i, t in enumerate(turns)
-    ]
+    return chat(*turns, at=SAID)
 
 
 @pytest.mark.parametrize(
