@@ -121,9 +121,12 @@ def _theirs(tokens: list[str], at: int) -> bool:
 
 def _leads_clause(tokens: list[str], at: int) -> bool:
     """The word at ``at`` starts a clause ("..., felipe is driving", "that felipe left") and
-    does something there (a verb after it, or a role set off in brackets after it)."""
+    does something there (a verb after it, or a role set off in brackets after it). A word
+    after someone's possessive ("idris's brithday is next week") is a thing of theirs."""
     before = tokens[at - 1].lower() if at > 0 else ""
     if before.isalpha() and before not in ("and", "but", "so", "that", "then", "because"):
+        return False
+    if before.endswith(("'s", "’s", "s'", "s’")):
         return False
     after = tokens[at + 1] if at + 1 < len(tokens) else ""
     if after == "(":

@@ -60,6 +60,8 @@ def test_a_title_goes_with_the_name() -> None:
         "shes great and hes fine",  # contractions typed bare
         "the mochi is sitting on the counter",  # a word after "the" leads no clause
         "i ate mochi yesterday",  # no name's place: after a verb
+        "Idris's brithday is next week",  # after someone's possessive: a thing of theirs
+        "my sister's wedfing was lovely",
     ],
 )
 def test_what_stands_there_and_is_no_name(said: str) -> None:
