@@ -1145,7 +1145,7 @@ def _names_it(words: list[str], stems: list[str], t: Tombstone) -> bool:
     mine = set(stems)
     if any(stem(w) in mine for w in t.words) or any(shares_name(mine, n) for n in t.groups):
         return True
-    if any(rare_head(n) in mine for n in t.groups if rare_head(n)):
+    if any(head and head in mine for head in map(rare_head, t.groups)):
         return True
     return any(_variant_of(w, t) for w in set(words) if w not in t.exceptions)
 
