@@ -28,6 +28,7 @@ from collections.abc import Iterable, Sequence
 from memory.extractors import patterns as p
 from memory.extractors.asides import not_own, unmeant
 from memory.extractors.rules.preferences import CATCH_ALL
+from memory.extractors.subjects.forms import fault
 from memory.extractors.subjects.phrases import (
     BARE_CONTRACTIONS,
     lexical_tag,
@@ -264,7 +265,8 @@ def _not_a_thing(label: str, quotes: Sequence[str]) -> bool:
 def unheld(found: Sequence[AnyProposal], feelings: set[str]) -> set[str]:
     """The subjects of ``found`` below the standard: every sentence an offer to the listener
     or said of the listener, a feeling or quality (``feelings``: the labels the embedding
-    model reads as one), or a lone adjective or adverb."""
+    model reads as one), a lone adjective or adverb, or words that cannot name a thing
+    (:func:`.forms.fault`: "Making a Difference", "Kids a Loving Home", "Tues")."""
     quotes: dict[str, list[str]] = {}
     texts: dict[str, list[str]] = {}
     for proposal in found:
@@ -287,6 +289,10 @@ def unheld(found: Sequence[AnyProposal], feelings: set[str]) -> set[str]:
         elif label in feelings or label == CATCH_ALL or _not_a_thing(label, said):
             # The rules' bucket for a liking with no subject ("I love being a mom") is no
             # subject either: the proposer reads the sentence for one.
+            out.add(label)
+        elif fault(label, said):
+            # Words that cannot name a thing: a verb phrase, a piece of a clause, a lone
+            # verb or plural, a weekday (:mod:`.forms`).
             out.add(label)
     return out
 

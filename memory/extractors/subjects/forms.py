@@ -1,0 +1,185 @@
+"""A label's form: whether its words can name a thing at all, read from English grammar.
+
+A card's label names someone, somewhere or something of a life: a noun phrase ("Pottery
+Class", "Rescue Dog", "Lisbon"). Extractors take labels from sentences, and the sentences'
+other shapes come through as labels a person rejects on sight. These are judged here from the
+label's words (their part of speech by the tagger's lexicon, their frequency) and how the
+person wrote them, never from a list of sentences:
+
+- ``doing``: a verb phrase, something done rather than a thing: a verb or a gerund leading an
+  object with an article, a possessive, a pronoun, a particle or an adjective after it
+  ("Making a Difference", "Building Up Confidence", "Staying Positive", "Inspiring Others"),
+  a gerund of a common verb with only a generic word after it ("Helping People", "Spending
+  Time"), a verb after "to", a modal or "help" ("to spread understanding");
+- ``clause``: a piece of a sentence with its verb in it ("Conversations Going", "Kinds
+  Celebrating Love"), two phrases run together with an article between ("Kids a Loving Home"),
+  or led by a quantifier ("All the Good Vibes", "All Dances");
+- ``verb``: one word English uses as a verb ("Believe", "Refreshes");
+- ``time``: a day of the week or its short form ("Tues"): when, not what;
+- ``slip``: one word typed with a slip whose meant word is no thing ("Couragous");
+- ``shorthand``: one word of consonants English does not know ("Smth", "Wknd"): letters
+  standing for a word;
+- ``plural``: one plural common noun alone ("Mountains", "Mentors", "Chats"): a kind of thing,
+  not one thing of a life;
+- ``group``: the person's family as a whole ("Family", "Fam"): no one in particular.
+
+Only a label the person wrote in lower case is judged: a name ("Make-A-Wish", "Believe
+Academy") is its own. Pure: no database, no model.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from memory.extractors.subjects.phrases import lexical_tag, meant, words_of, written_plain, zipf
+
+_ARTICLES = frozenset("a an the".split())
+_POSSESSIVES = frozenset("my our your his her their its".split())
+_PRONOUNS = frozenset(
+    "me us you him her them it others myself ourselves yourself themselves everyone someone "
+    "people".split()
+)
+_PARTICLES = frozenset("up out around down off over back away along through".split())
+_QUANTIFIERS = frozenset("all some any every many most more such both few several lots".split())
+# Words that lead a verb's plain form: "to spread", "can make", "help make", "wanna try".
+_INFINITIVE = frozenset(
+    "to can could will would should might must may shall help helps helped let lets wanna gonna"
+    " gotta".split()
+)
+_PREPOSITIONS = frozenset(
+    "of to in on at for with from by into onto about near around across over under between"
+    " through after before".split()
+)
+# What follows a gerund in a verb phrase that names nothing: "helping people", "spending
+# time", "trusting life".
+_GENERIC = frozenset(
+    "people time life things stuff others folks everyone everything someone something lot lots"
+    " way ways world".split()
+)
+_WEEKDAYS = frozenset(
+    "monday tuesday wednesday thursday friday saturday sunday mon tue tues wed weds thu thur"
+    " thurs fri sat sun".split()
+)
+_GROUPS = frozenset("family fam folks relatives".split())
+# A gerund whose verb the lexicon tags as a verb ("helping", "building", "spending"); a noun in
+# -ing is not one ("clothing", "morning", "wedding").
+_VERB_TAGS = ("VB", "VBP")
+# What a gerund takes that is no object: an adjective, a participle, a verb, an adverb.
+_NO_OBJECT = ("JJ", "VBN", "VB", "RB")
+_VOWELS = frozenset("aeiou")
+
+
+def _gerund(word: str) -> bool:
+    if not word.endswith("ing") or len(word) < 5:
+        return False
+    if lexical_tag(word) == "VBG":
+        return True
+    stem = word[:-3]
+    stems = {stem, stem + "e"} | ({stem[:-1]} if len(stem) > 2 and stem[-1] == stem[-2] else set())
+    return any(lexical_tag(s) in _VERB_TAGS for s in stems)
+
+
+def _verb(word: str) -> bool:
+    """A word the lexicon tags as a verb in a finite or plain form, or an -s/-es form of one it
+    tags as a verb ("refreshes" of "refresh")."""
+    if lexical_tag(word) in ("VB", "VBP", "VBZ", "VBD", "MD"):
+        return True
+    if lexical_tag(word):
+        return False
+    for cut in (word[:-2], word[:-1]) if word.endswith("es") else (word[:-1],):
+        if word.endswith("s") and lexical_tag(cut) in _VERB_TAGS:
+            return True
+    return False
+
+
+def _before(label_words: list[str], quotes: Sequence[str]) -> str:
+    """The word the person said just before the label, in the first sentence that says it."""
+    size = len(label_words)
+    for quote in quotes:
+        words = [w.lower() for w in re.findall(r"[A-Za-z][A-Za-z'’-]*", quote)]
+        for at in range(len(words) - size + 1):
+            if words[at : at + size] == label_words:
+                return words[at - 1] if at else ""
+    return ""
+
+
+def _doing(words: list[str], quotes: Sequence[str]) -> bool:
+    first, rest = words[0], words[1:]
+    before = _before(words, quotes)
+    if before in _ARTICLES | _POSSESSIVES or lexical_tag(before).startswith(("JJ", "CD")):
+        return False  # "a hiking trip", "my dancing passion": a noun phrase
+    if _gerund(first):
+        after = rest[0]
+        if after in _ARTICLES | _POSSESSIVES | _PRONOUNS | _PARTICLES:
+            return True
+        if len(rest) == 1 and lexical_tag(after).startswith(_NO_OBJECT):
+            return True  # "Staying Positive", "Feeling Stuck", "Letting Go"
+        return len(rest) == 1 and after in _GENERIC
+    if lexical_tag(first) in _VERB_TAGS:
+        return (
+            before in _INFINITIVE
+            or rest[0] in _ARTICLES | _POSSESSIVES | _PRONOUNS
+            or lexical_tag(rest[0]).startswith(("RB", "JJR"))  # "Work Harder"
+        )
+    return before in _INFINITIVE and _verb(first)
+
+
+def _clause(words: list[str]) -> bool:
+    if words[0] in _QUANTIFIERS:
+        return True
+    for at in range(1, len(words)):
+        word, prior = words[at], words[at - 1]
+        if word in _ARTICLES | _POSSESSIVES and prior not in _PREPOSITIONS and at > 0:
+            return True  # "Kids a Loving Home"; "Trip to the East Coast" is a phrase
+        if lexical_tag(prior) == "NNS" and (_gerund(word) or _verb(word)):
+            return True  # "Conversations Going", "Kinds Celebrating Love"
+    return False
+
+
+def _plural(word: str) -> bool:
+    if word.endswith("ics"):
+        return False  # "calisthenics", "aerobics": one activity
+    if lexical_tag(word) == "NNS":
+        return True
+    if lexical_tag(word) or not word.endswith("s") or word.endswith("ss"):
+        return False
+    return lexical_tag(word[:-1]).startswith("NN") or lexical_tag(word[:-2]).startswith("NN")
+
+
+def _one_word(word: str) -> str | None:
+    if word in _WEEKDAYS:
+        return "time"
+    if word in _GROUPS:
+        return "group"
+    if not _VOWELS & set(word) and not lexical_tag(word):
+        return "shorthand"  # "rn", "smth", "wknd": letters for a word ("gym" is one)
+    if _gerund(word):
+        return None  # "Volunteering", "Climbing": something the person does
+    fixed = meant(word)
+    if fixed != word and zipf(fixed) > zipf(word):
+        tag = lexical_tag(fixed)
+        return "slip" if tag.startswith(("JJ", "RB", "VB")) else None
+    if _verb(word):
+        return "verb"
+    if _plural(word):
+        return "plural"
+    return None
+
+
+def fault(label: str, quotes: Sequence[str]) -> str | None:
+    """Why ``label`` cannot name a thing (one of the kinds above), or ``None``. ``quotes``: the
+    sentences it was taken from. A label written as a name in every one of them is not
+    judged, but for a weekday (always written with a capital)."""
+    words = [w.lower() for w in words_of(label)]
+    if len(words) == 1 and words[0] in _WEEKDAYS:
+        return "time"
+    if not words or not any(written_plain(label, quote) for quote in quotes):
+        return None
+    if len(words) == 1:
+        return _one_word(words[0])
+    if _doing(words, quotes):
+        return "doing"
+    if _clause(words):
+        return "clause"
+    return None
