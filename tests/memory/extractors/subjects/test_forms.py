@@ -1,0 +1,80 @@
+"""A label's form (memory/extractors/subjects/forms.py): words that cannot name a thing are
+held back, and the noun phrases that look like them are not, each way round."""
+
+from __future__ import annotations
+
+import pytest
+
+from memory.extractors.subjects.forms import fault
+
+
+@pytest.mark.parametrize(
+    ("label", "said", "kind"),
+    [
+        # a verb phrase: a gerund or a verb with an article, a possessive, a pronoun, a
+        # particle or no object after it, or a verb after "to" / a modal / "help"
+        (
+            "Making a Change",
+            "honestly i just want to feel like im making a change at work",
+            "doing",
+        ),
+        ("Growing My Network", "growing my network is the whole point of the conference", "doing"),
+        ("Cheering Others", "she says i'm good at cheering others on", "doing"),
+        ("Keeping Calm", "keeping calm is hard with two toddlers", "doing"),
+        ("Giving Up", "giving up sugar for lent this year", "doing"),
+        ("Spending Time", "we love spending time at my aunt's place", "doing"),
+        ("Raise Awareness", "we hope to raise awareness about the canal clean-up", "doing"),
+        ("Try Harder", "i should try harder with my french", "doing"),
+        # a clause, two phrases run together, a quantifier leading
+        ("Bills Keep", "the gas bills keep going up", "clause"),
+        ("Kids Playing Outside", "i love seeing the kids playing outside", "clause"),
+        ("Neighbours a Card", "we sent the neighbours a card", "clause"),
+        ("All the Little Things", "it's all the little things that get me", "clause"),
+        # one word: a verb, a weekday, the family, letters for a word, a plural class
+        ("Reminds", "that song reminds me of summer", "verb"),
+        ("Weds", "choir is on Weds now", "time"),
+        ("Thursday", "see you Thursday at the allotment", "time"),
+        ("Family", "family comes first for me", "group"),
+        ("Wknd", "big wknd coming up", "shorthand"),
+        ("Hills", "we walked in the hills all day", "plural"),
+    ],
+)
+def test_words_that_cannot_name_a_thing(label: str, said: str, kind: str) -> None:
+    assert fault(label, [said]) == kind
+
+
+@pytest.mark.parametrize(
+    ("label", "said"),
+    [
+        # a gerund as a modifier in a noun phrase, or an activity of its own
+        ("Sailing Club", "i joined a sailing club in Cowes"),
+        ("Hiking Boots", "my hiking boots finally gave up"),
+        ("Baking Bread", "baking bread every sunday is my thing"),
+        ("Volunteering", "i started volunteering at the food bank"),
+        ("Climbing", "we go climbing twice a week"),
+        # a noun phrase with a preposition and an article
+        ("Trip to the Lakes", "we are planning a trip to the lakes"),
+        # a name is its own, however it reads
+        ("Make-A-Wish", "I volunteer with Make-A-Wish"),
+        ("Believe Academy", "my son goes to Believe Academy"),
+        # one word that names a thing: an activity in -ics, a thing, a word with a vowel
+        ("Gymnastics", "my daughter does gymnastics on saturdays"),
+        ("Allotment", "the allotment is finally producing courgettes"),
+        ("Gym", "i joined a gym last month"),
+        ("Son", "my son starts school in september"),
+    ],
+)
+def test_noun_phrases_and_names_are_not_faulted(label: str, said: str) -> None:
+    assert fault(label, [said]) is None
+
+
+def test_a_weekday_is_time_even_written_as_a_name() -> None:
+    assert fault("Tues", ["we meet every Tues"]) == "time"
+
+
+def test_a_label_written_as_a_name_everywhere_is_not_judged() -> None:
+    assert fault("Raise Awareness", ["We run Raise Awareness, a small charity"]) is None
+
+
+def test_no_words_no_fault() -> None:
+    assert fault("", ["anything"]) is None
