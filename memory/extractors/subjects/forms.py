@@ -32,7 +32,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from memory.extractors.subjects.phrases import lexical_tag, meant, words_of, written_plain, zipf
+from memory.extractors.subjects.phrases import lexical_tag, meant, zipf
 
 _ARTICLES = frozenset("a an the".split())
 _POSSESSIVES = frozenset("my our your his her their its".split())
@@ -61,6 +61,7 @@ _WEEKDAYS = frozenset(
     "monday tuesday wednesday thursday friday saturday sunday mon tue tues wed weds thu thur"
     " thurs fri sat sun".split()
 )
+_DO = frozenset("do does did don't doesn't didn't".split())
 _GROUPS = frozenset("family fam folks relatives".split())
 # A gerund whose verb the lexicon tags as a verb ("helping", "building", "spending"); a noun in
 # -ing is not one ("clothing", "morning", "wedding").
@@ -68,6 +69,25 @@ _VERB_TAGS = ("VB", "VBP")
 # What a gerund takes that is no object: an adjective, a participle, a verb, an adverb.
 _NO_OBJECT = ("JJ", "VBN", "VB", "RB")
 _VOWELS = frozenset("aeiou")
+# A plural this common is a kind of thing ("plans", "books", "parents"); a rarer one is often
+# what a person keeps or lives with ("chickens", "pigeons", "migraines").
+_COMMON_PLURAL = 4.2
+# Words in any script: "Almería" is one word, not "Almer" and "a".
+_WORD = re.compile(r"[^\W_][\w'’&-]*")
+
+
+# The same words and the marks between them.
+_TOKEN = re.compile(r"[^\W_][\w'’&-]*|[^\w\s]")
+
+
+def _words(text: str) -> list[str]:
+    return [w.lower().replace("’", "'") for w in _WORD.findall(text)]
+
+
+def _written_plain(words: list[str], quote: str) -> bool:
+    """Whether the person wrote one of ``words`` in lower case in ``quote``."""
+    wanted = set(words)
+    return any(w.islower() for w in _WORD.findall(quote) if w.lower().replace("’", "'") in wanted)
 
 
 def _gerund(word: str) -> bool:
@@ -94,10 +114,11 @@ def _verb(word: str) -> bool:
 
 
 def _before(label_words: list[str], quotes: Sequence[str]) -> str:
-    """The word the person said just before the label, in the first sentence that says it."""
+    """The word the person said just before the label, in the first sentence that says it;
+    a mark between them is what is before it ("don't forget, believe in yourself": ",")."""
     size = len(label_words)
     for quote in quotes:
-        words = [w.lower() for w in re.findall(r"[A-Za-z][A-Za-z'’-]*", quote)]
+        words = [w.lower().replace("’", "'") for w in _TOKEN.findall(quote)]
         for at in range(len(words) - size + 1):
             if words[at : at + size] == label_words:
                 return words[at - 1] if at else ""
@@ -138,8 +159,8 @@ def _clause(words: list[str]) -> bool:
 
 
 def _plural(word: str) -> bool:
-    if word.endswith("ics"):
-        return False  # "calisthenics", "aerobics": one activity
+    if word.endswith("ics") or zipf(word) < _COMMON_PLURAL:
+        return False  # "calisthenics": one activity; "chickens": a rarer kind, often kept
     if lexical_tag(word) == "NNS":
         return True
     if lexical_tag(word) or not word.endswith("s") or word.endswith("ss"):
@@ -147,20 +168,29 @@ def _plural(word: str) -> bool:
     return lexical_tag(word[:-1]).startswith("NN") or lexical_tag(word[:-2]).startswith("NN")
 
 
-def _one_word(word: str) -> str | None:
+def _one_word(word: str, quotes: Sequence[str]) -> str | None:
     if word in _WEEKDAYS:
         return "time"
     if word in _GROUPS:
         return "group"
-    if not _VOWELS & set(word) and not lexical_tag(word):
-        return "shorthand"  # "rn", "smth", "wknd": letters for a word ("gym" is one)
+    before = _before([word], quotes)
+    if not _VOWELS & set(word) and not lexical_tag(word) and before not in _PREPOSITIONS:
+        # "rn", "smth", "wknd": letters for a word ("gym" is one); what follows a preposition
+        # is named there ("built with dbt", "good at sql")
+        return "shorthand"
     if _gerund(word):
         return None  # "Volunteering", "Climbing": something the person does
+    # After an article or a possessive a word is a noun, whatever else it can be ("ask for a
+    # raise", "my crush"), and so is the object of a verb ("we keep ferrets"; "do" leads a
+    # verb: "i do believe").
+    named = before in _ARTICLES | _POSSESSIVES or (
+        lexical_tag(before).startswith("VB") and before not in _DO
+    )
     fixed = meant(word)
     if fixed != word and zipf(fixed) > zipf(word):
         tag = lexical_tag(fixed)
-        return "slip" if tag.startswith(("JJ", "RB", "VB")) else None
-    if _verb(word):
+        return "slip" if tag.startswith(("JJ", "RB", "VB")) and not named else None
+    if _verb(word) and not named:
         return "verb"
     if _plural(word):
         return "plural"
@@ -171,13 +201,13 @@ def fault(label: str, quotes: Sequence[str]) -> str | None:
     """Why ``label`` cannot name a thing (one of the kinds above), or ``None``. ``quotes``: the
     sentences it was taken from. A label written as a name in every one of them is not
     judged, but for a weekday (always written with a capital)."""
-    words = [w.lower() for w in words_of(label)]
+    words = _words(label)
     if len(words) == 1 and words[0] in _WEEKDAYS:
         return "time"
-    if not words or not any(written_plain(label, quote) for quote in quotes):
+    if not words or not any(_written_plain(words, quote) for quote in quotes):
         return None
     if len(words) == 1:
-        return _one_word(words[0])
+        return _one_word(words[0], quotes)
     if _doing(words, quotes):
         return "doing"
     if _clause(words):

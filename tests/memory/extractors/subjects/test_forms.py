@@ -32,11 +32,14 @@ from memory.extractors.subjects.forms import fault
         ("All the Little Things", "it's all the little things that get me", "clause"),
         # one word: a verb, a weekday, the family, letters for a word, a plural class
         ("Reminds", "that song reminds me of summer", "verb"),
+        ("Believe", "don't worry, believe in yourself", "verb"),
         ("Weds", "choir is on Weds now", "time"),
         ("Thursday", "see you Thursday at the allotment", "time"),
         ("Family", "family comes first for me", "group"),
         ("Wknd", "big wknd coming up", "shorthand"),
         ("Hills", "we walked in the hills all day", "plural"),
+        ("Books", "my books are everywhere in this flat", "plural"),
+        ("Smth", "can you suggest smth to read on the train", "shorthand"),
     ],
 )
 def test_words_that_cannot_name_a_thing(label: str, said: str, kind: str) -> None:
@@ -62,6 +65,18 @@ def test_words_that_cannot_name_a_thing(label: str, said: str, kind: str) -> Non
         ("Allotment", "the allotment is finally producing courgettes"),
         ("Gym", "i joined a gym last month"),
         ("Son", "my son starts school in september"),
+        # a word that can be a verb is a noun after an article or a possessive
+        ("Promotion", "i'm going for a promotion in the spring"),
+        ("Catch", "my catch of the day was a pike"),
+        ("Raise", "i'm asking my boss for a raise in june"),
+        # letters after a preposition are named there: a tool, not shorthand
+        ("Npm", "the frontend is built with npm and Vite"),
+        # a rarer plural is often what a person keeps or lives with
+        ("Ferrets", "we keep ferrets, three of them"),
+        ("Headaches", "i get headaches most afternoons"),
+        # a name in another script is one word ("Almería" is not "Almer a")
+        ("Almería", "I grew up in Almería, near the sea"),
+        ("Łódź", "my cousin lives in Łódź and teaches there"),
     ],
 )
 def test_noun_phrases_and_names_are_not_faulted(label: str, said: str) -> None:
