@@ -7,7 +7,8 @@ the person would keep a card under that label (``keep``; else the kind of junk: 
 - **the standard** (:func:`held_back`, pure): given that sentence, would the label standard
   every extracted subject meets (:func:`memory.extractors.subjects.held`) hold the label
   back (or cut it to another label)? A junk label held back is caught; a keep held back is
-  lost.
+  lost. Of those, the ones cut or respelled to another label ("Fam Camping" to "Family
+  Camping") still make a card under it: counted apart as ``respelled``.
 - **the proposer** (:func:`proposed`, pure): the offline extractor run on the sentence alone
   (as one user message, with no history). A keep label proposed (by its canonical key) is
   found; a junk label proposed is junk in the queue.
@@ -65,13 +66,18 @@ def read_fixture(path: Path) -> list[Item]:
     return [Item(i["said"], i["label"], i["keep"], i["kind"]) for i in data["items"]]
 
 
-def held_back(label: str, said: str) -> bool:
-    """Whether the label standard holds ``label`` back when it was taken from ``said``."""
+def standard_labels(label: str, said: str) -> list[str]:
+    """The labels the label standard leaves of ``label`` taken from ``said``: itself, another
+    it was cut or respelled to, or none."""
     card = NodeProposal(label=label, evidence=(EvidenceSpan(message_id="M1", quote=said),))
+    return [p.label for p in held([card]) if isinstance(p, NodeProposal)]
+
+
+def held_back(label: str, said: str) -> bool:
+    """Whether the label standard holds ``label`` back (or cuts it to another) when it was
+    taken from ``said``."""
     key = canonical_key(label)
-    return not any(
-        isinstance(p, NodeProposal) and canonical_key(p.label) == key for p in held([card])
-    )
+    return all(canonical_key(left) != key for left in standard_labels(label, said))
 
 
 def proposed(label: str, said: str) -> bool:
@@ -87,6 +93,7 @@ def proposed(label: str, said: str) -> bool:
 class Tally:
     items: int = 0
     held_back: int = 0
+    respelled: int = 0
     proposed: int = 0
 
     def as_json(self) -> dict[str, Any]:
@@ -95,6 +102,7 @@ class Tally:
             "items": self.items,
             "held_back": self.held_back,
             "held_back_rate": share(self.held_back),
+            "respelled": self.respelled,
             "proposed": self.proposed,
             "proposed_rate": share(self.proposed),
         }
@@ -107,13 +115,15 @@ def run_eval(items: list[Item]) -> dict[str, Any]:
     lost: list[str] = []
     leaked: list[str] = []
     for item in items:
-        back = held_back(item.label, item.said)
+        left = standard_labels(item.label, item.said)
+        back = all(canonical_key(x) != canonical_key(item.label) for x in left)
         made = proposed(item.label, item.said)
         for name in (item.kind, "junk" if not item.keep else None):
             if name:
                 tally = tallies[name]
                 tally.items += 1
                 tally.held_back += back
+                tally.respelled += back and bool(left)
                 tally.proposed += made
         if item.keep and back:
             lost.append(item.label)
@@ -129,6 +139,8 @@ def run_eval(items: list[Item]) -> dict[str, Any]:
             "junk_caught": _rate(junk.held_back, junk.items),
             "keeps_lost": _rate(keep.held_back, keep.items),
             "precision": _rate(junk.held_back, junk.held_back + keep.held_back),
+            # held back as judged but still a card under another label
+            "junk_respelled": _rate(junk.respelled, junk.items),
         },
         "proposer": {
             "keeps_found": _rate(keep.proposed, keep.items),

@@ -13,7 +13,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from eval.fixture_files import FixtureError
-from eval.labels import Item, held_back, proposed, read_fixture, run_eval
+from eval.labels import Item, held_back, proposed, read_fixture, run_eval, standard_labels
 from ume.settings import BASE_DIR
 
 ITEMS = [
@@ -22,6 +22,8 @@ ITEMS = [
     # junk the standard holds back
     Item("i'm all about making a change at work this year", "Making a Change", False, "abstract"),
     Item("choir moved to Weds", "Weds", False, "shorthand"),
+    # junk the standard respells: still a card, under the word meant
+    Item("took the fam camping in wales", "Fam Camping", False, "shorthand"),
     # junk the standard lets through (a generic word it cannot tell apart)
     Item("the kitchen is a tip again", "Kitchen", False, "generic"),
 ]
@@ -44,6 +46,13 @@ def test_a_label_cut_to_another_is_held_back_as_judged() -> None:
     assert not held_back("Pottery", "i've been doing pottery lately")
 
 
+def test_standard_labels_says_what_is_left_of_a_label() -> None:
+    assert standard_labels("Fam Camping", "took the fam camping in wales") == ["Family Camping"]
+    assert standard_labels("Going Hiking", "we're going hiking on sunday") == ["Hiking"]
+    assert standard_labels("Making a Change", "i'm all about making a change at work") == []
+    assert held_back("Fam Camping", "took the fam camping in wales")
+
+
 def test_proposed_runs_the_extractor_on_the_sentence_alone() -> None:
     assert proposed("Juniper", "we adopted a greyhound and called her Juniper")
     assert not proposed("Making a Change", "i'm all about making a change at work this year")
@@ -51,17 +60,24 @@ def test_proposed_runs_the_extractor_on_the_sentence_alone() -> None:
 
 def test_the_report_counts_each_kind_and_names_what_went_wrong() -> None:
     report = run_eval(ITEMS)
-    assert report["items"] == 4
+    assert report["items"] == 5
     assert report["kinds"]["keep"] == {
         "items": 1,
         "held_back": 0,
         "held_back_rate": 0.0,
+        "respelled": 0,
         "proposed": 1,
         "proposed_rate": 1.0,
     }
     junk = report["kinds"]["junk"]
-    assert (junk["items"], junk["held_back"]) == (3, 2)
-    assert report["standard"] == {"junk_caught": 0.6667, "keeps_lost": 0.0, "precision": 1.0}
+    assert (junk["items"], junk["held_back"], junk["respelled"]) == (4, 3, 1)
+    assert report["kinds"]["shorthand"]["respelled"] == 1
+    assert report["standard"] == {
+        "junk_caught": 0.75,
+        "keeps_lost": 0.0,
+        "precision": 1.0,
+        "junk_respelled": 0.25,
+    }
     assert report["proposer"]["keeps_found"] == 1.0
     assert report["lost"] == []
 
@@ -96,8 +112,9 @@ def test_the_command_prints_the_table_and_json(tmp_path: Path) -> None:
     out = StringIO()
     call_command("eval_labels", str(path), stdout=out)
     text = out.getvalue()
-    assert "labels.json: 4 labels" in text
-    assert "standard: junk caught 0.6667, keeps lost 0.0, precision 1.0" in text
+    assert "labels.json: 5 labels" in text
+    assert "standard: junk caught 0.75, keeps lost 0.0, precision 1.0" in text
+    assert "still a card under another label: 0.25" in text
     assert "junk proposed: none" in text
     out = StringIO()
     call_command("eval_labels", str(path), "--json", stdout=out)

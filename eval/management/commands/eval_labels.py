@@ -47,7 +47,8 @@ class Command(BaseCommand):
         standard, proposer = report["standard"], report["proposer"]
         self.stdout.write(
             f"standard: junk caught {standard['junk_caught']}, keeps lost "
-            f"{standard['keeps_lost']}, precision {standard['precision']}"
+            f"{standard['keeps_lost']}, precision {standard['precision']} (junk respelled, "
+            f"still a card under another label: {standard['junk_respelled']})"
         )
         self.stdout.write(
             f"proposer: keeps found {proposer['keeps_found']}, junk proposed "

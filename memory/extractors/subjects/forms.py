@@ -32,7 +32,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from memory.extractors.subjects.phrases import lexical_tag, meant, zipf
+from memory.extractors.subjects.phrases import CLIPPED, lexical_tag, meant, zipf
 
 _ARTICLES = frozenset("a an the".split())
 _POSSESSIVES = frozenset("my our your his her their its".split())
@@ -85,8 +85,9 @@ def _words(text: str) -> list[str]:
 
 
 def _written_plain(words: list[str], quote: str) -> bool:
-    """Whether the person wrote one of ``words`` in lower case in ``quote``."""
-    wanted = set(words)
+    """Whether the person wrote one of ``words`` in lower case in ``quote`` (or a clipping of
+    it: "fam" for "family")."""
+    wanted = set(words) | {clip for clip, full in CLIPPED.items() if full in words}
     return any(w.islower() for w in _WORD.findall(quote) if w.lower().replace("’", "'") in wanted)
 
 

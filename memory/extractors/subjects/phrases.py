@@ -567,6 +567,32 @@ def topic_key(phrase: Phrase) -> str:
 _PLAIN_WORDS = re.compile(r"[a-z0-9][a-z0-9'&.-]*")
 
 
+# Words English chat clips, and the word each stands for: "fam camping" is family camping,
+# one subject with "family camping". A clipping written as a name ("Biz", a shop) is left be.
+CLIPPED = {
+    "fam": "family",
+    "bro": "brother",
+    "sis": "sister",
+    "hubby": "husband",
+    "bday": "birthday",
+    "xmas": "christmas",
+    "vacay": "vacation",
+    "hols": "holidays",
+    "uni": "university",
+    "biz": "business",
+    "convo": "conversation",
+    "convos": "conversations",
+    "appt": "appointment",
+    "wknd": "weekend",
+    "fave": "favourite",
+    "faves": "favourites",
+    "grad": "graduation",
+    "nite": "night",
+    "pic": "picture",
+    "pics": "pictures",
+}
+
+
 def words_of(text: str) -> list[str]:
     """The words of ``text``, lower case."""
     return [w.strip(".'") for w in _PLAIN_WORDS.findall(text.lower().replace("’", "'"))]

@@ -31,6 +31,7 @@ from memory.extractors.rules.preferences import CATCH_ALL
 from memory.extractors.subjects.forms import fault
 from memory.extractors.subjects.phrases import (
     BARE_CONTRACTIONS,
+    CLIPPED,
     lexical_tag,
     stem,
     tag,
@@ -110,6 +111,22 @@ def about_listener(sentence: str, label: str) -> bool:
     return not any(w in _FIRST for w in words[second:end])
 
 
+# "go camping", "went hiking": the going is no part of the activity.
+_GO = frozenset("go goes going went gone".split())
+
+
+def _activity(words: list[str]) -> bool:
+    """``words`` are a form of "go" and a gerund ("Going Camping"): the gerund is the
+    subject."""
+    return (
+        len(words) == 2
+        and words[0].lower() in _GO
+        and len(words[1]) > 4
+        and words[1].lower().endswith("ing")
+        and lexical_tag(words[1].lower()) in ("VBG", "NN", "")  # "kayaking": unknown, still -ing
+    )
+
+
 # A slip is corrected in a label only towards a word in everyday use ("buying"), not towards a
 # rarer one a lower-case name may be one slip from ("halloway", "hallway").
 _EVERYDAY = 4.0
@@ -146,11 +163,17 @@ def clause_label(label: str, written: str = "") -> str | None:
         if word.lower().strip("'’") in _CLAUSE:
             break
         # A slip in a word the person wrote in lower case ("buiyng an electric car") is the
-        # word meant; a capitalised word may be a name ("Halloway") and is left as written.
-        meant = phrases_meant(word.lower()) if _typed_lower(word, written) else word.lower()
-        if meant != word.lower() and zipf(meant) >= _EVERYDAY:
+        # word meant, and a clipped word the word it stands for; a capitalised word may be a
+        # name ("Halloway") and is left as written.
+        typed = _typed_lower(word, written)
+        meant = phrases_meant(word.lower()) if typed else word.lower()
+        if typed and word.lower() in CLIPPED:
+            word = CLIPPED[word.lower()].capitalize()
+        elif meant != word.lower() and zipf(meant) >= _EVERYDAY:
             word = meant.capitalize()
         kept.append(word)
+    if _activity(kept):
+        kept = kept[1:]
     while kept and (kept[-1].lower() in _TRAILING | _FUNCTION or _stance(kept[-1], written)):
         kept.pop()
     if not kept:

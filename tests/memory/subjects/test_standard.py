@@ -116,6 +116,29 @@ def test_a_slip_is_corrected_only_in_words_written_in_lower_case() -> None:
     assert clause_label("Backend Developer", "i'm a backend developer") == "Backend Developer"
 
 
+def test_a_clipped_word_written_in_lower_case_is_the_word_it_stands_for() -> None:
+    said = "taking the fam camping and then my sis's bday"
+    assert clause_label("Fam Camping", said) == "Family Camping"
+    assert clause_label("Bday Party", "planning her bday party") == "Birthday Party"
+    # written as a name, a clipping is left be: a shop called "Biz", a band "Uni"
+    assert clause_label("Biz Books", "I bought it at Biz Books") == "Biz Books"
+
+
+@pytest.mark.parametrize(
+    ("label", "said", "expected"),
+    [
+        ("Going Camping", "we're going camping in the dales", "Camping"),
+        ("Went Bouldering", "we went bouldering after work", "Bouldering"),
+        ("Go Kayaking", "we might go kayaking in july", "Kayaking"),
+        # not an activity in -ing: the going is the subject's own word
+        ("Going Home", "i'm going home for christmas", "Going Home"),
+        ("Going Strong", "the allotment is going strong", "Going Strong"),
+    ],
+)
+def test_going_and_a_gerund_is_the_activity(label: str, said: str, expected: str) -> None:
+    assert clause_label(label, said) == expected
+
+
 def test_spellings_of_one_subject_share_a_key_and_others_do_not() -> None:
     assert spelling_key("Making a Difference") == spelling_key("Make a Difference")
     assert spelling_key("Pottery Classes") == spelling_key("pottery class")

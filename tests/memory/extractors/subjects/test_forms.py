@@ -91,5 +91,10 @@ def test_a_label_written_as_a_name_everywhere_is_not_judged() -> None:
     assert fault("Raise Awareness", ["We run Raise Awareness, a small charity"]) is None
 
 
+def test_a_label_respelled_from_a_clipping_is_judged_as_the_person_wrote_it() -> None:
+    # the label "Family" was typed "fam": written in lower case all the same
+    assert fault("Family", ["out with the fam for sunday lunch"]) == "group"
+
+
 def test_no_words_no_fault() -> None:
     assert fault("", ["anything"]) is None
