@@ -16,6 +16,7 @@ from memory.extractors.subjects import (
     extract,
     propose,
     scored,
+    told,
 )
 from memory.extractors.subjects.framing import (
     categories,
@@ -173,10 +174,51 @@ def test_a_capitalised_word_one_slip_from_a_common_word_stays_a_name() -> None:
         ("My friend lives in Paris.", False),
         ("She said I should try it.", False),
         ("Meera's flight is tomorrow.", False),
+        # chat leaves the subject out: a sentence opening with a verb in the past or a gerund
+        ("got offered a place at Brunel for september", True),
+        ("just been told i need a filling", True),
+        ("Booked the ferry to Orkney last night", True),
+        ("practising scales every morning before work", True),
+        # a gerund that is the subject, or a verb whose subject reached the speaker
+        ("knitting keeps her calm", False),
+        ("sounds like a plan", False),
     ],
 )
 def test_first_person_is_the_speaker_as_the_subject(sentence: str, own: bool) -> None:
     assert first_person(sentence) is own
+
+
+@pytest.mark.parametrize(
+    ("sentence", "statement"),
+    [
+        # what the person told, before the question they go on to ask
+        (
+            "our shed roof blew off in the night, does the insurance cover it?",
+            "our shed roof blew off in the night",
+        ),
+        (
+            "my niece Ottilie starts nursery on monday 😬 how do I stop crying at the gate?",
+            "my niece Ottilie starts nursery on monday",
+        ),
+        (
+            "booked a week in Madeira - what should I pack?",
+            "booked a week in Madeira",
+        ),
+        # a question throughout, a statement, or too little before the question
+        ("is it better to rent in Leith, or in Portobello?", None),
+        ("we moved to Leith last year, and it's lovely.", None),
+        ("so, what do you think?", None),
+    ],
+)
+def test_a_statement_before_a_question_in_one_sentence_is_read(
+    sentence: str, statement: str | None
+) -> None:
+    assert told(sentence) == (statement or sentence)
+
+
+def test_a_subject_told_before_a_question_is_proposed() -> None:
+    assert "Ottilie" in labels("my niece Ottilie starts nursery on monday, how do I stop crying?")
+    assert "Madeira" in labels("booked a week in Madeira - what should I pack?")
 
 
 def test_mentions_self_finds_the_speaker_anywhere() -> None:

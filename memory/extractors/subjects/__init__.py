@@ -164,9 +164,28 @@ def _before(sentence: str, phrase: Phrase) -> str:
     return words[at - 1] if at > 0 else ""
 
 
+# Where a question may start inside a typed sentence: after a comma, a semicolon, a dash or
+# an emoji ("my greenhouse got smashed last night, can I claim on the insurance?").
+_ASK_BREAK = re.compile(r"(?:[,;]|\s[-–—]+|[\U0001F300-\U0001FAFF\u2600-\u27BF]+)\s+")
+
+
+def told(sentence: str) -> str:
+    """What the person told before the question they go on to ask in the same sentence
+    ("our gecko didn't shed properly, do i soak her?": "our gecko didn't shed properly"),
+    else the sentence. Only a sentence that ends in a question mark is cut, at the first break
+    whose rest is phrased as a question; what comes before must be three words or more."""
+    if not sentence.rstrip().endswith("?"):
+        return sentence
+    for found in _ASK_BREAK.finditer(sentence):
+        if p.is_question(sentence[found.end() :]):
+            head = sentence[: found.start()].strip()
+            return head if len(p.words(head)) >= 3 else sentence
+    return sentence
+
+
 def _statement(sentence: str) -> str | None:
     """The sentence as a statement of the person's own, else ``None``."""
-    rest, _remembered = p.unwrap_remember(sentence)
+    rest, _remembered = p.unwrap_remember(told(sentence))
     if p.is_smalltalk(rest) or p.is_request(rest) or p.is_question(rest):
         return None
     if _SUPPOSED.search(rest):
@@ -188,7 +207,7 @@ def _sentences(
         if message.role != "user" or not message.content.strip():
             continue
         sentences = p.split_sentences(markup_to_text(message.content))
-        if at in withheld_at or (sentences and p.is_request(sentences[0])):
+        if at in withheld_at or (sentences and p.is_request(told(sentences[0]))):
             # "Don't save this ...", a message taken back ("scratch that"), or a request whose
             # material follows ("Rewrite this: ..."): nothing in it is the person's to keep.
             continue

@@ -133,11 +133,41 @@ def _clause_led(tokens: list[tuple[str, str, str]]) -> bool:
     return False
 
 
+# Adverbs a diary-style sentence may open with before its verb: "just got back", "finally
+# booked it".
+_OPENERS = frozenset("just finally still also really literally only recently".split())
+# A verb with one of these after it had someone else as its subject: "made me laugh",
+# "reminded us of home" (it did).
+_OBJECTS = frozenset("me us myself".split())
+
+
+def _elided(tokens: list[tuple[str, str, str]]) -> bool:
+    """The sentence leaves out its subject, as people type a diary or a chat: it opens with
+    a verb in the past ("got an interview at ...", "called her Pudding", "just been diagnosed
+    with ...") or a gerund that is not itself the subject ("playing chess online every night",
+    not "quilting has taken over the spare room"), and the verb does not reach the speaker
+    ("made me laugh": it did)."""
+    at = 0
+    while at < len(tokens) and tokens[at][0].lower() in _OPENERS:
+        at += 1
+    if at >= len(tokens):
+        return False
+    word, pos, _chunk = tokens[at]
+    after = [w.lower() for w, _p, _c in tokens[at + 1 : at + 3]]
+    if after[:1] and after[0] in _OBJECTS:
+        return False
+    if pos in ("VBD", "VBN"):
+        return True
+    following = tokens[at + 1][1] if at + 1 < len(tokens) else ""
+    return pos == "VBG" and not following.startswith(("VBZ", "VBD", "VBP", "MD"))
+
+
 def first_person(sentence: str) -> bool:
     """The speaker says it of themselves: "I"/"we"/"my ..." leads the sentence, before its
     verb, and is not "my friend"/"my sister" (then it is about them); or "I"/"we" leads a
     clause of its own later in it (a run-on sentence or a comma splice: "the physio says I'm
-    ahead of schedule and I am walking with one stick")."""
+    ahead of schedule and I am walking with one stick"); or the sentence leaves its subject
+    out, as chat does ("got an interview at Airbus next week": :func:`_elided`)."""
     text = sentence.replace("’", "'")
     head = " ".join(_head(text))
     if _OTHER_PERSON.search(head):
@@ -145,7 +175,7 @@ def first_person(sentence: str) -> bool:
     if _FIRST_PERSON.search(head):
         return True
     sentences = tag(text)
-    return _clause_led(sentences[0]) if sentences else False
+    return (_clause_led(sentences[0]) or _elided(sentences[0])) if sentences else False
 
 
 def owned(sentence: str, words: tuple[str, ...]) -> bool:
