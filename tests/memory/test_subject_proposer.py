@@ -93,6 +93,24 @@ def test_rarity_ranks_specific_words_above_everyday_ones() -> None:
     assert rarity(()) == 0.0
 
 
+@pytest.mark.parametrize(
+    ("sentence", "found"),
+    [
+        # a month or a day named with a capitalised adjective is a name of its own
+        ("We're doing Sober October at work", ["Sober October"]),
+        ("we queued all night for Black Friday", ["Black Friday"]),
+        # a model's name of letters and digits
+        ("my Canon R6 keeps fogging up", ["Canon R6"]),
+        # a day said after a name, or a time, is when
+        ("visiting Grandma Saturday for lunch", ["Grandma"]),
+        ("we walked in the New Forest last Friday", ["New Forest"]),
+        ("i lifted 83kg in the gym at 5pm", []),
+    ],
+)
+def test_names_with_a_day_or_digits_in_them(sentence: str, found: list[str]) -> None:
+    assert [p.label for p in phrases(sentence)] == found
+
+
 def test_a_time_word_ends_the_phrase_and_a_contraction_is_no_noun() -> None:
     found = [p.label for p in phrases("We adopted a retired greyhound last week.")]
     assert found == ["Greyhound"]
@@ -204,6 +222,9 @@ def test_first_person_is_the_speaker_as_the_subject(sentence: str, own: bool) ->
             "booked a week in Madeira - what should I pack?",
             "booked a week in Madeira",
         ),
+        # or the few words of an ask after the last break
+        ("my sister turns 40 on saturday, present ideas?", "my sister turns 40 on saturday"),
+        ("the boiler is making a banging noise, normal?", "the boiler is making a banging noise"),
         # a question throughout, a statement, or too little before the question
         ("is it better to rent in Leith, or in Portobello?", None),
         ("we moved to Leith last year, and it's lovely.", None),

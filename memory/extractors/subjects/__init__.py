@@ -169,18 +169,30 @@ def _before(sentence: str, phrase: Phrase) -> str:
 _ASK_BREAK = re.compile(r"(?:[,;]|\s[-–—]+|[\U0001F300-\U0001FAFF\u2600-\u27BF]+)\s+")
 
 
+# The ask after what was told may be a few words only: "normal?", "gift ideas?", "choke or
+# battery?".
+_SHORT_ASK = 4
+
+
 def told(sentence: str) -> str:
     """What the person told before the question they go on to ask in the same sentence
-    ("our gecko didn't shed properly, do i soak her?": "our gecko didn't shed properly"),
-    else the sentence. Only a sentence that ends in a question mark is cut, at the first break
-    whose rest is phrased as a question; what comes before must be three words or more."""
+    ("our gecko didn't shed properly, do i soak her?": "our gecko didn't shed properly";
+    "grandma's 85th is on sunday, gift ideas?"), else the sentence. Only a sentence that ends
+    in a question mark is cut: at the first break whose rest is phrased as a question, else
+    at the last break when what follows it is a few words only; what comes before must be
+    three words or more and no question itself."""
     if not sentence.rstrip().endswith("?"):
         return sentence
-    for found in _ASK_BREAK.finditer(sentence):
-        if p.is_question(sentence[found.end() :]):
-            head = sentence[: found.start()].strip()
-            return head if len(p.words(head)) >= 3 else sentence
-    return sentence
+    breaks = list(_ASK_BREAK.finditer(sentence))
+    cut = next((b for b in breaks if p.is_question(sentence[b.end() :])), None)
+    if cut is None and breaks and len(p.words(sentence[breaks[-1].end() :])) <= _SHORT_ASK:
+        cut = breaks[-1]
+    if cut is None:
+        return sentence
+    head = sentence[: cut.start()].strip()
+    if len(p.words(head)) < 3 or p.is_question(head):
+        return sentence  # "is it better in Leith, or in Portobello?": a question throughout
+    return head
 
 
 def _statement(sentence: str) -> str | None:

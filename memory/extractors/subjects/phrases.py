@@ -393,16 +393,46 @@ def _after_verb(
     return chunk
 
 
+# A model's name the tagger reads as a proper noun: a capital, then letters and digits
+# ("D750", "PS5", "A320"); not "5pm" or "83kg".
+_MODEL = re.compile(r"^[A-Z][A-Za-z]*\d[A-Za-z\d]*$")
+
+
+def _model(kept: list[tuple[int, str, str]], t: tuple[int, str, str]) -> bool:
+    """A model's name right after its maker's ("Nikon D750", "Canon R6"); alone ("level A2")
+    it is a code, not a name."""
+    return (
+        t[2] in _PROPER
+        and bool(_MODEL.match(t[1]))
+        and bool(kept)
+        and kept[-1][0] == t[0] - 1
+        and kept[-1][1][:1].isupper()
+    )
+
+
+def _named_day(kept: list[tuple[int, str, str]], t: tuple[int, str, str]) -> bool:
+    """A month or a day named with a capitalised adjective right before it: a name of its own
+    ("Dry January", "Black Friday"; not "Grandma Saturday" nor "a walk last Friday")."""
+    if not kept or not t[1][:1].isupper() or kept[-1][0] != t[0] - 1:
+        return False
+    before = kept[-1][1]
+    return before[:1].isupper() and lexical_tag(before.lower()).startswith("JJ")
+
+
 def _trim(chunk: list[tuple[int, str, str]]) -> list[tuple[int, str, str]]:
     """Keep the content of a chunk: no determiner, pronoun, number, time word or mood word."""
     kept: list[tuple[int, str, str]] = []
     for t in chunk:
         if meant(t[1]).lower() in _TIME_WORDS or t[1].lower().removesuffix("s") in _CALENDAR:
+            if _named_day(kept, t):
+                kept.append(t)
+                continue
             if kept:
                 break  # "a retired greyhound last week": the phrase ends where time starts
             continue
         joins = t[2] == JOIN and bool(kept) and kept[-1][2] in _PROPER
-        if joins or (t[2] in _KEEP and _WORD.match(t[1]) and t[1].lower() not in PRONOUNS):
+        word = _WORD.match(t[1]) or _model(kept, t)
+        if joins or (t[2] in _KEEP and word and t[1].lower() not in PRONOUNS):
             kept.append(t)
     proper = [i for i, t in enumerate(kept) if t[2] in _PROPER]
     if proper and kept[-1][2] in _PROPER and proper[0] > 0:
