@@ -129,6 +129,13 @@ def test_the_topic_of_something_read_or_watched_is_not_a_subject() -> None:
     assert phrases("We watched a documentary about Antarctica.") == []
 
 
+def test_the_topic_of_the_persons_own_work_is_theirs() -> None:
+    found = {
+        p.label for p in phrases("i'm stuck on my dissertation chapter about the Orkney seals")
+    }
+    assert found == {"Dissertation Chapter", "Orkney Seals"}
+
+
 def test_words_of_a_list_are_subjects_of_their_own() -> None:
     found = {p.label for p in phrases("Our twins Milo and Ada start nursery soon.")}
     assert {"Milo", "Ada"} <= found and "Milo Ada" not in found
@@ -197,9 +204,12 @@ def test_a_capitalised_word_one_slip_from_a_common_word_stays_a_name() -> None:
         ("just been told i need a filling", True),
         ("Booked the ferry to Orkney last night", True),
         ("practising scales every morning before work", True),
+        ("want to try sea kayaking round Skye", True),
+        ("love my new road bike", True),
         # a gerund that is the subject, or a verb whose subject reached the speaker
         ("knitting keeps her calm", False),
         ("sounds like a plan", False),
+        ("suggest a route round Skye", False),
     ],
 )
 def test_first_person_is_the_speaker_as_the_subject(sentence: str, own: bool) -> None:

@@ -136,6 +136,9 @@ def _clause_led(tokens: list[tuple[str, str, str]]) -> bool:
 # Adverbs a diary-style sentence may open with before its verb: "just got back", "finally
 # booked it".
 _OPENERS = frozenset("just finally still also really literally only recently".split())
+# Verbs of the speaker's own wants and feelings, which chat opens with in the present ("want
+# to go sea kayaking this summer", "love my new bike"); never a request to the listener.
+_STANCE = frozenset("want wanna need love hate miss wish hope".split())
 # A verb with one of these after it had someone else as its subject: "made me laugh",
 # "reminded us of home" (it did).
 _OBJECTS = frozenset("me us myself".split())
@@ -144,7 +147,8 @@ _OBJECTS = frozenset("me us myself".split())
 def _elided(tokens: list[tuple[str, str, str]]) -> bool:
     """The sentence leaves out its subject, as people type a diary or a chat: it opens with
     a verb in the past ("got an interview at ...", "called her Pudding", "just been diagnosed
-    with ...") or a gerund that is not itself the subject ("playing chess online every night",
+    with ..."), a verb of wanting or feeling ("want to learn the cello") or a gerund that is
+    not itself the subject ("playing chess online every night",
     not "quilting has taken over the spare room"), and the verb does not reach the speaker
     ("made me laugh": it did)."""
     at = 0
@@ -156,7 +160,7 @@ def _elided(tokens: list[tuple[str, str, str]]) -> bool:
     after = [w.lower() for w, _p, _c in tokens[at + 1 : at + 3]]
     if after[:1] and after[0] in _OBJECTS:
         return False
-    if pos in ("VBD", "VBN"):
+    if pos in ("VBD", "VBN") or word.lower() in _STANCE:
         return True
     following = tokens[at + 1][1] if at + 1 < len(tokens) else ""
     return pos == "VBG" and not following.startswith(("VBZ", "VBD", "VBP", "MD"))

@@ -694,8 +694,11 @@ def phrases(sentence: str) -> list[Phrase]:
             if topic:
                 break
             nouns = [word for _i, word, pos in chunk if pos in _NOUN]
-            if nouns and nouns[-1].lower() in _MEDIA:
-                topic = True  # "an article": it, and what follows it, is what was read
+            own = any(word.lower() in ("my", "our") for _i, word, _pos in chunk)
+            if nouns and nouns[-1].lower() in _MEDIA and not own:
+                # "an article": it, and what follows it, is what was read; "my thesis chapter
+                # on peatlands" is the person's own work, and its topic theirs
+                topic = True
                 continue
             chunk = _after_verb(tokens, chunk)
             kept = _trim(chunk) if chunk else []
