@@ -49,7 +49,7 @@ _INFINITIVE = frozenset(
 )
 _PREPOSITIONS = frozenset(
     "of to in on at for with from by into onto about near around across over under between"
-    " through after before".split()
+    " through after before as like".split()
 )
 # What follows a gerund in a verb phrase that names nothing: "helping people", "spending
 # time", "trusting life".

@@ -57,6 +57,7 @@ def test_words_that_cannot_name_a_thing(label: str, said: str, kind: str) -> Non
         ("Climbing", "we go climbing twice a week"),
         # a noun phrase with a preposition and an article
         ("Trip to the Lakes", "we are planning a trip to the lakes"),
+        ("Retraining as a Plumber", "at 50 i'm retraining as a plumber"),
         # a name is its own, however it reads
         ("Make-A-Wish", "I volunteer with Make-A-Wish"),
         ("Believe Academy", "my son goes to Believe Academy"),
