@@ -247,6 +247,13 @@ def test_a_statement_before_a_question_in_one_sentence_is_read(
     assert told(sentence) == (statement or sentence)
 
 
+def test_a_question_with_its_topic_typed_first_is_still_a_question() -> None:
+    # as people ask an assistant: "topic: question", with or without a question mark
+    assert possible("kubernetes: how do i read the events of a pod that keeps crashing") == set()
+    assert possible("Excel: sum the cells of a column when the row says paid") == set()
+    assert "lisbon" in possible("house stuff: we finally moved to Lisbon in the spring")
+
+
 def test_a_subject_told_before_a_question_is_proposed() -> None:
     assert "Ottilie" in labels("my niece Ottilie starts nursery on monday, how do I stop crying?")
     assert "Madeira" in labels("booked a week in Madeira - what should I pack?")

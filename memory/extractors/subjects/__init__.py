@@ -195,10 +195,18 @@ def told(sentence: str) -> str:
     return head
 
 
+# A topic typed before a question or a request, as people ask an assistant: "docker: how do
+# i see the logs", "SQL: find duplicate rows".
+_TOPIC = re.compile(r"^\s*[\w.+#/ -]{1,24}:\s+")
+
+
 def _statement(sentence: str) -> str | None:
     """The sentence as a statement of the person's own, else ``None``."""
     rest, _remembered = p.unwrap_remember(told(sentence))
-    if p.is_smalltalk(rest) or p.is_request(rest) or p.is_question(rest):
+    asked = _TOPIC.sub("", rest, count=1)
+    if p.is_smalltalk(rest) or any(
+        f(x) for f in (p.is_request, p.is_question) for x in (rest, asked)
+    ):
         return None
     if _SUPPOSED.search(rest):
         return None  # "If I won the lottery ...", "I might try ...": nothing the person has
