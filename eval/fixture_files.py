@@ -30,3 +30,9 @@ def read_fixture_file(path: Path, validate: Callable[[Any], None]) -> Any:
     except FixtureError as exc:
         raise FixtureError(f"{path}: {exc}") from exc
     return data
+
+
+def naming(path: Path, error: FixtureError) -> str:
+    """The error's message, naming the fixture file once (a command's error line)."""
+    message = str(error)
+    return message if str(path) in message else f"{path}: {message}"

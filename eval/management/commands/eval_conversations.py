@@ -25,6 +25,7 @@ from eval.conversations import (
     read_fixture,
     run_eval,
 )
+from eval.fixture_files import naming
 from eval.management.thresholds import add_threshold_arguments, write_curve
 
 
@@ -43,8 +44,7 @@ class Command(BaseCommand):
                 read_fixture(path), threshold=options["threshold"], with_curve=options["curve"]
             )
         except FixtureError as exc:
-            message = str(exc)
-            raise CommandError(message if str(path) in message else f"{path}: {message}") from exc
+            raise CommandError(naming(path, exc)) from exc
         if options["json"]:
             self.stdout.write(json.dumps(report, ensure_ascii=False))
             return

@@ -15,7 +15,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from eval.fixture_files import FixtureError
+from eval.fixture_files import FixtureError, naming
 from eval.labels import KINDS, read_fixture, run_eval
 
 
@@ -31,8 +31,7 @@ class Command(BaseCommand):
         try:
             report = run_eval(read_fixture(path))
         except FixtureError as exc:
-            message = str(exc)
-            raise CommandError(message if str(path) in message else f"{path}: {message}") from exc
+            raise CommandError(naming(path, exc)) from exc
         if options["json"]:
             self.stdout.write(json.dumps(report, ensure_ascii=False))
             return

@@ -12,6 +12,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from eval.fixture_files import naming
 from eval.retrieval import (
     CEILING_METRICS,
     METRICS,
@@ -57,8 +58,7 @@ class Command(BaseCommand):
             report = run_eval(data, on_query=progress.step)
             progress.finish()
         except FixtureError as exc:
-            message = str(exc)
-            raise CommandError(message if str(path) in message else f"{path}: {message}") from exc
+            raise CommandError(naming(path, exc)) from exc
         if options["json"]:
             self.stdout.write(json.dumps(report, ensure_ascii=False))
         else:
