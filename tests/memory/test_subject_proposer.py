@@ -111,6 +111,21 @@ def test_names_with_a_day_or_digits_in_them(sentence: str, found: list[str]) -> 
     assert [p.label for p in phrases(sentence)] == found
 
 
+@pytest.mark.parametrize(
+    ("sentence", "found"),
+    [
+        # a word of how the speaker feels about a thing is no part of its name
+        ("we shared some precious memories of the lighthouse keeper", ["Lighthouse Keeper"]),
+        ("it was a meaningful experience volunteering at the hospice", ["Hospice"]),
+        # a word that says what kind of thing it is stays
+        ("i bought an acoustic guitar", ["Acoustic Guitar"]),
+        ("my aunt made me a beautiful quilt", ["Quilt"]),
+    ],
+)
+def test_a_speakers_adjective_leading_a_phrase_is_dropped(sentence: str, found: list[str]) -> None:
+    assert [p.label for p in phrases(sentence)] == found
+
+
 def test_a_time_word_ends_the_phrase_and_a_contraction_is_no_noun() -> None:
     found = [p.label for p in phrases("We adopted a retired greyhound last week.")]
     assert found == ["Greyhound"]

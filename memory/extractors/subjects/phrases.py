@@ -49,7 +49,9 @@ _TIME_WORDS = frozenset(
 _LEAD_DROP = frozenset(
     """new old other same last next first second few many several much more most little big
     small great good bad best worst nice lovely amazing awesome cool huge whole own such
-    recent current former latest own certain different""".split()
+    recent current former latest own certain different special meaningful ideal potential
+    strong real true deep positive wonderful beautiful perfect incredible important
+    memorable precious""".split()
 )
 # Abstract nouns name a feeling or a quality ("serenity", "encouragement", "resilience"), not
 # something in a life that a person would keep; a phrase made only of them is not a subject.
