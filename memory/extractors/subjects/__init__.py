@@ -200,13 +200,14 @@ def told(sentence: str) -> str:
 _TOPIC = re.compile(r"^\s*[\w.+#/ -]{1,24}:\s+")
 
 
+def _asks(text: str) -> bool:
+    return p.is_request(text) or p.is_question(text)
+
+
 def _statement(sentence: str) -> str | None:
     """The sentence as a statement of the person's own, else ``None``."""
     rest, _remembered = p.unwrap_remember(told(sentence))
-    asked = _TOPIC.sub("", rest, count=1)
-    if p.is_smalltalk(rest) or any(
-        f(x) for f in (p.is_request, p.is_question) for x in (rest, asked)
-    ):
+    if p.is_smalltalk(rest) or _asks(rest) or _asks(_TOPIC.sub("", rest, count=1)):
         return None
     if _SUPPOSED.search(rest):
         return None  # "If I won the lottery ...", "I might try ...": nothing the person has

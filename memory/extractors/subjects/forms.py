@@ -77,7 +77,7 @@ _WORD = re.compile(r"[^\W_][\w'’&-]*")
 
 
 # The same words and the marks between them.
-_TOKEN = re.compile(r"[^\W_][\w'’&-]*|[^\w\s]")
+_TOKEN = re.compile(_WORD.pattern + r"|[^\w\s]")
 
 
 def _words(text: str) -> list[str]:
