@@ -62,6 +62,12 @@ _WEEKDAYS = frozenset(
     " thurs fri sat sun".split()
 )
 _DO = frozenset("do does did don't doesn't didn't".split())
+# Verbs whose complement says what something is like, not what is done to a thing: "want to be
+# couragous", "feeling stuck". A word after one is not read as a verb's object.
+_COPULAS = frozenset(
+    "be am is are was were been being 'm 're seem seems seemed feel feels felt become becomes"
+    " became".split()
+)
 _GROUPS = frozenset("family fam folks relatives".split())
 # A gerund whose verb the lexicon tags as a verb ("helping", "building", "spending"); a noun in
 # -ing is not one ("clothing", "morning", "wedding").
@@ -80,15 +86,21 @@ _WORD = re.compile(r"[^\W_][\w'’&-]*")
 _TOKEN = re.compile(_WORD.pattern + r"|[^\w\s]")
 
 
+def _bare(word: str) -> str:
+    """A word as the label spells it: lower case, without a possessive ("fam's" is "fam")."""
+    word = word.lower().replace("’", "'")
+    return word[:-2] if word.endswith("'s") else word.rstrip("'")
+
+
 def _words(text: str) -> list[str]:
-    return [w.lower().replace("’", "'") for w in _WORD.findall(text)]
+    return [_bare(w) for w in _WORD.findall(text)]
 
 
 def _written_plain(words: list[str], quote: str) -> bool:
     """Whether the person wrote one of ``words`` in lower case in ``quote`` (or a clipping of
     it: "fam" for "family")."""
     wanted = set(words) | {clip for clip, full in CLIPPED.items() if full in words}
-    return any(w.islower() for w in _WORD.findall(quote) if w.lower().replace("’", "'") in wanted)
+    return any(w.islower() for w in _WORD.findall(quote) if _bare(w) in wanted)
 
 
 def _gerund(word: str) -> bool:
@@ -119,7 +131,7 @@ def _before(label_words: list[str], quotes: Sequence[str]) -> str:
     a mark between them is what is before it ("don't forget, believe in yourself": ",")."""
     size = len(label_words)
     for quote in quotes:
-        words = [w.lower().replace("’", "'") for w in _TOKEN.findall(quote)]
+        words = [_bare(w) for w in _TOKEN.findall(quote)]
         for at in range(len(words) - size + 1):
             if words[at : at + size] == label_words:
                 return words[at - 1] if at else ""
@@ -183,12 +195,12 @@ def _one_word(word: str, quotes: Sequence[str]) -> str | None:
         return None  # "Volunteering", "Climbing": something the person does
     # After an article or a possessive a word is a noun, whatever else it can be ("ask for a
     # raise", "my crush"), and so is the object of a verb ("we keep ferrets"; "do" leads a
-    # verb: "i do believe").
+    # verb: "i do believe"; "be" a complement: "to be couragous").
     named = before in _ARTICLES | _POSSESSIVES or (
-        lexical_tag(before).startswith("VB") and before not in _DO
+        lexical_tag(before).startswith("VB") and before not in _DO | _COPULAS
     )
-    fixed = meant(word)
-    if fixed != word and zipf(fixed) > zipf(word):
+    fixed = meant(word)  # another word only for one English does not know
+    if fixed != word:
         tag = lexical_tag(fixed)
         return "slip" if tag.startswith(("JJ", "RB", "VB")) and not named else None
     if _verb(word) and not named:

@@ -40,6 +40,11 @@ from memory.extractors.subjects.forms import fault
         ("Hills", "we walked in the hills all day", "plural"),
         ("Books", "my books are everywhere in this flat", "plural"),
         ("Smth", "can you suggest smth to read on the train", "shorthand"),
+        # a slip for a word that names no thing, after a copula as anywhere
+        ("Anxous", "trying not to be anxous about the move", "slip"),
+        ("Anxous", "so anxous about the move tbh", "slip"),
+        # a possessive is the word's own: "fam's" is "fam"
+        ("Family", "my fam's been amazing this week", "group"),
     ],
 )
 def test_words_that_cannot_name_a_thing(label: str, said: str, kind: str) -> None:
@@ -70,6 +75,8 @@ def test_words_that_cannot_name_a_thing(label: str, said: str, kind: str) -> Non
         ("Promotion", "i'm going for a promotion in the spring"),
         ("Catch", "my catch of the day was a pike"),
         ("Raise", "i'm asking my boss for a raise in june"),
+        # a slip for a thing is that thing, misspelt
+        ("Pottey", "i signed up for a pottey class"),
         # letters after a preposition are named there: a tool, not shorthand
         ("Npm", "the frontend is built with npm and Vite"),
         # a rarer plural is often what a person keeps or lives with
