@@ -232,6 +232,34 @@ def test_first_person_is_the_speaker_as_the_subject(sentence: str, own: bool) ->
 
 
 @pytest.mark.parametrize(
+    ("before", "sentence", "own"),
+    [
+        # a sentence without a subject goes on with the one before it: someone else's
+        ("My sister adopted a whippet.", "Moved to Leeds with him in May.", False),
+        ("she started at the bakery last week", "loving it so far apparently", False),
+        ("Our neighbour had a fall on Sunday.", "Broke her wrist in two places.", False),
+        # or the speaker's, or the speaker's with someone
+        ("I adopted a whippet.", "Moved to Leeds with him in May.", True),
+        ("My sister and I went to Rome.", "Ate far too much gelato.", True),
+        ("The boiler packed in again.", "Called a plumber this morning.", True),
+        # a sentence with its own subject is read alone
+        ("My sister adopted a whippet.", "I moved to Leeds in May.", True),
+        ("I adopted a whippet.", "My sister moved to Leeds in May.", False),
+    ],
+)
+def test_a_sentence_without_a_subject_goes_on_with_the_one_before(
+    before: str, sentence: str, own: bool
+) -> None:
+    assert first_person(sentence, before) is own
+
+
+def test_what_someone_else_did_is_not_the_persons_own() -> None:
+    # "Started at Airbus" goes on with the sister: not a subject of the person's life
+    assert "airbus" not in possible("My sister got a new job. Started at Airbus last week.")
+    assert "airbus" in possible("Got a new job at last. Started at Airbus last week.")
+
+
+@pytest.mark.parametrize(
     ("sentence", "statement"),
     [
         # what the person told, before the question they go on to ask

@@ -132,6 +132,9 @@ class Said:
     # said in the same breath ("We went to the support group. It was so powerful."): the text
     # held on the card.
     passage: str = ""
+    # The sentence before it in the message: a sentence without a subject goes on with that
+    # one's ("My sister adopted a whippet. Moved to Leeds in May.": :func:`.first_person`).
+    prior: str = ""
 
 
 @dataclass
@@ -220,9 +223,9 @@ def _statement(sentence: str) -> str | None:
 
 def _sentences(
     messages: Sequence[Message], source_time: datetime | None, used: Mapping[str, set[str]]
-) -> Iterator[tuple[str, str, Message, datetime | None, set[str] | None]]:
+) -> Iterator[tuple[str, str, Message, datetime | None, set[str] | None, str]]:
     """(statement, its neighbours, message, anchor, the labels a rule took from it or
-    ``None``) for each statement of the person's own."""
+    ``None``, the sentence before it) for each statement of the person's own."""
     withheld_at = withheld(messages)  # by position: two messages may share an id
     for at, message in enumerate(messages):
         if message.role != "user" or not message.content.strip():
@@ -238,9 +241,26 @@ def _sentences(
                 continue
             # Neighbours only where the person speaks of themselves: "he loves the dinosaur
             # hall" beside "we took him to the museum" is the son's, not the person's.
-            window = statements[max(0, index - WINDOW) : index + WINDOW + 1]
-            around = " ".join(s for s in window if s and (s == rest or first_person(s)))
-            yield rest, around, message, message.ts or source_time, used.get(sentences[index])
+            start = max(0, index - WINDOW)
+            window = statements[start : index + WINDOW + 1]
+            around = " ".join(
+                s
+                for at, s in enumerate(window, start)
+                if s and (s == rest or first_person(s, _prior(sentences, at)))
+            )
+            yield (
+                rest,
+                around,
+                message,
+                message.ts or source_time,
+                used.get(sentences[index]),
+                _prior(sentences, index),
+            )
+
+
+def _prior(sentences: Sequence[str], index: int) -> str:
+    """The sentence before ``sentences[index]``, or ""."""
+    return sentences[index - 1] if index else ""
 
 
 _TOKEN = re.compile(r"[^\W\d_][^\W\d_'’-]*|\S")
@@ -336,7 +356,7 @@ def gather(
     subjects: dict[str, Subject] = {}
     typed = {_folded(key): name for key, name in typed_names(messages).items()}
     names = typed | written_names(messages)  # the batch's own spelling first
-    for sentence, around, message, anchor, ruled in _sentences(messages, source_time, used):
+    for sentence, around, message, anchor, ruled, prior in _sentences(messages, source_time, used):
         for phrase in phrases(cased(sentence, names)):
             if ruled is not None and (not phrase.is_name or _piece(phrase, ruled)):
                 continue
@@ -357,7 +377,9 @@ def gather(
             subject.spelled(phrase)
             if phrase.is_name and not subject.phrase.is_name:
                 subject.phrase = phrase
-            said = Said(sentence, message.id, message.ts, anchor, _before(sentence, phrase), around)
+            said = Said(
+                sentence, message.id, message.ts, anchor, _before(sentence, phrase), around, prior
+            )
             if said.sentence not in {s.sentence for s in subject.said}:
                 subject.said.append(said)
     _echoes(messages, subjects)
@@ -389,7 +411,7 @@ def _echoes(messages: Sequence[Message], subjects: dict[str, Subject]) -> None:
 
 def evidence_of(subject: Subject, life: dict[str, float], sessions: int = 1) -> Evidence:
     framing = [
-        1.0 if first_person(s.sentence) else 0.5 if mentions_self(s.sentence) else 0.0
+        1.0 if first_person(s.sentence, s.prior) else 0.5 if mentions_self(s.sentence) else 0.0
         for s in subject.said
     ]
     return Evidence(
@@ -436,7 +458,7 @@ def proposals_for(subject: Subject, category: str, sure: float) -> list[AnyPropo
     card = CandidateProposal(
         label=label, category=category, reason=REASON, confidence=sure, evidence=spans
     )
-    said = sorted(subject.said, key=lambda s: not first_person(s.sentence))[:MAX_HELD]
+    said = sorted(subject.said, key=lambda s: not first_person(s.sentence, s.prior))[:MAX_HELD]
     # The held passages carry the card's confidence: the gate keeps a card's highest.
     return [card, *(_detail(subject, label, category, s, sure) for s in said)]
 
@@ -620,7 +642,7 @@ def theirs(subject: Subject) -> bool:
     is marrying his girlfriend of 9 years, Sinéad, and I'm giving a speech")."""
     words = subject.phrase.words
     return any(
-        first_person(s.sentence)
+        first_person(s.sentence, s.prior)
         or owned(s.sentence, words)
         or (subject.phrase.is_name and serves(s.sentence, words))
         or (subject.phrase.is_name and mentions_self(s.sentence) and introduced(s.sentence, words))

@@ -166,12 +166,15 @@ def _elided(tokens: list[tuple[str, str, str]]) -> bool:
     return pos == "VBG" and not following.startswith(("VBZ", "VBD", "VBP", "MD"))
 
 
-def first_person(sentence: str) -> bool:
+def first_person(sentence: str, before: str = "") -> bool:
     """The speaker says it of themselves: "I"/"we"/"my ..." leads the sentence, before its
     verb, and is not "my friend"/"my sister" (then it is about them); or "I"/"we" leads a
     clause of its own later in it (a run-on sentence or a comma splice: "the physio says I'm
     ahead of schedule and I am walking with one stick"); or the sentence leaves its subject
-    out, as chat does ("got an interview at Airbus next week": :func:`_elided`)."""
+    out, as chat does ("got an interview at Airbus next week": :func:`_elided`), but for
+    right after ``before`` (the sentence before it in the message) when that one is about
+    someone else, whose subject a sentence without one goes on with ("My sister adopted a
+    whippet. Moved to Leeds with him in May.": the sister moved)."""
     text = sentence.replace("’", "'")
     head = " ".join(_head(text))
     if _OTHER_PERSON.search(head):
@@ -179,7 +182,27 @@ def first_person(sentence: str) -> bool:
     if _FIRST_PERSON.search(head):
         return True
     sentences = tag(text)
-    return (_clause_led(sentences[0]) or _elided(sentences[0])) if sentences else False
+    if not sentences:
+        return False
+    if _clause_led(sentences[0]):
+        return True
+    return _elided(sentences[0]) and not (before and led_by_another(before))
+
+
+# Who a sentence is about when it starts with them: "she", "they", ...
+_THIRD_PERSON = frozenset("he she they he's she's they're he'd she'd they'd".split())
+_SPEAKER = re.compile(r"\b(?:i|i'm|im|i've|ive|i'd|i'll|me|we|we're|we've|us)\b", re.I)
+
+
+def led_by_another(sentence: str) -> bool:
+    """The sentence is about someone other than the speaker: its subject, before its first
+    verb, is someone of theirs ("my sister", "our neighbour") or a third person ("she",
+    "they"), and not the speaker too ("my sister and I ...")."""
+    head = _head(sentence.replace("’", "'"))
+    said = " ".join(head)
+    if not head or _SPEAKER.search(said):
+        return False
+    return bool(_OTHER_PERSON.search(said)) or head[0].lower() in _THIRD_PERSON
 
 
 def owned(sentence: str, words: tuple[str, ...]) -> bool:
