@@ -68,6 +68,8 @@ _COPULAS = frozenset(
     "be am is are was were been being 'm 're seem seems seemed feel feels felt become becomes"
     " became".split()
 )
+# What stands before a verb's -s form and never before a plural: "this impacts", "it needs".
+_SINGULAR = frozenset("this that it he she which who".split())
 _GROUPS = frozenset("family fam folks relatives".split())
 # A gerund whose verb the lexicon tags as a verb ("helping", "building", "spending"); a noun in
 # -ing is not one ("clothing", "morning", "wedding").
@@ -113,6 +115,26 @@ def _gerund(word: str) -> bool:
     return any(lexical_tag(s) in _VERB_TAGS for s in stems)
 
 
+def _stem(gerund: str) -> str:
+    """The verb of a gerund as the lexicon spells it: "trusting" "trust", "making" "make"."""
+    stem = gerund[:-3]
+    for candidate in (stem, stem + "e", stem[:-1]):
+        if lexical_tag(candidate):
+            return candidate
+    return stem
+
+
+def _verbal(word: str) -> bool:
+    """Whether English uses ``word`` as a verb at all, though the lexicon's one tag for it is
+    a noun's: its -ed or -ing form is a verb's ("face": "faced"; "spread": "spreading";
+    "smile": "smiled"). Only read where the sentence has already said a verb may stand."""
+    if lexical_tag(word) in _VERB_TAGS:
+        return True
+    stems = {word, word[:-1]} if word.endswith("e") else {word, word + word[-1:]}
+    forms = {s + "ed" for s in stems} | {s + "ing" for s in stems} | {word + "d"}
+    return any(lexical_tag(f) in ("VBD", "VBN", "VBG") for f in forms if f != word)
+
+
 def _verb(word: str) -> bool:
     """A word the lexicon tags as a verb in a finite or plain form, or an -s/-es form of one it
     tags as a verb ("refreshes" of "refresh")."""
@@ -126,40 +148,75 @@ def _verb(word: str) -> bool:
     return False
 
 
-def _before(label_words: list[str], quotes: Sequence[str]) -> str:
-    """The word the person said just before the label, in the first sentence that says it;
-    a mark between them is what is before it ("don't forget, believe in yourself": ",")."""
+def _around(label_words: list[str], quotes: Sequence[str]) -> tuple[str, str, list[str]] | None:
+    """The word the person said just before the label and the one just after it, in the first
+    sentence that says it (a clipping as the word it stands for: "biz" is "business"), with
+    the words before it; a mark is a word here ("don't forget, believe in yourself": ","), and
+    the start or end of what was said is "". ``None`` where no sentence says the label."""
     size = len(label_words)
     for quote in quotes:
         words = [_bare(w) for w in _TOKEN.findall(quote)]
+        read = [CLIPPED.get(w, w) for w in words]
         for at in range(len(words) - size + 1):
-            if words[at : at + size] == label_words:
-                return words[at - 1] if at else ""
-    return ""
+            if read[at : at + size] == label_words:
+                end = at + size
+                return (
+                    words[at - 1] if at else "",
+                    words[end] if end < len(words) else "",
+                    words[:at],
+                )
+    return None
+
+
+def _before(label_words: list[str], quotes: Sequence[str]) -> str:
+    """The word the person said just before the label (see ``_around``), or ""."""
+    found = _around(label_words, quotes)
+    return found[0] if found else ""
+
+
+def _infinitive_before(said: list[str]) -> bool:
+    """Whether the clause that leads up to a label goes on from "to" and a verb ("to fight for
+    trans rights and spread awareness"): the label after its "and" is that verb's fellow."""
+    for at in range(len(said) - 1, 0, -1):
+        if not _WORD.match(said[at]):
+            return False  # a mark ends the clause
+        if said[at - 1] == "to" and _verbal(said[at]) and at < len(said) - 1:
+            return True
+    return False
 
 
 def _doing(words: list[str], quotes: Sequence[str]) -> bool:
     first, rest = words[0], words[1:]
-    before = _before(words, quotes)
+    before, _, said = _around(words, quotes) or ("", "", [])
     if before in _ARTICLES | _POSSESSIVES or lexical_tag(before).startswith(("JJ", "CD")):
         return False  # "a hiking trip", "my dancing passion": a noun phrase
-    if _gerund(first):
+    if _gerund(first) or (first.endswith("ing") and _verbal(_stem(first))):
         after = rest[0]
         if after in _ARTICLES | _POSSESSIVES | _PRONOUNS | _PARTICLES:
             return True
+        if lexical_tag(after).startswith("JJ") and len(rest) > 1:
+            return True  # "Making Sure Veterans", "Building Real Connections"
         if len(rest) == 1 and lexical_tag(after).startswith(_NO_OBJECT):
             return True  # "Staying Positive", "Feeling Stuck", "Letting Go"
-        return len(rest) == 1 and after in _GENERIC
-    if lexical_tag(first) in _VERB_TAGS:
-        return (
-            before in _INFINITIVE
-            or rest[0] in _ARTICLES | _POSSESSIVES | _PRONOUNS
-            or lexical_tag(rest[0]).startswith(("RB", "JJR"))  # "Work Harder"
-        )
+        return len(rest) == 1 and after in _GENERIC  # "Helping People", "Trusting Life"
+    if lexical_tag(first) in _VERB_TAGS and (
+        before in _INFINITIVE
+        or rest[0] in _ARTICLES | _POSSESSIVES | _PRONOUNS
+        or lexical_tag(rest[0]).startswith(("RB", "JJR"))  # "Work Harder"
+    ):
+        return True
+    if before in _INFINITIVE - {"to"} and _verbal(first):
+        return True  # "can face", "help spread": only a verb stands there ("to" leads places)
+    if before in _SINGULAR and first.endswith("s") and _verbal(first[:-1]):
+        return True  # "this impacts neighborhoods": a plural cannot follow "this"
+    if before == "and" and _verbal(first) and _infinitive_before(said):
+        return True  # "to stand out and face challenges"
+    if before in _COPULAS and lexical_tag(first).startswith("JJ") and len(rest) == 1:
+        return rest[0].endswith("ing")  # "been busy painting": how the person was, doing what
     return before in _INFINITIVE and _verb(first)
 
 
-def _clause(words: list[str]) -> bool:
+def _clause(words: list[str], quotes: Sequence[str]) -> bool:
     if words[0] in _QUANTIFIERS:
         return True
     for at in range(1, len(words)):
@@ -168,7 +225,25 @@ def _clause(words: list[str]) -> bool:
             return True  # "Kids a Loving Home"; "Trip to the East Coast" is a phrase
         if lexical_tag(prior) == "NNS" and (_gerund(word) or _verb(word)):
             return True  # "Conversations Going", "Kinds Celebrating Love"
-    return False
+    return _ends_on_verb(words, quotes)
+
+
+def _ends_on_verb(words: list[str], quotes: Sequence[str]) -> bool:
+    """A plural and then a word that can be a verb, where what follows in the sentence is an
+    object or nothing: "make people smile.", "what our systems face.", "ventures need the
+    hard work". Not after an article, a possessive, an adjective or a preposition, where the
+    words are a noun phrase ("the farmers market", "to kids club")."""
+    if len(words) < 2 or lexical_tag(words[-2]) != "NNS" or not _verbal(words[-1]):
+        return False
+    found = _around(words, quotes)
+    if found is None:
+        return False
+    before, after, _ = found
+    if before in _ARTICLES | _POSSESSIVES | _PREPOSITIONS or lexical_tag(before).startswith(
+        ("JJ", "CD")
+    ):
+        return False
+    return not _WORD.match(after) or after in _ARTICLES | _POSSESSIVES | _PRONOUNS
 
 
 def _plural(word: str) -> bool:
@@ -223,6 +298,6 @@ def fault(label: str, quotes: Sequence[str]) -> str | None:
         return _one_word(words[0], quotes)
     if _doing(words, quotes):
         return "doing"
-    if _clause(words):
+    if _clause(words, quotes):
         return "clause"
     return None
