@@ -10,10 +10,13 @@ person wrote them, never from a list of sentences:
   object with an article, a possessive, a pronoun, a particle or an adjective after it
   ("Making a Difference", "Building Up Confidence", "Staying Positive", "Inspiring Others"),
   a gerund of a common verb with only a generic word after it ("Helping People", "Spending
-  Time"), a verb after "to", a modal or "help" ("to spread understanding");
+  Time"), a verb after "to", a modal or "help" ("to spread understanding"); a word the
+  lexicon has as a noun where the sentence leaves it only a verb's place ("and face
+  challenges" after "to stand out", "this impacts neighborhoods", "lending a hand");
 - ``clause``: a piece of a sentence with its verb in it ("Conversations Going", "Kinds
-  Celebrating Love"), two phrases run together with an article between ("Kids a Loving Home"),
-  or led by a quantifier ("All the Good Vibes", "All Dances");
+  Celebrating Love"; "People Smile" of "make people smile."), two phrases run together with an
+  article between ("Kids a Loving Home"), or led by a quantifier ("All the Good Vibes", "All
+  Dances");
 - ``verb``: one word English uses as a verb ("Believe", "Refreshes");
 - ``time``: a day of the week or its short form ("Tues"): when, not what;
 - ``slip``: one word typed with a slip whose meant word is no thing ("Couragous");
@@ -68,6 +71,14 @@ _COPULAS = frozenset(
     "be am is are was were been being 'm 're seem seems seemed feel feels felt become becomes"
     " became".split()
 )
+# Verbs that take "to" and a verb after them ("want to", "tried to", "hoping to"), and the
+# endings of their forms; "going to" is left out: it leads places as often ("going to dance
+# class").
+_TAKES_TO = frozenset(
+    "want try tri hope plan need decide learn aim wish mean hate start begin continue refuse"
+    " agree promise expect manage choose forget remember love like prefer".split()
+)
+_ENDINGS = frozenset({"", "s", "ed", "d", "ing", "es", "ning", "ned"})
 # What stands before a verb's -s form and never before a plural: "this impacts", "it needs".
 _SINGULAR = frozenset("this that it he she which who".split())
 _GROUPS = frozenset("family fam folks relatives".split())
@@ -185,11 +196,40 @@ def _infinitive_before(said: list[str]) -> bool:
     return False
 
 
+def _object_dropped(words: list[str], quotes: Sequence[str]) -> bool:
+    """Whether the person said the label's first word, then an article or a possessive, then
+    the rest of the label ("lending a hand", "made my day"): no noun phrase goes on past an
+    article so, a verb does."""
+    first, rest = words[0], words[1:]
+    for quote in quotes:
+        said = [CLIPPED.get(w, w) for w in (_bare(w) for w in _TOKEN.findall(quote))]
+        for at in range(len(said) - len(rest) - 1):
+            led = said[at] == first and said[at + 1] in _ARTICLES | _POSSESSIVES
+            if led and said[at + 2 : at + 2 + len(rest)] == rest:
+                return True
+    return False
+
+
+def _wanting_to(said: list[str]) -> bool:
+    """Whether what was said before a label ends on "to" after a verb that takes one ("want
+    to", "trying to", "hope it to": its own or with a pronoun between), so a verb follows;
+    after "go", "back" or "way", "to" leads a place ("going to dance class")."""
+    if len(said) < 2 or said[-1] != "to":
+        return False
+    verb = said[-3] if said[-2] in _PRONOUNS and len(said) > 2 else said[-2]
+    return any(
+        verb == lead or (verb.startswith(lead) and verb[len(lead) :] in _ENDINGS)
+        for lead in _TAKES_TO
+    )
+
+
 def _doing(words: list[str], quotes: Sequence[str]) -> bool:
     first, rest = words[0], words[1:]
     before, _, said = _around(words, quotes) or ("", "", [])
     if before in _ARTICLES | _POSSESSIVES or lexical_tag(before).startswith(("JJ", "CD")):
         return False  # "a hiking trip", "my dancing passion": a noun phrase
+    if _object_dropped(words, quotes):
+        return True  # "Lending Hand" of "lending a hand": an article after a word makes it a verb
     if _gerund(first) or (first.endswith("ing") and _verbal(_stem(first))):
         after = rest[0]
         if after in _ARTICLES | _POSSESSIVES | _PRONOUNS | _PARTICLES:
@@ -205,8 +245,8 @@ def _doing(words: list[str], quotes: Sequence[str]) -> bool:
         or lexical_tag(rest[0]).startswith(("RB", "JJR"))  # "Work Harder"
     ):
         return True
-    if before in _INFINITIVE - {"to"} and _verbal(first):
-        return True  # "can face", "help spread": only a verb stands there ("to" leads places)
+    if _verbal(first) and (before in _INFINITIVE - {"to"} or _wanting_to(said)):
+        return True  # "can face", "help spread", "want it to spread": only a verb stands there
     if before in _SINGULAR and first.endswith("s") and _verbal(first[:-1]):
         return True  # "this impacts neighborhoods": a plural cannot follow "this"
     if before == "and" and _verbal(first) and _infinitive_before(said):
