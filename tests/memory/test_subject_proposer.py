@@ -192,6 +192,10 @@ def test_of_between_a_common_word_and_a_name_joins_nothing() -> None:
         # Contractions typed without the apostrophe are not names or nouns.
         ("shes been my best friend since school", set()),
         ("im so tired and hasnt stopped raining", set()),
+        # A word in capitals for emphasis is no part of a name; initials stay
+        ("Biscuit HATES the hoover", {"Biscuit", "Hoover"}),
+        ("Dr Boateng REALLY wants me to cut down on salt", {"Dr Boateng"}),
+        ("the MOT is due and the NHS letter came", {"MOT", "NHS Letter"}),
     ],
 )
 def test_how_people_type_does_not_make_subjects(sentence: str, subjects: set[str]) -> None:
@@ -310,6 +314,43 @@ def test_mentions_self_finds_the_speaker_anywhere() -> None:
 def test_a_subject_never_said_with_the_speaker_is_not_proposed() -> None:
     assert labels("The Great Barrier Reef is the largest living structure on the planet.") == set()
     assert "Rotterdam" in labels("I'm moving to Rotterdam in January.")
+
+
+@pytest.mark.parametrize(
+    ("sentence", "name"),
+    [
+        # a given name the lists know, before any verb
+        ("Margaret starts her new job on Monday, fingers crossed.", "Margaret"),
+        ("so the move went fine, Oliver carried most of the boxes.", "Oliver"),
+        # one they do not know (nor the tagger: "cathal" reads as an adjective by its
+        # ending), before a verb only a person does; in lower case as typed
+        ("the party was lovely, cathal cried (obviously), speeches went down well.", "Cathal"),
+        ("Zuzia say the bath with oatmeal is like porridge haha.", "Zuzia"),
+        # what is said of them in brackets or between commas comes before the verb
+        ("bola (the new mechanic, started last week, shes great) said the same", "Bola"),
+        ("Margaret, my neighbour, says the fence is hers.", "Margaret"),
+    ],
+)
+def test_someone_spoken_of_by_first_name_is_proposed(sentence: str, name: str) -> None:
+    assert name in labels(sentence)
+    assert name in {p.label for p in extract(chat(sentence)) if isinstance(p, CandidateProposal)}
+
+
+@pytest.mark.parametrize(
+    ("sentence", "name"),
+    [
+        ("Meera's flight is tomorrow.", "Meera"),  # her news, not her doing
+        ("did Oliver ever call back?", "Oliver"),  # asked about
+        ("Ed Sheeran played three encores.", "Ed Sheeran"),  # a full name: anyone's
+        ("Quillbridge raised another round.", "Quillbridge"),  # a company does no crying
+        ("Lisbon was gorgeous in the sun.", "Lisbon"),
+        ("the best part was when Oliver the tour guide fell in.", "Oliver"),  # not leading
+    ],
+)
+def test_a_name_that_does_not_lead_what_it_did_is_not_a_person_of_theirs(
+    sentence: str, name: str
+) -> None:
+    assert name not in labels(sentence)
 
 
 # --- the embedding model: life and category --------------------------------------------------

@@ -40,6 +40,7 @@ from memory.extractors.asides import not_own, unmeant, withheld, withheld_messag
 from memory.extractors.rules.people import RELATIONS
 from memory.extractors.subjects.framing import (
     ORG_BEFORE,
+    acquainted,
     categories,
     first_person,
     introduced,
@@ -644,9 +645,19 @@ def theirs(subject: Subject) -> bool:
     return any(
         first_person(s.sentence, s.prior)
         or owned(s.sentence, words)
+        or (subject.phrase.is_name and acquainted(s.sentence, words))
         or (subject.phrase.is_name and serves(s.sentence, words))
         or (subject.phrase.is_name and mentions_self(s.sentence) and introduced(s.sentence, words))
         for s in subject.said
+    )
+
+
+def known_by_name(subject: Subject) -> bool:
+    """Someone the person speaks of by first name as the subject of what they did or said
+    (:func:`.framing.acquainted`: "cathal cried (obviously)"), in a sentence without the
+    speaker in it: a person in their life all the same."""
+    return subject.phrase.is_name and any(
+        acquainted(s.sentence, subject.phrase.words) for s in subject.said
     )
 
 
@@ -667,7 +678,9 @@ def propose(
         messages, source_time=source_time, found=found, recurring=recurring, history=history
     )
     # The person's life: a subject never said with the speaker in the sentence ("Meera's flight
-    # is tomorrow", "the reef is the largest living structure") is not proposed.
+    # is tomorrow", "the reef is the largest living structure") is not proposed, but for
+    # someone they speak of by first name as the one who did or said something ("cathal
+    # cried (obviously)": :func:`known_by_name`).
     # Heard in this conversation only, it must be said in a sentence the person leads ("I",
     # "we", "my garden") or named as theirs ("reminds me of my grandad Wilf"): one in which
     # they are only told of it ("some bloke told me he's cycling to Cornwall") is someone
@@ -675,7 +688,9 @@ def propose(
     kept = [
         (sure, s)
         for sure, s, again in (
-            (confidence(e), s, e.sessions > 1) for e, s in every if e.first_person > 0
+            (confidence(e), s, e.sessions > 1)
+            for e, s in every
+            if e.first_person > 0 or known_by_name(s)
         )
         if sure >= (FLOOR if again else ONCE) and (again or theirs(s))
     ]

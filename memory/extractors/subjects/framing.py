@@ -247,6 +247,92 @@ def serves(sentence: str, words: tuple[str, ...]) -> bool:
     return bool(_SELF_AFTER.search(rest))
 
 
+# What may come before a name that leads a clause: the start of the sentence, a clause break,
+# or a word chat opens with ("so", "also", "anyway", "and then").
+_LEADS_IN = _CLAUSE_BREAK | frozenset("also anyway plus oh well ok okay yeah".split())
+
+
+# Verbs only a person does (speaks, thinks, feels, cries): a word of a name that leads them is
+# someone ("Cathal cried", "Zuzia says"), not a place or a company.
+_PEOPLE_DO = frozenset(
+    """say tell ask think reckon believe want cry laugh smile feel agree insist promise
+    complain admit refuse decide hope worry text ring call email message moan joke swear
+    whisper shout scream yell sob giggle blush apologise apologize""".split()
+)
+
+
+def _base(verb: str) -> str:
+    """The base form of a verb as typed, as far as the verbs of :data:`_PEOPLE_DO` need it
+    ("says", "cried", "laughed", "told", "thought")."""
+    irregular = {
+        "said": "say",
+        "told": "tell",
+        "thought": "think",
+        "rang": "ring",
+        "swore": "swear",
+    }
+    if verb in irregular:
+        return irregular[verb]
+    for ending, base in (("ies", "y"), ("ied", "y"), ("es", ""), ("ed", ""), ("s", ""), ("d", "")):
+        if verb.endswith(ending) and verb[: -len(ending)] + base in _PEOPLE_DO:
+            return verb[: -len(ending)] + base
+    return verb
+
+
+_ASIDE_MAX = 16  # tokens of an aside between a name and its verb
+
+
+def _past_aside(tokens: list[tuple[str, str, str]], at: int) -> int:
+    """The index of the first token after an aside that opens at ``at`` (a bracket, or a
+    comma closed by another comma before a verb), or ``at`` when none opens there."""
+    if at >= len(tokens) or tokens[at][0] not in ("(", ","):
+        return min(at, len(tokens) - 1)
+    close = ")" if tokens[at][0] == "(" else ","
+    for end in range(at + 1, min(len(tokens), at + _ASIDE_MAX)):
+        word, pos, _chunk = tokens[end]
+        if close == "," and pos.startswith(("VB", "MD")):
+            break  # "Tom, said Ana, ...": a clause, not an aside
+        if word == close:
+            return min(end + 1, len(tokens) - 1)
+    return at
+
+
+def acquainted(sentence: str, words: tuple[str, ...]) -> bool:
+    """A given name alone leads a clause of the sentence and its verb comes next ("Jo says
+    I've become insufferable", "cathal cried (obviously)", "so Zuzia say the bath is like
+    porridge"): someone the speaker knows by first name, the way people speak of family and
+    friends to someone who knows them. Not a name before its own news ("Meera's flight is
+    tomorrow"), a full name ("Ed Sheeran played ..."), a name asked about ("did Jo call?")
+    nor a word of a name the given-name lists do not know before a verb a place or a company
+    may do ("Quillbridge raised a round"): that one must speak, think or feel
+    (:data:`_PEOPLE_DO`: "Cathal cried")."""
+    if len(words) != 1:
+        return False
+    given = _given_name(words[0].lower())
+    text = sentence.replace("’", "'").strip()
+    if text.endswith("?"):
+        return False
+    for tokens in tag(text):
+        for at, (word, _pos, _chunk) in enumerate(tokens[:-1]):
+            if word.lower() != words[0].lower():
+                continue
+            before = [w.lower() for w, _p, _c in tokens[:at]]
+            if before and not (
+                before[-1] in _CLAUSE_BREAK or (len(before) == 1 and before[0] in _LEADS_IN)
+            ):
+                continue
+            # its verb, in any person ("Zuzia say ...", as a learner of English types it); a
+            # name the lists do not know ("Cathal", "Zuzia") by a verb only a person does;
+            # after what is said of the name in brackets or between commas ("bola (the new
+            # mechanic, started last week) said", "Tom, my neighbour, says")
+            verb, pos, _chunk = tokens[_past_aside(tokens, at + 1)]
+            if pos in ("VB", "VBZ", "VBD", "VBP", "MD") and (
+                given or _base(verb.lower()) in _PEOPLE_DO
+            ):
+                return True
+    return False
+
+
 def _titled(words: tuple[str, ...]) -> bool:
     """A title before a name: "Mr Ravi Mensah", "Dr. Boateng", "Mme Gagnon"."""
     return len(words) > 1 and is_honorific(words[0].lower().rstrip("."))

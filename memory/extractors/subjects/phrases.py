@@ -94,12 +94,30 @@ BARE_CONTRACTIONS = {
 _TYPED_WORD = re.compile(r"\b[A-Za-z]+\b(?!['’])")
 
 
+# A word typed in capitals for emphasis ("mochi HATES the carrier", "I NEVER said that"): four
+# letters or more, and a verb, adverb, adjective or interjection in lower case; shorter ones
+# and nouns in capitals may be initials ("ADD", "SAD", "MOT").
+_EMPHASIS_MIN = 4
+_EMPHASIS_TAGS = ("VB", "RB", "JJ", "UH", "MD")
+
+
+def _emphasis(word: str) -> bool:
+    return (
+        len(word) >= _EMPHASIS_MIN
+        and word.isupper()
+        and lexical_tag(word.lower()).startswith(_EMPHASIS_TAGS)
+    )
+
+
 def _typed(match: re.Match[str]) -> str:
-    """A contraction typed bare, spelled out; a slip with one reading, the word meant."""
+    """A contraction typed bare, spelled out; a slip with one reading, the word meant; a word
+    in capitals for emphasis, in lower case (the tagger reads capitals as a name)."""
     word = match.group(0)
     spelled = BARE_CONTRACTIONS.get(word.lower())
     if spelled is not None:
         return spelled
+    if _emphasis(word):
+        return word.lower()
     return mistyped(word) if meant(word) != word else word
 
 

@@ -275,12 +275,19 @@ def _head_tag(label: str, quotes: Iterable[str]) -> str:
 def _not_a_thing(label: str, quotes: Sequence[str]) -> bool:
     """A word English uses here as an adjective, adverb or determiner, or a phrase of them led
     by a quantifier or a comparative, written in lower case ("a safe home", "younger", "more
-    excited than ever", "both classical"): a quality, not a subject. A gerund ("Volunteering"), a word the tagger does not know
-    ("Transitioning") or a capitalised word as written ("Safe Haven") may be one."""
+    excited than ever", "both classical"): a quality, not a subject. A gerund ("Volunteering"),
+    a word the tagger's lexicon does not know, whatever it guesses from its ending
+    ("Transitioning", a name typed in lower case: "cathal cried"), or a capitalised word as
+    written ("Safe Haven") may be one."""
     words = label.split()
     if len(words) > 1 and not lexical_tag(words[0]).startswith(_LEADS):
         return False  # "Spare Key": a phrase is a thing unless a quantifier leads it
-    if not _head_tag(label, quotes).startswith(_NOT_A_THING):
+    head = _head_tag(label, quotes)
+    if not head.startswith(_NOT_A_THING):
+        return False
+    if len(words) == 1 and head.startswith("JJ") and not lexical_tag(words[0].lower()):
+        # the tagger's guess by its ending at a word it does not know ("cathal cried": a
+        # name); an adverb's ending is a slip's as often ("definately")
         return False
     return any(written_plain(label, quote) for quote in quotes)
 
