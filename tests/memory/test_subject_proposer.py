@@ -202,6 +202,25 @@ def test_how_people_type_does_not_make_subjects(sentence: str, subjects: set[str
     assert {p.label for p in phrases(sentence)} == subjects
 
 
+@pytest.mark.parametrize(
+    ("sentence", "subjects"),
+    [
+        # a gerund the lexicon does not know, naming the kind of the noun after it
+        ("my inburgering exam for speaking is 14 may", {"Inburgering Exam"}),
+        ("omg my first ever showjumping comp is next sat", {"Showjumping Comp"}),
+        # a noun and a gerund after a verb or a preposition, with no object after it
+        ("the dads got me into sea swimming with a group", {"Dads", "Sea Swimming"}),
+        ("I started weight lifting with Tom", {"Tom", "Weight Lifting"}),
+        # a participle the lexicon knows, a gerund after an article or a possessive: not
+        ("our growing allotment society needs a treasurer", {"Allotment Society", "Treasurer"}),
+        ("I saw a dog running in the park", set()),
+        ("my sister running late again", set()),
+    ],
+)
+def test_an_activity_named_with_a_gerund_is_one_phrase(sentence: str, subjects: set[str]) -> None:
+    assert {p.label for p in phrases(sentence)} == subjects
+
+
 def test_a_capitalised_word_one_slip_from_a_common_word_stays_a_name() -> None:
     assert "Bakery" not in {p.label for p in phrases("We bought bread from Bakerey in town.")}
 
@@ -218,6 +237,11 @@ def test_a_capitalised_word_one_slip_from_a_common_word_stays_a_name() -> None:
         ("My friend lives in Paris.", False),
         ("She said I should try it.", False),
         ("Meera's flight is tomorrow.", False),
+        # the speaker leads a later clause, after a break or run on without stops as speech
+        # is typed, though the sentence opened on someone else
+        ("My friend Tom lives in Bergen, I visit him every summer.", True),
+        ("my daughter set this up for me I am Desmond I drove the number 4 bus in Swansea", True),
+        ("my daughter said I could talk to it", False),
         # chat leaves the subject out: a sentence opening with a verb in the past or a gerund
         ("got offered a place at Brunel for september", True),
         ("just been told i need a filling", True),
@@ -351,6 +375,17 @@ def test_a_name_that_does_not_lead_what_it_did_is_not_a_person_of_theirs(
     sentence: str, name: str
 ) -> None:
     assert name not in labels(sentence)
+
+
+def test_notes_without_a_verb_in_a_message_about_the_speaker_are_theirs() -> None:
+    notes = (
+        "- Party: 14 March, Penhallow Boathouse (Kingston)\n"
+        "Booked so far:\n1. cake (Bramble Bakes)\n2. band"
+    )
+    mine = f"Planning help pls. Context:\n{notes}\n- Budget: 2k, we're nearly there"
+    assert {"Penhallow Boathouse", "Bramble Bakes"} <= labels(mine)
+    # the same lines pasted with nothing of the speaker's around them: anyone's
+    assert labels(notes) == set()
 
 
 # --- the embedding model: life and category --------------------------------------------------

@@ -51,6 +51,7 @@ from memory.extractors.subjects.framing import (
     self_named,
     serves,
     thing_scores,
+    verbless,
 )
 from memory.extractors.subjects.phrases import (
     NAME_MAX_ZIPF,
@@ -136,6 +137,9 @@ class Said:
     # The sentence before it in the message: a sentence without a subject goes on with that
     # one's ("My sister adopted a whippet. Moved to Leeds in May.": :func:`.first_person`).
     prior: str = ""
+    # A line of a list or of "key: value" notes, in a message written in lines that says the
+    # speaker somewhere ("I", "my", "we"): without a verb, it is theirs (:func:`noted`).
+    listed: bool = False
 
 
 @dataclass
@@ -379,7 +383,14 @@ def gather(
             if phrase.is_name and not subject.phrase.is_name:
                 subject.phrase = phrase
             said = Said(
-                sentence, message.id, message.ts, anchor, _before(sentence, phrase), around, prior
+                sentence,
+                message.id,
+                message.ts,
+                anchor,
+                _before(sentence, phrase),
+                around,
+                prior,
+                _listed(message.content, sentence),
             )
             if said.sentence not in {s.sentence for s in subject.said}:
                 subject.said.append(said)
@@ -410,9 +421,43 @@ def _echoes(messages: Sequence[Message], subjects: dict[str, Subject]) -> None:
         subject.echoed = sum(1 for said in others if words <= said)
 
 
+# A line of a list ("- ", "* ", "2. ", "3) ") or of notes ("Venue: ...").
+_LIST_LINE = re.compile(r"^\s*(?:[-*•–]|\d{1,2}[.)]|[^\W\d_][\w' /&]{0,30}:)\s")
+
+
+def _listed(content: str, sentence: str) -> bool:
+    """Whether ``sentence`` is a line of a list or of "key: value" notes in a message written
+    in lines, one that says the speaker somewhere."""
+    if "\n" not in content or not mentions_self(content):
+        return False
+    opening = p.words(sentence)[:3]
+    if not opening:
+        return False
+    for line in content.splitlines():
+        if not _LIST_LINE.match(line):
+            continue
+        whole = p.words(markup_to_text(line))
+        item = p.words(markup_to_text(_LIST_LINE.sub("", line, count=1)))
+        if opening in (whole[: len(opening)], item[: len(opening)]):
+            return True
+    return False
+
+
+def noted(said: Said) -> bool:
+    """A line of notes the person writes about their own life: a list item or "key: value"
+    line without a verb, in a message that says the speaker elsewhere ("Context: - Wedding:
+    Sept 19, Hollyburn Lodge - photographer (Talia Okafor)"), as people set out their plans
+    for an assistant; not a fragment of chat ("sorry about the hike")."""
+    return said.listed and verbless(said.sentence)
+
+
 def evidence_of(subject: Subject, life: dict[str, float], sessions: int = 1) -> Evidence:
     framing = [
-        1.0 if first_person(s.sentence, s.prior) else 0.5 if mentions_self(s.sentence) else 0.0
+        1.0
+        if first_person(s.sentence, s.prior)
+        else 0.5
+        if mentions_self(s.sentence) or noted(s)
+        else 0.0
         for s in subject.said
     ]
     return Evidence(
@@ -646,6 +691,7 @@ def theirs(subject: Subject) -> bool:
         first_person(s.sentence, s.prior)
         or owned(s.sentence, words)
         or (subject.phrase.is_name and acquainted(s.sentence, words))
+        or (subject.phrase.is_name and noted(s))
         or (subject.phrase.is_name and serves(s.sentence, words))
         or (subject.phrase.is_name and mentions_self(s.sentence) and introduced(s.sentence, words))
         for s in subject.said

@@ -117,12 +117,19 @@ _OPINION = frozenset(
 )
 
 
+# What a clause ends with when the next one starts with "I" and no stop between them.
+_RUN_ON_END = frozenset({"NN", "NNS", "NNP", "NNPS", "CD"})
+
+
 def _clause_led(tokens: list[tuple[str, str, str]]) -> bool:
     """A later clause of the sentence has the speaker as its subject: "I" or "we" right after
     a clause break and followed by its verb ("a group called the Saltdean Dippers, we go on
     Tuesdays", "the new hip is in and I am walking with one stick")."""
     for at in range(1, len(tokens) - 1):
-        if tokens[at - 1][0].lower() not in _CLAUSE_BREAK:
+        # after a clause break, or, in speech typed without stops, right after a noun or a
+        # number that ends the clause before ("... I am Desmond I drove the number 4 bus")
+        run_on = tokens[at - 1][1] in _RUN_ON_END and tokens[at][0] == "I"
+        if tokens[at - 1][0].lower() not in _CLAUSE_BREAK and not run_on:
             continue
         # After "I"/"we" the next word is its verb (or an adverb before it), whatever the
         # tagger says ("we train": it reads "train" as a noun).
@@ -177,15 +184,16 @@ def first_person(sentence: str, before: str = "") -> bool:
     whippet. Moved to Leeds with him in May.": the sister moved)."""
     text = sentence.replace("’", "'")
     head = " ".join(_head(text))
-    if _OTHER_PERSON.search(head):
-        return False
-    if _FIRST_PERSON.search(head):
+    other = bool(_OTHER_PERSON.search(head))
+    if not other and _FIRST_PERSON.search(head):
         return True
     sentences = tag(text)
     if not sentences:
         return False
     if _clause_led(sentences[0]):
         return True
+    if other:
+        return False
     return _elided(sentences[0]) and not (before and led_by_another(before))
 
 
@@ -415,6 +423,14 @@ def introduced(sentence: str, words: tuple[str, ...]) -> bool:
         rf"(?:\s+of\s+(?:[\w'-]+\s+){{0,3}}?[\w'-]+)?|\bbaby)\s*,?\s+{name}(?!\w)"
     )
     return bool(re.search(lead, sentence.replace("’", "'"), re.IGNORECASE))
+
+
+def verbless(sentence: str) -> bool:
+    """The sentence has no verb: a line of notes ("photographer (Talia Okafor)", "Wedding:
+    Sept 19, Hollyburn Lodge"), not a clause."""
+    return not any(
+        pos.startswith(("VB", "MD")) for tokens in tag(sentence) for _w, pos, _c in tokens
+    )
 
 
 def mentions_self(sentence: str) -> bool:

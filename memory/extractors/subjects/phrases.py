@@ -138,6 +138,8 @@ _CALENDAR = (
     frozenset(MONTHS)
     | frozenset(WEEKDAYS)
     | frozenset({"christmas", "easter", "tues", "weds", "thurs", "fri"})
+    # months cut short, as dates are typed ("Sept 19"); not "Jan" nor "Jun", given names too
+    | frozenset({"feb", "mar", "apr", "jul", "aug", "sep", "sept", "oct", "nov", "dec"})
 )
 # A word of any alphabet's letters ("Émile", "Lefèvre", "Anne-Marie"), not a number or a sign.
 _WORD = re.compile(r"^[^\W\d_][^\W\d_'&.-]*(?:['&.-][^\W\d_]*)*$")
@@ -294,6 +296,54 @@ def _unelided(match: re.Match[str]) -> str:
     return match.group(1) + match.group(2).lower()
 
 
+def _unknown_gerund(word: str, pos: str) -> bool:
+    """A word the tagger reads as a gerund by its ending alone, its lexicon not knowing it: a
+    rare activity ("showjumping", "bouldering", "inburgering"), not a participle English
+    uses as an adjective ("growing", "upcoming", "rewarding"), which the lexicon knows."""
+    return pos == "VBG" and word.islower() and not lexical_tag(word)
+
+
+def _activity_before_noun(tokens: list[tuple[str, str, str]], index: int) -> bool:
+    """An unknown gerund right before a common noun, after a possessive, an article, an
+    adjective or an adverb ("my inburgering exam", "my first ever showjumping comp"): the
+    name of an activity said as the noun's kind, where the tagger cuts the phrase."""
+    word, pos, _chunk = tokens[index]
+    if not _unknown_gerund(word, pos) or index == 0 or index + 1 >= len(tokens):
+        return False
+    return tokens[index - 1][1] in ("PRP$", "DT", "JJ", "RB") and tokens[index + 1][1] in (
+        "NN",
+        "NNS",
+    )
+
+
+# What may follow an activity named by a noun and a gerund: nothing, a stop, a preposition, a
+# conjunction ("got me into sea swimming with a group", "I love rock climbing.").
+_AFTER_ACTIVITY = frozenset({"IN", "CC", ",", ".", ":", "TO", ")"})
+
+
+def _activity_after_noun(
+    tokens: list[tuple[str, str, str]], index: int, chunks: list[list[tuple[int, str, str]]]
+) -> bool:
+    """A gerund right after a chunk of lower-case common words that follows a preposition or
+    a verb, with no object after it ("got me into sea swimming with", "love rock climbing",
+    "took up wild swimming"): a noun and a gerund naming an activity, where the tagger cuts
+    it. Not after an article or a possessive ("saw a dog running", "my sister swimming"),
+    nor a name ("Tom running")."""
+    word, pos, _chunk = tokens[index]
+    if pos != "VBG" or not word.islower() or not chunks or not chunks[-1]:
+        return False
+    last = chunks[-1]
+    if last[-1][0] != index - 1 or len(last) > 2:
+        return False
+    if not all(t[1].islower() and t[2] in ("NN", "JJ") for t in last) or last[-1][2] != "NN":
+        return False
+    start = last[0][0]
+    if start == 0 or not tokens[start - 1][1].startswith(("IN", "VB", "TO")):
+        return False
+    after = tokens[index + 1][1] if index + 1 < len(tokens) else "."
+    return after in _AFTER_ACTIVITY
+
+
 def _joins_compound(
     tokens: list[tuple[str, str, str]], index: int, chunks: list[list[tuple[int, str, str]]]
 ) -> bool:
@@ -381,6 +431,12 @@ def _chunks(tokens: list[tuple[str, str, str]]) -> list[list[tuple[int, str, str
         if _continues_name(tokens, index, chunks) or _joins_compound(tokens, index, chunks):
             chunks[-1].append((index, word, pos))
             continue
+        if _activity_after_noun(tokens, index, chunks):
+            chunks[-1].append((index, word, "NN"))  # "into sea swimming": the activity's name
+            continue
+        if _activity_before_noun(tokens, index):
+            chunks.append([(index, word, pos)])  # "my inburgering exam": "exam" joins it
+            continue
         if pos in ("CC", ",", ":", "PRP$") and chunks and chunks[-1]:
             chunks.append([])  # "Milo and Ada", "courgettes, beans": one subject each
             continue
@@ -457,7 +513,10 @@ def _trim(chunk: list[tuple[int, str, str]]) -> list[tuple[int, str, str]]:
     proper = [i for i, t in enumerate(kept) if t[2] in _PROPER]
     if proper and kept[-1][2] in _PROPER and proper[0] > 0:
         kept = kept[proper[0] :]  # "sister Ana", "friend Tom": the name is the subject
-    while kept and (kept[0][1].lower() in _LEAD_DROP or kept[0][2] in ("VBG", "VBN")):
+    while kept and (
+        kept[0][1].lower() in _LEAD_DROP
+        or (kept[0][2] in ("VBG", "VBN") and not _unknown_gerund(kept[0][1], kept[0][2]))
+    ):
         if len(kept) == 1 or kept[0][2] in _PROPER or (kept[0][0] > 0 and kept[0][1][:1].isupper()):
             break  # "Second Stride", "New Forest": a capitalised word is part of the name
         kept = kept[1:]
