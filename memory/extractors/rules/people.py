@@ -274,6 +274,18 @@ _REL_IS_NAME = re.compile(
     r"\.?\s+)?(?P<name>[" + UPPER + r"][\w'’\-]*(?:\s+[" + UPPER + r"][\w'’\-]*){0,2})\b,?\s*"
     r"(?P<rest>.*)$"
 )
+# "my new boss is a woman called Priyanka", "my manager is the CPO, Tunde": the relation is
+# described, then named (called or named, or set off by a comma and ending the clause).
+_REL_IS_DESCRIBED = re.compile(
+    r"^(?:is|was|'s)\s+(?:a|an|the)\s+(?:[\w'’\-]+\s+){0,3}?[\w'’\-]+"
+    r"(?:\s+(?:called|named)\s+|\s*,\s*(?=["
+    + UPPER
+    + r"][\w'’\-]*(?:\s+["
+    + UPPER
+    + r"][\w'’\-]*){0,2}\s*(?:[.!]|,\s*who\b|$)))"
+    r"(?P<name>[" + UPPER + r"][\w'’\-]*(?:\s+[" + UPPER + r"][\w'’\-]*){0,2})\b,?\s*"
+    r"(?P<rest>.*)$"
+)
 # A pet is a possession unless the person says it is family.
 _IS_FAMILY = re.compile(r"\b(?:is|are)\s+(?:basically\s+|like\s+|part\s+of\s+(?:the\s+)?)?family\b")
 # A pet named with "called"/"named": "a rabbit called Pepper", "a dog named Biscuit".
@@ -332,7 +344,7 @@ def other_people(c: Clause) -> Found:
             category = FAMILY
         rest = match.group("rest")
         relation = _relation_label(match.group("mods"), rel)
-        is_name = _REL_IS_NAME.match(rest.strip())
+        is_name = _REL_IS_NAME.match(rest.strip()) or _REL_IS_DESCRIBED.match(rest.strip())
         if is_name and is_name.group("name").split()[0].lower() not in _NOT_NAMES:
             name = is_name.group("name")
             found = _named_relation(c, name, category, relation)

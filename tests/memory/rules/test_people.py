@@ -19,10 +19,21 @@ from tests.memory.rules.helpers import clause, events, nodes, slices
         ("My manager is Anne-Marie Lefèvre", ("Anne-Marie Lefèvre", "person")),
         ("My daughter Ana is 7", ("Ana", "family")),
         ("My neighbour Siobhan O'Neill is a retired teacher", ("Siobhan O'Neill", "person")),
+        # described, then named: called or named, or set off by a comma ending the clause
+        ("my new boss is a woman called Priyanka, she seems nice", ("Priyanka", "person")),
+        ("my manager is the CPO, Tunde.", ("Tunde", "person")),
+        ("my sister is the youngest, Chloe, who lives in Leeds", ("Chloe", "family")),
     ],
 )
 def test_people_are_named_with_their_relation(text: Any, expected: Any) -> None:
     assert nodes(other_people(clause(text)))[0] == expected
+
+
+@pytest.mark.parametrize(
+    "text", ["my boss is a nightmare, Tom says", "my sister is a nurse, Anna is a teacher"]
+)
+def test_a_name_after_a_comma_that_goes_on_is_not_the_relation(text: str) -> None:
+    assert all(name not in ("Tom", "Anna") for name, _cat in nodes(other_people(clause(text))))
 
 
 def test_facts_about_a_person_are_filed_under_them() -> None:
