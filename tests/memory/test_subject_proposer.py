@@ -221,6 +221,22 @@ def test_an_activity_named_with_a_gerund_is_one_phrase(sentence: str, subjects: 
     assert {p.label for p in phrases(sentence)} == subjects
 
 
+@pytest.mark.parametrize(
+    ("sentence", "subjects"),
+    [
+        ("I'm on a pump (Omnipod 5)", {"Omnipod 5"}),
+        ("my Pixel 7 keeps crashing", {"Pixel 7"}),
+        ("we upgraded to Windows 11 at work", {"Windows 11"}),
+        # a count or a year after a name is not part of it
+        ("I went to Paris 3 times", {"Paris"}),
+        ("I met Tom 2 years ago", {"Tom"}),
+        ("we moved to Leeds in 2019", {"Leeds"}),
+    ],
+)
+def test_a_models_number_after_its_name_is_part_of_it(sentence: str, subjects: set[str]) -> None:
+    assert {p.label for p in phrases(sentence)} == subjects
+
+
 def test_a_capitalised_word_one_slip_from_a_common_word_stays_a_name() -> None:
     assert "Bakery" not in {p.label for p in phrases("We bought bread from Bakerey in town.")}
 

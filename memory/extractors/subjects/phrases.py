@@ -431,6 +431,9 @@ def _chunks(tokens: list[tuple[str, str, str]]) -> list[list[tuple[int, str, str
         if _continues_name(tokens, index, chunks) or _joins_compound(tokens, index, chunks):
             chunks[-1].append((index, word, pos))
             continue
+        if _model_number(tokens, index, chunks):
+            chunks[-1].append((index, word, "NNP"))
+            continue
         if _activity_after_noun(tokens, index, chunks):
             chunks[-1].append((index, word, "NN"))  # "into sea swimming": the activity's name
             continue
@@ -475,15 +478,34 @@ _MODEL = re.compile(r"^[A-Z][A-Za-z]*\d[A-Za-z\d]*$")
 
 
 def _model(kept: list[tuple[int, str, str]], t: tuple[int, str, str]) -> bool:
-    """A model's name right after its maker's ("Nikon D750", "Canon R6"); alone ("level A2")
-    it is a code, not a name."""
+    """A model's name right after its maker's ("Nikon D750", "Canon R6", "Omnipod 5": a number
+    :func:`_model_number` joined to the name); alone ("level A2") it is a code, not a name."""
     return (
         t[2] in _PROPER
-        and bool(_MODEL.match(t[1]))
+        and bool(_MODEL.match(t[1]) or _MODEL_NUMBER.match(t[1]))
         and bool(kept)
         and kept[-1][0] == t[0] - 1
         and kept[-1][1][:1].isupper()
     )
+
+
+_MODEL_NUMBER = re.compile(r"^\d{1,2}$")
+
+
+def _model_number(
+    tokens: list[tuple[str, str, str]], index: int, chunks: list[list[tuple[int, str, str]]]
+) -> bool:
+    """A number of one or two digits right after a capitalised name that ends the current
+    chunk, with no noun after it: the name of a model or a version ("I'm on a pump (Omnipod
+    5)", "my Pixel 7 keeps crashing", "Windows 11"); not a count ("Paris 3 times", "Tom 2
+    years ago") nor a year."""
+    if not chunks or not chunks[-1] or not _MODEL_NUMBER.match(tokens[index][0]):
+        return False
+    last = chunks[-1][-1]
+    if last[0] != index - 1 or last[2] not in _PROPER or not last[1][:1].isupper():
+        return False
+    after = tokens[index + 1][1] if index + 1 < len(tokens) else "."
+    return not after.startswith(("NN", "CD", "JJ"))
 
 
 def _named_day(kept: list[tuple[int, str, str]], t: tuple[int, str, str]) -> bool:
@@ -530,8 +552,10 @@ def _named(named: list[tuple[int, str, str]]) -> bool:
     or, in a phrase of two words or more, each written with a capital where one at least is a
     proper noun or the phrase is not the sentence's first ("the Hollowmere Choir", "Vega
     Climbing Wall": the tagger reads a word of a name as the common noun it also is)."""
-    if not named or not all(_cased(t[1]) for t in named):
+    if not named or not _cased(named[0][1]):
         return False
+    if not all(_cased(t[1]) or _MODEL_NUMBER.match(t[1]) for t in named[1:]):
+        return False  # a model's number after the name is part of it ("Omnipod 5")
     if all(t[2] in _PROPER for t in named):
         return True
     return len(named) > 1 and (named[0][0] > 0 or any(t[2] in _PROPER for t in named))
