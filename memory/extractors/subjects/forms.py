@@ -82,6 +82,10 @@ _ENDINGS = frozenset({"", "s", "ed", "d", "ing", "es", "ning", "ned"})
 # What stands before a verb's -s form and never before a plural: "this impacts", "it needs".
 _SINGULAR = frozenset("this that it he she which who".split())
 _GROUPS = frozenset("family fam folks relatives".split())
+# Words that measure how much, not what: "learning a ton", "loads of", "a bunch", "a bit".
+_MEASURES = frozenset(
+    "ton tons lot lots bunch bunches heap heaps load loads bit bits tad plenty handful".split()
+)
 # A gerund whose verb the lexicon tags as a verb ("helping", "building", "spending"); a noun in
 # -ing is not one ("clothing", "morning", "wedding").
 _VERB_TAGS = ("VB", "VBP")
@@ -301,6 +305,8 @@ def _one_word(word: str, quotes: Sequence[str]) -> str | None:
         return "time"
     if word in _GROUPS:
         return "group"
+    if word in _MEASURES:
+        return "measure"
     before = _before([word], quotes)
     if not _VOWELS & set(word) and not lexical_tag(word) and before not in _PREPOSITIONS:
         # "rn", "smth", "wknd": letters for a word ("gym" is one); what follows a preposition

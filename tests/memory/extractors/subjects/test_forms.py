@@ -57,6 +57,9 @@ from memory.extractors.subjects.forms import fault
         ("Hills", "we walked in the hills all day", "plural"),
         ("Books", "my books are everywhere in this flat", "plural"),
         ("Smth", "can you suggest smth to read on the train", "shorthand"),
+        # how much, not what
+        ("Ton", "it's all a process and I'm learning a ton", "measure"),
+        ("Loads", "learnt loads on the course this week", "measure"),
         # a slip for a word that names no thing, after a copula as anywhere
         ("Anxous", "trying not to be anxous about the move", "slip"),
         ("Anxous", "so anxous about the move tbh", "slip"),
