@@ -237,6 +237,43 @@ def test_a_models_number_after_its_name_is_part_of_it(sentence: str, subjects: s
     assert {p.label for p in phrases(sentence)} == subjects
 
 
+@pytest.mark.parametrize(
+    ("sentence", "subjects"),
+    [
+        ("I've had type 1 diabetes since i was 12.", {"Type 1 Diabetes"}),
+        ("I passed my grade 5 piano exam", {"Grade 5 Piano Exam"}),
+        ("I have 2 kids and a dog", set()),
+    ],
+)
+def test_a_number_that_says_which_one_stays_in_the_phrase(
+    sentence: str, subjects: set[str]
+) -> None:
+    assert {p.label for p in phrases(sentence)} == subjects
+
+
+@pytest.mark.parametrize(
+    ("sentence", "kept", "gone"),
+    [
+        # what follows "but" is what is
+        (
+            "if i had more time id learn the cello, but for now im sticking with my saturday"
+            " pottery class at Clayworks",
+            {"Clayworks"},
+            {"Cello"},
+        ),
+        ("If I won the lottery I'd buy a farm in Wales", set(), {"Wales"}),
+        ("if we lived in Bristol I'd join the Clifton Rowing Club", set(), {"Bristol"}),
+        # someone of theirs is theirs whatever is supposed; a condition may well be met
+        ("I wish I had a dog like my friend Kate's spaniel Bramble", {"Kate"}, set()),
+        ("if my sister Ana visits we'll go to Porto", {"Ana"}, set()),
+    ],
+)
+def test_what_is_not_so_is_not_proposed(sentence: str, kept: set[str], gone: set[str]) -> None:
+    got = {p.label for p in extract(chat(sentence)) if hasattr(p, "label")}  # cards and nodes
+    assert kept <= got
+    assert not gone & got
+
+
 def test_a_capitalised_word_one_slip_from_a_common_word_stays_a_name() -> None:
     assert "Bakery" not in {p.label for p in phrases("We bought bread from Bakerey in town.")}
 

@@ -67,6 +67,7 @@ from memory.extractors.subjects.phrases import (
     zipf,
 )
 from memory.extractors.subjects.standard import (
+    CONTRAST,
     one_spelling,
     relabelled,
     unheld,
@@ -218,7 +219,13 @@ def _statement(sentence: str) -> str | None:
     if p.is_smalltalk(rest) or _asks(rest) or _asks(_TOPIC.sub("", rest, count=1)):
         return None
     if _SUPPOSED.search(rest):
-        return None  # "If I won the lottery ...", "I might try ...": nothing the person has
+        # "If I won the lottery ...", "I might try ...": nothing the person has; but what
+        # follows "but" is what is ("if i had more time id learn the cello, but for now im
+        # sticking with my pottery class")
+        parts = CONTRAST.split(rest, maxsplit=1)
+        if len(parts) < 2 or _SUPPOSED.search(parts[1]):
+            return None
+        rest = parts[1]
     if not_own(rest):
         return None  # "I'm SUCH a morning person 🙃", "it's my flatmate's, not mine"
     if len(p.words(rest)) < 3:

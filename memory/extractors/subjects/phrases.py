@@ -517,6 +517,21 @@ def _named_day(kept: list[tuple[int, str, str]], t: tuple[int, str, str]) -> boo
     return before[:1].isupper() and lexical_tag(before.lower()).startswith("JJ")
 
 
+def _numbered(kept: list[tuple[int, str, str]], t: tuple[int, str, str]) -> bool:
+    """A number of one or two digits right after a common noun that says which one ("type 1
+    diabetes", "stage 2", "level 3 course"): part of the phrase, never cut out of it ("Type
+    Diabetes" names nothing); a number that ends the phrase goes with the other words that
+    are no noun."""
+    return (
+        t[2] == "CD"
+        and bool(_MODEL_NUMBER.match(t[1]))
+        and bool(kept)
+        and kept[-1][0] == t[0] - 1
+        and kept[-1][2] == "NN"
+        and kept[-1][1].islower()
+    )
+
+
 def _trim(chunk: list[tuple[int, str, str]]) -> list[tuple[int, str, str]]:
     """Keep the content of a chunk: no determiner, pronoun, number, time word or mood word."""
     kept: list[tuple[int, str, str]] = []
@@ -530,7 +545,7 @@ def _trim(chunk: list[tuple[int, str, str]]) -> list[tuple[int, str, str]]:
             continue
         joins = t[2] == JOIN and bool(kept) and kept[-1][2] in _PROPER
         word = _WORD.match(t[1]) or _model(kept, t)
-        if joins or (t[2] in _KEEP and word and t[1].lower() not in PRONOUNS):
+        if joins or (t[2] in _KEEP and word and t[1].lower() not in PRONOUNS) or _numbered(kept, t):
             kept.append(t)
     proper = [i for i, t in enumerate(kept) if t[2] in _PROPER]
     if proper and kept[-1][2] in _PROPER and proper[0] > 0:

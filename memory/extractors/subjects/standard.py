@@ -29,6 +29,7 @@ from memory.extractors import patterns as p
 from memory.extractors.asides import not_own, unmeant
 from memory.extractors.rules.preferences import CATCH_ALL
 from memory.extractors.subjects.forms import fault
+from memory.extractors.subjects.framing import owned
 from memory.extractors.subjects.phrases import (
     BARE_CONTRACTIONS,
     CLIPPED,
@@ -86,6 +87,27 @@ _LEADS = ("DT", "PDT", "RB", "JJR", "JJS")
 
 def _quotes(proposal: AnyProposal) -> list[str]:
     return [span.quote for span in proposal.evidence if span.quote]
+
+
+# Where a sentence turns from what might be to what is: ", but ...".
+CONTRAST = re.compile(r"[,;]\s*but\s+", re.IGNORECASE)
+# A sentence that opens on what is not so: "If I won the lottery ...", "Imagine ...", not a
+# condition that may well be met ("if it rains tomorrow", "if my sister Ana visits").
+_COUNTERFACTUAL = re.compile(
+    r"^\W*(?:if\s+(?:i|we)\s+(?:had|won|were|was|could|did|lived|got|only)\b|imagine|suppose|"
+    r"what\s+if|i\s+wish|in\s+an\s+ideal\s+world)\b",
+    re.IGNORECASE,
+)
+
+
+def supposed(sentence: str, label: str) -> bool:
+    """The sentence opens on what is not so and says the label before it turns to what is
+    ("If I won the lottery I'd buy a farm in Wales"; not "if i had more time id learn the
+    cello, but for now im sticking with my pottery class at Clayworks" for Clayworks)."""
+    text = sentence.replace("’", "'")
+    if not _COUNTERFACTUAL.search(text) or owned(text, tuple(label.split())):
+        return False  # someone of theirs is theirs whatever is supposed ("my friend Kate's")
+    return _spells(CONTRAST.split(text, maxsplit=1)[0], label)
 
 
 def offered(sentence: str) -> bool:
@@ -293,9 +315,9 @@ def _not_a_thing(label: str, quotes: Sequence[str]) -> bool:
 
 
 def unheld(found: Sequence[AnyProposal], feelings: set[str]) -> set[str]:
-    """The subjects of ``found`` below the standard: every sentence an offer to the listener
-    or said of the listener, a feeling or quality (``feelings``: the labels the embedding
-    model reads as one), a lone adjective or adverb, or words that cannot name a thing
+    """The subjects of ``found`` below the standard: every sentence an offer to the listener,
+    said of the listener or of what is not so (:func:`supposed`), a feeling or quality
+    (``feelings``: the labels the embedding model reads as one), a lone adjective or adverb, or words that cannot name a thing
     (:func:`.forms.fault`: "Making a Difference", "Kids a Loving Home", "Tues")."""
     quotes: dict[str, list[str]] = {}
     texts: dict[str, list[str]] = {}
@@ -310,7 +332,7 @@ def unheld(found: Sequence[AnyProposal], feelings: set[str]) -> set[str]:
     for label, said in quotes.items():
         if not said:
             continue
-        if all(offered(q) or about_listener(q, label) for q in said):
+        if all(offered(q) or about_listener(q, label) or supposed(q, label) for q in said):
             out.add(label)
         elif not any(_spells(t, label) or _FIRST & set(words_of(t)) for t in said + texts[label]):
             # A reply the rules could not read ("Are so excited about summer break" to "How
