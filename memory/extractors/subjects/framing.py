@@ -184,16 +184,15 @@ def first_person(sentence: str, before: str = "") -> bool:
     whippet. Moved to Leeds with him in May.": the sister moved)."""
     text = sentence.replace("’", "'")
     head = " ".join(_head(text))
-    other = bool(_OTHER_PERSON.search(head))
-    if not other and _FIRST_PERSON.search(head):
+    if _OTHER_PERSON.search(head):
+        return False
+    if _FIRST_PERSON.search(head):
         return True
     sentences = tag(text)
     if not sentences:
         return False
     if _clause_led(sentences[0]):
         return True
-    if other:
-        return False
     return _elided(sentences[0]) and not (before and led_by_another(before))
 
 
