@@ -32,7 +32,7 @@ import unicodedata
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from functools import cache
+from functools import cache, lru_cache
 
 from memory.confidence import Evidence, confidence
 from memory.extractors import patterns as p
@@ -369,6 +369,7 @@ def gather(
     typed = {_folded(key): name for key, name in typed_names(messages).items()}
     names = typed | written_names(messages)  # the batch's own spelling first
     for sentence, around, message, anchor, ruled, prior in _sentences(messages, source_time, used):
+        listed = _listed(message.content, sentence)
         for phrase in phrases(cased(sentence, names)):
             if ruled is not None and (not phrase.is_name or _piece(phrase, ruled)):
                 continue
@@ -397,7 +398,7 @@ def gather(
                 _before(sentence, phrase),
                 around,
                 prior,
-                _listed(message.content, sentence),
+                listed,
             )
             if said.sentence not in {s.sentence for s in subject.said}:
                 subject.said.append(said)
@@ -432,22 +433,26 @@ def _echoes(messages: Sequence[Message], subjects: dict[str, Subject]) -> None:
 _LIST_LINE = re.compile(r"^\s*(?:[-*•–]|\d{1,2}[.)]|[^\W\d_][\w' /&]{0,30}:)\s")
 
 
-def _listed(content: str, sentence: str) -> bool:
-    """Whether ``sentence`` is a line of a list or of "key: value" notes in a message written
-    in lines, one that says the speaker somewhere."""
+@lru_cache(maxsize=64)
+def _list_openings(content: str) -> frozenset[tuple[str, ...]]:
+    """The first three words of each line of a list or of "key: value" notes in a message
+    written in lines that says the speaker somewhere (with and without the line's marker);
+    none in any other message. Read once per message."""
     if "\n" not in content or not mentions_self(content):
-        return False
-    opening = p.words(sentence)[:3]
-    if not opening:
-        return False
+        return frozenset()
+    out: set[tuple[str, ...]] = set()
     for line in content.splitlines():
-        if not _LIST_LINE.match(line):
-            continue
-        whole = p.words(markup_to_text(line))
-        item = p.words(markup_to_text(_LIST_LINE.sub("", line, count=1)))
-        if opening in (whole[: len(opening)], item[: len(opening)]):
-            return True
-    return False
+        if _LIST_LINE.match(line):
+            out.add(tuple(p.words(markup_to_text(line))[:3]))
+            out.add(tuple(p.words(markup_to_text(_LIST_LINE.sub("", line, count=1)))[:3]))
+    return frozenset(out)
+
+
+def _listed(content: str, sentence: str) -> bool:
+    """Whether ``sentence`` (a statement: three words or more) opens a line of a list or of
+    notes in a message written in lines that says the speaker somewhere."""
+    openings = _list_openings(content)
+    return bool(openings) and tuple(p.words(sentence)[:3]) in openings
 
 
 def noted(said: Said) -> bool:

@@ -304,6 +304,7 @@ def _past_aside(tokens: list[tuple[str, str, str]], at: int) -> int:
     return at
 
 
+@lru_cache(maxsize=4096)
 def acquainted(sentence: str, words: tuple[str, ...]) -> bool:
     """A given name alone leads a clause of the sentence and its verb comes next ("Jo says
     I've become insufferable", "cathal cried (obviously)", "so Zuzia say the bath is like
