@@ -278,6 +278,13 @@ def test_a_capitalised_word_one_slip_from_a_common_word_stays_a_name() -> None:
         # a sentence that opens on someone else is theirs, whatever the speaker says after:
         # the friend's move is not the speaker's
         ("My friend Amara is moving to Tallinn in March, so we want to visit before then.", False),
+        # whoever of theirs opens it: a friend in chat's words, a grandparent, a flatmate; but
+        # the speaker with them is the speaker
+        ("my best mate is moving to Perth in the summer", False),
+        ("My nan is having her cataract done at Ninewells.", False),
+        ("my bestie got a job at Ocado", False),
+        ("My partner and I are moving to Ghent in June.", True),
+        ("my dog loves the beach at Saunton", True),
         # chat leaves the subject out: a sentence opening with a verb in the past or a gerund
         ("got offered a place at Brunel for september", True),
         ("just been told i need a filling", True),

@@ -10,7 +10,8 @@ person wrote them, never from a list of sentences:
   object with an article, a possessive, a pronoun, a particle or an adjective after it
   ("Making a Difference", "Building Up Confidence", "Staying Positive", "Inspiring Others"),
   a gerund of a common verb with only a generic word after it ("Helping People", "Spending
-  Time"), a verb after "to", a modal or "help" ("to spread understanding"); a word the
+  Time"), a light verb's gerund alone ("Working", "Supporting": no pastime without its
+  object), a verb after "to", a modal or "help" ("to spread understanding"); a word the
   lexicon has as a noun where the sentence leaves it only a verb's place ("and face
   challenges" after "to stand out", "this impacts neighborhoods", "lending a hand");
 - ``clause``: a piece of a sentence with its verb in it ("Conversations Going", "Kinds
@@ -23,7 +24,11 @@ person wrote them, never from a list of sentences:
 - ``shorthand``: one word of consonants English does not know ("Smth", "Wknd"): letters
   standing for a word;
 - ``plural``: one plural common noun alone ("Mountains", "Mentors", "Chats"): a kind of thing,
-  not one thing of a life;
+  not one thing of a life; a rarer one too when every sentence says it of others or in
+  passing (after an article, an adjective, "and" ending a list, "in"), not after a verb or a
+  possessive ("we keep chickens");
+- ``people``: a phrase that ends on a word for people in general ("Trans People", "Young
+  Folks");
 - ``group``: the person's family as a whole ("Family", "Fam"): no one in particular.
 
 Only a label the person wrote in lower case is judged: a name ("Make-A-Wish", "Believe
@@ -82,6 +87,20 @@ _ENDINGS = frozenset({"", "s", "ed", "d", "ing", "es", "ning", "ned"})
 # What stands before a verb's -s form and never before a plural: "this impacts", "it needs".
 _SINGULAR = frozenset("this that it he she which who".split())
 _GROUPS = frozenset("family fam folks relatives".split())
+# Words for people in general: a phrase that ends on one ("Trans People", "Young Folks",
+# "Homeless Individuals") is a kind of person, not someone of the person's life.
+_PEOPLE = frozenset("people folks folk individuals persons ones guys peeps humans".split())
+_DEMONSTRATIVES = frozenset("these those this that such".split())
+# What stands before the last of a list, or where a thing is not what it is: "and mentors",
+# "in neighborhoods".
+_LISTED = frozenset("and or in".split())
+# Verbs that name no pastime on their own (English's light verbs and their like): their
+# gerund alone ("Working", "Supporting", "Making") is a verb cut from its object.
+_LIGHT = frozenset(
+    "do make get go have take try use help support work keep start begin look find give put"
+    " come think feel see know say tell let want need seem become bring stay deal handle"
+    " manage".split()
+)
 # Words that measure how much, not what: "learning a ton", "loads of", "a bunch", "a bit".
 _MEASURES = frozenset(
     "ton tons lot lots bunch bunches heap heaps load loads bit bits tad plenty handful".split()
@@ -290,8 +309,9 @@ def _ends_on_verb(words: list[str], quotes: Sequence[str]) -> bool:
     return not _WORD.match(after) or after in _ARTICLES | _POSSESSIVES | _PRONOUNS
 
 
-def _plural(word: str) -> bool:
-    if word.endswith("ics") or zipf(word) < _COMMON_PLURAL:
+def _plural(word: str, *, rare: bool = False) -> bool:
+    """A plural common noun; one as common as :data:`_COMMON_PLURAL` or more unless ``rare``."""
+    if word.endswith("ics") or (zipf(word) < _COMMON_PLURAL and not rare):
         return False  # "calisthenics": one activity; "chickens": a rarer kind, often kept
     if lexical_tag(word) == "NNS":
         return True
@@ -313,7 +333,9 @@ def _one_word(word: str, quotes: Sequence[str]) -> str | None:
         # is named there ("built with dbt", "good at sql")
         return "shorthand"
     if _gerund(word):
-        return None  # "Volunteering", "Climbing": something the person does
+        # "Volunteering", "Climbing": something the person does; "working", "supporting":
+        # a verb that names no pastime without its object ("working with trans people")
+        return "doing" if _stem(word) in _LIGHT else None
     # After an article or a possessive a word is a noun, whatever else it can be ("ask for a
     # raise", "my crush"), and so is the object of a verb ("we keep ferrets"; "do" leads a
     # verb: "i do believe"; "be" a complement: "to be couragous").
@@ -326,9 +348,27 @@ def _one_word(word: str, quotes: Sequence[str]) -> str | None:
         return "slip" if tag.startswith(("JJ", "RB", "VB")) and not named else None
     if _verb(word) and not named:
         return "verb"
-    if _plural(word):
+    if _plural(word) or (_plural(word, rare=True) and _told_of(word, quotes)):
         return "plural"
     return None
+
+
+def _told_of(word: str, quotes: Sequence[str]) -> bool:
+    """Whether every sentence that says a plural says it of others or in passing, not as
+    something the person has or does: at the start of what was said ("Setbacks can help
+    us"), after an article or a demonstrative ("the dancers are so excited"), an adjective
+    ("similar journeys"), "and" or "or" ending a list ("friends, family and mentors"), or
+    "in" ("growth in neighborhoods"). After a verb or a possessive it is the person's ("we
+    keep chickens", "my migraines"), and after most prepositions what they are into ("into
+    crosswords")."""
+    befores = [found[0] for quote in quotes if (found := _around([word], [quote]))]
+    return bool(befores) and all(
+        not before
+        or not _WORD.match(before)
+        or before in _ARTICLES | _DEMONSTRATIVES | _LISTED
+        or (lexical_tag(before).startswith("JJ") and before not in _POSSESSIVES)
+        for before in befores
+    )
 
 
 def fault(label: str, quotes: Sequence[str]) -> str | None:
@@ -346,4 +386,6 @@ def fault(label: str, quotes: Sequence[str]) -> str | None:
         return "doing"
     if _clause(words, quotes):
         return "clause"
+    if words[-1] in _PEOPLE:
+        return "people"
     return None

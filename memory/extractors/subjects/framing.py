@@ -18,6 +18,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from memory.extractors.rules.people import RELATIONS
 from memory.extractors.subjects.phrases import Phrase, tag
 from memory.keys import canonical_key, is_honorific, titled_name
 from memory.recall.embed import embed
@@ -84,12 +85,16 @@ ORG_BEFORE = frozenset("at for joined join with".split())
 
 
 # "My friend ...", "my sister's ...": the sentence is about someone else (the rules read
-# relations); "my dog", "my garden" are still the person's own life.
+# relations, and chat's words for a friend); "my dog", "my garden" are still the person's own
+# life.
+_OTHERS = {w for w, category in RELATIONS.items() if category != Category.POSSESSION} | set(
+    "mate mates bestie bff nan gran friends kid family grandparents sis bro".split()
+)
 _OTHER_PERSON = re.compile(
-    r"\b(?:my|our)\s+(?:(?:best|old|close|new)\s+)?(?:friend|friends|sister|brother|mom|mum|"
-    r"mother|dad|father|husband|wife|partner|boss|colleague|coworker|co-worker|neighbou?r|son|"
-    r"daughter|kid|kids|child|children|cousin|aunt|uncle|grandma|grandpa|grandmother|"
-    r"grandfather|boyfriend|girlfriend|teacher|mentor|manager|parents|family)\b",
+    r"\b(?:my|our)\s+(?:(?:best|old|close|new|little|big|older|younger|eldest|oldest|"
+    r"youngest|baby|twin)\s+)?(?:"
+    + "|".join(re.escape(w) for w in sorted(_OTHERS, key=len, reverse=True))
+    + r")\b",
     re.IGNORECASE,
 )
 
@@ -180,12 +185,12 @@ def first_person(sentence: str, before: str = "") -> bool:
     ahead of schedule and I am walking with one stick"); or the sentence leaves its subject
     out, as chat does ("got an interview at Airbus next week": :func:`_elided`), but for
     right after ``before`` (the sentence before it in the message) when that one is about
-    someone else, whose subject a sentence without one goes on with ("My sister adopted a
+    someone else. "My partner and I ..." is the speaker's too, whose subject a sentence without one goes on with ("My sister adopted a
     whippet. Moved to Leeds with him in May.": the sister moved)."""
     text = sentence.replace("’", "'")
     head = " ".join(_head(text))
     if _OTHER_PERSON.search(head):
-        return False
+        return bool(_SPEAKER.search(head))  # "my partner and I are moving": both of them
     if _FIRST_PERSON.search(head):
         return True
     sentences = tag(text)

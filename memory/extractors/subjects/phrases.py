@@ -234,6 +234,11 @@ def lexical_tag(word: str) -> str:
     return str(lexicon.get(word.lower()) or lexicon.get(word) or "")
 
 
+def proper_tag(word: str) -> bool:
+    """Whether the tagger's lexicon has ``word``, as written, as a proper noun only."""
+    return str(_english().lexicon.get(word) or "") == "NNP"
+
+
 @lru_cache(maxsize=65536)
 def zipf(word: str) -> float:
     return zipf_frequency(meant(word).lower(), "en")
@@ -532,6 +537,22 @@ def _numbered(kept: list[tuple[int, str, str]], t: tuple[int, str, str]) -> bool
     )
 
 
+def _renamed_at(kept: list[tuple[int, str, str]]) -> int:
+    """Where the name starts in a phrase that says what a thing is, then names it ("my Etsy
+    shop Ekhorn Studio", "the Spotify playlist Sunday Reset"): the capitalised words after
+    the last word written in lower case, when a proper noun is among them; else 0 ("Vega
+    Climbing Wall", "sister Ana" are whole)."""
+    end = len(kept)
+    start = end
+    while start > 0 and kept[start - 1][1][:1].isupper():
+        start -= 1
+    if start in (0, end) or not kept[start - 1][1].islower():
+        return 0
+    if kept[start - 1][2] not in _NOUN or not any(t[2] in _PROPER for t in kept[start:]):
+        return 0
+    return start
+
+
 def _trim(chunk: list[tuple[int, str, str]]) -> list[tuple[int, str, str]]:
     """Keep the content of a chunk: no determiner, pronoun, number, time word or mood word."""
     kept: list[tuple[int, str, str]] = []
@@ -550,6 +571,7 @@ def _trim(chunk: list[tuple[int, str, str]]) -> list[tuple[int, str, str]]:
     proper = [i for i, t in enumerate(kept) if t[2] in _PROPER]
     if proper and kept[-1][2] in _PROPER and proper[0] > 0:
         kept = kept[proper[0] :]  # "sister Ana", "friend Tom": the name is the subject
+    kept = kept[_renamed_at(kept) :]
     while kept and (
         kept[0][1].lower() in _LEAD_DROP
         or (kept[0][2] in ("VBG", "VBN") and not _unknown_gerund(kept[0][1], kept[0][2]))

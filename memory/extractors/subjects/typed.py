@@ -9,7 +9,12 @@ a name all the same:
 - right after one of theirs ("my friend jess", "our dog biscuit", "baby malia"), or after a
   title ("dr halloran");
 - leading a clause and doing something ("felipe is driving", "that felipe left on the couch",
-  "bola (the new mechanic) said ...") when English does not know the word at all.
+  "bola (the new mechanic) said ...") when English does not know the word at all;
+- anywhere, in a message typed all in lower case (a sentence or "i" without its capital), a
+  word English writes only as a name: the tagger's lexicon has it with a capital, as a
+  proper noun, and not in lower case ("back in portland", "we're going to dublin"). Someone
+  who capitalises their sentences and writes a word in lower case means the word ("trans
+  rights"), so a message with its capitals keeps its words as written.
 
 A word English knows is a name only in the first place, and only when it is rare ("biscuit",
 not "my dog food" or "my friend group"); a word it does not know is not a contraction typed
@@ -32,6 +37,7 @@ from memory.extractors.subjects.phrases import (
     RARE_ZIPF,
     lexical_tag,
     meant,
+    proper_tag,
     zipf,
 )
 from memory.keys import is_honorific
@@ -84,6 +90,34 @@ def _unknown(word: str, lower: set[str]) -> bool:
         and word not in p.SMALLTALK
         and word not in lower
         and word not in _clippings()
+    )
+
+
+def _proper_only(word: str) -> bool:
+    """A word English writes only as a name, typed in lower case ("dublin", "portland"): the
+    lexicon has it capitalised as a proper noun and has no lower-case word of that spelling,
+    and it is no title, no word cut short and no slip for another word."""
+    return (
+        len(word) >= 4
+        and bool(_LETTERS.match(word))
+        and word.islower()
+        and not lexical_tag(word)
+        and proper_tag(word.capitalize())
+        and meant(word) == word
+        and not is_honorific(word)
+        and word not in _clippings()
+    )
+
+
+_SENTENCE_START = re.compile(r"(?:^|[.!?]\s+)([^\W\d_])")
+_LOWER_I = re.compile(r"(?<![\w'’])i(?=[\s'’,!?]|$)")
+
+
+def typed_in_lower_case(text: str) -> bool:
+    """Whether a message is typed without capitals: a sentence starting in lower case, or the
+    pronoun "i" (and "i'm", "i've") written small."""
+    return bool(_LOWER_I.search(text)) or any(
+        m.group(1).islower() for m in _SENTENCE_START.finditer(text)
     )
 
 
@@ -150,7 +184,9 @@ def typed_names(messages: Sequence[Message]) -> dict[str, str]:
     for message in messages:
         if message.role != "user":
             continue
-        for sentence in p.split_sentences(markup_to_text(message.content)):
+        text = markup_to_text(message.content)
+        small = typed_in_lower_case(text)
+        for sentence in p.split_sentences(text):
             tokens = _TOKEN.findall(sentence)
             for at, word in enumerate(tokens):
                 after = tokens[at + 1] if at + 1 < len(tokens) else ""
@@ -158,6 +194,7 @@ def typed_names(messages: Sequence[Message]) -> dict[str, str]:
                 if not (
                     (_unknown(word, lower) and (theirs or _leads_clause(tokens, at)))
                     or (theirs and _rare_noun(word) and word not in lower)
+                    or (small and _proper_only(word) and word not in lower)
                 ):
                     continue
                 title = _title_before(tokens, at)

@@ -130,6 +130,21 @@ def test_a_name_set_off_at_the_end_is_still_said_to_the_listener(sentence: str) 
     assert "Margaret" not in named(sentence)
 
 
+@pytest.mark.parametrize(
+    ("sentence", "label"),
+    [
+        ("I sell prints on my Etsy shop Harbour Lights Prints.", "Harbour Lights Prints"),
+        ("We joined the running club Penarth Plodders last spring.", "Penarth Plodders"),
+    ],
+)
+def test_a_thing_said_then_named_is_the_name(sentence: str, label: str) -> None:
+    assert named(sentence).get(label) is True
+
+
+def test_a_name_whose_words_are_capitalised_stays_whole() -> None:
+    assert named("We climb at the Vega Climbing Wall on Fridays.").get("Vega Climbing Wall")
+
+
 def test_a_place_set_off_after_something_of_theirs_is_said_of_it() -> None:
     assert named("This scarf came from my home town, Trondheim.").get("Trondheim") is True
 

@@ -41,6 +41,25 @@ def test_a_lower_case_name_where_only_a_name_stands(said: str, name: str) -> Non
     assert names[name] == name.capitalize()
 
 
+@pytest.mark.parametrize(
+    ("said", "name"),
+    [
+        ("back in portland my mum still keeps the bees", "portland"),
+        ("we're off to dublin for the long weekend, i'm excited", "dublin"),
+        ("i grew up near cornwall so the coast is home", "cornwall"),
+    ],
+)
+def test_a_word_written_only_as_a_name_typed_in_lower_case(said: str, name: str) -> None:
+    assert typed_names(_chat(said))[name] == name.capitalize()
+
+
+def test_a_message_typed_with_its_capitals_keeps_its_lower_case_words() -> None:
+    # Whoever capitalises their sentences means the word they wrote small.
+    assert "dublin" not in typed_names(_chat("We drove past the dublin exit. It was late."))
+    # a word English also writes in lower case is a word ("china", "turkey")
+    assert typed_names(_chat("i broke the good china at christmas")).keys() <= {"christmas"}
+
+
 def test_a_title_goes_with_the_name() -> None:
     names = typed_names(_chat("my supervisor dr halloran said the argument is buried"))
     assert names["dr halloran"] == "Dr Halloran"
