@@ -86,10 +86,17 @@ ORG_BEFORE = frozenset("at for joined join with".split())
 
 # "My friend ...", "my sister's ...": the sentence is about someone else (the rules read
 # relations, and chat's words for a friend); "my dog", "my garden" are still the person's own
-# life.
-_OTHERS = {w for w, category in RELATIONS.items() if category != Category.POSSESSION} | set(
-    "mate mates bestie bff nan gran friends kid family grandparents sis bro".split()
+# life. So is what someone who serves the person says or does for them ("my vet said Biscuit
+# needs a dental", "my pastor asked me to lead the choir at St Mary's"), and "our baby is due
+# in April" (a baby's life is the parents' at that age).
+_SERVING = frozenset(
+    "coach counsellor counselor dentist director doctor gp landlady landlord lead midwife "
+    "nurse pastor physio physiotherapist priest psychiatrist psychologist supervisor "
+    "therapist trainer tutor vet baby".split()
 )
+_OTHERS = {
+    w for w, category in RELATIONS.items() if category != Category.POSSESSION
+} - _SERVING | set("mate mates bestie bff nan gran friends kid family grandparents sis bro".split())
 _OTHER_PERSON = re.compile(
     r"\b(?:my|our)\s+(?:(?:best|old|close|new|little|big|older|younger|eldest|oldest|"
     r"youngest|baby|twin)\s+)?(?:"
@@ -185,8 +192,9 @@ def first_person(sentence: str, before: str = "") -> bool:
     ahead of schedule and I am walking with one stick"); or the sentence leaves its subject
     out, as chat does ("got an interview at Airbus next week": :func:`_elided`), but for
     right after ``before`` (the sentence before it in the message) when that one is about
-    someone else. "My partner and I ..." is the speaker's too, whose subject a sentence without one goes on with ("My sister adopted a
-    whippet. Moved to Leeds with him in May.": the sister moved)."""
+    someone else, whose subject a sentence without one goes on with ("My sister adopted a
+    whippet. Moved to Leeds with him in May.": the sister moved). "My partner and I ..." is
+    the speaker's too."""
     text = sentence.replace("’", "'")
     head = " ".join(_head(text))
     if _OTHER_PERSON.search(head):
