@@ -132,10 +132,21 @@ def _words(text: str) -> list[str]:
     return [_bare(w) for w in _WORD.findall(text)]
 
 
+def _verb_of(word: str) -> set[str]:
+    """The plain verb a gerund label was made from: "supporting" of "support", "making" of
+    "make", "running" of "run"."""
+    if not word.endswith("ing") or len(word) < 5:
+        return set()
+    stem = word[:-3]
+    return {stem, stem + "e"} | ({stem[:-1]} if len(stem) > 2 and stem[-1] == stem[-2] else set())
+
+
 def _written_plain(words: list[str], quote: str) -> bool:
     """Whether the person wrote one of ``words`` in lower case in ``quote`` (or a clipping of
-    it: "fam" for "family")."""
+    it: "fam" for "family"; or the verb a gerund label was made from: "I'd love to support
+    them" of "Supporting")."""
     wanted = set(words) | {clip for clip, full in CLIPPED.items() if full in words}
+    wanted |= {verb for word in words for verb in _verb_of(word)}
     return any(w.islower() for w in _WORD.findall(quote) if _bare(w) in wanted)
 
 
@@ -144,9 +155,7 @@ def _gerund(word: str) -> bool:
         return False
     if lexical_tag(word) == "VBG":
         return True
-    stem = word[:-3]
-    stems = {stem, stem + "e"} | ({stem[:-1]} if len(stem) > 2 and stem[-1] == stem[-2] else set())
-    return any(lexical_tag(s) in _VERB_TAGS for s in stems)
+    return any(lexical_tag(s) in _VERB_TAGS for s in _verb_of(word))
 
 
 def _stem(gerund: str) -> str:

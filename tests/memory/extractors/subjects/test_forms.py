@@ -42,6 +42,9 @@ from memory.extractors.subjects.forms import fault
         # a light verb's gerund alone names no pastime: its object was cut off
         ("Working", "i'm thinking of working with refugees next year", "doing"),
         ("Helping", "i love helping out at the community garden", "doing"),
+        # a gerund label made from the verb the person wrote is judged as that verb
+        ("Supporting", "I'd love to support carers in the village one day", "doing"),
+        ("Making", "I make a lot of my own stuff", "doing"),
         # a clause, two phrases run together, a quantifier leading, a plural and then a verb
         # with its object or nothing after it
         ("Parents Worry", "that school makes parents worry.", "clause"),
@@ -92,6 +95,8 @@ def test_words_that_cannot_name_a_thing(label: str, said: str, kind: str) -> Non
         ("Baking Bread", "baking bread every sunday is my thing"),
         ("Volunteering", "i started volunteering at the food bank"),
         ("Climbing", "we go climbing twice a week"),
+        ("Running", "I run before work most days"),
+        ("Painting", "I Paint on Sundays"),
         # a plural before a word that can be a verb is a noun phrase after an article or a
         # preposition, or with more said after it; a phrase after "and" with no "to" before
         # it, or after "to" alone (it leads places too), is a thing
