@@ -21,6 +21,7 @@ from memory.extractors.subjects import (
 from memory.extractors.subjects.framing import (
     categories,
     first_person,
+    led_here,
     life_scores,
     mentions_self,
 )
@@ -327,6 +328,51 @@ def test_a_sentence_without_a_subject_goes_on_with_the_one_before(
     before: str, sentence: str, own: bool
 ) -> None:
     assert first_person(sentence, before) is own
+
+
+@pytest.mark.parametrize(
+    ("sentence", "words", "own"),
+    [
+        # a run-on that someone else opens and the speaker goes on in
+        (
+            "my son set up the laptop for me so here goes I taught maths in Dundee for years",
+            ("Dundee",),
+            True,
+        ),
+        ("That photo reminded me of a trip we took to Crete", ("Crete",), True),
+        # what comes before the speaker's "I", or after someone else's subject, is not theirs
+        ("My sister moved to Leeds and I helped her pack", ("Leeds",), False),
+        ("I reckon my brother will love Lisbon", ("Lisbon",), False),
+        ("I was chatting to Maya and she is off to Oslo", ("Oslo",), False),
+        ("My cousin lives in Bergen", ("Bergen",), False),
+    ],
+)
+def test_the_nearest_subject_before_a_phrase_says_whose_it_is(
+    sentence: str, words: tuple[str, ...], own: bool
+) -> None:
+    assert led_here(sentence, words) is own
+
+
+def test_a_run_on_opened_by_someone_else_is_the_persons_where_they_go_on() -> None:
+    said = (
+        "ok so my granddaughter put this on my phone and said to just type so I ran the post "
+        "office in Tenby for twenty years and now I have my cataract op booked"
+    )
+    assert "Tenby" in labels(said, "A: Thanks for telling me.")
+    assert "Tenby" not in labels(
+        "ok so my granddaughter ran the post office in Tenby for twenty years",
+        "A: Thanks for telling me.",
+    )
+
+
+def test_a_sentence_a_rule_took_only_a_relation_from_is_still_the_persons() -> None:
+    from memory.extractors.rules import extract as rules
+
+    messages = chat("my son is 12 and my knee operation is booked for May")
+    found = rules(messages)
+    assert {getattr(p, "label", None) for p in found} - {None} == {"Son"}
+    keys = {canonical_key(s.label) for _e, s in scored(messages, found=found)}
+    assert canonical_key("Knee Operation") in keys
 
 
 def test_what_someone_else_did_is_not_the_persons_own() -> None:

@@ -43,7 +43,8 @@ for _category, _words in (
         daughter kids children child grandmother grandma granny nana grandfather grandpa granddad
         grandparents aunt uncle cousin niece nephew mother-in-law father-in-law sister-in-law
         brother-in-law in-laws stepmom stepdad stepmother stepfather stepson stepdaughter twin
-        baby""",
+        baby nan gran grandson granddaughter grandchild grandchildren grandkids stepbrother
+        stepsister half-brother half-sister godmother godfather godson goddaughter""",
     ),
     (
         POSSESSION,

@@ -44,6 +44,7 @@ from memory.extractors.subjects.framing import (
     categories,
     first_person,
     introduced,
+    led_here,
     life_scores,
     mentions_self,
     negated,
@@ -360,18 +361,21 @@ def gather(
     spelling of one subject, never two names), with where it was said. A sentence a rule
     read (``used``: the labels it took from it) is the rule's, but for the names in it that
     are not a piece of the rule's own ("I sing with the Hollowmere Choir" is "Singing" to the
-    rule, and the choir is a subject of its own; "Bristol" of "House in Bristol" is not). A
-    name said right after a negation ("never to Lyon") is not the person's. A name the person
-    types in lower case is read as the name the batch writes elsewhere (:func:`written_names`),
-    or as a name where only a name stands (:func:`.typed.typed_names`: "my mate maisie",
-    "felipe is driving")."""
+    rule, and the choir is a subject of its own; "Bristol" of "House in Bristol" is not);
+    all of it is the person's when the rule took only someone by relation from it
+    (:func:`_kin_only`). A name said right after a negation ("never to Lyon") is not the
+    person's. A name the person types in lower case is read as the name the batch writes
+    elsewhere (:func:`written_names`), or as a name where only a name stands
+    (:func:`.typed.typed_names`: "my mate maisie", "felipe is driving")."""
     subjects: dict[str, Subject] = {}
     typed = {_folded(key): name for key, name in typed_names(messages).items()}
     names = typed | written_names(messages)  # the batch's own spelling first
     for sentence, around, message, anchor, ruled, prior in _sentences(messages, source_time, used):
         listed = _listed(message.content, sentence)
         for phrase in phrases(cased(sentence, names)):
-            if ruled is not None and (not phrase.is_name or _piece(phrase, ruled)):
+            if ruled is not None and (
+                _piece(phrase, ruled) if phrase.is_name else not _kin_only(ruled)
+            ):
                 continue
             if negated(sentence, phrase.words):
                 continue
@@ -404,6 +408,13 @@ def gather(
                 subject.said.append(said)
     _echoes(messages, subjects)
     return subjects
+
+
+def _kin_only(labels: set[str]) -> bool:
+    """Whether all a rule took from a sentence is someone by relation alone ("Daughter" of "my
+    daughter set this up for me ... I have got my hip replacement booked"): the rest of the
+    sentence is still the person's to say."""
+    return bool(labels) and all(label.lower() in RELATIONS for label in labels)
 
 
 def _piece(phrase: Phrase, labels: set[str]) -> bool:
@@ -701,6 +712,7 @@ def theirs(subject: Subject) -> bool:
     words = subject.phrase.words
     return any(
         first_person(s.sentence, s.prior)
+        or led_here(s.sentence, words)
         or owned(s.sentence, words)
         or (subject.phrase.is_name and acquainted(s.sentence, words))
         or (subject.phrase.is_name and noted(s))

@@ -237,6 +237,32 @@ def owned(sentence: str, words: tuple[str, ...]) -> bool:
     return bool(re.search(before, text, re.IGNORECASE) or re.search(after, text))
 
 
+# Who does what in a run-on sentence: the nearest subject before a phrase says whose it is.
+_SPEAKER_SUBJECT = re.compile(r"\b(?:i|i'm|im|i've|ive|i'd|i'll|we|we're|we've|we'll)\b", re.I)
+_OTHER_SUBJECT = re.compile(r"\b(?:he|she|they|he's|she's|they're|they've|who)\b", re.I)
+
+
+def led_here(sentence: str, words: tuple[str, ...]) -> bool:
+    """The nearest subject before the phrase is the speaker's "I" or "we": in a sentence that
+    someone else opens and the speaker goes on in without a stop ("my daughter set this up
+    for me so here goes I drove the number 4 bus in Swansea for thirty years"), the part
+    after "I" is the speaker's; not so "my sister moved to Leeds and I helped" (Leeds comes
+    before "I") or "I think my brother loves Lisbon" (his subject is nearer)."""
+    if not words:
+        return False
+    text = sentence.replace("’", "'")
+    found = re.search(r"\b" + re.escape(words[0]) + r"\b", text, re.IGNORECASE)
+    if found is None:
+        return False
+    ahead = text[: found.start()]
+    mine = [m.end() for m in _SPEAKER_SUBJECT.finditer(ahead)]
+    if not mine:
+        return False
+    others = [m.end() for m in _OTHER_SUBJECT.finditer(ahead)]
+    others += [m.end() for m in _OTHER_PERSON.finditer(ahead)]
+    return mine[-1] > max(others, default=-1)
+
+
 _SELF_AFTER = re.compile(r"\b(?:me|my|us|our)\b", re.IGNORECASE)
 # What someone tells the person is their news, not something they do in the person's life.
 _TOLD = re.compile(

@@ -18,6 +18,11 @@ from tests.memory.rules.helpers import clause, events, nodes, slices
         ("my co-treasurer is Émile Durand", ("Émile Durand", "person")),
         ("My manager is Anne-Marie Lefèvre", ("Anne-Marie Lefèvre", "person")),
         ("My daughter Ana is 7", ("Ana", "family")),
+        # grandchildren, step- and half-siblings, godchildren and chat's grans are family
+        ("my grandson Alfie starts school in September", ("Alfie", "family")),
+        ("My nan Peggy still drives at 90", ("Peggy", "family")),
+        ("my half-sister Lotte lives in Utrecht", ("Lotte", "family")),
+        ("My goddaughter Iris turns five on Friday", ("Iris", "family")),
         ("My neighbour Siobhan O'Neill is a retired teacher", ("Siobhan O'Neill", "person")),
         # described, then named: called or named, or set off by a comma ending the clause
         ("my new boss is a woman called Priyanka, she seems nice", ("Priyanka", "person")),
