@@ -345,6 +345,10 @@ def test_a_sentence_without_a_subject_goes_on_with_the_one_before(
         ("I reckon my brother will love Lisbon", ("Lisbon",), False),
         ("I was chatting to Maya and she is off to Oslo", ("Oslo",), False),
         ("My cousin lives in Bergen", ("Bergen",), False),
+        # where the speaker is: "here" always, "back in" when no one else is the subject
+        ("she finally slept, its 9pm here in Montreal", ("Montreal",), True),
+        ("back in Portland at last!!", ("Portland",), True),
+        ("My sister is back in Portland", ("Portland",), False),
     ],
 )
 def test_the_nearest_subject_before_a_phrase_says_whose_it_is(
@@ -373,6 +377,21 @@ def test_a_sentence_a_rule_took_only_a_relation_from_is_still_the_persons() -> N
     assert {getattr(p, "label", None) for p in found} - {None} == {"Son"}
     keys = {canonical_key(s.label) for _e, s in scored(messages, found=found)}
     assert canonical_key("Knee Operation") in keys
+
+
+def test_a_plea_or_a_question_first_does_not_hide_what_the_person_goes_on_to_say() -> None:
+    reply = "A: Call your vet now."
+    plea = "HELP my cat got out!!! we live in Harrogate and she has never been outside"
+    assert "Harrogate" in labels(plea, reply)
+    # a request that hands over material: what follows is the material
+    handed = "Rewrite this: we live in Harrogate and she has never been outside"
+    assert "Harrogate" not in labels(handed, reply)
+
+
+def test_a_hedge_on_an_amount_still_says_it_happened() -> None:
+    reply = "A: Nice."
+    assert "Harrogate" in labels("we moved to Harrogate maybe 5 years ago", reply)
+    assert "Harrogate" not in labels("maybe we will move to Harrogate one day", reply)
 
 
 def test_what_someone_else_did_is_not_the_persons_own() -> None:

@@ -103,9 +103,16 @@ MAX_PASSAGE = 600
 WINDOW = 0  # statements either side of a mention held with it
 REASON = "proposed"
 
+# A hedge on an amount ("she ate maybe half a bar", "probably 5 years ago") hedges the
+# amount, not whether it happened.
+_AMOUNT = (
+    r"(?!\s+(?:\d|half|a\s+(?:few|couple|dozen|third|quarter|hundred)|about|around|like|"
+    r"once|twice|several|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
+    r"twenty|thirty|forty|fifty)\b)"
+)
 _SUPPOSED = re.compile(
-    r"^\W*(?:if|imagine|suppose|what\s+if|i\s+wish)\b|\b(?:might|maybe|perhaps|possibly|"
-    r"probably|not\s+sure|i\s+guess|wonder|daydream\w*)\b",
+    r"^\W*(?:if|imagine|suppose|what\s+if|i\s+wish)\b|\bmight\b|\b(?:maybe|perhaps|"
+    r"possibly|probably)\b" + _AMOUNT + r"|\b(?:not\s+sure|i\s+guess|wonder|daydream\w*)\b",
     re.IGNORECASE,
 )
 
@@ -244,7 +251,7 @@ def _sentences(
         if message.role != "user" or not message.content.strip():
             continue
         sentences = p.split_sentences(markup_to_text(message.content))
-        if at in withheld_at or (sentences and p.is_request(told(sentences[0]))):
+        if at in withheld_at or (sentences and _hands_over(told(sentences[0]))):
             # "Don't save this ...", a message taken back ("scratch that"), or a request whose
             # material follows ("Rewrite this: ..."): nothing in it is the person's to keep.
             continue
@@ -269,6 +276,19 @@ def _sentences(
                 used.get(sentences[index]),
                 _prior(sentences, index),
             )
+
+
+# What a request hands over to work on: "Rewrite this: ...", "translate the following",
+# "can you make it shorter?".
+_MATERIAL = re.compile(r":|\b(?:this|these|the\s+following|below|above|it)\b", re.IGNORECASE)
+
+
+def _hands_over(first: str) -> bool:
+    """Whether a message's first sentence is a request that hands over material ("Rewrite
+    this: ...", "Translate the following"): what follows is the material, not the person's
+    life. A plea or a question that the person goes on to explain ("HELP my dog ate
+    chocolate!!!", "any tips for a first 10k?") hands nothing over."""
+    return p.is_request(first) and bool(_MATERIAL.search(first))
 
 
 def _prior(sentences: Sequence[str], index: int) -> str:
@@ -477,7 +497,7 @@ def noted(said: Said) -> bool:
 def evidence_of(subject: Subject, life: dict[str, float], sessions: int = 1) -> Evidence:
     framing = [
         1.0
-        if first_person(s.sentence, s.prior)
+        if first_person(s.sentence, s.prior) or led_here(s.sentence, subject.phrase.words)
         else 0.5
         if mentions_self(s.sentence) or noted(s)
         else 0.0

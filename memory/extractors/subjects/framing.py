@@ -239,6 +239,8 @@ def owned(sentence: str, words: tuple[str, ...]) -> bool:
 
 # Who does what in a run-on sentence: the nearest subject before a phrase says whose it is.
 _SPEAKER_SUBJECT = re.compile(r"\b(?:i|i'm|im|i've|ive|i'd|i'll|we|we're|we've|we'll)\b", re.I)
+# Where the speaker is, said of a place right after it, with no one else's subject before.
+_WHERE_I_AM = re.compile(r"\b(here|back|home)\s+in\s+$", re.I)
 _OTHER_SUBJECT = re.compile(r"\b(?:he|she|they|he's|she's|they're|they've|who)\b", re.I)
 
 
@@ -247,7 +249,10 @@ def led_here(sentence: str, words: tuple[str, ...]) -> bool:
     someone else opens and the speaker goes on in without a stop ("my daughter set this up
     for me so here goes I drove the number 4 bus in Swansea for thirty years"), the part
     after "I" is the speaker's; not so "my sister moved to Leeds and I helped" (Leeds comes
-    before "I") or "I think my brother loves Lisbon" (his subject is nearer)."""
+    before "I") or "I think my brother loves Lisbon" (his subject is nearer). So is a place
+    said as where the speaker is: "here in ..." ("it's 9pm here in montreal", whoever else
+    the sentence speaks of), "back in ..." or "home in ..." when no one else's subject comes
+    before it ("back in portland!!", not "my sister is back in Portland")."""
     if not words:
         return False
     text = sentence.replace("’", "'")
@@ -255,12 +260,13 @@ def led_here(sentence: str, words: tuple[str, ...]) -> bool:
     if found is None:
         return False
     ahead = text[: found.start()]
-    mine = [m.end() for m in _SPEAKER_SUBJECT.finditer(ahead)]
-    if not mine:
-        return False
     others = [m.end() for m in _OTHER_SUBJECT.finditer(ahead)]
     others += [m.end() for m in _OTHER_PERSON.finditer(ahead)]
-    return mine[-1] > max(others, default=-1)
+    where = _WHERE_I_AM.search(ahead)
+    if where is not None and (where.group(1).lower() == "here" or not others):
+        return True  # "its 9:30pm here in montreal" ("here" is the speaker's), "back in portland!!"
+    mine = [m.end() for m in _SPEAKER_SUBJECT.finditer(ahead)]
+    return bool(mine) and mine[-1] > max(others, default=-1)
 
 
 _SELF_AFTER = re.compile(r"\b(?:me|my|us|our)\b", re.IGNORECASE)
