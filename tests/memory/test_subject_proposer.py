@@ -246,6 +246,7 @@ def test_a_phrase_is_read_whole(sentence: str, subjects: set[str]) -> None:
         ),
         ("If I won the lottery I'd buy a farm in Wales", set(), {"Wales"}),
         ("if we lived in Bristol I'd join the Clifton Rowing Club", set(), {"Bristol"}),
+        ("Imagining a week at the Skellig Retreat makes me calm", set(), {"Skellig Retreat"}),
         # someone of theirs is theirs whatever is supposed; a condition may well be met
         ("I wish I had a dog like my friend Kate's spaniel Bramble", {"Kate"}, set()),
         ("if my sister Ana visits we'll go to Porto", {"Ana"}, set()),

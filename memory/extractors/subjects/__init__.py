@@ -111,8 +111,9 @@ _AMOUNT = (
     r"twenty|thirty|forty|fifty)\b)"
 )
 _SUPPOSED = re.compile(
-    r"^\W*(?:if|imagine|suppose|what\s+if|i\s+wish)\b|\bmight\b|\b(?:maybe|perhaps|"
-    r"possibly|probably)\b" + _AMOUNT + r"|\b(?:not\s+sure|i\s+guess|wonder|daydream\w*)\b",
+    r"^\W*(?:if|imagine|imagining|suppose|supposing|what\s+if|i\s+wish)\b|\bmight\b|"
+    r"\b(?:maybe|perhaps|possibly|probably)\b" + _AMOUNT + r"|"
+    r"\b(?:not\s+sure|i\s+guess|wonder|daydream\w*)\b",
     re.IGNORECASE,
 )
 
