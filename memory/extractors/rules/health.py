@@ -2,8 +2,9 @@
 
 "I'm lactose intolerant" -> Lactose Intolerance; "I'm allergic to peanuts" -> Peanut Allergy;
 "my blood pressure is high" -> High Blood Pressure; "I have asthma", "I suffer from
-migraines", "my asthma is playing up" -> the condition (not "my dad's arthritis"); "my doctor put me on Lisinopril 10mg in February", "I started
-taking sertraline 50mg last month" -> the medication (its dose kept in the slice, its start a
+migraines", "I've had eczema for years", "my asthma is playing up" -> the condition (not "my
+dad's arthritis"); "my doctor put me on Lisinopril 10mg in February", "I started taking
+sertraline 50mg last month" -> the medication (its dose kept in the slice, its start a
 dated event). Everything here is ``health``; a condition is recognised by its form (a
 medical suffix, "... disease/syndrome/disorder") or a short list of common ones, never
 guessed from "I have a ...".
@@ -50,7 +51,8 @@ _MEASURE = re.compile(
     re.IGNORECASE,
 )
 _CONDITION_VERB = re.compile(
-    _I + r"(?:have|'ve\s+got|have\s+got|live\s+with|suffer\s+from|struggle\s+with|deal\s+with|"
+    _I + r"(?:have|'ve\s+got|have\s+got|'ve\s+had|have\s+had|had|live\s+with|suffer\s+from|"
+    r"struggle\s+with|deal\s+with|"
     r"get|am\s+living\s+with|'m\s+living\s+with)\s+(?P<what>.+)$",
     re.IGNORECASE,
 )

@@ -23,6 +23,9 @@ from tests.memory.rules.helpers import clause, events, nodes, slices
         ("I suffer from migraines when I skip meals", "Migraines"),
         ("I live with rheumatoid arthritis", "Rheumatoid Arthritis"),
         ("I have coeliac disease", "Coeliac Disease"),
+        # had, since or for a while: still a condition of theirs
+        ("I've had type 2 diabetes since 2019", "Type 2 Diabetes"),
+        ("I have had eczema for years", "Eczema"),
     ],
 )
 def test_conditions_allergies_and_measures_are_health(text: Any, label: Any) -> None:
