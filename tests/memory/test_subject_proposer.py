@@ -213,6 +213,11 @@ def test_how_people_type_does_not_make_subjects(sentence: str, subjects: set[str
         ("omg my first ever showjumping comp is next sat", {"Showjumping Comp"}),
         ("the dads got me into sea swimming with a group", {"Dads", "Sea Swimming"}),
         ("I started weight lifting with Tom", {"Tom", "Weight Lifting"}),
+        # a gerund alone after "doing", "into" or a verb of liking, with nothing after it
+        ("I've been doing bouldering at the Depot", {"Bouldering", "Depot"}),
+        ("been really into birdwatching lately", {"Birdwatching"}),
+        ("I love showjumping", {"Showjumping"}),
+        ("I keep forgetting things", set()),
         # not a participle the lexicon knows, nor a gerund after an article or a possessive
         ("our growing allotment society needs a treasurer", {"Allotment Society", "Treasurer"}),
         ("I saw a dog running in the park", set()),

@@ -349,6 +349,39 @@ def _activity_after_noun(
     return after in _AFTER_ACTIVITY
 
 
+# What an activity named by a gerund alone follows: "doing bouldering", "really into
+# birdwatching", "I love showjumping" (the tagger reads "love" after "I" as a noun).
+_ACTIVITY_LEADS = frozenset("doing into love loves enjoy enjoys adore like likes".split())
+
+
+def _activity_alone(tokens: list[tuple[str, str, str]], index: int) -> bool:
+    """A gerund on its own in an object's place, with nothing it governs after it: the name of
+    an activity, where the tagger reads a verb ("I've been doing bouldering at the Depot",
+    "been really into birdwatching lately", "I love showjumping"), after one of
+    :data:`_ACTIVITY_LEADS`, or after another verb or a preposition when the lexicon does
+    not know it ("took up showjumping"). A gerund the lexicon knows stays a verb in
+    :func:`_phrase` ("I keep forgetting", "into knitting": the rules read those)."""
+    word, pos, _chunk = tokens[index]
+    if pos != "VBG" or not word.islower() or index == 0:
+        return False
+    before = tokens[index - 1]
+    if not (
+        before[0].lower() in _ACTIVITY_LEADS
+        or (_unknown_gerund(word, pos) and before[1].startswith(("VB", "IN")))
+    ):
+        return False
+    after, tag_after = tokens[index + 1][:2] if index + 1 < len(tokens) else (".", ".")
+    if after.lower() in _PARTICLES or before[0].lower() in _KEEPS:
+        return False  # "keeps fogging up", "kept bouldering": a verb going on, or phrasal
+    return tag_after in _AFTER_ACTIVITY or tag_after.startswith("RB")
+
+
+# A verb's particle ("fogging up") and a verb of going on ("keeps crashing"): after a gerund or
+# before it, it is a verb.
+_PARTICLES = frozenset("up out down off over away back around along through".split())
+_KEEPS = frozenset("keep keeps kept keeping stop stops stopped".split())
+
+
 def _joins_compound(
     tokens: list[tuple[str, str, str]], index: int, chunks: list[list[tuple[int, str, str]]]
 ) -> bool:
@@ -444,6 +477,10 @@ def _chunks(tokens: list[tuple[str, str, str]]) -> list[list[tuple[int, str, str
             continue
         if _activity_before_noun(tokens, index):
             chunks.append([(index, word, pos)])  # "my inburgering exam": "exam" joins it
+            continue
+        if _activity_alone(tokens, index):
+            chunks.append([(index, word, "NN")])  # "doing bouldering": the activity's name
+            chunks.append([])
             continue
         if pos in ("CC", ",", ":", "PRP$") and chunks and chunks[-1]:
             chunks.append([])  # "Milo and Ada", "courgettes, beans": one subject each
