@@ -621,6 +621,28 @@ def _trim(chunk: list[tuple[int, str, str]]) -> list[tuple[int, str, str]]:
     return kept
 
 
+# The kind of place a name is often typed with in lower case after it: "the Oxfam bookshop",
+# "Morriston hospital", "Tooting lido".
+_PLACE_HEADS = frozenset(
+    """shop bookshop store hospital clinic surgery school college university academy gym
+    studio centre center library church mosque temple synagogue cafe café pub restaurant
+    bakery market lido pool hotel theatre cinema museum gallery stadium""".split()
+)
+
+
+def _placed(named: list[tuple[int, str, str]]) -> bool:
+    """A name typed with the kind of place it is in lower case after it ("Oxfam bookshop",
+    "Morriston hospital"), inside a sentence: every word before the last a proper noun with a
+    capital, the last one of :data:`_PLACE_HEADS`."""
+    *name, head = named
+    return (
+        bool(name)
+        and name[0][0] > 0
+        and head[1] in _PLACE_HEADS
+        and all(_cased(t[1]) and t[2] in _PROPER for t in name)
+    )
+
+
 def _named(named: list[tuple[int, str, str]]) -> bool:
     """Whether the words of a phrase are a name as written: each a proper noun with a capital,
     or, in a phrase of two words or more, each written with a capital where one at least is a
@@ -628,6 +650,8 @@ def _named(named: list[tuple[int, str, str]]) -> bool:
     Climbing Wall": the tagger reads a word of a name as the common noun it also is)."""
     if not named or not _cased(named[0][1]):
         return False
+    if _placed(named):
+        return True
     if not all(_cased(t[1]) or _MODEL_NUMBER.match(t[1]) for t in named[1:]):
         return False  # a model's number after the name is part of it ("Omnipod 5")
     if all(t[2] in _PROPER for t in named):

@@ -153,3 +153,19 @@ def test_a_given_name_first_in_a_sentence_is_a_name_but_a_common_word_is_not() -
     assert named("Tom reckons the fence needs replacing.").get("Tom") is True
     assert "Mark" not in named("Mark the date in your calendar.")
     assert "Will" not in named("Will the shop be open on Sunday?")
+
+
+@pytest.mark.parametrize(
+    ("sentence", "label", "is_name"),
+    [
+        # a name typed with the kind of place it is in lower case after it
+        ("I volunteer at the Oxfam bookshop on Saturdays", "Oxfam Bookshop", True),
+        ("my op is booked at Morriston hospital", "Morriston Hospital", True),
+        # first in the sentence, or a head that is no place, it is not read so
+        ("Tesco store was heaving", "Tesco Store", False),
+    ],
+)
+def test_a_name_with_its_kind_of_place_in_lower_case_is_one_name(
+    sentence: str, label: str, is_name: bool
+) -> None:
+    assert named(sentence).get(label) is is_name
