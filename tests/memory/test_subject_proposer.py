@@ -394,6 +394,15 @@ def test_a_plea_or_a_question_first_does_not_hide_what_the_person_goes_on_to_say
     assert "Harrogate" not in labels(handed, reply)
 
 
+def test_a_question_after_a_word_that_leads_in_is_still_a_question() -> None:
+    reply = "A: Good question."
+    assert "Quickbooks" not in labels(
+        "Also do you know if I can put this through Quickbooks", reply
+    )
+    assert "Quickbooks" not in labels("so can I run payroll in Quickbooks", reply)
+    assert "Quickbooks" in labels("Also I use Quickbooks for the shop", reply)
+
+
 def test_a_hedge_on_an_amount_still_says_it_happened() -> None:
     reply = "A: Nice."
     assert "Harrogate" in labels("we moved to Harrogate maybe 5 years ago", reply)

@@ -218,7 +218,16 @@ def told(sentence: str) -> str:
 _TOPIC = re.compile(r"^\s*[\w.+#/ -]{1,24}:\s+")
 
 
+# Words a question may open with before it asks ("Also do you know if ...", "so what should
+# I ...", "btw can I ...").
+_LEAD_IN = re.compile(
+    r"^\s*(?:(?:also|and|so|ok|okay|oh|btw|but|anyway|hey|well|plus|then)\b[,\s]*)+",
+    re.IGNORECASE,
+)
+
+
 def _asks(text: str) -> bool:
+    text = _LEAD_IN.sub("", text, count=1) or text
     return p.is_request(text) or p.is_question(text)
 
 
