@@ -82,7 +82,10 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
     (  # "I work as a backend developer at ...", "I've been freelancing as a translator"
         re.compile(
             _I + r"(?:work|worked|working|freelanc(?:e|ed|ing)|contract(?:ed|ing)?|started|"
-            r"began|volunteer(?:ed|ing)?)\s+as\s+" + _ARTICLE + _ROLE + rf"(?:{_AT}{_ORG}|{_END})",
+            r"began|volunteer(?:ed|ing)?|(?:go|going|gone|went)\s+freelance)\s+as\s+"
+            + _ARTICLE
+            + _ROLE
+            + rf"(?:{_AT}{_ORG}|{_END})",
             re.IGNORECASE,
         ),
         "",

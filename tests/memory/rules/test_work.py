@@ -26,6 +26,7 @@ from tests.memory.rules.helpers import clause, events, nodes
             [("Treasurer", "identity"), ("Riverside Allotment Society", "organization")],
         ),
         ("I've been freelancing as a translator, mostly German", [("Translator", "identity")]),
+        ("I'm going freelance as a copywriter", [("Copywriter", "identity")]),
         ("I work at AT&T", [("AT&T", "organization")]),
         (
             "I graduated from the University of Porto in 2019",
