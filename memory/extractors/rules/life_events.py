@@ -1,4 +1,5 @@
-"""Life events: moved, married, born, diagnosed, injured, recovered, broke up, joined or left."""
+"""Life events: moved, married, born, a baby on the way, diagnosed, injured, recovered, broke up,
+joined or left."""
 
 from __future__ import annotations
 
@@ -41,6 +42,15 @@ _MARRIED = re.compile(
     _I + r"(?:got\s+married|married|wed)\b(?:\s+(?:to\s+)?(?P<obj>.+))?", re.IGNORECASE
 )
 _BORN = re.compile(r"\bi\s+was\s+born\b(?P<rest>.*)$", re.IGNORECASE)
+# "we're expecting our second baby in November", "I'm pregnant with twins", "we're having a
+# baby!": a birth on its way, dated by when it is due.
+_EXPECTING = re.compile(
+    r"\b(?:i'm|i\s+am|we're|we\s+are|were)\s+(?:(?:so|finally|officially|now|also)\s+)*"
+    r"(?:expecting|having)\s+(?:a|an|our|my)?\s*(?:first|second|third|fourth|fifth|new|"
+    r"little)?\s*(?P<what>baby|babies|child|twins|little\s+one)\b|"
+    r"\b(?:i'm|i\s+am)\s+(?:(?:so|finally|officially|now|also)\s+)*pregnant\b",
+    re.IGNORECASE,
+)
 _DIAGNOSED = re.compile(
     r"\b(?:i|i've|i'm)(?:\s+(?:was|got|have\s+been|had\s+been|been|just|recently|finally|"
     r"officially))*\s+diagnosed\s+with\s+(?P<obj>.+)",
@@ -106,6 +116,14 @@ def _born(c: Clause) -> Found:
     return event(c, "Birthday", IDENTITY, EventAction.BORN.value, LIFE_SIGNIFICANT)
 
 
+def _expecting(c: Clause) -> Found:
+    match = _EXPECTING.search(c.text)
+    if not match:
+        return []
+    label = "Twins on the Way" if match.group("what") == "twins" else "Baby on the Way"
+    return event(c, label, LIFE_EVENT, EventAction.BORN.value, LIFE_SIGNIFICANT)
+
+
 def _diagnosed(c: Clause) -> Found:
     match = _DIAGNOSED.search(c.text)
     label = object_label(c, match.group("obj")) if match else None
@@ -164,6 +182,7 @@ def life_event(c: Clause) -> Found:
         _injured,
         _recovered,
         _born,
+        _expecting,
         _married,
         _moved,
         _broke_up,

@@ -1,4 +1,5 @@
-"""Life events: moved, married, born, diagnosed, injured, recovered, broke up, joined, left."""
+"""Life events: moved, married, born, a baby on the way, diagnosed, injured, recovered, broke up,
+joined, left."""
 
 from __future__ import annotations
 
@@ -18,8 +19,22 @@ from tests.memory.rules.helpers import clause, events
         ("I hurt my knee playing football", "Knee Injury", "injured"),
         ("I left Parcelwise last Friday", "Parcelwise", "left"),
         ("I joined Toastmasters in 2022 too", "Toastmasters", "joined"),
+        ("we're expecting our second baby in November", "Baby on the Way", "born"),
+        ("we are having twins!!", "Twins on the Way", "born"),
     ],
 )
 def test_life_events(text: Any, label: Any, action: Any) -> None:
     (found,) = events(life_event(clause(text)))
     assert (found.on, found.action) == (label, action)
+
+
+def test_a_baby_on_the_way_is_dated_by_when_it_is_due() -> None:
+    (due,) = events(life_event(clause("we're expecting our first baby in November")))
+    assert due.happened_at is not None and due.happened_at.month == 11
+
+
+@pytest.mark.parametrize(
+    "text", ["we're having a party on Saturday", "my sister is expecting a baby in May"]
+)
+def test_no_baby_of_theirs_on_the_way(text: str) -> None:
+    assert not [e for e in events(life_event(clause(text))) if e.on.endswith("on the Way")]
