@@ -168,7 +168,8 @@ def status_change(c: Clause) -> Found:
         raw = match.group("obj")
         if re.match(r"^working\s+(?:at|for)\b", raw, re.I):
             return []  # a new job: the joined recogniser reads it
-        label = object_label(c, _normalise_object(raw))
+        # "quit drinking coffee" is coffee; "quit drinking last year" is drinking
+        label = object_label(c, _normalise_object(raw)) or object_label(c, raw)
         if not label:
             continue
         category = status_category(action, raw, c.sentence)

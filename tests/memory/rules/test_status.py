@@ -15,6 +15,9 @@ from tests.memory.rules.helpers import clause, events, nodes
     [
         ("I stopped drinking coffee two weeks ago", "Coffee", "habit", "stopped"),
         ("I quit smoking in January", "Smoking", "habit", "stopped"),
+        # a habit's gerund with only a time after it is the habit, not a lead-in to cut
+        ("I quit drinking last year", "Drinking", "habit", "stopped"),
+        ("I quit drinking coffee in March", "Coffee", "habit", "stopped"),
         ("I gave up sugar three weeks ago", "Sugar", "habit", "stopped"),
         (
             "I started volunteering at the animal shelter on Saturdays",
