@@ -96,7 +96,7 @@ _SERVING = frozenset(
 )
 _OTHERS = {
     w for w, category in RELATIONS.items() if category != Category.POSSESSION
-} - _SERVING | set("mate mates bestie bff nan gran friends kid family grandparents sis bro".split())
+} - _SERVING | set("mate mates bestie bff friends kid family sis bro".split())
 _OTHER_PERSON = re.compile(
     r"\b(?:my|our)\s+(?:(?:best|old|close|new|little|big|older|younger|eldest|oldest|"
     r"youngest|baby|twin)\s+)?(?:"
