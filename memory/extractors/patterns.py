@@ -215,6 +215,14 @@ DESCRIPTORS = frozenset(
     system platform api extension framework band team club brand shop store""".split()
 )
 _SMALL_WORDS = frozenset("of and in on for to at with the a an or by from vs".split())
+# Verbs that name no pastime on their own (English's light verbs and their like): their
+# gerund alone ("Working", "Supporting", "Making") is a verb cut from its object, and "I like
+# to use Vim" likes Vim, not using.
+LIGHT_VERBS = frozenset(
+    "do make get go have take try use help support work keep start begin look find give put"
+    " come think feel see know say tell let want need seem become bring stay deal handle"
+    " manage".split()
+)
 _QUOTES = "\"'“”‘’`«»()[]{}"
 _CALLED = re.compile(r"\b(?:called|named|titled)\s+(.+)$", re.IGNORECASE)
 

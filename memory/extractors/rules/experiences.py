@@ -16,6 +16,7 @@ import re
 from memory.extractors import patterns as p
 from memory.extractors.rules.base import (
     _I,
+    _TIME_WORDS,
     LIFE_EVENT,
     ORDINARY,
     PLACE,
@@ -63,12 +64,14 @@ _EXPERIENCE_NOUNS = frozenset(
     """race marathon half-marathon 10k 5k triathlon ultra hike trek walk ride swim climb
     concert gig festival show play match game wedding funeral party retreat workshop
     conference meetup group class session course exhibition exam interview trip holiday
-    vacation tour ceremony fundraiser tournament competition audition appointment""".split()
+    vacation tour ceremony fundraiser tournament competition audition appointment parade march
+    rally protest vigil fair gala screening lecture talk reading""".split()
 )
 _ROUTINE_PLACES = frozenset(
     """work school bed church office home sleep class gym store shop shops supermarket doctor
     dentist bathroom toilet it that this there lunch dinner breakfast coffee""".split()
 )
+_ARTICLE = re.compile(r"^(?:a|an|the)\s+", re.IGNORECASE)
 _NOT_EVENT_WORDS = frozenset("time day week look go chat talk think feeling idea".split())
 
 
@@ -81,6 +84,17 @@ def _thing_done(c: Clause, phrase: str) -> str | None:
     if last not in _EXPERIENCE_NOUNS and words[-1].lower() not in _EXPERIENCE_NOUNS:
         return None
     return p.make_label(head)
+
+
+def _name_phrase(head: str, name: str) -> str | None:
+    """``head`` when ``name`` leads it and at most two lower-case nouns follow ("Bondi beach",
+    "LGBTQ+ film night"), else None."""
+    words = _ARTICLE.sub("", head).split()
+    named = name.split()
+    rest = words[len(named) :]
+    if words[: len(named)] != named or not 1 <= len(rest) <= 2:
+        return None
+    return " ".join(words) if all(w.isalpha() and w.islower() for w in rest) else None
 
 
 def _named_place(text: str) -> str | None:
@@ -117,6 +131,12 @@ def experience(c: Clause) -> Found:
             return event(c, thing, LIFE_EVENT, action, ORDINARY)
         if verb in ("went to", "visited", "attended") and (name := leading_name(obj.strip())):
             first = cut(obj).split()
-            if first and first[0].lower() not in _ROUTINE_PLACES and (label := p.make_label(name)):
-                return event(c, label, PLACE, action, ORDINARY)
+            if first and first[0].lower() not in _ROUTINE_PLACES:
+                # "Bondi beach", "an LGBTQ+ film night": the name leads a phrase that goes on in
+                # lower case, and the whole phrase is where they went
+                whole = _name_phrase(cut(obj), name)
+                if label := p.make_label(whole or name):
+                    # "a Pixar film night" happened; "Bondi beach" is a place
+                    timed = whole and whole.split()[-1].lower() in _TIME_WORDS
+                    return event(c, label, LIFE_EVENT if timed else PLACE, action, ORDINARY)
     return []

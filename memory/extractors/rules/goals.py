@@ -36,6 +36,11 @@ _GOAL_IS = re.compile(
     re.IGNORECASE,
 )
 _VERB = re.compile(r"^(?P<verb>[a-z]+)\s+(?:(?:for|to|on|up)\s+)?(?P<obj>.+)$", re.IGNORECASE)
+# Making one thing into another: the goal is about the first ("turn my photography into a
+# side income"), not the piece of clause that names both.
+_TURNED = re.compile(
+    r"^(?:turn|make|grow|convert|transform)\s+(?P<what>.+?)\s+into\s+", re.IGNORECASE
+)
 _SKILL_IN = re.compile(
     r"^be\s+(?:fluent|conversational|good|better|confident|comfortable)\s+(?:in|at|with)\s+"
     r"(?P<obj>.+)$",
@@ -82,6 +87,9 @@ def _goal_label(c: Clause, rest: str) -> str | None:
         if not verb or _HEDGE_VERBS.match(rest) or _PASSING.match(rest):
             return None
         obj = verb.group("obj")
+        turned = _TURNED.match(rest)
+        if turned:
+            obj = turned.group("what")  # "turn my baking into a business": the baking
     obj = without_time(obj, time_phrase(obj, c.anchor))
     end = _GOAL_END.search(obj)
     head = _DETERMINER.sub("", (obj[: end.start()] if end else obj).strip())

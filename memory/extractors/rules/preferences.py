@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from memory.extractors import patterns as p
+from memory.extractors.patterns import LIGHT_VERBS
 from memory.extractors.rules.base import (
     _CONTEXT,
     _I,
@@ -52,6 +53,11 @@ _RATHER = re.compile(
 )
 # Where a preference stops: the next clause ("..., so skip those", "... but not ...").
 _NEXT_CLAUSE = re.compile(r"\s*(?:[,;]\s*(?:so|but|because|and|which|though)\b|[;(])", re.I)
+# One thing chosen over another: "tabs over spaces", "tea rather than coffee".
+_CHOICE = re.compile(r"\s(?:over|than|instead\s+of|versus|vs\.?)\s", re.IGNORECASE)
+# "don't want X to VERB": what is not wanted is something happening, not X.
+_WANTED = re.compile(r"\bwant\s*$", re.IGNORECASE)
+_SOMEONE_TO = re.compile(r"^(?!to\b)(?:[\w'’\-]+\s+){1,4}to\s+[a-z]", re.IGNORECASE)
 # "Studio Ghibli films": a name followed by the kind of thing it makes is the name.
 _NAME_KIND = re.compile(
     r"^(?P<name>(?:[A-Z][\w'’.&\-]*\s+){0,3}[A-Z][\w'’.&\-]*)\s+(?:films?|movies?|books?|"
@@ -65,27 +71,43 @@ CATCH_ALL = "Preferences"
 
 
 def _preference_subject(c: Clause, obj: str) -> str:
+    """What is liked: the object of the liking verb. Where or with whom it is liked ("hiking
+    with my dog", "driving in the city", "tea with my breakfast") qualifies it; it names the
+    subject only when the object names none (a long clause) or is a choice made there ("tabs
+    over spaces in Python")."""
     if _THEME.search(obj):
         context = _CONTEXT.search(obj)
         ctx = p.make_label(cut(context.group("ctx"))) if context else None
         return f"{ctx} Theme" if ctx else "Theme"
+    if _RESPONSES.search(obj):
+        return "Response Style"
+    to_verb = _TO_VERB.match(obj)
+    if to_verb:
+        verb = to_verb.group("verb").lower()
+        if verb not in LIGHT_VERBS:
+            return p.title_case(p.gerund(verb))
+        # "to use Vim", "to go hiking": a light verb names no pastime; its object does
+        obj = obj[to_verb.end() :].strip()
+    head = cut(obj)
+    where = _context_label(obj)
+    if where and _CHOICE.search(obj):
+        return where  # "tabs over spaces in Python": a choice made within Python
+    if head and len(head.split()) <= 4 and not _PRONOUN_START.match(head):
+        label = p.make_label(head)
+        if label:
+            return label
+    return where or CATCH_ALL
+
+
+def _context_label(obj: str) -> str | None:
+    """Where a liking holds, named: "in my editor" (Editor), "in Python" (Python)."""
     for pattern in (_CONTEXT, _NAMED_CONTEXT):
         context = pattern.search(obj)
         if context:
             raw = cut(context.group("ctx"))
             if raw and raw.split()[0].lower() not in _TIME_WORDS and (label := p.make_label(raw)):
                 return label
-    if _RESPONSES.search(obj):
-        return "Response Style"
-    to_verb = _TO_VERB.match(obj)
-    if to_verb:
-        return p.title_case(p.gerund(to_verb.group("verb")))
-    head = cut(obj)
-    if head and len(head.split()) <= 4 and not _PRONOUN_START.match(head):
-        label = p.make_label(head)
-        if label:
-            return label
-    return CATCH_ALL
+    return None
 
 
 def preference(c: Clause) -> Found:
@@ -105,6 +127,8 @@ def preference(c: Clause) -> Found:
     if not match:
         return []
     obj = _NEXT_CLAUSE.split(match.group("obj").strip(), maxsplit=1)[0]
+    if _WANTED.search(c.text[: match.start("obj")]) and _SOMEONE_TO.match(obj):
+        return []  # "I don't want my kids to go through that": a wish about them, not a dislike
     if _PRONOUN_START.match(obj) and not (_RESPONSES.search(obj) or _TO_VERB.match(obj)):
         return []
     if re.search(r"allergic", c.text, re.IGNORECASE):

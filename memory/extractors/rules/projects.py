@@ -86,7 +86,9 @@ def projects(c: Clause) -> Found:
     if match:
         obj = match.group("obj")
         verb_is_loose = re.search(r"\b(?:writing|making|creating)\s", c.text, re.I)
-        if verb_is_loose and not (PROJECT_WORDS.search(obj) or p.is_name(cut(obj))):
+        # the kind of work is named in the object itself, not later in the clause ("making a
+        # difference, but ... my work")
+        if verb_is_loose and not (PROJECT_WORDS.search(cut(obj)) or p.is_name(cut(obj))):
             return []
         label = object_label(c, obj)
         if not label:

@@ -52,6 +52,11 @@ _STATUS = tuple(
     (re.compile(_I + rf"(?P<verb>{verbs})\s+(?P<obj>.+)", re.IGNORECASE), action)
     for verbs, action in _STATUS_VERBS
 )
+# Taking up a pastime is "got into running"; with an article the object is a thing or a
+# situation one got into ("the accident", "an argument", "a taxi").
+_STARTED_A = re.compile(r"^(?:a|an|my|our|my\s+own|our\s+own)\s", re.IGNORECASE)
+_INTO_SOMETHING = re.compile(r"^(?:got|getting)\s+into$", re.IGNORECASE)
+_DETERMINED = re.compile(r"^(?:a|an|the|this|that|some)\s", re.IGNORECASE)
 _ON_HOLD = re.compile(
     _I + r"(?:put|putting)\s+(?P<obj>.+?)\s+on\s+(?:hold|ice|pause|the\s+back\s+burner)",
     re.IGNORECASE,
@@ -153,6 +158,14 @@ def status_category(action: str, raw_object: str, clause: str) -> str:
         return HABIT if recurrence(clause) or first in _ROUTINE_GERUNDS else SKILL
     if action == EventAction.COMPLETED.value:
         return PROJECT  # one finishes a piece of work, not an everyday habit
+    if (
+        action == EventAction.STARTED.value
+        and _STARTED_A.match(raw_object)
+        and not set(cut(raw_object).lower().split()) & HABITS
+    ):
+        # "I'm starting a bakery", "we started a community garden": something founded; "a
+        # new diet" is still a habit
+        return PROJECT
     return HABIT
 
 
@@ -166,6 +179,9 @@ def status_change(c: Clause) -> Found:
         if not match or _NOT_ACTIVITIES.match(match.group("obj")):
             continue
         raw = match.group("obj")
+        verb = match.groupdict().get("verb") or ""
+        if _INTO_SOMETHING.match(verb) and _DETERMINED.match(raw):
+            continue  # "we got into the accident", "got into an argument": no pastime taken up
         if re.match(r"^working\s+(?:at|for)\b", raw, re.I):
             return []  # a new job: the joined recogniser reads it
         # "quit drinking coffee" is coffee; "quit drinking last year" is drinking

@@ -40,6 +40,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from memory.extractors.patterns import LIGHT_VERBS
 from memory.extractors.subjects.phrases import CLIPPED, lexical_tag, meant, zipf
 
 _ARTICLES = frozenset("a an the".split())
@@ -94,13 +95,6 @@ _DEMONSTRATIVES = frozenset("these those this that such".split())
 # What stands before the last of a list, or where a thing is not what it is: "and mentors",
 # "in neighborhoods".
 _LISTED = frozenset("and or in".split())
-# Verbs that name no pastime on their own (English's light verbs and their like): their
-# gerund alone ("Working", "Supporting", "Making") is a verb cut from its object.
-_LIGHT = frozenset(
-    "do make get go have take try use help support work keep start begin look find give put"
-    " come think feel see know say tell let want need seem become bring stay deal handle"
-    " manage".split()
-)
 # Words that measure how much, not what: "learning a ton", "loads of", "a bunch", "a bit".
 _MEASURES = frozenset(
     "ton tons lot lots bunch bunches heap heaps load loads bit bits tad plenty handful".split()
@@ -344,7 +338,7 @@ def _one_word(word: str, quotes: Sequence[str]) -> str | None:
     if _gerund(word):
         # "Volunteering", "Climbing": something the person does; "working", "supporting":
         # a verb that names no pastime without its object ("working with trans people")
-        return "doing" if _stem(word) in _LIGHT else None
+        return "doing" if _stem(word) in LIGHT_VERBS else None
     # After an article or a possessive a word is a noun, whatever else it can be ("ask for a
     # raise", "my crush"), and so is the object of a verb ("we keep ferrets"; "do" leads a
     # verb: "i do believe"; "be" a complement: "to be couragous").

@@ -75,3 +75,22 @@ def test_routines_and_ordinary_days_are_not_experiences(text: Any) -> None:
 def test_the_time_is_never_part_of_the_place() -> None:
     (visit,) = events(experience(clause("We visited the Louvre on Sunday")))
     assert (visit.on, visit.category, visit.happened_at_precision) == ("Louvre", "place", "day")
+
+
+@pytest.mark.parametrize(
+    ("text", "label", "category"),
+    [
+        # a name leading a phrase that goes on in lower case: the whole phrase
+        ("Last month I went to an LGBTQ+ film night", "LGBTQ+ Film Night", "life_event"),
+        ("we went to Bondi beach on Sunday", "Bondi Beach", "place"),
+        ("I went to Lisbon with my sister", "Lisbon", "place"),
+        # kinds of occasion one goes to
+        ("I went to a pride parade on Saturday", "Pride Parade", "life_event"),
+        ("We went to a climate rally in town yesterday", "Climate Rally", "life_event"),
+    ],
+)
+def test_where_one_went_is_the_whole_phrase_that_names_it(
+    text: str, label: str, category: str
+) -> None:
+    (found,) = events(experience(clause(text)))
+    assert (found.on, found.category) == (label, category)

@@ -18,6 +18,9 @@ from tests.memory.rules.helpers import clause, events, nodes, slices
         ("My goal is to be conversational in Spanish by next summer", "Spanish"),
         ("We hope to buy a house in Bristol within two years", "House in Bristol"),
         ("I'm saving up for a motorbike", "Motorbike"),
+        # making one thing into another: the goal is about the first
+        ("My goal is to turn my baking hobby into a business", "Baking Hobby"),
+        ("I'm aiming to turn my photography into a side income", "Photography"),
     ],
 )
 def test_goals(text: Any, label: Any) -> None:

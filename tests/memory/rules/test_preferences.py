@@ -26,3 +26,38 @@ from tests.memory.rules.helpers import clause, nodes
 )
 def test_preferences(text: Any, expected: Any) -> None:
     assert nodes(preference(clause(text))) == [expected]
+
+
+@pytest.mark.parametrize(
+    ("text", "subject"),
+    [
+        # where, with whom or for whom a thing is liked qualifies it; the thing is the subject
+        ("I love hiking with my dog", "Hiking"),
+        ("I hate driving in the city", "Driving"),
+        ("I prefer tea with my breakfast", "Tea"),
+        ("I enjoy sea swimming, it clears my head and calms my body", "Sea Swimming"),
+        ("I love hunting for vintage lamps for my flat", "Hunting"),
+        # a light verb names no pastime: its object does
+        ("I like to use Vim for my work", "Vim"),
+        ("I love to go sailing", "Sailing"),
+        # a choice made within a context is a preference there
+        ("I prefer tabs over spaces in Python", "Python"),
+    ],
+)
+def test_the_thing_liked_is_the_subject_not_where_it_is_liked(text: str, subject: str) -> None:
+    assert nodes(preference(clause(text))) == [(subject, "preference")]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I don't want my kids to go through what I did",
+        "I do not want the neighbours to think we're rude",
+    ],
+)
+def test_not_wanting_someone_to_do_something_is_no_dislike_of_them(text: str) -> None:
+    assert preference(clause(text)) == []
+
+
+def test_not_wanting_a_thing_is_still_a_dislike() -> None:
+    assert nodes(preference(clause("I don't want sugar in my coffee"))) == [("Sugar", "preference")]

@@ -12,6 +12,15 @@ def test_projects() -> None:
     assert ("Atlas", "project") in nodes(projects(clause("Atlas is my invoicing app")))
 
 
+def test_a_loose_verb_makes_a_project_only_when_its_object_names_the_work() -> None:
+    assert nodes(projects(clause("I'm writing a book about my grandmother"))) == [
+        ("Book", "project")
+    ]
+    # "my work" later in the clause does not make "a difference" a piece of work
+    said = "I wonder if I'm making a difference, but knowing people value my work helps"
+    assert projects(clause(said)) == []
+
+
 def test_decisions() -> None:
     found = decision(clause("let's go with Postgres"))
     assert nodes(found) == [("Postgres", "tool")]

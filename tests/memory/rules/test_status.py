@@ -28,6 +28,11 @@ from tests.memory.rules.helpers import clause, events, nodes
         ("I started boxing last week", "Boxing", "skill", "started"),
         ("I've put piano lessons on hold", "Piano Lessons", "skill", "paused"),
         ("I finished the quarterly report", "Quarterly Report", "project", "completed"),
+        ("I got into running during lockdown", "Running", "habit", "started"),
+        # starting something with an article founds it; a habit stays a habit
+        ("I'm starting a bakery because I love bread", "Bakery", "project", "started"),
+        ("we started a community garden on our street", "Community Garden", "project", "started"),
+        ("I started a new diet in March", "Diet", "habit", "started"),
     ],
 )
 def test_status_changes(text: Any, label: Any, category: Any, action: Any) -> None:
@@ -70,4 +75,16 @@ def test_a_language_said_as_the_persons_own_is_a_skill(text: str, label: str) ->
     ],
 )
 def test_a_language_word_that_is_not_the_persons_language_is_no_skill(text: str) -> None:
+    assert status_change(clause(text)) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "we got into the accident on the way back from the coast",
+        "I got into an argument with the landlord",
+        "we were getting into a taxi when it started pouring",
+    ],
+)
+def test_getting_into_a_thing_or_a_situation_is_no_pastime_taken_up(text: str) -> None:
     assert status_change(clause(text)) == []
