@@ -534,6 +534,23 @@ def test_categories_from_the_word_before_a_name_and_from_meaning() -> None:
     assert got[1] in ("habit", "skill", "interest")
 
 
+@pytest.mark.parametrize(
+    ("sentence", "name", "category"),
+    [
+        # "to" makes a name a place after a word of going, a person after one of saying
+        ("We're heading back to Galway on Friday.", "Galway", "place"),
+        ("We took the train down to Penzance.", "Penzance", "place"),
+        ("I wrote a long letter to Oduya about the move.", "Oduya", "person"),
+        ("We had to say goodbye to Pepper last week.", "Pepper", "person"),
+    ],
+)
+def test_to_before_a_name_is_a_place_only_after_going(
+    sentence: str, name: str, category: str
+) -> None:
+    (phrase,) = [p for p in phrases(sentence) if p.label == name]
+    assert categories([(phrase, "to", sentence)]) == [category]
+
+
 # --- repetition as evidence ------------------------------------------------------------------
 
 

@@ -81,6 +81,16 @@ _NOT_THINGS = (
     "an abstract idea: freedom, dreams, moments, memories, connections, challenges, vibes",
 )
 _PLACE_BEFORE = frozenset("in to from near around visit visited visiting across".split())
+# "to" before a name makes it a place ("moved to Leeds", "a holiday we had to Crete") but
+# after a word of saying or giving, where a single name is someone ("goodbye to Max", "a
+# letter to Priya").
+_SAID_TO = frozenset(
+    """talk talked talking spoke speak speaking said say says saying wrote write writing
+    letter letters message messages text texted note card gave give giving sent send sending
+    goodbye bye hello hi introduced introduce married engaged explained explain apologised
+    apologized listen listened lent showed show read sang waved reached replied reply
+    proposed""".split()
+)
 ORG_BEFORE = frozenset("at for joined join with".split())
 
 
@@ -521,6 +531,14 @@ _KIN = frozenset(
 )
 
 
+def _said_to(words: tuple[str, ...], sentence: str) -> bool:
+    """Whether the name ``words`` follows "to" after a word of saying or giving ("wrote to
+    Priya")."""
+    name = r"\s+".join(re.escape(w) for w in words)
+    found = re.search(rf"([\w'’-]+)\s+to\s+{name}\b", sentence, re.IGNORECASE)
+    return bool(found) and found.group(1).lower() in _SAID_TO
+
+
 def _name_category(phrase: Phrase, before: str, sentence: str) -> str | None:
     if phrase.words[0].lower() in _KIN:
         return Category.FAMILY.value  # "Aunt Rosa"
@@ -530,6 +548,8 @@ def _name_category(phrase: Phrase, before: str, sentence: str) -> str | None:
 
     if before in RELATIONS:
         return RELATIONS[before]  # "my mum's best friend Folake Adeyemi", "our dog Biscuit"
+    if before == "to" and len(phrase.words) == 1 and _said_to(phrase.words, sentence):
+        return Category.PERSON.value  # "a letter to Priya", "goodbye to Max"
     if before in _PLACE_BEFORE:
         return Category.PLACE.value
     if before in ORG_BEFORE and len(phrase.words) > 1:
