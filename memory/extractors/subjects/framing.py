@@ -244,7 +244,7 @@ def owned(sentence: str, words: tuple[str, ...]) -> bool:
     text = sentence.replace("’", "'")
     before = r"\b(?:my|our)\s+(?:[\w'-]+,?\s+){0,3}?" + re.escape(words[0]) + r"\b"
     after = r"\b" + re.escape(words[-1]) + r"\s*,?\s+(?:my|our)\s+\w"
-    return bool(re.search(before, text, re.IGNORECASE) or re.search(after, text))
+    return bool(re.search(before, text, re.IGNORECASE) or re.search(after, text, re.IGNORECASE))
 
 
 # Who does what in a run-on sentence: the nearest subject before a phrase says whose it is.
@@ -539,6 +539,39 @@ def _said_to(words: tuple[str, ...], sentence: str) -> bool:
     return bool(found) and found.group(1).lower() in _SAID_TO
 
 
+# What a thing the person names is to them, said right after the name ("Tidepool, my side
+# project"): the kinds of work and of place a name is given to.
+_KIND_OF = {
+    **dict.fromkeys(
+        "project app website site game startup thing hustle book podcast newsletter".split(),
+        Category.PROJECT.value,
+    ),
+    **dict.fromkeys(
+        """company firm employer business shop store cafe restaurant bar gym club team band
+        school college uni university academy bootcamp charity church clinic office""".split(),
+        Category.ORGANIZATION.value,
+    ),
+}
+_SAID_AS = re.compile(r"\s*,?\s+(?:my|our)\s+((?:[\w'’-]+\s*){1,3})", re.IGNORECASE)
+
+
+def _said_as(words: tuple[str, ...], sentence: str) -> str | None:
+    """The category of what a name is said to be to the speaker right after it: a relation
+    ("Glenys, my wife"), a pet ("Pickle, our cat") or a kind of work or place ("Tidepool, my
+    side project", "Fernhill, our new office"), or None."""
+    found = re.search(r"\b" + re.escape(words[-1]) + _SAID_AS.pattern, sentence, re.IGNORECASE)
+    if not found:
+        return None
+    for word in found.group(1).lower().split():
+        if word.endswith(("'s", "’s")):
+            return None  # "Ravi, my dad's accountant": someone else's
+        if word in RELATIONS:
+            return RELATIONS[word]
+        if word in _KIND_OF:
+            return _KIND_OF[word]
+    return None
+
+
 def _name_category(phrase: Phrase, before: str, sentence: str) -> str | None:
     if phrase.words[0].lower() in _KIN:
         return Category.FAMILY.value  # "Aunt Rosa"
@@ -548,6 +581,9 @@ def _name_category(phrase: Phrase, before: str, sentence: str) -> str | None:
 
     if before in RELATIONS:
         return RELATIONS[before]  # "my mum's best friend Folake Adeyemi", "our dog Biscuit"
+    said = _said_as(phrase.words, sentence)
+    if said:
+        return said  # "Tidepool, my side project", "Glenys, my wife"
     if before == "to" and len(phrase.words) == 1 and _said_to(phrase.words, sentence):
         return Category.PERSON.value  # "a letter to Priya", "goodbye to Max"
     if before in _PLACE_BEFORE:

@@ -707,20 +707,23 @@ _FINITE = frozenset({"VBZ", "VBD", "VBP", "MD"})
 
 def _appositive(tokens: list[tuple[str, str, str]], at: int) -> bool:
     """Whether what follows the comma after a name (from ``at``) says who the name is rather
-    than goes on to the listener: a relative clause ("Ravi, who keeps my books, ...") or a
+    than goes on to the listener: a relative clause ("Ravi, who keeps my books, ..."), a
     phrase set off by a second comma before the sentence's verb ("Ravi, my accountant, is
-    ..."). "Thanks Mel, you're a star" and "Mel, can you help?" are said to Mel."""
+    ..."), or what it is to the speaker, with no verb ("this is Tidepool, my side thing"). "Thanks Mel, you're a star" and "Mel, can you help?" are said to Mel."""
     if at >= len(tokens):
         return False
     if tokens[at][0].lower() in _RELATIVE:
         return True
+    owned = tokens[at][0].lower() in ("my", "our")
     for index in range(at, len(tokens) - 1):
         word, pos, _chunk = tokens[index]
         if pos in _FINITE or word.lower() in _SUBJECT_PRONOUNS:
             return False  # a clause of its own, not a phrase about the name
         if word == ",":
-            return tokens[index + 1][1] in _FINITE
-    return False
+            return owned or tokens[index + 1][1] in _FINITE
+        if owned and word in (".", "!", ";"):
+            return True  # "this is Tidepool, my side thing.": what it is to the speaker
+    return owned
 
 
 def _vocative(tokens: list[tuple[str, str, str]], kept: list[tuple[int, str, str]]) -> bool:

@@ -9,7 +9,9 @@ a name all the same:
 - right after one of theirs ("my friend jess", "our dog biscuit", "baby malia"), or after a
   title ("dr halloran");
 - leading a clause and doing something ("felipe is driving", "that felipe left on the couch",
-  "bola (the new mechanic) said ...") when English does not know the word at all;
+  "bola (the new mechanic) said ..."), set off before what it is to the person ("tidepool,
+  my side thing"), or after a kind of thing and "is" ("day job is fernhill"), when English
+  does not know the word at all;
 - anywhere, in a message typed all in lower case (a sentence or "i" without its capital), a
   word English writes only as a name: the tagger's lexicon has it with a capital, as a
   proper noun, and not in lower case ("back in portland", "we're going to dublin"). Someone
@@ -168,6 +170,27 @@ def _leads_clause(tokens: list[str], at: int) -> bool:
     return bool(after) and _acts(after)
 
 
+# Kinds of thing a name is given to, said before "is" and the name ("day job is fernhill",
+# "the cafe is crumb", "my side project is tidepool").
+_KINDS = frozenset(
+    """job work employer company firm office project app startup business shop store cafe
+    restaurant bar gym club team band school college uni university academy course bootcamp
+    studio clinic hospital practice surgery charity church thing hustle dog cat pet puppy
+    kitten horse""".split()
+)
+
+
+def _named_there(tokens: list[str], at: int) -> bool:
+    """The word at ``at`` stands where a thing is named: set off before what it is to the
+    person ("tidepool, my side thing", "fernhill, our new office"), or after a kind of thing
+    and "is" ("day job is fernhill")."""
+    after = tokens[at + 1 : at + 3]
+    if len(after) == 2 and after[0] == "," and after[1].lower() in _POSSESSIVES:
+        return True
+    before = [t.lower() for t in tokens[max(0, at - 2) : at]]
+    return len(before) == 2 and before[1] in ("is", "was") and before[0] in _KINDS
+
+
 def _title_before(tokens: list[str], at: int) -> str:
     lead = tokens[at - 1] if at > 0 else ""
     return lead.rstrip(".").lower() if is_honorific(lead.lower().rstrip(".")) else ""
@@ -192,7 +215,10 @@ def typed_names(messages: Sequence[Message]) -> dict[str, str]:
                 after = tokens[at + 1] if at + 1 < len(tokens) else ""
                 theirs = _theirs(tokens, at) and _ends_phrase(after)
                 if not (
-                    (_unknown(word, lower) and (theirs or _leads_clause(tokens, at)))
+                    (
+                        _unknown(word, lower)
+                        and (theirs or _leads_clause(tokens, at) or _named_there(tokens, at))
+                    )
                     or (theirs and _rare_noun(word) and word not in lower)
                     or (small and _proper_only(word) and word not in lower)
                 ):

@@ -79,6 +79,9 @@ def test_the_name_keeps_its_spelling_and_its_verb_stays_a_verb() -> None:
     [
         ("Tomasz Wierzbicki, who fixes my car, is retiring soon.", "Tomasz Wierzbicki"),
         ("Halima Yusuf, my physio, has moved clinics.", "Halima Yusuf"),
+        # what it is to the speaker, with no verb after it
+        ("This is Quernstone, my side project.", "Quernstone"),
+        ("So this is Quernstone, our little bakery, at last!", "Quernstone"),
     ],
 )
 def test_a_name_followed_by_who_it_is_is_not_said_to_the_listener(
@@ -89,7 +92,12 @@ def test_a_name_followed_by_who_it_is_is_not_said_to_the_listener(
 
 @pytest.mark.parametrize(
     "sentence",
-    ["Thanks Ottilie, you are a star.", "Ottilie, can you check this for me?", "Cheers, Ottilie!"],
+    [
+        "Thanks Ottilie, you are a star.",
+        "Ottilie, can you check this for me?",
+        "Cheers, Ottilie!",
+        "Hi Ottilie, my name is Ana.",
+    ],
 )
 def test_a_name_said_to_the_listener_is_still_no_subject(sentence: str) -> None:
     assert "Ottilie" not in named(sentence)

@@ -34,6 +34,9 @@ def _chat(*turns: str) -> list[Message]:
         ("update: paçoca is fine now", "paçoca"),
         ("bola (the new mechanic) said the same thing", "bola"),
         ("river cruise = boat = arjun dies", "arjun"),
+        # set off before what it is to the person, or after a kind of thing and "is"
+        ("this is quernstone, my side thing, a log parser", "quernstone"),
+        ("day job is brightwell, nothing to do with this", "brightwell"),
     ],
 )
 def test_a_lower_case_name_where_only_a_name_stands(said: str, name: str) -> None:
@@ -110,3 +113,9 @@ def test_the_name_typed_in_lower_case_is_a_card() -> None:
 
 def test_a_common_word_after_a_relation_is_no_card() -> None:
     assert not {"Group", "Friend Group"} & _labels("my friend group is tiny and i love them")
+
+
+def test_a_lower_case_name_set_off_as_the_persons_own_is_a_card_of_its_kind() -> None:
+    found = extract(_chat("this is quernstone, my side project, a static site generator"))
+    cards = {p.label: p.category for p in found if isinstance(p, (CandidateProposal, NodeProposal))}
+    assert cards.get("Quernstone") == "project"
