@@ -551,6 +551,23 @@ def test_to_before_a_name_is_a_place_only_after_going(
     assert categories([(phrase, "to", sentence)]) == [category]
 
 
+@pytest.mark.parametrize(
+    ("sentence", "name"),
+    [
+        (
+            "I spend every Saturday morning at Thornbury Wheelers, rain or shine.",
+            "Thornbury Wheelers",
+        ),
+        ("We finally signed with Brackenfold for the roof.", "Brackenfold"),
+        ("My sister swears by Glimmerline for her hair.", "Glimmerline"),
+    ],
+)
+def test_a_name_is_never_a_habit_a_skill_or_a_goal(sentence: str, name: str) -> None:
+    (phrase,) = [p for p in phrases(sentence) if p.label == name]
+    (category,) = categories([(phrase, "", sentence)])
+    assert category not in ("habit", "skill", "goal", "identity")
+
+
 # --- repetition as evidence ------------------------------------------------------------------
 
 

@@ -19,6 +19,7 @@ from functools import lru_cache
 import numpy as np
 
 from memory.extractors.rules.people import RELATIONS
+from memory.extractors.subjects.given_names import world_given_name
 from memory.extractors.subjects.phrases import Phrase, tag
 from memory.keys import canonical_key, is_honorific, titled_name
 from memory.recall.embed import embed
@@ -79,6 +80,16 @@ _NOT_THINGS = (
     "a quality or virtue: courage, kindness, strength, resilience, compassion, dedication",
     "encouragement, support, appreciation, reminders, motivation, inspiration",
     "an abstract idea: freedom, dreams, moments, memories, connections, challenges, vibes",
+)
+# What a name that is not a person's can be.
+_NAMED_KINDS = (
+    Category.FAMILY.value,
+    Category.PLACE.value,
+    Category.ORGANIZATION.value,
+    Category.POSSESSION.value,
+    Category.INTEREST.value,
+    Category.LIFE_EVENT.value,
+    Category.HEALTH.value,
 )
 _PLACE_BEFORE = frozenset("in to from near around visit visited visiting across".split())
 # "to" before a name makes it a place ("moved to Leeds", "a holiday we had to Crete") but
@@ -371,7 +382,7 @@ def acquainted(sentence: str, words: tuple[str, ...]) -> bool:
     (:data:`_PEOPLE_DO`: "Cathal cried")."""
     if len(words) != 1:
         return False
-    given = _given_name(words[0].lower())
+    given = given_name(words[0])
     text = sentence.replace("’", "'").strip()
     if text.endswith("?"):
         return False
@@ -401,10 +412,16 @@ def _titled(words: tuple[str, ...]) -> bool:
     return len(words) > 1 and is_honorific(words[0].lower().rstrip("."))
 
 
+def given_name(word: str) -> bool:
+    """A given name: one the nickname lists know ("Dan", "Kate"), or one of the world's that
+    English does not know as a word (:mod:`.given_names`: "Priya", "Siobhan")."""
+    return _given_name(word.lower()) or world_given_name(word)
+
+
 def _person(words: tuple[str, ...], sentence: str) -> bool:
-    """A person's name: a title before a name, a given name English knows first, or a name
-    the sentence goes on to say "who" of ("Ravi Mensah, who keeps my books")."""
-    if _titled(words) or _given_name(words[0].lower()):
+    """A person's name: a title before a name, a given name first, or a name the sentence
+    goes on to say "who" of ("Ravi Mensah, who keeps my books")."""
+    if _titled(words) or given_name(words[0]):
         return True
     return bool(re.search(rf"\b{re.escape(words[-1])}\s*,\s*who\b", sentence))
 
@@ -536,7 +553,7 @@ def _said_to(words: tuple[str, ...], sentence: str) -> bool:
     Priya")."""
     name = r"\s+".join(re.escape(w) for w in words)
     found = re.search(rf"([\w'’-]+)\s+to\s+{name}\b", sentence, re.IGNORECASE)
-    return bool(found) and found.group(1).lower() in _SAID_TO
+    return found is not None and found.group(1).lower() in _SAID_TO
 
 
 # What a thing the person names is to them, said right after the name ("Tidepool, my side
@@ -605,5 +622,9 @@ def categories(items: list[tuple[Phrase, str, str]]) -> list[str]:
     out = []
     for (phrase, before, sentence), row in zip(items, scores, strict=True):
         named = _name_category(phrase, before, sentence) if phrase.is_name else None
+        if named is None and phrase.is_name:
+            # a name is someone's, somewhere, a body or a thing, never a habit, a skill or a
+            # goal in itself ("Quillbridge", "Saltdean Dippers", "Omnipod 5")
+            row = np.where(np.isin(names, _NAMED_KINDS), row, -np.inf)
         out.append(named or names[int(np.argmax(row))])
     return out
