@@ -215,6 +215,14 @@ DESCRIPTORS = frozenset(
     system platform api extension framework band team club brand shop store""".split()
 )
 _SMALL_WORDS = frozenset("of and in on for to at with the a an or by from vs".split())
+# Things a person does or goes to once: "a charity race", "the Snowdon hike", "a pride parade".
+EXPERIENCE_NOUNS = frozenset(
+    """race marathon half-marathon 10k 5k triathlon ultra hike trek walk ride swim climb
+    concert gig festival show play match game wedding funeral party retreat workshop
+    conference meetup group class session course exhibition exam interview trip holiday
+    vacation tour ceremony fundraiser tournament competition audition appointment parade march
+    rally protest vigil fair gala screening lecture talk reading""".split()
+)
 # Verbs that name no pastime on their own (English's light verbs and their like): their
 # gerund alone ("Working", "Supporting", "Making") is a verb cut from its object, and "I like
 # to use Vim" likes Vim, not using.

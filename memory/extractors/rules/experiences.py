@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 
 from memory.extractors import patterns as p
+from memory.extractors.patterns import EXPERIENCE_NOUNS
 from memory.extractors.rules.base import (
     _I,
     _TIME_WORDS,
@@ -60,13 +61,6 @@ _PLACE_IN = re.compile(
     + UPPER
     + r"][\w'’\-]*){0,3})"
 )
-_EXPERIENCE_NOUNS = frozenset(
-    """race marathon half-marathon 10k 5k triathlon ultra hike trek walk ride swim climb
-    concert gig festival show play match game wedding funeral party retreat workshop
-    conference meetup group class session course exhibition exam interview trip holiday
-    vacation tour ceremony fundraiser tournament competition audition appointment parade march
-    rally protest vigil fair gala screening lecture talk reading""".split()
-)
 _ROUTINE_PLACES = frozenset(
     """work school bed church office home sleep class gym store shop shops supermarket doctor
     dentist bathroom toilet it that this there lunch dinner breakfast coffee""".split()
@@ -81,7 +75,7 @@ def _thing_done(c: Clause, phrase: str) -> str | None:
     if not words or len(words) > 5:
         return None
     last = words[-1].lower().rstrip("s")
-    if last not in _EXPERIENCE_NOUNS and words[-1].lower() not in _EXPERIENCE_NOUNS:
+    if last not in EXPERIENCE_NOUNS and words[-1].lower() not in EXPERIENCE_NOUNS:
         return None
     return p.make_label(head)
 

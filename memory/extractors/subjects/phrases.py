@@ -621,6 +621,36 @@ def _trim(chunk: list[tuple[int, str, str]]) -> list[tuple[int, str, str]]:
     return kept
 
 
+def _made_by(kept: list[tuple[int, str, str]]) -> list[tuple[int, str, str]]:
+    """A brand's name before what of it the person speaks of ("my Dexcom graphs", "my Strava
+    runs", "the Ikea shelves"): the name is the subject, the common nouns after it a detail of
+    it. Only a name English does not use as a word (rarer than :data:`RARE_ZIPF`, no entry in
+    the lexicon, which knows places such as "Orkney", and not an acronym: "Christmas tree",
+    "French class", "Orkney seals", "LGBTQ group" stay whole), written with its capital inside
+    the sentence, before one common noun that is neither the kind of place it names ("the
+    Oxfam bookshop") nor something done there once ("the Snowdon hike"); before two, the name
+    is a piece of a longer one ("the Perseid meteor shower")."""
+    if len(kept) < 2 or kept[0][0] == 0:
+        return kept
+    brand, rest = kept[0], kept[1:]
+    word = brand[1]
+    if not (
+        brand[2] in _PROPER
+        and word[:1].isupper()
+        and not word.isupper()
+        and word.isalpha()
+        and zipf(word) < RARE_ZIPF
+        and not lexical_tag(word.lower())
+        and not proper_tag(word)
+        and len(rest) == 1
+        and all(t[1].islower() and t[2] in ("NN", "NNS") for t in rest)
+        and rest[-1][1] not in _PLACE_HEADS
+        and rest[-1][1].removesuffix("s") not in p.EXPERIENCE_NOUNS
+    ):
+        return kept
+    return [brand]
+
+
 # The kind of place a name is often typed with in lower case after it: "the Oxfam bookshop",
 # "Morriston hospital", "Tooting lido".
 _PLACE_HEADS = frozenset(
@@ -709,7 +739,8 @@ def _appositive(tokens: list[tuple[str, str, str]], at: int) -> bool:
     """Whether what follows the comma after a name (from ``at``) says who the name is rather
     than goes on to the listener: a relative clause ("Ravi, who keeps my books, ..."), a
     phrase set off by a second comma before the sentence's verb ("Ravi, my accountant, is
-    ..."), or what it is to the speaker, with no verb ("this is Tidepool, my side thing"). "Thanks Mel, you're a star" and "Mel, can you help?" are said to Mel."""
+    ..."), or what it is to the speaker, with no verb ("this is Tidepool, my side thing").
+    "Thanks Mel, you're a star" and "Mel, can you help?" are said to Mel."""
     if at >= len(tokens):
         return False
     if tokens[at][0].lower() in _RELATIVE:
@@ -905,7 +936,7 @@ def phrases(sentence: str) -> list[Phrase]:
                 topic = True
                 continue
             chunk = _after_verb(tokens, chunk)
-            kept = _trim(chunk) if chunk else []
+            kept = _made_by(_trim(chunk)) if chunk else []
             if kept and all(t[2] in _PROPER for t in kept) and _vocative(tokens, kept):
                 continue
             phrase = _phrase(kept)

@@ -177,3 +177,35 @@ def test_a_name_with_its_kind_of_place_in_lower_case_is_one_name(
     sentence: str, label: str, is_name: bool
 ) -> None:
     assert named(sentence).get(label) is is_name
+
+
+@pytest.mark.parametrize(
+    ("sentence", "name"),
+    [
+        ("My Fitbit stats are all over the place this week.", "Fitbit"),
+        ("I finally fixed my Duolingo streak.", "Duolingo"),
+        ("We bought the Ikea shelves for the hallway.", "Ikea"),
+    ],
+)
+def test_a_brands_name_before_what_of_it_is_spoken_of_is_the_subject(
+    sentence: str, name: str
+) -> None:
+    assert named(sentence).get(name) is True
+
+
+@pytest.mark.parametrize(
+    ("sentence", "label"),
+    [
+        ("My lungs hate me after the Snowdon hike.", "Snowdon Hike"),  # done there once
+        ("I volunteer at the Oxfam bookshop.", "Oxfam Bookshop"),  # the kind of place it is
+        ("Her thesis is on Orkney seals.", "Orkney Seals"),  # a place the lexicon knows
+        ("I joined an LGBTQ support group.", "LGBTQ Support Group"),  # an acronym
+        ("We watched the Perseid meteor shower.", "Perseid Meteor Shower"),  # two nouns after
+    ],
+)
+def test_other_names_before_a_common_noun_stay_whole(sentence: str, label: str) -> None:
+    assert label in named(sentence)
+
+
+def test_a_word_english_uses_is_no_brand_before_its_noun() -> None:
+    assert "Christmas" not in named("We put up the Christmas tree on Sunday.")
