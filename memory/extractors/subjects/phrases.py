@@ -621,6 +621,17 @@ def _trim(chunk: list[tuple[int, str, str]]) -> list[tuple[int, str, str]]:
     return kept
 
 
+def _idiom(tokens: list[tuple[str, str, str]], kept: list[tuple[int, str, str]]) -> bool:
+    """A bare noun between "in" and "of" is a piece of a phrase English says whole ("in awe
+    of", "in charge of", "in need of", "in search of", "in favour of"), not a subject."""
+    if len(kept) != 1 or kept[0][2] != "NN" or not kept[0][1].islower():
+        return False
+    at = kept[0][0]
+    before = tokens[at - 1][0].lower() if at > 0 else ""
+    after = tokens[at + 1][0].lower() if at + 1 < len(tokens) else ""
+    return before == "in" and after == "of"
+
+
 def _made_by(kept: list[tuple[int, str, str]]) -> list[tuple[int, str, str]]:
     """A brand's name before what of it the person speaks of ("my Dexcom graphs", "my Strava
     runs", "the Ikea shelves"): the name is the subject, the common nouns after it a detail of
@@ -938,6 +949,8 @@ def phrases(sentence: str) -> list[Phrase]:
             chunk = _after_verb(tokens, chunk)
             kept = _made_by(_trim(chunk)) if chunk else []
             if kept and all(t[2] in _PROPER for t in kept) and _vocative(tokens, kept):
+                continue
+            if _idiom(tokens, kept):
                 continue
             phrase = _phrase(kept)
             if phrase is not None and phrase.label not in {f.label for f in found}:

@@ -209,3 +209,18 @@ def test_other_names_before_a_common_noun_stay_whole(sentence: str, label: str) 
 
 def test_a_word_english_uses_is_no_brand_before_its_noun() -> None:
     assert "Christmas" not in named("We put up the Christmas tree on Sunday.")
+
+
+@pytest.mark.parametrize(
+    ("sentence", "idiom", "subject"),
+    [
+        ("I was in awe of the northern lights.", "Awe", "Northern Lights"),
+        ("I'm in charge of the allotment rota now.", "Charge", "Allotment Rota"),
+    ],
+)
+def test_a_bare_noun_between_in_and_of_is_a_piece_of_an_idiom(
+    sentence: str, idiom: str, subject: str
+) -> None:
+    found = named(sentence)
+    assert idiom not in found
+    assert subject in found
