@@ -41,7 +41,7 @@ import re
 from collections.abc import Sequence
 
 from memory.extractors.patterns import LIGHT_VERBS
-from memory.extractors.subjects.phrases import CLIPPED, lexical_tag, meant, zipf
+from memory.extractors.subjects.phrases import CLIPPED, lexical_tag, meant, verbal, zipf
 
 _ARTICLES = frozenset("a an the".split())
 _POSSESSIVES = frozenset("my our your his her their its".split())
@@ -161,17 +161,6 @@ def _stem(gerund: str) -> str:
     return stem
 
 
-def _verbal(word: str) -> bool:
-    """Whether English uses ``word`` as a verb at all, though the lexicon's one tag for it is
-    a noun's: its -ed or -ing form is a verb's ("face": "faced"; "spread": "spreading";
-    "smile": "smiled"). Only read where the sentence has already said a verb may stand."""
-    if lexical_tag(word) in _VERB_TAGS:
-        return True
-    stems = {word, word[:-1]} if word.endswith("e") else {word, word + word[-1:]}
-    forms = {s + "ed" for s in stems} | {s + "ing" for s in stems} | {word + "d"}
-    return any(lexical_tag(f) in ("VBD", "VBN", "VBG") for f in forms if f != word)
-
-
 def _verb(word: str) -> bool:
     """A word the lexicon tags as a verb in a finite or plain form, or an -s/-es form of one it
     tags as a verb ("refreshes" of "refresh")."""
@@ -191,11 +180,12 @@ def _around(label_words: list[str], quotes: Sequence[str]) -> tuple[str, str, li
     the words before it; a mark is a word here ("don't forget, believe in yourself": ","), and
     the start or end of what was said is "". ``None`` where no sentence says the label."""
     size = len(label_words)
+    wanted = [CLIPPED.get(w, w) for w in label_words]  # the label may keep the clipping too
     for quote in quotes:
         words = [_bare(w) for w in _TOKEN.findall(quote)]
         read = [CLIPPED.get(w, w) for w in words]
         for at in range(len(words) - size + 1):
-            if read[at : at + size] == label_words:
+            if read[at : at + size] == wanted:
                 end = at + size
                 return (
                     words[at - 1] if at else "",
@@ -217,7 +207,7 @@ def _infinitive_before(said: list[str]) -> bool:
     for at in range(len(said) - 1, 0, -1):
         if not _WORD.match(said[at]):
             return False  # a mark ends the clause
-        if said[at - 1] == "to" and _verbal(said[at]) and at < len(said) - 1:
+        if said[at - 1] == "to" and verbal(said[at]) and at < len(said) - 1:
             return True
     return False
 
@@ -256,7 +246,7 @@ def _doing(words: list[str], quotes: Sequence[str]) -> bool:
         return False  # "a hiking trip", "my dancing passion": a noun phrase
     if _object_dropped(words, quotes):
         return True  # "Lending Hand" of "lending a hand": an article after a word makes it a verb
-    if _gerund(first) or (first.endswith("ing") and _verbal(_stem(first))):
+    if _gerund(first) or (first.endswith("ing") and verbal(_stem(first))):
         after = rest[0]
         if after in _ARTICLES | _POSSESSIVES | _PRONOUNS | _PARTICLES:
             return True
@@ -271,11 +261,11 @@ def _doing(words: list[str], quotes: Sequence[str]) -> bool:
         or lexical_tag(rest[0]).startswith(("RB", "JJR"))  # "Work Harder"
     ):
         return True
-    if _verbal(first) and (before in _INFINITIVE - {"to"} or _wanting_to(said)):
+    if verbal(first) and (before in _INFINITIVE - {"to"} or _wanting_to(said)):
         return True  # "can face", "help spread", "want it to spread": only a verb stands there
-    if before in _SINGULAR and first.endswith("s") and _verbal(first[:-1]):
+    if before in _SINGULAR and first.endswith("s") and verbal(first[:-1]):
         return True  # "this impacts neighborhoods": a plural cannot follow "this"
-    if before == "and" and _verbal(first) and _infinitive_before(said):
+    if before == "and" and verbal(first) and _infinitive_before(said):
         return True  # "to stand out and face challenges"
     if before in _COPULAS and lexical_tag(first).startswith("JJ") and len(rest) == 1:
         return rest[0].endswith("ing")  # "been busy painting": how the person was, doing what
@@ -299,7 +289,7 @@ def _ends_on_verb(words: list[str], quotes: Sequence[str]) -> bool:
     object or nothing: "make people smile.", "what our systems face.", "ventures need the
     hard work". Not after an article, a possessive, an adjective or a preposition, where the
     words are a noun phrase ("the farmers market", "to kids club")."""
-    if len(words) < 2 or lexical_tag(words[-2]) != "NNS" or not _verbal(words[-1]):
+    if len(words) < 2 or lexical_tag(words[-2]) != "NNS" or not verbal(words[-1]):
         return False
     found = _around(words, quotes)
     if found is None:

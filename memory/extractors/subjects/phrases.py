@@ -621,6 +621,37 @@ def _trim(chunk: list[tuple[int, str, str]]) -> list[tuple[int, str, str]]:
     return kept
 
 
+_OBJECT_LEADS = frozenset(
+    "the a an my our your his her their this that these those us me them".split()
+)
+
+
+def _verb_cut(
+    tokens: list[tuple[str, str, str]], kept: list[tuple[int, str, str]]
+) -> list[tuple[int, str, str]]:
+    """A plural and then a word English also uses as a verb, with an object after it, is a
+    subject and its verb ("biz ventures need the hard work", "the volunteers need our help"):
+    the phrase ends before the verb."""
+    if len(kept) < 2 or kept[-2][2] != "NNS" or not kept[-1][1].islower():
+        return kept
+    at = kept[-1][0]
+    after = tokens[at + 1][0].lower() if at + 1 < len(tokens) else ""
+    if after not in _OBJECT_LEADS or not verbal(kept[-1][1].lower()):
+        return kept
+    return kept[:-1]
+
+
+def verbal(word: str) -> bool:
+    """Whether English uses ``word`` as a verb at all, though the lexicon's one tag for it is
+    a noun's: its -ed or -ing form is a verb's ("face": "faced"; "spread": "spreading";
+    "smile": "smiled"). Only read where the sentence has already said a verb may stand."""
+    if lexical_tag(word) in ("VB", "VBP"):
+        return True
+    stems = {word, word[:-1]} if word.endswith("e") else {word, word + word[-1:]}
+    forms = {s + "ed" for s in stems} | {s + "ing" for s in stems} | {word + "d"}
+    return any(lexical_tag(f) in ("VBD", "VBN", "VBG") for f in forms if f != word)
+
+
 def _idiom(tokens: list[tuple[str, str, str]], kept: list[tuple[int, str, str]]) -> bool:
     """A bare noun between "in" and "of" is a piece of a phrase English says whole ("in awe
     of", "in charge of", "in need of", "in search of", "in favour of"), not a subject."""
@@ -947,7 +978,7 @@ def phrases(sentence: str) -> list[Phrase]:
                 topic = True
                 continue
             chunk = _after_verb(tokens, chunk)
-            kept = _made_by(_trim(chunk)) if chunk else []
+            kept = _made_by(_verb_cut(tokens, _trim(chunk))) if chunk else []
             if kept and all(t[2] in _PROPER for t in kept) and _vocative(tokens, kept):
                 continue
             if _idiom(tokens, kept):

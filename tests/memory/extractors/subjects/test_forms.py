@@ -155,6 +155,9 @@ def test_a_label_written_as_a_name_everywhere_is_not_judged() -> None:
 def test_a_label_respelled_from_a_clipping_is_judged_as_the_person_wrote_it() -> None:
     # the label "Family" was typed "fam": written in lower case all the same
     assert fault("Family", ["out with the fam for sunday lunch"]) == "group"
+    # a label that keeps the clipping is read as the full word where the sentence says it
+    said = ["the allotment and biz ventures need the hours i put in"]
+    assert fault("Biz Ventures Need", said) == fault("Business Ventures Need", said) == "clause"
 
 
 def test_no_words_no_fault() -> None:

@@ -224,3 +224,18 @@ def test_a_bare_noun_between_in_and_of_is_a_piece_of_an_idiom(
     found = named(sentence)
     assert idiom not in found
     assert subject in found
+
+
+@pytest.mark.parametrize(
+    ("sentence", "label"),
+    [
+        ("the allotment and biz ventures need the hours i put in", "Biz Ventures"),
+        ("honestly the shelter volunteers need our help", "Shelter Volunteers"),
+    ],
+)
+def test_a_plural_and_its_verb_before_an_object_end_the_phrase_before_the_verb(
+    sentence: str, label: str
+) -> None:
+    found = named(sentence)
+    assert label in found
+    assert not any(key.endswith(" Need") for key in found)
