@@ -138,10 +138,30 @@ def _verb_of(word: str) -> set[str]:
 def _written_plain(words: list[str], quote: str) -> bool:
     """Whether the person wrote one of ``words`` in lower case in ``quote`` (or a clipping of
     it: "fam" for "family"; or the verb a gerund label was made from: "I'd love to support
-    them" of "Supporting")."""
+    them" of "Supporting"), or capitalised only as the first word of the sentence."""
     wanted = set(words) | {clip for clip, full in CLIPPED.items() if full in words}
     wanted |= {verb for word in words for verb in _verb_of(word)}
-    return any(w.islower() for w in _WORD.findall(quote) if _bare(w) in wanted)
+    for found in _WORD.finditer(quote):
+        word = found.group()
+        if _bare(word) not in wanted:
+            continue
+        if word.islower() or (_SENTENCE_START.search(quote[: found.start()]) and _opens(word)):
+            return True
+    return False
+
+
+# Where a sentence starts: the start of what was said, or after its end mark.
+_SENTENCE_START = re.compile(r"(?:^|[.!?]\s+)\W*$")
+_NAME_TAGS = ("", "NNP", "NNPS")
+
+
+def _opens(word: str) -> bool:
+    """A word capitalised only because it opens the sentence ("Setbacks can be tough"): a
+    word English has in lower case, not a name (the lexicon has "setbacks", not "maisie")."""
+    rest = word[1:]
+    return (
+        word[:1].isupper() and rest == rest.lower() and lexical_tag(word.lower()) not in _NAME_TAGS
+    )
 
 
 def _gerund(word: str) -> bool:

@@ -160,5 +160,20 @@ def test_a_label_respelled_from_a_clipping_is_judged_as_the_person_wrote_it() ->
     assert fault("Biz Ventures Need", said) == fault("Business Ventures Need", said) == "clause"
 
 
+@pytest.mark.parametrize(
+    ("label", "said"),
+    [
+        ("Setbacks", "Setbacks can teach you a lot."),
+        ("Setbacks", "Oh well. Setbacks happen to everyone!"),
+    ],
+)
+def test_a_word_capitalised_only_to_open_a_sentence_is_judged(label: str, said: str) -> None:
+    assert fault(label, [said]) is not None
+
+
+def test_a_name_opening_a_sentence_is_still_a_name() -> None:
+    assert fault("Maisie", ["Maisie came over for tea."]) is None
+
+
 def test_no_words_no_fault() -> None:
     assert fault("", ["anything"]) is None
