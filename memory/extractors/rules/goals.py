@@ -36,6 +36,10 @@ _GOAL_IS = re.compile(
     re.IGNORECASE,
 )
 _VERB = re.compile(r"^(?P<verb>[a-z]+)\s+(?:(?:for|to|on|up)\s+)?(?P<obj>.+)$", re.IGNORECASE)
+# Verbs of showing or passing on a quality: their bare object is a way to be ("show warmth",
+# "spread kindness", "bring joy", "find peace"), not a thing to achieve; with an article or
+# a possessive it is one ("find a new job", "share my art").
+_EXPRESSING = frozenset("show spread express share bring give feel find radiate".split())
 # Making one thing into another: the goal is about the first ("turn my photography into a
 # side income"), not the piece of clause that names both.
 _TURNED = re.compile(
@@ -87,6 +91,8 @@ def _goal_label(c: Clause, rest: str) -> str | None:
         if not verb or _HEDGE_VERBS.match(rest) or _PASSING.match(rest):
             return None
         obj = verb.group("obj")
+        if verb.group("verb").lower() in _EXPRESSING and not _DETERMINER.match(obj):
+            return None  # "to show warmth", "to spread kindness": a way to be, not a goal
         turned = _TURNED.match(rest)
         if turned:
             obj = turned.group("what")  # "turn my baking into a business": the baking

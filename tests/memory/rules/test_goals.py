@@ -46,3 +46,19 @@ def test_wishes_about_activities_are_left_to_the_hedges(text: Any) -> None:
 )
 def test_wishes_of_the_moment_are_no_goals(text: Any) -> None:
     assert goal(clause(text)) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "My aim is to show patience, even on the bad days",
+        "I want to spread kindness wherever I go",
+        "I really hope to find peace after this year",
+    ],
+)
+def test_showing_or_passing_on_a_quality_is_a_way_to_be_not_a_goal(text: str) -> None:
+    assert goal(clause(text)) == []
+
+
+def test_a_thing_found_or_shared_with_an_article_or_a_possessive_is_still_a_goal() -> None:
+    assert nodes(goal(clause("I hope to find a new job by spring"))) == [("Job", "goal")]
