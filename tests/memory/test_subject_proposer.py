@@ -26,7 +26,14 @@ from memory.extractors.subjects.framing import (
     mentions_self,
 )
 from memory.extractors.subjects.history import heard, names_it
-from memory.extractors.subjects.phrases import Phrase, label_keys, phrases, rarity, topic_key
+from memory.extractors.subjects.phrases import (
+    Phrase,
+    label_keys,
+    needle,
+    phrases,
+    rarity,
+    topic_key,
+)
 from memory.gate import RulesRef, Snapshot, SuppressionRef, plan_writes
 from memory.keys import canonical_key
 from memory.proposals import CandidateProposal, EventProposal, SliceProposal
@@ -751,6 +758,17 @@ def test_what_was_said_before_counts_only_the_persons_own_sentences() -> None:
     assert got["potteri"] == Heard(conversations=2, waiting="Pottery")
     assert got["rotterdam"] == Heard(conversations=1, waiting=None)
     assert names_it("The potters wheel", "potter") and not names_it("A spotter", "potter")
+
+
+def test_a_phrase_whose_stem_is_a_function_words_is_keyed_by_its_words() -> None:
+    # "canned" stems to "can": every "I can" the person typed must not count as saying it
+    (canned,) = [p for p in phrases("We dropped off canned food at the shelter.") if p.words]
+    assert topic_key(canned) == needle(canned) == "canned food"
+    texts = [(1, "I can help on Friday."), (2, "We can go later.")]
+    assert heard(texts, [], {topic_key(canned): needle(canned)}) == {}
+    # a phrase whose stem is no function word's is still keyed by its stem
+    (pottery,) = phrases("I take pottery classes on Mondays.")
+    assert topic_key(pottery) == "potteri"
 
 
 def test_the_card_confidence_is_computed_not_fixed() -> None:

@@ -866,9 +866,26 @@ def topic_key(phrase: Phrase) -> str:
     "UML" and "UML College Society" are two subjects, so are "Ana" and "Ana Lopez"); any other
     phrase is the stem of its most specific word, so "pottery", "pottery class" and "pottery
     classes", or "adoption agencies" and "the adoption group", are one subject."""
-    if phrase.is_name and len(phrase.words) > 1:
+    if _whole(phrase):
         return " ".join(w.lower() for w in phrase.words)
     return stem(topic_word(phrase))
+
+
+# Stems English's function words have too: "canned" stems to "can", "willing" to "will". A
+# phrase whose most specific word stems to one ("canned food") is keyed by its words, or every
+# "I can" the person ever typed would count as saying it again.
+_FUNCTION_STEMS = frozenset(
+    "can could will would may might must shall should do did does be is was were are am has "
+    "have had get got let".split()
+)
+
+
+def _whole(phrase: Phrase) -> bool:
+    """Whether the phrase's key is its words rather than one stem: a name of several words, or
+    a phrase whose stem is a function word's."""
+    if len(phrase.words) < 2:
+        return False
+    return phrase.is_name or stem(topic_word(phrase)) in _FUNCTION_STEMS
 
 
 _PLAIN_WORDS = re.compile(r"[a-z0-9][a-z0-9'&.-]*")
@@ -933,7 +950,7 @@ def label_keys(label: str, said: str = "") -> set[str]:
 def needle(phrase: Phrase) -> str:
     """A substring every spelling of the phrase's subject contains, to look for it in what the
     person said before (the stem and the word as written share it: "potter" of "pottery")."""
-    if phrase.is_name and len(phrase.words) > 1:
+    if _whole(phrase):
         return topic_key(phrase)
     word = topic_word(phrase).lower()
     return os.path.commonprefix([word, stem(word)])
