@@ -7,8 +7,9 @@ company by what the sentence was about ("Felipe" in a sentence about baking: a h
 
 The first names of Faker's person providers (about 26,000 names from some 90 locales, from
 Irish and Welsh to Hindi, Yoruba and Vietnamese) fill the gap. Faker is maintained (MIT),
-ships its lists inside the wheel and reads nothing from the network; its person modules are
-imported once, on first use, and only their name lists are kept. Its lists hold words that
+ships its lists inside the wheel and reads nothing from the network. Its person providers'
+source is read once, on first use, for the name lists it assigns, and never imported: only the
+names stay in memory (about 3 MB; importing the modules kept 18 MB). Its lists hold words that
 are also English words or places ("Hope", "Summer", "Paris", "Georgia"), so a word counts
 here only when English does not know it as a word of its own: the tagger's lexicon has no
 lower-case entry for it, and it is not as common as an everyday word or a well-known place
@@ -20,9 +21,10 @@ Pure once loaded: no database, no model.
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
+import ast
+import importlib.util
 from functools import cache, lru_cache
+from pathlib import Path
 
 from memory.extractors.subjects.phrases import lexical_tag, zipf
 
@@ -31,34 +33,55 @@ EVERYDAY_ZIPF = 4.0
 _ATTRIBUTES = ("first_names", "first_names_male", "first_names_female", "first_names_nonbinary")
 
 
-def _names_of(provider: type) -> set[str]:
-    out: set[str] = set()
-    for attribute in _ATTRIBUTES:
-        for klass in provider.__mro__:
-            value = klass.__dict__.get(attribute)
-            if value is not None:
-                break
-        if isinstance(value, dict):
-            value = list(value)
-        if not isinstance(value, (list, tuple)):
-            continue  # a property (a locale that builds its names) or nothing
-        lowered = (name.lower() for name in value if isinstance(name, str))
-        out |= {name for name in lowered if name.isalpha()}
+def _literal_names(node: ast.AST) -> set[str]:
+    """The names of a list, tuple or set literal, of a dict's keys or of its pairs (a list
+    weighted by how common each name is, often an ``OrderedDict`` of pairs); a list made from
+    others (``a + b``) holds theirs, read already."""
+    if isinstance(node, ast.Call) and node.args:
+        return _literal_names(node.args[0])  # OrderedDict((("Aoife", 0.1), ...))
+    if isinstance(node, ast.Dict):
+        items: list[ast.expr | None] = list(node.keys)
+    elif isinstance(node, (ast.List, ast.Tuple, ast.Set)):
+        items = list(node.elts)
+    else:
+        return set()
+    out = set()
+    for item in items:
+        if isinstance(item, ast.Tuple) and item.elts:
+            item = item.elts[0]  # a name and its weight
+        if isinstance(item, ast.Constant) and isinstance(item.value, str):
+            name = item.value.lower()
+            if name.isalpha():
+                out.add(name)
     return out
+
+
+def _names_in(source: str) -> set[str]:
+    """The first names a person provider's source assigns."""
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Assign):
+            targets = [t.id for t in node.targets if isinstance(t, ast.Name)]
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            targets = [node.target.id]
+        else:
+            continue
+        if any(t in _ATTRIBUTES for t in targets) and node.value is not None:
+            names |= _literal_names(node.value)
+    return names
 
 
 @cache
 def world_names() -> frozenset[str]:
-    """Every first name of Faker's person providers, in lower case."""
-    import faker.providers.person as people
-
+    """Every first name of Faker's person providers, in lower case. Read from the providers'
+    source, not imported: only the names stay in memory."""
+    spec = importlib.util.find_spec("faker")
+    if spec is None or not spec.submodule_search_locations:
+        raise ImportError("the faker package is not installed")
+    folder = Path(next(iter(spec.submodule_search_locations))) / "providers" / "person"
     names: set[str] = set()
-    for module in pkgutil.iter_modules(people.__path__):
-        try:
-            provider = importlib.import_module(f"{people.__name__}.{module.name}").Provider
-        except (ImportError, AttributeError):
-            continue
-        names |= _names_of(provider)
+    for source in sorted(folder.glob("*/__init__.py")):
+        names |= _names_in(source.read_text(encoding="utf-8"))
     return frozenset(names)
 
 
