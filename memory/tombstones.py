@@ -316,6 +316,10 @@ def name_variants(word: str) -> frozenset[str]:
 
 # The endings a pet form puts on the start of a name ("Immy" for Imogen, "Evie" for Evelyn).
 _PET_ENDINGS = ("ie", "ey", "y", "i", "o")
+# And the "-s" British English puts on a name's first syllable ("Mags", "Babs", "Toms"), on a
+# root of three letters or more: two and an "s" ("ems", "abs") say too little.
+_PET_S = "s"
+_PET_S_ROOT = 3
 # A word this common in English (Zipf frequency in wordfreq's small list) is a word, not a pet
 # form: "berry" is no Bernadette, while "immy" (0) or "georgie" (3.0) are names.
 _COMMON_WORD = 3.5
@@ -328,12 +332,15 @@ def _common(word: str) -> bool:
 
 def _pet_root(short: str) -> str:
     """The :func:`spelling` of ``short`` less its pet ending ("bronnie" -> "bron", "tommo" ->
-    "tom", "percy" -> "pers": the ending's letter says how the one before it sounds), ""
-    when it has none."""
-    if not short.endswith(_PET_ENDINGS):
-        return ""
+    "tom", "percy" -> "pers": the ending's letter says how the one before it sounds; "toms"
+    -> "tom", "peps" -> "pep": an "-s" after three letters or more, as in "Mags" and "Babs"),
+    "" when it has none."""
     sound = spelling(short)
-    return sound[:-1] if len(sound) > 1 and sound.endswith(("i", "o")) else ""
+    if short.endswith(_PET_ENDINGS):
+        return sound[:-1] if len(sound) > 1 and sound.endswith(("i", "o")) else ""
+    if short.endswith(_PET_S) and not short.endswith("ss") and len(sound) > _PET_S_ROOT:
+        return sound[:-1]
+    return ""
 
 
 def _built_on(root: str, whole: str) -> bool:
@@ -358,7 +365,7 @@ def pet_form(short: str, name: str) -> bool:
     people make them: a syllable of the name, its start (two letters or more) or its end
     (three or more), its last letter often doubled, then "-ie", "-y", "-i" or "-o" ("immy"
     for "imogen", "tommo" for "thomas", "bronnie" for "bronwen", "bertie" for "cuthbert"),
-    each read as it sounds (:func:`spelling`).
+    or its start and an "-s" ("toms"), each read as it sounds (:func:`spelling`).
     A word the lists know as a name is a pet form only as they make it: a pet form of other
     names that hold the same syllable ("tammy", which the lists give for a Tamara, for a
     Tamsin; "bertie", given for an Alberta, for a Cuthbert); a name of its own is judged by

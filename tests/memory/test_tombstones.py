@@ -719,3 +719,16 @@ def test_a_listed_name_that_is_the_front_of_a_forgotten_given_name_is_them() -> 
     assert hidden(said, leopold, floor=FLOOR) == [True, False]
     # Never the other way: a forgotten "Dan" is no "Dante".
     assert resemblance("Dante", [stone("Dan", "relationship")], floor=FLOOR) is None
+
+
+@pytest.mark.parametrize(
+    ("short", "name", "expected"),
+    [
+        ("toms", "thomas", True),  # the "-s" of "Mags" and "Babs" on a name's start
+        ("jemms", "jemima", True),
+        ("ems", "emily", False),  # two letters and an "-s": too little to say
+        ("imams", "imogen", False),  # a word of its own, not the name's start
+    ],
+)
+def test_a_pet_form_may_end_in_s(short: str, name: str, expected: bool) -> None:
+    assert pet_form(short, name) is expected
