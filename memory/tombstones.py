@@ -360,7 +360,7 @@ def _pet_of_others(short: str) -> frozenset[str]:
 
 
 @lru_cache(maxsize=65536)
-def pet_form(short: str, name: str) -> bool:
+def pet_form(short: str, name: str, *, named: bool = False, called: bool = False) -> bool:
     """Whether the given name ``short`` is a pet form of ``name`` that no list holds, made as
     people make them: a syllable of the name, its start (two letters or more) or its end
     (three or more), its last letter often doubled, then "-ie", "-y", "-i" or "-o" ("immy"
@@ -370,10 +370,16 @@ def pet_form(short: str, name: str) -> bool:
     names that hold the same syllable ("tammy", which the lists give for a Tamara, for a
     Tamsin; "bertie", given for an Alberta, for a Cuthbert); a name of its own is judged by
     the lists alone ("kelly" is not "kelvin"). A common English word is neither a pet form
-    ("berry" for "bernadette") nor a name with pet forms ("important" has no "immy")."""
+    ("berry" for "bernadette") nor a name with pet forms ("important" has no "immy"), with
+    two exceptions: a listed name that English also says as a word ("sandy", "percy") is a
+    pet form when it was ``named`` (said as a name: a label, a capitalised word), and a
+    name ``called`` (a forgotten thing's one-word name: "Pepper", a cat) has pet forms
+    whatever English says of the word ("Peps")."""
     if not (short.isalpha() and name.isalpha()) or len(short) < 3 or short == name:
         return False
-    if _common(short) or (_common(name) and not _given_name(name)):
+    if _common(short) and not (named and _given_name(short)):
+        return False
+    if _common(name) and not (called or _given_name(name)):
         return False
     root = _pet_root(short)
     if not root or not _built_on(root, spelling(name)):
@@ -437,15 +443,16 @@ def _common_prefix(a: str, b: str) -> int:
     return n
 
 
-def _clipped_either(word: str, names: Iterable[str]) -> bool:
+def _clipped_either(word: str, names: Iterable[str], *, named: bool = False) -> bool:
     """Whether ``word`` is one of ``names`` cut short (at either end) or a pet form of it, or
-    the other way. A forgotten name that is the end of a word one letter longer is another
-    name ("Helena" for a forgotten "Elena"), while "William" is a forgotten "Liam"'s."""
+    the other way; ``named`` when the word was said as a name (:func:`pet_form`), as the
+    forgotten ``names`` were. A forgotten name that is the end of a word one letter longer is
+    another name ("Helena" for a forgotten "Elena"), while "William" is a forgotten "Liam"'s."""
     return any(
         clipped(word, name)
         or clipped(name, word)
-        or pet_form(word, name)
-        or pet_form(name, word)
+        or pet_form(word, name, named=named)
+        or pet_form(name, word, named=True)
         or end_clipped(word, name)
         or (end_clipped(name, word) and len(word) - len(name) >= 2)
         for name in names
@@ -529,11 +536,13 @@ class FullName:
     # parts of the surname, not given names.
     particles: frozenset[str] = frozenset()
 
-    def given_hit(self, word: str) -> bool:
+    def given_hit(self, word: str, *, named: bool = False) -> bool:
+        """Whether ``word`` may be one of the given names; ``named`` when it was said as a
+        name (a label's word, a capitalised word in a message)."""
         return (
             _undoubled(word) in self.given
             or (spelling(word) in _sounds(self.given) and _name_like(word))
-            or _clipped_either(word, self.said)
+            or _clipped_either(word, self.said, named=named)
             or any(cut_short(word, name) or _front_of(word, name) for name in self.said)
         )
 
@@ -588,7 +597,9 @@ def names_person(words: Sequence[str], name: FullName) -> bool:
     if _other_gender(title_gender(" ".join(words)), name.gender):
         return False
     surname = [w for w in words if name.surname_hit(w)]
-    given = [w for w in words if w not in surname and (name.given_hit(w) or name.initial(w))]
+    given = [
+        w for w in words if w not in surname and (name.given_hit(w, named=True) or name.initial(w))
+    ]
     if not surname and not given:
         return False
     rest = [w for w in words if w not in surname and w not in given and w not in name.particles]
@@ -918,14 +929,35 @@ def _meaning(words: Sequence[str], t: Tombstone, mine: np.ndarray | None) -> flo
     return float(a @ b)
 
 
-def _variant_of(word: str, t: Tombstone) -> bool:
+def called(t: Tombstone) -> tuple[str, ...]:
+    """The names of ``t``'s forgotten thing (not a person) that are one word as said ("pepper"
+    for a cat called Pepper, "persephone" for a dinghy; never the "penicillin" of a
+    "Penicillin Allergy"): names that people call by pet forms."""
+    if t.person:
+        return ()
+    return tuple(n for n in t.names if len(name_words(n)) == 1 and n.isalpha())
+
+
+def _variant_of(word: str, t: Tombstone, *, named: bool = False) -> bool:
+    """Whether ``word`` is another form of one of ``t``'s names: a listed variant, a spelling,
+    a name cut short or a pet form; ``named`` when it was said as a name (a label of that
+    word, a capitalised word in a message). A thing's one-word name has pet forms only said
+    as a name ("Peps rang the bell" for a cat called Pepper; "peppy" is a word), and a listed
+    given name is one of them only for a name English does not know ("Percy" for a dinghy
+    called Persephone, never "Penny" for a "Penicillin")."""
     if word in t.variants:
         return True
     if not t.person:
-        return any(cut_short(word, w) for w in t.bare)
+        if any(cut_short(word, w) for w in t.bare):
+            return True
+        return named and any(
+            pet_form(word, w, named=not _english(w), called=True) for w in called(t)
+        )
     if len(word) > 2 and spelling(word) in _sounds(t.variants | t.words) and _name_like(word):
         return True
-    if any(_undoubled(word) == _undoubled(w) for w in t.words) or _clipped_either(word, t.words):
+    if any(_undoubled(word) == _undoubled(w) for w in t.words):
+        return True
+    if _clipped_either(word, t.words, named=named):
         return True
     return any(cut_short(word, w) or cut_short(w, word) for w in t.bare)
 
@@ -957,8 +989,10 @@ def _near(
         return Resemblance(t, False, f"shares the word “{shared[0]}”")
     if any(names_person(words, name) for name in t.full_names):
         return Resemblance(t, False, f"may name the same person as “{t.label}”")
+    # A label is a name: a person's words each, a thing's pet form only as the whole label.
+    named = t.person or len(words) == 1
     for word in words:
-        if _variant_of(word, t):
+        if _variant_of(word, t, named=named):
             return Resemblance(t, False, f"“{word}” is another form of the name “{t.label}”")
     score = _meaning(words, t, mine)
     if score >= floor:
@@ -1107,7 +1141,7 @@ def speaks_of_person(said: Sequence[_Token], name: FullName) -> bool:
             continue  # "Mrs Halloway" for a forgotten "Mr Gregor Halloway": someone else
         if name.surname_hit(token.word) and not _other_name(before, name):
             return True
-        if name.given_hit(token.word) and not _other_name(after, name):
+        if name.given_hit(token.word, named=_name_part(token)) and not _other_name(after, name):
             return True
     return False
 
@@ -1140,7 +1174,12 @@ def _unmasked(words: list[str], stems: list[str], gender: str) -> tuple[list[str
     return [words[i] for i in keep], [stems[i] for i in keep]
 
 
-def _names_it(words: list[str], stems: list[str], t: Tombstone) -> bool:
+def _names_it(
+    words: list[str], stems: list[str], t: Tombstone, named: frozenset[str] = frozenset()
+) -> bool:
+    """Whether a message's ``words`` (and their ``stems``) name ``t`` by its words alone: a
+    name, a picking word, enough of a name's distinctive words, a rare head word, or a variant
+    of a name (``named``: the words said as names, capitalised)."""
     if t.gender:
         words, stems = _unmasked(words, stems, t.gender)
     for name in t.names:
@@ -1154,7 +1193,12 @@ def _names_it(words: list[str], stems: list[str], t: Tombstone) -> bool:
         return True
     if any(head and head in mine for head in map(rare_head, t.groups)):
         return True
-    return any(_variant_of(w, t) for w in set(words) if w not in t.exceptions)
+    return any(_variant_of(w, t, named=w in named) for w in set(words) if w not in t.exceptions)
+
+
+def named_words(said: Sequence[_Token]) -> frozenset[str]:
+    """The words of a message (its :func:`tokens`) said as names (:func:`_name_part`)."""
+    return frozenset(t.word for t in said if t.alpha and _name_part(t))
 
 
 def named_in(text: str, tombstones: Sequence[Tombstone]) -> Tombstone | None:
@@ -1167,16 +1211,15 @@ def named_in(text: str, tombstones: Sequence[Tombstone]) -> Tombstone | None:
         return None
     words = canonical_key(text).split()
     stems = [stem(w) for w in words]
-    said: list[_Token] | None = None
+    said = tokens(text)
+    named = named_words(said)
     capitals = acronyms(text)
     letters = monograms(text)
     for t in tombstones:
-        if _names_it(words, stems, t) or capitals & t.initials or letters & t.monograms:
+        if _names_it(words, stems, t, named) or capitals & t.initials or letters & t.monograms:
             return t
-        if t.full_names:
-            said = said if said is not None else tokens(text)
-            if any(speaks_of_person(said, name) for name in t.full_names):
-                return t
+        if any(speaks_of_person(said, n) for n in t.full_names):
+            return t
     return None
 
 
@@ -1243,7 +1286,11 @@ def hidden(
         texts = [without_names(text, beside) for text in texts]
     split = [canonical_key(text).split() for text in texts]
     stemmed = [[stem(w) for w in words] for words in split]
-    out = [any(_names_it(w, s, t) for t in tombstones) for w, s in zip(split, stemmed, strict=True)]
+    said = [tokens(text) for text in texts]
+    out = [
+        any(_names_it(w, s, t, named_words(tok)) for t in tombstones)
+        for w, s, tok in zip(split, stemmed, said, strict=True)
+    ]
     initials = frozenset().union(*(t.initials for t in tombstones))
     if initials:
         out = [
@@ -1256,7 +1303,6 @@ def hidden(
         ]
     people = [name for t in tombstones for name in t.full_names]
     if people:
-        said = [tokens(text) if not seen else [] for text, seen in zip(texts, out, strict=True)]
         out = [
             seen or any(speaks_of_person(s, n) for n in people)
             for seen, s in zip(out, said, strict=True)

@@ -732,3 +732,33 @@ def test_a_listed_name_that_is_the_front_of_a_forgotten_given_name_is_them() -> 
 )
 def test_a_pet_form_may_end_in_s(short: str, name: str, expected: bool) -> None:
     assert pet_form(short, name) is expected
+
+
+def test_a_listed_pet_form_that_is_a_common_word_is_one_only_said_as_a_name() -> None:
+    """ "Sandy" is in the lists for a Sandra and an Alexander, and English says "sandy" of a
+    beach: said as a name (a label, a capitalised word) it may be a forgotten Sandeep; in lower
+    case it is the word."""
+    assert not pet_form("sandy", "sandeep")
+    assert pet_form("sandy", "sandeep", named=True)
+    sandeep = [stone("Sandeep", "person")]
+    assert resemblance("Sandy", sandeep, floor=FLOOR) is not None
+    said = ["Sandy rang about the rota.", "We walked along a sandy beach."]
+    assert hidden(said, sandeep, floor=FLOOR) == [True, False]
+
+
+def test_a_named_things_pet_form_is_the_thing() -> None:
+    """A thing called by a name (a boat, a pet, an instrument) is called by its pet forms as a
+    person is, even when the name is a common word; said as a name, never as a word."""
+    boat = [stone("Marigold", "possession")]
+    assert resemblance("Goldie", boat, floor=FLOOR) is not None  # its last syllable
+    assert resemblance("Goldfinch", boat, floor=FLOOR) is None
+    dog = [stone("Biscuit", "possession")]
+    assert resemblance("Bisky", dog, floor=FLOOR) is not None
+    assert resemblance("Bisky Recipes", dog, floor=FLOOR) is None  # a pet form is a name alone
+    said = ["Bisky chewed my slipper again.", "We ate at the Bistro.", "She was bisky."]
+    assert hidden(said, dog, floor=FLOOR) == [True, False, False]
+    # A listed given name, said as a name, for a thing whose name holds its syllable.
+    yacht = [stone("Persimmon", "possession")]
+    assert resemblance("Percy", yacht, floor=FLOOR) is not None
+    assert resemblance("Percival Drake", yacht, floor=FLOOR) is None
+    assert hidden(["Percy is on her mooring."], yacht, floor=FLOOR) == [True]
