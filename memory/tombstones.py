@@ -1191,14 +1191,63 @@ def _names_it(
     mine = set(stems)
     if any(stem(w) in mine for w in t.words) or any(shares_name(mine, n) for n in t.groups):
         return True
-    if any(head and head in mine for head in map(rare_head, t.groups)):
-        return True
     return any(_variant_of(w, t, named=w in named) for w in set(words) if w not in t.exceptions)
 
 
 def named_words(said: Sequence[_Token]) -> frozenset[str]:
     """The words of a message (its :func:`tokens`) said as names (:func:`_name_part`)."""
     return frozenset(t.word for t in said if t.alpha and _name_part(t))
+
+
+#: How rare a thing's first word must be to name it alone where written as a name
+#: (:func:`rare_lead`): a word wordfreq's small list lacks, as for :data:`RARE_HEAD`.
+RARE_LEAD = RARE_HEAD
+
+
+def rare_lead(name: Sequence[str]) -> str:
+    """The first word of a thing's name of two words or more when no English word is spelled
+    so (a coined or proper word: "saltmarsh" of a band's "Saltmarsh Ramblers", "brightwater"
+    of a "Brightwater Dental"): what people go on to call the thing, written as a name ("we
+    played with Saltmarsh"); "" otherwise ("harbour" of a "Harbour Bakery" is a word)."""
+    if len(name) < 2 or not is_distinctive(name[0]) or weight(name[0]) < RARE_LEAD:
+        return ""
+    return name[0]
+
+
+def _beside_another_name(said: Sequence[_Token], i: int, name: Sequence[str]) -> bool:
+    """Whether ``said[i]`` stands beside a word of another name: a capitalised word just
+    before or after it that is not a word of ``name``, a stop word or a title ("Wednesday"
+    in "the Wednesday Ramblers", "Harriers" in "Saltmarsh Harriers": another group's name
+    that shares the word)."""
+    own = {stem(w) for w in name}
+    for j in (i - 1, i + 1):
+        if not 0 <= j < len(said):
+            continue
+        other = said[j]
+        if not other.alpha or other.word in STOP_WORDS or is_person_title(other.word):
+            continue
+        if other.capital and stem(other.word) not in own:
+            return True
+    return False
+
+
+def speaks_of_thing(said: Sequence[_Token], t: Tombstone) -> bool:
+    """Whether a message (its :func:`tokens`) speaks of ``t``'s thing by one word of a name:
+    its rare head word (:func:`rare_head`: "my fasciitis flared up"), or its rare first word
+    written as a name inside a sentence (:func:`rare_lead`: "we played with Saltmarsh"),
+    neither beside a word of another name ("the Wednesday Ramblers" is another group)."""
+    for group in t.groups:
+        head, lead = rare_head(group), rare_lead(group)
+        if not head and not lead:
+            continue
+        for i, token in enumerate(said):
+            if not token.alpha:
+                continue
+            word = stem(token.word)
+            hit = (head and word == head) or (lead and token.capital and word == stem(lead))
+            if hit and not _beside_another_name(said, i, group):
+                return True
+    return False
 
 
 def named_in(text: str, tombstones: Sequence[Tombstone]) -> Tombstone | None:
@@ -1218,7 +1267,7 @@ def named_in(text: str, tombstones: Sequence[Tombstone]) -> Tombstone | None:
     for t in tombstones:
         if _names_it(words, stems, t, named) or capitals & t.initials or letters & t.monograms:
             return t
-        if any(speaks_of_person(said, n) for n in t.full_names):
+        if speaks_of_thing(said, t) or any(speaks_of_person(said, n) for n in t.full_names):
             return t
     return None
 
@@ -1288,7 +1337,7 @@ def hidden(
     stemmed = [[stem(w) for w in words] for words in split]
     said = [tokens(text) for text in texts]
     out = [
-        any(_names_it(w, s, t, named_words(tok)) for t in tombstones)
+        any(_names_it(w, s, t, named_words(tok)) or speaks_of_thing(tok, t) for t in tombstones)
         for w, s, tok in zip(split, stemmed, said, strict=True)
     ]
     initials = frozenset().union(*(t.initials for t in tombstones))

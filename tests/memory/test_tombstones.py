@@ -762,3 +762,17 @@ def test_a_named_things_pet_form_is_the_thing() -> None:
     assert resemblance("Percy", yacht, floor=FLOOR) is not None
     assert resemblance("Percival Drake", yacht, floor=FLOOR) is None
     assert hidden(["Percy is on her mooring."], yacht, floor=FLOOR) == [True]
+
+
+def test_a_things_coined_first_word_said_as_a_name_is_the_thing() -> None:
+    """ "Fenwold" and "Stompers" weigh alike, so neither alone carried enough of the name in a
+    message: a band went on being quoted as "Fenwold" after "Fenwold Stompers" was forgotten.
+    A first word English does not know, written as a name and not beside another name, is it."""
+    band = [stone("Fenwold Stompers", "organization")]
+    said = [
+        "We played with Fenwold at the Crown last night.",
+        "I walk on Sundays with the Tuesday Stompers.",  # the head word, another name's
+        "The fenwold mist came down early.",  # not written as a name
+        "I saw Fenwold Harriers race on Saturday.",  # another name sharing the word
+    ]
+    assert hidden(said, band, floor=FLOOR) == [True, False, False, False]
