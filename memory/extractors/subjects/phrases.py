@@ -698,7 +698,9 @@ def _made_by(kept: list[tuple[int, str, str]]) -> list[tuple[int, str, str]]:
 _PLACE_HEADS = frozenset(
     """shop bookshop store hospital clinic surgery school college university academy gym
     studio centre center library church mosque temple synagogue cafe café pub restaurant
-    bakery market lido pool hotel theatre cinema museum gallery stadium""".split()
+    bakery market lido pool hotel theatre cinema museum gallery stadium deli delicatessen
+    butcher butchers grocer grocers greengrocer greengrocers florist salon barber barbers
+    garage pharmacy chemist launderette takeaway diner bistro brewery inn""".split()
 )
 
 

@@ -169,6 +169,9 @@ def test_a_given_name_first_in_a_sentence_is_a_name_but_a_common_word_is_not() -
         # a name typed with the kind of place it is in lower case after it
         ("I volunteer at the Oxfam bookshop on Saturdays", "Oxfam Bookshop", True),
         ("my op is booked at Morriston hospital", "Morriston Hospital", True),
+        # a shop of a kind English names by its trade
+        ("I get my bread from Hartley Sisters deli on Mill Lane", "Hartley Sisters Deli", True),
+        ("we order the turkey from Pengelly butchers", "Pengelly Butchers", True),
         # first in the sentence, or a head that is no place, it is not read so
         ("Tesco store was heaving", "Tesco Store", False),
     ],
