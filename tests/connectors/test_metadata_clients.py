@@ -17,6 +17,7 @@ import httpx
 import pytest
 from django import db
 from django.contrib.auth.models import User
+from django.core.cache import cache
 from django.utils import timezone
 from oauth2_provider.models import get_application_model
 from pytest_django import Settings
@@ -31,6 +32,16 @@ pytestmark = pytest.mark.django_db(transaction=True)
 Application = get_application_model()
 MCP_HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
 LIST_TOOLS = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}
+
+
+@pytest.fixture(autouse=True)
+def _no_remembered_refusals() -> Iterator[None]:
+    """Each test starts with no refusal remembered: the operating system gives a new host a
+    port an earlier test's host had, so a refusal remembered for that test's document (its
+    client_id is the URL) would answer this one's ("checked less than a minute ago")."""
+    cache.clear()
+    yield
+    cache.clear()
 
 
 @pytest.fixture
