@@ -190,6 +190,15 @@ def test_a_way_back_the_story_cannot_try_is_skipped_and_said() -> None:
         # A trade's title before a given name ("Chef Benedetta"), the card first read as an
         # organisation.
         ("pasta-course", ["forget_what_was_said"], ["variant_nickname"]),
+        # A thing's pet forms ("Peps" for a cat called Pepper, "Percy" for a dinghy called
+        # Persephone) and a band's coined first word said as a name ("Saltmarsh"), nicknamed
+        # or said again over many conversations.
+        ("tabby-cat", ["suppress"], ["variant_nickname", "repeated_mentions"]),
+        ("dinghy", ["delete_for_good"], ["variant_nickname", "repeated_mentions"]),
+        ("folk-band", ["forget_what_was_said"], ["variant_nickname", "repeated_mentions"]),
+        # After a delete-all, a shop named with its trade in lower case ("Rinaldi Brothers
+        # deli") is a card at once, not only once heard before.
+        ("pasta-course", ["delete_all"], ["same_transcript", "chat_import", "after_cleanup"]),
     ],
 )
 def test_other_words_for_a_person_or_a_name_hold(
