@@ -556,16 +556,18 @@ def _said_to(words: tuple[str, ...], sentence: str) -> bool:
     return found is not None and found.group(1).lower() in _SAID_TO
 
 
-# What a thing the person names is to them, said right after the name ("Tidepool, my side
-# project"): the kinds of work and of place a name is given to.
-_KIND_OF = {
+# The kinds of work and of place a name is given to, and the category each makes of it: said
+# right after the name ("Tidepool, my side project"; here) or before "is" and the name ("day
+# job is fernhill"; :func:`.typed.typed_names`).
+KIND_OF = {
     **dict.fromkeys(
         "project app website site game startup thing hustle book podcast newsletter".split(),
         Category.PROJECT.value,
     ),
     **dict.fromkeys(
         """company firm employer business shop store cafe restaurant bar gym club team band
-        school college uni university academy bootcamp charity church clinic office""".split(),
+        school college uni university academy course bootcamp studio charity church clinic
+        hospital practice surgery office job work""".split(),
         Category.ORGANIZATION.value,
     ),
 }
@@ -584,8 +586,8 @@ def _said_as(words: tuple[str, ...], sentence: str) -> str | None:
             return None  # "Ravi, my dad's accountant": someone else's
         if word in RELATIONS:
             return RELATIONS[word]
-        if word in _KIND_OF:
-            return _KIND_OF[word]
+        if word in KIND_OF:
+            return KIND_OF[word]
     return None
 
 

@@ -34,6 +34,7 @@ from wordfreq import iter_wordlist, zipf_frequency
 
 from memory.extractors import patterns as p
 from memory.extractors.rules.people import RELATIONS
+from memory.extractors.subjects.framing import KIND_OF
 from memory.extractors.subjects.phrases import (
     BARE_CONTRACTIONS,
     RARE_ZIPF,
@@ -46,6 +47,7 @@ from memory.keys import is_honorific
 from memory.markup import markup_to_text
 from memory.policy import FILLERS
 from memory.transcripts import Message
+from memory.vocab import Category
 
 _TOKEN = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*|\S")
 _LETTERS = re.compile(r"^[^\W\d_]{3,}$")
@@ -171,12 +173,11 @@ def _leads_clause(tokens: list[str], at: int) -> bool:
 
 
 # Kinds of thing a name is given to, said before "is" and the name ("day job is fernhill",
-# "the cafe is crumb", "my side project is tidepool").
-_KINDS = frozenset(
-    """job work employer company firm office project app startup business shop store cafe
-    restaurant bar gym club team band school college uni university academy course bootcamp
-    studio clinic hospital practice surgery charity church thing hustle dog cat pet puppy
-    kitten horse""".split()
+# "the cafe is crumb", "my side project is tidepool", "the dog is biscuit").
+_KINDS = (
+    frozenset(KIND_OF)
+    | {word for word, kind in RELATIONS.items() if kind == Category.POSSESSION}
+    | {"pet"}
 )
 
 
