@@ -1336,9 +1336,10 @@ def hidden(
     split = [canonical_key(text).split() for text in texts]
     stemmed = [[stem(w) for w in words] for words in split]
     said = [tokens(text) for text in texts]
+    named = [named_words(tok) for tok in said]  # once per text, not once per tombstone
     out = [
-        any(_names_it(w, s, t, named_words(tok)) or speaks_of_thing(tok, t) for t in tombstones)
-        for w, s, tok in zip(split, stemmed, said, strict=True)
+        any(_names_it(w, s, t, names) or speaks_of_thing(tok, t) for t in tombstones)
+        for w, s, tok, names in zip(split, stemmed, said, named, strict=True)
     ]
     initials = frozenset().union(*(t.initials for t in tombstones))
     if initials:
