@@ -12,8 +12,6 @@ import sys
 from pathlib import Path
 from urllib.parse import urlparse, urlunparse
 
-import pytest
-
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -44,10 +42,14 @@ def test_a_tiny_loadtest_runs_clean(tmp_path: Path) -> None:
     # the floor the latency targets are measured against, from the same run
     # (a tenth of the requests, drawn at random: a two-second run may draw none)
     if out["latency"]["healthz"]["n"]:
-        # the ratios come from the unrounded p95s
+        # the ratios come from the unrounded p95s, which the output rounds to 0.1 ms, and are
+        # themselves rounded to 0.01: each must lie in what the rounded figures allow
         floor = out["floor_p95_ms"]
-        assert out["recall_p95_ratio"] == pytest.approx(out["recall_p95_ms"] / floor, rel=0.01)
-        assert out["save_p95_ratio"] == pytest.approx(out["save_p95_ms"] / floor, rel=0.01)
+        for name in ("recall", "save"):
+            p95 = out[f"{name}_p95_ms"]
+            low = (p95 - 0.05) / (floor + 0.05) - 0.005
+            high = (p95 + 0.05) / max(floor - 0.05, 1e-9) + 0.005
+            assert low <= out[f"{name}_p95_ratio"] <= high, (name, p95, floor, out)
     else:
         assert out["recall_p95_ratio"] is None and out["save_p95_ratio"] is None
     assert not [s for s in out["errors_by_status"] if int(s) >= 500]
