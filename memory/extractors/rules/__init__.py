@@ -45,7 +45,10 @@ is unsure, else a hedge. The older families, in detail:
    gerund ("boxing"); a habit for everyday activities ("running", "coffee"); a project again
    for anything else that is *finished* ("the quarterly report"), else a habit. A schedule
    ("on Sunday mornings", "twice a week") is never part of the label nor a date: the event
-   has no ``happened_at`` unless the clause also states one, and keeps the schedule in its text;
+   has no ``happened_at`` unless the clause also states one, and keeps the schedule in its text.
+   What the person is doing these days, with no start stated, is a fact of progress on it: a
+   course being taken or done ("I've been taking a poetry class", "we're doing a first-aid
+   course") or one rarer word for an activity ("I'm doing kickboxing", not "the dishes");
 5. projects: "my next project is X", "Atlas is my invoicing app", "I'm building X on Y";
 6. tools: "X uses Y", "X runs on Y and stores data in Z", "I use Y for Z" -> a tool node for Y,
    an edge X -uses-> Y when X is named, else a slice on Y;

@@ -4,7 +4,8 @@
 charity race last Saturday", "I ran my first half marathon" -> Charity Race, Half Marathon
 (achieved); "I've been to Paris twice" -> Paris (a place), "I visited my grandma in Kraków two
 weeks ago" -> Kraków; "we saw a tribute band at the Roundhouse on Friday" -> Roundhouse; "my
-first solo hike up Ben Nevis on Saturday" -> Ben Nevis. A named place is a ``place``; an
+first solo hike up Ben Nevis on Saturday" -> Ben Nevis; "I took a pottery workshop" -> Pottery
+Workshop (taking is going only for a class: not "took a walk" or "took the bus"). A named place is a ``place``; an
 unnamed thing done is a ``life_event``. Every event is dated from its clause when a time is
 stated ("yesterday", "last Saturday", "two weeks ago"), anchored on the message's time.
 """
@@ -44,7 +45,7 @@ _DID = re.compile(
     re.IGNORECASE,
 )
 _WENT = re.compile(
-    _I + r"(?P<verb>went\s+to|go\s+to|attended|visited|saw|watched|had|celebrated|"
+    _I + r"(?P<verb>went\s+to|go\s+to|attended|visited|saw|watched|had|celebrated|took|"
     r"went\s+on|was\s+at|were\s+at)\s+" + _ORDINALS + r"(?P<obj>.+)$",
     re.IGNORECASE,
 )
@@ -100,6 +101,15 @@ def _named_place(text: str) -> str | None:
     return None
 
 
+# What one takes, as one takes a class: "a creative writing class", "a first-aid course".
+_TAKEN = frozenset("class course workshop lesson lessons seminar".split())
+
+
+def _course_taken(thing: str | None) -> bool:
+    words = (thing or "").lower().split()
+    return len(words) >= 2 and words[-1] in _TAKEN
+
+
 def experience(c: Clause) -> Found:
     if recurrence(c.text):
         return []  # "I run 5k every morning" is a routine, not something that happened once
@@ -119,6 +129,8 @@ def experience(c: Clause) -> Found:
         verb = match.group("verb").lower()
         if verb == "had" and not thing:
             continue  # "I had coffee with ..." is no experience of note
+        if verb == "took" and not _course_taken(thing):
+            continue  # "took a pottery workshop"; not "took a walk", "took a trip to Rome"
         if place and (not thing or verb in ("visited", "went to", "was at", "were at")):
             return event(c, place, PLACE, action, ORDINARY)
         if thing:

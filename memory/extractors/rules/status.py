@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import re
 
+from wordfreq import zipf_frequency
+
 from memory.extractors import patterns as p
 from memory.extractors.rules.base import (
     _I,
@@ -19,6 +21,7 @@ from memory.extractors.rules.base import (
     event,
     object_label,
     slice_,
+    time_phrase,
 )
 from memory.temporal import MONTHS, WEEKDAYS, recurrence
 from memory.vocab import EventAction, SliceKind
@@ -198,7 +201,50 @@ def status_change(c: Clause) -> Found:
     match = _MY_LANGUAGE.search(c.text)
     if match:
         return slice_(c, match.group("lang").capitalize(), SKILL, SliceKind.PROGRESS.value)
-    return []
+    return doing(c)
+
+
+# "I've been taking a poetry class lately", "we're doing a first-aid course", "I'm doing
+# kickboxing": what the person is doing these days, with no start stated. A course of any
+# kind; or one word that names an activity: a habit's word, or a rarer noun or gerund ("doing
+# kickboxing", not "doing the dishes", "doing research" or "doing great").
+_COURSES = frozenset("class classes course courses lesson lessons workshop workshops".split())
+_DOING = re.compile(
+    r"(?:^|\b)(?:i|we)(?:'m|'re|\s+am|\s+are|(?:'ve|\s+have)?\s+been)\s+"
+    r"(?:(?:also|still|now|currently|really|just)\s+)*(?P<verb>doing|taking|attending)\s+"
+    r"(?:(?:a|an|some|my|our)\s+)?(?P<obj>.+)$",
+    re.IGNORECASE,
+)
+_LATELY = re.compile(r"\s+(?:lately|nowadays|these\s+days|at\s+the\s+moment|right\s+now)$", re.I)
+_ACTIVITY_MAX_ZIPF = 4.0  # "kickboxing" 2.9, "pilates" 3.0, "karate" 3.6; "homework" 4.1
+
+
+def doing(c: Clause) -> Found:
+    # the tagger's lexicon lives with the proposer, which imports the rules
+    from memory.extractors.subjects.phrases import lexical_tag
+
+    match = _DOING.search(c.text)
+    if not match or _NOT_ACTIVITIES.match(match.group("obj")):
+        return []
+    head = _LATELY.sub("", cut(match.group("obj"), time_phrase(match.group("obj"), c.anchor)))
+    words = head.split()
+    if not words or len(words) > 4:
+        return []
+    course = len(words) >= 2 and words[-1].lower() in _COURSES
+    lone = words[0].lower()
+    activity = (
+        len(words) == 1
+        and match.group("verb").lower() == "doing"
+        and lone.isalpha()
+        and (lone in HABITS or zipf_frequency(lone, "en") < _ACTIVITY_MAX_ZIPF)
+        # a noun or gerund; one the lexicon lacks ("pilates", "taekwondo") unless an adverb
+        and (lexical_tag(lone) in ("NN", "VBG") or not (lexical_tag(lone) or lone.endswith("ly")))
+        and lone not in p.LIGHT_VERBS
+    )
+    label = p.make_label(head) if course or activity else None
+    if not label:
+        return []
+    return slice_(c, label, status_category("", head, c.sentence), SliceKind.PROGRESS.value)
 
 
 # "my dutch is not so good yet", "my Spanish grammar is rusty": a language the person speaks

@@ -43,6 +43,14 @@ from tests.memory.rules.helpers import clause, events, nodes
             "achieved",
             "day",
         ),
+        # a class is taken as it is gone to
+        (
+            "I took a stained glass workshop last Sunday",
+            "Stained Glass Workshop",
+            "life_event",
+            "other",
+            "day",
+        ),
     ],
 )
 def test_experiences_are_dated_events(
@@ -66,6 +74,12 @@ def test_been_to_a_place_is_a_place_without_a_date() -> None:
         "I had coffee with my cousin on Sunday",
         "I run 5k every morning",
         "I went to bed early",
+        # taking is going only for a class: not a walk, a photo, a bus or one's mum somewhere
+        "I took a walk along the canal on Sunday",
+        "I took a photo of the harbour",
+        "I took the bus to the hospital",
+        "I took my mum to her appointment",
+        "I took a class",
     ],
 )
 def test_routines_and_ordinary_days_are_not_experiences(text: Any) -> None:

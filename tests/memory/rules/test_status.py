@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from memory.extractors.rules.status import status_change
-from tests.memory.rules.helpers import clause, events, nodes
+from tests.memory.rules.helpers import clause, events, nodes, slices
 
 
 @pytest.mark.parametrize(
@@ -87,4 +87,44 @@ def test_a_language_word_that_is_not_the_persons_language_is_no_skill(text: str)
     ],
 )
 def test_getting_into_a_thing_or_a_situation_is_no_pastime_taken_up(text: str) -> None:
+    assert status_change(clause(text)) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "label", "category"),
+    [
+        # a course being taken or done these days
+        ("I've been taking a bookbinding class lately", "Bookbinding Class", "skill"),
+        ("we're doing a first-aid course at the community centre", "First-aid Course", "skill"),
+        ("I am taking Welsh lessons", "Welsh Lessons", "skill"),
+        # an activity being done: a habit's word, or a rarer one the lexicon may not know
+        ("I'm doing capoeira twice a week", "Capoeira", "habit"),
+        ("I'm doing yoga again", "Yoga", "habit"),
+        ("I've been doing kickboxing since the spring", "Kickboxing", "skill"),
+    ],
+)
+def test_what_the_person_is_doing_these_days(text: str, label: str, category: str) -> None:
+    found = status_change(clause(text))
+    assert nodes(found) == [(label, category)]
+    (detail,) = slices(found)
+    assert detail.kind == "progress"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # chores, work and how one is: no activity
+        "I'm doing the dishes",
+        "I'm doing great, thanks",
+        "I'm doing swimmingly",
+        "I've been doing research for my thesis",
+        "I'm doing my best",
+        "I'm doing a lot of thinking",
+        # taking something that is not a course
+        "I'm taking a break",
+        "I'm taking my kids to the park",
+        "we are taking the train",
+    ],
+)
+def test_doing_what_is_no_activity(text: str) -> None:
     assert status_change(clause(text)) == []
