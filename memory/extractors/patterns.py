@@ -204,7 +204,7 @@ FUTURE = re.compile(
 # --- labels -------------------------------------------------------------------------------
 
 _DETERMINERS = frozenset(
-    "a an the my our your his her their its this that these those some new own".split()
+    "a an the my our your his her their its this that these those some new own another".split()
 )
 # Words after which a capitalised name is the real label: "my side project Atlas", "Project
 # Moonbeam". Capitalised after a capitalised word, it is inside the name ("Senior Product
@@ -221,8 +221,13 @@ EXPERIENCE_NOUNS = frozenset(
     concert gig festival show play match game wedding funeral party retreat workshop
     conference meetup group class session course exhibition exam interview trip holiday
     vacation tour ceremony fundraiser tournament competition audition appointment parade march
-    rally protest vigil fair gala screening lecture talk reading""".split()
+    rally protest vigil fair gala screening lecture talk reading picnic barbecue bbq cookout
+    potluck convention reunion recital expedition birthday anniversary meeting event test
+    run""".split()
 )
+# Of those, the ones that say nothing on their own: "a council meeting", "a marching event", "my
+# driving test" are experiences; "a meeting", "an event", "the test" are not.
+EXPERIENCE_NEEDS_KIND = frozenset("meeting event test run".split())
 # Verbs that name no pastime on their own (English's light verbs and their like): their
 # gerund alone ("Working", "Supporting", "Making") is a verb cut from its object, and "I like
 # to use Vim" likes Vim, not using.

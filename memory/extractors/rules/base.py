@@ -145,7 +145,7 @@ _STOP = re.compile(
 _PRONOUN_START = re.compile(
     r"^(?:it|this|that|these|those|them|him|her|you|me|us|myself|something|anything|"
     r"everything|nothing|stuff|things|how|what|when|where|why|which|who|whether|if|there|"
-    r"here|one|some|more|less|lots|a\s+lot|so|too|very|to)\b",
+    r"here|one|some(?=\s+(?:of|more|time|while)\b|\s*$)|more|less|lots|a\s+lot|so|too|very|to)\b",
     re.IGNORECASE,
 )
 _THEME = re.compile(

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 
 from memory.extractors import patterns as p
-from memory.extractors.patterns import EXPERIENCE_NOUNS
+from memory.extractors.patterns import EXPERIENCE_NEEDS_KIND, EXPERIENCE_NOUNS
 from memory.extractors.rules.base import (
     _I,
     _TIME_WORDS,
@@ -38,10 +38,9 @@ from memory.vocab import EventAction, SliceKind
 
 _ORDINALS = r"(?:(?:my|our|a|an|the|his|her)\s+)?(?:(?:very\s+)?(?:first|second|third|last|fifth|tenth|\d+(?:st|nd|rd|th))\s+)?(?:(?:ever|solo|own|big|little|proper|real)\s+)*"
 _DID = re.compile(
-    _I + r"(?P<verb>ran|completed|finished|did|took\s+part\s+in|competed\s+in|walked|"
-    r"cycled|rode|swam|hiked|climbed|entered|won|organi[sz]ed|hosted)\s+"
-    + _ORDINALS
-    + r"(?P<obj>.+)$",
+    _I + r"(?P<verb>ran|completed|finished|did|took\s+part\s+in|participated\s+in|competed\s+in|"
+    r"walked|cycled|rode|swam|hiked|climbed|entered|won|passed|organi[sz]ed|set\s+up|hosted|"
+    r"threw)\s+" + _ORDINALS + r"(?P<obj>.+)$",
     re.IGNORECASE,
 )
 _WENT = re.compile(
@@ -70,14 +69,20 @@ _ARTICLE = re.compile(r"^(?:a|an|the)\s+", re.IGNORECASE)
 _NOT_EVENT_WORDS = frozenset("time day week look go chat talk think feeling idea".split())
 
 
+# How it was done, after what: "a convention together", "the parade alone".
+_HOW = re.compile(r"\s+(?:together|alone|again|too|as\s+well)$", re.IGNORECASE)
+
+
 def _thing_done(c: Clause, phrase: str) -> str | None:
-    head = cut(phrase, time_phrase(phrase, c.anchor))
+    head = _HOW.sub("", cut(phrase, time_phrase(phrase, c.anchor)))
     words = head.split()
     if not words or len(words) > 5:
         return None
     last = words[-1].lower().rstrip("s")
     if last not in EXPERIENCE_NOUNS and words[-1].lower() not in EXPERIENCE_NOUNS:
         return None
+    if last in EXPERIENCE_NEEDS_KIND and len(_ARTICLE.sub("", head).split()) < 2:
+        return None  # "a meeting", "the test": of what, it does not say
     return p.make_label(head)
 
 
@@ -127,8 +132,8 @@ def experience(c: Clause) -> Found:
         thing = _thing_done(c, obj)
         place = _named_place(obj)
         verb = match.group("verb").lower()
-        if verb == "had" and not thing:
-            continue  # "I had coffee with ..." is no experience of note
+        if verb == "had" and (not thing or thing.split()[-1].lower() in EXPERIENCE_NEEDS_KIND):
+            continue  # "I had coffee with ...", "I had a team meeting": no experience of note
         if verb == "took" and not _course_taken(thing):
             continue  # "took a pottery workshop"; not "took a walk", "took a trip to Rome"
         if place and (not thing or verb in ("visited", "went to", "was at", "were at")):

@@ -19,6 +19,7 @@ from memory.extractors.rules.base import (
     _I,
     IDENTITY,
     IMPORTANT,
+    LIFE_EVENT,
     ORGANIZATION,
     Clause,
     Found,
@@ -53,7 +54,9 @@ _AT = r"\s+(?:at|for|with|of|in)\s+"
 # Where a role phrase ends when no employer follows: the end, a comma, a connective.
 _END = (
     r"(?=\s*(?:$|[,;(]|\s+(?:and|but|so|because|since|which|who|mostly|mainly|now|currently|"
-    r"these\s+days|too|again|here|there|full-time|part-time)\b))"
+    r"these\s+days|too|again|here|there|full-time|part-time)\b|"
+    # an employer said in lower case ("a mentor for a local school"): the role is still said
+    r"\s+(?:at|for|with|in)\s+(?:a|an|the|my|our|this|one)\s+[a-z]))"
 )
 
 _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
@@ -113,6 +116,7 @@ _WORK_AT = re.compile(_I + r"(?:work|worked|working)\s+(?:at|for)\s+" + _ORG + "
 # "At AT&T I mostly write C++": the employer leads the sentence.
 _AT_ORG_LEAD = re.compile(r"^At\s+(?P<org>[A-Z][^,]*?),?\s+(?:I|we)\s+(?!was\b|had\b)")
 _GRADUATED = re.compile(_I + r"graduated\s+from\s+" + _ORG + "$", re.IGNORECASE)
+_GRADUATED_BARE = re.compile(_I + r"(?:finally\s+|just\s+)*graduated\b", re.IGNORECASE)
 _APPLYING = re.compile(
     _I + r"(?:applying|applied|interviewing|interviewed)\s+(?:to|for|at|with)\s+" + _ORG,
     re.IGNORECASE,
@@ -122,6 +126,19 @@ _JOINED_BARE = re.compile(
     r"(?:in|on|last|back\s+in|since|\d|a\s|two|three|four|five|six)",
     re.IGNORECASE,
 )
+# "I lost my job as a banker yesterday", "got laid off from Halvorsen Marine", "I was made
+# redundant in March": a job that ended, not by choice. A clipped sentence says it too ("Lost
+# my job as a banker yesterday").
+_LOST_JOB = re.compile(
+    r"(?:^|" + _I + r")(?:lost\s+(?:my|our)\s+(?:job|jobs|role|position)|(?:got|was|were|been)\s+"
+    r"(?:laid\s+off|fired(?!\s+up\b)|sacked|let\s+go|made\s+redundant))\b(?P<rest>.*)$",
+    re.IGNORECASE,
+)
+_LOST_AS = re.compile(
+    r"^\s*as\s+" + _ARTICLE + _ROLE + r"(?:(?=\s+(?:at|from|with|for|by)\s)|" + _END + ")",
+    re.IGNORECASE,
+)
+_LOST_FROM = re.compile(r"^\s*(?:at|from|with|for|by)\s+" + _ORG, re.IGNORECASE)
 _EMPLOYER_IN_SENTENCE = re.compile(r"\b(?:at|for|with|joined)\s+(?-i:(?P<org>(?:the\s+)?[A-Z].*))")
 
 
@@ -174,7 +191,32 @@ def employer_lead(c: Clause) -> tuple[Found, Clause | None]:
     return slice_(c, org, ORGANIZATION, SliceKind.OTHER.value), rest
 
 
+def lost_job(c: Clause) -> Found:
+    """A job lost, on the role and the employer where they are named, else on the job itself
+    (as leaving it is: :mod:`.life_events`)."""
+    match = _LOST_JOB.search(c.text)
+    if not match:
+        return []
+    rest = match.group("rest")
+    if when := time_phrase(rest, c.anchor):
+        rest = rest.replace(when, " ")
+    as_role = _LOST_AS.match(rest)
+    role = _role_label(as_role.group("role")) if as_role else None
+    if as_role:
+        rest = rest[as_role.end() :]
+    org = _LOST_FROM.match(rest)
+    employer = _org_label(c, org.group("org")) if org else None
+    found: Found = []
+    if role:
+        found += event(c, role, IDENTITY, EventAction.LEFT.value, IMPORTANT)
+    if employer or not role:
+        found += event(c, employer or "Job", ORGANIZATION, EventAction.LEFT.value, IMPORTANT)
+    return found
+
+
 def work(c: Clause) -> Found:
+    if found := lost_job(c):
+        return found
     for pattern, action in _PATTERNS:
         match = pattern.search(c.text)
         if not match:
@@ -200,6 +242,9 @@ def work(c: Clause) -> Found:
     if match:
         org = _org_label(c, match.group("org"))
         return event(c, org, ORGANIZATION, EventAction.ACHIEVED.value, IMPORTANT) if org else []
+    if _GRADUATED_BARE.search(c.text):
+        # "I graduated last week!", "we graduated from college in May": no school named
+        return event(c, "Graduation", LIFE_EVENT, EventAction.ACHIEVED.value, IMPORTANT)
     match = _APPLYING.search(c.text)
     if match:
         org = _org_label(c, match.group("org"))

@@ -29,6 +29,14 @@ def test_a_descriptor_inside_a_capitalised_name_stays(phrase: str, label: str) -
     assert p.make_label(phrase) == label
 
 
+@pytest.mark.parametrize(
+    ("phrase", "label"),
+    [("another pottery project", "Pottery Project"), ("some community work", "Community Work")],
+)
+def test_a_determiner_is_no_part_of_a_label(phrase: str, label: str) -> None:
+    assert p.make_label(phrase) == label
+
+
 def test_a_role_said_in_capitals_is_the_whole_role() -> None:
     said = Message(
         "m",

@@ -43,6 +43,38 @@ from tests.memory.rules.helpers import clause, events, nodes
             "achieved",
             "day",
         ),
+        # occasions of a life: a picnic had, a run set up, an event taken part in, a meeting
+        # and a convention gone to (how it was done is no part of it)
+        ("we had a picnic by the reservoir last Sunday", "Picnic", "life_event", "other", "day"),
+        (
+            "I set up a sponsored swim at our pool last month",
+            "Sponsored Swim",
+            "life_event",
+            "achieved",
+            "month",
+        ),
+        (
+            "I participated in a fun run for the hospice on Saturday",
+            "Fun Run",
+            "life_event",
+            "achieved",
+            "day",
+        ),
+        (
+            "Last Friday I went to a parish council meeting",
+            "Parish Council Meeting",
+            "life_event",
+            "other",
+            "day",
+        ),
+        (
+            "My sister and I went to a comic convention together last month",
+            "Comic Convention",
+            "life_event",
+            "other",
+            "month",
+        ),
+        ("I passed my driving test yesterday", "Driving Test", "life_event", "achieved", "day"),
         # a class is taken as it is gone to
         (
             "I took a stained glass workshop last Sunday",
@@ -80,6 +112,11 @@ def test_been_to_a_place_is_a_place_without_a_date() -> None:
         "I took the bus to the hospital",
         "I took my mum to her appointment",
         "I took a class",
+        # a meeting, an event, a test or a run: of what, it does not say
+        "I went to a meeting yesterday",
+        "I went to an event on Friday",
+        "I did a run this morning",
+        "I had my team meeting at noon",
     ],
 )
 def test_routines_and_ordinary_days_are_not_experiences(text: Any) -> None:

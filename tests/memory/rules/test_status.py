@@ -33,6 +33,8 @@ from tests.memory.rules.helpers import clause, events, nodes, slices
         ("I'm starting a bakery because I love bread", "Bakery", "project", "started"),
         ("we started a community garden on our street", "Community Garden", "project", "started"),
         ("I started a new diet in March", "Diet", "habit", "started"),
+        # "some" before a noun is no pronoun
+        ("I took up some volunteering at the food bank", "Volunteering", "habit", "started"),
     ],
 )
 def test_status_changes(text: Any, label: Any, category: Any, action: Any) -> None:

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from memory.extractors.rules.work import employer_lead, work
+from memory.extractors.rules.work import employer_lead, lost_job, work
 from tests.memory.rules.helpers import clause, events, nodes
 
 
@@ -34,6 +34,9 @@ from tests.memory.rules.helpers import clause, events, nodes
         ),
         ("I'm applying to Nordwind Energy", [("Nordwind Energy", "organization")]),
         ("I'm a senior architect now", [("Senior Architect", "identity")]),
+        # an employer in lower case leaves the role said
+        ("I'm a teacher at a small village school", [("Teacher", "identity")]),
+        ("I work as a carer in a care home", [("Carer", "identity")]),
         (
             "I joined a new team at Calder Analytics as a product manager",
             [("Product Manager", "identity"), ("Calder Analytics", "organization")],
@@ -78,6 +81,8 @@ def test_joined_without_an_object_joins_the_employer_of_its_sentence() -> None:
         "I'm a morning person",
         "I'm a member of the book club",
         "I'm tired at work",
+        "I'm a regular at the pub",
+        "I was a mess for weeks",
     ],
 )
 def test_what_is_no_role(text: Any) -> None:
@@ -89,3 +94,50 @@ def test_an_employer_leading_the_sentence_leaves_the_rest_to_read() -> None:
     assert nodes(found) == [("AT&T", "organization")]
     assert rest is not None and rest.text == "I mostly write C++ for billing"
     assert employer_lead(clause("I mostly write C++")) == ([], None)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # a job lost is left, on the role and the employer where they are named
+        (
+            "I lost my job as a sous chef at the Harbour Hotel in June",
+            [
+                ("Sous Chef", "identity", "left"),
+                ("Harbour Hotel", "organization", "left"),
+            ],
+        ),
+        (
+            "I was fired from Halvorsen Marine last week",
+            [
+                ("Halvorsen Marine", "organization", "left"),
+            ],
+        ),
+        # a clipped sentence says it too
+        ("Lost my job as a welder yesterday", [("Welder", "identity", "left")]),
+        # nothing named: the job itself
+        ("I got laid off from the warehouse in March", [("Job", "organization", "left")]),
+        ("we were made redundant when the depot closed", [("Job", "organization", "left")]),
+    ],
+)
+def test_a_job_lost_is_left(text: str, expected: list[tuple[str, str, str]]) -> None:
+    found = work(clause(text))
+    assert [(e.on, e.category, e.action) for e in events(found)] == expected
+    assert all(e.importance == "important" for e in events(found))
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["I lost my keys on the bus", "I got fired up about the rent", "I lost my temper"],
+)
+def test_what_is_no_job_lost(text: str) -> None:
+    assert lost_job(clause(text)) == []
+
+
+def test_a_graduation_without_a_school_named_is_a_life_event() -> None:
+    (found,) = events(work(clause("I graduated from college last week")))
+    assert (found.on, found.category, found.action) == ("Graduation", "life_event", "achieved")
+    assert found.happened_at is not None
+    # a school named is the school, as before
+    (named,) = events(work(clause("I graduated from the University of Porto in 2019")))
+    assert named.on == "University of Porto"
