@@ -559,6 +559,22 @@ def test_to_before_a_name_is_a_place_only_after_going(
 
 
 @pytest.mark.parametrize(
+    ("sentence", "name", "category"),
+    [
+        # what a name is to the speaker, set off before it as after it
+        ("I'd love to do more for my old estate, Pennwick, one day.", "Pennwick", "place"),
+        ("We still miss our village, Ashcombe Parva, every spring.", "Ashcombe Parva", "place"),
+        ("Ashcombe Parva, our village, has a new bakery.", "Ashcombe Parva", "place"),
+        ("I met my husband, Tobiah, on a ferry.", "Tobiah", "relationship"),
+        ("my side project, Lanternfish, is nearly done", "Lanternfish", "project"),
+    ],
+)
+def test_what_a_name_is_said_to_be_beside_it(sentence: str, name: str, category: str) -> None:
+    (phrase,) = [p for p in phrases(sentence) if p.label == name]
+    assert categories([(phrase, "", sentence)]) == [category]
+
+
+@pytest.mark.parametrize(
     ("sentence", "name"),
     [
         (

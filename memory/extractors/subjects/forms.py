@@ -29,7 +29,9 @@ person wrote them, never from a list of sentences:
   possessive ("we keep chickens");
 - ``people``: a phrase that ends on a word for people in general ("Trans People", "Young
   Folks");
-- ``group``: the person's family as a whole ("Family", "Fam"): no one in particular.
+- ``group``: the person's family as a whole ("Family", "Fam"): no one in particular;
+- ``liking``: a word that stands for what is liked, named elsewhere ("one of my faves",
+  "Favourites"): a way of liking, not a thing.
 
 Only a label the person wrote in lower case is judged: a name ("Make-A-Wish", "Believe
 Academy") is its own. Pure: no database, no model.
@@ -90,6 +92,7 @@ _SINGULAR = frozenset("this that it he she which who".split())
 _GROUPS = frozenset("family fam folks relatives".split())
 # Words for people in general: a phrase that ends on one ("Trans People", "Young Folks",
 # "Homeless Individuals") is a kind of person, not someone of the person's life.
+_LIKED = frozenset("favourite favourites favorite favorites fave faves fav favs".split())
 _PEOPLE = frozenset("people folks folk individuals persons ones guys peeps humans".split())
 _DEMONSTRATIVES = frozenset("these those this that such".split())
 # What stands before the last of a list, or where a thing is not what it is: "and mentors",
@@ -338,6 +341,8 @@ def _one_word(word: str, quotes: Sequence[str]) -> str | None:
         return "time"
     if word in _GROUPS:
         return "group"
+    if word in _LIKED:
+        return "liking"
     if word in _MEASURES:
         return "measure"
     before = _before([word], quotes)

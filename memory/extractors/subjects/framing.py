@@ -571,24 +571,40 @@ KIND_OF = {
         Category.ORGANIZATION.value,
     ),
 }
+# The kinds of place a person calls theirs, set off beside its name: "my old area, West
+# County", "Ashwell, our village".
+_PLACE_KINDS = frozenset(
+    """area town city village country hometown neighbourhood neighborhood county island region
+    suburb street estate""".split()
+)
 _SAID_AS = re.compile(r"\s*,?\s+(?:my|our)\s+((?:[\w'’-]+\s*){1,3})", re.IGNORECASE)
+# The same said before the name: "my old area, West County", "my wife, Glenys".
+_SAID_BEFORE = r"\b(?:my|our)\s+((?:[\w'’-]+\s+){0,2}[\w'’-]+)\s*,\s+"
 
 
-def _said_as(words: tuple[str, ...], sentence: str) -> str | None:
-    """The category of what a name is said to be to the speaker right after it: a relation
-    ("Glenys, my wife"), a pet ("Pickle, our cat") or a kind of work or place ("Tidepool, my
-    side project", "Fernhill, our new office"), or None."""
-    found = re.search(r"\b" + re.escape(words[-1]) + _SAID_AS.pattern, sentence, re.IGNORECASE)
-    if not found:
-        return None
-    for word in found.group(1).lower().split():
+def _kind_said(said: str) -> str | None:
+    for word in said.lower().split():
         if word.endswith(("'s", "’s")):
             return None  # "Ravi, my dad's accountant": someone else's
         if word in RELATIONS:
             return RELATIONS[word]
         if word in KIND_OF:
             return KIND_OF[word]
+        if word in _PLACE_KINDS:
+            return Category.PLACE.value
     return None
+
+
+def _said_as(words: tuple[str, ...], sentence: str) -> str | None:
+    """The category of what a name is said to be to the speaker right beside it: a relation
+    ("Glenys, my wife"), a pet ("Pickle, our cat"), a kind of work or place ("Tidepool, my
+    side project", "Fernhill, our new office", "my old area, West County"), or None."""
+    found = re.search(r"\b" + re.escape(words[-1]) + _SAID_AS.pattern, sentence, re.IGNORECASE)
+    if found:
+        return _kind_said(found.group(1))
+    name = r"\s+".join(re.escape(w) for w in words)
+    found = re.search(_SAID_BEFORE + name + r"\b", sentence, re.IGNORECASE)
+    return _kind_said(found.group(1).split()[-1]) if found else None
 
 
 def _name_category(phrase: Phrase, before: str, sentence: str) -> str | None:

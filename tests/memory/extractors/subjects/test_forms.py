@@ -80,6 +80,9 @@ from memory.extractors.subjects.forms import fault
         ("Anxous", "so anxous about the move tbh", "slip"),
         # a possessive is the word's own: "fam's" is "fam"
         ("Family", "my fam's been amazing this week", "group"),
+        # a word that stands for what is liked, said elsewhere
+        ("Favourites", "knitting socks is one of my faves", "liking"),
+        ("Favourite", "the lemon drizzle is still my favourite", "liking"),
     ],
 )
 def test_words_that_cannot_name_a_thing(label: str, said: str, kind: str) -> None:
