@@ -33,7 +33,7 @@ from memory.extractors.rules.base import (
     time_phrase,
     without_time,
 )
-from memory.temporal import recurrence
+from memory.temporal import recurrence, resolve_when
 from memory.vocab import EventAction, SliceKind
 
 _ORDINALS = r"(?:(?:my|our|a|an|the|his|her)\s+)?(?:(?:very\s+)?(?:first|second|third|last|fifth|tenth|\d+(?:st|nd|rd|th))\s+)?(?:(?:ever|solo|own|big|little|proper|real)\s+)*"
@@ -115,9 +115,50 @@ def _course_taken(thing: str | None) -> bool:
     return len(words) >= 2 and words[-1] in _TAKEN
 
 
+# "dublin marathon is oct 25", "my inburgering exam for speaking is 14 may", "our housewarming
+# party was on Saturday": an occasion of the person's, said with its date. The person's own
+# ("my", "our") or said bare, as one says a name; "the", "his", "their" occasion is not read.
+_DATED = re.compile(
+    r"^(?:(?:my|our)\s+)?(?P<what>(?:[\w'’-]+\s+){1,5}?)(?:is|was|are|were)\s+(?P<rest>.+)$",
+    re.IGNORECASE,
+)
+_NOT_OWN = frozenset("the a an this that his her their your its these those".split())
+_MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sept?|oct|nov|dec)[a-z]*\.?"
+_DAY = r"\d{1,2}(?:st|nd|rd|th)?"
+_WEEKDAY = r"(?:mon|tues?|wed(?:nes)?|thu(?:rs)?|fri|sat(?:ur)?|sun)(?:day)?"
+# A day to come or gone, as people say it: "14 may", "oct 25", "the 3rd of June", "next
+# Tuesday", "tomorrow", "this weekend".
+_DATE_LIKE = re.compile(
+    rf"^(?:on\s+|in\s+)?(?:the\s+)?(?:{_DAY}(?:\s+of)?\s+{_MONTH}|{_MONTH}\s+{_DAY}|"
+    rf"(?:next|this|last)\s+(?:week(?:end)?|month|year|{_WEEKDAY})|tomorrow|today|tonight|"
+    rf"{_WEEKDAY}|{_DAY}(?=\s*(?:$|[,.!;])))\b",
+    re.IGNORECASE,
+)
+
+
+def _dated_occasion(c: Clause) -> Found:
+    match = _DATED.match(c.text.strip())
+    if not match or match.group("what").split()[0].lower() in _NOT_OWN:
+        return []
+    what = match.group("what").lower()
+    if re.search(r"['’]s\b", what) or re.search(r"\b(?:birthday|anniversary)\b", what):
+        return []  # someone's ("Meera's birthday is on 14 January"), or a date of theirs
+    rest = match.group("rest").strip()
+    when = resolve_when(rest, c.anchor)
+    stated = when is not None and rest.lower().startswith(("on ", "in ", when.phrase.lower()))
+    if not (stated or _DATE_LIKE.match(rest)):
+        return []  # the date is what it is: "is on Saturday", "was 14 May", "is oct 25"
+    thing = _thing_done(c, cut(match.group("what")))
+    if not thing or len(thing.split()) < 2:
+        return []  # "my exam is tomorrow": which, it does not say
+    return event(c, thing, LIFE_EVENT, EventAction.OTHER.value, ORDINARY)
+
+
 def experience(c: Clause) -> Found:
     if recurrence(c.text):
         return []  # "I run 5k every morning" is a routine, not something that happened once
+    if found := _dated_occasion(c):
+        return found
     match = _BEEN_TO.search(c.text)
     if match:
         name = leading_name(match.group("place"))

@@ -26,6 +26,7 @@ from memory.extractors.rules.base import (
     slice_,
     time_phrase,
 )
+from memory.extractors.rules.life_events import BODY_PARTS
 from memory.vocab import EventAction, SliceKind
 
 _INTOLERANT = re.compile(
@@ -186,8 +187,35 @@ def _own_condition(c: Clause) -> str | None:
     return None
 
 
+# A procedure the person has had on a part of their body: "I had knee surgery in March", "I've
+# had a hip replacement". One to come ("my hip replacement is booked") is no event yet, and
+# said with "my" it is as often a plan as a past.
+_PROCEDURES = r"replacement|surgery|operation|op|reconstruction|transplant|arthroscopy|fusion"
+_PROCEDURE = re.compile(
+    r"\bi(?:\s+had|\s+have\s+had|['’]ve\s+had|\s+just\s+had|\s+finally\s+had)\s+"
+    r"(?:(?:a|an|the|my|new|left|right|full|partial|total|keyhole|emergency|second|first)\s+)*"
+    r"(?P<part>[a-z]+)\s+(?P<what>" + _PROCEDURES + r")\b",
+    re.IGNORECASE,
+)
+
+
+def _procedure(c: Clause) -> Found:
+    match = _PROCEDURE.search(c.text)
+    if not match or match.group("part").lower() not in BODY_PARTS:
+        return []
+    part = match.group("part").lower()
+    what = match.group("what").lower()
+    what = "operation" if what == "op" else what
+    label = p.title_case(f"{'ACL' if part == 'acl' else part} {what}")
+    if time_phrase(c.text, c.anchor):
+        return event(c, label, HEALTH, EventAction.OTHER.value, IMPORTANT)
+    return slice_(c, label, HEALTH, SliceKind.OTHER.value)
+
+
 def health(c: Clause) -> Found:
-    found: Found = []
+    found: Found = _procedure(c)
+    if found:
+        return found
     match = _INTOLERANT.search(c.text)
     if match and (what := p.make_label(match.group("what"))):
         found += slice_(c, f"{what} Intolerance", HEALTH, SliceKind.OTHER.value)

@@ -28,12 +28,13 @@ from memory.vocab import EventAction, SliceKind
 
 _STATUS_VERBS: tuple[tuple[str, str], ...] = (
     (
-        r"started|began|start|starting|took\s+up|taking\s+up|picked\s+up|got\s+into|getting\s+into",
+        r"started|began|start|starting|took\s+up|taking\s+up|taken\s+up|picked\s+up|got\s+into|"
+        r"getting\s+into",
         EventAction.STARTED.value,
     ),
     (
         r"stopped|stopping|quit|quitting|gave\s+up|giving\s+up|dropped|ditched|abandoned|cancelled|"
-        r"canceled|shut\s+down|killed",
+        r"canceled|shut\s+down|killed|packed\s+in|jacked\s+in",
         EventAction.STOPPED.value,
     ),
     (r"paused|pausing|shelved|shelving", EventAction.PAUSED.value),
@@ -193,6 +194,11 @@ def status_change(c: Clause) -> Found:
             continue
         category = status_category(action, raw, c.sentence)
         return event(c, label, category, action)
+    match = _GOT_ME_INTO.search(c.text)
+    taken = match and not _DETERMINED.match(match.group("obj"))
+    if match and taken and (label := object_label(c, match.group("obj"))):
+        category = status_category("", match.group("obj"), c.sentence)
+        return event(c, label, category, EventAction.STARTED.value)
     match = _LEARNING.search(c.text)
     if match and not _NOT_ACTIVITIES.match(match.group("obj")):
         label = object_label(c, _normalise_object(match.group("obj")))
@@ -208,9 +214,12 @@ def status_change(c: Clause) -> Found:
 # kickboxing": what the person is doing these days, with no start stated. A course of any
 # kind; or one word that names an activity: a habit's word, or a rarer noun or gerund ("doing
 # kickboxing", not "doing the dishes", "doing research" or "doing great").
-_COURSES = frozenset("class classes course courses lesson lessons workshop workshops".split())
+_COURSES = frozenset(
+    """class classes course courses lesson lessons workshop workshops bootcamp apprenticeship
+    diploma degree""".split()
+)
 _DOING = re.compile(
-    r"(?:^|\b)(?:i|we)(?:'m|'re|\s+am|\s+are|(?:'ve|\s+have)?\s+been)\s+"
+    r"(?:^|\b)(?:i|we)(?:['’]m|['’]re|m|\s+am|\s+are|(?:['’]ve|\s+have)?\s+been)\s+"
     r"(?:(?:also|still|now|currently|really|just)\s+)*(?P<verb>doing|taking|attending)\s+"
     r"(?:(?:a|an|some|my|our)\s+)?(?P<obj>.+)$",
     re.IGNORECASE,
@@ -263,6 +272,12 @@ _MY_LANGUAGE = re.compile(
 )
 
 
+# "the dads from school got me into sea swimming": taken up, by another's doing ("got me into
+# trouble" is no pastime).
+_GOT_ME_INTO = re.compile(
+    r"\bgot\s+(?:me|us)\s+(?:really\s+)?into\s+(?!(?:trouble|debt|bother|mischief)\b)(?P<obj>.+)$",
+    re.IGNORECASE,
+)
 # "I've been learning Kotlin for three months": an ongoing skill, no start stated.
 _LEARNING = re.compile(
     _I + r"(?:been\s+)?(?:learning|studying|practi[sc]ing|teaching\s+myself)\s+(?P<obj>.+)$",

@@ -145,3 +145,34 @@ def test_where_one_went_is_the_whole_phrase_that_names_it(
 ) -> None:
     (found,) = events(experience(clause(text)))
     assert (found.on, found.category) == (label, category)
+
+
+@pytest.mark.parametrize(
+    ("text", "label"),
+    [
+        # an occasion of the person's, said with its date as people say it
+        ("cardiff half marathon is oct 5, week 3 of training", "Cardiff Half Marathon"),
+        ("my citizenship test for reading is 14 may", "Citizenship Test"),
+        ("Our housewarming party was on Saturday", "Housewarming Party"),
+        ("My dance recital is this weekend!", "Dance Recital"),
+    ],
+)
+def test_an_occasion_said_with_its_date_is_an_event(text: str, label: str) -> None:
+    (found,) = events(experience(clause(text)))
+    assert (found.on, found.category) == (label, "life_event")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "my exam is tomorrow",  # which, it does not say
+        "the school concert is on Friday",  # not said as the person's
+        "his driving test is on the 3rd",
+        "my marathon training is going well",  # no date
+        "the meeting is at 3pm",
+        "Priya's recital is on Friday",  # someone's, read by the occasion rules
+        "my birthday is on 14 January",  # a date of the person's, not an occasion
+    ],
+)
+def test_what_is_no_dated_occasion_of_the_persons(text: str) -> None:
+    assert events(experience(clause(text))) == []

@@ -111,3 +111,33 @@ def test_a_condition_said_as_the_persons_own_is_health(text: str, label: str) ->
 )
 def test_what_is_not_the_persons_condition_after_my_is_not_health(text: str) -> None:
     assert health(clause(text)) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "label", "dated"),
+    [
+        # a procedure the person has had on a part of their body: dated when the clause says
+        ("I had knee surgery in March", "Knee Surgery", True),
+        ("I've had a hip replacement", "Hip Replacement", False),
+        ("I just had my ACL reconstruction", "ACL Reconstruction", False),
+    ],
+)
+def test_a_procedure_the_person_had_is_health(text: str, label: str, dated: bool) -> None:
+    found = health(clause(text))
+    assert nodes(found) == [(label, "health")]
+    assert bool(events(found)) == dated and all(e.happened_at for e in events(found))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # someone else's, one to come, a part that is no body's, or no part named
+        "my dad had a hip replacement last year",
+        "my shoulder op is next week",
+        "I'm having knee surgery in June",
+        "the surgery went well",
+        "I had a phone screen replacement",
+    ],
+)
+def test_what_is_no_procedure_the_person_had(text: str) -> None:
+    assert health(clause(text)) == []

@@ -33,6 +33,10 @@ from tests.memory.rules.helpers import clause, events, nodes, slices
         ("I'm starting a bakery because I love bread", "Bakery", "project", "started"),
         ("we started a community garden on our street", "Community Garden", "project", "started"),
         ("I started a new diet in March", "Diet", "habit", "started"),
+        # taken up, packed in, got into by another's doing
+        ("I have taken up birdwatching since I retired", "Birdwatching", "skill", "started"),
+        ("I've packed in golf, sold the clubs", "Golf", "habit", "stopped"),
+        ("the dads from school got me into sea swimming", "Sea Swimming", "habit", "started"),
         # "some" before a noun is no pronoun
         ("I took up some volunteering at the food bank", "Volunteering", "habit", "started"),
     ],
@@ -103,6 +107,8 @@ def test_getting_into_a_thing_or_a_situation_is_no_pastime_taken_up(text: str) -
         ("I'm doing capoeira twice a week", "Capoeira", "habit"),
         ("I'm doing yoga again", "Yoga", "habit"),
         ("I've been doing kickboxing since the spring", "Kickboxing", "skill"),
+        # typed without an apostrophe
+        ("im doing a coding bootcamp in the evenings", "Coding Bootcamp", "skill"),
     ],
 )
 def test_what_the_person_is_doing_these_days(text: str, label: str, category: str) -> None:
@@ -126,6 +132,7 @@ def test_what_the_person_is_doing_these_days(text: str, label: str, category: st
         "I'm taking a break",
         "I'm taking my kids to the park",
         "we are taking the train",
+        "that got me into trouble",
     ],
 )
 def test_doing_what_is_no_activity(text: str) -> None:
