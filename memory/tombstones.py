@@ -228,13 +228,15 @@ def _canonicals_of(name: str) -> set[str]:
 _HARD_C = re.compile(r"c(?=[aoulrk]|$)")
 _SOFT_C = re.compile(r"c(?=[eiy])")
 _INNER_Y = re.compile(r"(?<=.)y")
+_INNER_Z = re.compile(r"(?<=.)z")
 
 
 @lru_cache(maxsize=65536)
 def spelling(word: str) -> str:
     """How the given name ``word`` (lower case) sounds, roughly, so that two spellings of one
     name meet: "ph" as "f", a hard "c" as "k" and a soft one (before "e", "i" or "y") as "s",
-    "th" as "t", "y" inside as "i", letters undoubled, a pet ending "-ie", "-ey" or "-y" as
+    "z" after the first letter as "s" ("roz" for a "ros", "suzanne" and "susanne"; a "Zara"
+    is no "Sara"), "th" as "t", "y" inside as "i", letters undoubled, a pet ending "-ie", "-ey" or "-y" as
     "i", a final silent "e" dropped. "catherine" and "katherine" -> "katerin", "philippa" and
     "phillipa" -> "filipa", "robbie" and "robby" -> "robi", "percy" -> "persi" (the "pers"
     of a "Persephone"); "jane" and "jan" stay apart ("jane" -> "jan" only past four letters:
@@ -242,7 +244,7 @@ def spelling(word: str) -> str:
     w = word.replace("ph", "f").replace("th", "t").replace("ck", "k")
     if len(w) > 3 and w.endswith(("ie", "ey")):
         w = w[:-2] + "i"
-    w = _INNER_Y.sub("i", _SOFT_C.sub("s", _HARD_C.sub("k", w)))
+    w = _INNER_Z.sub("s", _INNER_Y.sub("i", _SOFT_C.sub("s", _HARD_C.sub("k", w))))
     w = _undoubled(w)
     if len(w) > 4 and w.endswith("e"):
         w = w[:-1]

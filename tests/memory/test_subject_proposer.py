@@ -14,6 +14,7 @@ from memory.extractors.subjects import (
     REASON,
     Heard,
     extract,
+    judged,
     propose,
     scored,
     told,
@@ -162,6 +163,9 @@ def test_the_topic_of_the_persons_own_work_is_theirs() -> None:
 def test_words_of_a_list_are_subjects_of_their_own() -> None:
     found = {p.label for p in phrases("Our twins Milo and Ada start nursery soon.")}
     assert {"Milo", "Ada"} <= found and "Milo Ada" not in found
+    # with "the" before each, two names
+    found = {p.label for p in phrases("I met the Okoros and the Brennans at the fair.")}
+    assert {"Okoros", "Brennans"} <= found
 
 
 @pytest.mark.parametrize(
@@ -171,12 +175,15 @@ def test_words_of_a_list_are_subjects_of_their_own() -> None:
         ("We spent a week on the Isle of Mull.", "Isle of Mull"),
         ("My cousin got a job at Fortnum & Mason.", "Fortnum & Mason"),
         ("I volunteer at the Museum of Science and Industry.", "Museum of Science"),
+        # "and" inside a name said with "the", as pubs are named
+        ("I play darts at the Plough and Harrow on Fridays.", "Plough and Harrow"),
+        ("We had lunch at the Swan and Anchor in Ely.", "Swan and Anchor"),
     ],
 )
 def test_capitalised_names_joined_by_of_or_ampersand_are_one_name(sentence: str, name: str) -> None:
     found = [p for p in phrases(sentence) if p.label == name]
     assert found and found[0].is_name
-    parts = {w for w in name.split() if w not in ("of", "&")}
+    parts = {w for w in name.split() if w not in ("of", "&", "and")}
     assert not parts & {p.label for p in phrases(sentence)}
 
 
@@ -754,6 +761,15 @@ def test_feelings_and_qualities_are_not_subjects() -> None:
         "I felt such joy and gratitude at the end.",
     )
     assert not found & {"encouragement", "inner strength", "gratitude", "joy"}
+
+
+def test_a_rare_word_the_model_hardly_knows_is_not_judged_a_feeling() -> None:
+    # the model reads "mahjong" and "cribbage" nearer a feeling than a thing; a word this rare
+    # is no feeling or quality of everyday English, so its reading does not drop it
+    found = extract(chat("I've started playing mahjong with my neighbours."))
+    assert "Mahjong" in {getattr(p, "label", "") for p in found}
+    assert not judged("Mahjong") and not judged("Cribbage")
+    assert judged("Peace") and judged("Contentment") and judged("Inner Calm")
 
 
 def test_a_quoted_title_and_its_author_are_not_subjects() -> None:

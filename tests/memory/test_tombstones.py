@@ -438,6 +438,10 @@ def test_two_spellings_of_one_given_name_share_its_nicknames() -> None:
     assert spelling("jane") != spelling("jan")
     assert spelling("cindy") == spelling("sindy") and spelling("celia") == spelling("selia")
     assert spelling("carla") == spelling("karla") != spelling("sarla")  # a hard "c" stays "k"
+    # a "z" after the first letter sounds as "s": "Roz" is a Rosalind's; a "Zara" is no "Sara"
+    assert spelling("roz") == spelling("ros") and spelling("suzanne") == spelling("susanne")
+    assert spelling("zara") != spelling("sara")
+    assert "rosalind" in name_variants("roz")
     # The package's list has "kate" under "katherine" only.
     assert "kate" in name_variants("catherine") and "catherine" in name_variants("kate")
 

@@ -592,12 +592,24 @@ def relation_only(phrase: Phrase) -> bool:
     return kind is not None and kind != Category.POSSESSION.value  # "my gecko" is owned
 
 
+# Feelings and qualities are words English says often ("peace" 5.0, "contentment" 3.1); a word
+# rarer than this is one the embedding model hardly knows ("mahjong" 2.6, "cribbage" 2.1), and
+# its reading of it says nothing: one such word alone is not judged a feeling.
+FEELING_MIN_ZIPF = 3.0
+
+
+def judged(label: str) -> bool:
+    """Whether the model's reading of ``label`` as a thing or a feeling counts."""
+    words = label.split()
+    return len(words) > 1 or zipf(words[0]) >= FEELING_MIN_ZIPF
+
+
 def things(subjects: dict[str, Subject]) -> dict[str, Subject]:
     """The subjects that are names or things of a life, not feelings or qualities
     ("Encouragement", "Inner Peace"): the embedding model decides, phrase by phrase; and
     not a relation or role word alone (:func:`relation_only`)."""
     subjects = {k: s for k, s in subjects.items() if not relation_only(s.phrase)}
-    common = [k for k, s in subjects.items() if not s.phrase.is_name]
+    common = [k for k, s in subjects.items() if not s.phrase.is_name and judged(s.label)]
     scores = thing_scores([subjects[k].label for k in common])
     drop = {k for k, score in zip(common, scores, strict=True) if score < THING_MARGIN}
     return {k: s for k, s in subjects.items() if k not in drop}
@@ -670,6 +682,7 @@ def feelings(found: Sequence[AnyProposal]) -> set[str]:
         for p in found
         if isinstance(p, (NodeProposal, CandidateProposal))
         and len(p.label.split()) == 1
+        and judged(p.label)
         and any(written_plain(p.label, span.quote) for span in p.evidence)
     }
     ordered = sorted(plain)

@@ -398,7 +398,8 @@ def _joins_compound(
 
 
 # A word that joins two capitalised names into one ("University of Aberdeen", "Isle of Skye",
-# "Marks & Spencer"). "and" is not one: "Milo and Ada" are two people.
+# "Marks & Spencer"). "and" is one only inside a name said with "the" (:func:`_and_joins`):
+# "Milo and Ada" are two people.
 _NAME_JOINS = frozenset({"of", "&"})
 JOIN = "JOIN"  # the part of speech given to such a word inside a chunk
 
@@ -413,7 +414,11 @@ def _joins_names(
     """Whether the token at ``index`` ("of", "&") sits between two capitalised names, the
     first already ending the current chunk."""
     word = tokens[index][0]
-    if word.lower() not in _NAME_JOINS or word == "OF" or not chunks or not chunks[-1]:
+    if not chunks or not chunks[-1]:
+        return False
+    if word == "and" and not _and_joins(tokens, index, chunks[-1]):
+        return False
+    if word != "and" and (word.lower() not in _NAME_JOINS or word == "OF"):
         return False
     last = chunks[-1][-1]
     after = tokens[index + 1] if index + 1 < len(tokens) else ("", "", "")
@@ -423,6 +428,22 @@ def _joins_names(
         and last[1][:1].isupper()
         and _cased(after[0])
         and after[1] in _NOUN  # "Spoke & Chain": the tagger reads "Chain" as a common noun
+    )
+
+
+def _and_joins(
+    tokens: list[tuple[str, str, str]], index: int, chunk: list[tuple[int, str, str]]
+) -> bool:
+    """Whether "and" at ``index`` is inside one name, as in the names of pubs and of firms
+    said with "the": "the Fox and Hounds", "the Rose and Crown": one capitalised word after
+    "the", "and", one capitalised word, and no other capitalised word after it ("Milo and Ada"
+    are two people; so are "the Smiths and the Joneses")."""
+    after_next = tokens[index + 2] if index + 2 < len(tokens) else ("", "", "")
+    return (
+        index >= 2
+        and tokens[index - 2][0].lower() == "the"
+        and [t[0] for t in chunk] in ([index - 1], [index - 2, index - 1])
+        and not (after_next[0][:1].isupper() and after_next[1] in _PROPER)
     )
 
 
