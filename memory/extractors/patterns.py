@@ -171,9 +171,10 @@ _LEAD_FILLER = re.compile(
 )
 # A subjectless report ("Started boxing last week.") is the speaker's own.
 _SUBJECTLESS = re.compile(
-    r"^(?:started|began|stopped|quit|gave\s+up|paused|resumed|finished|completed|launched|"
+    r"^(?:(?:just|finally|also|recently|only)\s+)?(?:started|began|stopped|quit|gave\s+up|paused|resumed|finished|completed|launched|"
     r"shipped|moved|relocated|got|took\s+up|picked\s+up|broke|injured|sprained|tore|hurt|"
-    r"recovered|joined|left|switched|been)\b",
+    r"recovered|joined|left|switched|been|went|had|took|visited|attended|lost|graduated|passed|"
+    r"participated|ran|hiked|celebrated)\b",
     re.IGNORECASE,
 )
 

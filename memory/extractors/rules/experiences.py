@@ -45,6 +45,7 @@ _DID = re.compile(
 )
 _WENT = re.compile(
     _I + r"(?P<verb>went\s+to|go\s+to|attended|visited|saw|watched|had|celebrated|took|"
+    r"(?:got|came|am|'m)\s+back\s+from|returned\s+from|"
     r"went\s+on|was\s+at|were\s+at)\s+" + _ORDINALS + r"(?P<obj>.+)$",
     re.IGNORECASE,
 )

@@ -7,6 +7,7 @@ from dataclasses import replace
 
 from memory.extractors import patterns as p
 from memory.extractors.rules.base import (
+    _I,
     _NOT_NAMES,
     FAMILY,
     IMPORTANT,
@@ -335,6 +336,38 @@ def _pet_named(c: Clause) -> Found:
     return found
 
 
+# "I just adopted this cute pup from a shelter", "we got a rescue cat in March", "we took in a
+# retired greyhound": a pet come home, not named yet. A pet word of the relations or a kind of
+# dog people name as the animal; what they call it lovingly is no part of its label.
+_PET_KINDS = frozenset(
+    {k for k, v in RELATIONS.items() if v == POSSESSION}
+    | set(
+        """pup pups greyhound lurcher whippet labrador spaniel terrier collie beagle retriever
+        dachshund pug poodle tabby""".split()
+    )
+)
+_PET_ADOPTED = re.compile(
+    _I + r"(?:adopted|rescued|got|brought\s+home|took\s+in|fostered)\s+(?:a|an|this|our|my|two|"
+    r"a\s+pair\s+of)\s+(?P<pet>(?:[a-z-]+\s+){0,2}?(?:" + "|".join(sorted(_PET_KINDS)) + r")s?)\b"
+    r"(?!\s+(?:food|bed|toy|toys|lead|collar|insurance|sitter|walker|hair))",
+    re.IGNORECASE,
+)
+_NAMED_IT = re.compile(r"\b(?:named|called|calling|naming)\b", re.IGNORECASE)
+_FOND = frozenset("cute sweet lovely little gorgeous beautiful adorable new tiny fluffy".split())
+
+
+def _pet_adopted(c: Clause) -> Found:
+    match = _PET_ADOPTED.search(c.text)
+    if not match or _NAMED_IT.search(c.sentence):
+        return []  # "... and named her Pepper": the pet is its name's card
+    words = [w for w in match.group("pet").split() if w.lower() not in _FOND]
+    label = p.make_label(" ".join(words))
+    if not label:
+        return []
+    category = FAMILY if _IS_FAMILY.search(c.text) else POSSESSION
+    return event(c, label, category, EventAction.STARTED.value, IMPORTANT)
+
+
 def other_people(c: Clause) -> Found:
     text = c.text
     match = _MY_RELATION.match(text)
@@ -379,7 +412,7 @@ def other_people(c: Clause) -> Found:
         category = RELATIONS[rel]
         found = _named_relation(c, name, category, _relation_label(match.group("mods"), rel))
         return found + _person_facts(c, name, category, match.group("rest"))
-    found = _pet_named(c)
+    found = _pet_named(c) or _pet_adopted(c)
     if found:
         return found
     match = _NAME_VERB.match(text)

@@ -75,6 +75,15 @@ from tests.memory.rules.helpers import clause, events, nodes
             "month",
         ),
         ("I passed my driving test yesterday", "Driving Test", "life_event", "achieved", "day"),
+        # a report typed without its "I", and coming back from where one went
+        (
+            "Just got back from a family road trip yesterday",
+            "Family Road Trip",
+            "life_event",
+            "other",
+            "day",
+        ),
+        ("Went to a pottery class last night", "Pottery Class", "life_event", "other", "day"),
         # a class is taken as it is gone to
         (
             "I took a stained glass workshop last Sunday",
@@ -117,6 +126,9 @@ def test_been_to_a_place_is_a_place_without_a_date() -> None:
         "I went to an event on Friday",
         "I did a run this morning",
         "I had my team meeting at noon",
+        "Went well, thanks",
+        "Ran out of milk again",
+        "Got back from work late",
     ],
 )
 def test_routines_and_ordinary_days_are_not_experiences(text: Any) -> None:

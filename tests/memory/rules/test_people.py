@@ -94,3 +94,35 @@ def test_people_mentioned_with_their_relation_anywhere_in_a_clause(
     text: Any, expected: Any
 ) -> None:
     assert nodes(mentioned_relations(clause(text))) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "label"),
+    [
+        # a pet come home, not named yet: labelled by the animal, without what it is called
+        # lovingly
+        ("I just adopted this cute pup from a shelter last week", "Pup"),
+        ("we got a rescue cat in March", "Rescue Cat"),
+        ("We took in two kittens from my neighbour", "Kittens"),
+        ("we adopted a retired lurcher", "Retired Lurcher"),
+    ],
+)
+def test_a_pet_come_home_is_a_possession_that_started(text: str, label: str) -> None:
+    found = other_people(clause(text))
+    assert nodes(found) == [(label, "possession")]
+    (started,) = events(found)
+    assert started.action == "started"
+
+
+@pytest.mark.parametrize(
+    ("text", "not_a_pet"),
+    [
+        ("I got a dog bed for the kitchen", "Dog"),  # a thing for a pet
+        # the pet is its name's card
+        ("We adopted a retired greyhound and named her Pepper", "Retired Greyhound"),
+        ("my sister adopted a kitten", "Kitten"),  # someone else's
+    ],
+)
+def test_what_is_no_pet_come_home(text: str, not_a_pet: str) -> None:
+    labels = {label for label, _category in nodes(other_people(clause(text)))}
+    assert not labels & {not_a_pet, "Dog Bed"}
