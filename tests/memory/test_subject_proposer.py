@@ -574,6 +574,10 @@ def test_to_before_a_name_is_a_place_only_after_going(
         ("Ashcombe Parva, our village, has a new bakery.", "Ashcombe Parva", "place"),
         ("I met my husband, Tobiah, on a ferry.", "Tobiah", "relationship"),
         ("my side project, Lanternfish, is nearly done", "Lanternfish", "project"),
+        # a name ending in a kind of place on a map is a place; led by a given name, someone
+        ("Our new flat is right on Kestrel Road.", "Kestrel Road", "place"),
+        ("I swim off Porthcurno Beach most mornings.", "Porthcurno Beach", "place"),
+        ("I had lunch with Priya Lane from work.", "Priya Lane", "person"),
     ],
 )
 def test_what_a_name_is_said_to_be_beside_it(sentence: str, name: str, category: str) -> None:

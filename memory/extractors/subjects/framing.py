@@ -19,7 +19,7 @@ from functools import lru_cache
 import numpy as np
 
 from memory.extractors.rules.people import RELATIONS
-from memory.extractors.subjects.given_names import world_given_name
+from memory.extractors.subjects.given_names import world_given_name, world_names
 from memory.extractors.subjects.phrases import Phrase, tag
 from memory.keys import canonical_key, is_honorific, titled_name
 from memory.recall.embed import embed
@@ -607,11 +607,33 @@ def _said_as(words: tuple[str, ...], sentence: str) -> str | None:
     return _kind_said(found.group(1).split()[-1]) if found else None
 
 
+# The last word of a name that makes it a place on a map: "Queens Road", "Main St", "Bondi
+# Beach", "Loch Ness" is led by its kind.
+_MAP_HEADS = frozenset(
+    """road rd street st lane ln avenue ave drive dr close crescent terrace square sq place
+    row way hill park beach bay lake loch river valley island isle mountain mount estate
+    gardens green common heath moor forest wood woods harbour harbor quay pier bridge""".split()
+)
+
+
+def _on_a_map(words: tuple[str, ...]) -> bool:
+    """A name whose last word is a kind of place on a map, led by no given name ("Maya Hill",
+    "Tom Park" are people)."""
+    first = words[0].lower()
+    return (
+        len(words) > 1
+        and words[-1].lower().rstrip(".") in _MAP_HEADS
+        and not (_given_name(first) or first in world_names())
+    )
+
+
 def _name_category(phrase: Phrase, before: str, sentence: str) -> str | None:
     if phrase.words[0].lower() in _KIN:
         return Category.FAMILY.value  # "Aunt Rosa"
     if _titled(phrase.words) or titled_name(canonical_key(phrase.label)):
         return Category.PERSON.value  # "Mr Mensah", "Chef Benedetta Rinaldi": whatever before
+    if _on_a_map(phrase.words):
+        return Category.PLACE.value  # "Queens Road", "Main St", "Saunton Beach"
     from memory.extractors.rules.people import RELATIONS  # the rules read the same words
 
     if before in RELATIONS:

@@ -216,10 +216,10 @@ def typed_names(messages: Sequence[Message]) -> dict[str, str]:
                 after = tokens[at + 1] if at + 1 < len(tokens) else ""
                 theirs = _theirs(tokens, at) and _ends_phrase(after)
                 if not (
-                    (
-                        _unknown(word, lower)
-                        and (theirs or _leads_clause(tokens, at) or _named_there(tokens, at))
-                    )
+                    (_unknown(word, lower) and (theirs or _leads_clause(tokens, at)))
+                    # set off as what it is to the person ("this is tidepool, my side thing"),
+                    # it is a name even where the other side echoes it in lower case
+                    or (_unknown(word, set()) and _named_there(tokens, at))
                     or (theirs and _rare_noun(word) and word not in lower)
                     or (small and _proper_only(word) and word not in lower)
                 ):

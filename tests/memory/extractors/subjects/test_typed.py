@@ -119,3 +119,15 @@ def test_a_lower_case_name_set_off_as_the_persons_own_is_a_card_of_its_kind() ->
     found = extract(_chat("this is quernstone, my side project, a static site generator"))
     cards = {p.label: p.category for p in found if isinstance(p, (CandidateProposal, NodeProposal))}
     assert cards.get("Quernstone") == "project"
+
+
+def test_a_name_set_off_stays_a_name_when_the_listener_echoes_it_in_lower_case() -> None:
+    # an assistant often keeps a coder's lower case; the person said what it is
+    chat = _chat(
+        "this is quernstone, my side project, a static site generator",
+        "A: If quernstone grows, you could split the renderer out.",
+    )
+    assert typed_names(chat) == {"quernstone": "Quernstone"}
+    found = extract(chat)
+    cards = {p.label: p.category for p in found if isinstance(p, (CandidateProposal, NodeProposal))}
+    assert cards.get("Quernstone") == "project"
