@@ -774,6 +774,7 @@ def test_a_rare_word_the_model_hardly_knows_is_not_judged_a_feeling() -> None:
     assert "Mahjong" in {getattr(p, "label", "") for p in found}
     assert not judged("Mahjong") and not judged("Cribbage")
     assert judged("Peace") and judged("Contentment") and judged("Inner Calm")
+    assert judged("Inclusivity") and judged("Motivators")  # an abstract noun, a plural
 
 
 def test_a_quoted_title_and_its_author_are_not_subjects() -> None:

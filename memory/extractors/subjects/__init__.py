@@ -594,14 +594,24 @@ def relation_only(phrase: Phrase) -> bool:
 
 # Feelings and qualities are words English says often ("peace" 5.0, "contentment" 3.1); a word
 # rarer than this is one the embedding model hardly knows ("mahjong" 2.6, "cribbage" 2.1), and
-# its reading of it says nothing: one such word alone is not judged a feeling.
+# its reading of it says nothing: one such word alone is not judged a feeling, unless its
+# ending makes it an abstract noun or a plural.
 FEELING_MIN_ZIPF = 3.0
+
+
+# The endings of abstract nouns and of plurals: such a word is judged however rare it is
+# ("inclusivity", "motivators").
+_ABSTRACT_ENDING = re.compile(r"(?:ity|ness|ment|ion|ism|ance|ence|hood|ship|s)$", re.IGNORECASE)
 
 
 def judged(label: str) -> bool:
     """Whether the model's reading of ``label`` as a thing or a feeling counts."""
     words = label.split()
-    return len(words) > 1 or zipf(words[0]) >= FEELING_MIN_ZIPF
+    return (
+        len(words) > 1
+        or zipf(words[0]) >= FEELING_MIN_ZIPF
+        or bool(_ABSTRACT_ENDING.search(words[0]))
+    )
 
 
 def things(subjects: dict[str, Subject]) -> dict[str, Subject]:
