@@ -352,8 +352,6 @@ _PET_ADOPTED = re.compile(
     r"(?!\s+(?:food|bed|toy|toys|lead|collar|insurance|sitter|walker|hair))",
     re.IGNORECASE,
 )
-# One card per pet, whichever word the person uses for it ("a pup", then "the puppy").
-_PET_WORD = {"pup": "puppy", "pups": "puppies"}
 _NAMED_IT = re.compile(r"\b(?:named|called|calling|naming)\b", re.IGNORECASE)
 _FOND = frozenset("cute sweet lovely little gorgeous beautiful adorable new tiny fluffy".split())
 
@@ -362,9 +360,7 @@ def _pet_adopted(c: Clause) -> Found:
     match = _PET_ADOPTED.search(c.text)
     if not match or _NAMED_IT.search(c.sentence):
         return []  # "... and named her Pepper": the pet is its name's card
-    words = [
-        _PET_WORD.get(w.lower(), w) for w in match.group("pet").split() if w.lower() not in _FOND
-    ]
+    words = [w for w in match.group("pet").split() if w.lower() not in _FOND]
     label = p.make_label(" ".join(words))
     if not label:
         return []

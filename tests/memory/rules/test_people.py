@@ -101,7 +101,7 @@ def test_people_mentioned_with_their_relation_anywhere_in_a_clause(
     [
         # a pet come home, not named yet: labelled by the animal, without what it is called
         # lovingly
-        ("I just adopted this cute pup from a shelter last week", "Puppy"),
+        ("I just adopted this cute pup from a shelter last week", "Pup"),
         ("we got a rescue cat in March", "Rescue Cat"),
         ("We took in two kittens from my neighbour", "Kittens"),
         ("we adopted a retired lurcher", "Retired Lurcher"),
