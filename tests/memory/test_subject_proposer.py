@@ -767,6 +767,12 @@ def test_feelings_and_qualities_are_not_subjects() -> None:
     assert not found & {"encouragement", "inner strength", "gratitude", "joy"}
 
 
+def test_what_the_person_hears_of_is_the_others_news() -> None:
+    assert "bramble" not in cards("Rowan, I'm so sorry to hear about Bramble.")
+    assert "bramble" not in cards("I was glad to hear of Bramble's recovery.")
+    assert "bramble" in cards("We had to say goodbye to Bramble last week.")
+
+
 def test_a_rare_word_the_model_hardly_knows_is_not_judged_a_feeling() -> None:
     # the model reads "mahjong" and "cribbage" nearer a feeling than a thing; a word this rare
     # is no feeling or quality of everyday English, so its reading does not drop it

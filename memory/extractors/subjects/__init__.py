@@ -504,9 +504,24 @@ def noted(said: Said) -> bool:
     return said.listed and verbless(said.sentence)
 
 
+# "sorry to hear about Max", "glad to hear of the new job": what is heard of is the other's
+# news, however much the sentence says "I".
+def heard_of(sentence: str, words: tuple[str, ...]) -> bool:
+    name = r"\s+".join(re.escape(w) for w in words)
+    return bool(
+        re.search(
+            rf"\b(?:hear|heard|hearing)\s+(?:about|of)\s+(?:[\w'’-]+\s+){{0,3}}?{name}\b",
+            sentence,
+            re.IGNORECASE,
+        )
+    )
+
+
 def evidence_of(subject: Subject, life: dict[str, float], sessions: int = 1) -> Evidence:
     framing = [
-        1.0
+        0.0
+        if heard_of(s.sentence, subject.phrase.words)
+        else 1.0
         if first_person(s.sentence, s.prior) or led_here(s.sentence, subject.phrase.words)
         else 0.5
         if mentions_self(s.sentence) or noted(s)
@@ -759,18 +774,26 @@ def held(
 
 def theirs(subject: Subject) -> bool:
     """The person leads a sentence that says the subject, or names it as theirs ("my ..."),
+    never one in which they hear of it (:func:`heard_of`: the other's news),
     or the subject is someone whose doing reaches them ("Mr Ravi Mensah is doing my taxes"),
     or someone of another person's said in a sentence of the speaker's own life ("my brother
     is marrying his girlfriend of 9 years, Sinéad, and I'm giving a speech")."""
     words = subject.phrase.words
     return any(
-        first_person(s.sentence, s.prior)
-        or led_here(s.sentence, words)
-        or owned(s.sentence, words)
-        or (subject.phrase.is_name and acquainted(s.sentence, words))
-        or (subject.phrase.is_name and noted(s))
-        or (subject.phrase.is_name and serves(s.sentence, words))
-        or (subject.phrase.is_name and mentions_self(s.sentence) and introduced(s.sentence, words))
+        not heard_of(s.sentence, words)
+        and (
+            first_person(s.sentence, s.prior)
+            or led_here(s.sentence, words)
+            or owned(s.sentence, words)
+            or (subject.phrase.is_name and acquainted(s.sentence, words))
+            or (subject.phrase.is_name and noted(s))
+            or (subject.phrase.is_name and serves(s.sentence, words))
+            or (
+                subject.phrase.is_name
+                and mentions_self(s.sentence)
+                and introduced(s.sentence, words)
+            )
+        )
         for s in subject.said
     )
 
