@@ -568,6 +568,22 @@ def test_to_before_a_name_is_a_place_only_after_going(
 @pytest.mark.parametrize(
     ("sentence", "name", "category"),
     [
+        # "from" makes a name a place after coming back, a person after hearing or receiving
+        ("We only just got back from Tromsø.", "Tromsø", "place"),
+        ("I finally heard back from Oduya about the flat.", "Oduya", "person"),
+        ("Got a lovely postcard from Ngozi this morning.", "Ngozi", "person"),
+    ],
+)
+def test_from_before_a_name_is_a_place_only_after_coming_back(
+    sentence: str, name: str, category: str
+) -> None:
+    (phrase,) = [p for p in phrases(sentence) if p.label == name]
+    assert categories([(phrase, "from", sentence)]) == [category]
+
+
+@pytest.mark.parametrize(
+    ("sentence", "name", "category"),
+    [
         # what a name is to the speaker, set off before it as after it
         ("I'd love to do more for my old estate, Pennwick, one day.", "Pennwick", "place"),
         ("We still miss our village, Ashcombe Parva, every spring.", "Ashcombe Parva", "place"),

@@ -548,12 +548,28 @@ _KIN = frozenset(
 )
 
 
-def _said_to(words: tuple[str, ...], sentence: str) -> bool:
+# "from" before a name makes it a place ("back from Lisbon") but after a word of hearing or
+# of what is sent, where a single name is someone ("heard back from Priya", "a text from Max").
+_SAID_FROM = frozenset(
+    """heard hear hearing letter letters message messages text texts call calls email
+    emails card cards gift gifts present presents note notes news reply postcard parcel
+    visit""".split()
+)
+
+
+def _said_to(words: tuple[str, ...], sentence: str, before: str = "to") -> bool:
     """Whether the name ``words`` follows "to" after a word of saying or giving ("wrote to
-    Priya")."""
+    Priya"), or "from" after one of hearing or of what is sent ("heard back from Priya")."""
     name = r"\s+".join(re.escape(w) for w in words)
-    found = re.search(rf"([\w'’-]+)\s+to\s+{name}\b", sentence, re.IGNORECASE)
-    return found is not None and found.group(1).lower() in _SAID_TO
+    found = re.search(
+        rf"(?:([\w'’-]+)\s+)?([\w'’-]+)\s+{before}\s+{name}\b", sentence, re.IGNORECASE
+    )
+    if found is None:
+        return False
+    first, word = (found.group(1) or "").lower(), found.group(2).lower()
+    if before == "to":
+        return word in _SAID_TO
+    return word in _SAID_FROM or (word == "back" and first in ("heard", "hear", "hearing"))
 
 
 # The kinds of work and of place a name is given to, and the category each makes of it: said
@@ -641,8 +657,9 @@ def _name_category(phrase: Phrase, before: str, sentence: str) -> str | None:
     said = _said_as(phrase.words, sentence)
     if said:
         return said  # "Tidepool, my side project", "Glenys, my wife"
-    if before == "to" and len(phrase.words) == 1 and _said_to(phrase.words, sentence):
-        return Category.PERSON.value  # "a letter to Priya", "goodbye to Max"
+    one = len(phrase.words) == 1
+    if before in ("to", "from") and one and _said_to(phrase.words, sentence, before):
+        return Category.PERSON.value  # "a letter to Priya", "heard back from Priya"
     if before in _PLACE_BEFORE:
         return Category.PLACE.value
     if before in ORG_BEFORE and len(phrase.words) > 1:
