@@ -15,6 +15,7 @@ from memory.extractors.rules.base import (
     LIFE_SIGNIFICANT,
     ORGANIZATION,
     PLACE,
+    POSSESSION,
     RELATIONSHIP,
     Clause,
     Found,
@@ -80,6 +81,24 @@ _LEFT_JOB = re.compile(
     r"(?P<org>.+))?|(?-i:(?P<org2>[A-Z][\w&'\-]*(?:\s+[A-Z][\w&'\-]*){0,3})))",
     re.IGNORECASE,
 )
+
+
+# "my car broke down on the way to work", "our van got stolen": a vehicle or the house's
+# heating failing or taken is an event of the person's life; a phone that "died" is not.
+_BROKE_DOWN = re.compile(
+    r"\b(?:my|our)\s+(?:(?:old|new|trusty|poor)\s+)?(?P<thing>car|van|motorbike|motorcycle|"
+    r"bike|scooter|camper(?:van)?|truck|boiler)\s+(?P<what>broke\s+down|has\s+broken\s+down|"
+    r"packed\s+up|died|(?:got|was|has\s+been)\s+(?:stolen|written\s+off|towed|broken\s+into))\b",
+    re.IGNORECASE,
+)
+
+
+def _broke_down(c: Clause) -> Found:
+    match = _BROKE_DOWN.search(c.text)
+    if not match:
+        return []
+    label = p.make_label(match.group("thing")) or ""
+    return event(c, label, POSSESSION, EventAction.OTHER.value, IMPORTANT)
 
 
 def _moved(c: Clause) -> Found:
@@ -187,6 +206,7 @@ def life_event(c: Clause) -> Found:
         _moved,
         _broke_up,
         _joined_or_left,
+        _broke_down,
     ):
         found = recognise(c)
         if found:

@@ -220,7 +220,8 @@ _COURSES = frozenset(
 )
 _DOING = re.compile(
     r"(?:^|\b)(?:i|we)(?:['’]m|['’]re|m|\s+am|\s+are|(?:['’]ve|\s+have)?\s+been)\s+"
-    r"(?:(?:also|still|now|currently|really|just)\s+)*(?P<verb>doing|taking|attending)\s+"
+    r"(?:(?:also|still|now|currently|really|just)\s+)*(?:off\s+to\s+)?"
+    r"(?P<verb>doing|taking|attending|do)\s+"
     r"(?:(?:a|an|some|my|our)\s+)?(?P<obj>.+)$",
     re.IGNORECASE,
 )
@@ -243,7 +244,7 @@ def doing(c: Clause) -> Found:
     lone = words[0].lower()
     activity = (
         len(words) == 1
-        and match.group("verb").lower() == "doing"
+        and match.group("verb").lower() in ("doing", "do")
         and lone.isalpha()
         and (lone in HABITS or zipf_frequency(lone, "en") < _ACTIVITY_MAX_ZIPF)
         # a noun or gerund; one the lexicon lacks ("pilates", "taekwondo") unless an adverb

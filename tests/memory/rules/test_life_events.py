@@ -38,3 +38,21 @@ def test_a_baby_on_the_way_is_dated_by_when_it_is_due() -> None:
 )
 def test_no_baby_of_theirs_on_the_way(text: str) -> None:
     assert not [e for e in events(life_event(clause(text))) if e.on.endswith("on the Way")]
+
+
+@pytest.mark.parametrize(
+    ("text", "label"),
+    [
+        ("my car broke down on the way to work", "Car"),
+        ("our campervan got stolen from outside the house", "Campervan"),
+        ("My boiler packed up in the middle of January", "Boiler"),
+    ],
+)
+def test_a_vehicle_or_the_boiler_failing_is_an_event_on_it(text: str, label: str) -> None:
+    (found,) = events(life_event(clause(text)))
+    assert (found.on, found.category) == (label, "possession")
+
+
+@pytest.mark.parametrize("text", ["my phone died again", "my car is due a service"])
+def test_what_is_no_vehicle_failing(text: str) -> None:
+    assert events(life_event(clause(text))) == []

@@ -109,6 +109,8 @@ def test_getting_into_a_thing_or_a_situation_is_no_pastime_taken_up(text: str) -
         ("I've been doing kickboxing since the spring", "Kickboxing", "skill"),
         # typed without an apostrophe
         ("im doing a coding bootcamp in the evenings", "Coding Bootcamp", "skill"),
+        # off to do it
+        ("I'm off to do some capoeira!", "Capoeira", "habit"),
     ],
 )
 def test_what_the_person_is_doing_these_days(text: str, label: str, category: str) -> None:
@@ -133,6 +135,7 @@ def test_what_the_person_is_doing_these_days(text: str, label: str, category: st
         "I'm taking my kids to the park",
         "we are taking the train",
         "that got me into trouble",
+        "I'm off to do the shopping",
     ],
 )
 def test_doing_what_is_no_activity(text: str) -> None:
