@@ -786,6 +786,7 @@ def test_feelings_and_qualities_are_not_subjects() -> None:
 def test_what_the_person_hears_of_is_the_others_news() -> None:
     assert "bramble" not in cards("Rowan, I'm so sorry to hear about Bramble.")
     assert "bramble" not in cards("I was glad to hear of Bramble's recovery.")
+    assert "bramble" not in cards("I'm so sorry about Bramble, Rowan.")
     assert "bramble" in cards("We had to say goodbye to Bramble last week.")
 
 

@@ -504,13 +504,14 @@ def noted(said: Said) -> bool:
     return said.listed and verbless(said.sentence)
 
 
-# "sorry to hear about Max", "glad to hear of the new job": what is heard of is the other's
-# news, however much the sentence says "I".
+# "sorry to hear about Max", "glad to hear of the new job", "I'm so sorry about Max": what is
+# heard of, or condoled, is the other's news, however much the sentence says "I".
 def heard_of(sentence: str, words: tuple[str, ...]) -> bool:
     name = r"\s+".join(re.escape(w) for w in words)
     return bool(
         re.search(
-            rf"\b(?:hear|heard|hearing)\s+(?:about|of)\s+(?:[\w'’-]+\s+){{0,3}}?{name}\b",
+            r"\b(?:(?:hear|heard|hearing)\s+(?:about|of)|sorry\s+(?:about|for))\s+"
+            rf"(?:[\w'’-]+\s+){{0,3}}?{name}\b",
             sentence,
             re.IGNORECASE,
         )
