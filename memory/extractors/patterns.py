@@ -54,7 +54,26 @@ def split_sentences(text: str) -> list[str]:
             pieces[-1] = f"{previous} {piece}"
         else:
             pieces.append(piece)
-    return pieces
+    return [part for piece in pieces for part in _cut_long(piece)]
+
+
+# A sentence longer than this (dictation typed without a stop, a pasted run-on) is read in
+# pieces cut at a space: a quote, a fact or an event holds at most MAX_TEXT characters, and
+# one such sentence must not fail a whole transcript's extraction.
+MAX_SENTENCE = 1000
+
+
+def _cut_long(sentence: str) -> list[str]:
+    """``sentence`` in pieces of at most :data:`MAX_SENTENCE` characters, each cut at the last
+    space before the limit (or at the limit, in a run without spaces): substrings of it."""
+    pieces = []
+    rest = sentence
+    while len(rest) > MAX_SENTENCE:
+        at = rest.rfind(" ", 0, MAX_SENTENCE + 1)
+        at = at if at > 0 else MAX_SENTENCE
+        pieces.append(rest[:at].strip())
+        rest = rest[at:].strip()
+    return [*pieces, rest] if rest else pieces
 
 
 def split_clauses(sentence: str) -> list[str]:

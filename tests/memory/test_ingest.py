@@ -120,6 +120,24 @@ def test_rejections_are_listed_with_reasons_and_counted(owner: User) -> None:
     assert receipt.summary == "1 candidate; skipped 2: junk label, edge endpoint missing"
 
 
+def test_a_dictated_sentence_with_no_stop_is_read_in_pieces(owner: User) -> None:
+    # Dictation typed without a full stop: one sentence far longer than a quote may be. It had
+    # failed the whole transcript's extraction (a quote over MAX_TEXT), saving nothing.
+    said = (
+        "so I quit smoking last year and "
+        + "then we went on and on about the garden and the weather " * 80
+        + "and my car broke down on the way home"
+    )
+    assert len(said) > 4000
+    doc = json.dumps({"messages": [{"id": "m1", "role": "user", "content": said}]})
+    receipt = ingest_text(owner=owner, text=doc, name="dictated.json", extractor="rules")
+    assert receipt.outcome == "wrote"
+    labels = set(Candidate.objects.for_owner(owner).values_list("label_guess", flat=True))
+    assert {"Smoking", "Car"} <= labels
+    quotes = Candidate.objects.for_owner(owner).values_list("evidence__quote", flat=True)
+    assert all(0 < len(q) <= 1000 and q in said for q in quotes)
+
+
 def test_nothing_worth_keeping_is_a_meaningful_no_write(owner: User) -> None:
     receipt = ingest_text(owner=owner, text="User: hi there\nAssistant: hello!", name="hi.txt")
     assert receipt.outcome == "meaningful_no_write"

@@ -46,3 +46,15 @@ def test_a_role_said_in_capitals_is_the_whole_role() -> None:
     )
     labels = {x.label for x in extract([said]) if isinstance(x, NodeProposal)}
     assert "Senior Product Manager" in labels and "Manager" not in labels
+
+
+def test_a_sentence_longer_than_a_quote_may_be_is_read_in_pieces() -> None:
+    run_on = "we talked about the garden and the weather and the dog " * 60
+    pieces = p.split_sentences(run_on + "and then I quit smoking")
+    assert len(pieces) > 1 and all(len(piece) <= p.MAX_SENTENCE for piece in pieces)
+    assert all(piece in run_on + "and then I quit smoking" for piece in pieces)
+    assert pieces[-1].endswith("I quit smoking")
+    # a run with no space at all is cut at the limit
+    assert [len(x) for x in p.split_sentences("x" * 2500)] == [1000, 1000, 500]
+    # an ordinary sentence is whole
+    assert p.split_sentences("I quit smoking last year.") == ["I quit smoking last year."]
