@@ -115,7 +115,9 @@ NUMBER_WORDS = {
 }
 
 _FULL_MONTH = "|".join(MONTHS)
-_ANY_MONTH = "|".join([*MONTHS, *_ABBREVIATIONS])
+# A month by its name or its short form ("oct", "sept"), for patterns elsewhere too.
+ANY_MONTH = "|".join([*MONTHS, *_ABBREVIATIONS])
+_ANY_MONTH = ANY_MONTH
 _YEAR = r"(?P<year>(?:19|20)\d{2}|2100)"
 _DAY = r"(?P<day>[0-3]?\d)(?:st|nd|rd|th)?"
 _NOT_MORE_DIGITS = r"(?![\d%])"

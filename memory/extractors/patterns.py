@@ -248,6 +248,11 @@ EXPERIENCE_NOUNS = frozenset(
 # Of those, the ones that say nothing on their own: "a council meeting", "a marching event", "my
 # driving test" are experiences; "a meeting", "an event", "the test" are not.
 EXPERIENCE_NEEDS_KIND = frozenset("meeting event test run".split())
+# What one takes or does as a course: "a creative writing class", "a coding bootcamp".
+COURSES = frozenset(
+    """class classes course courses lesson lessons workshop workshops seminar bootcamp
+    apprenticeship diploma degree""".split()
+)
 # Verbs that name no pastime on their own (English's light verbs and their like): their
 # gerund alone ("Working", "Supporting", "Making") is a verb cut from its object, and "I like
 # to use Vim" likes Vim, not using.

@@ -33,7 +33,7 @@ from memory.extractors.rules.base import (
     time_phrase,
     without_time,
 )
-from memory.temporal import recurrence, resolve_when
+from memory.temporal import ANY_MONTH, recurrence, resolve_when
 from memory.vocab import EventAction, SliceKind
 
 _ORDINALS = r"(?:(?:my|our|a|an|the|his|her)\s+)?(?:(?:very\s+)?(?:first|second|third|last|fifth|tenth|\d+(?:st|nd|rd|th))\s+)?(?:(?:ever|solo|own|big|little|proper|real)\s+)*"
@@ -70,8 +70,9 @@ _ARTICLE = re.compile(r"^(?:a|an|the)\s+", re.IGNORECASE)
 _NOT_EVENT_WORDS = frozenset("time day week look go chat talk think feeling idea".split())
 
 
-# How it was done, after what: "a convention together", "the parade alone".
-_HOW = re.compile(r"\s+(?:together|alone|again|too|as\s+well)$", re.IGNORECASE)
+# How it was done, after what: "a convention together", "the parade alone" ("again", "too"
+# and "as well" end the phrase already: :func:`cut`).
+_HOW = re.compile(r"\s+(?:together|alone)$", re.IGNORECASE)
 
 
 def _thing_done(c: Clause, phrase: str) -> str | None:
@@ -107,13 +108,10 @@ def _named_place(text: str) -> str | None:
     return None
 
 
-# What one takes, as one takes a class: "a creative writing class", "a first-aid course".
-_TAKEN = frozenset("class course workshop lesson lessons seminar".split())
-
-
 def _course_taken(thing: str | None) -> bool:
+    """One takes a course as one goes to it: "a creative writing class" (:data:`p.COURSES`)."""
     words = (thing or "").lower().split()
-    return len(words) >= 2 and words[-1] in _TAKEN
+    return len(words) >= 2 and words[-1] in p.COURSES
 
 
 # "dublin marathon is oct 25", "my inburgering exam for speaking is 14 may", "our housewarming
@@ -124,7 +122,7 @@ _DATED = re.compile(
     re.IGNORECASE,
 )
 _NOT_OWN = frozenset("the a an this that his her their your its these those".split())
-_MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sept?|oct|nov|dec)[a-z]*\.?"
+_MONTH = rf"(?:{ANY_MONTH})\.?"
 _DAY = r"\d{1,2}(?:st|nd|rd|th)?"
 _WEEKDAY = r"(?:mon|tues?|wed(?:nes)?|thu(?:rs)?|fri|sat(?:ur)?|sun)(?:day)?"
 # A day to come or gone, as people say it: "14 may", "oct 25", "the 3rd of June", "next

@@ -214,10 +214,6 @@ def status_change(c: Clause) -> Found:
 # kickboxing": what the person is doing these days, with no start stated. A course of any
 # kind; or one word that names an activity: a habit's word, or a rarer noun or gerund ("doing
 # kickboxing", not "doing the dishes", "doing research" or "doing great").
-_COURSES = frozenset(
-    """class classes course courses lesson lessons workshop workshops bootcamp apprenticeship
-    diploma degree""".split()
-)
 _DOING = re.compile(
     r"(?:^|\b)(?:i|we)(?:['’]m|['’]re|m|\s+am|\s+are|(?:['’]ve|\s+have)?\s+been)\s+"
     r"(?:(?:also|still|now|currently|really|just)\s+)*(?:off\s+to\s+)?"
@@ -240,7 +236,7 @@ def doing(c: Clause) -> Found:
     words = head.split()
     if not words or len(words) > 4:
         return []
-    course = len(words) >= 2 and words[-1].lower() in _COURSES
+    course = len(words) >= 2 and words[-1].lower() in p.COURSES
     lone = words[0].lower()
     activity = (
         len(words) == 1
