@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import html
 import re
+from functools import lru_cache
 
 # A tag: <b>, </p>, <br/>, <a href="...">. "a < b" and "<3" are not tags.
 TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>]*)?/?>")
@@ -40,6 +41,11 @@ def has_markup(text: str) -> bool:
 _FENCE = re.compile(r"(```.*?(?:```|$))", re.DOTALL)
 
 
+# A message is read as text by each reader of a transcript (the rules, the subjects, the
+# names typed in it): the last few hundred are kept, up to this length each.
+_CACHED_LENGTH = 20_000
+
+
 def markup_to_text(text: str) -> str:
     """HTML and Markdown as plain text: tags dropped (block tags end a line), entities decoded,
     links reduced to their text, emphasis and heading marks dropped. Bullets and fenced code
@@ -47,13 +53,30 @@ def markup_to_text(text: str) -> str:
     text comes back unchanged."""
     if not text:
         return text
+    if len(text) <= _CACHED_LENGTH:
+        return _markup_to_text_kept(text)
+    return _markup_to_text(text)
+
+
+@lru_cache(maxsize=512)
+def _markup_to_text_kept(text: str) -> str:
+    return _markup_to_text(text)
+
+
+def _markup_to_text(text: str) -> str:
     parts = _FENCE.split(text)
     return "\n".join(
         part if part.startswith("```") else _plain(part) for part in parts if part.strip()
     ).strip()
 
 
+# A character every mark below starts or ends with: a text without one has no markup.
+_MARK = re.compile(r"[<&\[#>*_~`]")
+
+
 def _plain(text: str) -> str:
+    if not _MARK.search(text):
+        return _spaced(text)
     out = _BLOCK_TAG.sub("\n", text) if TAG.search(text) else text
     out = TAG.sub("", out)
     out = html.unescape(out) if _ENTITY.search(out) else out
@@ -62,8 +85,16 @@ def _plain(text: str) -> str:
     out = _MD_HEADING.sub("", out)
     out = _MD_QUOTE.sub("", out)
     out = _MD_EMPHASIS.sub(_emphasis, out)
-    out = re.sub(r"[ \t]+", " ", out)
-    return re.sub(r"\n\s*\n+", "\n", out).strip()
+    return _spaced(out)
+
+
+_SPACES = re.compile(r"[ \t]+")
+_BLANK_LINES = re.compile(r"\n\s*\n+")
+
+
+def _spaced(text: str) -> str:
+    """Runs of spaces and tabs as one space, blank lines dropped, the ends stripped."""
+    return _BLANK_LINES.sub("\n", _SPACES.sub(" ", text)).strip()
 
 
 def label_text(label: str) -> str:

@@ -28,6 +28,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from memory.extractors.patterns import compiled
 from memory.transcripts import Message
 
 _PRIVATE = re.compile(
@@ -145,7 +146,7 @@ def unmeant(sentence: str, words: Sequence[str]) -> bool:
     never been to Europe"), or inside an exclamation ("God help us all")."""
     if not words:
         return False
-    pattern = re.compile(r"\b" + r"\W+".join(re.escape(w) for w in words) + r"\b", re.IGNORECASE)
+    pattern = compiled(r"\b" + r"\W+".join(re.escape(w) for w in words) + r"\b", re.IGNORECASE)
     found = [m.start() for m in pattern.finditer(sentence)]
     spans = quoted_spans(sentence)
     spans += [(a - 1, b) for a, b in denied_spans(sentence) + oath_spans(sentence)]

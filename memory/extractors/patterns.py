@@ -14,10 +14,20 @@ pronouns or fillers, a request phrase, or longer than :data:`MAX_LABEL_WORDS` wo
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from memory.policy import label_rejection
 
 MAX_LABEL_WORDS = 6
+
+
+@lru_cache(maxsize=8192)
+def compiled(pattern: str, flags: int = 0) -> re.Pattern[str]:
+    """``pattern`` compiled, once per process: for patterns built around a name or a word
+    ("Juniper" said as someone's, "tidepool" typed in lower case). ``re``'s own cache keeps
+    512, which an import's names outrun, so each was compiled again for every sentence."""
+    return re.compile(pattern, flags)
+
 
 # --- splitting ----------------------------------------------------------------------------
 

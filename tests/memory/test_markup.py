@@ -38,6 +38,30 @@ def test_markup_is_read_as_text(raw: Any, text: Any) -> None:
     assert markup_to_text(raw) == text
 
 
+@pytest.mark.parametrize(
+    ("raw", "text"),
+    [
+        ("  I moved to Leeds.\t\tWe love it  ", "I moved to Leeds. We love it"),
+        ("First line.\n\n \n\nSecond line.\n", "First line.\nSecond line."),
+        ("no marks at all", "no marks at all"),
+    ],
+)
+def test_text_without_a_mark_is_only_respaced(raw: str, text: str) -> None:
+    # A text holding none of the characters a mark is made of skips the markup passes; its
+    # spaces and blank lines are still made what they are for a text with marks.
+    assert markup_to_text(raw) == text
+    assert markup_to_text("*Note:* " + raw) == "Note: " + text
+
+
+def test_a_long_text_reads_as_a_short_one_does() -> None:
+    # Texts over the kept length are read each time, not kept: the same reading.
+    line = "My sister **Ana** moved to [Porto](https://example.com/porto).  "
+    raw = line * 400
+    assert len(raw) > 20_000
+    assert markup_to_text(raw) == " ".join(["My sister Ana moved to Porto."] * 400)
+    assert markup_to_text(raw) == markup_to_text(raw)
+
+
 def test_fenced_code_is_left_for_the_splitter_to_skip() -> None:
     raw = "Here:\n```py\nx = `1`\n```\nThen I **left**."
     assert markup_to_text(raw) == "Here:\n```py\nx = `1`\n```\nThen I left."

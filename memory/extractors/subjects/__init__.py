@@ -372,8 +372,8 @@ def cased(sentence: str, names: dict[str, str]) -> str:
     for key in sorted(names, key=len, reverse=True):
         if key not in folded:
             continue
-        pattern = rf"(?<![^\W\d_]){re.escape(key)}(?![^\W\d_])"
-        spans = [m.span() for m in re.finditer(pattern, folded)]
+        pattern = p.compiled(rf"(?<![^\W\d_]){re.escape(key)}(?![^\W\d_])")
+        spans = [m.span() for m in pattern.finditer(folded)]
         for start, end in reversed(spans):
             if sentence[start:end].islower():  # as the person typed it, not a name already
                 sentence = sentence[:start] + names[key] + sentence[end:]
@@ -453,9 +453,10 @@ def _piece(phrase: Phrase, labels: set[str]) -> bool:
     fewer words or with a word before it. A name that only holds a rule's word inside it is
     its own ("Brightwater Yoga Studio" beside a rule's "Yoga")."""
     mine = phrase.label.lower()
-    said = re.compile(rf"(?<!\w){re.escape(mine)}(?!\w)")
+    said = p.compiled(rf"(?<!\w){re.escape(mine)}(?!\w)")
     return any(
-        said.search(label.lower()) or re.search(rf"(?<!\w){re.escape(label.lower())}$", mine)
+        said.search(label.lower())
+        or p.compiled(rf"(?<!\w){re.escape(label.lower())}$").search(mine)
         for label in labels
         if label
     )
@@ -743,7 +744,9 @@ def joined(found: Sequence[AnyProposal], history: History | None) -> list[AnyPro
         # Only by a common noun as written ("painting", "store"): never by a name or an
         # acronym ("LGBTQ" of "LGBTQ Conference"), nor a verb ("improving" of "Improving
         # Education" is not "Improving My Old Area").
-        noun = lexical_tag(word).startswith("NN") and re.search(rf"\b{re.escape(word)}\b", said)
+        noun = lexical_tag(word).startswith("NN") and p.compiled(rf"\b{re.escape(word)}\b").search(
+            said
+        )
         if noun and key in label_keys(proposal.label, said):
             keys[proposal.label] = key
             needles[key] = os.path.commonprefix([word, key])

@@ -18,6 +18,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from memory.extractors.patterns import compiled
 from memory.extractors.rules.people import RELATIONS
 from memory.extractors.subjects.given_names import world_given_name, world_names
 from memory.extractors.subjects.phrases import Phrase, tag
@@ -255,7 +256,9 @@ def owned(sentence: str, words: tuple[str, ...]) -> bool:
     text = sentence.replace("’", "'")
     before = r"\b(?:my|our)\s+(?:[\w'-]+,?\s+){0,3}?" + re.escape(words[0]) + r"\b"
     after = r"\b" + re.escape(words[-1]) + r"\s*,?\s+(?:my|our)\s+\w"
-    return bool(re.search(before, text, re.IGNORECASE) or re.search(after, text, re.IGNORECASE))
+    return bool(
+        compiled(before, re.IGNORECASE).search(text) or compiled(after, re.IGNORECASE).search(text)
+    )
 
 
 # Who does what in a run-on sentence: the nearest subject before a phrase says whose it is.
@@ -277,7 +280,7 @@ def led_here(sentence: str, words: tuple[str, ...]) -> bool:
     if not words:
         return False
     text = sentence.replace("’", "'")
-    found = re.search(r"\b" + re.escape(words[0]) + r"\b", text, re.IGNORECASE)
+    found = compiled(r"\b" + re.escape(words[0]) + r"\b", re.IGNORECASE).search(text)
     if found is None:
         return False
     ahead = text[: found.start()]
@@ -309,9 +312,9 @@ def serves(sentence: str, words: tuple[str, ...]) -> bool:
         return False
     head = _head(text)
     said = " ".join(head)
-    if _FIRST_PERSON.search(said) or not re.search(
-        r"\b" + r"\s+".join(re.escape(w) for w in words) + r"\b", said
-    ):
+    if _FIRST_PERSON.search(said) or not compiled(
+        r"\b" + r"\s+".join(re.escape(w) for w in words) + r"\b"
+    ).search(said):
         return False
     sentences = tag(text)
     rest = " ".join(word for word, _pos, _chunk in (sentences[0] if sentences else [])[len(head) :])
@@ -423,7 +426,7 @@ def _person(words: tuple[str, ...], sentence: str) -> bool:
     goes on to say "who" of ("Ravi Mensah, who keeps my books")."""
     if _titled(words) or given_name(words[0]):
         return True
-    return bool(re.search(rf"\b{re.escape(words[-1])}\s*,\s*who\b", sentence))
+    return bool(compiled(rf"\b{re.escape(words[-1])}\s*,\s*who\b").search(sentence))
 
 
 # A name right after a negation, across a preposition or an article and the verbs of going
@@ -452,7 +455,9 @@ def negated(sentence: str, words: tuple[str, ...]) -> bool:
     turned down right after it is named ("Reforge no, I'm sick of courses")."""
     if not words:
         return False
-    found = re.search(r"(?<!\w)" + r"\W+".join(re.escape(w) for w in words) + r"(?!\w)", sentence)
+    found = compiled(r"(?<!\w)" + r"\W+".join(re.escape(w) for w in words) + r"(?!\w)").search(
+        sentence
+    )
     if not found:
         return False
     return bool(
@@ -460,21 +465,30 @@ def negated(sentence: str, words: tuple[str, ...]) -> bool:
     )
 
 
+# What every way of giving one's own name below holds, whatever the name: a sentence without
+# it is not read name by name.
+_SELF_LEAD = re.compile(
+    r"(?:^|[\s,;:(])(?:i\s+am|i'm|im|my\s+name\s+is|my\s+name's|me\s*[:=])\s|"
+    r"\s(?:again|here|speaking)\b",
+    re.IGNORECASE,
+)
+
+
 def self_named(sentence: str, words: tuple[str, ...]) -> bool:
     """The sentence gives ``words`` as the speaker's own name ("I am Desmond", "my name's
     Ana", "Me: Mei, fiancé: Arjun", "hello it's Desmond again", "Jo here"): the person whose
     memory it is, not a subject of their life."""
-    if not words:
+    text = sentence.replace("’", "'")
+    if not words or not _SELF_LEAD.search(text):
         return False
     name = r"\s+".join(re.escape(w) for w in words)
-    text = sentence.replace("’", "'")
     patterns = (
         rf"(?:^|[\s,;:(])(?:i\s+am|i'm|im|my\s+name\s+is|my\s+name's|me\s*[:=])\s+{name}"
         rf"(?=\s*(?:[,.;:!?)]|$)|\s+(?:again|here|and|i|from|btw)\b)",
         rf"\b(?:it's|its|it\s+is|this\s+is)\s+{name}\s+(?:again|here|speaking)\b",
         rf"^\W*(?:\w+\W+)?{name}\s+here\b",
     )
-    return any(re.search(pattern, text, re.IGNORECASE) for pattern in patterns)
+    return any(compiled(pattern, re.IGNORECASE).search(text) for pattern in patterns)
 
 
 def introduced(sentence: str, words: tuple[str, ...]) -> bool:
@@ -494,7 +508,7 @@ def introduced(sentence: str, words: tuple[str, ...]) -> bool:
         rf"(?:\b(?:his|her|their)\s+(?:[\w'-]+\s+){{0,3}}?(?:{people})s?"
         rf"(?:\s+of\s+(?:[\w'-]+\s+){{0,3}}?[\w'-]+)?|\bbaby)\s*,?\s+{name}(?!\w)"
     )
-    return bool(re.search(lead, sentence.replace("’", "'"), re.IGNORECASE))
+    return bool(compiled(lead, re.IGNORECASE).search(sentence.replace("’", "'")))
 
 
 def verbless(sentence: str) -> bool:
@@ -561,8 +575,8 @@ def _said_to(words: tuple[str, ...], sentence: str, before: str = "to") -> bool:
     """Whether the name ``words`` follows "to" after a word of saying or giving ("wrote to
     Priya"), or "from" after one of hearing or of what is sent ("heard back from Priya")."""
     name = r"\s+".join(re.escape(w) for w in words)
-    found = re.search(
-        rf"(?:([\w'’-]+)\s+)?([\w'’-]+)\s+{before}\s+{name}\b", sentence, re.IGNORECASE
+    found = compiled(rf"(?:([\w'’-]+)\s+)?([\w'’-]+)\s+{before}\s+{name}\b", re.IGNORECASE).search(
+        sentence
     )
     if found is None:
         return False
@@ -615,11 +629,13 @@ def _said_as(words: tuple[str, ...], sentence: str) -> str | None:
     """The category of what a name is said to be to the speaker right beside it: a relation
     ("Glenys, my wife"), a pet ("Pickle, our cat"), a kind of work or place ("Tidepool, my
     side project", "Fernhill, our new office", "my old area, West County"), or None."""
-    found = re.search(r"\b" + re.escape(words[-1]) + _SAID_AS.pattern, sentence, re.IGNORECASE)
+    found = compiled(r"\b" + re.escape(words[-1]) + _SAID_AS.pattern, re.IGNORECASE).search(
+        sentence
+    )
     if found:
         return _kind_said(found.group(1))
     name = r"\s+".join(re.escape(w) for w in words)
-    found = re.search(_SAID_BEFORE + name + r"\b", sentence, re.IGNORECASE)
+    found = compiled(_SAID_BEFORE + name + r"\b", re.IGNORECASE).search(sentence)
     return _kind_said(found.group(1).split()[-1]) if found else None
 
 

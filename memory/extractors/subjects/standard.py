@@ -157,7 +157,10 @@ _EVERYDAY = 4.0
 def _typed_lower(word: str, written: str) -> bool:
     """Whether ``word`` appears in ``written`` in lower case (not a name the person
     capitalised)."""
-    return re.search(rf"(?<![A-Za-z]){re.escape(word.lower())}(?![A-Za-z])", written) is not None
+    return (
+        p.compiled(rf"(?<![A-Za-z]){re.escape(word.lower())}(?![A-Za-z])").search(written)
+        is not None
+    )
 
 
 def _stance(word: str, written: str) -> bool:

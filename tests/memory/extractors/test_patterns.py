@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime
 
 import pytest
@@ -58,3 +59,10 @@ def test_a_sentence_longer_than_a_quote_may_be_is_read_in_pieces() -> None:
     assert [len(x) for x in p.split_sentences("x" * 2500)] == [1000, 1000, 500]
     # an ordinary sentence is whole
     assert p.split_sentences("I quit smoking last year.") == ["I quit smoking last year."]
+
+
+def test_a_pattern_built_around_a_word_is_compiled_once() -> None:
+    pattern = p.compiled(r"\bjuniper\b", re.IGNORECASE)
+    assert p.compiled(r"\bjuniper\b", re.IGNORECASE) is pattern
+    assert pattern.search("we took Juniper out")
+    assert not p.compiled(r"\bjuniper\b").search("we took Juniper out")  # its own flags

@@ -69,6 +69,9 @@ def test_a_name_in_a_run_on_sentence_the_speaker_leads_later_is_proposed() -> No
         ("I am meeting Oluwaseun in Hackney on Friday.", "Oluwaseun", False),
         ("I'm Ana's brother.", "Ana", False),
         ("This is Tidepool, my side project.", "Tidepool", False),
+        ("this is Gwen speaking, about my hip", "Gwen", True),
+        ("im Priya, 34, nurse", "Priya", True),
+        ("Priya and I went to Porto again", "Priya", False),
     ],
 )
 def test_the_speakers_own_name(sentence: str, name: str, own: bool) -> None:
