@@ -61,6 +61,7 @@ from memory.extractors.subjects.phrases import (
     lexical_tag,
     needle,
     phrases,
+    said_again_key,
     stem,
     topic_key,
     words_of,
@@ -670,10 +671,17 @@ def scored(
             subject.label = ruled[key]
     keys = {canonical_key(s.label) for s in subjects.values()}
     again = recurring(keys) if recurring is not None else set()
-    heard = history({k: needle(s.phrase) for k, s in subjects.items()}) if history else {}
+    # A subject keyed by an everyday word or an adjective is said again only with all its
+    # words (:func:`.phrases.said_again_key`); its key still finds the card waiting for it.
+    again_keys = {k: said_again_key(s.phrase) for k, s in subjects.items()}
+    needles = {k: needle(s.phrase) for k, s in subjects.items()}
+    needles |= {a: needles[k] for k, a in again_keys.items() if a}
+    heard = history(needles) if history else {}
     out = []
     for key, subject in subjects.items():
         before = heard.get(key, Heard())
+        if all_of := again_keys[key]:
+            before = Heard(heard.get(all_of, Heard()).conversations, before.waiting)
         if before.waiting:
             subject.label = before.waiting
         sessions = 1 + max(before.conversations, 1 if canonical_key(subject.label) in again else 0)

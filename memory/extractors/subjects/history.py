@@ -18,7 +18,7 @@ from itertools import accumulate
 from memory.extractors import patterns as p
 from memory.extractors.subjects import Heard
 from memory.extractors.subjects.framing import mentions_self
-from memory.extractors.subjects.phrases import label_keys, stem, words_of
+from memory.extractors.subjects.phrases import ALL_OF, label_keys, stem, words_of
 
 
 @dataclass(frozen=True)
@@ -43,6 +43,8 @@ def _sentences(text: str) -> tuple[_Said, ...]:
 
 
 def _names(said: _Said, key: str) -> bool:
+    if ALL_OF in key:  # a subject said again only with all its words (:func:`said_again_key`)
+        return all(part in said.stems for part in key.split(ALL_OF))
     return f" {key} " in said.line if " " in key else key in said.stems
 
 

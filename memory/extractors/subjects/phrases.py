@@ -970,6 +970,31 @@ def label_keys(label: str, said: str = "") -> set[str]:
     return keys
 
 
+# A word English says this often (or an adjective) is no subject said again on its own: "love"
+# of "Loving Home", "support" of "Supportive Community" and "meet" of "Regular Meetings" are in
+# most conversations a person has. Such a subject is said again only with all its words.
+EVERYDAY_TOPIC_ZIPF = 4.5
+# Joins the stems of a subject said again only with all its words (:func:`said_again_key`); no
+# word holds it.
+ALL_OF = "\x1f"
+
+
+def said_again_key(phrase: Phrase) -> str | None:
+    """The stems an earlier sentence must hold, all of them, to say this subject again, joined
+    by :data:`ALL_OF`; None when its topic key alone does ("pottery" of "Pottery Class", a
+    name, a one-word subject)."""
+    if len(phrase.words) < 2 or _whole(phrase):
+        return None
+    word = topic_word(phrase)
+    lowered = word.lower()
+    if zipf(lowered) < EVERYDAY_TOPIC_ZIPF and not lexical_tag(lowered).startswith("JJ"):
+        return None
+    content = {
+        stem(w.lower()) for w in phrase.words if w.lower() not in FILLERS | PRONOUNS and w.isalpha()
+    }
+    return ALL_OF.join(sorted(content)) if len(content) > 1 else None
+
+
 def needle(phrase: Phrase) -> str:
     """A substring every spelling of the phrase's subject contains, to look for it in what the
     person said before (the stem and the word as written share it: "potter" of "pottery")."""
