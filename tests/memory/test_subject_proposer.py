@@ -28,11 +28,13 @@ from memory.extractors.subjects.framing import (
 )
 from memory.extractors.subjects.history import heard, names_it
 from memory.extractors.subjects.phrases import (
+    ALL_OF,
     Phrase,
     label_keys,
     needle,
     phrases,
     rarity,
+    said_again_key,
     topic_key,
 )
 from memory.gate import RulesRef, Snapshot, SuppressionRef, plan_writes
@@ -889,3 +891,22 @@ def test_evidence_confidence_is_monotonic_in_each_signal() -> None:
     )
     assert confidence(Evidence(first_person=1.0, specificity=0.5, name=True)) > confidence(base)
     assert confidence(Evidence(first_person=1.0, specificity=0.9)) > confidence(base)
+
+
+def test_a_subject_keyed_by_an_everyday_word_needs_all_its_words_to_be_said_again() -> None:
+    (loving,) = [
+        p for p in phrases("I want to give a loving home to a cat.") if p.label == "Loving Home"
+    ]
+    key = said_again_key(loving)
+    assert key is not None and set(key.split(ALL_OF)) == {"love", "home"}
+    texts = [
+        (1, "I love my job."),  # its topic word's stem alone
+        (2, "We want a loving home for her."),
+        (3, "Home is where my loving family is."),  # both words, another order
+    ]
+    assert heard(texts, [], {key: "lov"})[key] == Heard(conversations=2, waiting=None)
+    # a rare topic word, a name and a single word are said again by their key alone
+    (pottery,) = phrases("I take pottery classes on Mondays.")
+    assert said_again_key(pottery) is None
+    (juniper,) = [p for p in phrases("We took Juniper Cove Kayaks out.") if p.is_name]
+    assert said_again_key(juniper) is None

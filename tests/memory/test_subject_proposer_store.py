@@ -158,3 +158,23 @@ def test_an_imports_said_so_far_answers_as_said_before(
     Transcript.objects.filter(pk=second).delete()
     said.check()
     same()
+
+
+def test_a_subject_keyed_by_an_everyday_word_is_said_again_only_with_all_its_words(
+    owner: Any,
+) -> None:
+    # "Supportive Community" is keyed by "support", which many conversations say: saying
+    # "support" again is not saying the subject again. Saying the phrase again is.
+    when = datetime(2026, 3, 1, tzinfo=UTC)
+    for name, text in (
+        ("one", "I support my sister's bakery every weekend."),
+        ("two", "I need support with my CV, I am applying for jobs."),
+        ("three", "Our supportive community met again on Tuesday."),
+    ):
+        ingest_text(owner=owner, text=_said(text, when), name=name, extractor="rules")
+    cards = Candidate.objects.for_owner(owner)
+    assert not cards.filter(label_guess="Supportive Community").exists()
+    text = "I joined that supportive community last spring and it helps."
+    ingest_text(owner=owner, text=_said(text, when), name="four", extractor="rules")
+    (card,) = cards.filter(label_guess="Supportive Community")
+    assert card.status == CandidateStatus.PENDING and card.reason == "proposed"
