@@ -659,6 +659,37 @@ def _on_a_map(words: tuple[str, ...]) -> bool:
     )
 
 
+# Words said of an animal's care and body, not of a person's: a name said with one is a pet's,
+# however many people share it ("took Maisie to the vet", "we had Hugo neutered"). "a vet" is a
+# person's job ("my sister is a vet"), not the vet's surgery.
+_PET_CARE = re.compile(
+    r"(?<!\ba\s)(?<!\ban\s)\bvets?\b(?!\s+(?:nurse|student|tech)s?\b)|\bvet's\b|\bveterinary\b|"
+    r"\bkennels?\b|\bkibble\b|\blitter\s+(?:tray|box)\b|\bgroomers?\b|\b(?:neutered|spayed)\b|"
+    r"\bfleas?\b|\bwormer\b|\bmicrochip(?:ped)?\b|\bwalkies\b|\bleash\b|\bpaws?\b|"
+    r"\bpurr(?:s|ed|ing)?\b|\bmeow(?:s|ed|ing)?\b|\bwagg(?:ed|ing)\b",
+    re.IGNORECASE,
+)
+# Someone else's animal said beside the name ("his spaniel", "Tom's dog"): the name is its
+# owner's. And a name met or spoken with is a person's.
+_PET_WORDS = "|".join(
+    re.escape(word) for word, kind in RELATIONS.items() if kind == Category.POSSESSION.value
+)
+_OTHERS_ANIMAL = re.compile(
+    rf"\b(?:his|her|their)\s+(?:[\w'-]+\s+)?(?:{_PET_WORDS}|spaniel|labrador|terrier|collie)s?\b",
+    re.IGNORECASE,
+)
+_MET_BEFORE = frozenset("met meet meeting with told asked called texted messaged and".split())
+
+
+def _pet_by_care(words: tuple[str, ...], before: str, sentence: str) -> bool:
+    """A one-word name said with an animal's care or body ("took Maisie to the vet"), not
+    met or spoken with, not the owner of an animal the sentence names as theirs."""
+    if len(words) != 1 or before in _MET_BEFORE or not _PET_CARE.search(sentence):
+        return False
+    owner = compiled(rf"\b{re.escape(words[0])}(?:'s|’s)\s+(?:[\w'-]+\s+)?(?:{_PET_WORDS})\b")
+    return not _OTHERS_ANIMAL.search(sentence) and not owner.search(sentence)
+
+
 def _name_category(phrase: Phrase, before: str, sentence: str) -> str | None:
     if phrase.words[0].lower() in _KIN:
         return Category.FAMILY.value  # "Aunt Rosa"
@@ -676,6 +707,8 @@ def _name_category(phrase: Phrase, before: str, sentence: str) -> str | None:
     one = len(phrase.words) == 1
     if before in ("to", "from") and one and _said_to(phrase.words, sentence, before):
         return Category.PERSON.value  # "a letter to Priya", "heard back from Priya"
+    if _pet_by_care(phrase.words, before, sentence):
+        return Category.POSSESSION.value  # "took Maisie to the vet": a pet, as "our dog Biscuit"
     if before in _PLACE_BEFORE:
         return Category.PLACE.value
     if before in ORG_BEFORE and len(phrase.words) > 1:
