@@ -592,6 +592,7 @@ def test_from_before_a_name_is_a_place_only_after_coming_back(
         ("Ashcombe Parva, our village, has a new bakery.", "Ashcombe Parva", "place"),
         ("I met my husband, Tobiah, on a ferry.", "Tobiah", "relationship"),
         ("my side project, Lanternfish, is nearly done", "Lanternfish", "project"),
+        ("We got Pip, our guinea pig, a bigger hutch.", "Pip", "possession"),
         # a name ending in a kind of place on a map is a place; led by a given name, someone
         ("Our new flat is right on Kestrel Road.", "Kestrel Road", "place"),
         ("I swim off Porthcurno Beach most mornings.", "Porthcurno Beach", "place"),
@@ -601,6 +602,33 @@ def test_from_before_a_name_is_a_place_only_after_coming_back(
 def test_what_a_name_is_said_to_be_beside_it(sentence: str, name: str, category: str) -> None:
     (phrase,) = [p for p in phrases(sentence) if p.label == name]
     assert categories([(phrase, "", sentence)]) == [category]
+
+
+@pytest.mark.parametrize(
+    ("sentence", "before", "name", "category"),
+    [
+        # a name said with an animal's care or body is a pet's, whatever people share it
+        (
+            "Took Maisie to the vet this morning, she has an ear infection.",
+            "took",
+            "Maisie",
+            "possession",
+        ),
+        ("Dexter won't stop scratching, I think it's fleas.", "", "Dexter", "possession"),
+        ("We had Hugo neutered last week.", "had", "Hugo", "possession"),
+        ("Molly had her booster jabs at the vets today.", "", "Molly", "possession"),
+        # a vet's job, someone met there, an animal's owner: people
+        ("Rosie is training to be a vet.", "", "Rosie", "person"),
+        ("I met Tom at the vet's waiting room.", "met", "Tom", "person"),
+        ("Went to the vet with Priya and her labrador.", "with", "Priya", "person"),
+        ("Dan's dog had to go to the vet again.", "", "Dan", "person"),
+    ],
+)
+def test_a_name_said_with_an_animals_care_is_a_pet(
+    sentence: str, before: str, name: str, category: str
+) -> None:
+    (phrase,) = [p for p in phrases(sentence) if p.label == name]
+    assert categories([(phrase, before, sentence)]) == [category]
 
 
 @pytest.mark.parametrize(

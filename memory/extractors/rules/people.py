@@ -50,7 +50,7 @@ for _category, _words in (
     (
         POSSESSION,
         """dog cat puppy kitten rabbit bunny hamster gerbil parrot budgie cockatiel horse pony
-        tortoise turtle lizard gecko snake ferret goldfish fish chicken chickens""",
+        tortoise turtle lizard gecko snake ferret goldfish fish chicken chickens pig""",
     ),
     (
         RELATIONSHIP,
