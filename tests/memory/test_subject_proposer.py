@@ -15,6 +15,7 @@ from memory.extractors.subjects import (
     Heard,
     extract,
     judged,
+    kind_of_thing,
     propose,
     scored,
     told,
@@ -938,3 +939,18 @@ def test_a_subject_keyed_by_an_everyday_word_needs_all_its_words_to_be_said_agai
     assert said_again_key(pottery) is None
     (juniper,) = [p for p in phrases("We took Juniper Cove Kayaks out.") if p.is_name]
     assert said_again_key(juniper) is None
+
+
+@pytest.mark.parametrize(
+    ("sentence", "label", "kind"),
+    [
+        ("We hit some cool national parks.", "National Parks", True),
+        ("It's inspiring to work with our young dancers.", "Young Dancers", True),
+        ("I took the canoe out on Lake Bala.", "Canoe", False),
+        ("I took the canoe out on Lake Bala.", "Lake Bala", False),
+        ("We love going for long hikes.", "Long Hikes", True),
+    ],
+)
+def test_a_plural_common_noun_is_a_kind_of_thing(sentence: str, label: str, kind: bool) -> None:
+    (phrase,) = [p for p in phrases(sentence) if p.label == label]
+    assert kind_of_thing(phrase) is kind

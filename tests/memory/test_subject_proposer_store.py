@@ -178,3 +178,20 @@ def test_a_subject_keyed_by_an_everyday_word_is_said_again_only_with_all_its_wor
     ingest_text(owner=owner, text=_said(text, when), name="four", extractor="rules")
     (card,) = cards.filter(label_guess="Supportive Community")
     assert card.status == CandidateStatus.PENDING and card.reason == "proposed"
+
+
+def test_a_kind_of_thing_said_again_is_still_a_kind(owner: Any) -> None:
+    # A plural common noun names a kind ("marshmallows"), not one thing of the person's life:
+    # saying it in a second conversation does not make it a card. One thing said again does.
+    when = datetime(2026, 3, 1, tzinfo=UTC)
+    for name, text in (
+        ("one", "We roast marshmallows by the fire pit most Fridays.\nI weeded the allotment."),
+        (
+            "two",
+            "The kids want marshmallows again, we always have some in the cupboard.\n"
+            "The allotment flooded again and I lost the leeks.",
+        ),
+    ):
+        ingest_text(owner=owner, text=_said(text, when), name=name, extractor="rules")
+    labels = set(Candidate.objects.for_owner(owner).values_list("label_guess", flat=True))
+    assert "Allotment" in labels and "Marshmallows" not in labels

@@ -822,6 +822,13 @@ def known_by_name(subject: Subject) -> bool:
     )
 
 
+def kind_of_thing(phrase: Phrase) -> bool:
+    """A plural common noun ("shelters", "national parks", "young dancers"): a kind of thing,
+    not one thing of the person's life. Said in several conversations it is still a kind, so
+    it is a card only on the evidence a subject said once needs (:data:`ONCE`)."""
+    return not phrase.is_name and lexical_tag(phrase.words[-1].lower()) == "NNS"
+
+
 def propose(
     messages: Sequence[Message],
     *,
@@ -849,7 +856,7 @@ def propose(
     kept = [
         (sure, s)
         for sure, s, again in (
-            (confidence(e), s, e.sessions > 1)
+            (confidence(e), s, e.sessions > 1 and not kind_of_thing(s.phrase))
             for e, s in every
             if e.first_person > 0 or known_by_name(s)
         )
