@@ -292,6 +292,10 @@ def title_case(phrase: str) -> str:
     return " ".join(title_word(w, i == 0) for i, w in enumerate(parts))
 
 
+# What a pastime is to the person, said after it in lower case: no part of its name.
+_WHAT_IT_IS_TO_ME = frozenset("passion passions hobby hobbies obsession".split())
+
+
 def make_label(phrase: str) -> str | None:
     """A phrase -> a label by the module's label rule, or ``None`` if it is not a name."""
     text = phrase.strip().strip(_QUOTES + " .,;:!?-–—").strip()
@@ -309,6 +313,8 @@ def make_label(phrase: str) -> str | None:
         if descriptor and all(_capitalised(p) for p in parts[index + 1 :]):
             parts = parts[index + 1 :]
             break
+    if len(parts) > 1 and parts[-1] in _WHAT_IT_IS_TO_ME:
+        parts = parts[:-1]  # "my dancing passion", "my baking hobby": dancing, baking
     if not parts or len(parts) > MAX_LABEL_WORDS:
         return None
     label = title_case(" ".join(parts))

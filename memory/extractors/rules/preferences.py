@@ -44,6 +44,17 @@ _INTO = re.compile(
     r"hooked\s+on|passionate\s+about)\s+(?P<obj>.+)$",
     re.IGNORECASE,
 )
+# "My new hobby is bouldering", "our hobbies are hiking and board games": pastimes, each one.
+_HOBBY = re.compile(
+    r"^(?:my|our)\s+(?:(?:new|newest|latest|current|main|big|only|other|favou?rite)\s+)?"
+    r"(?:hobby|hobbies|pastimes?|obsession)\s+(?:(?:at\s+the\s+moment|these\s+days|right\s+now|"
+    r"lately)\s+)?(?:is|are|has\s+been|have\s+been)\s+"
+    # what it is, not what it is like ("a mess", "so expensive", "kind of dull")
+    r"(?!(?:a|an|the|so|very|really|pretty|quite|kind|kinda|sort|too|getting|becoming)\b)"
+    r"(?P<obj>.+)$",
+    re.IGNORECASE,
+)
+_LISTED = re.compile(r",\s*(?:and\s+)?|\s+and\s+|\s+&\s+", re.IGNORECASE)
 # "I'd rather take the train than fly": the first choice is the preference.
 _RATHER = re.compile(
     r"\b(?:i'd|i\s+would|we'd|we\s+would)\s+(?:much\s+)?rather\s+(?:(?:take|have|eat|use|"
@@ -115,6 +126,14 @@ def preference(c: Clause) -> Found:
     if match:
         label = object_label(c, _NEXT_CLAUSE.split(match.group("obj"), maxsplit=1)[0])
         return slice_(c, label, INTEREST, SliceKind.PREFERENCE.value) if label else []
+    match = _HOBBY.match(c.text)
+    if match:
+        found: Found = []
+        obj = _NEXT_CLAUSE.split(match.group("obj"), maxsplit=1)[0]
+        for item in _LISTED.split(obj)[:4]:
+            label = object_label(c, item)
+            found += slice_(c, label, INTEREST, SliceKind.PREFERENCE.value) if label else []
+        return found
     match = _RATHER.search(c.text)
     if match:
         label = object_label(c, match.group("obj"))

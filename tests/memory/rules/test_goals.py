@@ -19,7 +19,9 @@ from tests.memory.rules.helpers import clause, events, nodes, slices
         ("We hope to buy a house in Bristol within two years", "House in Bristol"),
         ("I'm saving up for a motorbike", "Motorbike"),
         # making one thing into another: the goal is about the first
-        ("My goal is to turn my baking hobby into a business", "Baking Hobby"),
+        # what the pastime is to the person is no part of its name
+        ("My goal is to turn my baking hobby into a business", "Baking"),
+        ("I'm aiming to turn my dancing passion into a studio", "Dancing"),
         ("I'm aiming to turn my photography into a side income", "Photography"),
     ],
 )

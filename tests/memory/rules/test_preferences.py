@@ -61,3 +61,21 @@ def test_not_wanting_someone_to_do_something_is_no_dislike_of_them(text: str) ->
 
 def test_not_wanting_a_thing_is_still_a_dislike() -> None:
     assert nodes(preference(clause("I don't want sugar in my coffee"))) == [("Sugar", "preference")]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("My new hobby is bouldering", [("Bouldering", "interest")]),
+        (
+            "our hobbies are hiking, sea swimming and board games",
+            [("Hiking", "interest"), ("Sea Swimming", "interest"), ("Board Games", "interest")],
+        ),
+        ("My hobby at the moment is woodturning", [("Woodturning", "interest")]),
+        # what the hobby is like, not what it is
+        ("My hobby is a mess honestly", []),
+        ("my hobby is getting expensive", []),
+    ],
+)
+def test_a_hobby_said_as_what_it_is(text: str, expected: list[tuple[str, str]]) -> None:
+    assert nodes(preference(clause(text))) == expected
