@@ -954,3 +954,16 @@ def test_a_subject_keyed_by_an_everyday_word_needs_all_its_words_to_be_said_agai
 def test_a_plural_common_noun_is_a_kind_of_thing(sentence: str, label: str, kind: bool) -> None:
     (phrase,) = [p for p in phrases(sentence) if p.label == label]
     assert kind_of_thing(phrase) is kind
+
+
+@pytest.mark.parametrize(
+    ("sentence", "label"),
+    [
+        ("I need some budgeting tips for my new flat.", "Budgeting"),
+        ("Got great sourdough advice from my neighbour.", "Sourdough"),
+        ("I emailed Citizens Advice about my deposit.", "Citizens Advice"),  # a name, whole
+    ],
+)
+def test_what_is_asked_for_is_no_part_of_the_subject(sentence: str, label: str) -> None:
+    found = {p.label for p in phrases(sentence)}
+    assert label in found

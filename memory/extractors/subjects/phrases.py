@@ -761,9 +761,16 @@ def _title(named: list[tuple[int, str, str]], index: int) -> bool:
     return index + 1 < len(named) and is_honorific(named[index][1].lower().rstrip("."))
 
 
+# What is asked for about a subject, said after it: "adoption advice", "budgeting tips" are
+# about adoption and budgeting; the asking is no part of the subject.
+_ASKED_FOR = frozenset("advice tips ideas suggestions recommendations recs info".split())
+
+
 def _phrase(kept: list[tuple[int, str, str]]) -> Phrase | None:
     if any(t[2] == JOIN for t in kept) and not _named([t for t in kept if t[2] != JOIN]):
         kept = kept[: next(i for i, t in enumerate(kept) if t[2] == JOIN)]  # not two names
+    if len(kept) > 1 and kept[-1][1] in _ASKED_FOR:  # as written: "Advice Line" is a name
+        kept = kept[:-1]
     words = tuple(t[1] for t in kept)
     if not words or len(words) > p.MAX_LABEL_WORDS:
         return None
