@@ -769,8 +769,10 @@ _ASKED_FOR = frozenset("advice tips ideas suggestions recommendations recs info"
 def _phrase(kept: list[tuple[int, str, str]]) -> Phrase | None:
     if any(t[2] == JOIN for t in kept) and not _named([t for t in kept if t[2] != JOIN]):
         kept = kept[: next(i for i, t in enumerate(kept) if t[2] == JOIN)]  # not two names
-    if len(kept) > 1 and kept[-1][1] in _ASKED_FOR:  # as written: "Advice Line" is a name
-        kept = kept[:-1]
+    if len(kept) > 1 and kept[-1][1] in _ASKED_FOR:  # as written: "Citizens Advice" is a name
+        shorter = _phrase(kept[:-1])
+        if shorter is not None:  # "adoption advice" stays whole: "adoption" alone is too common
+            return shorter
     words = tuple(t[1] for t in kept)
     if not words or len(words) > p.MAX_LABEL_WORDS:
         return None
