@@ -822,11 +822,16 @@ def known_by_name(subject: Subject) -> bool:
     )
 
 
-def kind_of_thing(phrase: Phrase) -> bool:
-    """A plural common noun ("shelters", "national parks", "young dancers"): a kind of thing,
-    not one thing of the person's life. Said in several conversations it is still a kind, so
-    it is a card only on the evidence a subject said once needs (:data:`ONCE`)."""
-    return not phrase.is_name and lexical_tag(phrase.words[-1].lower()) == "NNS"
+def kind_of_thing(subject: Subject) -> bool:
+    """A subject only ever said as a plural common noun ("shelters", "national parks", "young
+    dancers"): a kind of thing, not one thing of the person's life. Said in several
+    conversations it is still a kind, so it is a card only on the evidence a subject said once
+    needs (:data:`ONCE`). One said in the singular too is one thing ("my pottery classes",
+    "my pottery class teacher")."""
+    spellings = subject.spellings or {subject.phrase.label: 1}
+    return not subject.phrase.is_name and all(
+        lexical_tag(label.split()[-1].lower()) == "NNS" for label in spellings
+    )
 
 
 def propose(
@@ -856,7 +861,7 @@ def propose(
     kept = [
         (sure, s)
         for sure, s, again in (
-            (confidence(e), s, e.sessions > 1 and not kind_of_thing(s.phrase))
+            (confidence(e), s, e.sessions > 1 and not kind_of_thing(s))
             for e, s in every
             if e.first_person > 0 or known_by_name(s)
         )

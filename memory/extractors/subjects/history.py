@@ -87,9 +87,12 @@ def heard(
     joined = "\0".join(lowered)
     starts = list(accumulate((len(part) + 1 for part in lowered[:-1]), initial=0))
     sentences: dict[int, tuple[_Said, ...]] = {}  # by position in ``texts``
+    holding: dict[str, list[int]] = {}  # by needle: a subject and its all-words key share one
     for key, needle in needles.items():
         conversations: set[int] = set()
-        for at in _holding(lowered, joined, starts, needle):
+        if needle not in holding:
+            holding[needle] = list(_holding(lowered, joined, starts, needle))
+        for at in holding[needle]:
             transcript, text = texts[at]
             if transcript in conversations:
                 continue
@@ -97,7 +100,11 @@ def heard(
                 sentences[at] = _sentences(text)
             if any(said.own and _names(said, key) for said in sentences[at]):
                 conversations.add(transcript)
-        waiting = next((label for label, said in labels if key in label_keys(label, said)), None)
+        waiting = (
+            None  # an all-words key finds no card: its subject's own key does
+            if ALL_OF in key
+            else next((label for label, said in labels if key in label_keys(label, said)), None)
+        )
         if conversations or waiting:
             out[key] = Heard(len(conversations), waiting)
     return out
