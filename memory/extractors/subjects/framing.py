@@ -491,6 +491,16 @@ def self_named(sentence: str, words: tuple[str, ...]) -> bool:
     return any(compiled(pattern, re.IGNORECASE).search(text) for pattern in patterns)
 
 
+# The rules' relation words (the rules read the same words), as alternatives of a pattern:
+# people's ("wife", "stepson") and pets' ("dog", "gecko"). Built once, not for every name.
+_PEOPLE_WORDS = "|".join(
+    re.escape(word) for word, kind in RELATIONS.items() if kind != Category.POSSESSION.value
+)
+_PET_WORDS = "|".join(
+    re.escape(word) for word, kind in RELATIONS.items() if kind == Category.POSSESSION.value
+)
+
+
 def introduced(sentence: str, words: tuple[str, ...]) -> bool:
     """The name is said as someone of another person's in the speaker's life, right after
     the relation ("his girlfriend of 9 years, Sinéad", "her husband Tomasz") or as a newborn
@@ -498,14 +508,9 @@ def introduced(sentence: str, words: tuple[str, ...]) -> bool:
     of someone else's ("her dog Max") is not."""
     if not words:
         return False
-    from memory.extractors.rules.people import RELATIONS  # the rules read the same words
-
-    people = "|".join(
-        re.escape(word) for word, kind in RELATIONS.items() if kind != Category.POSSESSION.value
-    )
     name = r"\W+".join(re.escape(w) for w in words)
     lead = (
-        rf"(?:\b(?:his|her|their)\s+(?:[\w'-]+\s+){{0,3}}?(?:{people})s?"
+        rf"(?:\b(?:his|her|their)\s+(?:[\w'-]+\s+){{0,3}}?(?:{_PEOPLE_WORDS})s?"
         rf"(?:\s+of\s+(?:[\w'-]+\s+){{0,3}}?[\w'-]+)?|\bbaby)\s*,?\s+{name}(?!\w)"
     )
     return bool(compiled(lead, re.IGNORECASE).search(sentence.replace("’", "'")))
@@ -671,9 +676,6 @@ _PET_CARE = re.compile(
 )
 # Someone else's animal said beside the name ("his spaniel", "Tom's dog"): the name is its
 # owner's. And a name met or spoken with is a person's.
-_PET_WORDS = "|".join(
-    re.escape(word) for word, kind in RELATIONS.items() if kind == Category.POSSESSION.value
-)
 _OTHERS_ANIMAL = re.compile(
     rf"\b(?:his|her|their)\s+(?:[\w'-]+\s+)?(?:{_PET_WORDS}|spaniel|labrador|terrier|collie)s?\b",
     re.IGNORECASE,
@@ -697,8 +699,6 @@ def _name_category(phrase: Phrase, before: str, sentence: str) -> str | None:
         return Category.PERSON.value  # "Mr Mensah", "Chef Benedetta Rinaldi": whatever before
     if _on_a_map(phrase.words):
         return Category.PLACE.value  # "Queens Road", "Main St", "Saunton Beach"
-    from memory.extractors.rules.people import RELATIONS  # the rules read the same words
-
     if before in RELATIONS:
         return RELATIONS[before]  # "my mum's best friend Folake Adeyemi", "our dog Biscuit"
     said = _said_as(phrase.words, sentence)
