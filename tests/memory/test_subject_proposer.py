@@ -116,6 +116,11 @@ def test_rarity_ranks_specific_words_above_everyday_ones() -> None:
         # a day said after a name, or a time, is when
         ("visiting Grandma Saturday for lunch", ["Grandma"]),
         ("we walked in the New Forest last Friday", ["New Forest"]),
+        # a day, a week or a month the calendar names is a date, not a subject, and no word
+        # of it is one alone; a name that holds one stays whole
+        ("I volunteered on Earth Day at the beach", []),
+        ("the library does a display for Black History Month", []),
+        ("Sal is running the Harbour Day Festival", ["Sal", "Harbour Day Festival"]),
         ("i lifted 83kg in the gym at 5pm", []),
     ],
 )
@@ -491,6 +496,8 @@ def test_a_subject_never_said_with_the_speaker_is_not_proposed() -> None:
         # a given name the lists know, before any verb
         ("Margaret starts her new job on Monday, fingers crossed.", "Margaret"),
         ("so the move went fine, Oliver carried most of the boxes.", "Oliver"),
+        # with the speaker, or with someone else, still someone of theirs
+        ("me and Priya had a great time at the lido.", "Priya"),
         # one they do not know (nor the tagger: "cathal" reads as an adjective by its
         # ending), before a verb only a person does; in lower case as typed
         ("the party was lovely, cathal cried (obviously), speeches went down well.", "Cathal"),
@@ -514,6 +521,9 @@ def test_someone_spoken_of_by_first_name_is_proposed(sentence: str, name: str) -
         ("Quillbridge raised another round.", "Quillbridge"),  # a company does no crying
         ("Lisbon was gorgeous in the sun.", "Lisbon"),
         ("the best part was when Oliver the tour guide fell in.", "Oliver"),  # not leading
+        # who the listener was with is the listener's news
+        ("wow, sounds like you and Priya had a great time!", "Priya"),
+        ("so you and Oliver finally went camping?", "Oliver"),
     ],
 )
 def test_a_name_that_does_not_lead_what_it_did_is_not_a_person_of_theirs(
@@ -974,3 +984,24 @@ def test_a_subject_only_said_as_a_plural_common_noun_is_a_kind_of_thing(
 def test_what_is_asked_for_is_no_part_of_the_subject(sentence: str, label: str) -> None:
     found = {p.label for p in phrases(sentence)}
     assert label in found
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "I rang my aunt for adoption advice.",
+        "any gift ideas for my brother?",
+        "She sent me some travel tips.",
+    ],
+)
+def test_what_is_asked_for_about_an_everyday_thing_is_no_subject(sentence: str) -> None:
+    found = {p.label for p in phrases(sentence)}
+    assert not {label for label in found if label.split()[-1] in ("Advice", "Ideas", "Tips")}
+    assert not found & {"Adoption", "Gift", "Travel"}
+
+
+def test_an_adverb_after_a_noun_ends_the_phrase() -> None:
+    # the chunker reads "dancers really shine" as one noun phrase
+    assert [p.label for p in phrases("our coaching helps young dancers really shine")] == [
+        "Young Dancers"
+    ]

@@ -382,7 +382,8 @@ def acquainted(sentence: str, words: tuple[str, ...]) -> bool:
     tomorrow"), a full name ("Ed Sheeran played ..."), a name asked about ("did Jo call?")
     nor a word of a name the given-name lists do not know before a verb a place or a company
     may do ("Quillbridge raised a round"): that one must speak, think or feel
-    (:data:`_PEOPLE_DO`: "Cathal cried")."""
+    (:data:`_PEOPLE_DO`: "Cathal cried"), nor one joined to the listener ("you and Max had a
+    great time": who the listener was with is the listener's news)."""
     if len(words) != 1:
         return False
     given = given_name(words[0])
@@ -398,6 +399,8 @@ def acquainted(sentence: str, words: tuple[str, ...]) -> bool:
                 before[-1] in _CLAUSE_BREAK or (len(before) == 1 and before[0] in _LEADS_IN)
             ):
                 continue
+            if before[-2:] in (["you", "and"], ["u", "and"], ["you", "&"]):
+                continue  # "sounds like you and Max had a great time": the listener's company
             # its verb, in any person ("Zuzia say ...", as a learner of English types it); a
             # name the lists do not know ("Cathal", "Zuzia") by a verb only a person does;
             # after what is said of the name in brackets or between commas ("bola (the new

@@ -580,6 +580,24 @@ def _named_day(kept: list[tuple[int, str, str]], t: tuple[int, str, str]) -> boo
     return before[:1].isupper() and lexical_tag(before.lower()).startswith("JJ")
 
 
+# The words that close a day, a week or a month the calendar names ("Earth Day", "Pride Month",
+# "Mental Health Awareness Week", "New Year's Eve").
+_OCCASION = frozenset("day month week weekend eve".split())
+
+
+def _occasion(kept: list[tuple[int, str, str]], t: tuple[int, str, str]) -> bool:
+    """A capitalised "Day", "Week", "Month" or "Eve" right after a capitalised word: an
+    occasion of the calendar ("Earth Day", "Pride Month", "Black History Month"), a date
+    like a holiday, which the words before it do not name alone ("Earth", "Pride")."""
+    return (
+        bool(kept)
+        and t[1][:1].isupper()
+        and t[1].lower() in _OCCASION
+        and kept[-1][0] == t[0] - 1
+        and kept[-1][1][:1].isupper()
+    )
+
+
 def _numbered(kept: list[tuple[int, str, str]], t: tuple[int, str, str]) -> bool:
     """A number of one or two digits right after a common noun that says which one ("type 1
     diabetes", "stage 2", "level 3 course"): part of the phrase, never cut out of it ("Type
@@ -614,11 +632,18 @@ def _renamed_at(kept: list[tuple[int, str, str]]) -> int:
 def _trim(chunk: list[tuple[int, str, str]]) -> list[tuple[int, str, str]]:
     """Keep the content of a chunk: no determiner, pronoun, number, time word or mood word."""
     kept: list[tuple[int, str, str]] = []
-    for t in chunk:
+    for at, t in enumerate(chunk):
+        if t[2].startswith("RB") and kept and kept[-1][2] in _NOUN:
+            break  # "help dancers really shine": a noun phrase has no adverb after its noun
         if meant(t[1]).lower() in _TIME_WORDS or t[1].lower().removesuffix("s") in _CALENDAR:
             if _named_day(kept, t):
                 kept.append(t)
                 continue
+            if _occasion(kept, t):
+                if any(later[2] in _NOUN for later in chunk[at + 1 :]):
+                    kept.append(t)  # "the Harbour Day Festival": a name that holds the day
+                    continue
+                return []  # "Pride Month", "Earth Day": a date of the calendar, not a subject
             if kept:
                 break  # "a retired greyhound last week": the phrase ends where time starts
             continue
@@ -770,9 +795,9 @@ def _phrase(kept: list[tuple[int, str, str]]) -> Phrase | None:
     if any(t[2] == JOIN for t in kept) and not _named([t for t in kept if t[2] != JOIN]):
         kept = kept[: next(i for i, t in enumerate(kept) if t[2] == JOIN)]  # not two names
     if len(kept) > 1 and kept[-1][1] in _ASKED_FOR:  # as written: "Citizens Advice" is a name
-        shorter = _phrase(kept[:-1])
-        if shorter is not None:  # "adoption advice" stays whole: "adoption" alone is too common
-            return shorter
+        # What is asked for about a thing too common to be a subject alone ("adoption advice",
+        # "gift ideas", "travel tips") is no subject either: the asking is not a thing of a life.
+        return _phrase(kept[:-1])
     words = tuple(t[1] for t in kept)
     if not words or len(words) > p.MAX_LABEL_WORDS:
         return None
