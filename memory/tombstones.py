@@ -651,11 +651,19 @@ RARE_HEAD = 8.0
 
 def rare_head(name: Sequence[str]) -> str:
     """The stem of the last word of a thing's name of two words or more (its head: what it
-    is) when no everyday English word is spelled so (:data:`RARE_HEAD`): people go on to say
-    that word alone for the thing ("my fasciitis" of a "Plantar Fasciitis"), while a word
-    before it only says which one ("plantar" is as rare, and a "Plantar Wart" is another
-    thing); "" for a one-word name or a head in everyday use ("migraine", "bakery")."""
-    if len(name) < 2 or not is_distinctive(name[-1]) or weight(name[-1]) < RARE_HEAD:
+    is) when no everyday English word is spelled so (:data:`RARE_HEAD`), or when it names a
+    condition on its own (:func:`memory.extractors.rules.health.condition_word`): people go
+    on to say that word alone for the thing ("my fasciitis" of a "Plantar Fasciitis", "the
+    diabetes" of a "Type 2 Diabetes"), while a word before it only says which one ("plantar"
+    is as rare, and a "Plantar Wart" is another thing); "" for a one-word name or another
+    head in everyday use ("bakery")."""
+    from memory.extractors.rules.health import condition_word  # the rules' own vocabulary
+
+    if len(name) < 2:
+        return ""
+    if condition_word(name[-1]):
+        return stem(name[-1])
+    if not is_distinctive(name[-1]) or weight(name[-1]) < RARE_HEAD:
         return ""
     return stem(name[-1])
 
@@ -822,6 +830,26 @@ def monograms(text: str) -> set[str]:
 
 
 _CAPITALS = re.compile(r"\b[A-Z]{3,}(?=s?\b)")
+
+
+_ACRONYM_LABEL = re.compile(r"^[A-Z]{3,5}$")
+
+
+def spelled_out(text: str) -> set[str]:
+    """The initials of every run of three to five words of ``text`` that are not stop words,
+    next to each other or with one stop word between ("irritable bowel syndrome" -> "ibs",
+    "department of work and pensions" -> "dwp"): what a name written as an acronym is when
+    it is said in full. Lower case."""
+    words = re.findall(r"[a-z]+", text.lower())
+    content = [(i, w) for i, w in enumerate(words) if w not in STOP_WORDS]
+    found: set[str] = set()
+    for start in range(len(content)):
+        for end in range(start + 3, min(start + 5, len(content)) + 1):
+            run = content[start:end]
+            if any(b[0] - a[0] > 2 for a, b in zip(run, run[1:], strict=False)):
+                break
+            found.add("".join(w[0] for _i, w in run))
+    return found
 
 
 def acronyms(text: str) -> set[str]:
@@ -1347,6 +1375,14 @@ def hidden(
     if initials:
         out = [
             seen or bool(acronyms(text) & initials) for seen, text in zip(out, texts, strict=True)
+        ]
+    # A name forgotten as its acronym ("IBS", "ADHD"), said in full ("irritable bowel syndrome")
+    written = frozenset(
+        t.label.lower() for t in tombstones if not t.person and _ACRONYM_LABEL.match(t.label)
+    )
+    if written:
+        out = [
+            seen or bool(spelled_out(text) & written) for seen, text in zip(out, texts, strict=True)
         ]
     lettered = frozenset().union(*(t.monograms for t in tombstones))
     if lettered:

@@ -217,8 +217,16 @@ def strip_fillers(clause: str) -> str:
     return text
 
 
+# A hedge on an amount ("she ate maybe half a bar", "it's probably 50 hours a week",
+# "probably 5 years ago") hedges the amount, not whether it happened.
+AMOUNT_AFTER = (
+    r"(?!\s+(?:[£$€]?\d|(?:half|a\s+(?:few|couple|dozen|third|quarter|hundred)|about|around|"
+    r"like|once|twice|several|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
+    r"twenty|thirty|forty|fifty)\b))"
+)
 HEDGE = re.compile(
-    r"\b(?:might|maybe|perhaps|possibly|probably|thinking\s+(?:about|of)|considering|"
+    r"\b(?:might|(?:maybe|perhaps|possibly|probably)" + AMOUNT_AFTER + r"|"
+    r"thinking\s+(?:about|of)|considering|"
     r"not\s+sure|i\s+guess|i\s+wonder|want\s+to|wants\s+to|wanna|would\s+like\s+to|'d\s+like\s+to|"
     r"hoping\s+to|hope\s+to|planning\s+to|plan\s+to|may\s+(?:try|start|take|learn|join|move|"
     r"switch|quit|stop|give|pick|get))\b",

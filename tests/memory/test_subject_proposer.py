@@ -1000,6 +1000,20 @@ def test_what_is_asked_for_about_an_everyday_thing_is_no_subject(sentence: str) 
     assert not found & {"Adoption", "Gift", "Travel"}
 
 
+@pytest.mark.parametrize(
+    ("sentence", "found"),
+    [
+        # a work the person makes, and its name
+        ("I host a podcast called The Dead Letter Office", ["Dead Letter Office"]),
+        ("I'm writing a novel called The Glass Orchard", ["Glass Orchard"]),
+        # what they read or watched is not theirs, nor what it is called
+        ("I read an article called The Dead Letter Office", []),
+    ],
+)
+def test_a_work_the_person_makes_is_named_after_it(sentence: str, found: list[str]) -> None:
+    assert [p.label for p in phrases(sentence)] == found
+
+
 def test_an_adverb_after_a_noun_ends_the_phrase() -> None:
     # the chunker reads "dancers really shine" as one noun phrase
     assert [p.label for p in phrases("our coaching helps young dancers really shine")] == [

@@ -26,6 +26,7 @@ from memory.tombstones import (
     shares_name,
     sign,
     spelled_alike,
+    spelled_out,
     spelling,
     titled_name,
     tombstone,
@@ -246,14 +247,33 @@ def test_a_word_weighs_by_how_rare_it_is() -> None:
 
 def test_a_rare_head_word_names_the_thing_alone_and_a_word_before_it_does_not() -> None:
     assert rare_head(("plantar", "fasciitis")) == "fasciiti"  # its stem
-    assert rare_head(("vestibular", "migraine")) == ""  # a head in everyday use
+    # a condition's head names it alone, however common the word ("my migraine", "the
+    # diabetes"); another everyday head does not
+    assert rare_head(("vestibular", "migraine")) == "migrain"
+    assert rare_head(("type", "2", "diabetes")) == "diabet"
+    assert rare_head(("generalised", "anxiety", "disorder")) == ""  # "disorder" says a kind
     assert rare_head(("harbour", "bakery")) == "" and rare_head(("sciatica",)) == ""
     forgotten = [stone("Plantar Fasciitis", "health"), stone("Vestibular Migraine", "health", pk=2)]
     said = {
         "My fasciitis flared up again on the hike.": True,
         "The fasciitis is easing.": True,
         "I have plantar warts on my left foot.": False,  # "plantar" says which, not what
-        "My migraine came back after lunch.": False,  # an everyday word: any migraine
+        # the person's migraine, said without what kind: the one they asked to forget
+        "My migraine came back after lunch.": True,
+    }
+    assert hidden(list(said), forgotten, floor=FLOOR) == list(said.values())
+
+
+def test_a_name_forgotten_as_its_acronym_is_hidden_when_said_in_full() -> None:
+    assert "ibs" in spelled_out("my irritable bowel syndrome is worse this week")
+    assert "dwp" in spelled_out("a letter from the Department for Work and Pensions")
+    assert "ibs" not in spelled_out("irritable, and my bowel was fine; syndrome")  # not a run
+    forgotten = [stone("IBS", "health"), stone("Penicillin Allergy", "health", pk=2)]
+    said = {
+        "my irritable bowel syndrome is worse when I'm stressed": True,
+        "IBS flaring again": True,
+        "I bought some bread at the station": False,
+        "I had an irritable week, but my bowel surgery went fine": False,
     }
     assert hidden(list(said), forgotten, floor=FLOOR) == list(said.values())
 

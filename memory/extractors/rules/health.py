@@ -52,7 +52,7 @@ _MEASURE = re.compile(
     re.IGNORECASE,
 )
 _CONDITION_VERB = re.compile(
-    _I + r"(?:have|'ve\s+got|have\s+got|'ve\s+had|have\s+had|had|live\s+with|suffer\s+from|"
+    _I + r"(?:have|'ve\s+got|have\s+got|got|'ve\s+had|have\s+had|had|live\s+with|suffer\s+from|"
     r"struggle\s+with|deal\s+with|"
     r"get|am\s+living\s+with|'m\s+living\s+with)\s+(?P<what>.+)$",
     re.IGNORECASE,
@@ -68,6 +68,27 @@ _CONDITION_FORM = re.compile(
     r"disorder|deficiency|infection|cancer|diabetes|fever|apnea|apnoea)$",
     re.IGNORECASE,
 )
+# The endings of a condition's name that say what it is alone ("fasciitis", "endometriosis",
+# "neuralgia"), beside the words of :data:`_CONDITION_FORM` that only say a kind ("disease").
+_CONDITION_ENDING = re.compile(r"(?:itis|osis|emia|aemia|algia|pathy|plegia|trophy)$", re.I)
+_CONDITION_HEADS = frozenset("diabetes apnea apnoea".split())
+
+
+def condition_word(word: str) -> bool:
+    """Whether ``word`` names a condition on its own, as people go on to say it for the whole
+    name ("my diabetes" of a "Type 2 Diabetes", "the migraines" of a "Vestibular Migraine"):
+    one the list knows, a head the rules read as one, or a word of a medical ending with a
+    root before it ("fasciitis"; not "trophy"); never a word that only says a kind
+    ("disease", "syndrome", "disorder") nor one that is also a passing feeling ("anxiety")."""
+    w = word.lower()
+    if w in _ALSO_FEELINGS:
+        return False
+    if w in _CONDITIONS or w in _CONDITION_HEADS:
+        return True
+    ending = _CONDITION_ENDING.search(w)
+    return ending is not None and ending.start() >= 3
+
+
 # A condition said as the person's own: "my asthma is playing up", "my type 1 diabetes".
 # Not another's: "my dad's arthritis", "my son's asthma".
 _MY = re.compile(r"\bmy\s+(?P<rest>(?:[^\s,.;:!?]+\s*){1,4})", re.IGNORECASE)
@@ -233,9 +254,14 @@ def health(c: Clause) -> Found:
         found += slice_(c, f"{level} {measure}", HEALTH, SliceKind.OTHER.value)
     found += _medication(c)
     if not found:
-        match = _CONDITION_VERB.search(c.text)
-        if match and (label := _condition(c, match.group("what"))):
-            found += slice_(c, label, HEALTH, SliceKind.OTHER.value)
+        # the first verb that names a condition: "I got told last week I have restless legs
+        # syndrome" ("got" names none)
+        at = 0
+        while match := _CONDITION_VERB.search(c.text, at):
+            if label := _condition(c, match.group("what")):
+                found += slice_(c, label, HEALTH, SliceKind.OTHER.value)
+                break
+            at = match.start() + 1
     if not found and (label := _own_condition(c)):
         found += slice_(c, label, HEALTH, SliceKind.OTHER.value)
     return found

@@ -52,9 +52,12 @@ _EXPECTING = re.compile(
     r"\b(?:i'm|i\s+am)\s+(?:(?:so|finally|officially|now|also)\s+)*pregnant\b",
     re.IGNORECASE,
 )
+# "I was diagnosed with ...", "I was only diagnosed with ... at 34", and the doctor's doing:
+# "the GP diagnosed me with ...", "they've diagnosed me with ...".
 _DIAGNOSED = re.compile(
-    r"\b(?:i|i've|i'm)(?:\s+(?:was|got|have\s+been|had\s+been|been|just|recently|finally|"
-    r"officially))*\s+diagnosed\s+with\s+(?P<obj>.+)",
+    r"(?:\b(?:i|i've|i'm)(?:\s+(?:was|got|have\s+been|had\s+been|been|just|recently|finally|"
+    r"officially|only|eventually|formally|now|also|actually|properly|initially|originally))*"
+    r"\s+diagnosed|\bdiagnosed\s+me)\s+with\s+(?P<obj>.+)",
     re.IGNORECASE,
 )
 _INJURED = re.compile(

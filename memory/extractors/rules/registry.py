@@ -90,8 +90,8 @@ RECOGNISERS: tuple[Recogniser, ...] = (
 
 
 _UNSURE = re.compile(
-    r"\b(?:might|maybe|perhaps|possibly|probably|not\s+sure|i\s+guess|wonder|thinking\s+"
-    r"(?:about|of)|considering|toying)\b",
+    r"\b(?:might|(?:maybe|perhaps|possibly|probably)" + p.AMOUNT_AFTER + r"|not\s+sure|"
+    r"i\s+guess|wonder|thinking\s+(?:about|of)|considering|toying)\b",
     re.IGNORECASE,
 )
 

@@ -104,16 +104,10 @@ MAX_PASSAGE = 600
 WINDOW = 0  # statements either side of a mention held with it
 REASON = "proposed"
 
-# A hedge on an amount ("she ate maybe half a bar", "probably 5 years ago") hedges the
-# amount, not whether it happened.
-_AMOUNT = (
-    r"(?!\s+(?:\d|half|a\s+(?:few|couple|dozen|third|quarter|hundred)|about|around|like|"
-    r"once|twice|several|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
-    r"twenty|thirty|forty|fifty)\b)"
-)
+# A hedge on an amount hedges the amount, not whether it happened (p.AMOUNT_AFTER).
 _SUPPOSED = re.compile(
     r"^\W*(?:if|imagine|imagining|suppose|supposing|what\s+if|i\s+wish)\b|\bmight\b|"
-    r"\b(?:maybe|perhaps|possibly|probably)\b" + _AMOUNT + r"|"
+    r"\b(?:maybe|perhaps|possibly|probably)\b" + p.AMOUNT_AFTER + r"|"
     r"\b(?:not\s+sure|i\s+guess|wonder|daydream\w*)\b",
     re.IGNORECASE,
 )

@@ -1061,6 +1061,29 @@ def _unquoted(sentence: str) -> str:
     return "".join(out)
 
 
+# Verbs of making or keeping a work of one's own: "I host a podcast called ...", "we run a
+# blog", "I'm writing a novel", "I have a newsletter".
+_MAKING = frozenset(
+    """host hosts hosting hosted run runs running ran make makes making made write writes
+    writing wrote start started starting launch launched launching record records recording
+    recorded produce produces producing produced edit edits editing edited publish publishes
+    publishing published create creates creating created co-host co-hosts have has""".split()
+)
+
+
+def _made(tokens: list[tuple[str, str, str]], chunk: list[tuple[int, str, str]]) -> bool:
+    """The work a chunk names is the speaker's own: "I" or "we", then a verb of making, leads
+    up to it ("I host a podcast called ...", "we started a blog", "I'm writing a novel");
+    not what they read, watched or heard of ("I read an article about ...")."""
+    before = [w.lower() for w, _p, _c in tokens[: chunk[0][0] + 1]]
+    words = [w.lower() for _i, w, _p in chunk]
+    said = before + words
+    for at in range(len(said) - 1, -1, -1):
+        if said[at] in ("i", "we", "i'm", "we're", "i've", "we've"):
+            return any(w in _MAKING for w in said[at + 1 : at + 4])
+    return False
+
+
 def phrases(sentence: str) -> list[Phrase]:
     """The possible subjects of ``sentence``: names and rare noun phrases, in order."""
     found: list[Phrase] = []
@@ -1070,7 +1093,9 @@ def phrases(sentence: str) -> list[Phrase]:
             if topic:
                 break
             nouns = [word for _i, word, pos in chunk if pos in _NOUN]
-            own = any(word.lower() in ("my", "our") for _i, word, _pos in chunk)
+            own = any(word.lower() in ("my", "our") for _i, word, _pos in chunk) or _made(
+                tokens, chunk
+            )
             if nouns and nouns[-1].lower() in _MEDIA and not own:
                 # "an article": it, and what follows it, is what was read; "my thesis chapter
                 # on peatlands" is the person's own work, and its topic theirs

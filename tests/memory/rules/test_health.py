@@ -26,6 +26,11 @@ from tests.memory.rules.helpers import clause, events, nodes, slices
         # had, since or for a while: still a condition of theirs
         ("I've had type 2 diabetes since 2019", "Type 2 Diabetes"),
         ("I have had eczema for years", "Eczema"),
+        # "got" as people say "have"; a clause after it is no part of it
+        ("I've got endometriosis and it wipes me out", "Endometriosis"),
+        ("the doctor confirmed I've got type 2 diabetes", "Type 2 Diabetes"),
+        # the verb that names one, not the first verb ("got" names no condition here)
+        ("I got told last week I have restless legs syndrome", "Restless Legs Syndrome"),
     ],
 )
 def test_conditions_allergies_and_measures_are_health(text: Any, label: Any) -> None:

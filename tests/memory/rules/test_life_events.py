@@ -16,6 +16,9 @@ from tests.memory.rules.helpers import clause, events
     [
         ("I moved to Lisbon in June", "Lisbon", "moved"),
         ("I was diagnosed with type 2 diabetes in 2023", "Type 2 Diabetes", "diagnosed"),
+        # an adverb before it, or the doctor's doing
+        ("I was only diagnosed with ADHD at 34", "ADHD", "diagnosed"),
+        ("the GP diagnosed me with sleep apnoea in March", "Sleep Apnoea", "diagnosed"),
         ("I hurt my knee playing football", "Knee Injury", "injured"),
         ("I left Parcelwise last Friday", "Parcelwise", "left"),
         ("I joined Toastmasters in 2022 too", "Toastmasters", "joined"),

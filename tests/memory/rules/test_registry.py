@@ -121,3 +121,22 @@ def test_a_time_phrase_without_a_usable_anchor_is_cut_from_the_label_not_the_sen
     labels = [x.label for x in found if isinstance(x, NodeProposal)]
     assert labels and not any("week" in label.lower() for label in labels)
     assert all(x.happened_at is None for x in found if isinstance(x, EventProposal))
+
+
+@pytest.mark.parametrize(
+    ("text", "label"),
+    [
+        # a hedge on an amount hedges the amount, not what the person does
+        ("I play Ravenfall Online most nights, it's probably 50 hours a week", "Ravenfall Online"),
+        ("I play chess most nights, maybe £20 a month on books", "Chess"),
+    ],
+)
+def test_a_hedged_amount_does_not_hedge_the_sentence(text: str, label: str) -> None:
+    found = extract([Message("M0", "user", text, None)])
+    assert label in {p.label for p in found if isinstance(p, NodeProposal)}
+    assert not [p for p in found if getattr(p, "reason", "") == "hedged"]
+
+
+def test_a_hedged_plan_is_still_a_hedge() -> None:
+    found = extract([Message("M0", "user", "I'll probably join the Harbour Rowing Club", None)])
+    assert [getattr(p, "reason", "") for p in found] == ["hedged"]
