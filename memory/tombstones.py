@@ -1007,6 +1007,9 @@ def _near(
     if acronym_of(key, t) or caps:
         said = caps[0] if caps else key
         return Resemblance(t, False, f"“{said.upper()}” is what “{t.label}” is written as")
+    if not t.person and _ACRONYM_LABEL.match(t.label) and t.label.lower() in _initials(key):
+        # "Irritable Bowel Syndrome" of a forgotten "IBS": the acronym said in full
+        return Resemblance(t, False, f"“{t.label}” is what it is written as")
     spoken = key.split()
     if any(len(name.split()) > 1 and _phrase_in(spoken, name.split()) for name in t.names):
         # "Ingrid Vasquez Coaches": the whole forgotten name, whatever is said beside it

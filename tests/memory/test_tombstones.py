@@ -276,6 +276,10 @@ def test_a_name_forgotten_as_its_acronym_is_hidden_when_said_in_full() -> None:
         "I had an irritable week, but my bowel surgery went fine": False,
     }
     assert hidden(list(said), forgotten, floor=FLOOR) == list(said.values())
+    # and a label that spells it out looks like it: held for the person, never written
+    found = resemblance("Irritable Bowel Syndrome", forgotten, floor=FLOOR)
+    assert found is not None and not found.exact and found.tombstone.label == "IBS"
+    assert resemblance("Irritable Bowel", forgotten, floor=FLOOR) is None  # two words only
 
 
 def test_messages_about_someone_else_who_shares_a_name_are_not_hidden() -> None:
