@@ -1075,9 +1075,8 @@ def _made(tokens: list[tuple[str, str, str]], chunk: list[tuple[int, str, str]])
     """The work a chunk names is the speaker's own: "I" or "we", then a verb of making, leads
     up to it ("I host a podcast called ...", "we started a blog", "I'm writing a novel");
     not what they read, watched or heard of ("I read an article about ...")."""
-    before = [w.lower() for w, _p, _c in tokens[: chunk[0][0] + 1]]
-    words = [w.lower() for _i, w, _p in chunk]
-    said = before + words
+    said = [w.lower() for w, _p, _c in tokens[: chunk[0][0]]]
+    said += [w.lower() for _i, w, _p in chunk]
     for at in range(len(said) - 1, -1, -1):
         if said[at] in ("i", "we", "i'm", "we're", "i've", "we've"):
             return any(w in _MAKING for w in said[at + 1 : at + 4])
@@ -1093,10 +1092,8 @@ def phrases(sentence: str) -> list[Phrase]:
             if topic:
                 break
             nouns = [word for _i, word, pos in chunk if pos in _NOUN]
-            own = any(word.lower() in ("my", "our") for _i, word, _pos in chunk) or _made(
-                tokens, chunk
-            )
-            if nouns and nouns[-1].lower() in _MEDIA and not own:
+            own = any(word.lower() in ("my", "our") for _i, word, _pos in chunk)
+            if nouns and nouns[-1].lower() in _MEDIA and not own and not _made(tokens, chunk):
                 # "an article": it, and what follows it, is what was read; "my thesis chapter
                 # on peatlands" is the person's own work, and its topic theirs
                 topic = True
