@@ -1346,6 +1346,32 @@ def without_names(text: str, names: Sequence[str]) -> str:
     return text
 
 
+def _by_letters(
+    texts: Sequence[str], tombstones: Sequence[Tombstone], out: list[bool]
+) -> list[bool]:
+    """``out``, with each text also hidden that writes a forgotten name by its letters: its
+    initials in capitals ("RLS"), a person's initials ("JL"), or a name forgotten as its
+    acronym said in full ("irritable bowel syndrome" of a forgotten "IBS")."""
+    initials = frozenset().union(*(t.initials for t in tombstones))
+    if initials:
+        out = [
+            seen or bool(acronyms(text) & initials) for seen, text in zip(out, texts, strict=True)
+        ]
+    written = frozenset(
+        t.label.lower() for t in tombstones if not t.person and _ACRONYM_LABEL.match(t.label)
+    )
+    if written:
+        out = [
+            seen or bool(spelled_out(text) & written) for seen, text in zip(out, texts, strict=True)
+        ]
+    lettered = frozenset().union(*(t.monograms for t in tombstones))
+    if lettered:
+        out = [
+            seen or bool(monograms(text) & lettered) for seen, text in zip(out, texts, strict=True)
+        ]
+    return out
+
+
 def hidden(
     texts: Sequence[str],
     tombstones: Sequence[Tombstone],
@@ -1374,24 +1400,7 @@ def hidden(
         any(_names_it(w, s, t, names) or speaks_of_thing(tok, t) for t in tombstones)
         for w, s, tok, names in zip(split, stemmed, said, named, strict=True)
     ]
-    initials = frozenset().union(*(t.initials for t in tombstones))
-    if initials:
-        out = [
-            seen or bool(acronyms(text) & initials) for seen, text in zip(out, texts, strict=True)
-        ]
-    # A name forgotten as its acronym ("IBS", "ADHD"), said in full ("irritable bowel syndrome")
-    written = frozenset(
-        t.label.lower() for t in tombstones if not t.person and _ACRONYM_LABEL.match(t.label)
-    )
-    if written:
-        out = [
-            seen or bool(spelled_out(text) & written) for seen, text in zip(out, texts, strict=True)
-        ]
-    lettered = frozenset().union(*(t.monograms for t in tombstones))
-    if lettered:
-        out = [
-            seen or bool(monograms(text) & lettered) for seen, text in zip(out, texts, strict=True)
-        ]
+    out = _by_letters(texts, tombstones, out)
     people = [name for t in tombstones for name in t.full_names]
     if people:
         out = [
