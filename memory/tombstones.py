@@ -649,7 +649,8 @@ def shares_name(stems: Iterable[str], name: Sequence[str]) -> str:
 RARE_HEAD = 8.0
 
 
-def rare_head(name: Sequence[str]) -> str:
+@lru_cache(maxsize=4096)
+def rare_head(name: tuple[str, ...]) -> str:
     """The stem of the last word of a thing's name of two words or more (its head: what it
     is) when no everyday English word is spelled so (:data:`RARE_HEAD`), or when it names a
     condition on its own (:func:`memory.extractors.rules.health.condition_word`): people go

@@ -580,13 +580,13 @@ def _named_day(kept: list[tuple[int, str, str]], t: tuple[int, str, str]) -> boo
     return before[:1].isupper() and lexical_tag(before.lower()).startswith("JJ")
 
 
-# The words that close a day, a week or a month the calendar names ("Earth Day", "Pride Month",
-# "Mental Health Awareness Week", "New Year's Eve").
-_OCCASION = frozenset("day month week weekend eve".split())
+# The time words that close a day, a week or a month the calendar names ("Earth Day", "Pride
+# Month", "Mental Health Awareness Week").
+_OCCASION = frozenset("day month week weekend".split())
 
 
 def _occasion(kept: list[tuple[int, str, str]], t: tuple[int, str, str]) -> bool:
-    """A capitalised "Day", "Week", "Month" or "Eve" right after a capitalised word: an
+    """A capitalised "Day", "Week" or "Month" right after a capitalised word: an
     occasion of the calendar ("Earth Day", "Pride Month", "Black History Month"), a date
     like a holiday, which the words before it do not name alone ("Earth", "Pride")."""
     return (
