@@ -12,8 +12,10 @@ from typing import Any, Generic, TypeVar
 from django.conf import settings
 from django.db import connection
 from django.db.models import (
+    BooleanField,
     Count,
     Exists,
+    ExpressionWrapper,
     F,
     OuterRef,
     Prefetch,
@@ -23,6 +25,7 @@ from django.db.models import (
     Sum,
     prefetch_related_objects,
 )
+from django.db.models.fields.json import KeyTransform
 from django.db.models.functions import Coalesce, Left
 from django.utils import timezone
 
@@ -1028,14 +1031,29 @@ def said_before(
 
 
 def _waiting_labels(owner: OwnerRef, named: Q) -> list[tuple[str, str]]:
+    """The labels of the owner's waiting (or expired) guesses that match ``named``, newest
+    first, each with the first text held on it. The database hands over only the first held
+    item (a card said in many conversations holds hundreds, and decoding them all was a sixth
+    of a large import); the few cards whose first item holds no text are read whole, in one
+    more query, so the answer is :func:`_first_text`'s."""
     waiting = [CandidateStatus.PENDING, CandidateStatus.EXPIRED]
-    return [
-        (label, _first_text(held))
-        for label, held in Candidate.objects.for_owner(owner)
+    rows = list(
+        Candidate.objects.for_owner(owner)
         .filter(named, status__in=waiting)
         .order_by("-last_seen_at")
-        .values_list("label_guess", "held_objects")
-    ]
+        .values_list(
+            "pk",
+            "label_guess",
+            KeyTransform("0", "held_objects"),
+            ExpressionWrapper(Q(held_objects=[]), output_field=BooleanField()),
+        )
+    )
+    texts = {pk: _first_text([first]) for pk, _label, first, _empty in rows}
+    unread = [pk for pk, _label, _first, empty in rows if not (empty or texts[pk])]
+    if unread:
+        for pk, held in Candidate.objects.filter(pk__in=unread).values_list("pk", "held_objects"):
+            texts[pk] = _first_text(held)
+    return [(label, texts[pk]) for pk, label, _first, _empty in rows]
 
 
 class SaidSoFar:

@@ -71,6 +71,34 @@ def test_said_before_reads_only_the_owners_own_earlier_messages(
     assert said_before(owner, ["allot"])[1] == [("Allotment Shed", "")]
 
 
+def test_said_before_gives_each_waiting_guess_the_first_text_held_on_it(
+    owner: Any, django_assert_num_queries: Any
+) -> None:
+    """Only the first held item is read from the database; a card whose first item holds no
+    text (an edge, an odd item from an imported file) is read whole and gives its first text,
+    in one more query, and a card that holds nothing gives ""."""
+    held = {
+        "Allotment Shed": [{"text": "shed roof"}, {"text": "later"}],
+        "Allotment Gate": [{"kind": "edge"}, None, {"text": 5}, {"text": "the gate"}],
+        "Allotment Plot": [],
+        "Allotment Pond": [None],
+    }
+    for label, items in held.items():
+        make_candidate(owner=owner, label=label, held_objects=items)
+    with django_assert_num_queries(3):  # the messages, the guesses, the one read whole
+        labels = dict(said_before(owner, ["allot"])[1])
+    assert labels == {
+        "Allotment Shed": "shed roof",
+        "Allotment Gate": "the gate",
+        "Allotment Plot": "",
+        "Allotment Pond": "",
+    }
+    odd = ["Allotment Gate", "Allotment Pond"]
+    Candidate.objects.for_owner(owner).filter(label_guess__in=odd).delete()
+    with django_assert_num_queries(2):
+        assert dict(said_before(owner, ["allot"])[1])["Allotment Shed"] == "shed roof"
+
+
 def test_a_weak_subject_said_in_two_conversations_becomes_one_card(owner: Any) -> None:
     when = datetime(2026, 3, 1, tzinfo=UTC)
     said = (
