@@ -140,7 +140,9 @@ def person_words(key: str) -> list[str]:
 # Given names and their pet forms that the ``nicknames`` package's list lacks. Its list was
 # drawn from American genealogical records, so the forms said in Britain, Ireland and Europe
 # are missing ("Liam" for William, "Pippa" for Philippa, "Sasha" for Alexander, "Evie" for
-# Evelyn). Full name -> its pet forms; read both ways, like the package's list.
+# Evelyn), and so are the pet forms of other languages, which no rule of syllables makes
+# ("Kasia" for Katarzyna, "Misha" for Mikhail, "Paco" for Francisco, "Beppe" for Giuseppe).
+# Full name -> its pet forms; read both ways, like the package's list.
 MORE_NICKNAMES: dict[str, tuple[str, ...]] = {
     "william": ("liam",),
     "philippa": ("pippa", "pip", "pippy"),
@@ -192,6 +194,79 @@ MORE_NICKNAMES: dict[str, tuple[str, ...]] = {
     "christopher": ("kit", "topher"),
     "harriet": ("hattie", "hatty"),
     "matilda": ("tilly", "tillie"),
+    # Polish: the pet forms friends use, and the English name a Grzegorz or a Krzysztof goes
+    # by abroad.
+    "grzegorz": ("grzesiek", "greg"),
+    "katarzyna": ("kasia", "kaska"),
+    "malgorzata": ("gosia", "malgosia"),
+    "wojciech": ("wojtek",),
+    "przemyslaw": ("przemek",),
+    "magdalena": ("magda",),
+    "tomasz": ("tomek",),
+    "jakub": ("kuba",),
+    "piotr": ("piotrek",),
+    "krzysztof": ("krzys", "krzysiek", "chris"),
+    "lukasz": ("lukas",),
+    "agnieszka": ("agnes",),
+    # Russian and Ukrainian, as written in Latin letters.
+    "dmitri": ("dima",),
+    "dmitry": ("dima",),
+    "mikhail": ("misha",),
+    "vladimir": ("vova", "volodya"),
+    "nikolai": ("kolya",),
+    "yekaterina": ("katya", "katia"),
+    "tatiana": ("tanya",),
+    "tatyana": ("tanya",),
+    "svetlana": ("sveta",),
+    "natalya": ("natasha",),
+    "olga": ("olya",),
+    "aleksandr": ("sasha", "shura"),
+    "ivan": ("vanya",),
+    "yevgeny": ("zhenya",),
+    "evgeny": ("zhenya",),
+    "lyudmila": ("lyuda", "mila"),
+    "anatoly": ("tolya",),
+    "sergei": ("seryozha",),
+    "alexei": ("lyosha", "alyosha"),
+    "aleksei": ("lyosha", "alyosha"),
+    "maria": ("masha",),
+    "pavel": ("pasha",),
+    "konstantin": ("kostya",),
+    "valentina": ("valya",),
+    # Italian.
+    "giuseppe": ("beppe", "peppe"),
+    "giovanni": ("gianni", "nanni"),
+    "francesco": ("checco",),
+    "salvatore": ("turi", "toto"),
+    "vincenzo": ("enzo",),
+    "alessandro": ("sandro",),
+    "domenico": ("mimmo",),
+    "antonio": ("tonino",),
+    # Spanish and Portuguese.
+    "francisco": ("paco", "pancho", "curro"),
+    "jose": ("pepe",),
+    "ignacio": ("nacho",),
+    "eduardo": ("lalo",),
+    "roberto": ("beto",),
+    "alberto": ("beto",),
+    "dolores": ("lola",),
+    "concepcion": ("conchita",),
+    "mercedes": ("merche",),
+    "rosario": ("charo",),
+    "manuel": ("manolo", "manu"),
+    "guadalupe": ("lupe", "lupita"),
+    "luis": ("lucho",),
+    # German.
+    "friedrich": ("fritz",),
+    "heinrich": ("heinz",),
+    "joachim": ("jochen",),
+    "margarethe": ("grete", "gretchen"),
+    "wilhelm": ("willi",),
+    # Irish and Greek.
+    "padraig": ("paddy",),
+    "konstantinos": ("kostas",),
+    "dimitrios": ("dimitris", "mitsos"),
+    "panagiotis": ("panos", "takis"),
 }
 
 

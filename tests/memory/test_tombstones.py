@@ -487,6 +487,26 @@ def test_pet_forms_the_package_lacks_are_known() -> None:
     assert "evie" in name_variants("evelyn")
 
 
+def test_pet_forms_of_other_languages_are_known_and_hide_the_person() -> None:
+    for full, pet in (
+        ("grzegorz", "greg"),
+        ("katarzyna", "kasia"),
+        ("mikhail", "misha"),
+        ("francisco", "paco"),
+        ("giuseppe", "beppe"),
+    ):
+        assert pet in name_variants(full) and full in name_variants(pet)
+    assert "grzegorz" not in name_variants("gregor")  # a namesake is no pet form
+    flatmate = [stone("Grzegorz Nowicki", "person", pk=1)]
+    said = {
+        "Greg still owes me three months of rent.": True,
+        "Grzesiek never paid his share.": True,
+        "My cousin Gregor plays the cello.": False,
+        "Katya from work lent me her bike.": False,
+    }
+    assert hidden(list(said), flatmate, floor=FLOOR) == list(said.values())
+
+
 @pytest.mark.parametrize(
     ("short", "name", "expected"),
     [
