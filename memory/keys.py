@@ -273,17 +273,113 @@ _ACTIVITY = frozenset("class lesson course session practice workshop".split())
 @lru_cache(maxsize=1 << 13)
 def fold_key(key: str) -> str:
     """The canonical ``key`` as the review queue folds it: its core key
-    (:func:`core_key`), a slip of the fingers corrected in a key of two words or more
-    (:func:`mistyped`: "elcetric car" -> "electric car"), less a trailing activity word
-    ("pottery classes" -> "pottery").
+    (:func:`core_key`), each word spelled one way where British and American English spell it
+    two (:func:`one_spelling`: "colour theory society" -> "color theory society"), a slip of
+    the fingers corrected in a key of two words or more (:func:`mistyped`: "elcetric car" ->
+    "electric car"), less a trailing activity word ("pottery classes" -> "pottery").
     Two pending guesses whose fold keys are equal and whose relations agree
     (:func:`same_subject`) are one card. Never empty when ``key`` is not. Pure and cached."""
-    words = core_key(key).split()
+    words = [one_spelling(w) for w in core_key(key).split()]
     if len(words) > 1:
         words = [mistyped(w) for w in words]
     if len(words) > 1 and words[-1] in _ACTIVITY:
         words = words[:-1]
     return " ".join(words)
+
+
+# How British English spells a word that American English spells another way, by the regular
+# patterns: "-ise" and "-yse" for "-ize" and "-yze" ("organised", "analyse"), "-our" for
+# "-or" after a consonant ("colour", "neighbours"), "-ogue" for "-og", "-ence" for "-ense"
+# ("licence"), a doubled "l" before an ending ("travelling", "counselling"). Each is only a
+# candidate: the other spelling must be a word English knows (wordfreq's large list), about
+# as common as this one or more (American spellings dominate the text wordfreq counts), so
+# "pouring" never becomes "poring". "-re" for "-er" and "ae" or "oe" for "e" are as often
+# French, Spanish or a surname ("entre", "Fabre", "Kraemer"), so they are read only in the
+# words that spell them so in English: the endings and roots below.
+_BRITISH = (
+    (re.compile(r"^(.{4,})is(e|ed|es|ing|ation|ations|er|ers)$"), r"\1iz\2"),
+    (re.compile(r"^(.{3,})ys(e|ed|es|ing)$"), r"\1yz\2"),
+    (
+        re.compile(r"^(.*[aeiouy].*[b-df-hj-np-tv-z])our(s|ed|ing|ite|ites|ful|able|er|ers)?$"),
+        r"\1or\2",
+    ),
+    (re.compile(r"^(.{4,})ogue(s)?$"), r"\1og\2"),
+    (re.compile(r"^(.{3,})ence(s)?$"), r"\1ense\2"),
+    (re.compile(r"^(.*[aeiouy].*[b-df-hj-np-tv-z][aeiou])ll(ed|ing|er|ers)$"), r"\1l\2"),
+    (
+        re.compile(
+            r"^(.*(?:cent|met|lit|fib|theat|calib|lust|sab|somb|spect|scept|goit|mit|tit))"
+            r"re(s|d)?$"
+        ),
+        r"\1er\2",
+    ),
+)
+_GREEK_LATIN = re.compile(
+    r"anaem|anaes|haem|paed|palae|gynaec|cyclopaed|aetiol|mediaev|leukaem|ischaem|glycaem"
+    r"|natraem|thalassaem|synaesth|kinaesth|oedem|oesoph|oestr|apnoe|dyspnoe|rrhoe|lymphoed"
+)
+# Words whose two spellings no pattern makes.
+_BRITISH_WORDS = {
+    "grey": "gray",
+    "greys": "grays",
+    "jewellery": "jewelry",
+    "pyjamas": "pajamas",
+    "aluminium": "aluminum",
+    "programme": "program",
+    "programmes": "programs",
+    "plough": "plow",
+    "mould": "mold",
+    "mouldy": "moldy",
+    "moustache": "mustache",
+    "ageing": "aging",
+    "judgement": "judgment",
+    "sceptic": "skeptic",
+    "sceptical": "skeptical",
+    "manoeuvre": "maneuver",
+    "manoeuvres": "maneuvers",
+    "doughnut": "donut",
+    "doughnuts": "donuts",
+    "cosy": "cozy",
+    "enrolment": "enrollment",
+    "fulfilment": "fulfillment",
+    "skilful": "skillful",
+    "instalment": "installment",
+    "artefact": "artifact",
+    "artefacts": "artifacts",
+    "paediatrician": "pediatrician",
+    "paediatric": "pediatric",
+    "haemorrhoids": "hemorrhoids",
+    "orthopaedic": "orthopedic",
+    "foetus": "fetus",
+    "foetal": "fetal",
+}
+# The other spelling must be at least this common (Zipf, large list), and at most this much
+# rarer than the word as written.
+_SPELLING_ZIPF = 2.0
+_SPELLING_RARER = 0.5
+
+
+@lru_cache(maxsize=65536)
+def one_spelling(word: str) -> str:
+    """``word`` (lower case) as American English spells it where British English spells it
+    another way ("colour" -> "color", "generalised" -> "generalized", "anaemia" -> "anemia",
+    "jewellery" -> "jewelry"), else ``word`` itself: so that a thing said in either spelling
+    folds to one card and is one thing to forget. Pure and cached."""
+    if word in _BRITISH_WORDS:
+        return _BRITISH_WORDS[word]
+    if len(word) < 5 or not word.isalpha() or not word.isascii():
+        return word
+    candidates = [pattern.sub(american, word) for pattern, american in _BRITISH]
+    if _GREEK_LATIN.search(word):
+        candidates.append(word.replace("ae", "e").replace("oe", "e"))
+    for other in candidates:
+        if other != word:
+            theirs = zipf_frequency(other, "en", wordlist="large")
+            if theirs >= _SPELLING_ZIPF and theirs >= (
+                zipf_frequency(word, "en", wordlist="large") - _SPELLING_RARER
+            ):
+                return other
+    return word
 
 
 # A slip of the fingers is corrected only in a word this long or longer (a short one is too

@@ -60,12 +60,24 @@ from memory.keys import (
     fold_key,
     is_person_title,
     name_words,
+    one_spelling,
     person_name_words,
     title_gender,
     titled_name,
 )
 from memory.recall.embed import DIM, MODEL_NAME, SCALE, embed, quantize
-from memory.recall.text import STOP_WORDS, is_distinctive, stem
+from memory.recall.text import STOP_WORDS, is_distinctive
+from memory.recall.text import stem as porter_stem
+
+
+@lru_cache(maxsize=65536)
+def stem(word: str) -> str:
+    """The Porter stem of ``word`` spelled one way (:func:`memory.keys.one_spelling`), so that
+    a forgotten "Colour Theory Society" is named by "color theory" and a forgotten
+    "generalised anxiety" by "generalized anxiety": every word a tombstone compares, of its
+    names and of what is said, is stemmed here."""
+    return porter_stem(one_spelling(word))
+
 
 #: Categories whose labels are people's names: every word of such a name picks the person
 #: out, and their given names have nicknames and spellings.
@@ -827,7 +839,11 @@ def tombstone(
         id=id,
         label=label,
         names=names,
-        keys=frozenset(signature.get("keys") or (key,)),
+        # Each stored key folded again as keys are folded now: a signature keeps the fold keys
+        # of when it was made, before a spelling was read one way.
+        keys=frozenset(
+            k for stored in signature.get("keys") or (key,) for k in (stored, fold_key(stored))
+        ),
         words=words,
         variants=variants,
         person=person,

@@ -14,6 +14,7 @@ from memory.keys import (
     key_tokens,
     mistyped,
     name_words,
+    one_spelling,
     person_name_words,
     same_subject,
     title_gender,
@@ -144,6 +145,11 @@ def test_core_key_is_what_every_spelling_of_a_name_shares(key: str, core: str) -
         ("Dr. Okafor", "Okafor"),
         ("Project Moonbeam", "the Moonbeam project"),
         ("Salsa lessons", "salsa"),
+        ("Colour Theory Society", "Color Theory Society"),  # British and American spelling
+        ("Generalised anxiety disorder", "generalized anxiety disorder"),
+        ("Anaemia", "anemia"),
+        ("Jewellery making", "jewelry making"),
+        ("Travelling", "traveling"),
     ],
 )
 def test_spellings_of_one_subject_fold_together(one: str, other: str) -> None:
@@ -163,6 +169,10 @@ def test_spellings_of_one_subject_fold_together(one: str, other: str) -> None:
         ("Chess", "Chess Club"),
         ("Pottery", "Poetry"),
         ("Glass", "Glas"),
+        ("Timbre", "Timber"),  # a French "-re" is no British spelling
+        ("Jean Fabre", "Jean Faber"),
+        ("Pouring", "Poring"),  # "-our" only where American English has "-or"
+        ("Michaels", "Michels"),
     ],
 )
 def test_near_identical_subjects_never_fold(one: str, other: str) -> None:
@@ -173,6 +183,35 @@ def test_near_identical_subjects_never_fold(one: str, other: str) -> None:
 def test_a_fold_key_is_never_empty() -> None:
     for label in ["class", "my sister", "the project", "Lessons"]:
         assert fold_key(canonical_key(label))
+
+
+@pytest.mark.parametrize(
+    ("british", "american"),
+    [
+        ("colour", "color"),
+        ("neighbours", "neighbors"),
+        ("organised", "organized"),
+        ("analyse", "analyze"),
+        ("centre", "center"),
+        ("catalogue", "catalog"),
+        ("licence", "license"),
+        ("counselling", "counseling"),
+        ("apnoea", "apnea"),
+        ("oestrogen", "estrogen"),
+        ("grey", "gray"),
+        ("color", "color"),  # American already
+        ("promise", "promise"),  # "-ise" with no "-ize" English knows
+        ("flour", "flour"),
+        ("filled", "filled"),  # "filed" is another word
+        ("entre", "entre"),
+        ("koester", "koester"),
+        ("kaffé", "kaffé"),
+    ],
+)
+def test_a_word_is_spelled_one_way_only_where_english_spells_it_two(
+    british: str, american: str
+) -> None:
+    assert one_spelling(british) == american
 
 
 @pytest.mark.parametrize(

@@ -23,6 +23,7 @@ from memory.tombstones import (
     pet_form,
     rare_head,
     resemblance,
+    same_name,
     shares_name,
     sign,
     spelled_alike,
@@ -215,6 +216,33 @@ def test_messages_that_speak_of_it_in_other_words_are_hidden() -> None:
     assert hidden(["anything"], [], floor=FLOOR) == [False]
 
 
+def test_a_thing_forgotten_in_one_spelling_is_forgotten_in_the_other() -> None:
+    club = stone("Colour Theory Society", "hobby", pk=1)
+    anxiety = stone("Generalised Anxiety Disorder", "health", pk=2)
+    found = resemblance("Color Theory Society", [club], floor=FLOOR)
+    assert found is not None and found.exact
+    assert same_name(canonical_key("generalized anxiety disorder"), [anxiety]) is anxiety
+    said = {
+        "The Color Theory Society met late again.": True,
+        "My generalized anxiety disorder is improving.": True,
+        "I bought a colour printer for the studio.": False,
+        "I was diagnosed with seasonal affective disorder.": False,
+    }
+    assert hidden(list(said), [club, anxiety], floor=FLOOR) == list(said.values())
+    # A suppression signed before spellings were read one way kept its old fold keys only.
+    signed = sign("Colour Theory Society", category="hobby")
+    signed["signature"]["keys"] = ["colour theory society"]
+    old = tombstone(
+        id=3,
+        label="Colour Theory Society",
+        key="colour theory society",
+        signature=signed["signature"],
+        vector=signed["vector"],
+        vector_model=signed["vector_model"],
+    )
+    assert same_name(canonical_key("Color Theory Society"), [old]) is old
+
+
 def test_a_full_name_is_its_given_names_with_their_nicknames_and_its_surname() -> None:
     vane = full_name("harriet vane")
     assert vane is not None and vane.surname == "vane"
@@ -239,7 +267,8 @@ def test_a_word_weighs_by_how_rare_it_is() -> None:
     bakery = ("harbour", "bakery")
     assert weight("harbour") / (weight("harbour") + weight("bakery")) < SHARE_FLOOR
     assert shares_name(["harbour", "row", "club"], bakery) == ""  # one common word of two
-    assert shares_name(["harbour", "bakeri"], bakery) == "harbour"  # stems, all of it
+    # stems, all of it; a stem is of the word spelled one way ("harbour" as "harbor")
+    assert shares_name(["harbor", "bakeri"], bakery) == "harbour"
     assert shares_name(["moonbeam"], ("moonbeam", "launch")) == "moonbeam"
     assert shares_name(["porto"], ("porto", "trip")) == "porto"  # "trip" tells nothing apart
     assert shares_name(["appl"], ("apple",)) == ""  # a common word picks nothing out
