@@ -879,11 +879,42 @@ def initials_of(key: str) -> str:
     return "".join(w[0] for w in words) if len(words) >= 3 else ""
 
 
+#: A word of a name is read as two words run together when each part is at least this common
+#: in English (Zipf, small list) and three letters or more: "Northwind" as "north wind".
+_COMPOUND_PART = 3.5
+
+
+@lru_cache(maxsize=65536)
+def compound_parts(word: str) -> tuple[str, ...]:
+    """``word`` as the two English words it runs together, when it is one no common English
+    word is and exactly one split makes two common words ("northwind" -> ("north", "wind"),
+    "moonbeam" -> ("moon", "beam")); else ``(word,)`` ("sunflower" is a word of its own)."""
+    if len(word) < 7 or not word.isalpha() or _common(word):
+        return (word,)
+    splits = [
+        (word[:i], word[i:])
+        for i in range(3, len(word) - 2)
+        if zipf_frequency(word[:i], "en", wordlist="small") >= _COMPOUND_PART
+        and zipf_frequency(word[i:], "en", wordlist="small") >= _COMPOUND_PART
+    ]
+    return splits[0] if len(splits) == 1 else (word,)
+
+
 def _initials(key: str) -> set[str]:
     """The initials of a name (:func:`initials_of`), with and without the words that say its
-    kind: "brazilian jiu jitsu classes" is written "BJJ" as often as "BJJC"."""
+    kind: "brazilian jiu jitsu classes" is written "BJJ" as often as "BJJC"; with a word
+    that runs two together read as both ("Northwind Games" is written "NWG"), and with the
+    "the" it starts with ("The Glass Orchard" is written "TGO" as often as "GO")."""
     subject = " ".join(subject_words(key))
-    return {i for i in (initials_of(key), initials_of(subject)) if i}
+    found = {initials_of(key), initials_of(subject)}
+    split = " ".join(part for w in key.split() for part in compound_parts(w))
+    if split != key:
+        found.add(initials_of(split))
+    if key.startswith("the "):
+        rest = [w for w in name_words(key) if w not in STOP_WORDS and w.isalpha()]
+        if len(rest) >= 2:
+            found.add("t" + "".join(w[0] for w in rest))
+    return {i for i in found if i}
 
 
 #: A two-letter word at least this common in English (Zipf) is an abbreviation people write

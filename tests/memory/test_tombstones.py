@@ -14,6 +14,7 @@ from memory.recall.embed import MODEL_NAME
 from memory.tombstones import (
     SHARE_FLOOR,
     Tombstone,
+    compound_parts,
     cut_short,
     full_name,
     hidden,
@@ -763,6 +764,22 @@ def test_initials_of_a_name_without_the_word_for_its_kind() -> None:
     club = [stone("Northgate Bouldering Collective", "organization")]
     assert resemblance("NBC Climbing Group", club, floor=FLOOR) is not None
     assert resemblance("Northgate Allotment Society", club, floor=FLOOR) is None
+
+
+def test_initials_of_a_word_that_runs_two_together_and_of_a_leading_the() -> None:
+    assert compound_parts("northwind") == ("north", "wind")
+    assert compound_parts("notebook") == ("notebook",)  # a word of its own
+    assert compound_parts("grzegorz") == ("grzegorz",)
+    games = [stone("Northwind Games", "organization")]
+    orchard = [stone("The Glass Orchard", "place")]
+    assert resemblance("NWG", games, floor=FLOOR) is not None
+    assert resemblance("TGO", orchard, floor=FLOOR) is not None
+    said = ["I left NWG in May.", "The north wind was brutal.", "The NWF lads came too."]
+    assert hidden(said, games, floor=FLOOR) == [True, False, False]
+    assert hidden(["Dinner at TGO.", "I bought a glass vase."], orchard, floor=FLOOR) == [
+        True,
+        False,
+    ]
 
 
 def test_a_persons_initials_in_capitals_are_the_person() -> None:
