@@ -54,6 +54,7 @@ from memory.exports.format import (
     Section,
 )
 from memory.imports.formats import UME, ImportFormatError
+from memory.keys import fold_key
 from memory.models import (
     Alias,
     Candidate,
@@ -229,6 +230,9 @@ class _Importer:
             values.update(_receipt_chain_values(row))
         elif kind == "candidate":
             values["reviewed_by_id"] = self.owner.pk if row["reviewed_by_owner"] else None
+            # Derived from the key, folded as this version folds: a file from before a fold
+            # rule changed (a slip of the fingers, a British spelling) carries the old one.
+            values["fold_key"] = fold_key(row["canonical_key"])
         elif kind == "revision":
             values.update(self._revision_values(row))
         elif kind == "suppression":

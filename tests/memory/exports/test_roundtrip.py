@@ -65,6 +65,24 @@ def test_imported_into_another_person_every_row_comes_back_the_same(
     assert deleted and all(r["object"] < 0 for r in deleted if r["kind"] == "node")
 
 
+def test_an_imported_guess_is_folded_as_this_version_folds(
+    owner: Any, other_user: Any, rich: dict[str, Any], tmp_path: Path
+) -> None:
+    """A file written before a fold rule changed carries the fold key of its day; the import
+    folds the key again, so a guess said later in the other spelling joins the imported one."""
+    card = Candidate.objects.for_owner(owner).filter(status=CandidateStatus.PENDING).first()
+    assert card is not None
+    Candidate.objects.filter(pk=card.pk).update(
+        label_guess="Colour Theory Society",
+        canonical_key="colour theory society",
+        fold_key="colour theory society",
+    )
+    [line] = ingest_file(saved(tmp_path, export_bytes("owner")), "other")
+    assert line["outcome"] == Outcome.WROTE, line
+    imported = Candidate.objects.for_owner(other_user).get(label_guess="Colour Theory Society")
+    assert imported.fold_key == "color theory society"
+
+
 def test_after_delete_all_the_same_person_gets_everything_back_once(
     owner: Any, rich: dict[str, Any], tmp_path: Path
 ) -> None:
