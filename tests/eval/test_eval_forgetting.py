@@ -101,6 +101,16 @@ def test_the_fixture_is_checked(tmp_path: Path) -> None:
         load_stories(bad)
 
 
+def test_the_held_out_sets_load_and_repeat_no_dev_story() -> None:
+    """The held-out sets are run for figures only (docs/architecture.md, "Tombstones"): each
+    loads, and none says what a dev story says."""
+    dev = {s.say for s in load_stories(FIXTURE)}
+    for name, at_least in (("forgetting_holdout.json", 8), ("forgetting_holdout_b.json", 24)):
+        held = load_stories(FIXTURE.with_name(name))
+        assert len(held) >= at_least
+        assert not dev & {s.say for s in held}
+
+
 def test_the_command_refuses_unknown_ways() -> None:
     with pytest.raises(CommandError, match="unknown way back"):
         call_command("eval_forgetting", str(FIXTURE), "--back", "carrier_pigeon")
