@@ -1,41 +1,62 @@
-"""``memory.0075_fold_typos``: guesses stored before it get the fold key that corrects a slip
-of the fingers, so a mistyped card and one said right fold into one; the rest are untouched."""
+"""The data migrations that fold the keys of guesses stored before a fold rule changed:
+``memory.0075_fold_typos`` (a slip of the fingers corrected) and ``memory.0076_fold_spellings``
+(a word British and American English spell two ways, spelled one way). A stored card and one
+said another way then fold into one; the rest are untouched."""
 
 from __future__ import annotations
-
-from collections.abc import Iterator
-from typing import Any
 
 import pytest
 
 from memory.models import Candidate
 from tests.migrations import apps_before, migrate_to_latest
 
-BEFORE = [("memory", "0074_embeddings_serving_model")]
+
+def refolded(before: str, rows: list[tuple[str, str, str]]) -> dict[str, str]:
+    """Store ``rows`` (label, canonical key, fold key as it was) just before the migration
+    after ``before``, migrate to the latest, and give each label's fold key."""
+    with apps_before([("memory", before)]) as apps:
+        user = apps.get_model("auth", "User").objects.create(username="old")
+        Old = apps.get_model("memory", "Candidate")
+        pks = {
+            label: Old.objects.create(
+                owner=user, label_guess=label, canonical_key=key, fold_key=fold
+            ).pk
+            for label, key, fold in rows
+        }
+        migrate_to_latest()
+        folds = dict(Candidate.objects.filter(pk__in=pks.values()).values_list("pk", "fold_key"))
+    return {label: folds[pk] for label, pk in pks.items()}
 
 
-@pytest.fixture
-def before_refold(transactional_db: None) -> Iterator[Any]:
-    """The historical apps just before the migration; back to head afterwards."""
-    with apps_before(BEFORE) as apps:
-        yield apps
-
-
-def test_mistyped_guesses_get_the_corrected_fold_key(before_refold: Any) -> None:
-    user = before_refold.get_model("auth", "User").objects.create(username="old")
-    Old = before_refold.get_model("memory", "Candidate")
-    rows = {
-        label: Old.objects.create(
-            owner=user, label_guess=label, canonical_key=key, fold_key=fold
-        ).pk
-        for label, key, fold in [
+@pytest.mark.usefixtures("transactional_db")
+def test_mistyped_guesses_get_the_corrected_fold_key() -> None:
+    folds = refolded(
+        "0074_embeddings_serving_model",
+        [
             ("Elcetric car", "elcetric car", "elcetric car"),
             ("Pottery classes", "pottery classes", "pottery"),
             ("Annika Berg", "annika berg", "annika berg"),
-        ]
+        ],
+    )
+    assert folds == {
+        "Elcetric car": "electric car",
+        "Pottery classes": "pottery",
+        "Annika Berg": "annika berg",
     }
-    migrate_to_latest()
-    folds = dict(Candidate.objects.filter(pk__in=rows.values()).values_list("pk", "fold_key"))
-    assert folds[rows["Elcetric car"]] == "electric car"
-    assert folds[rows["Pottery classes"]] == "pottery"
-    assert folds[rows["Annika Berg"]] == "annika berg"
+
+
+@pytest.mark.usefixtures("transactional_db")
+def test_british_spellings_get_the_one_spelling_fold_key() -> None:
+    folds = refolded(
+        "0075_fold_typos",
+        [
+            ("Colour Theory Society", "colour theory society", "colour theory society"),
+            ("Anaemia", "anaemia", "anaemia"),
+            ("Pouring Rain", "pouring rain", "pouring rain"),
+        ],
+    )
+    assert folds == {
+        "Colour Theory Society": "color theory society",
+        "Anaemia": "anemia",
+        "Pouring Rain": "pouring rain",
+    }
