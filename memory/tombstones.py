@@ -1133,9 +1133,13 @@ def _near(
     if not t.person and _ACRONYM_LABEL.match(t.label) and t.label.lower() in _initials(key):
         # "Irritable Bowel Syndrome" of a forgotten "IBS": the acronym said in full
         return Resemblance(t, False, f"“{t.label}” is what it is written as")
-    spoken = key.split()
-    if any(len(name.split()) > 1 and _phrase_in(spoken, name.split()) for name in t.names):
-        # "Ingrid Vasquez Coaches": the whole forgotten name, whatever is said beside it
+    spoken = [one_spelling(w) for w in key.split()]
+    if any(
+        len(name.split()) > 1 and _phrase_in(spoken, [one_spelling(w) for w in name.split()])
+        for name in t.names
+    ):
+        # "Ingrid Vasquez Coaches": the whole forgotten name, whatever is said beside it, in
+        # either English spelling ("Color Theory Society Meeting" of a "Colour Theory Society")
         return Resemblance(t, False, f"says the name “{t.label}”")
     words = subject_words(key)
     stems = {stem(w) for w in words}

@@ -222,6 +222,8 @@ def test_a_thing_forgotten_in_one_spelling_is_forgotten_in_the_other() -> None:
     anxiety = stone("Generalised Anxiety Disorder", "health", pk=2)
     found = resemblance("Color Theory Society", [club], floor=FLOOR)
     assert found is not None and found.exact
+    # the whole name inside a longer label, in the other spelling
+    assert resemblance("Color Theory Society Meeting", [club], floor=FLOOR) is not None
     assert same_name(canonical_key("generalized anxiety disorder"), [anxiety]) is anxiety
     said = {
         "The Color Theory Society met late again.": True,
