@@ -318,10 +318,8 @@ _GREEK_LATIN = re.compile(
     r"anaem|anaes|haem|paed|palae|gynaec|cyclopaed|aetiol|mediaev|leukaem|ischaem|glycaem"
     r"|natraem|thalassaem|synaesth|kinaesth|oedem|oesoph|oestr|apnoe|dyspnoe|rrhoe|lymphoed"
 )
-# Words whose two spellings no pattern makes.
+# Words whose two spellings no pattern makes. Not "grey": Grey and Gray are two families.
 _BRITISH_WORDS = {
-    "grey": "gray",
-    "greys": "grays",
     "jewellery": "jewelry",
     "pyjamas": "pajamas",
     "aluminium": "aluminum",
