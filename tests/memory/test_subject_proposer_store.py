@@ -18,6 +18,18 @@ from tests.factories import make_candidate, make_node
 pytestmark = pytest.mark.django_db
 
 
+def test_a_card_said_again_in_the_other_english_spelling_is_one_card(owner: Any) -> None:
+    when = datetime(2026, 3, 1, tzinfo=UTC)
+    for name, text in (
+        ("one", "I joined the Colour Theory Society at the art college."),
+        ("two", "The Color Theory Society meets on Thursdays, I never miss it."),
+    ):
+        ingest_text(owner=owner, text=_said(text, when), name=name, extractor="rules")
+    (card,) = Candidate.objects.for_owner(owner)
+    assert card.label_guess == "Colour Theory Society" and card.fold_key == "color theory society"
+    assert card.session_count == 2 and card.mention_count == 2
+
+
 def test_recurring_subjects_are_the_owners_memories_and_waiting_guesses(
     owner: Any, other_user: Any
 ) -> None:
