@@ -888,7 +888,8 @@ _COMPOUND_PART = 3.5
 def compound_parts(word: str) -> tuple[str, ...]:
     """``word`` as the two English words it runs together, when it is one no common English
     word is and exactly one split makes two common words ("northwind" -> ("north", "wind"),
-    "moonbeam" -> ("moon", "beam")); else ``(word,)`` ("sunflower" is a word of its own)."""
+    "moonbeam" -> ("moon", "beam")); else ``(word,)`` ("notebook" is a common word of its
+    own). Read only for a name's initials, which count only where written in capitals."""
     if len(word) < 7 or not word.isalpha() or _common(word):
         return (word,)
     splits = [

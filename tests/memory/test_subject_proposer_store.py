@@ -18,18 +18,6 @@ from tests.factories import make_candidate, make_node
 pytestmark = pytest.mark.django_db
 
 
-def test_a_card_said_again_in_the_other_english_spelling_is_one_card(owner: Any) -> None:
-    when = datetime(2026, 3, 1, tzinfo=UTC)
-    for name, text in (
-        ("one", "I joined the Colour Theory Society at the art college."),
-        ("two", "The Color Theory Society meets on Thursdays, I never miss it."),
-    ):
-        ingest_text(owner=owner, text=_said(text, when), name=name, extractor="rules")
-    (card,) = Candidate.objects.for_owner(owner)
-    assert card.label_guess == "Colour Theory Society" and card.fold_key == "color theory society"
-    assert card.session_count == 2 and card.mention_count == 2
-
-
 def test_recurring_subjects_are_the_owners_memories_and_waiting_guesses(
     owner: Any, other_user: Any
 ) -> None:
@@ -51,16 +39,33 @@ def _said(text: str, when: datetime) -> str:
     return json.dumps({"messages": [{"role": "user", "content": text, "ts": when.isoformat()}]})
 
 
+def _conversations(owner: Any, *texts: str) -> None:
+    """Each of ``texts`` said by ``owner`` in a conversation of its own, read by the rules."""
+    when = datetime(2026, 3, 1, tzinfo=UTC)
+    for number, text in enumerate(texts):
+        ingest_text(owner=owner, text=_said(text, when), name=f"chat {number}", extractor="rules")
+
+
 def test_a_card_said_again_in_another_conversation_is_one_card_with_both(owner: Any) -> None:
-    first = datetime(2026, 3, 1, tzinfo=UTC)
-    for name, text in (
-        ("one", "We took in a rescue greyhound called Biscuit."),
-        ("two", "Biscuit chewed my favourite trainers, I can't stay mad at her."),
-    ):
-        ingest_text(owner=owner, text=_said(text, first), name=name, extractor="rules")
+    _conversations(
+        owner,
+        "We took in a rescue greyhound called Biscuit.",
+        "Biscuit chewed my favourite trainers, I can't stay mad at her.",
+    )
     (card,) = Candidate.objects.for_owner(owner).filter(canonical_key="biscuit")
     assert card.session_count == 2 and card.mention_count >= 2
     assert card.reason == "proposed" and len(card.held_objects) >= 2
+
+
+def test_a_card_said_again_in_the_other_english_spelling_is_one_card(owner: Any) -> None:
+    _conversations(
+        owner,
+        "I joined the Colour Theory Society at the art college.",
+        "The Color Theory Society meets on Thursdays, I never miss it.",
+    )
+    (card,) = Candidate.objects.for_owner(owner)
+    assert card.label_guess == "Colour Theory Society" and card.fold_key == "color theory society"
+    assert card.session_count == 2 and card.mention_count == 2
 
 
 def test_said_before_reads_only_the_owners_own_earlier_messages(
