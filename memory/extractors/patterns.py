@@ -166,6 +166,86 @@ def is_question(text: str) -> bool:
     return bool(_QUESTION_WORD.match(text) or _QUESTION_START.match(text))
 
 
+# Where a question may start inside a typed sentence: after a comma, a semicolon, a dash or
+# an emoji ("my greenhouse got smashed last night, can I claim on the insurance?").
+_ASK_BREAK = re.compile(r"(?:[,;]|\s[-–—]+|[\U0001F300-\U0001FAFF\u2600-\u27BF]+)\s+")
+
+
+# The ask after what was told may be a few words only: "normal?", "gift ideas?", "choke or
+# battery?".
+_SHORT_ASK = 4
+
+
+def told(sentence: str) -> str:
+    """What the person tells in a sentence that also asks. Before the question they go on to
+    ask in the same sentence
+    ("our gecko didn't shed properly, do i soak her?": "our gecko didn't shed properly";
+    "grandma's 85th is on sunday, gift ideas?"), else the sentence. Only a sentence that ends
+    in a question mark is cut: at the first break whose rest is phrased as a question, else
+    at the last break when what follows it is a few words only; what comes before must be
+    three words or more and no question itself. After the question or request it opens with,
+    when it does not end in a question mark (:func:`_told_after_asking`)."""
+    if not sentence.rstrip().endswith("?"):
+        return _told_after_asking(sentence)
+    breaks = list(_ASK_BREAK.finditer(sentence))
+    cut = next((b for b in breaks if is_question(sentence[b.end() :])), None)
+    if cut is None and breaks and len(words(sentence[breaks[-1].end() :])) <= _SHORT_ASK:
+        cut = breaks[-1]
+    if cut is None:
+        return sentence
+    head = sentence[: cut.start()].strip()
+    if len(words(head)) < 3 or is_question(head):
+        return sentence  # "is it better in Leith, or in Portobello?": a question throughout
+    return head
+
+
+# A topic typed before a question or a request, as people ask an assistant: "docker: how do
+# i see the logs", "SQL: find duplicate rows".
+TOPIC = re.compile(r"^\s*[\w.+#/ -]{1,24}:\s+")
+
+
+# The words of a request that hand over material to work on: "rewrite this: ...", "translate
+# the following", "can you make it shorter".
+HANDED_OVER = re.compile(r"\b(?:this|these|the\s+following|below|above|it)\b", re.IGNORECASE)
+
+
+# Words a question may open with before it asks ("also do you know if ...", "so what should I
+# ...", "btw can I ...").
+ASK_LEAD_IN = re.compile(
+    r"^\s*(?:(?:also|and|so|ok|okay|oh|btw|but|anyway|hey|well|plus|then)\b[,\s]*)+",
+    re.IGNORECASE,
+)
+# What goes on asking after a break: "should I take the job, or stay where I am".
+_ASK_GOES_ON = re.compile(r"^(?:or|either|nor)\b", re.IGNORECASE)
+
+
+def asks(text: str) -> bool:
+    """Phrased as a question or a request, after the words it may open with."""
+    text = ASK_LEAD_IN.sub("", text, count=1) or text
+    return is_request(text) or is_question(text)
+
+
+def _told_after_asking(sentence: str) -> str:
+    """What the person tells after the question or request a sentence opens with ("how do u
+    stop the clay wobbling, Marnie (teacher) kept saying ...": "Marnie (teacher) kept saying
+    ..."; "write an email to my landlord, the heating is not working"; what follows a topic
+    typed as if it asked: "update for u: i'm not vegetarian any more"), else the sentence:
+    the rest after the first break that is three words or more, neither asks nor goes on
+    asking ("..., or stay where I am"), unless the request hands material over ("translate
+    this, ...": :data:`HANDED_OVER`)."""
+    if not asks(sentence):
+        return sentence
+    topic = TOPIC.match(sentence)
+    if topic and not HANDED_OVER.search(topic.group(0)) and not asks(sentence[topic.end() :]):
+        return sentence[topic.end() :]  # "update for u: i'm not vegetarian any more"
+    for cut in _ASK_BREAK.finditer(sentence):
+        rest = sentence[cut.end() :].strip()
+        if len(words(rest)) >= 3 and not asks(rest) and not _ASK_GOES_ON.match(rest):
+            # "translate this, my wife ...": what follows is the material, not told
+            return sentence if HANDED_OVER.search(sentence[: cut.start()]) else rest
+    return sentence
+
+
 # "Remember that ...", "Note: ...", "Don't forget that ...", "Save this for later: ...".
 _REMEMBER = re.compile(
     r"^(?:(?:please|pls|ok|okay|also|and|hey|oh|btw|so)[,\s]+)*(?:can\s+you\s+|could\s+you\s+)?"

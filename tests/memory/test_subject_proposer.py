@@ -18,7 +18,6 @@ from memory.extractors.subjects import (
     kind_of_thing,
     propose,
     scored,
-    told,
 )
 from memory.extractors.subjects.framing import (
     categories,
@@ -435,37 +434,6 @@ def test_what_someone_else_did_is_not_the_persons_own() -> None:
     # "Started at Airbus" goes on with the sister: not a subject of the person's life
     assert "airbus" not in possible("My sister got a new job. Started at Airbus last week.")
     assert "airbus" in possible("Got a new job at last. Started at Airbus last week.")
-
-
-@pytest.mark.parametrize(
-    ("sentence", "statement"),
-    [
-        # what the person told, before the question they go on to ask
-        (
-            "our shed roof blew off in the night, does the insurance cover it?",
-            "our shed roof blew off in the night",
-        ),
-        (
-            "my niece Ottilie starts nursery on monday 😬 how do I stop crying at the gate?",
-            "my niece Ottilie starts nursery on monday",
-        ),
-        (
-            "booked a week in Madeira - what should I pack?",
-            "booked a week in Madeira",
-        ),
-        # or the few words of an ask after the last break
-        ("my sister turns 40 on saturday, present ideas?", "my sister turns 40 on saturday"),
-        ("the boiler is making a banging noise, normal?", "the boiler is making a banging noise"),
-        # a question throughout, a statement, or too little before the question
-        ("is it better to rent in Leith, or in Portobello?", None),
-        ("we moved to Leith last year, and it's lovely.", None),
-        ("so, what do you think?", None),
-    ],
-)
-def test_a_statement_before_a_question_in_one_sentence_is_read(
-    sentence: str, statement: str | None
-) -> None:
-    assert told(sentence) == (statement or sentence)
 
 
 def test_a_question_with_its_topic_typed_first_is_still_a_question() -> None:

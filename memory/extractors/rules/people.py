@@ -55,7 +55,7 @@ for _category, _words in (
     (
         RELATIONSHIP,
         """wife husband partner girlfriend boyfriend fiancé fiancée fiance fiancee spouse ex
-        ex-wife ex-husband ex-girlfriend ex-boyfriend""",
+        ex-wife ex-husband ex-girlfriend ex-boyfriend bf gf hubby wifey""",
     ),
     (
         PERSON,
@@ -63,7 +63,10 @@ for _category, _words in (
         co-treasurer supervisor lead director pastor priest vet physio physiotherapist gp
         counsellor counselor psychiatrist psychologist nurse midwife trainer
         neighbour neighbor roommate flatmate housemate therapist doctor dentist coach teacher
-        tutor landlord landlady client cofounder co-founder intern classmate""",
+        tutor landlord landlady client cofounder co-founder intern classmate bestie bff
+        accountant solicitor lawyer plumber electrician mechanic hairdresser barber babysitter
+        nanny childminder carer chef labmate bandmate officemate schoolmate pharmacist
+        optician surgeon""",
     ),
 ):
     for _word in _words.split():
@@ -254,9 +257,20 @@ def possessive(c: Clause) -> Found:
     return slice_(c, label, _possessor_category(thing), SliceKind.OTHER.value, text)
 
 
+# Chat's short words for a relation, spelled out in a label: "my bf" is the user's boyfriend.
+SPELLED_OUT = {
+    "bf": "boyfriend",
+    "gf": "girlfriend",
+    "hubby": "husband",
+    "wifey": "wife",
+    "bestie": "best friend",
+    "bff": "best friend",
+}
+
+
 def _relation_label(mods: str, rel: str) -> str:
     kept = [m for m in mods.lower().split() if m not in _MODS_DROPPED]
-    return p.title_case(" ".join([*kept, rel.lower()]))
+    return p.title_case(" ".join([*kept, SPELLED_OUT.get(rel.lower(), rel.lower())]))
 
 
 _NAME_IS = re.compile(r"^'s\s+name\s+is\s+(?P<name>[A-Z][\w'\-]*(?:\s+[A-Z][\w'\-]*){0,2})$")

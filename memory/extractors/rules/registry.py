@@ -286,6 +286,10 @@ def extract(
             found += read_sentence(statement, message.id, message.ts, anchor, quote=sentences[0])
             sentences = sentences[1:]
         for sentence in sentences:
-            found += read_sentence(sentence, message.id, message.ts, anchor)
+            # what the person told before the question they go on to ask ("my partner Tomek
+            # drives, then ferry?"); the evidence quotes the whole sentence
+            said = p.told(sentence)
+            quote = sentence if said != sentence else None
+            found += read_sentence(said, message.id, message.ts, anchor, quote=quote)
         previous = message
     return _merge_nodes(_settle_people(_one_card_per_person(found)))

@@ -44,6 +44,7 @@ from memory.extractors.subjects.framing import (
     categories,
     first_person,
     introduced,
+    led_by_other_here,
     led_here,
     life_scores,
     mentions_self,
@@ -177,59 +178,10 @@ def _before(sentence: str, phrase: Phrase) -> str:
     return words[at - 1] if at > 0 else ""
 
 
-# Where a question may start inside a typed sentence: after a comma, a semicolon, a dash or
-# an emoji ("my greenhouse got smashed last night, can I claim on the insurance?").
-_ASK_BREAK = re.compile(r"(?:[,;]|\s[-–—]+|[\U0001F300-\U0001FAFF\u2600-\u27BF]+)\s+")
-
-
-# The ask after what was told may be a few words only: "normal?", "gift ideas?", "choke or
-# battery?".
-_SHORT_ASK = 4
-
-
-def told(sentence: str) -> str:
-    """What the person told before the question they go on to ask in the same sentence
-    ("our gecko didn't shed properly, do i soak her?": "our gecko didn't shed properly";
-    "grandma's 85th is on sunday, gift ideas?"), else the sentence. Only a sentence that ends
-    in a question mark is cut: at the first break whose rest is phrased as a question, else
-    at the last break when what follows it is a few words only; what comes before must be
-    three words or more and no question itself."""
-    if not sentence.rstrip().endswith("?"):
-        return sentence
-    breaks = list(_ASK_BREAK.finditer(sentence))
-    cut = next((b for b in breaks if p.is_question(sentence[b.end() :])), None)
-    if cut is None and breaks and len(p.words(sentence[breaks[-1].end() :])) <= _SHORT_ASK:
-        cut = breaks[-1]
-    if cut is None:
-        return sentence
-    head = sentence[: cut.start()].strip()
-    if len(p.words(head)) < 3 or p.is_question(head):
-        return sentence  # "is it better in Leith, or in Portobello?": a question throughout
-    return head
-
-
-# A topic typed before a question or a request, as people ask an assistant: "docker: how do
-# i see the logs", "SQL: find duplicate rows".
-_TOPIC = re.compile(r"^\s*[\w.+#/ -]{1,24}:\s+")
-
-
-# Words a question may open with before it asks ("Also do you know if ...", "so what should
-# I ...", "btw can I ...").
-_LEAD_IN = re.compile(
-    r"^\s*(?:(?:also|and|so|ok|okay|oh|btw|but|anyway|hey|well|plus|then)\b[,\s]*)+",
-    re.IGNORECASE,
-)
-
-
-def _asks(text: str) -> bool:
-    text = _LEAD_IN.sub("", text, count=1) or text
-    return p.is_request(text) or p.is_question(text)
-
-
 def _statement(sentence: str) -> str | None:
     """The sentence as a statement of the person's own, else ``None``."""
-    rest, _remembered = p.unwrap_remember(told(sentence))
-    if p.is_smalltalk(rest) or _asks(rest) or _asks(_TOPIC.sub("", rest, count=1)):
+    rest, _remembered = p.unwrap_remember(p.told(sentence))
+    if p.is_smalltalk(rest) or p.asks(rest) or p.asks(p.TOPIC.sub("", rest, count=1)):
         return None
     if _SUPPOSED.search(rest):
         # "If I won the lottery ...", "I might try ...": nothing the person has; but what
@@ -256,7 +208,7 @@ def _sentences(
         if message.role != "user" or not message.content.strip():
             continue
         sentences = p.split_sentences(markup_to_text(message.content))
-        if at in withheld_at or (sentences and _hands_over(told(sentences[0]))):
+        if at in withheld_at or (sentences and _hands_over(p.told(sentences[0]))):
             # "Don't save this ...", a message taken back ("scratch that"), or a request whose
             # material follows ("Rewrite this: ..."): nothing in it is the person's to keep.
             continue
@@ -285,7 +237,7 @@ def _sentences(
 
 # What a request hands over to work on: "Rewrite this: ...", "translate the following",
 # "can you make it shorter?".
-_MATERIAL = re.compile(r":|\b(?:this|these|the\s+following|below|above|it)\b", re.IGNORECASE)
+_MATERIAL = re.compile(r":|" + p.HANDED_OVER.pattern, re.IGNORECASE)
 
 
 def _hands_over(first: str) -> bool:
@@ -783,13 +735,16 @@ def held(
 
 def theirs(subject: Subject) -> bool:
     """The person leads a sentence that says the subject, or names it as theirs ("my ..."),
-    never one in which they hear of it (:func:`heard_of`: the other's news),
+    never one in which they hear of it (:func:`heard_of`: the other's news) nor in a clause
+    someone else leads after them (:func:`.framing.led_by_other_here`: "..., he moved to
+    Cardiff"),
     or the subject is someone whose doing reaches them ("Mr Ravi Mensah is doing my taxes"),
     or someone of another person's said in a sentence of the speaker's own life ("my brother
     is marrying his girlfriend of 9 years, Sinéad, and I'm giving a speech")."""
     words = subject.phrase.words
     return any(
         not heard_of(s.sentence, words)
+        and not led_by_other_here(s.sentence, words)
         and (
             first_person(s.sentence, s.prior)
             or led_here(s.sentence, words)

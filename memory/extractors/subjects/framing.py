@@ -250,15 +250,32 @@ def led_by_another(sentence: str) -> bool:
 def owned(sentence: str, words: tuple[str, ...]) -> bool:
     """The sentence names the phrase as the speaker's: "my"/"our" and up to three words
     before it ("reminds me of my grandad Wilf", "our old caravan", "my great-grandfather,
-    William Trevenna"), or right after it ("Glenys my wife", "Ravi, our accountant")."""
+    William Trevenna"), right after it ("Glenys my wife", "Ravi, our accountant") or in
+    brackets after it ("Sipho (bf)")."""
     if not words:
         return False
     text = sentence.replace("’", "'")
     before = r"\b(?:my|our)\s+(?:[\w'-]+,?\s+){0,3}?" + re.escape(words[0]) + r"\b"
     after = r"\b" + re.escape(words[-1]) + r"\s*,?\s+(?:my|our)\s+\w"
     return bool(
-        compiled(before, re.IGNORECASE).search(text) or compiled(after, re.IGNORECASE).search(text)
+        compiled(before, re.IGNORECASE).search(text)
+        or compiled(after, re.IGNORECASE).search(text)
+        or _bracketed(words, text) is not None
     )
+
+
+# What a name is to the speaker said in brackets right after it, as people type notes:
+# "Marnie (teacher)", "Sipho (bf)", "Tidepool (my side project)".
+_BRACKETED = r"\s*\(\s*(?:my\s+|our\s+)?((?:[\w'’-]+\s*){1,3})\)"
+
+
+def _bracketed(words: tuple[str, ...], sentence: str) -> str | None:
+    """The category of a relation, a kind of work or a kind of place said in brackets right
+    after the name (:data:`_BRACKETED`), else None."""
+    if not words:
+        return None
+    found = compiled(r"\b" + re.escape(words[-1]) + _BRACKETED, re.IGNORECASE).search(sentence)
+    return _kind_said(found.group(1)) if found else None
 
 
 # Who does what in a run-on sentence: the nearest subject before a phrase says whose it is.
@@ -291,6 +308,30 @@ def led_here(sentence: str, words: tuple[str, ...]) -> bool:
         return True  # "its 9:30pm here in montreal" ("here" is the speaker's), "back in portland!!"
     mine = [m.end() for m in _SPEAKER_SUBJECT.finditer(ahead)]
     return bool(mine) and mine[-1] > max(others, default=-1)
+
+
+# Someone else leading a clause: "he", "she" or "they" first in it, then the clause goes on
+# ("..., he moved to ...", "and she flew to ...").
+_OTHER_LEADS = re.compile(
+    r"(?:^|[,;:]\s*|\b(?:and|but|so|then|because|cos|since|now)\s+)(?:he|she|they)\s+\w",
+    re.IGNORECASE,
+)
+
+
+def led_by_other_here(sentence: str, words: tuple[str, ...]) -> bool:
+    """The phrase is in a clause someone else leads, after anything the speaker leads: "i
+    dont live with Rhys anymore, he moved to Cardiff" (Cardiff is where he went), not "he
+    moved out so I took the flat in Leith"."""
+    if not words:
+        return False
+    text = sentence.replace("’", "'")
+    found = compiled(r"\b" + re.escape(words[0]) + r"\b", re.IGNORECASE).search(text)
+    if found is None:
+        return False
+    ahead = text[: found.start()]
+    others = [m.end() for m in _OTHER_LEADS.finditer(ahead)]
+    mine = [m.end() for m in _SPEAKER_SUBJECT.finditer(ahead)]
+    return bool(others) and others[-1] > max(mine, default=-1)
 
 
 _SELF_AFTER = re.compile(r"\b(?:me|my|us|our)\b", re.IGNORECASE)
@@ -635,8 +676,9 @@ def _kind_said(said: str) -> str | None:
 
 def _said_as(words: tuple[str, ...], sentence: str) -> str | None:
     """The category of what a name is said to be to the speaker right beside it: a relation
-    ("Glenys, my wife"), a pet ("Pickle, our cat"), a kind of work or place ("Tidepool, my
-    side project", "Fernhill, our new office", "my old area, West County"), or None."""
+    ("Glenys, my wife", "Sipho (bf)"), a pet ("Pickle, our cat"), a kind of work or place
+    ("Tidepool, my side project", "Fernhill, our new office", "my old area, West County"), or
+    None."""
     found = compiled(r"\b" + re.escape(words[-1]) + _SAID_AS.pattern, re.IGNORECASE).search(
         sentence
     )
@@ -644,7 +686,9 @@ def _said_as(words: tuple[str, ...], sentence: str) -> str | None:
         return _kind_said(found.group(1))
     name = r"\s+".join(re.escape(w) for w in words)
     found = compiled(_SAID_BEFORE + name + r"\b", re.IGNORECASE).search(sentence)
-    return _kind_said(found.group(1).split()[-1]) if found else None
+    if found:
+        return _kind_said(found.group(1).split()[-1])
+    return _bracketed(words, sentence)
 
 
 # The last word of a name that makes it a place on a map: "Queens Road", "Main St", "Bondi

@@ -422,12 +422,39 @@ def _joins_names(
         return False
     last = chunks[-1][-1]
     after = tokens[index + 1] if index + 1 < len(tokens) else ("", "", "")
+    if word == "&" and _two_people(tokens, index, chunks[-1]):
+        return False
     return (
         last[0] == index - 1
         and last[2] in _PROPER
         and last[1][:1].isupper()
         and _cased(after[0])
         and after[1] in _NOUN  # "Spoke & Chain": the tagger reads "Chain" as a common noun
+    )
+
+
+def _two_people(
+    tokens: list[tuple[str, str, str]], index: int, chunk: list[tuple[int, str, str]]
+) -> bool:
+    """Whether "&" at ``index`` joins two people, not the words of one name: a given name
+    alone on each side and nothing after ("the twins (Mateo & Inés)"); "Dunn & Sons", "Simon
+    & Schuster" and "Ben & Jerry's" are one name each."""
+    from memory.extractors.subjects.given_names import world_given_name
+    from memory.tombstones import _given_name
+
+    def given(word: str) -> bool:
+        return _given_name(word.lower()) or world_given_name(word)
+
+    after = tokens[index + 1] if index + 1 < len(tokens) else ("", "", "")
+    after_next = tokens[index + 2] if index + 2 < len(tokens) else ("", "", "")
+    before = tokens[index - 2] if index >= 2 else ("", "", "")
+    return (
+        chunk[-1][0] == index - 1
+        and not (before[0][:1].isupper() and before[1] in _PROPER)
+        and given(tokens[index - 1][0])
+        and given(after[0])
+        and not after_next[0][:1].isupper()
+        and not after_next[0].startswith(("'", "’"))
     )
 
 

@@ -1,4 +1,5 @@
-"""The label rule (:func:`memory.extractors.patterns.make_label`) around descriptor words."""
+"""The shared sentence patterns (:mod:`memory.extractors.patterns`): the label rule around
+descriptor words, and what a sentence that also asks tells."""
 
 from __future__ import annotations
 
@@ -66,3 +67,53 @@ def test_a_pattern_built_around_a_word_is_compiled_once() -> None:
     assert p.compiled(r"\bjuniper\b", re.IGNORECASE) is pattern
     assert pattern.search("we took Juniper out")
     assert not p.compiled(r"\bjuniper\b").search("we took Juniper out")  # its own flags
+
+
+@pytest.mark.parametrize(
+    ("sentence", "statement"),
+    [
+        # what the person told, before the question they go on to ask
+        (
+            "our shed roof blew off in the night, does the insurance cover it?",
+            "our shed roof blew off in the night",
+        ),
+        (
+            "my niece Ottilie starts nursery on monday 😬 how do I stop crying at the gate?",
+            "my niece Ottilie starts nursery on monday",
+        ),
+        (
+            "booked a week in Madeira - what should I pack?",
+            "booked a week in Madeira",
+        ),
+        # or the few words of an ask after the last break
+        ("my sister turns 40 on saturday, present ideas?", "my sister turns 40 on saturday"),
+        ("the boiler is making a banging noise, normal?", "the boiler is making a banging noise"),
+        # a question throughout, a statement, or too little before the question
+        ("is it better to rent in Leith, or in Portobello?", None),
+        ("we moved to Leith last year, and it's lovely.", None),
+        ("so, what do you think?", None),
+        # what the person tells after the question or request the sentence opens with
+        (
+            "how do I get the sourdough to rise, Odile (neighbour) swears by a warm oven",
+            "Odile (neighbour) swears by a warm oven",
+        ),
+        (
+            "write a note to my landlord, the boiler has been broken since tuesday",
+            "the boiler has been broken since tuesday",
+        ),
+        # a topic typed as if it asked, then news
+        (
+            "update for you: we sold the campervan last weekend",
+            "we sold the campervan last weekend",
+        ),
+        # a request that hands over material, an ask that goes on, too little after the break
+        ("translate this, my cousin Bertil lives in Malmö", None),
+        ("rewrite this: we sold the campervan last weekend", None),
+        ("should I take the flat in Partick, or stay in Govan", None),
+        ("what should I cook tonight, maybe pasta", None),
+    ],
+)
+def test_a_statement_before_a_question_in_one_sentence_is_read(
+    sentence: str, statement: str | None
+) -> None:
+    assert p.told(sentence) == (statement or sentence)

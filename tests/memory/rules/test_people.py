@@ -28,6 +28,12 @@ from tests.memory.rules.helpers import clause, events, nodes, slices
         ("my new boss is a woman called Priyanka, she seems nice", ("Priyanka", "person")),
         ("my manager is the CPO, Tunde.", ("Tunde", "person")),
         ("my sister is the youngest, Chloe, who lives in Leeds", ("Chloe", "family")),
+        # chat's short words for a partner or a friend, and the people who work for them
+        ("my bf Ruairi hates coriander", ("Ruairi", "relationship")),
+        ("my hubby Dev is on nights this week", ("Dev", "relationship")),
+        ("my bestie Noor got engaged", ("Noor", "person")),
+        ("my accountant Oyelowo filed it late", ("Oyelowo", "person")),
+        ("my mechanic Stavros says the clutch is going", ("Stavros", "person")),
     ],
 )
 def test_people_are_named_with_their_relation(text: Any, expected: Any) -> None:
@@ -126,3 +132,15 @@ def test_a_pet_come_home_is_a_possession_that_started(text: str, label: str) -> 
 def test_what_is_no_pet_come_home(text: str, not_a_pet: str) -> None:
     labels = {label for label, _category in nodes(other_people(clause(text)))}
     assert not labels & {not_a_pet, "Dog Bed"}
+
+
+@pytest.mark.parametrize(
+    ("text", "relation"),
+    [
+        ("my bf Ruairi hates coriander", "The user's boyfriend"),
+        ("my gf Maud plays the oboe", "The user's girlfriend"),
+        ("my bestie Noor got engaged", "The user's best friend"),
+    ],
+)
+def test_a_short_word_for_a_relation_is_spelled_out(text: str, relation: str) -> None:
+    assert relation in [s.text for s in slices(other_people(clause(text)))]

@@ -5,7 +5,15 @@ from __future__ import annotations
 
 import pytest
 
-from memory.extractors.subjects.framing import introduced, negated, owned, serves
+from memory.extractors.subjects.framing import (
+    categories,
+    introduced,
+    led_by_other_here,
+    negated,
+    owned,
+    serves,
+)
+from memory.extractors.subjects.phrases import phrases
 
 
 @pytest.mark.parametrize(
@@ -109,3 +117,41 @@ def test_no_one_introduced_by_another_persons_relation(
     sentence: str, words: tuple[str, ...]
 ) -> None:
     assert not introduced(sentence, words)
+
+
+@pytest.mark.parametrize(
+    ("sentence", "name", "category"),
+    [
+        ("Oskar (bf) cooked tonight and I washed up", "Oskar", "relationship"),
+        ("I asked Wren (my physio) about the stretches", "Wren", "person"),
+        ("Quillpad (my side project) got its first user", "Quillpad", "project"),
+    ],
+)
+def test_what_a_name_is_to_the_speaker_in_brackets_makes_it_theirs(
+    sentence: str, name: str, category: str
+) -> None:
+    assert owned(sentence, (name,))
+    phrase = next(p for p in phrases(sentence) if p.label == name)
+    assert categories([(phrase, "", sentence)]) == [category]
+
+
+def test_a_bracket_that_says_no_relation_does_not_make_a_name_theirs() -> None:
+    assert not owned("Oskar (again) cooked tonight", ("Oskar",))
+    assert not owned("Oskar (Ida's bf) cooked tonight", ("Oskar",))
+
+
+@pytest.mark.parametrize(
+    ("sentence", "words", "theirs"),
+    [
+        # after the speaker, someone else leads the clause the name is in: where they went
+        ("i dont share with Bram any more, he moved to Utrecht", ("Utrecht",), False),
+        ("I met Saoirse for lunch and she flew to Oslo after", ("Oslo",), False),
+        # the speaker leads after them, or no one else leads a clause
+        ("she moved out so I took the room in Partick", ("Partick",), True),
+        ("we drove to Oban on friday", ("Oban",), True),
+    ],
+)
+def test_a_name_in_a_clause_someone_else_leads_is_theirs(
+    sentence: str, words: tuple[str, ...], theirs: bool
+) -> None:
+    assert led_by_other_here(sentence, words) is not theirs

@@ -107,6 +107,34 @@ def test_a_name_joined_by_an_ampersand_to_a_capitalised_common_noun_is_one_name(
     assert named("My brother runs a deli called Crust & Barrel in Hull.").get("Crust & Barrel")
 
 
+@pytest.mark.parametrize(
+    ("sentence", "people"),
+    [
+        ("my nieces Ayla & Freya are staying over", ("Ayla", "Freya")),
+        ("the grandkids (Otto & Greta) broke the swing", ("Otto", "Greta")),
+    ],
+)
+def test_an_ampersand_between_two_given_names_joins_two_people(
+    sentence: str, people: tuple[str, str]
+) -> None:
+    found = named(sentence)
+    assert all(found.get(name) for name in people)
+    assert not any("&" in label for label in found)
+
+
+@pytest.mark.parametrize(
+    ("sentence", "label"),
+    [
+        # a given name and a common noun, a name of two words, a name with a possessive
+        ("I started at Hale & Sons Joinery in May.", "Hale & Sons Joinery"),
+        ("we bought a tub of Ben & Jerry's on the way home", "Ben & Jerry"),
+        ("Jana Holm & Ivo run the stall next to mine", "Jana Holm & Ivo"),
+    ],
+)
+def test_an_ampersand_inside_one_name_keeps_it_whole(sentence: str, label: str) -> None:
+    assert named(sentence).get(label)
+
+
 def test_a_possessive_starts_a_phrase_of_its_own() -> None:
     found = named("Ffion my aunt grows the best tomatoes.")
     assert found.get("Ffion") is True
