@@ -194,9 +194,16 @@ def told(sentence: str) -> str:
     if cut is None:
         return sentence
     head = sentence[: cut.start()].strip()
-    if len(words(head)) < 3 or is_question(head):
-        return sentence  # "is it better in Leith, or in Portobello?": a question throughout
+    if len(words(head)) < 3 or is_question(head) or _offers_choice(head):
+        # "is it better in Leith, or in Portobello?", "we could go to the zoo, or stay in,
+        # what do you think?": a question throughout
+        return sentence
     return head
+
+
+def _offers_choice(text: str) -> bool:
+    """Whether ``text`` goes on after a break with "or": one choice of a question."""
+    return any(_ASK_GOES_ON.match(text[cut.end() :]) for cut in _ASK_BREAK.finditer(text))
 
 
 # A topic typed before a question or a request, as people ask an assistant: "docker: how do

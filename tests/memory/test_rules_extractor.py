@@ -612,3 +612,30 @@ def test_asking_to_keep_it_and_a_disowned_sentence_beside_leave_the_rest_read() 
     assert "Cello" in nodes(kept) and "Vespa" not in nodes(kept)
     # Only the message before a retraction is taken back, not the whole conversation.
     assert "Cello" in nodes(run(CELLO, "I love my new flat.", "Ignore that last bit."))
+
+
+def test_a_pet_or_a_baby_named_right_after_it_comes_is_one_card_by_its_name() -> None:
+    found = run("we got a puppy on thursday. she's called Juno")
+    assert nodes(found) == {"Juno": "possession"}
+    assert [e.on for e in of(EventProposal, found)] == ["Juno"]
+    assert nodes(run("our daughter was born on monday, we named her Wren")) == {"Wren": "family"}
+
+
+def test_a_name_given_to_nothing_a_rule_proposed_renames_nothing() -> None:
+    # the kind and the name must be one sentence apart at most, and the name a name
+    assert "Puppy" in nodes(
+        run("we got a puppy on thursday.", "Our neighbour's cat is called Juno.")
+    )
+    assert "Puppy" in nodes(run("we got a puppy on thursday. it's called a cavapoo"))
+
+
+def test_who_a_hedged_clause_names_with_their_relation_is_still_theirs() -> None:
+    assert nodes(run("my neighbour Ilse fixes bikes so maybe I'll ask her")) == {"Ilse": "person"}
+
+
+def test_what_is_told_before_a_trailing_question_is_read() -> None:
+    assert nodes(run("my husband Oren is driving us, we leave at six, any packing tips?")) == {
+        "Oren": "relationship"
+    }
+    # a question throughout is not
+    assert nodes(run("should my husband Oren drive, or should I?")) == {}

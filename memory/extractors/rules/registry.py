@@ -10,12 +10,15 @@ from memory.extractors import patterns as p
 from memory.extractors.asides import not_own, quotations_elided, withheld
 from memory.extractors.rules.answers import confirmed_work, in_context
 from memory.extractors.rules.base import (
+    _NOT_NAMES,
     FAMILY,
     OTHER,
     PERSON,
+    POSSESSION,
     PROJECT,
     PROJECT_WORDS,
     RELATIONSHIP,
+    UPPER,
     Clause,
     Found,
     event,
@@ -38,6 +41,7 @@ from memory.extractors.rules.notes import (
 )
 from memory.extractors.rules.occasions import occasion
 from memory.extractors.rules.people import (
+    RELATIONS,
     mentioned_relations,
     other_people,
     possessive,
@@ -104,7 +108,10 @@ def read_clause(c: Clause) -> Found:
         # A goal the person has set ("I want to ask for a raise") is theirs; a wish hedged
         # with "might", "maybe", "thinking about" stays a hedge.
         found = [] if _UNSURE.search(c.text) else goal(c)
-        return found or hedged(c)  # a hedged clause is never read as a clear statement
+        found = found or hedged(c)  # a hedged clause is never read as a clear statement
+        # but who it names with their relation is theirs all the same ("my flatmate Dev meal
+        # preps on sundays so maybe ill steal his system")
+        return found + _new_mentions(found, mentioned_relations(c))
     found = []
     for recognise in RECOGNISERS:
         found = recognise(c)
@@ -174,6 +181,52 @@ def _merge_nodes(proposals: Found) -> Found:
 
 
 _PEOPLE = (PERSON, FAMILY, RELATIONSHIP)
+
+
+# A name given right after an animal or a baby comes: "she's called Mabel", "we named him
+# Ezra".
+_GIVEN = re.compile(
+    r"\b(?:(?:he|she|it|they)(?:'s|’s|s|\s+is|\s+was|\s+are|\s+were)\s+(?:called|named)|"
+    r"(?:named|called)\s+(?:him|her|it|them))\s+(?P<name>[" + UPPER + r"][\w'’-]+)\b",
+    re.IGNORECASE,
+)
+# What is named so: the kinds of pet the rules know, and a baby.
+_NAMEABLE = frozenset(
+    {word for word, kind in RELATIONS.items() if kind == POSSESSION}
+    | {"baby", "son", "daughter", "newborn"}
+)
+
+
+def named_after(proposals: Found, sentences: Sequence[str]) -> Found:
+    """A pet or a baby a rule proposed by its kind ("Puppy" of "we got a puppy on saturday")
+    that the same sentence or the next names ("she's called Mabel"): what was said of it is
+    said of the name, one card. Only when one such kind was proposed there."""
+    renamed: dict[str, str] = {}
+    for at, sentence in enumerate(sentences):
+        given = _GIVEN.search(sentence)
+        name = p.make_label(given.group("name")) if given else ""
+        if not name or name.lower() in _NOT_NAMES:
+            continue
+        here = {sentence, sentences[at - 1] if at else sentence}
+        kinds = {
+            canonical_key(x.label)
+            for x in proposals
+            if isinstance(x, NodeProposal)
+            and canonical_key(x.label) in _NAMEABLE
+            and any(span.quote in here for span in x.evidence)
+        }
+        if len(kinds) == 1:
+            renamed[kinds.pop()] = name
+    if not renamed:
+        return proposals
+    out: Found = []
+    for x in proposals:
+        if isinstance(x, NodeProposal) and canonical_key(x.label) in renamed:
+            x = x.model_copy(update={"label": renamed[canonical_key(x.label)]})
+        elif isinstance(x, (SliceProposal, EventProposal)) and canonical_key(x.on) in renamed:
+            x = x.model_copy(update={"on": renamed[canonical_key(x.on)]})
+        out.append(x)
+    return out
 
 
 def _one_card_per_person(proposals: Found) -> Found:
@@ -282,14 +335,17 @@ def extract(
         # The reply's first sentence is read with the question it answers; the rest as said.
         sentences = [quotations_elided(s) for s in sentences if not not_own(s)]
         statement = in_context(markup_to_text(asked), sentences[0]) if asked and sentences else None
+        said_here: Found = []
         if statement:
-            found += read_sentence(statement, message.id, message.ts, anchor, quote=sentences[0])
-            sentences = sentences[1:]
-        for sentence in sentences:
+            said_here += read_sentence(
+                statement, message.id, message.ts, anchor, quote=sentences[0]
+            )
+        for sentence in sentences[1:] if statement else sentences:
             # what the person told before the question they go on to ask ("my partner Tomek
             # drives, then ferry?"); the evidence quotes the whole sentence
             said = p.told(sentence)
             quote = sentence if said != sentence else None
-            found += read_sentence(said, message.id, message.ts, anchor, quote=quote)
+            said_here += read_sentence(said, message.id, message.ts, anchor, quote=quote)
+        found += named_after(said_here, sentences)
         previous = message
     return _merge_nodes(_settle_people(_one_card_per_person(found)))

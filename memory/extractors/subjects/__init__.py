@@ -39,6 +39,8 @@ from memory.extractors import patterns as p
 from memory.extractors.asides import not_own, unmeant, withheld, withheld_messages
 from memory.extractors.rules.people import RELATIONS
 from memory.extractors.subjects.framing import (
+    ANIMAL,
+    BABY,
     ORG_BEFORE,
     acquainted,
     categories,
@@ -48,6 +50,7 @@ from memory.extractors.subjects.framing import (
     led_here,
     life_scores,
     mentions_self,
+    named_then,
     negated,
     owned,
     self_named,
@@ -752,6 +755,7 @@ def theirs(subject: Subject) -> bool:
             or (subject.phrase.is_name and acquainted(s.sentence, words))
             or (subject.phrase.is_name and noted(s))
             or (subject.phrase.is_name and serves(s.sentence, words))
+            or (subject.phrase.is_name and named_then(s.sentence, words, s.prior) is not None)
             or (
                 subject.phrase.is_name
                 and mentions_self(s.sentence)
@@ -802,7 +806,8 @@ def propose(
     # The person's life: a subject never said with the speaker in the sentence ("Meera's flight
     # is tomorrow", "the reef is the largest living structure") is not proposed, but for
     # someone they speak of by first name as the one who did or said something ("cathal
-    # cried (obviously)": :func:`known_by_name`).
+    # cried (obviously)": :func:`known_by_name`), and for a name given to the person's animal
+    # or baby in a sentence of its own ("we got a puppy. she's called Mabel": :func:`_given_to`).
     # Heard in this conversation only, it must be said in a sentence the person leads ("I",
     # "we", "my garden") or named as theirs ("reminds me of my grandad Wilf"): one in which
     # they are only told of it ("some bloke told me he's cycling to Cornwall") is someone
@@ -812,12 +817,56 @@ def propose(
         for sure, s, again in (
             (confidence(e), s, e.sessions > 1 and not kind_of_thing(s))
             for e, s in every
-            if e.first_person > 0 or known_by_name(s)
+            if e.first_person > 0 or known_by_name(s) or _given_to(s)
         )
         if sure >= (FLOOR if again else ONCE) and (again or theirs(s))
     ]
     kinds = categories([(s.phrase, s.said[0].before, s.said[0].sentence) for _c, s in kept])
+    given = [_given_to(s) for _c, s in kept]
+    kinds = [named or kind for named, kind in zip(given, kinds, strict=True)]
+    # The animal or the baby a name was given to is the named one: "we got a puppy. she's
+    # called Mabel" is one card, Mabel.
+    named_in = {
+        said for (_c, s), named in zip(kept, given, strict=True) if named for said in _named_at(s)
+    }
     out: list[AnyProposal] = []
     for (sure, subject), category in zip(kept, kinds, strict=True):
+        if _named_later(subject, named_in):
+            continue
         out += proposals_for(subject, category, sure)
     return out
+
+
+def _given_to(subject: Subject) -> str | None:
+    """The category of a name given to the person's animal or baby
+    (:func:`.framing.named_then`), else None."""
+    if not subject.phrase.is_name:
+        return None
+    return next(
+        (
+            kind
+            for s in subject.said
+            if (kind := named_then(s.sentence, subject.phrase.words, s.prior))
+        ),
+        None,
+    )
+
+
+def _named_at(subject: Subject) -> set[str]:
+    """The sentences that give the subject its name, and the ones before them."""
+    return {
+        text
+        for s in subject.said
+        if named_then(s.sentence, subject.phrase.words, s.prior)
+        for text in (s.sentence, s.prior)
+        if text
+    }
+
+
+def _named_later(subject: Subject, named_in: set[str]) -> bool:
+    """A common noun of an animal or a baby ("Puppy", "Rescue Greyhound") said only where a
+    name is given to it: the named one is its card."""
+    last = subject.phrase.words[-1]
+    return bool(ANIMAL.fullmatch(last) or BABY.fullmatch(last)) and all(
+        s.sentence in named_in for s in subject.said
+    )

@@ -189,7 +189,7 @@ def _elided(tokens: list[tuple[str, str, str]]) -> bool:
     """The sentence leaves out its subject, as people type a diary or a chat: it opens with
     a verb in the past ("got an interview at ...", "called her Pudding", "just been diagnosed
     with ..."), a verb of wanting or feeling ("want to learn the cello") or a gerund that is
-    not itself the subject ("playing chess online every night",
+    not itself the subject ("playing chess online every night", "planning a trip to Porto",
     not "quilting has taken over the spare room"), and the verb does not reach the speaker
     ("made me laugh": it did)."""
     at = 0
@@ -204,6 +204,8 @@ def _elided(tokens: list[tuple[str, str, str]]) -> bool:
     if pos in ("VBD", "VBN") or word.lower() in _STANCE:
         return True
     following = tokens[at + 1][1] if at + 1 < len(tokens) else ""
+    if pos == "NN" and word.lower().endswith("ing") and following in ("DT", "PRP$", "TO"):
+        return True  # "planning a long weekend in Porto": a gerund the tagger read as a noun
     return pos == "VBG" and not following.startswith(("VBZ", "VBD", "VBP", "MD"))
 
 
@@ -543,6 +545,51 @@ _PEOPLE_WORDS = "|".join(
 _PET_WORDS = "|".join(
     re.escape(word) for word, kind in RELATIONS.items() if kind == Category.POSSESSION.value
 )
+
+
+# An animal or a baby that comes home, then is named: "we adopted a rescue greyhound!! shes
+# called Nutmeg", "we got a puppy on saturday, she's called Mabel", "named him Ezra".
+ANIMAL = compiled(
+    rf"\b(?:{_PET_WORDS}|rescue|greyhound|whippet|spaniel|labrador|terrier|collie|poodle|"
+    r"retriever|beagle|dachshund|pug|husky|tabby)s?\b",
+    re.IGNORECASE,
+)
+BABY = compiled(
+    r"\b(?:baby|newborn|son|daughter|boy|girl|twins|grandson|granddaughter)\b", re.IGNORECASE
+)
+_NAMED_AS = (
+    r"\b(?:(?:he|she|it|they)(?:'s|’s|s|\s+is|\s+was|\s+are|\s+were)\s+(?:called|named)|"
+    r"(?:named|called)\s+(?:him|her|it|them))\s+"
+)
+
+
+_OURS = compiled(
+    rf"\b(?:my|our)\s+(?:(?![\w-]*'s\b)[\w'-]+\s+){{0,2}}?(?:{ANIMAL.pattern}|{BABY.pattern})",
+    re.IGNORECASE,
+)
+
+
+def named_then(sentence: str, words: tuple[str, ...], prior: str = "") -> str | None:
+    """The category of a name given to an animal or a baby of the person's, said right
+    before in the same sentence or in the one before (``prior``): "we got a puppy on
+    saturday, she's called Mabel" (a possession: a pet), "our son was born on friday. we
+    named him Ezra" (family); None when the name is not given so, or what was named is
+    not the person's."""
+    if not words:
+        return None
+    name = r"\s+".join(re.escape(w) for w in words)
+    found = compiled(_NAMED_AS + name + r"\b", re.IGNORECASE).search(sentence.replace("’", "'"))
+    if found is None:
+        return None
+    told = sentence[: found.start()]
+    context = told if ANIMAL.search(told) or BABY.search(told) else prior
+    if not (first_person(context) or _OURS.search(context)):
+        return None  # "my sister got a kitten, she's called Mochi": the sister's
+    if ANIMAL.search(context):
+        return Category.POSSESSION.value
+    if BABY.search(context):
+        return Category.FAMILY.value
+    return None
 
 
 def introduced(sentence: str, words: tuple[str, ...]) -> bool:

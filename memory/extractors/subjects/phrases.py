@@ -533,6 +533,8 @@ def _chunks(tokens: list[tuple[str, str, str]]) -> list[list[tuple[int, str, str
         if pos in ("CC", ",", ":", "PRP$") and chunks and chunks[-1]:
             chunks.append([])  # "Milo and Ada", "courgettes, beans": one subject each
             continue
+        if pos == "PRP" and word.lower() in _SUBJECT_PRONOUNS and chunks and chunks[-1]:
+            chunks.append([])  # "my daughter Parisa she is 11": the pronoun starts a clause
         if chunk == "B-NP" or (chunk == "I-NP" and not chunks):
             chunks.append([])
         if chunk in ("B-NP", "I-NP"):
@@ -1110,6 +1112,17 @@ def _made(tokens: list[tuple[str, str, str]], chunk: list[tuple[int, str, str]])
     return False
 
 
+def _other_news(tokens: list[tuple[str, str, str]], chunk: list[tuple[int, str, str]]) -> bool:
+    """Whether the chunk is "other news" of "in other news", the way chat moves on to the
+    next thing it tells ("in other news i start at Marrowgate Bank"), not news that was read."""
+    first = chunk[0][0]
+    return (
+        [w.lower() for _i, w, _p in chunk] == ["other", "news"]
+        and first > 0
+        and tokens[first - 1][0].lower() == "in"
+    )
+
+
 def phrases(sentence: str) -> list[Phrase]:
     """The possible subjects of ``sentence``: names and rare noun phrases, in order."""
     found: list[Phrase] = []
@@ -1120,7 +1133,13 @@ def phrases(sentence: str) -> list[Phrase]:
                 break
             nouns = [word for _i, word, pos in chunk if pos in _NOUN]
             own = any(word.lower() in ("my", "our") for _i, word, _pos in chunk)
-            if nouns and nouns[-1].lower() in _MEDIA and not own and not _made(tokens, chunk):
+            if (
+                nouns
+                and nouns[-1].lower() in _MEDIA
+                and not own
+                and not _made(tokens, chunk)
+                and not _other_news(tokens, chunk)
+            ):
                 # "an article": it, and what follows it, is what was read; "my thesis chapter
                 # on peatlands" is the person's own work, and its topic theirs
                 topic = True

@@ -134,9 +134,14 @@ def _rare_noun(word: str) -> bool:
     )
 
 
+# A subject pronoun starts a clause of its own: "my daughter parisa she is 11".
+_STARTS_CLAUSE = frozenset("i he she they we it".split())
+
+
 def _ends_phrase(after: str) -> bool:
-    """The name ends its noun phrase: punctuation, the end, or a verb after it."""
-    return not after[:1].isalpha() or _acts(after)
+    """The name ends its noun phrase: punctuation, the end, a verb or a subject pronoun
+    after it."""
+    return not after[:1].isalpha() or _acts(after) or after.lower() in _STARTS_CLAUSE
 
 
 def _acts(word: str) -> bool:

@@ -92,6 +92,7 @@ def test_a_pattern_built_around_a_word_is_compiled_once() -> None:
         ("is it better to rent in Leith, or in Portobello?", None),
         ("we moved to Leith last year, and it's lovely.", None),
         ("so, what do you think?", None),
+        ("we could rent a cabin, or go camping, what do you reckon?", None),
         # what the person tells after the question or request the sentence opens with
         (
             "how do I get the sourdough to rise, Odile (neighbour) swears by a warm oven",

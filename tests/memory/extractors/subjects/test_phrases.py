@@ -135,6 +135,10 @@ def test_an_ampersand_inside_one_name_keeps_it_whole(sentence: str, label: str) 
     assert named(sentence).get(label)
 
 
+def test_a_subject_pronoun_after_a_name_starts_a_clause_of_its_own() -> None:
+    assert named("My nephew Anselm he loves trains.").get("Anselm")
+
+
 def test_a_possessive_starts_a_phrase_of_its_own() -> None:
     found = named("Ffion my aunt grows the best tomatoes.")
     assert found.get("Ffion") is True
