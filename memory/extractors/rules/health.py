@@ -95,8 +95,11 @@ _MY = re.compile(r"\bmy\s+(?P<rest>(?:[^\s,.;:!?]+\s*){1,4})", re.IGNORECASE)
 _DOSE = r"\d+(?:\.\d+)?\s?(?:mg|mcg|µg|g|ml|iu|units?)\b"
 _MEDICATION = re.compile(
     r"\b(?:put\s+me\s+on|prescribed\s+(?:me\s+)?|started\s+(?:me\s+on|taking|on)|"
-    r"(?:i'm|i\s+am|i've\s+been|i\s+have\s+been)\s+(?:now\s+|still\s+)?(?:taking|on)|"
-    r"i\s+(?:take|took|stopped\s+taking|quit\s+taking))\s+(?P<med>[A-Za-z][\w\-]+)"
+    r"(?:i'm|i\s+am|i've\s+been|i\s+have\s+been|i\s+been)\s+(?:now\s+|still\s+)?(?:taking|on)|"
+    r"i\s+(?:take|took|stopped\s+taking|quit\s+taking)|"
+    # as chat leaves the speaker out: "been on allopurinol since 2024", "taking melatonin"
+    r"^\W*(?:(?:just\s+|now\s+)?(?:been|started)\s+(?:taking|on)|(?:now\s+)?taking))"
+    r"\s+(?P<med>[A-Za-z][\w\-]+)"
     r"(?P<dose>\s+" + _DOSE + r")?",
     re.IGNORECASE,
 )
@@ -107,6 +110,8 @@ _DRUG_FORM = re.compile(
     r"pram|afil|insulin|vir|azine|etamine)$",
     re.IGNORECASE,
 )
+# Another drug named before a dose: "on lamotrigine and on sertraline, 50mg".
+_ANOTHER_DRUG = re.compile(r"\b(?:on|taking|take|takes)\s+[A-Za-z][\w\-]+", re.IGNORECASE)
 _NOT_DRUGS = frozenset(
     """a an the it my this that holiday vacation leave board track time medication medicine
     pills meds antibiotics something nothing""".split()
@@ -153,7 +158,13 @@ def _medication(c: Clause) -> Found:
     med = match.group("med")
     if med.lower() in _NOT_DRUGS:
         return []
-    dose = (match.group("dose") or "").strip()
+    # its dose right after it, or later in the sentence ("been on allopurinol since 2024,
+    # 100mg"): only its own, in a sentence that names no other drug
+    after = c.sentence[c.sentence.find(med) + len(med) :] if med in c.sentence else ""
+    later = re.search(_DOSE, after, re.IGNORECASE)
+    if later and _ANOTHER_DRUG.search(after[: later.start()]):
+        later = None
+    dose = (match.group("dose") or (later.group(0) if later else "")).strip()
     if (
         not dose
         and not _DRUG_FORM.search(med)

@@ -47,6 +47,34 @@ def test_a_medication_keeps_its_dose_and_its_dated_start() -> None:
     assert started.happened_at.strftime("%Y-%m") == "2026-02"
 
 
+@pytest.mark.parametrize(
+    ("text", "sentence", "label", "dose"),
+    [
+        # as chat leaves the speaker out, a dose later in the sentence still its own
+        (
+            "been on lamotrigine since 2023",
+            "been on lamotrigine since 2023, 200mg",
+            "Lamotrigine",
+            "200mg",
+        ),
+        ("taking omeprazole most mornings now", None, "Omeprazole", ""),
+        ("started on Rivaroxaban in march", None, "Rivaroxaban", ""),
+    ],
+)
+def test_a_medication_said_without_its_speaker_is_health(
+    text: str, sentence: str | None, label: str, dose: str
+) -> None:
+    found = health(clause(f"I {text}" if text.startswith("been") else text, sentence))
+    assert nodes(found) == [(label, "health")]
+    assert [s.text for s in slices(found)] == [f"Takes {label} {dose}".strip()]
+
+
+def test_a_dose_later_in_a_sentence_of_two_drugs_is_not_given_to_either() -> None:
+    sentence = "I been on omeprazole for years and on sertraline, 50mg"
+    found = health(clause("I been on omeprazole for years", sentence))
+    assert [s.text for s in slices(found)] == ["Takes Omeprazole"]
+
+
 def test_stopping_a_medication_stops_it() -> None:
     (stopped,) = events(health(clause("I stopped taking sertraline 50mg last month")))
     assert (stopped.on, stopped.action, stopped.happened_at_precision) == (
@@ -68,6 +96,9 @@ def test_stopping_a_medication_stops_it() -> None:
         "I'm taking Caroline to the zoo",
         "I take chocolate to work",
         "I'm on Slack all day",
+        # the speaker left out, as chat does
+        "been on nights since monday, 12 hours each",
+        "taking the kids to the pool at 10",
     ],
 )
 def test_ordinary_sentences_are_not_health(text: Any) -> None:
