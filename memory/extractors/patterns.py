@@ -216,6 +216,14 @@ TOPIC = re.compile(r"^\s*[\w.+#/ -]{1,24}:\s+")
 HANDED_OVER = re.compile(r"\b(?:this|these|the\s+following|below|above|it)\b", re.IGNORECASE)
 
 
+# A request to compose something: what the sentence goes on to say is what to write.
+_COMPOSE = re.compile(
+    r"\b(?:write|draft|compose|reword|rewrite|reply|respond|translate|summari[sz]e|proofread|"
+    r"edit|polish)\b",
+    re.IGNORECASE,
+)
+
+
 # Words a question may open with before it asks ("also do you know if ...", "so what should I
 # ...", "btw can I ...").
 ASK_LEAD_IN = re.compile(
@@ -235,11 +243,12 @@ def asks(text: str) -> bool:
 def _told_after_asking(sentence: str) -> str:
     """What the person tells after the question or request a sentence opens with ("how do u
     stop the clay wobbling, Marnie (teacher) kept saying ...": "Marnie (teacher) kept saying
-    ..."; "write an email to my landlord, the heating is not working"; what follows a topic
+    ..."; "how do I bleed a radiator, the boiler was serviced in May"; what follows a topic
     typed as if it asked: "update for u: i'm not vegetarian any more"), else the sentence:
     the rest after the first break that is three words or more, neither asks nor goes on
     asking ("..., or stay where I am"), unless the request hands material over ("translate
-    this, ...": :data:`HANDED_OVER`)."""
+    this, ...": :data:`HANDED_OVER`) or asks for something written ("write a note to my
+    landlord, the lease says ...": what follows is what to write)."""
     if not asks(sentence):
         return sentence
     topic = TOPIC.match(sentence)
@@ -248,8 +257,10 @@ def _told_after_asking(sentence: str) -> str:
     for cut in _ASK_BREAK.finditer(sentence):
         rest = sentence[cut.end() :].strip()
         if len(words(rest)) >= 3 and not asks(rest) and not _ASK_GOES_ON.match(rest):
-            # "translate this, my wife ...": what follows is the material, not told
-            return sentence if HANDED_OVER.search(sentence[: cut.start()]) else rest
+            # "translate this, my wife ...", "write a note to my landlord saying ..., the
+            # lease says ...": what follows is the material, not told
+            asking = sentence[: cut.start()]
+            return sentence if HANDED_OVER.search(asking) or _COMPOSE.search(asking) else rest
     return sentence
 
 

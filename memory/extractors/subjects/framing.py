@@ -321,9 +321,11 @@ _OTHER_LEADS = re.compile(
 
 
 def led_by_other_here(sentence: str, words: tuple[str, ...]) -> bool:
-    """The phrase is in a clause someone else leads, after anything the speaker leads: "i
-    dont live with Rhys anymore, he moved to Cardiff" (Cardiff is where he went), not "he
-    moved out so I took the flat in Leith"."""
+    """The phrase is in a clause someone else leads after the speaker led one: "i dont live
+    with Rhys anymore, he moved to Cardiff" (Cardiff is where he went), not "he moved out so
+    I took the flat in Leith" nor a sentence someone else opens ("My son ... He wears a
+    Dexcom sensor now and we are learning to count carbs": whose it is, the sentence does not
+    say by its order)."""
     if not words:
         return False
     text = sentence.replace("’", "'")
@@ -333,7 +335,7 @@ def led_by_other_here(sentence: str, words: tuple[str, ...]) -> bool:
     ahead = text[: found.start()]
     others = [m.end() for m in _OTHER_LEADS.finditer(ahead)]
     mine = [m.end() for m in _SPEAKER_SUBJECT.finditer(ahead)]
-    return bool(others) and others[-1] > max(mine, default=-1)
+    return bool(others and mine) and others[-1] > mine[-1]
 
 
 _SELF_AFTER = re.compile(r"\b(?:me|my|us|our)\b", re.IGNORECASE)

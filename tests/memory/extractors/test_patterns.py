@@ -99,8 +99,8 @@ def test_a_pattern_built_around_a_word_is_compiled_once() -> None:
             "Odile (neighbour) swears by a warm oven",
         ),
         (
-            "write a note to my landlord, the boiler has been broken since tuesday",
-            "the boiler has been broken since tuesday",
+            "how do I bleed a radiator, the boiler was serviced in May",
+            "the boiler was serviced in May",
         ),
         # a topic typed as if it asked, then news
         (
@@ -109,6 +109,8 @@ def test_a_pattern_built_around_a_word_is_compiled_once() -> None:
         ),
         # a request that hands over material, an ask that goes on, too little after the break
         ("translate this, my cousin Bertil lives in Malmö", None),
+        # a request for something written: what follows is what to write
+        ("write a note to my landlord, the boiler has been broken since tuesday", None),
         ("rewrite this: we sold the campervan last weekend", None),
         ("should I take the flat in Partick, or stay in Govan", None),
         ("what should I cook tonight, maybe pasta", None),

@@ -149,9 +149,11 @@ def test_a_bracket_that_says_no_relation_does_not_make_a_name_theirs() -> None:
         # the speaker leads after them, or no one else leads a clause
         ("she moved out so I took the room in Partick", ("Partick",), True),
         ("we drove to Oban on friday", ("Oban",), True),
+        # someone else opens the sentence: its order does not say whose
+        ("He wears a Libre sensor now and we are learning to count carbs", ("Libre",), True),
     ],
 )
-def test_a_name_in_a_clause_someone_else_leads_is_theirs(
+def test_a_name_in_a_clause_someone_else_leads_after_the_speaker_is_not_theirs(
     sentence: str, words: tuple[str, ...], theirs: bool
 ) -> None:
     assert led_by_other_here(sentence, words) is not theirs
