@@ -242,9 +242,9 @@ def asks(text: str) -> bool:
 
 def _told_after_asking(sentence: str) -> str:
     """What the person tells after the question or request a sentence opens with ("how do u
-    stop the clay wobbling, Marnie (teacher) kept saying ...": "Marnie (teacher) kept saying
-    ..."; "how do I bleed a radiator, the boiler was serviced in May"; what follows a topic
-    typed as if it asked: "update for u: i'm not vegetarian any more"), else the sentence:
+    get the sourdough to rise, Odile (neighbour) swears by a warm oven": "Odile (neighbour)
+    swears by a warm oven"; "how do I bleed a radiator, the boiler was serviced in May"; what follows a topic
+    typed as if it asked: "update for you: we sold the campervan"), else the sentence:
     the rest after the first break that is three words or more, neither asks nor goes on
     asking ("..., or stay where I am"), unless the request hands material over ("translate
     this, ...": :data:`HANDED_OVER`) or asks for something written ("write a note to my
@@ -253,7 +253,7 @@ def _told_after_asking(sentence: str) -> str:
         return sentence
     topic = TOPIC.match(sentence)
     if topic and not HANDED_OVER.search(topic.group(0)) and not asks(sentence[topic.end() :]):
-        return sentence[topic.end() :]  # "update for u: i'm not vegetarian any more"
+        return sentence[topic.end() :]  # "update for you: we sold the campervan"
     for cut in _ASK_BREAK.finditer(sentence):
         rest = sentence[cut.end() :].strip()
         if len(words(rest)) >= 3 and not asks(rest) and not _ASK_GOES_ON.match(rest):

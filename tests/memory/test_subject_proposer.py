@@ -990,7 +990,7 @@ def test_an_adverb_after_a_noun_ends_the_phrase() -> None:
 
 
 def test_a_name_given_to_the_persons_new_pet_is_the_card() -> None:
-    assert labels("we finally brought home the rescue spaniel!! shes called Clementine") == {
+    assert labels("our rescue spaniel came home on saturday, shes called Clementine") == {
         "Clementine"
     }
     assert labels("we brought a kitten home on sunday. he's called Biscotti") == {"Biscotti"}
@@ -1005,13 +1005,13 @@ def test_a_name_given_to_someone_elses_pet_is_not_the_persons() -> None:
     [
         # "in other news" moves on to the next thing told, it is no news read
         (
-            "and in other news i start at Quarrybrook Insurance as an analyst next month",
-            "Quarrybrook Insurance",
+            "oh and in other news i joined Kestrel Rowing Club on saturday",
+            "Kestrel Rowing Club",
         ),
         # a gerund that leaves its subject out, as chat does
         ("heading to Ljubljana with the kids in may, what should we pack?", "Ljubljana"),
         # a name typed in lower case, then a pronoun that starts the next clause
-        ("my son tadeusz he is 9 now and obsessed with trains", "Tadeusz"),
+        ("my son tadeusz he turned 9 and only talks about trains", "Tadeusz"),
     ],
 )
 def test_what_chat_tells_in_its_own_way_is_proposed(sentence: str, label: str) -> None:

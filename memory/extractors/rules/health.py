@@ -97,7 +97,7 @@ _MEDICATION = re.compile(
     r"\b(?:put\s+me\s+on|prescribed\s+(?:me\s+)?|started\s+(?:me\s+on|taking|on)|"
     r"(?:i'm|i\s+am|i've\s+been|i\s+have\s+been|i\s+been)\s+(?:now\s+|still\s+)?(?:taking|on)|"
     r"i\s+(?:take|took|stopped\s+taking|quit\s+taking)|"
-    # as chat leaves the speaker out: "been on allopurinol since 2024", "taking melatonin"
+    # as chat leaves the speaker out: "been on lamotrigine since 2023", "taking omeprazole"
     r"^\W*(?:(?:just\s+|now\s+)?(?:been|started)\s+(?:taking|on)|(?:now\s+)?taking))"
     r"\s+(?P<med>[A-Za-z][\w\-]+)"
     r"(?P<dose>\s+" + _DOSE + r")?",
@@ -158,8 +158,8 @@ def _medication(c: Clause) -> Found:
     med = match.group("med")
     if med.lower() in _NOT_DRUGS:
         return []
-    # its dose right after it, or later in the sentence ("been on allopurinol since 2024,
-    # 100mg"): only its own, in a sentence that names no other drug
+    # its dose right after it, or later in the sentence ("been on lamotrigine since 2023,
+    # 200mg"): only its own, in a sentence that names no other drug
     after = c.sentence[c.sentence.find(med) + len(med) :] if med in c.sentence else ""
     later = re.search(_DOSE, after, re.IGNORECASE)
     if later and _ANOTHER_DRUG.search(after[: later.start()]):

@@ -109,8 +109,8 @@ def read_clause(c: Clause) -> Found:
         # with "might", "maybe", "thinking about" stays a hedge.
         found = [] if _UNSURE.search(c.text) else goal(c)
         found = found or hedged(c)  # a hedged clause is never read as a clear statement
-        # but who it names with their relation is theirs all the same ("my flatmate Dev meal
-        # preps on sundays so maybe ill steal his system")
+        # but who it names with their relation is theirs all the same ("my neighbour Ilse fixes
+        # bikes so maybe I'll ask her")
         return found + _new_mentions(found, mentioned_relations(c))
     found = []
     for recognise in RECOGNISERS:
@@ -341,8 +341,8 @@ def extract(
                 statement, message.id, message.ts, anchor, quote=sentences[0]
             )
         for sentence in sentences[1:] if statement else sentences:
-            # what the person told before the question they go on to ask ("my partner Tomek
-            # drives, then ferry?"); the evidence quotes the whole sentence
+            # what the person told before the question they go on to ask ("my husband Oren
+            # is driving us, any packing tips?"); the evidence quotes the whole sentence
             said = p.told(sentence)
             quote = sentence if said != sentence else None
             said_here += read_sentence(said, message.id, message.ts, anchor, quote=quote)

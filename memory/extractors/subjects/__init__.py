@@ -740,7 +740,7 @@ def theirs(subject: Subject) -> bool:
     """The person leads a sentence that says the subject, or names it as theirs ("my ..."),
     never one in which they hear of it (:func:`heard_of`: the other's news) nor in a clause
     someone else leads after them (:func:`.framing.led_by_other_here`: "..., he moved to
-    Cardiff"),
+    Utrecht"),
     or the subject is someone whose doing reaches them ("Mr Ravi Mensah is doing my taxes"),
     or someone of another person's said in a sentence of the speaker's own life ("my brother
     is marrying his girlfriend of 9 years, Sinéad, and I'm giving a speech")."""
@@ -864,7 +864,7 @@ def _named_at(subject: Subject) -> set[str]:
 
 
 def _named_later(subject: Subject, named_in: set[str]) -> bool:
-    """A common noun of an animal or a baby ("Puppy", "Rescue Greyhound") said only where a
+    """A common noun of an animal or a baby ("Puppy", "Rescue Spaniel") said only where a
     name is given to it: the named one is its card."""
     last = subject.phrase.words[-1]
     return bool(ANIMAL.fullmatch(last) or BABY.fullmatch(last)) and all(

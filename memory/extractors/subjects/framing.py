@@ -189,7 +189,7 @@ def _elided(tokens: list[tuple[str, str, str]]) -> bool:
     """The sentence leaves out its subject, as people type a diary or a chat: it opens with
     a verb in the past ("got an interview at ...", "called her Pudding", "just been diagnosed
     with ..."), a verb of wanting or feeling ("want to learn the cello") or a gerund that is
-    not itself the subject ("playing chess online every night", "planning a trip to Porto",
+    not itself the subject ("playing chess online every night", "heading to Ljubljana in may",
     not "quilting has taken over the spare room"), and the verb does not reach the speaker
     ("made me laugh": it did)."""
     at = 0
@@ -205,7 +205,7 @@ def _elided(tokens: list[tuple[str, str, str]]) -> bool:
         return True
     following = tokens[at + 1][1] if at + 1 < len(tokens) else ""
     if pos == "NN" and word.lower().endswith("ing") and following in ("DT", "PRP$", "TO"):
-        return True  # "planning a long weekend in Porto": a gerund the tagger read as a noun
+        return True  # "heading to Ljubljana in may": a gerund the tagger read as a noun
     return pos == "VBG" and not following.startswith(("VBZ", "VBD", "VBP", "MD"))
 
 
@@ -253,7 +253,7 @@ def owned(sentence: str, words: tuple[str, ...]) -> bool:
     """The sentence names the phrase as the speaker's: "my"/"our" and up to three words
     before it ("reminds me of my grandad Wilf", "our old caravan", "my great-grandfather,
     William Trevenna"), right after it ("Glenys my wife", "Ravi, our accountant") or in
-    brackets after it ("Sipho (bf)")."""
+    brackets after it ("Oskar (bf)")."""
     if not words:
         return False
     text = sentence.replace("’", "'")
@@ -267,7 +267,7 @@ def owned(sentence: str, words: tuple[str, ...]) -> bool:
 
 
 # What a name is to the speaker said in brackets right after it, as people type notes:
-# "Marnie (teacher)", "Sipho (bf)", "Tidepool (my side project)".
+# "Wren (my physio)", "Oskar (bf)", "Quillpad (my side project)".
 _BRACKETED = r"\s*\(\s*(?:my\s+|our\s+)?((?:[\w'’-]+\s*){1,3})\)"
 
 
@@ -322,9 +322,9 @@ _OTHER_LEADS = re.compile(
 
 def led_by_other_here(sentence: str, words: tuple[str, ...]) -> bool:
     """The phrase is in a clause someone else leads after the speaker led one: "i dont live
-    with Rhys anymore, he moved to Cardiff" (Cardiff is where he went), not "he moved out so
+    share with Bram any more, he moved to Utrecht" (Utrecht is where he went), not "he moved out so
     I took the flat in Leith" nor a sentence someone else opens ("My son ... He wears a
-    Dexcom sensor now and we are learning to count carbs": whose it is, the sentence does not
+    Libre sensor now and we are learning to count carbs": whose it is, the sentence does not
     say by its order)."""
     if not words:
         return False
@@ -549,8 +549,8 @@ _PET_WORDS = "|".join(
 )
 
 
-# An animal or a baby that comes home, then is named: "we adopted a rescue greyhound!! shes
-# called Nutmeg", "we got a puppy on saturday, she's called Mabel", "named him Ezra".
+# An animal or a baby that comes home, then is named: "our rescue spaniel came home on
+# saturday, shes called Clementine", "we got a puppy on thursday, she's called Juno", "named her Wren".
 ANIMAL = compiled(
     rf"\b(?:{_PET_WORDS}|rescue|greyhound|whippet|spaniel|labrador|terrier|collie|poodle|"
     r"retriever|beagle|dachshund|pug|husky|tabby)s?\b",
@@ -586,7 +586,7 @@ def named_then(sentence: str, words: tuple[str, ...], prior: str = "") -> str | 
     told = sentence[: found.start()]
     context = told if ANIMAL.search(told) or BABY.search(told) else prior
     if not (first_person(context) or _OURS.search(context)):
-        return None  # "my sister got a kitten, she's called Mochi": the sister's
+        return None  # "my brother got a kitten, she's called Tofu": the sister's
     if ANIMAL.search(context):
         return Category.POSSESSION.value
     if BABY.search(context):
@@ -725,7 +725,7 @@ def _kind_said(said: str) -> str | None:
 
 def _said_as(words: tuple[str, ...], sentence: str) -> str | None:
     """The category of what a name is said to be to the speaker right beside it: a relation
-    ("Glenys, my wife", "Sipho (bf)"), a pet ("Pickle, our cat"), a kind of work or place
+    ("Glenys, my wife", "Oskar (bf)"), a pet ("Pickle, our cat"), a kind of work or place
     ("Tidepool, my side project", "Fernhill, our new office", "my old area, West County"), or
     None."""
     found = compiled(r"\b" + re.escape(words[-1]) + _SAID_AS.pattern, re.IGNORECASE).search(

@@ -437,7 +437,7 @@ def _two_people(
     tokens: list[tuple[str, str, str]], index: int, chunk: list[tuple[int, str, str]]
 ) -> bool:
     """Whether "&" at ``index`` joins two people, not the words of one name: a given name
-    alone on each side and nothing after ("the twins (Mateo & Inés)"); "Dunn & Sons", "Simon
+    alone on each side and nothing after ("the grandkids (Otto & Greta)"); "Hale & Sons", "Simon
     & Schuster" and "Ben & Jerry's" are one name each."""
     from memory.extractors.subjects.given_names import world_given_name
     from memory.tombstones import _given_name
@@ -534,7 +534,7 @@ def _chunks(tokens: list[tuple[str, str, str]]) -> list[list[tuple[int, str, str
             chunks.append([])  # "Milo and Ada", "courgettes, beans": one subject each
             continue
         if pos == "PRP" and word.lower() in _SUBJECT_PRONOUNS and chunks and chunks[-1]:
-            chunks.append([])  # "my daughter Parisa she is 11": the pronoun starts a clause
+            chunks.append([])  # "my nephew Anselm he loves trains": the pronoun starts a clause
         if chunk == "B-NP" or (chunk == "I-NP" and not chunks):
             chunks.append([])
         if chunk in ("B-NP", "I-NP"):
@@ -1114,7 +1114,7 @@ def _made(tokens: list[tuple[str, str, str]], chunk: list[tuple[int, str, str]])
 
 def _other_news(tokens: list[tuple[str, str, str]], chunk: list[tuple[int, str, str]]) -> bool:
     """Whether the chunk is "other news" of "in other news", the way chat moves on to the
-    next thing it tells ("in other news i start at Marrowgate Bank"), not news that was read."""
+    next thing it tells ("in other news i joined Kestrel Rowing Club"), not news that was read."""
     first = chunk[0][0]
     return (
         [w.lower() for _i, w, _p in chunk] == ["other", "news"]

@@ -134,7 +134,7 @@ def _rare_noun(word: str) -> bool:
     )
 
 
-# A subject pronoun starts a clause of its own: "my daughter parisa she is 11".
+# A subject pronoun starts a clause of its own: "my son tadeusz he is 9 now".
 _STARTS_CLAUSE = frozenset("i he she they we it".split())
 
 
