@@ -1,7 +1,8 @@
-"""The held-out extraction set (eval/fixtures/extraction_holdout.json): written separately, by
-someone who had not read the extractor, and frozen. Its figures are reported, never tuned to;
-the suite holds only what must always be true of it: it reads in our format, and nothing a
-person said must not be kept leaks into a plan."""
+"""The held-out extraction sets (eval/fixtures/extraction_holdout.json, _b and _c): each written
+separately, by someone who had not read the extractor, and frozen. Their figures are reported,
+never tuned to; the suite holds only what must always be true of them: each reads in our
+format, no request to the assistant becomes a memory, nothing is planned from a chat that must
+save nothing, and no extraction fails; on the first set, no forbidden claim leaks either."""
 
 from __future__ import annotations
 
@@ -12,25 +13,31 @@ import pytest
 
 from eval.extraction import score_extraction
 
-HOLDOUT = Path(__file__).resolve().parents[2] / "eval" / "fixtures" / "extraction_holdout.json"
+FIXTURES = Path(__file__).resolve().parents[2] / "eval" / "fixtures"
+HOLDOUT = FIXTURES / "extraction_holdout.json"
+HOLDOUTS = ("extraction_holdout.json", "extraction_holdout_b.json", "extraction_holdout_c.json")
 
 
-@pytest.fixture(scope="module")
-def report() -> dict:
-    return score_extraction(json.loads(HOLDOUT.read_text()))
+@pytest.fixture(scope="module", params=HOLDOUTS)
+def report(request: pytest.FixtureRequest) -> dict:
+    return score_extraction(json.loads((FIXTURES / request.param).read_text()))
 
 
-def test_the_held_out_set_is_large_and_in_our_format() -> None:
-    fixtures = json.loads(HOLDOUT.read_text())["fixtures"]
+@pytest.mark.parametrize("name", HOLDOUTS)
+def test_each_held_out_set_is_large_and_in_our_format(name: str) -> None:
+    fixtures = json.loads((FIXTURES / name).read_text())["fixtures"]
     assert len(fixtures) >= 24
     assert len({f["id"] for f in fixtures}) == len(fixtures)
     wanted = [label for f in fixtures for label in f["expect_labels"]]
     assert len(wanted) >= 60
-    assert sum(1 for f in fixtures if not f["must_save"]) >= 4
+    assert sum(1 for f in fixtures if not f["must_save"]) >= 3
 
 
-def test_nothing_forbidden_leaks_on_the_held_out_set(report: dict) -> None:
+def test_no_request_or_quiet_chat_becomes_a_memory_on_any_held_out_set(report: dict) -> None:
     assert report["control_leaks"] == 0
-    assert report["forbidden_leaks"] == 0
     assert report["no_save_precision"] == 1.0
     assert report["extractor_failures"] == 0
+
+
+def test_nothing_forbidden_leaks_on_the_first_held_out_set() -> None:
+    assert score_extraction(json.loads(HOLDOUT.read_text()))["forbidden_leaks"] == 0
