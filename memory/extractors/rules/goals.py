@@ -79,11 +79,24 @@ _WRITING = frozenset(
 )
 
 
+# A stay somewhere planned by how long it lasts: "three days in Bergen", "a long weekend in
+# Porto", "two nights at the lake": a trip to that place.
+_STAY = re.compile(
+    r"^(?:(?:a|an)\s+(?:few\s+|couple\s+(?:of\s+)?)?|\d+\s+|one\s+|two\s+|three\s+|four\s+|"
+    r"five\s+|six\s+|seven\s+|eight\s+|nine\s+|ten\s+|several\s+|some\s+)?(?:long\s+)?"
+    r"(?:days?|nights?|weeks?|weekends?|months?)\s+(?:in|at|on)\s+(?P<place>.+)$",
+    re.IGNORECASE,
+)
+
+
 def _goal_label(c: Clause, rest: str) -> str | None:
     rest = rest.strip()
     skill = _SKILL_IN.match(rest)
+    stay = _STAY.match(rest)
     if skill:
         obj = skill.group("obj")
+    elif stay:
+        obj = f"trip to {stay.group('place')}"  # "three days in Bergen": a trip to Bergen
     elif re.match(r"^(?:a|an|the|my|our)\s", rest, re.IGNORECASE):
         obj = rest  # "planning a trip to Japan": the plan is the object itself
     else:

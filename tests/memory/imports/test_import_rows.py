@@ -181,9 +181,12 @@ def test_each_conversation_costs_the_same_queries_whatever_its_length(
 # names said in a sentence a rule read became cards of their own ("Valencia") and the
 # speaker leading a later clause counted as first person ("Tomasz": 32 and 49): changes
 # of behaviour, on the grouped import's code, whose episodes, documents and postings did not move.
+# Taken again when the extractors began to read what a sentence that also asks tells ("I'm
+# planning three days in Bergen, what should I not miss?" is a trip to Bergen): seven more
+# guesses, the same episodes, documents and terms. A change of behaviour, not of speed.
 PINNED_SIZES = {
     "receipts": 12,
-    "candidates": 33,
+    "candidates": 40,
     "episodes": 160,
     "docs": 160,
     "terms": 4754,
@@ -191,13 +194,13 @@ PINNED_SIZES = {
     "evidence": 58,
 }
 PINNED_DIGESTS = {
-    "receipts": "ac193f7a2661fab5",
-    "candidates": "b8400da05accaf00",
+    "receipts": "000280be77a362e8",
+    "candidates": "6113326c6b5190d4",
     "episodes": "beb765e5863de57e",
     "docs": "92a26f245d4d84d0",
     "terms": "1cf6e6b03cf9e916",
     "term_counts": "4794ee38b1e1d290",
-    "evidence": "3c2c58d278ea8c0e",
+    "evidence": "9f64b19f8280db83",
     "revisions": "5feceb66ffc86f38",
 }
 # Three conversations processed, whatever their length: 110 queries before issue 27, 105 since

@@ -14,6 +14,9 @@ from tests.memory.rules.helpers import clause, events, nodes, slices
     ("text", "label"),
     [
         ("We're planning a trip to Japan in April 2027, mostly Kyoto", "Trip to Japan"),
+        # a stay planned by how long it lasts is a trip to the place
+        ("I'm planning three days in Tallinn", "Trip to Tallinn"),
+        ("We're planning a long weekend in Ghent in June", "Trip to Ghent"),
         ("I want to ask for a raise before the end of the year", "Raise"),
         ("My goal is to be conversational in Spanish by next summer", "Spanish"),
         ("We hope to buy a house in Bristol within two years", "House in Bristol"),
