@@ -1073,6 +1073,10 @@ class SaidSoFar:
         self.reset()
 
     def reset(self) -> None:
+        self._answer: dict[int, int] = {}  # the last answer's texts: row -> position
+        self._answered: list[str] = []  # their texts
+        self._unlike: list[int] = []  # positions of those ``str.lower`` reads unlike LIKE
+        self._searched: frozenset[str] = frozenset()  # the needles the last answer looked for
         self._last = 0  # the highest id read
         self._transcripts: list[int] = []  # per message, in id order
         self._said_at: list[datetime] = []
@@ -1094,6 +1098,7 @@ class SaidSoFar:
         self, needles: Iterable[str], *, exclude_transcript: int | None = None
     ) -> tuple[list[tuple[int, str]], list[tuple[str, str]]]:
         needles = sorted({n for n in needles if len(n) >= 3})
+        self._answer, self._answered, self._unlike, self._searched = {}, [], [], frozenset()
         if connection.vendor != "sqlite" or any("\0" in n for n in needles):
             return said_before(self.owner, needles, exclude_transcript=exclude_transcript)
         if not needles:
@@ -1104,11 +1109,29 @@ class SaidSoFar:
             rows.update(self._matches(n.encode().lower()))
         order = sorted(r for r in rows if self._transcripts[r] != exclude_transcript)
         order.sort(key=self._said_at.__getitem__, reverse=True)  # stable: equal times by id
-        texts = [(self._transcripts[r], self._texts[r]) for r in order[:SAID_BEFORE_LIMIT]]
+        order = order[:SAID_BEFORE_LIMIT]
+        texts = [(self._transcripts[r], self._texts[r]) for r in order]
+        self._answer = {row: at for at, row in enumerate(order)}
+        self._answered = [text for _transcript, text in texts]
+        self._unlike = [at for at, text in enumerate(self._answered) if _unlike_like(text)]
+        self._searched = frozenset(needles)
         named = Q()
         for n in needles:
             named |= Q(label_guess__icontains=n)
         return texts, _waiting_labels(self.owner, named)
+
+    def holding(self, needle: str) -> list[int] | None:
+        """The positions, in order, of the last answer's texts that hold ``needle`` as
+        ``str.lower`` reads them (what :func:`memory.extractors.subjects.history.heard`
+        would find by searching them), from the rows this answer already searched; None when
+        it did not search ``needle`` (the caller searches the texts itself)."""
+        if needle not in self._searched or needle != needle.lower():
+            return None
+        rows, _upto = self._found.get(needle.encode().lower(), (array("l"), 0))
+        unlike = set(self._unlike)
+        found = {self._answer[r] for r in rows if r in self._answer} - unlike
+        found.update(at for at in unlike if needle in self._answered[at].lower())
+        return sorted(found)
 
     def _read(self) -> None:
         for pk, transcript, said_at, text in (
@@ -1138,6 +1161,12 @@ class SaidSoFar:
                 at = self._lowered.find(needle, self._starts[row + 1])  # the next message on
             self._found[needle] = (rows, len(self._starts))
         return rows
+
+
+def _unlike_like(text: str) -> bool:
+    """Whether ``str.lower`` may find in ``text`` what SQLite's LIKE does not: a letter
+    outside ASCII (LIKE folds ASCII letters only) or a NUL (LIKE reads up to it)."""
+    return not text.isascii() or "\0" in text
 
 
 def _first_text(held: Any) -> str:

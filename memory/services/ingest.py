@@ -561,12 +561,13 @@ def _read(
             return recurring_subjects(owner, keys)
 
         def history(needles: dict[str, str]) -> dict[str, Heard]:
-            texts, labels = (
-                said(needles.values(), exclude_transcript=transcript.pk)
-                if said is not None
-                else said_before(owner, needles.values(), exclude_transcript=transcript.pk)
-            )
-            return heard(texts, labels, needles)
+            if said is None:
+                texts, labels = said_before(
+                    owner, needles.values(), exclude_transcript=transcript.pk
+                )
+                return heard(texts, labels, needles)
+            texts, labels = said(needles.values(), exclude_transcript=transcript.pk)
+            return heard(texts, labels, needles, known=said.holding)
 
         found = extract(
             messages, source_time=transcript.source_time, recurring=recurring, history=history

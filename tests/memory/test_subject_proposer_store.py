@@ -7,8 +7,10 @@ from datetime import UTC, datetime
 from typing import Any
 
 import pytest
+from django.db import connection
 
 from memory import selectors
+from memory.extractors.subjects.history import heard
 from memory.models import Candidate, Episode, Transcript
 from memory.selectors import recurring_subjects, said_before
 from memory.services.ingest import ingest_text
@@ -203,6 +205,38 @@ def test_an_imports_said_so_far_answers_as_said_before(
     Transcript.objects.filter(pk=second).delete()
     said.check()
     same()
+
+
+def test_an_imports_said_so_far_knows_which_texts_hold_a_needle_as_heard_finds_them(
+    owner: Any,
+) -> None:
+    """Which of the last answer's texts hold each needle, as ``str.lower`` reads them (what
+    ``heard`` finds by searching): from the rows the answer searched for ASCII texts; by
+    reading again those LIKE reads otherwise (a letter outside ASCII: "ÉCOLE" is "école" to
+    Python, not to LIKE); nothing known of a needle it did not search. ``heard`` counts the
+    same with it as without."""
+    day = datetime(2026, 3, 1, tzinfo=UTC)
+    _episodes(
+        owner,
+        "one",
+        [
+            ("user", "My GARDEN shed is at the ÉCOLE garden.", day),
+            ("user", "we watered the gardens", day),
+            ("user", "the ÉCOLE opens at nine and the garden after", day),
+        ],
+    )
+    _episodes(owner, "two", [("user", "I love my garden and the école", day)])
+    said = selectors.SaidSoFar(owner)
+    needles = {"garden": "garden", "ecole": "école", "shed": "shed"}
+    texts, labels = said(needles.values())
+    for needle in needles.values():
+        searched = [at for at, (_t, text) in enumerate(texts) if needle in text.lower()]
+        # elsewhere than SQLite each answer is said_before's, and nothing is known of it
+        expected = searched if connection.vendor == "sqlite" else None
+        assert said.holding(needle) == expected, needle
+    assert said.holding("water") is None  # not looked for by this answer
+    assert said.holding("Garden") is None  # no needle of the proposer's
+    assert heard(texts, labels, needles, known=said.holding) == heard(texts, labels, needles)
 
 
 def test_a_subject_keyed_by_an_everyday_word_is_said_again_only_with_all_its_words(

@@ -10,7 +10,7 @@ sentences join that card instead of making another.
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import accumulate
@@ -72,26 +72,47 @@ def _holding(
         found = joined.find(needle, starts[at + 1])
 
 
+# The positions of the texts that hold a needle, when the caller already knows them
+# (:meth:`memory.selectors.SaidSoFar.holding`), else None.
+Holding = Callable[[str], "list[int] | None"]
+
+
+class _Lowered:
+    """The texts lowered and joined once, when a needle must be searched here."""
+
+    def __init__(self, texts: Sequence[tuple[int, str]]) -> None:
+        self.parts = [text.lower() for _transcript, text in texts]
+        self.joined = "\0".join(self.parts)
+        self.starts = list(accumulate((len(part) + 1 for part in self.parts[:-1]), initial=0))
+
+    def holding(self, needle: str) -> list[int]:
+        return list(_holding(self.parts, self.joined, self.starts, needle))
+
+
 def heard(
     texts: Sequence[tuple[int, str]],
     labels: Sequence[tuple[str, str]],
     needles: dict[str, str],
+    known: Holding | None = None,
 ) -> dict[str, Heard]:
     """Per subject key, in how many earlier conversations the person said it in a sentence of
     their own ("I", "my", "we"...), and the label of the card waiting for it (``labels``:
-    each waiting card's label and a sentence it holds)."""
+    each waiting card's label and a sentence it holds). ``known`` gives the texts that hold
+    a needle when the caller already searched for it (an import's), the same as searching."""
     out: dict[str, Heard] = {}
     # Each message lowered once, and split and read once when a subject's needle is in it,
     # not once per subject: an import reads thousands of earlier messages per conversation.
-    lowered = [text.lower() for _transcript, text in texts]
-    joined = "\0".join(lowered)
-    starts = list(accumulate((len(part) + 1 for part in lowered[:-1]), initial=0))
+    lowered: _Lowered | None = None
     sentences: dict[int, tuple[_Said, ...]] = {}  # by position in ``texts``
     holding: dict[str, list[int]] = {}  # by needle: a subject and its all-words key share one
     for key, needle in needles.items():
         conversations: set[int] = set()
         if needle not in holding:
-            holding[needle] = list(_holding(lowered, joined, starts, needle))
+            found = known(needle) if known is not None else None
+            if found is None:
+                lowered = lowered or _Lowered(texts)
+                found = lowered.holding(needle)
+            holding[needle] = found
         for at in holding[needle]:
             transcript, text = texts[at]
             if transcript in conversations:
