@@ -287,6 +287,16 @@ _WHERE_I_AM = re.compile(r"\b(here|back|home)\s+in\s+$", re.I)
 _OTHER_SUBJECT = re.compile(r"\b(?:he|she|they|he's|she's|they're|they've|who)\b", re.I)
 
 
+def _ahead(sentence: str, words: tuple[str, ...]) -> str | None:
+    """What the sentence says before the phrase first comes (apostrophes made plain), or None
+    when it does not say it."""
+    if not words:
+        return None
+    text = sentence.replace("’", "'")
+    found = compiled(r"\b" + re.escape(words[0]) + r"\b", re.IGNORECASE).search(text)
+    return None if found is None else text[: found.start()]
+
+
 def led_here(sentence: str, words: tuple[str, ...]) -> bool:
     """The nearest subject before the phrase is the speaker's "I" or "we": in a sentence that
     someone else opens and the speaker goes on in without a stop ("my daughter set this up
@@ -296,13 +306,9 @@ def led_here(sentence: str, words: tuple[str, ...]) -> bool:
     said as where the speaker is: "here in ..." ("it's 9pm here in montreal", whoever else
     the sentence speaks of), "back in ..." or "home in ..." when no one else's subject comes
     before it ("back in portland!!", not "my sister is back in Portland")."""
-    if not words:
+    ahead = _ahead(sentence, words)
+    if ahead is None:
         return False
-    text = sentence.replace("’", "'")
-    found = compiled(r"\b" + re.escape(words[0]) + r"\b", re.IGNORECASE).search(text)
-    if found is None:
-        return False
-    ahead = text[: found.start()]
     others = [m.end() for m in _OTHER_SUBJECT.finditer(ahead)]
     others += [m.end() for m in _OTHER_PERSON.finditer(ahead)]
     where = _WHERE_I_AM.search(ahead)
@@ -321,18 +327,14 @@ _OTHER_LEADS = re.compile(
 
 
 def led_by_other_here(sentence: str, words: tuple[str, ...]) -> bool:
-    """The phrase is in a clause someone else leads after the speaker led one: "i dont live
-    share with Bram any more, he moved to Utrecht" (Utrecht is where he went), not "he moved out so
+    """The phrase is in a clause someone else leads after the speaker led one: "i dont share
+    with Bram any more, he moved to Utrecht" (Utrecht is where he went), not "he moved out so
     I took the flat in Leith" nor a sentence someone else opens ("My son ... He wears a
     Libre sensor now and we are learning to count carbs": whose it is, the sentence does not
     say by its order)."""
-    if not words:
+    ahead = _ahead(sentence, words)
+    if ahead is None:
         return False
-    text = sentence.replace("’", "'")
-    found = compiled(r"\b" + re.escape(words[0]) + r"\b", re.IGNORECASE).search(text)
-    if found is None:
-        return False
-    ahead = text[: found.start()]
     others = [m.end() for m in _OTHER_LEADS.finditer(ahead)]
     mine = [m.end() for m in _SPEAKER_SUBJECT.finditer(ahead)]
     return bool(others and mine) and others[-1] > mine[-1]
