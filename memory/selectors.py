@@ -1075,7 +1075,7 @@ class SaidSoFar:
     def reset(self) -> None:
         self._answer: dict[int, int] = {}  # the last answer's texts: row -> position
         self._answered: list[str] = []  # their texts
-        self._unlike: list[int] = []  # positions of those ``str.lower`` reads unlike LIKE
+        self._unlike: frozenset[int] = frozenset()  # those ``str.lower`` reads unlike LIKE
         self._searched: frozenset[str] = frozenset()  # the needles the last answer looked for
         self._last = 0  # the highest id read
         self._transcripts: list[int] = []  # per message, in id order
@@ -1098,7 +1098,8 @@ class SaidSoFar:
         self, needles: Iterable[str], *, exclude_transcript: int | None = None
     ) -> tuple[list[tuple[int, str]], list[tuple[str, str]]]:
         needles = sorted({n for n in needles if len(n) >= 3})
-        self._answer, self._answered, self._unlike, self._searched = {}, [], [], frozenset()
+        self._answer, self._answered = {}, []
+        self._unlike, self._searched = frozenset(), frozenset()
         if connection.vendor != "sqlite" or any("\0" in n for n in needles):
             return said_before(self.owner, needles, exclude_transcript=exclude_transcript)
         if not needles:
@@ -1113,7 +1114,7 @@ class SaidSoFar:
         texts = [(self._transcripts[r], self._texts[r]) for r in order]
         self._answer = {row: at for at, row in enumerate(order)}
         self._answered = [text for _transcript, text in texts]
-        self._unlike = [at for at, text in enumerate(self._answered) if _unlike_like(text)]
+        self._unlike = frozenset(at for at, text in enumerate(self._answered) if _unlike_like(text))
         self._searched = frozenset(needles)
         named = Q()
         for n in needles:
@@ -1128,9 +1129,8 @@ class SaidSoFar:
         if needle not in self._searched or needle != needle.lower():
             return None
         rows, _upto = self._found.get(needle.encode().lower(), (array("l"), 0))
-        unlike = set(self._unlike)
-        found = {self._answer[r] for r in rows if r in self._answer} - unlike
-        found.update(at for at in unlike if needle in self._answered[at].lower())
+        found = {self._answer[r] for r in rows if r in self._answer} - self._unlike
+        found.update(at for at in self._unlike if needle in self._answered[at].lower())
         return sorted(found)
 
     def _read(self) -> None:

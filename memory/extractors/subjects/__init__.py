@@ -807,7 +807,7 @@ def propose(
     # is tomorrow", "the reef is the largest living structure") is not proposed, but for
     # someone they speak of by first name as the one who did or said something ("cathal
     # cried (obviously)": :func:`known_by_name`), and for a name given to the person's animal
-    # or baby in a sentence of its own ("we got a puppy. she's called Mabel": :func:`_given_to`).
+    # or baby in a sentence of its own ("we got a puppy. she's called Mabel": :func:`_given`).
     # Heard in this conversation only, it must be said in a sentence the person leads ("I",
     # "we", "my garden") or named as theirs ("reminds me of my grandad Wilf"): one in which
     # they are only told of it ("some bloke told me he's cycling to Cornwall") is someone
@@ -817,50 +817,37 @@ def propose(
         for sure, s, again in (
             (confidence(e), s, e.sessions > 1 and not kind_of_thing(s))
             for e, s in every
-            if e.first_person > 0 or known_by_name(s) or _given_to(s)
+            if e.first_person > 0 or known_by_name(s) or _given(s)[0]
         )
         if sure >= (FLOOR if again else ONCE) and (again or theirs(s))
     ]
     kinds = categories([(s.phrase, s.said[0].before, s.said[0].sentence) for _c, s in kept])
-    given = [_given_to(s) for _c, s in kept]
-    kinds = [named or kind for named, kind in zip(given, kinds, strict=True)]
+    given = [_given(s) for _c, s in kept]
+    kinds = [named or kind for (named, _where), kind in zip(given, kinds, strict=True)]
     # The animal or the baby a name was given to is the named one: "we got a puppy. she's
     # called Mabel" is one card, Mabel.
-    named_in = {
-        said for (_c, s), named in zip(kept, given, strict=True) if named for said in _named_at(s)
-    }
+    named_in = {said for _named, where in given for said in where}
     out: list[AnyProposal] = []
     for (sure, subject), category in zip(kept, kinds, strict=True):
-        if _named_later(subject, named_in):
+        if named_in and _named_later(subject, named_in):
             continue
         out += proposals_for(subject, category, sure)
     return out
 
 
-def _given_to(subject: Subject) -> str | None:
+def _given(subject: Subject) -> tuple[str | None, set[str]]:
     """The category of a name given to the person's animal or baby
-    (:func:`.framing.named_then`), else None."""
+    (:func:`.framing.named_then`), and the sentences that give it with the ones before them;
+    (None, nothing) for any other subject."""
     if not subject.phrase.is_name:
-        return None
-    return next(
-        (
-            kind
-            for s in subject.said
-            if (kind := named_then(s.sentence, subject.phrase.words, s.prior))
-        ),
-        None,
-    )
-
-
-def _named_at(subject: Subject) -> set[str]:
-    """The sentences that give the subject its name, and the ones before them."""
-    return {
-        text
-        for s in subject.said
-        if named_then(s.sentence, subject.phrase.words, s.prior)
-        for text in (s.sentence, s.prior)
-        if text
-    }
+        return None, set()
+    kind: str | None = None
+    where: set[str] = set()
+    for s in subject.said:
+        if named := named_then(s.sentence, subject.phrase.words, s.prior):
+            kind = kind or named
+            where.update(text for text in (s.sentence, s.prior) if text)
+    return kind, where
 
 
 def _named_later(subject: Subject, named_in: set[str]) -> bool:
