@@ -93,13 +93,19 @@ def condition_word(word: str) -> bool:
 # Not another's: "my dad's arthritis", "my son's asthma".
 _MY = re.compile(r"\bmy\s+(?P<rest>(?:[^\s,.;:!?]+\s*){1,4})", re.IGNORECASE)
 _DOSE = r"\d+(?:\.\d+)?\s?(?:mg|mcg|µg|g|ml|iu|units?)\b"
+# The second word of a drug's name, its salt or its acid: "ferrous sulphate", "folic acid",
+# "sodium valproate" is named by its first word alone.
+_SALT = (
+    r"(?:sulphate|sulfate|fumarate|gluconate|citrate|hydrochloride|carbonate|phosphate|"
+    r"succinate|tartrate|maleate|besylate|bromide|chloride|oxide|glycinate|acid)\b"
+)
 _MEDICATION = re.compile(
     r"\b(?:put\s+me\s+on|prescribed\s+(?:me\s+)?|started\s+(?:me\s+on|taking|on)|"
     r"(?:i'm|i\s+am|i've\s+been|i\s+have\s+been|i\s+been)\s+(?:now\s+|still\s+)?(?:taking|on)|"
     r"i\s+(?:take|took|stopped\s+taking|quit\s+taking)|"
     # as chat leaves the speaker out: "been on lamotrigine since 2023", "taking omeprazole"
     r"^\W*(?:(?:just\s+|now\s+)?(?:been|started)\s+(?:taking|on)|(?:now\s+)?taking))"
-    r"\s+(?P<med>[A-Za-z][\w\-]+)"
+    r"\s+(?P<med>vitamin\s+[A-Za-z]\d{0,2}\b|[A-Za-z][\w\-]+(?:\s+" + _SALT + r")?)"
     r"(?P<dose>\s+" + _DOSE + r")?",
     re.IGNORECASE,
 )

@@ -177,3 +177,17 @@ def test_a_procedure_the_person_had_is_health(text: str, label: str, dated: bool
 )
 def test_what_is_no_procedure_the_person_had(text: str) -> None:
     assert health(clause(text)) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "label"),
+    [
+        # a drug named by its salt or its acid, or a vitamin by its letter, is both words
+        ("my GP put me on ferrous fumarate", "Ferrous Fumarate"),
+        ("I take folic acid 400mcg every morning", "Folic Acid"),
+        ("I've been taking vitamin D 1000iu since October", "Vitamin D"),
+        ("I was started on magnesium citrate, 200mg at night", "Magnesium Citrate"),
+    ],
+)
+def test_a_medication_of_two_words_keeps_both(text: str, label: str) -> None:
+    assert nodes(health(clause(text))) == [(label, "health")]
