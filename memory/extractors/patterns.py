@@ -35,12 +35,23 @@ _FENCED_CODE = re.compile(r"```.*?(?:```|$)", re.DOTALL)
 _ABBREVIATIONS = frozenset(
     "dr mr mrs ms prof st jr sr vs etc eg ie e.g i.e a.m p.m approx dept mt no".split()
 )
-_SENTENCE_END = re.compile(r"(?<=[.!?…])[\"'”’)\]]*\s+|\n+")
+# Chat ends a sentence with an emoji as often as with a stop: "annyeong 😆 been learning
+# korean since may" is two.
+_EMOJI = "\U0001f300-\U0001faff\u2600-\u27bf"
+_SENTENCE_END = re.compile(r"(?<=[.!?…" + _EMOJI + r"])[\"'”’)\]\ufe0f]*\s+|\n+")
 _BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
 # A new clause starts where a new first-person (or "my ...") subject takes over.
 _CLAUSE_BREAK = re.compile(
     r"\s*;\s*|,?\s+(?:and|but|so|then|and then|plus|while|whereas)\s+(?=(?:I|i|we|We|my|My)\b)|"
     r",\s+(?=(?:I|We|My|my)\b(?!'d\s+rather))|,\s+which\s+(?=(?:we|I)\b)"
+)
+# Where a conjunction hands the sentence to someone or something else, hedged or not ("I was
+# put on warfarin in May, so perhaps the nurse meant that"): what she meant is hers, and so is
+# its hedge.
+_OTHER_TAKES_OVER = re.compile(
+    r",?\s+(?:and|but|so|then)\s+(?=(?:(?:maybe|perhaps|probably|possibly)\s+)?"
+    r"(?:he|she|they|(?:the|his|her|their)\s+\w+)\b)",
+    re.IGNORECASE,
 )
 
 
@@ -88,6 +99,30 @@ def _cut_long(sentence: str) -> list[str]:
 
 def split_clauses(sentence: str) -> list[str]:
     return [c.strip(" ,") for c in _CLAUSE_BREAK.split(sentence) if c and c.strip(" ,")]
+
+
+_JOINED_ON = re.compile(
+    r"[\s,;]*(?:\b(?:and then|and|but|so|then|plus|while|whereas|which)\b)?[\s,;]*$"
+)
+
+
+def before_hedge(sentence: str, hedge: re.Pattern[str]) -> str | None:
+    """The clauses of ``sentence`` before the first that ``hedge`` finds, when the first is
+    not hedged ("we moved to Leeds in May and I might get a dog": we moved to Leeds), else
+    None."""
+    clauses = [
+        part.strip(" ,")
+        for clause in split_clauses(sentence)
+        for part in _OTHER_TAKES_OVER.split(clause)
+        if part.strip(" ,")
+    ]
+    for at, clause in enumerate(clauses):
+        if hedge.search(clause):
+            if at == 0:
+                return None
+            end = sentence.find(clause)
+            return _JOINED_ON.sub("", sentence[:end]) if end > 0 else None
+    return None
 
 
 # --- what is never a memory ---------------------------------------------------------------
@@ -350,6 +385,9 @@ DESCRIPTORS = frozenset(
     library package plugin bot game book blog podcast channel newsletter repo repository
     system platform api extension framework band team club brand shop store""".split()
 )
+# The particles other languages write in lower case between the words of a name
+# ("Universidade de Lisboa", "Museo del Mar", "Joost van Dam"): a label keeps them as written.
+NAME_PARTICLES = frozenset("de del della di da du van von der den la".split())
 _SMALL_WORDS = frozenset("of and in on for to at with the a an or by from vs".split())
 # Things a person does or goes to once: "a charity race", "the Snowdon hike", "a pride parade".
 EXPERIENCE_NOUNS = frozenset(
@@ -393,9 +431,21 @@ def title_word(word: str, first: bool) -> str:
     return word[:1].upper() + word[1:]
 
 
+def _particle(parts: list[str], at: int) -> bool:
+    """Whether ``parts[at]`` is a particle between two capitalised words of a name."""
+    return (
+        0 < at < len(parts) - 1
+        and parts[at] in NAME_PARTICLES
+        and _capitalised(parts[at - 1])
+        and _capitalised(parts[at + 1])
+    )
+
+
 def title_case(phrase: str) -> str:
     parts = phrase.split()
-    return " ".join(title_word(w, i == 0) for i, w in enumerate(parts))
+    return " ".join(
+        w if _particle(parts, i) else title_word(w, i == 0) for i, w in enumerate(parts)
+    )
 
 
 # What a pastime is to the person, said after it in lower case: no part of its name.
@@ -435,7 +485,10 @@ def is_name(phrase: str) -> bool:
     parts = stripped.split()
     return (
         bool(parts)
-        and all(_capitalised(p) or p.lower() in _SMALL_WORDS for p in parts)
+        and all(
+            _capitalised(p) or p.lower() in _SMALL_WORDS or _particle(parts, i)
+            for i, p in enumerate(parts)
+        )
         and (_capitalised(parts[0]))
     )
 

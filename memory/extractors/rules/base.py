@@ -212,11 +212,16 @@ _NOT_NAMES = frozenset(
 
 
 def _leading_name(rest: str) -> tuple[str, str]:
-    """Split "Meera lives in Bangalore" into ("Meera", "lives in Bangalore")."""
+    """Split "Meera lives in Bangalore" into ("Meera", "lives in Bangalore"); a particle
+    between two words of a name is in it ("Joost van Dam is ...")."""
     tokens = rest.replace(",", " , ").split()
     name: list[str] = []
-    for token in tokens:
-        if token == "," or not token[0].isupper() or len(name) == 3:
+    for at, token in enumerate(tokens):
+        after = tokens[at + 1] if at + 1 < len(tokens) else ""
+        if name and token in p.NAME_PARTICLES and after[:1].isupper():
+            name.append(token)
+            continue
+        if token == "," or not token[0].isupper() or sum(w[0].isupper() for w in name) == 3:
             break
         if token.lower() in _NOT_NAMES:
             break

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from datetime import datetime
 
 from memory.extractors import patterns as p
@@ -105,6 +106,9 @@ def read_clause(c: Clause) -> Found:
     if rest is not None:
         return lead + read_clause(rest)
     if p.HEDGE.search(c.text):
+        lead = p.before_hedge(c.text, p.HEDGE)
+        if lead:  # "I was put on warfarin in May, so perhaps she meant that": the rest is hers
+            return read_clause(replace(c, text=lead))
         # A goal the person has set ("I want to ask for a raise") is theirs; a wish hedged
         # with "might", "maybe", "thinking about" stays a hedge.
         found = [] if _UNSURE.search(c.text) else goal(c)

@@ -189,11 +189,15 @@ def _statement(sentence: str) -> str | None:
     if _SUPPOSED.search(rest):
         # "If I won the lottery ...", "I might try ...": nothing the person has; but what
         # follows "but" is what is ("if i had more time id learn the cello, but for now im
-        # sticking with my pottery class")
+        # sticking with my pottery class"), and so is what comes before a hedged clause of its
+        # own ("we moved to Leeds in May and I might get a dog")
         parts = CONTRAST.split(rest, maxsplit=1)
-        if len(parts) < 2 or _SUPPOSED.search(parts[1]):
+        if len(parts) == 2 and not _SUPPOSED.search(parts[1]):
+            rest = parts[1]
+        elif lead := p.before_hedge(rest, _SUPPOSED):
+            rest = lead
+        else:
             return None
-        rest = parts[1]
     if not_own(rest):
         return None  # "I'm SUCH a morning person 🙃", "it's my flatmate's, not mine"
     if len(p.words(rest)) < 3:

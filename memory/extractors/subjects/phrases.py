@@ -398,8 +398,8 @@ def _joins_compound(
 
 
 # A word that joins two capitalised names into one ("University of Aberdeen", "Isle of Skye",
-# "Marks & Spencer"). "and" is one only inside a name said with "the" (:func:`_and_joins`):
-# "Milo and Ada" are two people.
+# "Marks & Spencer"), and a particle written in lower case (``NAME_PARTICLES``). "and" is one
+# only inside a name said with "the" (:func:`_and_joins`): "Milo and Ada" are two people.
 _NAME_JOINS = frozenset({"of", "&"})
 JOIN = "JOIN"  # the part of speech given to such a word inside a chunk
 
@@ -418,7 +418,8 @@ def _joins_names(
         return False
     if word == "and" and not _and_joins(tokens, index, chunks[-1]):
         return False
-    if word != "and" and (word.lower() not in _NAME_JOINS or word == "OF"):
+    joins = word.lower() in _NAME_JOINS and word != "OF"
+    if word != "and" and not joins and word not in p.NAME_PARTICLES:
         return False
     last = chunks[-1][-1]
     after = tokens[index + 1] if index + 1 < len(tokens) else ("", "", "")
@@ -664,7 +665,8 @@ def _trim(chunk: list[tuple[int, str, str]]) -> list[tuple[int, str, str]]:
     for at, t in enumerate(chunk):
         if t[2].startswith("RB") and kept and kept[-1][2] in _NOUN:
             break  # "help dancers really shine": a noun phrase has no adverb after its noun
-        if meant(t[1]).lower() in _TIME_WORDS or t[1].lower().removesuffix("s") in _CALENDAR:
+        timed = meant(t[1]).lower() in _TIME_WORDS or t[1].lower().removesuffix("s") in _CALENDAR
+        if timed and not (kept and kept[-1][2] == JOIN):  # "Museo del Mar": inside a name
             if _named_day(kept, t):
                 kept.append(t)
                 continue

@@ -120,3 +120,48 @@ def test_a_statement_before_a_question_in_one_sentence_is_read(
     sentence: str, statement: str | None
 ) -> None:
     assert p.told(sentence) == (statement or sentence)
+
+
+def test_a_particle_keeps_its_case_only_between_two_words_of_a_name() -> None:
+    assert p.title_case("Joost van Dam") == "Joost van Dam"
+    assert p.title_case("camper van") == "Camper Van"
+    assert p.is_name("Casa del Rio")
+
+
+def test_an_emoji_between_two_sentences_ends_the_first() -> None:
+    assert p.split_sentences("hiya 👋 been learning the banjo since june") == [
+        "hiya 👋",
+        "been learning the banjo since june",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("sentence", "lead"),
+    [
+        ("we moved to Leeds in May and I might get a dog", "we moved to Leeds in May"),
+        # a clause someone else takes over carries its own hedge
+        (
+            "I was put on warfarin in March, so perhaps she meant that",
+            "I was put on warfarin in March",
+        ),
+        ("maybe I'll try bouldering, my friend goes", None),
+        ("I might move to Leeds", None),
+    ],
+)
+def test_what_comes_before_a_hedged_clause_is_said_plainly(sentence: str, lead: str | None) -> None:
+    assert p.before_hedge(sentence, p.HEDGE) == lead
+
+
+def test_a_statement_before_someone_elses_hedged_clause_is_read() -> None:
+    found = extract(
+        [
+            Message(
+                id="M0",
+                role="user",
+                content="I was started on rivaroxaban, 20mg a day, in March, so perhaps "
+                "the nurse was thinking of warfarin.",
+            )
+        ],
+        source_time=datetime(2026, 6, 1, tzinfo=UTC),
+    )
+    assert [x.label for x in found if isinstance(x, NodeProposal)] == ["Rivaroxaban"]

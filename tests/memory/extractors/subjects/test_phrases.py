@@ -274,3 +274,25 @@ def test_a_plural_and_its_verb_before_an_object_end_the_phrase_before_the_verb(
     found = named(sentence)
     assert label in found
     assert not any(key.endswith(" Need") for key in found)
+
+
+@pytest.mark.parametrize(
+    ("sentence", "label"),
+    [
+        # a particle other languages write in lower case is inside the name, and stays lower
+        ("I start at Universidade de Coimbra in the autumn.", "Universidade de Coimbra"),
+        ("We ate at Casa del Rio on the harbour.", "Casa del Rio"),
+        # a month's short form after the particle is a word of the name, not a date
+        ("We had lunch at Museo del Mar with the kids.", "Museo del Mar"),
+        ("My landlord is Joost van Dam.", "Joost van Dam"),
+    ],
+)
+def test_a_lower_case_particle_between_capitalised_words_is_part_of_the_name(
+    sentence: str, label: str
+) -> None:
+    assert named(sentence).get(label) is True
+
+
+def test_a_particle_word_outside_a_name_joins_nothing() -> None:
+    # "de" with no capital after it joins nothing
+    assert not any(" de " in label for label in named("Paris de nuit is a song I love."))
