@@ -10,8 +10,8 @@ out of the person's life, whatever their wording otherwise:
   (:func:`withheld_messages`);
 - **quoted**: words inside quotation marks, double or single, are someone else's (a line of a
   book, a film, a sign), not the person's (:func:`quoted_spans`);
-- **ironic**: a sentence marked as meaning its opposite (an upside-down or eye-roll face,
-  "/s", "yeah right") says nothing the person means (:func:`ironic`);
+- **ironic**: a sentence marked as meaning its opposite ("/s", "yeah right", or an upside-down
+  or eye-roll face on praise) says nothing the person means (:func:`ironic`);
 - **disowned**: a sentence in which the person says a thing is not theirs ("it's my
   flatmate's, not mine") (:func:`disowned`);
 - **denied**: what follows a negated experience in its clause ("I've never been to the UK",
@@ -46,9 +46,16 @@ _RETRACT = re.compile(
     r"(?=\s*(?:[,.;:!?\u2014\u2013-]|$))",
     re.IGNORECASE,
 )
-# Irony, marked: the upside-down face, the eye roll, "/s", "yeah right", "not!" at the end.
-_IRONY = re.compile(
-    r"[\U0001F643\U0001F644\U0001F612]|(?:^|\s)/s\b|\byeah,?\s+right\b|\bnot!\s*$",
+# Irony, marked: "/s", "yeah right", "not!" at the end; or the upside-down face, the eye roll
+# or the unamused face on praise ("I just LOVE doing my taxes 🙃", "Great, another Monday 🙄").
+# On a plain report the face is a sigh, and the report stands ("my bf forgot our anniversary
+# AGAIN 🙄", "mum left her tablets in Enugu 🙃").
+_IRONY = re.compile(r"(?:^|\s)/s\b|\byeah,?\s+right\b|\bnot!\s*$", re.IGNORECASE)
+_IRONIC_FACE = re.compile(r"[\U0001F643\U0001F644\U0001F612]")
+_PRAISE = re.compile(
+    r"\b(?:love|loving|loved|adore|adoring|great|amazing|awesome|fantastic|wonderful|brilliant|"
+    r"perfect|lovely|fun|best|genius|highlight|favou?rite|thrilled|delighted|can'?t\s+wait|"
+    r"so\s+excited|such\s+an?|natural|clearly|totally|of\s+course|sure|yay|thanks)\b",
     re.IGNORECASE,
 )
 # "not mine", "isn't mine", "not ours", "not my own": the thing is someone else's.
@@ -85,7 +92,10 @@ def retracts(text: str) -> bool:
 
 def ironic(sentence: str) -> bool:
     """The sentence is marked as meaning its opposite."""
-    return bool(_IRONY.search(_plain(sentence)))
+    plain = _plain(sentence)
+    if _IRONY.search(plain):
+        return True
+    return bool(_IRONIC_FACE.search(plain)) and bool(_PRAISE.search(plain))
 
 
 def disowned(sentence: str) -> bool:

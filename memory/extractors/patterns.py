@@ -38,6 +38,7 @@ _ABBREVIATIONS = frozenset(
 # Chat ends a sentence with an emoji as often as with a stop: "annyeong 😆 been learning
 # korean since may" is two.
 _EMOJI = "\U0001f300-\U0001faff\u2600-\u27bf"
+_EMOJIS = re.compile("[" + _EMOJI + "\ufe0f]")  # no part of a label: "Cello 🙃" is Cello
 _SENTENCE_END = re.compile(r"(?<=[.!?…" + _EMOJI + r"])[\"'”’)\]\ufe0f]*\s+|\n+")
 _BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
 # A new clause starts where a new first-person (or "my ...") subject takes over.
@@ -454,7 +455,7 @@ _WHAT_IT_IS_TO_ME = frozenset("passion passions hobby hobbies obsession".split()
 
 def make_label(phrase: str) -> str | None:
     """A phrase -> a label by the module's label rule, or ``None`` if it is not a name."""
-    text = phrase.strip().strip(_QUOTES + " .,;:!?-–—").strip()
+    text = _EMOJIS.sub("", phrase).strip().strip(_QUOTES + " .,;:!?-–—").strip()
     called = _CALLED.search(text)
     if called:
         text = called.group(1).strip(_QUOTES + " .,;:!?")

@@ -90,6 +90,9 @@ def test_a_retraction_withholds_the_message_before_it_and_itself() -> None:
         ("yeah right, like I'd ever run a marathon", True),
         ("I love doing my taxes early", False),
         ("I got the s/s catalogue", False),
+        # on a plain report the face is a sigh: what is reported stands
+        ("my landlord put the rent up again 🙄", False),
+        ("the boiler broke the day my parents arrived 🙃", False),
     ],
 )
 def test_irony_that_is_marked(sentence: str, expected: bool) -> None:

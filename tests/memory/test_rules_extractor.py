@@ -599,7 +599,9 @@ def test_what_is_not_the_persons_to_keep_is_not_read() -> None:
     assert run("Off the record, " + CELLO[0].lower() + CELLO[1:]) == []
     assert run("Between you and me, " + CELLO[0].lower() + CELLO[1:]) == []
     assert run(CELLO, "Scratch that, forget I said it.") == []
-    assert run(CELLO[:-1] + " 🙃") == []
+    assert run("I just love that I started learning the cello in March 🙃") == []
+    # a sigh on a plain report is no irony: the report stands
+    assert "Cello" in nodes(run(CELLO[:-1] + " 🙃"))
     # A quoted line is someone's words; a quoted title is still what the person talks about.
     quoted = run(f"My favourite line from that film is '{CELLO[:-1]}'.")
     assert "Cello" not in nodes(quoted) and not of(EventProposal, quoted)
