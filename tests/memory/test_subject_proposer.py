@@ -844,7 +844,7 @@ def test_the_card_confidence_is_computed_not_fixed() -> None:
     found = cards(
         "I'm moving to Rotterdam in January.",
         "A: Exciting!",
-        "We took in a rescue greyhound called Biscuit.",
+        "We took in a rescue axolotl called Biscuit.",
         "A: How is Biscuit?",
         "Biscuit sleeps all day, I adore her.",
     )

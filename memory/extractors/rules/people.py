@@ -42,15 +42,18 @@ for _category, _words in (
         FAMILY,
         """mother mom mum mama dad father papa parents sister brother sibling siblings son
         daughter kids children child grandmother grandma granny nana grandfather grandpa granddad
-        grandparents aunt uncle cousin niece nephew mother-in-law father-in-law sister-in-law
-        brother-in-law in-laws stepmom stepdad stepmother stepfather stepson stepdaughter twin
+        grandparents grandad gramps nonna nonno abuela abuelo oma opa aunt uncle cousin niece
+        nephew mother-in-law father-in-law sister-in-law brother-in-law in-laws stepmom stepdad stepmother stepfather stepson stepdaughter twin
         baby nan gran grandson granddaughter grandchild grandchildren grandkids stepbrother
         stepsister half-brother half-sister godmother godfather godson goddaughter""",
     ),
     (
         POSSESSION,
         """dog cat puppy kitten rabbit bunny hamster gerbil parrot budgie cockatiel horse pony
-        tortoise turtle lizard gecko snake ferret goldfish fish chicken chickens pig""",
+        tortoise turtle lizard gecko snake ferret goldfish fish chicken chickens pig pup
+        greyhound lurcher whippet labrador spaniel terrier collie beagle retriever dachshund
+        pug poodle cockapoo labradoodle staffie husky corgi sheepdog alsatian rottweiler
+        schnauzer chihuahua dalmatian bulldog tabby moggy""",
     ),
     (
         RELATIONSHIP,
@@ -353,13 +356,7 @@ def _pet_named(c: Clause) -> Found:
 # "I just adopted this cute pup from a shelter", "we got a rescue cat in March", "we took in a
 # retired greyhound": a pet come home, not named yet. A pet word of the relations or a kind of
 # dog people name as the animal; what they call it lovingly is no part of its label.
-_PET_KINDS = frozenset(
-    {k for k, v in RELATIONS.items() if v == POSSESSION}
-    | set(
-        """pup pups greyhound lurcher whippet labrador spaniel terrier collie beagle retriever
-        dachshund pug poodle tabby""".split()
-    )
-)
+_PET_KINDS = frozenset({k for k, v in RELATIONS.items() if v == POSSESSION} | {"pups"})
 _PET_ADOPTED = re.compile(
     _I + r"(?:adopted|rescued|got|brought\s+home|took\s+in|fostered)\s+(?:a|an|this|our|my|two|"
     r"a\s+pair\s+of)\s+(?P<pet>(?:[a-z-]+\s+){0,2}?(?:" + "|".join(sorted(_PET_KINDS)) + r")s?)\b"
