@@ -270,13 +270,41 @@ _DISTINGUISHING = _LEADING - frozenset(
 _ACTIVITY = frozenset("class lesson course session practice workshop".split())
 
 
+# The short forms of the words that end a street's name ("Gallowtree Rd", "Tern Ave"): the
+# same street as its full form. Read in a message only where no other word is written so
+# ("rd", not "st", which is also "Saint", nor "pl" or "sq").
+STREET_SHORT = {
+    "rd": "road",
+    "ave": "avenue",
+    "av": "avenue",
+    "ln": "lane",
+    "cres": "crescent",
+    "blvd": "boulevard",
+    "hwy": "highway",
+    "gdns": "gardens",
+}
+_LAST_STREET_SHORT = STREET_SHORT | {"st": "street", "sq": "square", "pl": "place"}
+
+
+def street_words(words: list[str]) -> list[str]:
+    """``words`` (of a key or a message) with each short street word after a word of the
+    street's name said in full ("gallowtree rd" -> "gallowtree road")."""
+    return [
+        STREET_SHORT.get(w, w)
+        if i and words[i - 1].isalpha() and words[i - 1] not in STREET_SHORT
+        else w
+        for i, w in enumerate(words)
+    ]
+
+
 @lru_cache(maxsize=1 << 13)
 def fold_key(key: str) -> str:
     """The canonical ``key`` as the review queue folds it: its core key
     (:func:`core_key`), each word spelled one way where British and American English spell it
     two (:func:`one_spelling`: "colour theory society" -> "color theory society"), a slip of
     the fingers corrected in a key of two words or more (:func:`mistyped`: "elcetric car" ->
-    "electric car"), less a trailing activity word ("pottery classes" -> "pottery").
+    "electric car"), less a trailing activity word ("pottery classes" -> "pottery"), a street
+    word said short at its end said in full ("gallowtree rd" -> "gallowtree road").
     Two pending guesses whose fold keys are equal and whose relations agree
     (:func:`same_subject`) are one card. Never empty when ``key`` is not. Pure and cached."""
     words = [one_spelling(w) for w in core_key(key).split()]
@@ -284,6 +312,8 @@ def fold_key(key: str) -> str:
         words = [mistyped(w) for w in words]
     if len(words) > 1 and words[-1] in _ACTIVITY:
         words = words[:-1]
+    if len(words) > 1:
+        words[-1] = _LAST_STREET_SHORT.get(words[-1], words[-1])
     return " ".join(words)
 
 

@@ -62,6 +62,7 @@ from memory.keys import (
     name_words,
     one_spelling,
     person_name_words,
+    street_words,
     title_gender,
     titled_name,
 )
@@ -480,20 +481,30 @@ def pet_form(short: str, name: str, *, named: bool = False, called: bool = False
 
 
 @lru_cache(maxsize=65536)
-def cut_short(short: str, name: str) -> bool:
+def cut_short(short: str, name: str, *, given: bool = False) -> bool:
     """Whether ``short`` is ``name`` cut to its first syllable, as people say a name no list
     shortens ("bron" for "bronwen", "lorc" for "lorcan", "uke" for "ukulele"), read as it
     sounds (:func:`spelling`, a silent "e" closing the syllable dropped): three letters or
     more, two or more of the name left over, and neither a name of its own the lists know
-    ("dan" is short for "daniel", never "dante") nor a common English word. Only a given
+    ("dan" is short for "daniel", never "dante") nor a common English word, and one syllable
+    (a word of two is a word of its own: "Zephyr Bakery" is no "Zephyrine"). Only a given
     name or a thing's name is cut so: a surname's start is another family's name ("Sokol"
-    is no "Sokolow"), so callers pass no surname."""
+    is no "Sokolow"), so callers pass no surname. ``given``: a given name the lists know may
+    be the cut too, as of a thing whose name English does not know, said as a name ("Zeph"
+    for a project called Zephyrine)."""
     if len(short) < 3 or len(name) < len(short) + 2 or short == name:
         return False
-    if not (short.isalpha() and name.isalpha()) or _given_name(short) or _common(short):
+    if not (short.isalpha() and name.isalpha()) or _common(short):
+        return False
+    if _given_name(short) and not given:
         return False
     syllable = spelling(short[:-1] if short.endswith("e") else short)
+    if len(_VOWELS.findall(syllable)) > 1:
+        return False  # two syllables or more make a word of their own ("zephyr" of "zephyrine")
     return len(syllable) >= 2 and spelling(name).startswith(syllable)
+
+
+_VOWELS = re.compile(r"[aeiouy]+")
 
 
 @lru_cache(maxsize=65536)
@@ -1102,7 +1113,7 @@ def _variant_of(word: str, t: Tombstone, *, named: bool = False) -> bool:
     if word in t.variants:
         return True
     if not t.person:
-        if any(cut_short(word, w) for w in t.bare):
+        if any(cut_short(word, w, given=named and not _english(w)) for w in t.bare):
             return True
         return named and any(
             pet_form(word, w, named=not _english(w), called=True) for w in called(t)
@@ -1336,15 +1347,21 @@ def _unmasked(words: list[str], stems: list[str], gender: str) -> tuple[list[str
 
 
 def _names_it(
-    words: list[str], stems: list[str], t: Tombstone, named: frozenset[str] = frozenset()
+    words: list[str],
+    stems: list[str],
+    t: Tombstone,
+    named: frozenset[str] = frozenset(),
+    alone: frozenset[str] = frozenset(),
 ) -> bool:
     """Whether a message's ``words`` (and their ``stems``) name ``t`` by its words alone: a
     name, a picking word, enough of a name's distinctive words, a rare head word, or a variant
-    of a name (``named``: the words said as names, capitalised)."""
+    of a name (``named``: the words said as names, capitalised; ``alone``: of those, the ones
+    said as a name of one word, which a thing's pet form is: "Otto Fairbanks" is a person,
+    not the "Otto" of a cat called Ottoline)."""
     if t.gender:
         words, stems = _unmasked(words, stems, t.gender)
     for name in t.names:
-        phrase = name.split()
+        phrase = street_words(name.split())  # "gallowtree rd" said as "Gallowtree Road"
         if all(w in STOP_WORDS for w in phrase):
             continue  # a fragment such as "going" names nothing (as in forgotten_names)
         if _phrase_in(words, phrase) or _phrase_in(stems, [stem(w) for w in phrase]):
@@ -1352,12 +1369,25 @@ def _names_it(
     mine = set(stems)
     if any(stem(w) in mine for w in t.words) or any(shares_name(mine, n) for n in t.groups):
         return True
-    return any(_variant_of(w, t, named=w in named) for w in set(words) if w not in t.exceptions)
+    as_name = named if t.person else alone
+    return any(_variant_of(w, t, named=w in as_name) for w in set(words) if w not in t.exceptions)
 
 
 def named_words(said: Sequence[_Token]) -> frozenset[str]:
     """The words of a message (its :func:`tokens`) said as names (:func:`_name_part`)."""
     return frozenset(t.word for t in said if t.alpha and _name_part(t))
+
+
+def alone_words(said: Sequence[_Token]) -> frozenset[str]:
+    """The words of a message said as a name of one word: a name's part with no other beside
+    it ("Ottie" in "we lost Ottie", not "Otto" in "Otto Fairbanks rang")."""
+
+    def part(i: int) -> bool:
+        return 0 <= i < len(said) and said[i].alpha and _name_part(said[i])
+
+    return frozenset(
+        t.word for i, t in enumerate(said) if part(i) and not part(i - 1) and not part(i + 1)
+    )
 
 
 #: How rare a thing's first word must be to name it alone where written as a name
@@ -1419,14 +1449,16 @@ def named_in(text: str, tombstones: Sequence[Tombstone]) -> Tombstone | None:
     under another entity's name are the same thing said again."""
     if not tombstones:
         return None
-    words = canonical_key(text).split()
+    words = street_words(canonical_key(text).split())
     stems = [stem(w) for w in words]
     said = tokens(text)
     named = named_words(said)
+    alone = alone_words(said)
     capitals = acronyms(text)
     letters = monograms(text)
     for t in tombstones:
-        if _names_it(words, stems, t, named) or capitals & t.initials or letters & t.monograms:
+        named_so = _names_it(words, stems, t, named, alone)
+        if named_so or capitals & t.initials or letters & t.monograms:
             return t
         if speaks_of_thing(said, t) or any(speaks_of_person(said, n) for n in t.full_names):
             return t
@@ -1520,13 +1552,14 @@ def hidden(
         return [False] * len(texts)
     if beside:
         texts = [without_names(text, beside) for text in texts]
-    split = [canonical_key(text).split() for text in texts]
+    split = [street_words(canonical_key(text).split()) for text in texts]
     stemmed = [[stem(w) for w in words] for words in split]
     said = [tokens(text) for text in texts]
     named = [named_words(tok) for tok in said]  # once per text, not once per tombstone
+    alone = [alone_words(tok) for tok in said]
     out = [
-        any(_names_it(w, s, t, names) or speaks_of_thing(tok, t) for t in tombstones)
-        for w, s, tok, names in zip(split, stemmed, said, named, strict=True)
+        any(_names_it(w, s, t, names, one) or speaks_of_thing(tok, t) for t in tombstones)
+        for w, s, tok, names, one in zip(split, stemmed, said, named, alone, strict=True)
     ]
     out = _by_letters(texts, tombstones, out)
     people = [name for t in tombstones for name in t.full_names]

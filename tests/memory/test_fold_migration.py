@@ -1,7 +1,8 @@
 """The data migrations that fold the keys of guesses stored before a fold rule changed:
-``memory.0075_fold_typos`` (a slip of the fingers corrected) and ``memory.0076_fold_spellings``
-(a word British and American English spell two ways, spelled one way). A stored card and one
-said another way then fold into one; the rest are untouched."""
+``memory.0075_fold_typos`` (a slip of the fingers corrected), ``memory.0076_fold_spellings``
+(a word British and American English spell two ways, spelled one way) and
+``memory.0077_fold_street_words`` (a short street word at the end said in full). A stored card
+and one said another way then fold into one; the rest are untouched."""
 
 from __future__ import annotations
 
@@ -59,4 +60,21 @@ def test_british_spellings_get_the_one_spelling_fold_key() -> None:
         "Colour Theory Society": "color theory society",
         "Anaemia": "anemia",
         "Pouring Rain": "pouring rain",
+    }
+
+
+@pytest.mark.usefixtures("transactional_db")
+def test_a_short_street_word_gets_the_full_fold_key() -> None:
+    folds = refolded(
+        "0076_fold_spellings",
+        [
+            ("Tern Ave", "tern ave", "tern ave"),
+            ("Harbour St", "harbour st", "harbor st"),
+            ("St Ives", "st ives", "st ives"),
+        ],
+    )
+    assert folds == {
+        "Tern Ave": "tern avenue",
+        "Harbour St": "harbor street",
+        "St Ives": "st ives",
     }

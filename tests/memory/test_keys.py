@@ -17,6 +17,7 @@ from memory.keys import (
     one_spelling,
     person_name_words,
     same_subject,
+    street_words,
     title_gender,
 )
 
@@ -290,3 +291,12 @@ def test_the_likeliest_word_meant_reads_a_slip_with_two_readings() -> None:
     assert likeliest_meant("pltaeau") == "plateau"
     assert likeliest_meant("plateau") == "plateau"
     assert likeliest_meant("zqxjvw") == "zqxjvw"
+
+
+def test_a_short_street_word_at_the_end_folds_as_the_full_one() -> None:
+    assert fold_key("gallowtree rd") == fold_key("gallowtree road") == "gallowtree road"
+    assert fold_key("baker st") == "baker street"
+    # "st" first is a saint; a street word alone is a word
+    assert fold_key("st ives") == "st ives"
+    assert fold_key("rd") == "rd"
+    assert street_words(["six", "years", "on", "tern", "ave"])[-1] == "avenue"

@@ -712,6 +712,7 @@ def test_pet_endings_and_names_cut_from_the_front() -> None:
         ("bron", "bron", False),
         ("bron", "brona", False),  # too little of the name left over
         ("sok", "lorcan", False),
+        ("marig", "marigolda", False),  # two syllables: a word of its own
     ],
 )
 def test_a_name_cut_to_its_first_syllable(short: str, name: str, expected: bool) -> None:
@@ -753,6 +754,41 @@ def test_a_things_name_cut_short_is_the_thing() -> None:
         False,
     ]
     assert resemblance("Uke", ukulele, floor=FLOOR) is not None
+
+
+def test_a_coined_things_start_of_two_syllables_is_another_name() -> None:
+    """ "Halcyon" is a word of its own, not a cut of a project called Halcyonix."""
+    project = [stone("Halcyonix", "project")]
+    assert resemblance("Halcyon Florist", project, floor=FLOOR) is None
+    assert hidden(["We buy our tulips at Halcyon Florist."], project, floor=FLOOR) == [False]
+
+
+def test_a_given_name_is_the_cut_of_a_coined_things_name_only_said_alone() -> None:
+    """ "Bex", a given name the lists know, is the cut of a project called Bexoria said as a
+    name of one word; "Bex Wilde" is someone."""
+    project = [stone("Bexoria", "project")]
+    assert resemblance("Bex", project, floor=FLOOR) is not None
+    assert hidden(
+        ["Bex ships in May, I'm running it.", "Bex Wilde rang."], project, floor=FLOOR
+    ) == [
+        True,
+        False,
+    ]
+
+
+def test_a_pets_pet_form_is_said_alone_and_a_persons_name_is_not_it() -> None:
+    cat = [stone("Marmaduke", "possession")]
+    said = ["we still miss Marmy so much", "Marmy Okoro from the choir rang."]
+    assert hidden(said, cat, floor=FLOOR) == [True, False]
+
+
+def test_a_street_said_with_its_short_word_is_the_street() -> None:
+    street = [stone("Tern Avenue", "place")]
+    assert same_name(canonical_key("Tern Ave"), street) is not None
+    assert hidden(["six years on tern ave", "we moved to heron ave"], street, floor=FLOOR) == [
+        True,
+        False,
+    ]
 
 
 def test_initials_of_a_name_without_the_word_for_its_kind() -> None:
