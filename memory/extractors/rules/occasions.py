@@ -25,6 +25,7 @@ from memory.extractors.rules.base import (
     node,
 )
 from memory.extractors.rules.people import RELATIONS
+from memory.temporal import MONTHS, WEEKDAYS
 from memory.vocab import Category, EventAction
 
 # Whose occasion: "my brother Cathal", "my mum", "Elsie", "our Rhys".
@@ -119,4 +120,32 @@ def occasion(c: Clause) -> Found:
     who = _whose(match) if match else None
     if match and who and not _past(c):
         return _found(c, who, f"{who[0]}'s {match.group('what').capitalize()}")
-    return []
+    return _own_occasion(c)
+
+
+# The person's own occasion, dated: "my graduation is on the 3rd of July", "our wedding is
+# booked for June", or said as chat says it, without "my" ("graduation is on the 3rd!!!").
+# "The wedding" is theirs only when it is being arranged ("the wedding is booked for May").
+_OWN_OCCASION = re.compile(
+    rf"^(?:(?:my|our)\s+|the\s+(?=(?:{'|'.join(_OCCASIONS)})\s+(?:is|['’]s)\s+"
+    r"(?:booked|planned|set|arranged|fixed)\b))?"
+    rf"(?P<what>{'|'.join(_OCCASIONS)})\s+(?:is|['’]s)\s+(?:\w+\s+)?"
+    r"(?:on|in|at|for|this|next|booked|planned|set|arranged|fixed)\b",
+    re.IGNORECASE,
+)
+
+
+# When it is, said of a day to come: a month, a weekday, a day of the month, a year, "next".
+_DATED = re.compile(
+    rf"\b(?:{'|'.join(MONTHS)}|{'|'.join(WEEKDAYS)}|\d{{1,2}}(?:st|nd|rd|th)|(?:19|20)\d{{2}}|"
+    r"next|tomorrow|weekend)\b",
+    re.IGNORECASE,
+)
+
+
+def _own_occasion(c: Clause) -> Found:
+    match = _OWN_OCCASION.match(c.text)
+    if not match or _past(c) or not _DATED.search(c.text[match.end() :]):
+        return []
+    label = match.group("what").capitalize()
+    return event(c, label, LIFE_EVENT, EventAction.OTHER.value, IMPORTANT)

@@ -77,3 +77,30 @@ def test_the_registry_reads_the_occasion_and_the_relation_both() -> None:
     labels = set(nodes(extract([said])))
     assert ("Cathal's Wedding", EVENT) in labels
     assert ("Cathal", Category.FAMILY.value) in labels
+
+
+@pytest.mark.parametrize(
+    ("text", "label"),
+    [
+        ("my graduation is on the 9th of July", "Graduation"),
+        # as chat says it, without "my"
+        ("graduation is on the 9th of July!!", "Graduation"),
+        ("our wedding is in September", "Wedding"),
+        # "the wedding" is theirs when it is being arranged
+        ("the wedding is booked for 12 June 2027 at Stanway Barn", "Wedding"),
+    ],
+)
+def test_the_persons_own_occasion_to_come_is_a_life_event(text: str, label: str) -> None:
+    assert nodes(occasion(clause(text))) == [(label, Category.LIFE_EVENT.value)]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "the wedding is on saturday",  # anyone's
+        "the wedding was on saturday",  # over
+        "graduation is on my mind",  # no day said
+    ],
+)
+def test_an_occasion_not_the_persons_or_not_to_come_is_not(text: str) -> None:
+    assert occasion(clause(text)) == []
