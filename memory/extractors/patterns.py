@@ -41,9 +41,11 @@ _EMOJI = "\U0001f300-\U0001faff\u2600-\u27bf"
 _EMOJIS = re.compile("[" + _EMOJI + "\ufe0f]")  # no part of a label: "Cello 🙃" is Cello
 _SENTENCE_END = re.compile(r"(?<=[.!?…" + _EMOJI + r"])[\"'”’)\]\ufe0f]*\s+|\n+")
 _BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
-# A new clause starts where a new first-person (or "my ...") subject takes over.
+# A new clause starts where a new first-person (or "my ...") subject takes over, after a
+# conjunction or a reason ("bit of a pain because my dad was just diagnosed with ...").
 _CLAUSE_BREAK = re.compile(
-    r"\s*;\s*|,?\s+(?:and|but|so|then|and then|plus|while|whereas)\s+(?=(?:I|i|we|We|my|My)\b)|"
+    r"\s*;\s*|,?\s+(?:and|but|so|then|and then|plus|while|whereas|because|cos|coz|cuz)\s+"
+    r"(?=(?:I|i|we|We|my|My)\b)|"
     r",\s+(?=(?:I|We|My|my)\b(?!'d\s+rather))|,\s+which\s+(?=(?:we|I)\b)"
 )
 # Where a conjunction hands the sentence to someone or something else, hedged or not ("I was
@@ -98,8 +100,27 @@ def _cut_long(sentence: str) -> list[str]:
     return [*pieces, rest] if rest else pieces
 
 
+# A second thing the speaker did, said with "and" and no subject of its own: "I quit crossfit
+# in May and started swimming" is two changes, each the speaker's.
+_AND_DID = re.compile(
+    r",?\s+and\s+(?:then\s+)?(?=(?:started|took\s+up|joined|quit|stopped|gave\s+up|began|"
+    r"moved|signed\s+up)\b)",
+    re.IGNORECASE,
+)
+_SPEAKER_LEADS = re.compile(r"^(?P<who>i|we)\b", re.IGNORECASE)
+
+
 def split_clauses(sentence: str) -> list[str]:
-    return [c.strip(" ,") for c in _CLAUSE_BREAK.split(sentence) if c and c.strip(" ,")]
+    out = []
+    for clause in _CLAUSE_BREAK.split(sentence):
+        clause = clause.strip(" ,") if clause else ""
+        if not clause:
+            continue
+        leads = _SPEAKER_LEADS.match(clause)
+        parts = _AND_DID.split(clause) if leads else [clause]
+        out.append(parts[0])
+        out += [f"{leads.group('who')} {part.strip(' ,')}" for part in parts[1:] if leads]
+    return out
 
 
 _JOINED_ON = re.compile(

@@ -118,7 +118,23 @@ def _typed(match: re.Match[str]) -> str:
         return spelled
     if _emphasis(word):
         return word.lower()
+    if word.islower() and _STRETCHED.search(word):
+        return unstretched(word)
     return mistyped(word) if meant(word) != word else word
+
+
+# A letter typed three times or more, as chat stretches a word ("finallyyy", "sooo", "looong").
+_STRETCHED = re.compile(r"([a-z])\1\1+")
+
+
+@lru_cache(maxsize=4096)
+def unstretched(word: str) -> str:
+    """A stretched word as English writes it, its letters typed once or twice, whichever is
+    the more common word ("finallyyy" -> "finally", "sooo" -> "so", "looong" -> "long");
+    the word as typed when neither is one."""
+    forms = {_STRETCHED.sub(r"\1", word), _STRETCHED.sub(r"\1\1", word)}
+    best = max(forms, key=lambda form: (zipf_frequency(form, "en"), form))
+    return best if zipf_frequency(best, "en") > 0 else word
 
 
 def meant(word: str) -> str:

@@ -165,3 +165,21 @@ def test_a_statement_before_someone_elses_hedged_clause_is_read() -> None:
         source_time=datetime(2026, 6, 1, tzinfo=UTC),
     )
     assert [x.label for x in found if isinstance(x, NodeProposal)] == ["Rivaroxaban"]
+
+
+def test_a_second_thing_the_speaker_did_with_and_is_a_clause_of_its_own() -> None:
+    assert p.split_clauses("I quit my book club in March and started running") == [
+        "I quit my book club in March",
+        "I started running",
+    ]
+    # someone else's doings stay theirs, in one clause
+    assert p.split_clauses("my sister quit her job and moved to Leeds") == [
+        "my sister quit her job and moved to Leeds"
+    ]
+
+
+def test_a_reason_with_a_subject_of_its_own_is_a_clause_of_its_own() -> None:
+    assert p.split_clauses("bit tricky because my dad is in hospital") == [
+        "bit tricky",
+        "my dad is in hospital",
+    ]

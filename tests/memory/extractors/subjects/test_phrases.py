@@ -296,3 +296,17 @@ def test_a_lower_case_particle_between_capitalised_words_is_part_of_the_name(
 def test_a_particle_word_outside_a_name_joins_nothing() -> None:
     # "de" with no capital after it joins nothing
     assert not any(" de " in label for label in named("Paris de nuit is a song I love."))
+
+
+@pytest.mark.parametrize(
+    ("word", "meant"),
+    [("finallyyy", "finally"), ("sooo", "so"), ("looong", "long"), ("qxxxz", "qxxxz")],
+)
+def test_a_stretched_word_is_read_as_english_writes_it(word: str, meant: str) -> None:
+    from memory.extractors.subjects.phrases import unstretched
+
+    assert unstretched(word) == meant
+
+
+def test_a_stretched_word_after_a_name_is_no_part_of_it() -> None:
+    assert "Holloway College" in named("got my offer from Holloway College finallyyy")
