@@ -61,7 +61,9 @@ _CONDITIONS = frozenset(
     """asthma diabetes migraine migraines eczema psoriasis adhd autism anxiety depression
     insomnia epilepsy arthritis hypertension ibs crohn's coeliac celiac endometriosis pcos
     fibromyalgia sciatica tinnitus vertigo anaemia anemia gout lupus scoliosis dyslexia ptsd
-    ocd copd hay-fever hayfever""".split()
+    ocd copd hay-fever hayfever fibrillation angina dementia glaucoma cataracts shingles hernia
+    gallstones narcolepsy rosacea acne emphysema hypothyroidism hyperthyroidism parkinson's
+    alzheimer's""".split()
 )
 _CONDITION_FORM = re.compile(
     r"(?:itis|osis|emia|aemia|algia|pathy|plegia|trophy)$|^(?:.+\s)?(?:disease|syndrome|"
@@ -204,6 +206,15 @@ _ALSO_FEELINGS = frozenset({"anxiety"})
 _DENIED = re.compile(r"\b(?:not|never|no\s+longer|without)\b|n['’]t\b", re.IGNORECASE)
 
 
+# A condition of the person's said back or flaring, with "the" as chat says it: "the gout's
+# back", "the eczema has flared up again".
+_THE_FLARES = re.compile(
+    r"\bthe\s+(?P<what>[A-Za-z'’-]+(?:\s+[A-Za-z'’-]+)?)(?:['’]s|\s+is|\s+has)\s+"
+    r"(?:(?:come\s+)?back|flared|flaring|playing\s+up|acting\s+up|kicking\s+off)\b",
+    re.IGNORECASE,
+)
+
+
 def _own_condition(c: Clause) -> str | None:
     """The condition said right after "my" ("my asthma", "my type 1 diabetes"), the longest
     reading of up to four words; none in a clause that denies something ("my asthma is not
@@ -211,6 +222,9 @@ def _own_condition(c: Clause) -> str | None:
     to come, it is no event yet."""
     if _DENIED.search(c.text):
         return None
+    flares = _THE_FLARES.search(c.text)
+    if flares and condition_word(flares.group("what").split()[-1]):
+        return p.make_label(flares.group("what"))
     for match in _MY.finditer(c.text):
         words = re.findall(r"[A-Za-z0-9'’-]+", match.group("rest"))[:4]
         for end in range(len(words), 0, -1):

@@ -56,7 +56,9 @@ _END = (
     r"(?=\s*(?:$|[,;(]|\s+(?:and|but|so|because|since|which|who|mostly|mainly|now|currently|"
     r"these\s+days|too|again|here|there|full-time|part-time)\b|"
     # an employer said in lower case ("a mentor for a local school"): the role is still said
-    r"\s+(?:at|for|with|in)\s+(?:a|an|the|my|our|this|one)\s+[a-z]))"
+    r"\s+(?:at|for|with|in)\s+(?:a|an|the|my|our|this|one)\s+[a-z]|"
+    # where the work was done ("an engineer on North Sea platforms", "a nurse on a ward")
+    r"\s+on\s+(?:a|an|the)?\s*[A-Za-z]))"
 )
 
 _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
@@ -86,6 +88,17 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
         re.compile(
             _I + r"(?:work|worked|working|freelanc(?:e|ed|ing)|contract(?:ed|ing)?|started|"
             r"began|volunteer(?:ed|ing)?|(?:go|going|gone|went)\s+freelance)\s+as\s+"
+            + _ARTICLE
+            + _ROLE
+            + rf"(?:{_AT}{_ORG}|{_END})",
+            re.IGNORECASE,
+        ),
+        "",
+    ),
+    (  # "spent forty years as a structural engineer", "I've spent a decade working as a nurse"
+        re.compile(
+            r"(?:^|\b(?:i|we)(?:'ve)?\s+(?:have\s+)?|,\s*)spent\s+(?:[\w-]+\s+){1,3}?"
+            r"(?:years?|decades?)\s+(?:working\s+)?as\s+"
             + _ARTICLE
             + _ROLE
             + rf"(?:{_AT}{_ORG}|{_END})",

@@ -191,3 +191,21 @@ def test_what_is_no_procedure_the_person_had(text: str) -> None:
 )
 def test_a_medication_of_two_words_keeps_both(text: str, label: str) -> None:
     assert nodes(health(clause(text))) == [(label, "health")]
+
+
+@pytest.mark.parametrize(
+    ("text", "label"),
+    [
+        # a condition back or flaring, said with "the" as chat says it
+        ("the gout's back and my toe is killing me", "Gout"),
+        ("the eczema has flared up again", "Eczema"),
+        # what a person was told they have
+        ("I was told in March that I have atrial fibrillation", "Atrial Fibrillation"),
+    ],
+)
+def test_a_condition_said_as_chat_says_it_is_the_persons(text: str, label: str) -> None:
+    assert nodes(health(clause(text))) == [(label, "health")]
+
+
+def test_a_thing_playing_up_is_no_condition() -> None:
+    assert health(clause("the printer is playing up again")) == []

@@ -141,3 +141,16 @@ def test_a_graduation_without_a_school_named_is_a_life_event() -> None:
     # a school named is the school, as before
     (named,) = events(work(clause("I graduated from the University of Porto in 2019")))
     assert named.on == "University of Porto"
+
+
+@pytest.mark.parametrize(
+    ("text", "role"),
+    [
+        ("spent thirty years as a quantity surveyor", "Quantity Surveyor"),
+        ("I've spent a decade working as a carpenter", "Carpenter"),
+        # where the work was done ends the role
+        ("I spent six years as a welder on oil rigs", "Welder"),
+    ],
+)
+def test_years_spent_as_a_role_are_the_role(text: str, role: str) -> None:
+    assert (role, "identity") in nodes(work(clause(text)))
