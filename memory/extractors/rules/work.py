@@ -30,7 +30,7 @@ from memory.extractors.rules.base import (
 )
 from memory.vocab import EventAction, SliceKind
 
-_ROLE_NOUNS = frozenset(
+ROLE_NOUNS = frozenset(
     """nurse doctor chef lead head clerk engineer developer designer analyst researcher teacher
     manager director officer assistant technician editor founder cofounder co-founder owner
     administrator specialist coordinator programmer scientist architect accountant lawyer
@@ -56,7 +56,7 @@ _END = (
     r"(?=\s*(?:$|[,;(]|\s+(?:and|but|so|because|since|which|who|mostly|mainly|now|currently|"
     r"these\s+days|too|again|here|there|full-time|part-time)\b|"
     # an employer said in lower case ("a mentor for a local school"): the role is still said
-    r"\s+(?:at|for|with|in)\s+(?:a|an|the|my|our|this|one)\s+[a-z]|"
+    r"\s+(?:at|for|with|in|of)\s+(?:a|an|the|my|our|this|one)\s+[a-z]|"
     # where the work was done ("an engineer on North Sea platforms", "a nurse on a ward")
     r"\s+on\s+(?:a|an|the)?\s*[A-Za-z]))"
 )
@@ -162,7 +162,7 @@ def _role_label(phrase: str) -> str | None:
     last = words[-1].lower()
     if last in _NOT_ROLES or words[0].lower() in {"huge", "big", "bit", "little", "lot"}:
         return None
-    if last not in _ROLE_NOUNS and not _ROLE_SUFFIX.search(last):
+    if last not in ROLE_NOUNS and not _ROLE_SUFFIX.search(last):
         return None
     return p.make_label(phrase)
 

@@ -28,6 +28,7 @@ from collections.abc import Iterable, Sequence
 from memory.extractors import patterns as p
 from memory.extractors.asides import not_own, unmeant
 from memory.extractors.rules.preferences import CATCH_ALL
+from memory.extractors.rules.work import ROLE_NOUNS
 from memory.extractors.subjects.forms import fault
 from memory.extractors.subjects.framing import owned
 from memory.extractors.subjects.phrases import (
@@ -307,6 +308,8 @@ def _not_a_thing(label: str, quotes: Sequence[str]) -> bool:
     words = label.split()
     if len(words) > 1 and not lexical_tag(words[0]).startswith(_LEADS):
         return False  # "Spare Key": a phrase is a thing unless a quantifier leads it
+    if label.lower() in ROLE_NOUNS:
+        return False  # "I'm principal of a school": a role, whatever the tagger reads
     head = _head_tag(label, quotes)
     if not head.startswith(_NOT_A_THING):
         return False

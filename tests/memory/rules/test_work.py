@@ -154,3 +154,16 @@ def test_a_graduation_without_a_school_named_is_a_life_event() -> None:
 )
 def test_years_spent_as_a_role_are_the_role(text: str, role: str) -> None:
     assert (role, "identity") in nodes(work(clause(text)))
+
+
+def test_a_role_english_also_uses_as_an_adjective_is_kept() -> None:
+    from memory.extractors.subjects import extract
+    from memory.proposals import NodeProposal
+    from memory.transcripts import Message
+
+    found = extract(
+        [Message(id="M0", role="user", content="I'm principal of a small primary school in Cobh")],
+    )
+    assert ("Principal", "identity") in [
+        (x.label, x.category) for x in found if isinstance(x, NodeProposal)
+    ]
