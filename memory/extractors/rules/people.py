@@ -33,7 +33,7 @@ from memory.extractors.rules.projects import led_project
 from memory.extractors.rules.tools import (
     _uses_tail,
 )
-from memory.temporal import MONTHS
+from memory.temporal import MONTHS, WEEKDAYS
 from memory.vocab import EventAction, SliceKind
 
 RELATIONS: dict[str, str] = {}
@@ -316,10 +316,16 @@ _PET_NAMED = re.compile(
 
 
 # "I had coffee with my cousin Zoë on Sunday": a named relation inside the clause.
+# The name after a relation: a title before it is part of it ("my counsellor Dr Siobhan
+# Keegan"), and so is a particle between its words ("my landlord Joost van Dam").
+_DATE_WORDS = "(?:" + "|".join(w.capitalize() for w in [*WEEKDAYS, *MONTHS]) + ")"
+_INSIDE_TITLE = r"(?:(?:Dr|Mr|Mrs|Ms|Mx|Miss|Prof|Professor|Rev|Revd|Sir|Dame)\.?\s+)?"
 _MY_RELATION_INSIDE = re.compile(
-    rf"\b(?:my|our)\s+{_MODIFIERS}(?P<rel>{_RELATION})\s+(?-i:(?P<name>["
+    rf"\b(?:my|our)\s+{_MODIFIERS}(?P<rel>{_RELATION})\s+(?-i:(?P<name>{_INSIDE_TITLE}["
     + UPPER
-    + r"][\w'’\-]*(?:\s+["
+    + r"][\w'’\-]*(?:\s+(?:(?:de|del|da|di|du|van|von|der|den|la)\s+)?(?!"
+    + _DATE_WORDS
+    + r"\b)["
     + UPPER
     + r"][\w'’\-]*)?))",
     re.IGNORECASE,

@@ -94,6 +94,10 @@ def test_a_project_the_person_is_asked_to_lead_is_a_project_of_theirs() -> None:
         ("I'm planning a trip to Lisbon with my sister Dana", [("Dana", "family")]),
         ("I told my sister Meera's husband", [("Meera", "family")]),
         ("I had coffee with my friends", []),
+        # a title and a particle are in the name; a day after it is not
+        ("I see my counsellor Dr Ines Farrow on Thursdays", [("Dr Ines Farrow", "person")]),
+        ("we ate with my landlord Joost van Dam", [("Joost van Dam", "person")]),
+        ("I'm meeting my cousin Zoë Friday", [("Zoë", "family")]),
     ],
 )
 def test_people_mentioned_with_their_relation_anywhere_in_a_clause(
