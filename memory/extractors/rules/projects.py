@@ -41,8 +41,21 @@ _NAME_IS_MY_PROJECT = re.compile(
     re.IGNORECASE,
 )
 _WORKING_ON = re.compile(
-    _I + r"(?:building|developing|working\s+on|debugging|fixing|coding|designing|prototyping|"
-    r"refactoring|rewriting|migrating|writing|making|creating)\s+(?P<obj>.+)$",
+    r"(?:"
+    + _I
+    + r"(?:building|developing|working\s+on|debugging|fixing|coding|designing|prototyping|"
+    r"refactoring|rewriting|migrating|writing|making|creating)"
+    # as chat leaves the speaker out, on something named or the speaker's own: "working on my
+    # side project Tidewatch", "building Quillpad in the evenings"
+    r"|^\W*(?:(?:been|currently|still|now)\s+)?(?:working\s+on|building|developing)"
+    r"(?=\s+(?:(?:my|our)\b|(?-i:[A-Z]))))\s+(?P<obj>.+)$",
+    re.IGNORECASE,
+)
+# A project named after the speaker's word for it, wherever it is said: "my side project
+# Tidewatch is a flutter app", "our project Lumen".
+_MY_PROJECT_NAMED = re.compile(
+    r"\b(?:my|our)\s+(?:(?:side|pet|personal|new|current|main|latest|hobby|passion)\s+)*"
+    r"project\s+(?-i:(?P<name>[A-Z][\w\-]*(?:\s+[A-Z][\w\-]*)?))",
     re.IGNORECASE,
 )
 _BUILT_ON = re.compile(
@@ -99,4 +112,7 @@ def projects(c: Clause) -> Found:
         if tool_label and canonical_key(tool_label) != canonical_key(label):
             found += [node(c, tool_label, TOOL), edge(c, label, tool_label)]
         return found
+    match = _MY_PROJECT_NAMED.search(c.text)
+    if match and (label := p.make_label(match.group("name"))):
+        return slice_(c, label, PROJECT, SliceKind.OTHER.value)
     return led_project(c)

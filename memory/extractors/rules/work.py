@@ -54,7 +54,7 @@ _AT = r"\s+(?:at|for|with|of|in)\s+"
 # Where a role phrase ends when no employer follows: the end, a comma, a connective.
 _END = (
     r"(?=\s*(?:$|[,;(]|\s+(?:and|but|so|because|since|which|who|mostly|mainly|now|currently|"
-    r"these\s+days|too|again|here|there|full-time|part-time)\b|"
+    r"these\s+days|too|again|here|there|full-time|part-time|next|tomorrow|from)\b|"
     # an employer said in lower case ("a mentor for a local school"): the role is still said
     r"\s+(?:at|for|with|in|of)\s+(?:a|an|the|my|our|this|one)\s+[a-z]|"
     # where the work was done ("an engineer on North Sea platforms", "a nurse on a ward")
@@ -69,6 +69,17 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
             + _ARTICLE
             + _ROLE
             + rf"(?:{_AT}{_ORG}|{_END})",
+            re.IGNORECASE,
+        ),
+        EventAction.STARTED.value,
+    ),
+    (  # "i start at Marrowgate Bank as a security engineer next month"
+        re.compile(
+            _I
+            + r"(?:(?:start|starting|started|begin|beginning|began|(?:will|'ll)\s+(?:start|begin))"
+            r"\s+(?:at|with)|join|joining|joined|(?:will|'ll)\s+join)\s+"
+            r"(?-i:(?P<org>(?:the\s+)?[A-Z][\w&'’.\-]*(?:\s+(?:of\s+|&\s+)?[A-Z][\w&'’.\-]*){0,4}))"
+            r"\s+as\s+" + _ARTICLE + _ROLE + _END,
             re.IGNORECASE,
         ),
         EventAction.STARTED.value,

@@ -46,3 +46,15 @@ def test_numbered_lines_are_read_without_their_numbers() -> None:
         "My physio is Dr. Ngozi Adeyemi",
         "I quit vaping.",
     ]
+
+
+def test_a_project_worked_on_without_a_subject_or_named_as_the_speakers_is_a_project() -> None:
+    assert nodes(projects(clause("working on my side project Lanternfish, a weather app"))) == [
+        ("Lanternfish", "project")
+    ]
+    assert nodes(projects(clause("building Quillpad in the evenings"))) == [("Quillpad", "project")]
+    assert nodes(projects(clause("my pet project Ferrule is a tiny text editor"))) == [
+        ("Ferrule", "project")
+    ]
+    # an errand is no project
+    assert projects(clause("making a cake for my sister's birthday")) == []

@@ -167,3 +167,20 @@ def test_a_role_english_also_uses_as_an_adjective_is_kept() -> None:
     assert ("Principal", "identity") in [
         (x.label, x.category) for x in found if isinstance(x, NodeProposal)
     ]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "i start at Pellworth Bank as a data analyst next month",
+            [("Data Analyst", "identity"), ("Pellworth Bank", "organization")],
+        ),
+        (
+            "I joined Kestrel & Finch as a junior designer in May",
+            [("Junior Designer", "identity"), ("Kestrel & Finch", "organization")],
+        ),
+    ],
+)
+def test_a_job_started_at_an_employer_as_a_role_is_both(text: str, expected: list) -> None:
+    assert nodes(work(clause(text))) == expected
