@@ -895,14 +895,35 @@ def initials_of(key: str) -> str:
 _COMPOUND_PART = 3.5
 
 
+# The combining forms medicine builds words from, each read as a word of its own in initials.
+_COMBINING_FORMS = (
+    "poly",
+    "hyper",
+    "hypo",
+    "osteo",
+    "neuro",
+    "cardio",
+    "gastro",
+    "peri",
+    "endo",
+    "multi",
+    "micro",
+)
+
+
 @lru_cache(maxsize=65536)
 def compound_parts(word: str) -> tuple[str, ...]:
     """``word`` as the two English words it runs together, when it is one no common English
     word is and exactly one split makes two common words ("northwind" -> ("north", "wind"),
     "moonbeam" -> ("moon", "beam")); else ``(word,)`` ("notebook" is a common word of its
-    own). Read only for a name's initials, which count only where written in capitals."""
+    own); or a medical word as its combining form and the rest, as medicine writes its
+    initials ("polycystic" -> ("poly", "cystic"): "PCOS" for a polycystic ovary syndrome). Read
+    only for a name's initials, which count only where written in capitals."""
     if len(word) < 7 or not word.isalpha() or _common(word):
         return (word,)
+    for form in _COMBINING_FORMS:
+        if word.startswith(form) and len(word) - len(form) >= 4:
+            return (form, word[len(form) :])
     splits = [
         (word[:i], word[i:])
         for i in range(3, len(word) - 2)

@@ -791,6 +791,17 @@ def test_a_street_said_with_its_short_word_is_the_street() -> None:
     ]
 
 
+def test_a_medical_names_initials_take_its_combining_form() -> None:
+    """Medicine writes "PCOS" for a polycystic ovary syndrome: "poly" is a letter of its own."""
+    pcos = [stone("Polycystic Ovary Syndrome", "health")]
+    assert resemblance("PCOS", pcos, floor=FLOOR) is not None
+    assert hidden(["my PCOS is flaring", "my PKD check is due"], pcos, floor=FLOOR) == [
+        True,
+        False,
+    ]
+    assert resemblance("Polycystic Kidney Disease", pcos, floor=FLOOR) is None
+
+
 def test_initials_of_a_name_without_the_word_for_its_kind() -> None:
     bjj = [stone("Brazilian Jiu-jitsu Classes", "skill")]
     assert resemblance("BJJ", bjj, floor=FLOOR) is not None
