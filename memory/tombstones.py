@@ -101,6 +101,7 @@ _GROUP = frozenset(
     """
     club clubs society societies group groups team teams association collective centre center
     studio studios clinic surgery school academy institute league circle network community
+    guild guilds crew crowd gang
     """.split()
 )
 # Below this cosine, what two names say beside the words they share is unlike: "Brightwater
@@ -769,13 +770,22 @@ def rare_head(name: tuple[str, ...]) -> str:
 
 def part_of_name(words: Sequence[str], name: Sequence[str]) -> str:
     """A distinctive word of the name's subject ``name`` when a label's subject ``words`` are
-    only words of that name ("Chess Club" of a forgotten "Riverside Chess Club": a part of the
-    name, and nothing of its own that would make it something else); "" otherwise."""
+    only words of that name, cut short or not, and words for a group ("Chess Club" of a
+    forgotten "Riverside Chess Club", "Leeds Uni" of a "Leeds University": a part of the name,
+    and nothing of its own that would make it something else); "" otherwise."""
     mine = {stem(w) for w in name}
-    own = [w for w in words if w not in STOP_WORDS]
-    if not own or any(stem(w) not in mine for w in own):
+    own = [w for w in words if w not in STOP_WORDS and w not in _GROUP]
+    if not own or any(stem(w) not in mine and not _cut_of(w, name) for w in own):
         return ""
-    return next((w for w in own if is_distinctive(w)), "")
+    return next((w for w in own if is_distinctive(w) and stem(w) in mine), "")
+
+
+def _cut_of(word: str, name: Sequence[str]) -> bool:
+    """Whether ``word`` is a word of ``name`` cut short, as people clip a long word ("minis" of
+    "miniatures", "uni" of "university"): three letters or more, a plural "s" aside, with
+    two or more of the word left over."""
+    cut = word[:-1] if word.endswith("s") and len(word) > 4 else word
+    return len(cut) >= 3 and any(w.startswith(cut) and len(w) >= len(cut) + 2 for w in name)
 
 
 @dataclass(frozen=True)
@@ -1438,8 +1448,8 @@ def _beside_another_name(said: Sequence[_Token], i: int, name: Sequence[str]) ->
         other = said[j]
         if not other.alpha or other.word in STOP_WORDS or is_person_title(other.word):
             continue
-        if other.capital and stem(other.word) not in own:
-            return True
+        if other.capital and stem(other.word) not in own and not _cut_of(other.word, name):
+            return True  # "Minis" beside "Wyvern" is a "Wyvern Miniatures Guild" cut short
     return False
 
 

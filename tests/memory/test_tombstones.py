@@ -791,6 +791,16 @@ def test_a_street_said_with_its_short_word_is_the_street() -> None:
     ]
 
 
+def test_a_groups_name_said_with_a_word_cut_short_is_the_group() -> None:
+    guild = [stone("Harrier Woodturners Guild", "organization")]
+    assert resemblance("Harrier Woodturners", guild, floor=FLOOR) is not None
+    assert resemblance("Harrier Woodies Crew", guild, floor=FLOOR) is None  # "woodies" is no cut
+    assert resemblance("Harrier Woodturn Crowd", guild, floor=FLOOR) is not None
+    assert resemblance("Harrier Cabs", guild, floor=FLOOR) is None
+    said = ["off to the Harrier Woodturn lot", "I booked Harrier Cabs"]
+    assert hidden(said, guild, floor=FLOOR) == [True, False]
+
+
 def test_a_medical_names_initials_take_its_combining_form() -> None:
     """Medicine writes "PCOS" for a polycystic ovary syndrome: "poly" is a letter of its own."""
     pcos = [stone("Polycystic Ovary Syndrome", "health")]
