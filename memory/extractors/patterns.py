@@ -363,9 +363,15 @@ _SUBJECTLESS = re.compile(
 )
 
 
+# "im" and "ive" as chat types them, for the rules that read "I'm" and "I've".
+_BARE_I = re.compile(r"\b[iI](m|ve)\b")
+
+
 def strip_fillers(clause: str) -> str:
-    """Drop discourse fillers ("Also,", "Actually no,") and give subjectless reports an "I"."""
+    """Drop discourse fillers ("Also,", "Actually no,"), spell "im" and "ive" out, and give
+    subjectless reports an "I"."""
     text = _LEAD_FILLER.sub("", clause.strip().replace("’", "'")).strip()
+    text = _BARE_I.sub(lambda m: "I'" + m.group(1), text)
     text = text.rstrip(" .!;:?")
     if _SUBJECTLESS.match(text):
         text = f"I {text[0].lower()}{text[1:]}"

@@ -33,8 +33,10 @@ _STATUS_VERBS: tuple[tuple[str, str], ...] = (
         EventAction.STARTED.value,
     ),
     (
-        r"stopped|stopping|quit|quitting|gave\s+up|giving\s+up|dropped|ditched|abandoned|cancelled|"
-        r"canceled|shut\s+down|killed|packed\s+in|jacked\s+in",
+        r"stopped|stopping|quit|quitting|gave\s+up|giving\s+up|given\s+up|dropped|ditched|"
+        r"abandoned|cancelled|canceled|shut\s+down|killed|packed\s+in|jacked\s+in|"
+        # a sport or a pastime retired from ("retired from netball"), not a job ("from the bank")
+        r"retired\s+from(?!\s+(?:the|my|our|a|an|his|her|their|work|teaching|nursing)\b)",
         EventAction.STOPPED.value,
     ),
     (r"paused|pausing|shelved|shelving", EventAction.PAUSED.value),

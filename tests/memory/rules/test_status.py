@@ -140,3 +140,20 @@ def test_what_the_person_is_doing_these_days(text: str, label: str, category: st
 )
 def test_doing_what_is_no_activity(text: str) -> None:
     assert status_change(clause(text)) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "label"),
+    [
+        ("I have also given up my chess club on Mondays", "Chess Club"),
+        # a sport retired from, typed as chat types it
+        ("ive officially retired from hockey", "Hockey"),
+    ],
+)
+def test_a_pastime_given_up_or_retired_from_is_stopped(text: str, label: str) -> None:
+    found = status_change(clause(text))
+    assert [(e.on, e.action) for e in events(found)] == [(label, "stopped")]
+
+
+def test_retiring_from_a_job_is_no_pastime_stopped() -> None:
+    assert status_change(clause("I retired from the council in 2019")) == []
