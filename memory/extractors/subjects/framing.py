@@ -92,7 +92,10 @@ _NAMED_KINDS = (
     Category.LIFE_EVENT.value,
     Category.HEALTH.value,
 )
-_PLACE_BEFORE = frozenset("in to from near around visit visited visiting across".split())
+_PLACE_BEFORE = frozenset(
+    """in to from near around visit visited visiting across above below outside beyond via
+    towards toward""".split()
+)
 # "to" before a name makes it a place ("moved to Leeds", "a holiday we had to Crete") but
 # after a word of saying or giving, where a single name is someone ("goodbye to Max", "a
 # letter to Priya").

@@ -139,3 +139,12 @@ def test_a_name_after_a_title_of_trade_or_a_relation_is_whom_the_word_says() -> 
     # A title before common words is no one ("Captain" of a team, a trip by coach).
     found = subjects("I booked the Coach Trip to Bruges for my sister's birthday.")
     assert "Coach Trip" in found and found["Coach Trip"] != Category.PERSON.value
+
+
+def test_a_name_after_a_word_of_where_is_a_place() -> None:
+    found = subjects(
+        "we kept bees above Llanwrda for forty years",
+        "I teach at a small village school outside Kilcolgan",
+    )
+    assert found.get("Llanwrda") == Category.PLACE.value
+    assert found.get("Kilcolgan") == Category.PLACE.value
