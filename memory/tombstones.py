@@ -482,13 +482,14 @@ def pet_form(short: str, name: str, *, named: bool = False, called: bool = False
 
 
 @lru_cache(maxsize=65536)
-def cut_short(short: str, name: str, *, given: bool = False) -> bool:
+def cut_short(short: str, name: str, *, given: bool = False, thing: bool = False) -> bool:
     """Whether ``short`` is ``name`` cut to its first syllable, as people say a name no list
     shortens ("bron" for "bronwen", "lorc" for "lorcan", "uke" for "ukulele"), read as it
     sounds (:func:`spelling`, a silent "e" closing the syllable dropped): three letters or
     more, two or more of the name left over, and neither a name of its own the lists know
-    ("dan" is short for "daniel", never "dante") nor a common English word, and one syllable
-    (a word of two is a word of its own: "Zephyr Bakery" is no "Zephyrine"). Only a given
+    ("dan" is short for "daniel", never "dante") nor a common English word. A thing's name
+    (``thing``) is cut to one syllable: a word of two is a word of its own ("Zephyr Bakery" is
+    no "Zephyrine"), where a person's may be cut to two ("Fola" for a Folake). Only a given
     name or a thing's name is cut so: a surname's start is another family's name ("Sokol"
     is no "Sokolow"), so callers pass no surname. ``given``: a given name the lists know may
     be the cut too, as of a thing whose name English does not know, said as a name ("Zeph"
@@ -500,7 +501,7 @@ def cut_short(short: str, name: str, *, given: bool = False) -> bool:
     if _given_name(short) and not given:
         return False
     syllable = spelling(short[:-1] if short.endswith("e") else short)
-    if len(_VOWELS.findall(syllable)) > 1:
+    if thing and len(_VOWELS.findall(syllable)) > 1:
         return False  # two syllables or more make a word of their own ("zephyr" of "zephyrine")
     return len(syllable) >= 2 and spelling(name).startswith(syllable)
 
@@ -1144,7 +1145,7 @@ def _variant_of(word: str, t: Tombstone, *, named: bool = False) -> bool:
     if word in t.variants:
         return True
     if not t.person:
-        if any(cut_short(word, w, given=named and not _english(w)) for w in t.bare):
+        if any(cut_short(word, w, given=named and not _english(w), thing=True) for w in t.bare):
             return True
         return named and any(
             pet_form(word, w, named=not _english(w), called=True) for w in called(t)
@@ -1411,13 +1412,17 @@ def named_words(said: Sequence[_Token]) -> frozenset[str]:
 
 def alone_words(said: Sequence[_Token]) -> frozenset[str]:
     """The words of a message said as a name of one word: a name's part with no other beside
-    it ("Ottie" in "we lost Ottie", not "Otto" in "Otto Fairbanks rang")."""
+    it but a title ("Ottie" in "we lost Ottie", "Fola" in "Auntie Fola"; not "Otto" in "Otto
+    Fairbanks rang")."""
 
     def part(i: int) -> bool:
         return 0 <= i < len(said) and said[i].alpha and _name_part(said[i])
 
+    def other(i: int) -> bool:  # a title beside it is no other name ("Auntie Fola")
+        return part(i) and not is_person_title(said[i].word)
+
     return frozenset(
-        t.word for i, t in enumerate(said) if part(i) and not part(i - 1) and not part(i + 1)
+        t.word for i, t in enumerate(said) if part(i) and not other(i - 1) and not other(i + 1)
     )
 
 

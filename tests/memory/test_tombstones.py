@@ -712,7 +712,7 @@ def test_pet_endings_and_names_cut_from_the_front() -> None:
         ("bron", "bron", False),
         ("bron", "brona", False),  # too little of the name left over
         ("sok", "lorcan", False),
-        ("marig", "marigolda", False),  # two syllables: a word of its own
+        ("fola", "folake", True),  # a person's name may be cut to two syllables
     ],
 )
 def test_a_name_cut_to_its_first_syllable(short: str, name: str, expected: bool) -> None:
@@ -758,6 +758,8 @@ def test_a_things_name_cut_short_is_the_thing() -> None:
 
 def test_a_coined_things_start_of_two_syllables_is_another_name() -> None:
     """ "Halcyon" is a word of its own, not a cut of a project called Halcyonix."""
+    assert cut_short("quor", "quorvantis", thing=True)
+    assert not cut_short("quorvan", "quorvantis", thing=True)
     project = [stone("Halcyonix", "project")]
     assert resemblance("Halcyon Florist", project, floor=FLOOR) is None
     assert hidden(["We buy our tulips at Halcyon Florist."], project, floor=FLOOR) == [False]
@@ -780,6 +782,8 @@ def test_a_pets_pet_form_is_said_alone_and_a_persons_name_is_not_it() -> None:
     cat = [stone("Marmaduke", "possession")]
     said = ["we still miss Marmy so much", "Marmy Okoro from the choir rang."]
     assert hidden(said, cat, floor=FLOOR) == [True, False]
+    # a title beside a name leaves it a name alone
+    assert hidden(["Auntie Fola rang."], [stone("Folake Adeyemi", "person")], floor=FLOOR) == [True]
 
 
 def test_a_street_said_with_its_short_word_is_the_street() -> None:
