@@ -105,7 +105,12 @@ def test_the_held_out_sets_load_and_repeat_no_dev_story() -> None:
     """The held-out sets are run for figures only (docs/architecture.md, "Tombstones"): each
     loads, and none says what a dev story says."""
     dev = {s.say for s in load_stories(FIXTURE)}
-    for name, at_least in (("forgetting_holdout.json", 8), ("forgetting_holdout_b.json", 24)):
+    for name, at_least in (
+        ("forgetting_holdout.json", 8),
+        ("forgetting_holdout_b.json", 24),
+        ("forgetting_holdout_c.json", 24),
+        ("forgetting_holdout_d.json", 24),
+    ):
         held = load_stories(FIXTURE.with_name(name))
         assert len(held) >= at_least
         assert not dev & {s.say for s in held}
