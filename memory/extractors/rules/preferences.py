@@ -28,7 +28,9 @@ from memory.vocab import SliceKind
 _PREFERS = re.compile(
     _I + r"(?:prefer|like|love|enjoy|adore|hate|dislike|detest|loathe|can't\s+stand|"
     r"cannot\s+stand|can\s+not\s+stand|don't\s+(?:like|enjoy|want)|do\s+not\s+(?:like|enjoy|want)|"
-    r"(?:not\s+)?a\s+(?:big\s+|huge\s+)?fan\s+of|allergic\s+to)\s+(?P<obj>.+)$",
+    r"(?:not\s+)?a\s+(?:big\s+|huge\s+)?fan\s+of|allergic\s+to)\s+"
+    # how much, said where a learner of English says it: "I like very much to play padel"
+    r"(?:(?:very\s+much|so\s+much|a\s+lot)\s+(?=to\s))?(?P<obj>.+)$",
     re.IGNORECASE,
 )
 _FAVOURITE = re.compile(
@@ -77,6 +79,9 @@ _NAME_KIND = re.compile(
 )
 
 
+# Verbs whose object is the pastime: "to play padel" is padel, "to play the cello" the cello.
+_OBJECT_NAMES_IT = frozenset({"play"})
+
 # The subject of a preference whose object names none: a bucket, not a subject.
 CATCH_ALL = "Preferences"
 
@@ -95,9 +100,10 @@ def _preference_subject(c: Clause, obj: str) -> str:
     to_verb = _TO_VERB.match(obj)
     if to_verb:
         verb = to_verb.group("verb").lower()
-        if verb not in LIGHT_VERBS:
+        if verb not in LIGHT_VERBS and verb not in _OBJECT_NAMES_IT:
             return p.title_case(p.gerund(verb))
-        # "to use Vim", "to go hiking": a light verb names no pastime; its object does
+        # "to use Vim", "to go hiking", "to play padel": a light verb, or one whose object is
+        # the pastime, names none; its object does
         obj = obj[to_verb.end() :].strip()
     head = cut(obj)
     where = _context_label(obj)

@@ -22,6 +22,12 @@ from tests.memory.rules.helpers import clause, nodes
         ("I'd rather take the train than fly", ("Train", "preference")),
         ("I love sushi", ("Sushi", "preference")),
         ("My favourite pizza is Pepperoni", ("Pizza", "preference")),
+        # what is played is the pastime, not the playing
+        ("I like to play squash on Fridays", ("Squash", "preference")),
+        ("I love to play the oboe", ("Oboe", "preference")),
+        # how much, said where a learner of English says it
+        ("I like very much to play squash", ("Squash", "preference")),
+        ("I like to knit", ("Knitting", "preference")),
     ],
 )
 def test_preferences(text: Any, expected: Any) -> None:
