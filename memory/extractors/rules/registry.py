@@ -56,6 +56,7 @@ from memory.extractors.rules.projects import (
 from memory.extractors.rules.routines import (
     routine,
 )
+from memory.extractors.rules.skills import skill
 from memory.extractors.rules.status import (
     status_change,
 )
@@ -78,6 +79,7 @@ Recogniser = Callable[[Clause], Found]
 RECOGNISERS: tuple[Recogniser, ...] = (
     occasion,
     health,
+    skill,
     other_people,
     work,
     life_event,
