@@ -51,7 +51,7 @@ def _conversations(owner: Any, *texts: str) -> None:
 def test_a_card_said_again_in_another_conversation_is_one_card_with_both(owner: Any) -> None:
     _conversations(
         owner,
-        "We took in a rescue greyhound called Biscuit.",
+        "We took in a rescue axolotl called Biscuit.",
         "Biscuit chewed my favourite trainers, I can't stay mad at her.",
     )
     (card,) = Candidate.objects.for_owner(owner).filter(canonical_key="biscuit")
