@@ -54,6 +54,7 @@ from typing import Any
 import numpy as np
 from wordfreq import zipf_frequency
 
+from memory.extractors.rules.health import condition_word
 from memory.keys import (
     canonical_key,
     core_key,
@@ -816,7 +817,8 @@ class Tombstone:
     # "Sokolow" of a "Rabbi Sokolow"): given names, which people cut short (cut_short).
     bare: frozenset[str] = frozenset()
     # A person's initials, two or three letters ("jl" for "Jean-Luc Fabre", "tg" for "Tamsin
-    # Greaves"): a name only where written in capitals (see monograms_of).
+    # Greaves"), or a condition's two ("af" for "Atrial Fibrillation"): a name only where
+    # written in capitals (see monograms_of, condition_letters).
     monograms: frozenset[str] = frozenset()
 
 
@@ -880,7 +882,8 @@ def tombstone(
         if person
         else frozenset(initials for n in names for initials in _initials(n)),
         bare=_bare(names, person),
-        monograms=frozenset(m for n in names if person for m in monograms_of(n)),
+        monograms=frozenset(m for n in names if person for m in monograms_of(n))
+        | frozenset(m for n in names if not person for m in condition_letters(n)),
     )
 
 
@@ -947,7 +950,7 @@ def compound_parts(word: str) -> tuple[str, ...]:
 def _initials(key: str) -> set[str]:
     """The initials of a name (:func:`initials_of`), with and without the words that say its
     kind: "brazilian jiu jitsu classes" is written "BJJ" as often as "BJJC"; with a word
-    that runs two together read as both ("Northwind Games" is written "NWG"), and with the
+    that runs two together read as both ("Northwind Games" is written "NWG"), with the
     "the" it starts with ("The Glass Orchard" is written "TGO" as often as "GO")."""
     subject = " ".join(subject_words(key))
     found = {initials_of(key), initials_of(subject)}
@@ -959,6 +962,16 @@ def _initials(key: str) -> set[str]:
         if len(rest) >= 2:
             found.add("t" + "".join(w[0] for w in rest))
     return {i for i in found if i}
+
+
+def condition_letters(key: str) -> set[str]:
+    """A condition of two words by its two letters, as medicine writes it ("af" of "atrial
+    fibrillation", "uc" of "ulcerative colitis"): a name's letters only where written in
+    capitals, like a person's (:func:`monograms`)."""
+    words = key.split()
+    if len(words) == 2 and all(w.isalpha() for w in words) and condition_word(words[1]):
+        return {words[0][0] + words[1][0]}
+    return set()
 
 
 #: A two-letter word at least this common in English (Zipf) is an abbreviation people write

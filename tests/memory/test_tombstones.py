@@ -805,6 +805,14 @@ def test_a_groups_name_said_with_a_word_cut_short_is_the_group() -> None:
     assert hidden(said, guild, floor=FLOOR) == [True, False]
 
 
+def test_a_condition_of_two_words_is_written_by_its_two_letters() -> None:
+    af = [stone("Atrial Fibrillation", "health")]
+    assert resemblance("AF", af, floor=FLOOR) is not None
+    assert hidden(["my AF is worse", "we went to af"], af, floor=FLOOR) == [True, False]
+    # a name of two words that is no condition has no such letters
+    assert hidden(["my BG is worse"], [stone("Blue Grotto", "place")], floor=FLOOR) == [False]
+
+
 def test_a_medical_names_initials_take_its_combining_form() -> None:
     """Medicine writes "PCOS" for a polycystic ovary syndrome: "poly" is a letter of its own."""
     pcos = [stone("Polycystic Ovary Syndrome", "health")]
