@@ -108,9 +108,9 @@ def read_clause(c: Clause) -> Found:
     if rest is not None:
         return lead + read_clause(rest)
     if p.HEDGE.search(c.text):
-        lead = p.before_hedge(c.text, p.HEDGE)
-        if lead:  # "I was put on warfarin in May, so perhaps she meant that": the rest is hers
-            return read_clause(replace(c, text=lead))
+        plain = p.before_hedge(c.text, p.HEDGE)
+        if plain:  # "I was put on warfarin in May, so perhaps she meant that": the rest is hers
+            return read_clause(replace(c, text=plain))
         # A goal the person has set ("I want to ask for a raise") is theirs; a wish hedged
         # with "might", "maybe", "thinking about" stays a hedge.
         found = [] if _UNSURE.search(c.text) else goal(c)
