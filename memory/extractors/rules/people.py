@@ -323,7 +323,9 @@ _INSIDE_TITLE = r"(?:(?:Dr|Mr|Mrs|Ms|Mx|Miss|Prof|Professor|Rev|Revd|Sir|Dame)\.
 _MY_RELATION_INSIDE = re.compile(
     rf"\b(?:my|our)\s+{_MODIFIERS}(?P<rel>{_RELATION})\s+(?-i:(?P<name>{_INSIDE_TITLE}["
     + UPPER
-    + r"][\w'’\-]*(?:\s+(?:(?:de|del|da|di|du|van|von|der|den|la)\s+)?(?!"
+    + r"][\w'’\-]*(?:\s+(?:(?:"
+    + "|".join(sorted(p.NAME_PARTICLES))
+    + r")\s+)?(?!"
     + _DATE_WORDS
     + r"\b)["
     + UPPER
