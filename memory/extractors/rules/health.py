@@ -102,12 +102,17 @@ _SALT = (
     r"succinate|tartrate|maleate|besylate|bromide|chloride|oxide|glycinate|acid)\b"
 )
 _MEDICATION = re.compile(
-    r"\b(?:put\s+me\s+on|prescribed\s+(?:me\s+)?|started\s+(?:me\s+on|taking|on)|"
+    r"\b(?:(?:put|placed|kept|switched|moved|changed)\s+me\s+(?:on|onto|to)|"
+    r"(?:has|have|had)\s+me\s+on|prescribed\s+(?:me\s+)?|started\s+(?:me\s+on|taking|on)|"
     r"(?:i'm|i\s+am|i've\s+been|i\s+have\s+been|i\s+been)\s+(?:now\s+|still\s+)?(?:taking|on)|"
     r"i\s+(?:take|took|stopped\s+taking|quit\s+taking)|"
     # as chat leaves the speaker out: "been on lamotrigine since 2023", "taking omeprazole"
     r"^\W*(?:(?:just\s+|now\s+)?(?:been|started)\s+(?:taking|on)|(?:now\s+)?taking))"
-    r"\s+(?P<med>vitamin\s+[A-Za-z]\d{0,2}\b|[A-Za-z][\w\-]+(?:\s+" + _SALT + r")?)"
+    r"\s+(?:(?P<before>"
+    + _DOSE
+    + r")\s+(?:of\s+)?)?(?P<med>vitamin\s+[A-Za-z]\d{0,2}\b|[A-Za-z][\w\-]+(?:\s+"
+    + _SALT
+    + r")?)"
     r"(?P<dose>\s+" + _DOSE + r")?",
     re.IGNORECASE,
 )
@@ -172,18 +177,23 @@ def _medication(c: Clause) -> Found:
     later = re.search(_DOSE, after, re.IGNORECASE)
     if later and _ANOTHER_DRUG.search(after[: later.start()]):
         later = None
-    dose = (match.group("dose") or (later.group(0) if later else "")).strip()
+    dose = match.group("dose") or match.group("before") or (later.group(0) if later else "")
+    dose = dose.strip()
     if (
         not dose
         and not _DRUG_FORM.search(med)
-        and not re.search(r"prescri|put\s+me\s+on", c.text, re.I)
+        and not re.search(r"prescri|(?:put|placed|has|have|had)\s+me\s+on", c.text, re.I)
     ):
         return []
     label = p.make_label(med)
     if not label:
         return []
     stopped = _STOPPED.search(c.text[: match.end()])
-    started = re.search(r"\b(?:put\s+me\s+on|prescribed|started)\b", c.text, re.IGNORECASE)
+    started = re.search(
+        r"\b(?:(?:put|placed|switched|moved|changed)\s+me\s+(?:on|onto|to)|prescribed|started)\b",
+        c.text,
+        re.IGNORECASE,
+    )
     found = slice_(c, label, HEALTH, SliceKind.OTHER.value, f"Takes {label} {dose}".strip())
     if stopped:
         found += event(c, label, HEALTH, EventAction.STOPPED.value, IMPORTANT)[1:]
