@@ -15,7 +15,9 @@ import re
 
 from wordfreq import zipf_frequency
 
+from memory.extractors import patterns as p
 from memory.extractors.rules.base import (
+    HEALTH,
     IMPORTANT,
     LIFE_EVENT,
     PERSON,
@@ -146,6 +148,74 @@ _DATED = re.compile(
 def _own_occasion(c: Clause) -> Found:
     match = _OWN_OCCASION.match(c.text)
     if not match or _past(c) or not _DATED.search(c.text[match.end() :]):
-        return []
+        return _dated_event(c)
     label = match.group("what").capitalize()
     return event(c, label, LIFE_EVENT, EventAction.OTHER.value, IMPORTANT)
+
+
+# What a day in a life is kept for, by the word that ends its name: "the driving test", "her
+# nativity play", "first communion", "my knee surgery", "the B1 exam", "a half marathon".
+EVENT_HEADS = frozenset(
+    """test exam exams interview surgery operation scan biopsy transplant replacement recital
+    concert play performance gig match final tournament race marathon half-marathon triathlon
+    tri duathlon sportive communion confirmation christening baptism mitzvah funeral
+    party reunion conference presentation defence defense viva audition exhibition competition
+    championship championships trial hearing ceremony retreat pilgrimage expedition""".split()
+)
+_WHAT = r"(?P<what>(?:[\w'’-]+\s+){0,3}?(?:" + "|".join(sorted(EVENT_HEADS)) + r"))"
+# Said as arranged ("the driving test is booked!!", "my surgery's scheduled for the 18th"), as
+# dated ("my viva is on 3 March"), as had on a day ("I've got my B1 exam in May", "our
+# daughter has her nativity play on the 3rd") or as signed up for ("signed up for the Bath
+# half marathon, 15 March").
+_ARRANGED = r"(?:booked|scheduled|set|planned|arranged|confirmed|fixed)"
+_WHEN = r"(?=(?:on|in|this|next|tomorrow)\b)"
+_DATED_EVENTS = (
+    re.compile(
+        r"^(?:my|our|the)\s+" + _WHAT + r"\s+(?:is|['’]s)\s+"
+        r"(?:(?P<arranged>" + _ARRANGED + r")\b|" + _WHEN + ")",
+        re.IGNORECASE,
+    ),
+    re.compile(
+        r"\b(?:ha(?:s|ve)|['’]ve\s+got|['’]s\s+got|got)\s+"
+        r"(?:(?:my|our|his|her|their|a|an|the)\s+)?"
+        + _WHAT
+        + r"\s+(?:(?P<arranged>"
+        + _ARRANGED
+        + r")\b|"
+        + _WHEN
+        + ")",
+        re.IGNORECASE,
+    ),
+    re.compile(
+        r"\b(?P<arranged>signed\s+up|registered|entered)\s+(?:for\s+)?"
+        r"(?:(?:my|our|a|an|the)\s+)?" + _WHAT + r"\b",
+        re.IGNORECASE,
+    ),
+)
+# Determiners and how it is said that are no part of its name.
+_NOT_OF_NAME = frozenset("a an the my our his her their this that big first-ever".split())
+
+
+def _dated_event(c: Clause) -> Found:
+    """The person's (or their family's) day to come, named by what it is (:data:`EVENT_HEADS`)
+    and said as arranged, dated or signed up for; not one said as over."""
+    match = next((m for m in (x.search(c.text) for x in _DATED_EVENTS) if m), None)
+    if not match or _past(c):
+        return []
+    if match.group("arranged") is None and not _DATED.search(c.text[match.end() :]):
+        return []
+    words = [w for w in match.group("what").split() if w.lower() not in _NOT_OF_NAME]
+    if not words or (len(words) == 1 and words[0].lower() in _GENERIC_ALONE):
+        return []
+    label = p.make_label(" ".join(words))
+    if not label:
+        return []
+    category = HEALTH if words[-1].lower() in _MEDICAL else LIFE_EVENT
+    return event(c, label, category, EventAction.OTHER.value, IMPORTANT)
+
+
+# What is done to the body: "my knee replacement", "the biopsy": the person's health.
+_MEDICAL = frozenset("surgery operation scan biopsy transplant replacement".split())
+# Heads too general alone to be a card ("the test is on Monday", "a party next week"): only
+# with a word that says which.
+_GENERIC_ALONE = frozenset("test exam exams party match final play race trial hearing".split())
