@@ -210,6 +210,11 @@ def is_request(sentence: str) -> bool:
     return bool(_CONTROL.match(text) or _QUESTION_START.match(text) or _IMPERATIVE.match(text))
 
 
+def is_control(sentence: str) -> bool:
+    """A control message to the assistant ("don't save this", "try again", "summarise it")."""
+    return bool(_CONTROL.match(sentence.strip().replace("’", "'")))
+
+
 _QUESTION_WORD = re.compile(
     r"^(?:should|shall|would|could|can|is|are|was|were|do|does|did|will|what|how|why|where|who|"
     r"which|when|whether)\b",

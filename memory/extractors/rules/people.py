@@ -45,7 +45,10 @@ for _category, _words in (
         grandparents grandad gramps nonna nonno abuela abuelo oma opa aunt uncle cousin niece
         nephew mother-in-law father-in-law sister-in-law brother-in-law in-laws stepmom stepdad stepmother stepfather stepson stepdaughter twin
         baby nan gran grandson granddaughter grandchild grandchildren grandkids stepbrother
-        stepsister half-brother half-sister godmother godfather godson goddaughter""",
+        stepsister half-brother half-sister godmother godfather godson goddaughter
+        great-grandson great-granddaughter great-grandchild great-grandchildren great-grandkids
+        great-grandmother great-grandfather great-grandma great-grandpa great-nan great-gran
+        great-aunt great-uncle great-niece great-nephew""",
     ),
     (
         POSSESSION,
@@ -334,10 +337,26 @@ _MY_RELATION_INSIDE = re.compile(
 )
 
 
+# The relation said after the name, set off in brackets or between commas: "Maya (my sister)
+# is getting married", "I'm knitting for Osian, my great-grandson, who ...".
+_NAME_THEN_RELATION = re.compile(
+    rf"(?-i:(?P<name>[{UPPER}][\w'’\-]*(?:\s+[{UPPER}][\w'’\-]*)?))\s*(?:\(|,)\s*"
+    rf"(?:my|our)\s+{_MODIFIERS}(?P<rel>{_RELATION})\s*(?:\)|,|$)",
+    re.IGNORECASE,
+)
+
+
 def mentioned_relations(c: Clause) -> Found:
-    """People named with their relation anywhere in the clause ("... with my sister Dana"),
-    proposed beside whatever the clause is about."""
+    """People named with their relation anywhere in the clause ("... with my sister Dana",
+    "Maya (my sister) is ..."), proposed beside whatever the clause is about."""
     found: Found = []
+    for match in _NAME_THEN_RELATION.finditer(c.sentence if c.text in c.sentence else c.text):
+        rel, name = match.group("rel").lower(), match.group("name")
+        if match.group("name") not in c.text or rel not in RELATIONS:
+            continue
+        if name.split()[0].lower() in _NOT_NAMES or not p.is_name(name):
+            continue
+        found += _named_relation(c, name, RELATIONS[rel], _relation_label(match.group("mods"), rel))
     for match in _MY_RELATION_INSIDE.finditer(c.text):
         rel = match.group("rel").lower()
         name = re.sub(r"['’]s$", "", match.group("name"))
@@ -422,6 +441,10 @@ def other_people(c: Clause) -> Found:
                     found += slice_(c, name, category, SliceKind.OTHER.value, possessed[1])[1:]
                 return found
             return found + _person_facts(c, name, category, predicate)
+        set_off = _NAME_THEN_RELATION.search(c.sentence)
+        if set_off and set_off.group("rel").lower() == rel and p.is_name(set_off.group("name")):
+            # "Osian, my great-grandson, he'll be two": the relation named just before
+            relation = set_off.group("name")
         if rest.strip():
             return _person_facts(c, relation, category, rest)
         return []

@@ -147,8 +147,10 @@ def read_sentence(
     """Proposals from one sentence. ``quote`` is what the evidence cites when the sentence was
     rewritten from a short answer (see :mod:`memory.extractors.rules.answers`)."""
     rest, remembered = p.unwrap_remember(sentence)
-    if not remembered and (p.is_smalltalk(sentence) or p.is_request(sentence)):
+    if not remembered and p.is_smalltalk(sentence):
         return []
+    if not remembered and p.is_request(sentence):
+        return _named_in_request(sentence, message_id, ts, anchor, quote)
     if not rest.strip() or p.is_smalltalk(rest):
         return []
     clauses = [
@@ -164,6 +166,28 @@ def read_sentence(
         found += read_clause(clause)
     if remembered and not found and clauses:
         found = remembered_note(clauses[0])
+    return found
+
+
+def _named_in_request(
+    sentence: str,
+    message_id: str,
+    ts: datetime | None,
+    anchor: datetime | None,
+    quote: str | None,
+) -> Found:
+    """What a question or a request to the assistant still tells: the people it names with
+    their relation ("can you add the tuition for my son Miguel", "what should I get my wife
+    Jocelyn for our anniversary?"). Whatever is asked, that Miguel is the son is said; the
+    rest of the request states nothing. A control message ("don't save anything about my
+    sister Ana") tells nothing at all."""
+    if p.is_control(sentence):
+        return []
+    found: Found = []
+    for text in p.split_clauses(sentence):
+        clause = Clause(p.strip_fillers(text), quote or sentence, message_id, ts, anchor)
+        if clause.text:
+            found += mentioned_relations(clause)
     return found
 
 
@@ -352,6 +376,9 @@ def extract(
             said = p.told(sentence)
             quote = sentence if said != sentence else None
             said_here += read_sentence(said, message.id, message.ts, anchor, quote=quote)
+            if quote is not None and said in sentence:  # and who the ask names
+                asked = sentence.replace(said, " ", 1)
+                said_here += _named_in_request(asked, message.id, message.ts, anchor, quote)
         found += named_after(said_here, sentences)
         previous = message
     return _merge_nodes(_settle_people(_one_card_per_person(found)))
