@@ -166,6 +166,11 @@ _LOST_FROM = re.compile(r"^\s*(?:at|from|with|for|by)\s+" + _ORG, re.IGNORECASE)
 _EMPLOYER_IN_SENTENCE = re.compile(r"\b(?:at|for|with|joined)\s+(?-i:(?P<org>(?:the\s+)?[A-Z].*))")
 
 
+# Words a role's name never has inside it: an article or someone's ("knitting a jumper",
+# "baking my sister a cake").
+_INSIDE_NO_ROLE = frozenset("a an the my our your his her their this that".split())
+
+
 def _role_label(phrase: str) -> str | None:
     words = phrase.split()
     if not words:
@@ -173,6 +178,8 @@ def _role_label(phrase: str) -> str | None:
     last = words[-1].lower()
     if last in _NOT_ROLES or words[0].lower() in {"huge", "big", "bit", "little", "lot"}:
         return None
+    if any(w.lower() in _INSIDE_NO_ROLE for w in words[1:]):
+        return None  # "I'm knitting a jumper for ...": a thing being made, no job
     if last not in ROLE_NOUNS and not _ROLE_SUFFIX.search(last):
         return None
     return p.make_label(phrase)
