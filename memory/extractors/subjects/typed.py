@@ -151,11 +151,30 @@ def _acts(word: str) -> bool:
     return lowered in _BE_HAVE or lexical_tag(lowered).startswith(_VERB_TAGS)
 
 
+# Who misses, and how: "miss" typed after these (or opening the sentence) is the verb, not
+# the title ("i miss jocelyn so much", "miss jocelyn and the kids", "really miss nana").
+_MISSES = frozenset(
+    """i we you they he she really so still already do don't dont will gonna 'll i'll ill
+    we'll always just""".split()
+)
+
+
+def _title_at(tokens: list[str], at: int) -> bool:
+    """The token at ``at`` is a title said before a name ("dr halloran", "ms okafor"); "miss"
+    is one only where it cannot be the verb."""
+    word = tokens[at].lower().rstrip(".") if 0 <= at < len(tokens) else ""
+    if not is_honorific(word):
+        return False
+    if word == "miss" and tokens[at] == "miss":
+        return at > 0 and tokens[at - 1].lower() not in _MISSES
+    return True
+
+
 def _theirs(tokens: list[str], at: int) -> bool:
     """The word at ``at`` comes right after one of someone's ("my friend", "our dog"),
     or after a title that does."""
     lead = at - 1
-    if lead >= 0 and is_honorific(tokens[lead].lower().rstrip(".")):
+    if lead >= 0 and _title_at(tokens, lead):
         return True
     if lead < 0 or tokens[lead].lower() not in _LEADS:
         return False
@@ -198,8 +217,7 @@ def _named_there(tokens: list[str], at: int) -> bool:
 
 
 def _title_before(tokens: list[str], at: int) -> str:
-    lead = tokens[at - 1] if at > 0 else ""
-    return lead.rstrip(".").lower() if is_honorific(lead.lower().rstrip(".")) else ""
+    return tokens[at - 1].rstrip(".").lower() if _title_at(tokens, at - 1) else ""
 
 
 def typed_names(messages: Sequence[Message]) -> dict[str, str]:
