@@ -119,7 +119,7 @@ _MEDICATION = re.compile(
 # Endings of common drug names (without a dose or a prescription, only these count).
 _DRUG_FORM = re.compile(
     r"(?:pril|olol|sartan|statin|azole|mab|dipine|oxetine|aline|cillin|cycline|mycin|profen|"
-    r"formin|prazole|tidine|lukast|zepam|zolam|triptan|parin|xaban|thyroxine|amol|tonin|sone|"
+    r"formin|prazole|tidine|lukast|zepam|zolam|triptan|parin|xaban|thyroxine|amol|tonin|sone|apine|"
     r"pram|afil|insulin|vir|azine|etamine)$",
     re.IGNORECASE,
 )
@@ -182,7 +182,7 @@ def _medication(c: Clause) -> Found:
     if (
         not dose
         and not _DRUG_FORM.search(med)
-        and not re.search(r"prescri|(?:put|placed|has|have|had)\s+me\s+on", c.text, re.I)
+        and not re.search(r"prescri|(?:put|placed)\s+me\s+on", c.text, re.I)
     ):
         return []
     label = p.make_label(med)

@@ -171,7 +171,7 @@ _ARRANGED = r"(?:booked|scheduled|set|planned|arranged|confirmed|fixed)"
 _WHEN = r"(?=(?:on|in|this|next|tomorrow)\b)"
 _DATED_EVENTS = (
     re.compile(
-        r"^(?:my|our|the)\s+" + _WHAT + r"\s+(?:is|['’]s)\s+"
+        r"^(?:my|our|the)\s+" + _WHAT + r"(?:\s+is|['’]s)\s+"
         r"(?:(?P<arranged>" + _ARRANGED + r")\b|" + _WHEN + ")",
         re.IGNORECASE,
     ),

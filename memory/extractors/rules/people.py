@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
+from wordfreq import zipf_frequency
+
 from memory.extractors import patterns as p
 from memory.extractors.rules.base import (
     _I,
@@ -337,6 +339,7 @@ _MY_RELATION_INSIDE = re.compile(
 )
 
 
+_WORD_ZIPF = 4.5
 # The relation said after the name, set off in brackets or between commas: "Maya (my sister)
 # is getting married", "I'm knitting for Osian, my great-grandson, who ...".
 _NAME_THEN_RELATION = re.compile(
@@ -356,6 +359,8 @@ def mentioned_relations(c: Clause) -> Found:
             continue
         if name.split()[0].lower() in _NOT_NAMES or not p.is_name(name):
             continue
+        if not c.sentence[: match.start()].strip() and zipf_frequency(name, "en") >= _WORD_ZIPF:
+            continue  # "Thanks, my friend": a word English uses every day, capitalised first
         found += _named_relation(c, name, RELATIONS[rel], _relation_label(match.group("mods"), rel))
     for match in _MY_RELATION_INSIDE.finditer(c.text):
         rel = match.group("rel").lower()

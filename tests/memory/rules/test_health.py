@@ -209,3 +209,25 @@ def test_a_condition_said_as_chat_says_it_is_the_persons(text: str, label: str) 
 
 def test_a_thing_playing_up_is_no_condition() -> None:
     assert health(clause("the printer is playing up again")) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "label", "dose"),
+    [
+        ("the consultant placed me on bisoprolol 2.5mg", "Bisoprolol", "2.5mg"),
+        ("my GP switched me to mirtazapine last month", "Mirtazapine", ""),
+        ("she has me on prednisolone 10mg for now", "Prednisolone", "10mg"),
+        ("I'm on 75mg of clopidogrel every morning", "Clopidogrel", "75mg"),
+    ],
+)
+def test_a_drug_put_or_switched_on_or_dosed_first_is_a_medication(
+    text: str, label: str, dose: str
+) -> None:
+    found = health(clause(text))
+    assert (label, "health") in nodes(found)
+    assert any(s.text == f"Takes {label} {dose}".strip() for s in slices(found))
+
+
+@pytest.mark.parametrize("text", ["they moved me to nights", "the boss has me on weekends"])
+def test_being_moved_to_what_is_no_drug_is_not_a_medication(text: str) -> None:
+    assert health(clause(text)) == []

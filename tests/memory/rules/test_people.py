@@ -148,3 +148,27 @@ def test_what_is_no_pet_come_home(text: str, not_a_pet: str) -> None:
 )
 def test_a_short_word_for_a_relation_is_spelled_out(text: str, relation: str) -> None:
     assert relation in [s.text for s in slices(other_people(clause(text)))]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Noor (my niece) starts school in September", ("Noor", "family")),
+        ("we're driving Ezra, my great-grandson, to the coast", ("Ezra", "family")),
+        ("I sat with Tomasz, my neighbour, all afternoon", ("Tomasz", "person")),
+    ],
+)
+def test_a_relation_set_off_after_the_name_names_them(text: str, expected: Any) -> None:
+    c = clause(text)
+    assert expected in nodes(mentioned_relations(c))
+
+
+@pytest.mark.parametrize("text", ["Paris, my favourite city, was lovely", "Thanks, my friend"])
+def test_what_is_set_off_and_no_relation_names_no_one(text: str) -> None:
+    assert mentioned_relations(clause(text)) == []
+
+
+def test_a_relation_named_before_it_is_the_one_its_facts_are_about() -> None:
+    text = "Ezra, my great-grandson, he'll be two in May"
+    found = other_people(clause("my great-grandson, he'll be two in May", text))
+    assert {s.on for s in slices(found)} == {"Ezra"}

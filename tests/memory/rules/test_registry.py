@@ -140,3 +140,20 @@ def test_a_hedged_amount_does_not_hedge_the_sentence(text: str, label: str) -> N
 def test_a_hedged_plan_is_still_a_hedge() -> None:
     found = extract([Message("M0", "user", "I'll probably join the Harbour Rowing Club", None)])
     assert [getattr(p, "reason", "") for p in found] == ["hedged"]
+
+
+@pytest.mark.parametrize(
+    ("said", "name"),
+    [
+        ("could you add the nursery fees for my daughter Imke to the budget", "Imke"),
+        ("what should I cook for my father-in-law Bogdan on Sunday?", "Bogdan"),
+        ("thanks! also add a line for my son Kofi, he starts college in June", "Kofi"),
+    ],
+)
+def test_who_a_request_names_with_their_relation_is_read(said: str, name: str) -> None:
+    assert name in labels([Message("M0", "user", said)])
+
+
+def test_a_control_message_names_no_one() -> None:
+    said = "don't save anything about my brother Piotr"
+    assert labels([Message("M0", "user", said)]) == set()

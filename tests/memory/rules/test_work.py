@@ -83,6 +83,9 @@ def test_joined_without_an_object_joins_the_employer_of_its_sentence() -> None:
         "I'm tired at work",
         "I'm a regular at the pub",
         "I was a mess for weeks",
+        # a thing being made or done for someone: an article or someone's inside it
+        "I'm knitting a scarf for Dilys",
+        "I'm baking my sister a cake for Bartek",
     ],
 )
 def test_what_is_no_role(text: Any) -> None:

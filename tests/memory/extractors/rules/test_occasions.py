@@ -14,6 +14,7 @@ from tests.memory.rules.helpers import ANCHOR, clause, events, nodes
 
 EVENT = Category.LIFE_EVENT.value
 PERSON = Category.PERSON.value
+HEALTH = Category.HEALTH.value
 
 
 @pytest.mark.parametrize(
@@ -103,4 +104,39 @@ def test_the_persons_own_occasion_to_come_is_a_life_event(text: str, label: str)
     ],
 )
 def test_an_occasion_not_the_persons_or_not_to_come_is_not(text: str) -> None:
+    assert occasion(clause(text)) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "label", "category"),
+    [
+        ("the theory test is booked for the 9th", "Theory Test", EVENT),
+        ("my son Ilan has his school recital on Thursday", "School Recital", EVENT),
+        ("our twins have their confirmation in April", "Confirmation", EVENT),
+        ("signed up for the Kielder half marathon, 4 October", "Kielder Half Marathon", EVENT),
+        ("I've got my cataract operation next Wednesday", "Cataract Operation", HEALTH),
+        ("my hip replacement's scheduled for the 2nd", "Hip Replacement", HEALTH),
+        ("the citizenship interview is on 12 May", "Citizenship Interview", EVENT),
+    ],
+)
+def test_a_day_to_come_named_by_what_it_is_is_an_event(
+    text: str, label: str, category: str
+) -> None:
+    found = occasion(clause(text))
+    assert nodes(found) == [(label, category)]
+    assert [e.on for e in events(found)] == [label]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I passed my theory test last week",  # over
+        "the test is on Monday",  # which test: too general alone
+        "we have a party next week",  # the same
+        "my cataract operation went well",  # over, and no day
+        "the recital is lovely",  # no day to come
+        "the interview questions are in a doc",  # no day
+    ],
+)
+def test_a_day_not_to_come_or_not_named_is_no_event(text: str) -> None:
     assert occasion(clause(text)) == []

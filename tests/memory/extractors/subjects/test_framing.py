@@ -61,6 +61,10 @@ def test_a_name_right_after_a_negation() -> None:
         ("raised beds no thank you, I have had the same plot for years", ("raised", "beds")),
         ("Dessert table nah, Arjun's mum wants a proper cake.", ("Dessert", "table")),
         ("Webstorm? nope, sticking with VS Code", ("Webstorm",)),
+        # or where the sentence trails off
+        ("Zurich is so pricey, I'd never 🙈", ("Zurich",)),
+        ("a cruise on the Aurora, not for me", ("Aurora",)),
+        ("Flybe once, never again!", ("Flybe",)),
     ],
 )
 def test_a_thing_turned_down_right_after_it_is_named(sentence: str, words: tuple[str, ...]) -> None:
@@ -74,6 +78,7 @@ def test_a_thing_turned_down_right_after_it_is_named(sentence: str, words: tuple
         ("Pilates no more than twice a week for me.", ("Pilates",)),
         ("Ilse no doubt will love it.", ("Ilse",)),
         ("I joined Saltdean Dippers, no regrets.", ("Saltdean", "Dippers")),
+        ("I would never leave Leith for anywhere", ("Leith",)),  # no refusal at the end
     ],
 )
 def test_no_after_a_name_that_is_no_refusal(sentence: str, words: tuple[str, ...]) -> None:

@@ -56,6 +56,23 @@ def test_a_word_written_only_as_a_name_typed_in_lower_case(said: str, name: str)
     assert typed_names(_chat(said))[name] == name.capitalize()
 
 
+@pytest.mark.parametrize(
+    ("said", "name"),
+    [
+        ("miss beatriz and the dogs so much", "miss beatriz"),
+        ("i really miss grandad eifion", "miss grandad"),
+    ],
+)
+def test_miss_where_it_can_be_the_verb_is_no_title(said: str, name: str) -> None:
+    assert name not in typed_names(_chat(said))
+
+
+def test_miss_after_someones_word_is_the_title() -> None:
+    assert typed_names(_chat("my form tutor miss okonedo moved schools"))["miss okonedo"] == (
+        "Miss Okonedo"
+    )
+
+
 def test_a_message_typed_with_its_capitals_keeps_its_lower_case_words() -> None:
     # Whoever capitalises their sentences means the word they wrote small.
     assert "dublin" not in typed_names(_chat("We drove past the dublin exit. It was late."))
