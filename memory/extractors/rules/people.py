@@ -58,7 +58,9 @@ for _category, _words in (
         tortoise turtle lizard gecko snake ferret goldfish fish chicken chickens pig pup
         greyhound lurcher whippet labrador spaniel terrier collie beagle retriever dachshund
         pug poodle cockapoo labradoodle staffie husky corgi sheepdog alsatian rottweiler
-        schnauzer chihuahua dalmatian bulldog tabby moggy""",
+        schnauzer chihuahua dalmatian bulldog tabby moggy kelpie heeler vizsla weimaraner
+        sheltie westie yorkie cavapoo cavachon pomeranian samoyed akita shiba mastiff
+        ragdoll""",
     ),
     (
         RELATIONSHIP,

@@ -136,12 +136,21 @@ def _rare_noun(word: str) -> bool:
 
 # A subject pronoun starts a clause of its own: "my son tadeusz he is 9 now".
 _STARTS_CLAUSE = frozenset("i he she they we it".split())
+# Words said between someone and what they do: "my wife agnieszka also say ...", "our lad
+# kofi always wins".
+_BEFORE_VERB = frozenset("also always just still never really already often usually even".split())
 
 
 def _ends_phrase(after: str) -> bool:
     """The name ends its noun phrase: punctuation, the end, a verb or a subject pronoun
     after it."""
-    return not after[:1].isalpha() or _acts(after) or after.lower() in _STARTS_CLAUSE
+    lowered = after.lower()
+    return (
+        not after[:1].isalpha()
+        or _acts(after)
+        or lowered in _STARTS_CLAUSE
+        or lowered in _BEFORE_VERB
+    )
 
 
 def _acts(word: str) -> bool:

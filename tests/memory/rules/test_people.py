@@ -58,6 +58,8 @@ def test_facts_about_a_person_are_filed_under_them() -> None:
         ("My cat Miso has kidney disease", ("Miso", "possession")),
         ("We adopted a dog named Biscuit in April", ("Biscuit", "possession")),
         ("I have a rabbit called Pepper and she is basically family", ("Pepper", "family")),
+        ("My vizsla Rolo chews everything", ("Rolo", "possession")),
+        ("My ragdoll Tofu sleeps all day", ("Tofu", "possession")),
     ],
 )
 def test_pets_are_possessions_unless_the_person_says_family(text: Any, expected: Any) -> None:
