@@ -30,7 +30,7 @@ def _chat(*turns: str) -> list[Message]:
         ("our dog biscuit ate my sandwich", "biscuit"),
         # a word said between them and what they do
         ("my husband tobiasz also thinks so", "tobiasz"),
-        ("our lad kofi always wins at cards", "kofi"),
+        ("our son kofi always wins at cards", "kofi"),
         ("baby malia was born feb 9, my sis did amazing", "malia"),
         ("ok we are at the clinic, felipe is driving", "felipe"),
         ("she ate the chocolate that felipe left on the couch", "felipe"),
