@@ -639,5 +639,9 @@ def test_what_is_told_before_a_trailing_question_is_read() -> None:
     assert nodes(run("my husband Oren is driving us, we leave at six, any packing tips?")) == {
         "Oren": "relationship"
     }
-    # a question throughout is not
-    assert nodes(run("should my husband Oren drive, or should I?")) == {}
+    # a question throughout is not, but for who it names with their relation: that Oren is
+    # the husband is said whatever is asked, and nothing else of it is
+    asked = run("should my husband Oren drive, or should I?")
+    assert nodes(asked) == {"Oren": "relationship"}
+    assert [s.text for s in of(SliceProposal, asked)] == ["The user's husband"]
+    assert nodes(run("should we drive to Leeds, or take the train?")) == {}
