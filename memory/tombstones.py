@@ -1145,7 +1145,15 @@ def called(t: Tombstone) -> tuple[str, ...]:
     "Penicillin Allergy"): names that people call by pet forms."""
     if t.person:
         return ()
-    return tuple(n for n in t.names if len(name_words(n)) == 1 and n.isalpha())
+    # A word said in the plural names a kind of thing, not one thing that has a name
+    # ("Jägerbombs", "Sambucas"): a kind has no pet forms ("Jago" is a godson, "Sammy" a friend).
+    return tuple(n for n in t.names if len(name_words(n)) == 1 and n.isalpha() and not _plural(n))
+
+
+def _plural(word: str) -> bool:
+    """A word of six letters or more that ends as English plurals do ("jagerbombs"; not
+    "atlas", "boris", "octopus", "moss")."""
+    return len(word) >= 6 and word.endswith("s") and not word.endswith(("ss", "us", "is"))
 
 
 def _variant_of(word: str, t: Tombstone, *, named: bool = False) -> bool:
@@ -1231,6 +1239,14 @@ def _another_thing(words: Sequence[str], t: Tombstone) -> bool:
     mine = {stem(w) for w in words}
     own = [w for w in words if stem(w) not in theirs and w not in _GROUP]
     missing = [w for w in t.subject if stem(w) not in mine and w not in _GROUP]
+    if not missing and len(t.subject) == 1 and not set(words) & set(t.subject):
+        # The one word of the forgotten name said in another form, inside a longer name
+        # ("Boulder Creek Caravan Park" beside a forgotten "Bouldering"): what the rest says.
+        # Two words of its own or more that the model reads make a name of something else
+        # when the model cannot read the forgotten word ("bouldering").
+        missing = list(t.subject)
+        if len(own) >= 2 and _meaningful(own) and not _meaningful(missing):
+            return True
     if not own or not missing or not _meaningful(own) or not _meaningful(missing):
         return False
     a, b = embed([_text_of(own), _text_of(missing)])

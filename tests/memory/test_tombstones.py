@@ -128,6 +128,11 @@ def test_a_name_in_other_words_looks_like_it(
         ("Brightwater Dental", "place", "Brightwater Yoga Studio"),
         ("Vestibular Migraine", "health", "Vestibular Rehab Exercises"),
         ("Quillfeather Bookshop", "place", "Quillfeather Pottery"),
+        # the forgotten one word in another form, inside a name of something else
+        ("Bouldering", "interest", "Boulder Creek Caravan Park"),
+        # a kind of thing said in the plural has no pet forms: a godson is not a drink
+        ("Jägerbombs", "habit", "Jago"),
+        ("Sambucas", "habit", "Sammy"),
     ],
 )
 def test_an_unrelated_name_that_shares_a_word_or_a_field_does_not(
@@ -146,6 +151,8 @@ def test_an_unrelated_name_that_shares_a_word_or_a_field_does_not(
         ("Quillfeather Bookshop", "place", "Quillfeather Books"),
         ("Kettlebell Class", "skill", "Ironworks Kettlebell Club"),  # nothing of its own missing
         ("Marguerite Osei", "person", "Marguerite Osei Tutors"),  # the whole name, and a verb
+        ("Bouldering", "interest", "Boulders"),  # the word in another form, nothing else
+        ("Bouldering", "interest", "Boulder Club"),  # and a kind of group
     ],
 )
 def test_a_name_sharing_a_rare_word_and_nothing_unlike_it_still_looks_like_it(
