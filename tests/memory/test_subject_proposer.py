@@ -473,7 +473,7 @@ def test_a_subject_never_said_with_the_speaker_is_not_proposed() -> None:
         ("Zuzia say the bath with oatmeal is like porridge haha.", "Zuzia"),
         # what is said of them in brackets or between commas comes before the verb
         ("bola (the new mechanic, started last week, shes great) said the same", "Bola"),
-        ("Margaret, my neighbour, says the fence is hers.", "Margaret"),
+        ("Margaret, from next door, says the fence is hers.", "Margaret"),
     ],
 )
 def test_someone_spoken_of_by_first_name_is_proposed(sentence: str, name: str) -> None:
