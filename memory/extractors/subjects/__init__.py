@@ -295,18 +295,18 @@ def written_names(messages: Sequence[Message]) -> dict[str, str]:
         tokens = _TOKEN.findall(markup_to_text(message.content))
         if message.role != "user":
             lower.update(map(_folded, {t for t in tokens if t.islower()}))
-        at = 1
-        while at < len(tokens):
+        # Only a word with a capital first starts a run, and no word of a run can start
+        # another (the word before it is capitalised, not lower case): the few words that
+        # start with a capital are looked at, not every word of the message.
+        for at in [i for i, t in enumerate(tokens) if t[:1].isupper()]:
             before, word = tokens[at - 1], tokens[at]
-            if not (before.isalpha() and before.islower() and _capitalised(word)):
-                at += 1
+            if not (at and before.isalpha() and before.islower() and _capitalised(word)):
                 continue
             run = [word]
             while at + 1 < len(tokens) and _capitalised(tokens[at + 1]):
                 at += 1
                 run.append(tokens[at])
             runs.setdefault(_folded(" ".join(run)), " ".join(run))
-            at += 1
     # A word English uses every day ("Would", "Bring") capitalised after a lower-case word is
     # a line or a list item that starts without punctuation, not a name.
     return {
