@@ -294,7 +294,7 @@ def written_names(messages: Sequence[Message]) -> dict[str, str]:
         # No token holds a space or a line break: the text's tokens are its lines' tokens.
         tokens = _TOKEN.findall(markup_to_text(message.content))
         if message.role != "user":
-            lower.update(map(_folded, {t for t in tokens if t.islower()}))
+            lower.update(map(_folded, filter(str.islower, set(tokens))))
         # Only a word with a capital first starts a run, and no word of a run can start
         # another (the word before it is capitalised, not lower case): the few words that
         # start with a capital are looked at, not every word of the message.
@@ -419,7 +419,7 @@ def _piece(phrase: Phrase, labels: set[str]) -> bool:
 def _echoes(messages: Sequence[Message], subjects: dict[str, Subject]) -> None:
     """Count the other side's messages that name each subject: a topic the listener takes up
     ("How is Biscuit settling in?") is one the conversation is about."""
-    others = [set(p.words(m.content)) for m in messages if m.role != "user" and m.content]
+    others = [p.word_set(m.content) for m in messages if m.role != "user" and m.content]
     for subject in subjects.values():
         words = {w.lower() for w in subject.phrase.words}
         subject.echoed = sum(1 for said in others if words <= said)
