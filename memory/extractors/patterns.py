@@ -196,6 +196,11 @@ def words(text: str) -> list[str]:
     return [w.lower() for w in _WORD.findall(text)]
 
 
+def word_set(text: str) -> set[str]:
+    """``set(words(text))``, each word lowered once however often the text repeats it."""
+    return set(map(str.lower, set(_WORD.findall(text))))
+
+
 def is_smalltalk(sentence: str) -> bool:
     """Greetings, thanks, acknowledgements: every word is small talk (or there are none)."""
     tokens = words(sentence.replace("’", "'"))

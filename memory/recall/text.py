@@ -88,7 +88,14 @@ def stem_line(text: str) -> str:
     message at write time, so that a question reads it instead of tokenising and stemming the
     message again (:func:`line_terms`, :func:`line_stems`). Depends on the stop words and the
     stemmer, as the postings do: a change to either needs ``reindex``."""
-    return " ".join(stem(w) if is_content(w) else NOT_CONTENT + stem(w) for w in words_of(text))
+    return " ".join(map(_line_word, words_of(text)))
+
+
+@lru_cache(maxsize=65536)
+def _line_word(word: str) -> str:
+    """A word of a :func:`stem_line`: its stem, marked when it is not a content term (read
+    once per word, not once per time a message says it)."""
+    return stem(word) if is_content(word) else NOT_CONTENT + stem(word)
 
 
 def line_terms(line: str) -> list[str]:

@@ -527,9 +527,13 @@ def _new_messages(owner: Person, key: str, messages: list[dict[str, Any]]) -> li
     """The messages of a conversation no transcript of the owner holds yet (by message id):
     a continued conversation gives only what was said since."""
     seen: set[str] = set()
+    # The index on the key is partial (keys that are not ""): SQLite uses it only when the
+    # query states its condition, else it reads every transcript of the owner, text and all,
+    # once per conversation (an import's cost growing with the square of its size).
     for text in (
         Transcript.objects.for_owner(owner)
         .filter(conversation_key=key)
+        .exclude(conversation_key="")
         .values_list("text", flat=True)
         .iterator()
     ):

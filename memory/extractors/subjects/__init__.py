@@ -294,19 +294,19 @@ def written_names(messages: Sequence[Message]) -> dict[str, str]:
         # No token holds a space or a line break: the text's tokens are its lines' tokens.
         tokens = _TOKEN.findall(markup_to_text(message.content))
         if message.role != "user":
-            lower.update(map(_folded, {t for t in tokens if t.islower()}))
-        at = 1
-        while at < len(tokens):
+            lower.update(map(_folded, filter(str.islower, set(tokens))))
+        # Only a word with a capital first starts a run, and no word of a run can start
+        # another (the word before it is capitalised, not lower case): the few words that
+        # start with a capital are looked at, not every word of the message.
+        for at in [i for i, t in enumerate(tokens) if t[:1].isupper()]:
             before, word = tokens[at - 1], tokens[at]
-            if not (before.isalpha() and before.islower() and _capitalised(word)):
-                at += 1
+            if not (at and before.isalpha() and before.islower() and _capitalised(word)):
                 continue
             run = [word]
             while at + 1 < len(tokens) and _capitalised(tokens[at + 1]):
                 at += 1
                 run.append(tokens[at])
             runs.setdefault(_folded(" ".join(run)), " ".join(run))
-            at += 1
     # A word English uses every day ("Would", "Bring") capitalised after a lower-case word is
     # a line or a list item that starts without punctuation, not a name.
     return {
@@ -419,7 +419,7 @@ def _piece(phrase: Phrase, labels: set[str]) -> bool:
 def _echoes(messages: Sequence[Message], subjects: dict[str, Subject]) -> None:
     """Count the other side's messages that name each subject: a topic the listener takes up
     ("How is Biscuit settling in?") is one the conversation is about."""
-    others = [set(p.words(m.content)) for m in messages if m.role != "user" and m.content]
+    others = [p.word_set(m.content) for m in messages if m.role != "user" and m.content]
     for subject in subjects.values():
         words = {w.lower() for w in subject.phrase.words}
         subject.echoed = sum(1 for said in others if words <= said)

@@ -57,9 +57,16 @@ def _literal_names(node: ast.AST) -> set[str]:
 
 
 def _names_in(source: str) -> set[str]:
-    """The first names a person provider's source assigns."""
+    """The first names a person provider's source assigns, in its module or its classes'
+    bodies (where providers assign them): the statements are read, not every node of the
+    tens of thousands of names in their literals."""
     names: set[str] = set()
-    for node in ast.walk(ast.parse(source)):
+    statements = list(ast.parse(source).body)
+    while statements:
+        node = statements.pop()
+        if isinstance(node, ast.ClassDef):
+            statements.extend(node.body)
+            continue
         if isinstance(node, ast.Assign):
             targets = [t.id for t in node.targets if isinstance(t, ast.Name)]
         elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):

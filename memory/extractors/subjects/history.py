@@ -43,9 +43,18 @@ def _sentences(text: str) -> tuple[_Said, ...]:
 
 
 def _names(said: _Said, key: str) -> bool:
+    return _naming(key)(said)
+
+
+def _naming(key: str) -> Callable[[_Said], bool]:
+    """:func:`_names` of ``key``, for one sentence after another (the key read once)."""
     if ALL_OF in key:  # a subject said again only with all its words (:func:`said_again_key`)
-        return all(part in said.stems for part in key.split(ALL_OF))
-    return f" {key} " in said.line if " " in key else key in said.stems
+        parts = key.split(ALL_OF)
+        return lambda said: all(part in said.stems for part in parts)
+    if " " in key:
+        spaced = f" {key} "
+        return lambda said: spaced in said.line
+    return lambda said: key in said.stems
 
 
 def names_it(text: str, key: str) -> bool:
@@ -107,6 +116,7 @@ def heard(
     holding: dict[str, list[int]] = {}  # by needle: a subject and its all-words key share one
     for key, needle in needles.items():
         conversations: set[int] = set()
+        names = _naming(key)
         if needle not in holding:
             found = known(needle) if known is not None else None
             if found is None:
@@ -119,7 +129,7 @@ def heard(
                 continue
             if at not in sentences:
                 sentences[at] = _sentences(text)
-            if any(said.own and _names(said, key) for said in sentences[at]):
+            if any(said.own and names(said) for said in sentences[at]):
                 conversations.add(transcript)
         waiting = (
             None  # an all-words key finds no card: its subject's own key does

@@ -235,7 +235,8 @@ def typed_names(messages: Sequence[Message]) -> dict[str, str]:
     lower: set[str] = set()
     for message in messages:
         if message.role != "user":
-            lower |= {w for w in _TOKEN.findall(message.content) if w.islower()}
+            # Each word once (the other side repeats its words), told lower case at C speed.
+            lower.update(filter(str.islower, set(_TOKEN.findall(message.content))))
     names: dict[str, str] = {}
     for message in messages:
         if message.role != "user":
