@@ -1,10 +1,12 @@
-"""The held-out extraction sets (eval/fixtures/extraction_holdout.json, _b, _c and _d): each
-written separately, by someone who had not read the extractor, and frozen. Their figures are
-reported, never tuned to; the suite holds only what must always be true of them: each reads in
-our format and no extraction fails; on the first three, no request to the assistant becomes a
-memory and nothing is planned from a chat that must save nothing; on the first set, no
-forbidden claim leaks either. The fourth (D, written 2026-12-07) was measured with one request
-read as news and one quiet chat planning something: open defects, reported, not tuned to."""
+"""The held-out extraction sets (eval/fixtures/extraction_holdout.json, _b, _c, _d and _e):
+each written separately, by someone who had not read the extractor, and frozen. Their figures
+are reported, never tuned to; the suite holds only what must always be true of them: each
+reads in our format and no extraction fails; on the first four, no request to the assistant
+becomes a memory and nothing is planned from a chat that must save nothing (D was measured with
+one of each, and holds both since the round that read it); on the first set, no forbidden claim
+leaks either. The fifth (E, written 2026-12-07 before that round, never read) was measured with
+one request read as news, one quiet chat planning something and seven forbidden claims: open
+defects, reported, not tuned to."""
 
 from __future__ import annotations
 
@@ -17,8 +19,13 @@ from eval.extraction import score_extraction
 
 FIXTURES = Path(__file__).resolve().parents[2] / "eval" / "fixtures"
 HOLDOUT = FIXTURES / "extraction_holdout.json"
-HOLDOUTS = ("extraction_holdout.json", "extraction_holdout_b.json", "extraction_holdout_c.json")
-EVERY_HOLDOUT = (*HOLDOUTS, "extraction_holdout_d.json")
+HOLDOUTS = (
+    "extraction_holdout.json",
+    "extraction_holdout_b.json",
+    "extraction_holdout_c.json",
+    "extraction_holdout_d.json",
+)
+EVERY_HOLDOUT = (*HOLDOUTS, "extraction_holdout_e.json")
 
 
 @pytest.fixture(scope="module", params=HOLDOUTS)
@@ -42,8 +49,8 @@ def test_no_request_or_quiet_chat_becomes_a_memory_on_any_held_out_set(report: d
     assert report["extractor_failures"] == 0
 
 
-def test_no_extraction_fails_on_the_fourth_held_out_set() -> None:
-    report = score_extraction(json.loads((FIXTURES / "extraction_holdout_d.json").read_text()))
+def test_no_extraction_fails_on_the_fifth_held_out_set() -> None:
+    report = score_extraction(json.loads((FIXTURES / "extraction_holdout_e.json").read_text()))
     assert report["extractor_failures"] == 0
     assert report["fixtures"] == 30
 
