@@ -200,7 +200,7 @@ def _dated_event(c: Clause) -> Found:
     """The person's (or their family's) day to come, named by what it is (:data:`EVENT_HEADS`)
     and said as arranged, dated or signed up for; not one said as over."""
     match = next((m for m in (x.search(c.text) for x in _DATED_EVENTS) if m), None)
-    if not match or _past(c):
+    if not match or _past(c) or _someone_elses(c.text[: match.start()]):
         return []
     if match.group("arranged") is None and not _DATED.search(c.text[match.end() :]):
         return []
@@ -212,6 +212,25 @@ def _dated_event(c: Clause) -> Found:
         return []
     category = HEALTH if words[-1].lower() in _MEDICAL else LIFE_EVENT
     return event(c, label, category, EventAction.OTHER.value, IMPORTANT)
+
+
+# Who has a day that is not the person's to keep: "she has a job interview on Monday", "my
+# colleague has his hearing in May" (the person's family's days are theirs too: "my daughter
+# has her recital on Friday").
+_THEIRS = re.compile(
+    r"\b(?:he|she|they|it|(?:my|our)\s+(?P<rel>[a-z-]+)(?:\s+[^\W\d_][\w'’-]*)?)\s*$",
+    re.IGNORECASE,
+)
+
+
+def _someone_elses(before: str) -> bool:
+    """``before`` (the words before "has ...") ends with someone else than the person and
+    their family: a pronoun, or a friend, a colleague, a neighbour ... by their relation."""
+    match = _THEIRS.search(before)
+    if not match:
+        return False
+    rel = (match.group("rel") or "").lower()
+    return not rel or RELATIONS.get(rel) == PERSON
 
 
 # What is done to the body: "my knee replacement", "the biopsy": the person's health.

@@ -136,6 +136,11 @@ def test_a_day_to_come_named_by_what_it_is_is_an_event(
         "my cataract operation went well",  # over, and no day
         "the recital is lovely",  # no day to come
         "the interview questions are in a doc",  # no day
+        # someone else's day: not the person's nor their family's
+        "she has a job interview on Monday",
+        "my colleague Tunde has his citizenship hearing in May",
+        "they've got the Kielder half marathon next week",
+        "he signed up for the Bath half marathon",
     ],
 )
 def test_a_day_not_to_come_or_not_named_is_no_event(text: str) -> None:
