@@ -1146,12 +1146,12 @@ def called(t: Tombstone) -> tuple[str, ...]:
     if t.person:
         return ()
     # A word said in the plural names a kind of thing, not one thing that has a name
-    # ("Jägerbombs", "Sambucas"): a kind has no pet forms ("Jago" is a godson, "Sammy" a friend).
+    # ("Sambucas", "Proseccos"): a kind has no pet forms ("Sammy" is a friend).
     return tuple(n for n in t.names if len(name_words(n)) == 1 and n.isalpha() and not _plural(n))
 
 
 def _plural(word: str) -> bool:
-    """A word of six letters or more that ends as English plurals do ("jagerbombs"; not
+    """A word of six letters or more that ends as English plurals do ("sambucas"; not
     "atlas", "boris", "octopus", "moss")."""
     return len(word) >= 6 and word.endswith("s") and not word.endswith(("ss", "us", "is"))
 
@@ -1241,7 +1241,7 @@ def _another_thing(words: Sequence[str], t: Tombstone) -> bool:
     missing = [w for w in t.subject if stem(w) not in mine and w not in _GROUP]
     if not missing and len(t.subject) == 1 and not set(words) & set(t.subject):
         # The one word of the forgotten name said in another form, inside a longer name
-        # ("Boulder Creek Caravan Park" beside a forgotten "Bouldering"): what the rest says.
+        # ("Boulder Ridge Holiday Cottages" beside a forgotten "Bouldering"): what the rest says.
         # Two words of its own or more that the model reads make a name of something else
         # when the model cannot read the forgotten word ("bouldering").
         missing = list(t.subject)

@@ -153,8 +153,9 @@ def _own_occasion(c: Clause) -> Found:
     return event(c, label, LIFE_EVENT, EventAction.OTHER.value, IMPORTANT)
 
 
-# What a day in a life is kept for, by the word that ends its name: "the driving test", "her
-# nativity play", "first communion", "my knee surgery", "the B1 exam", "a half marathon".
+# What a day in a life is kept for, by the word that ends its name: "the theory test", "his
+# school recital", "her confirmation", "my knee surgery", "the citizenship interview", "a half
+# marathon".
 EVENT_HEADS = frozenset(
     """test exam exams interview surgery operation scan biopsy transplant replacement recital
     concert play performance gig match final tournament race marathon half-marathon triathlon
@@ -163,9 +164,9 @@ EVENT_HEADS = frozenset(
     championship championships trial hearing ceremony retreat pilgrimage expedition""".split()
 )
 _WHAT = r"(?P<what>(?:[\w'’-]+\s+){0,3}?(?:" + "|".join(sorted(EVENT_HEADS)) + r"))"
-# Said as arranged ("the driving test is booked!!", "my surgery's scheduled for the 18th"), as
+# Said as arranged ("the theory test is booked!!", "my surgery's scheduled for the 18th"), as
 # dated ("my viva is on 3 March"), as had on a day ("I've got my B1 exam in May", "our
-# daughter has her nativity play on the 3rd") or as signed up for ("signed up for the Bath
+# son has his school recital on the 3rd") or as signed up for ("signed up for the Bath
 # half marathon, 15 March").
 _ARRANGED = r"(?:booked|scheduled|set|planned|arranged|confirmed|fixed)"
 _WHEN = r"(?=(?:on|in|this|next|tomorrow)\b)"

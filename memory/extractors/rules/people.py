@@ -342,8 +342,8 @@ _MY_RELATION_INSIDE = re.compile(
 
 
 _WORD_ZIPF = 4.5
-# The relation said after the name, set off in brackets or between commas: "Maya (my sister)
-# is getting married", "I'm knitting for Osian, my great-grandson, who ...".
+# The relation said after the name, set off in brackets or between commas: "Noor (my niece)
+# starts school", "we're driving Ezra, my great-grandson, to the coast".
 _NAME_THEN_RELATION = re.compile(
     rf"(?-i:(?P<name>[{UPPER}][\w'’\-]*(?:\s+[{UPPER}][\w'’\-]*)?))\s*(?:\(|,)\s*"
     rf"(?:my|our)\s+{_MODIFIERS}(?P<rel>{_RELATION})\s*(?:\)|,|$)",
@@ -353,7 +353,7 @@ _NAME_THEN_RELATION = re.compile(
 
 def mentioned_relations(c: Clause) -> Found:
     """People named with their relation anywhere in the clause ("... with my sister Dana",
-    "Maya (my sister) is ..."), proposed beside whatever the clause is about."""
+    "Noor (my niece) starts ..."), proposed beside whatever the clause is about."""
     found: Found = []
     for match in _NAME_THEN_RELATION.finditer(c.sentence if c.text in c.sentence else c.text):
         rel, name = match.group("rel").lower(), match.group("name")
@@ -450,7 +450,7 @@ def other_people(c: Clause) -> Found:
             return found + _person_facts(c, name, category, predicate)
         set_off = _NAME_THEN_RELATION.search(c.sentence)
         if set_off and set_off.group("rel").lower() == rel and p.is_name(set_off.group("name")):
-            # "Osian, my great-grandson, he'll be two": the relation named just before
+            # "Ezra, my great-grandson, he'll be two": the relation named just before
             relation = set_off.group("name")
         if rest.strip():
             return _person_facts(c, relation, category, rest)

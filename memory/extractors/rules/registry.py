@@ -177,8 +177,8 @@ def _named_in_request(
     quote: str | None,
 ) -> Found:
     """What a question or a request to the assistant still tells: the people it names with
-    their relation ("can you add the tuition for my son Miguel", "what should I get my wife
-    Jocelyn for our anniversary?"). Whatever is asked, that Miguel is the son is said; the
+    their relation ("could you add the nursery fees for my daughter Imke", "what should I cook
+    for my father-in-law Bogdan?"). Whatever is asked, that Imke is the daughter is said; the
     rest of the request states nothing. A control message ("don't save anything about my
     sister Ana") tells nothing at all."""
     if p.is_control(sentence):

@@ -503,8 +503,8 @@ _DECLINED = re.compile(
 
 
 # A thing turned down at the end of the sentence that names it, the way the refusal trails
-# off: "Munich is so expensive, I would never", "that ice hotel, not for me", "Ryanair, never
-# again". Only as its last words: "I would never leave Leith" is no refusal.
+# off: "Zurich is so pricey, I'd never", "a cruise on the Aurora, not for me", "Flybe once,
+# never again". Only as its last words: "I would never leave Leith" is no refusal.
 _REFUSED = re.compile(
     r"(?:^|[,;:.!]|\s(?:so|and|but|tbh|honestly))\s*(?:(?:i|we)(?:\s+would|['’]d|\s+will|['’]ll)"
     r"\s+never|not\s+for\s+(?:me|us)|never\s+again)[\s.!…]*[^\w\s]*\s*$",
@@ -516,7 +516,7 @@ def negated(sentence: str, words: tuple[str, ...]) -> bool:
     """The sentence says the phrase is not the person's: it comes right after a negation
     ("I've been to Paris but never to Lyon", "I use Zed rather than VS Code"), or it is
     turned down right after it is named ("Reforge no, I'm sick of courses") or at the
-    sentence's end ("Munich is so expensive, I would never")."""
+    sentence's end ("Zurich is so pricey, I'd never")."""
     if not words:
         return False
     found = compiled(r"(?<!\w)" + r"\W+".join(re.escape(w) for w in words) + r"(?!\w)").search(

@@ -136,7 +136,7 @@ def _rare_noun(word: str) -> bool:
 
 # A subject pronoun starts a clause of its own: "my son tadeusz he is 9 now".
 _STARTS_CLAUSE = frozenset("i he she they we it".split())
-# Words said between someone and what they do: "my wife agnieszka also say ...", "our lad
+# Words said between someone and what they do: "my husband tobiasz also thinks ...", "our son
 # kofi always wins".
 _BEFORE_VERB = frozenset("also always just still never really already often usually even".split())
 
@@ -161,7 +161,7 @@ def _acts(word: str) -> bool:
 
 
 # Who misses, and how: "miss" typed after these (or opening the sentence) is the verb, not
-# the title ("i miss jocelyn so much", "miss jocelyn and the kids", "really miss nana").
+# the title ("i miss beatriz so much", "miss beatriz and the dogs", "really miss nana").
 _MISSES = frozenset(
     """i we you they he she really so still already do don't dont will gonna 'll i'll ill
     we'll always just""".split()
