@@ -27,6 +27,7 @@ from memory.extractors.rules.base import (
     time_phrase,
 )
 from memory.extractors.rules.life_events import BODY_PARTS
+from memory.extractors.rules.people import RELATIONS
 from memory.vocab import EventAction, SliceKind
 
 _INTOLERANT = re.compile(
@@ -274,6 +275,121 @@ def _procedure(c: Clause) -> Found:
     return slice_(c, label, HEALTH, SliceKind.OTHER.value)
 
 
+# Conditions of more than one word whose last word names none alone.
+_CONDITION_PHRASES = re.compile(
+    r"\b(?:(?:herniated|slipped|bulging|prolapsed)\s+discs?|frozen\s+shoulder|tennis\s+elbow|"
+    r"golfer['’]?s\s+elbow|shin\s+splints|restless\s+legs|high\s+cholesterol|"
+    r"(?:it|itb)\s+band\s+syndrome|pre[\s-]?diabetes|prediabetes)\b",
+    re.IGNORECASE,
+)
+# A word that says which condition ("atrial fibrillation", "plantar fasciitis", "rheumatoid
+# arthritis", "type 2 diabetes"), said before it; not one that only says how bad.
+_CONDITION_MODIFIER = re.compile(r"^(?:[a-z]{3,}(?:al|ar|ic|oid|ous|ary|ile|ial)|type|[12])$", re.I)
+_NOT_MODIFIERS = frozenset(
+    """real general total usual actual typical terrible horrible awful critical medical
+    physical mental chronic clinical regular similar familiar particular special several
+    various original""".split()
+)
+# The person's own: someone who says "I", "me" or "my" in the clause, or a clause that names
+# nobody and says since when ("plantar fasciitis in my left foot since May", "herniated disc
+# since 2024"), or what a doctor says it is ("the physio says it's tennis elbow").
+_FIRST_PERSON = re.compile(r"\b(?:i|me|my|i['’](?:m|ve|d|ll))\b", re.IGNORECASE)
+_SINCE = re.compile(
+    r"\bsince\b|\bfor\s+(?:\d+|a|an|two|three|four|five|six|many)\s+"
+    r"(?:years?|months?|weeks?|yrs?)\b",
+    re.IGNORECASE,
+)
+_DOCTOR_SAYS = re.compile(
+    r"\b(?:doctor|doc|dr|gp|physio|physiotherapist|consultant|specialist|nurse|dermatologist|"
+    r"cardiologist|neurologist|rheumatologist|optician|dentist|surgeon)\s+(?:says?|said|thinks|"
+    r"reckons|told\s+me|confirmed|diagnosed)\b",
+    re.IGNORECASE,
+)
+# Someone else's: "his", "her", "their", a name's "'s", "he", "she", "they", "my brother ..."
+_RELATION_WORD = "|".join(
+    sorted((re.escape(w) for w in RELATIONS if len(w) > 2), key=len, reverse=True)
+)
+_ANOTHERS = re.compile(
+    r"\b(?:his|her|their|he|she|they|he['’]s|she['’]s|they['’](?:re|ve))\b|"
+    r"\b(?!(?:it|that|what|there|here|let|who|where|how)['’]s\b)[a-z]+['’]s\s+(?=[a-z])|"
+    r"\b(?:my|our)\s+(?:[a-z]+\s+)?(?:" + _RELATION_WORD + r")\b",
+    re.IGNORECASE,
+)
+# What the condition names when a noun follows it: a cause, a place, a job ("cancer research",
+# "the dementia ward", "a diabetes nurse"); not a treatment ("the glaucoma drops").
+_NOT_OWN_AFTER = frozenset(
+    """research charity awareness ward clinic nurse nurses society foundation trust uk
+    association patients patient unit month week day run walk fundraiser appeal team
+    specialist specialists service services support group book documentary article
+    podcast study studies""".split()
+)
+# "Tietze syndrome", "ITB syndrome", "Addison's disease": the kind said after what it is.
+_NAMED_KIND = re.compile(
+    r"\b(?P<which>(?:[A-Za-z][\w'’-]*\s+){0,1}[A-Za-z][\w'’-]*)\s+(?:syndrome|disease|disorder)\b"
+)
+_NOT_WHICH = frozenset(
+    """it's its it the a an my his her their this that what which have has had with got
+    some no any of is was be been rare weird strange""".split()
+)
+_ABOUT = re.compile(r"\b(?:about|on|regarding)\s+(?:(?:the|a|an)\s+)?$", re.IGNORECASE)
+
+
+def _condition_at(text: str) -> tuple[str, int] | None:
+    """The first condition ``text`` names anywhere, with where it starts: a phrase the list
+    knows, or a condition word with the words before it that say which."""
+    found = _CONDITION_PHRASES.search(text)
+    if found:
+        return found.group(0), found.start()
+    named = _NAMED_KIND.search(text)
+    if named:
+        which = named.group("which").split()
+        while which and which[0].lower() in _NOT_WHICH:
+            which = which[1:]
+        if which:
+            start = named.start() + named.group(0).index(which[0])
+            return text[start : named.end()], start
+    words = list(re.finditer(r"[A-Za-z][A-Za-z'’-]*|\d", text))
+    for i, word in enumerate(words):
+        w = word.group(0).lower()
+        if not condition_word(w) or w in _ALSO_FEELINGS:
+            continue
+        start = i
+        while (
+            start > 0
+            and i - start < 2
+            and _CONDITION_MODIFIER.match(words[start - 1].group(0))
+            and words[start - 1].group(0).lower() not in _NOT_MODIFIERS
+        ):
+            start -= 1
+        return text[words[start].start() : word.end()], words[start].start()
+    return None
+
+
+def _mentioned_condition(c: Clause) -> str | None:
+    """A condition named anywhere in a clause that is the person's own, as chat says it with
+    no "I have": "plantar fasciitis in my left foot since May", "put me on bisoprolol for
+    atrial fibrillation", "I use the glaucoma drops twice a day", "physio says it's tennis
+    elbow". Not another's ("my uncle had the same angina", "her psoriasis"), not a topic ("a
+    podcast about dementia", "cancer research"), not denied and not a question."""
+    text = c.text
+    if _DENIED.search(text) or text.rstrip().endswith("?") or p.is_question(text):
+        return None
+    at = _condition_at(text)
+    if at is None:
+        return None
+    phrase, start = at
+    before = text[:start]
+    following = re.match(r"\s+([a-z]+)", text[start + len(phrase) :], re.I)
+    if following and following.group(1).lower() in _NOT_OWN_AFTER:
+        return None
+    if _ANOTHERS.search(before) or _ABOUT.search(before):
+        return None
+    if not (_FIRST_PERSON.search(text) or _SINCE.search(text) or _DOCTOR_SAYS.search(before)):
+        return None
+    phrase = re.sub(r"^pre[\s-]+diabetes$", "prediabetes", " ".join(phrase.split()), flags=re.I)
+    return p.make_label(phrase)
+
+
 def health(c: Clause) -> Found:
     found: Found = _procedure(c)
     if found:
@@ -293,7 +409,10 @@ def health(c: Clause) -> Found:
         level = "High" if match.group("level").lower() != "low" else "Low"
         measure = p.title_case(" ".join(match.group("measure").split()))
         found += slice_(c, f"{level} {measure}", HEALTH, SliceKind.OTHER.value)
-    found += _medication(c)
+    medication = _medication(c)
+    found += medication
+    if medication and (label := _mentioned_condition(c)):  # "put me on it for angina"
+        found += slice_(c, label, HEALTH, SliceKind.OTHER.value)
     if not found:
         # the first verb that names a condition: "I got told last week I have restless legs
         # syndrome" ("got" names none)
@@ -303,6 +422,6 @@ def health(c: Clause) -> Found:
                 found += slice_(c, label, HEALTH, SliceKind.OTHER.value)
                 break
             at = match.start() + 1
-    if not found and (label := _own_condition(c)):
+    if not found and (label := _own_condition(c) or _mentioned_condition(c)):
         found += slice_(c, label, HEALTH, SliceKind.OTHER.value)
     return found

@@ -231,3 +231,41 @@ def test_a_drug_put_or_switched_on_or_dosed_first_is_a_medication(
 @pytest.mark.parametrize("text", ["they moved me to nights", "the boss has me on weekends"])
 def test_being_moved_to_what_is_no_drug_is_not_a_medication(text: str) -> None:
     assert health(clause(text)) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "label"),
+    [
+        # chat leaves out "I have": a condition with since when is the person's
+        ("bursitis in my right hip since the spring", "Bursitis"),
+        ("slipped disc at L4 since last year so no heavy lifting", "Slipped Disc"),
+        # the condition a drug was given for
+        ("the GP put me on bisoprolol for atrial fibrillation", "Atrial Fibrillation"),
+        # a treatment named by the condition
+        ("I still use the psoriasis cream twice a day", "Psoriasis"),
+        # what a doctor says it is
+        ("the physio says it's tennis elbow", "Tennis Elbow"),
+        ("consultant thinks it's Meniere's disease", "Meniere Disease"),
+        ("the nurse told me my sugar is borderline, pre-diabetes she called it", "Prediabetes"),
+    ],
+)
+def test_a_condition_named_without_i_have_is_the_persons_own(text: str, label: str) -> None:
+    assert (label, "health") in nodes(health(clause(text)))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "my uncle Dev had the same angina for years",  # another's, named by relation
+        "her psoriasis has cleared up since June",
+        "Priya's colitis came back in March",
+        "I'm walking ten miles for cancer research",  # a cause, not a condition
+        "I work on the dementia ward since April",  # a place of work
+        "I listened to a podcast about narcolepsy",  # a topic
+        "does eczema run in families?",  # a question
+        "I don't have gout, it was a sprain",  # denied
+        "sciatica is common after long drives",  # nobody's, no since, no doctor
+    ],
+)
+def test_a_condition_that_is_not_the_persons_own_is_not_health(text: str) -> None:
+    assert health(clause(text)) == []
