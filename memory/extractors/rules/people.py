@@ -351,6 +351,34 @@ _NAME_THEN_RELATION = re.compile(
 )
 
 
+# A partner said by what they are to the person, not by a relation word: "I'm engaged to
+# Tomasz", "I've been married to Ines for ten years", "I'm dating Marco".
+_PARTNERED = re.compile(
+    r"\b(?:i['’]m|i\s+am|i['’]ve\s+been|i\s+have\s+been|i\s+got|we\s+got)\s+"
+    r"(?:(?:just|now|finally|recently|happily|officially|still)\s+)*"
+    r"(?P<how>engaged|married|dating)\s+(?:to\s+)?(?-i:(?P<name>["
+    + UPPER
+    + r"][\w'’\-]+(?:\s+["
+    + UPPER
+    + r"][\w'’\-]+)?))\b",
+    re.IGNORECASE,
+)
+_PARTNER_WORD = {"engaged": "fiancé(e)", "married": "spouse", "dating": "partner"}
+
+
+def _partnered(c: Clause) -> Found:
+    match = _PARTNERED.search(c.text)
+    if not match or _DENIES.search(c.text[: match.start()]):
+        return []
+    name = match.group("name")
+    if name.split()[0].lower() in _NOT_NAMES or _is_date_word(name) or not p.make_label(name):
+        return []
+    return _named_relation(c, name, RELATIONSHIP, _PARTNER_WORD[match.group("how").lower()])
+
+
+_DENIES = re.compile(r"\b(?:not|never|if|when)\b|n['’]t\b", re.IGNORECASE)
+
+
 def mentioned_relations(c: Clause) -> Found:
     """People named with their relation anywhere in the clause ("... with my sister Dana",
     "Noor (my niece) starts ..."), proposed beside whatever the clause is about."""
@@ -371,7 +399,7 @@ def mentioned_relations(c: Clause) -> Found:
             found += _named_relation(
                 c, name, RELATIONS[rel], _relation_label(match.group("mods"), rel)
             )
-    return found
+    return found + _partnered(c)
 
 
 def _pet_named(c: Clause) -> Found:

@@ -109,6 +109,20 @@ def test_people_mentioned_with_their_relation_anywhere_in_a_clause(
 
 
 @pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("I'm engaged to Benedikt, no date yet", [("Benedikt", "relationship")]),
+        ("I've been married to Rosalind for eleven years", [("Rosalind", "relationship")]),
+        ("honestly I'm dating Kwabena now", [("Kwabena", "relationship")]),
+        ("I'm not dating Kwabena", []),
+        ("if I got married to Rosalind we'd move", []),
+    ],
+)
+def test_a_partner_said_by_engaged_married_or_dating(text: str, expected: Any) -> None:
+    assert nodes(mentioned_relations(clause(text))) == expected
+
+
+@pytest.mark.parametrize(
     ("text", "label"),
     [
         # a pet come home, not named yet: labelled by the animal, without what it is called
