@@ -169,7 +169,7 @@ _FIXED_PHRASES: tuple[tuple[re.Pattern[str], int, str], ...] = (
     (re.compile(r"\blast\s+week\b", re.IGNORECASE), 7, WEEK),
 )
 _WEEKDAY = "|".join(WEEKDAYS)
-_PART_OF_DAY = r"(?:morning|afternoon|evening|night|lunchtime)"
+_PART_OF_DAY = r"(?:morning|afternoon|evening|night|nite|lunchtime)"
 _FREQUENCY_COUNT = (
     r"(?:\d{1,2}|one|two|three|four|five|six|seven|a\s+couple\s+of|a\s+few|several)\s+"
     r"(?:times|days|nights|mornings|evenings|sessions)"
@@ -185,8 +185,8 @@ RECURRENCE = re.compile(
     # on Mondays, on Mondays and Thursdays, on Sunday mornings, on weekends
     rf"|on\s+(?:weekends|weekdays|(?:{_WEEKDAY})s(?:,?\s+(?:and\s+)?(?:{_WEEKDAY})s)*|"
     rf"(?:{_WEEKDAY})\s+{_PART_OF_DAY}s)"
-    # most days, most evenings
-    rf"|most\s+(?:days|weekends|{_PART_OF_DAY}s)"
+    # most days, most evenings, most Saturdays
+    rf"|most\s+(?:days|weekends|(?:{_WEEKDAY})s|{_PART_OF_DAY}s)"
     r")\b",
     re.IGNORECASE,
 )

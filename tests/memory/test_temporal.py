@@ -133,6 +133,8 @@ def test_naive_and_offset_anchors_are_taken_as_utc() -> None:
         ("I train three days a week for now", "three days a week"),
         ("we meet 4 times per month", "4 times per month"),
         ("I cook most evenings", "most evenings"),
+        ("I swim most Sundays now", "most Sundays"),
+        ("i game every nite after work", "every nite"),
     ],
 )
 def test_recurring_phrases_are_schedules_not_dates(text: Any, phrase: Any) -> None:

@@ -50,6 +50,17 @@ _GENERIC_GERUNDS = frozenset(
 )
 
 
+# The carrying verbs said as gerunds at a clause's start, chat's way of leaving out "I".
+_CARRIER_GERUNDS = {
+    "doing": "do",
+    "playing": "play",
+    "practising": "practise",
+    "practicing": "practice",
+    "attending": "attend",
+    "learning": "learn",
+}
+
+
 def third_person(verb: str) -> str:
     """The present tense after "she": "train" -> "trains", "box" -> "boxes", "do" -> "does"."""
     verb = verb.lower()
@@ -117,6 +128,11 @@ def _leading_activity(c: Clause, before: str, after: str) -> tuple[str, str, str
     if not 0 < len(words) <= 3 or words[0] in ("i", "we", "my", "our"):
         return None
     first = words[0]
+    carried = _CARRIER_GERUNDS.get(first)
+    if carried and len(words) > 1:  # "doing parkrun most Saturdays", "playing darts on Fridays"
+        activity = _routine_activity(carried, " ".join(before.split()[1:]))
+        label = p.make_label(activity) if activity else None
+        return (activity, label, c.detail) if activity and label else None
     is_gerund = first.endswith("ing") and first not in _GENERIC_GERUNDS
     if not (first in HABITS or is_gerund) or first in _TIME_WORDS:
         return None

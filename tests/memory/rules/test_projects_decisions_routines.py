@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from memory.extractors.rules.decisions import decision
 from memory.extractors.rules.projects import projects
 from memory.extractors.rules.routines import routine
@@ -37,6 +39,21 @@ def test_routines() -> None:
 def test_a_routine_said_with_been_and_a_gerund() -> None:
     found = routine(clause("I've been swimming twice a week instead"))
     assert nodes(found) == [("Swimming", "habit")]
+
+
+@pytest.mark.parametrize(
+    ("text", "label"),
+    [
+        ("doing aqua aerobics most Tuesdays now", "Aqua Aerobics"),
+        ("playing darts every Friday", "Darts"),
+    ],
+)
+def test_a_routine_led_by_its_carrying_verb_without_i(text: str, label: str) -> None:
+    assert label in [n[0] for n in nodes(routine(clause(text)))]
+
+
+def test_a_carrying_verb_with_nothing_after_it_is_no_routine() -> None:
+    assert routine(clause("doing nothing most weekends")) == []
 
 
 def test_numbered_lines_are_read_without_their_numbers() -> None:
