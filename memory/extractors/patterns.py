@@ -445,6 +445,15 @@ COURSES = frozenset(
     """class classes course courses lesson lessons workshop workshops seminar bootcamp
     apprenticeship diploma degree""".split()
 )
+# How a person eats or drinks, said of themselves ("I've been vegetarian since March"): the
+# labels :func:`memory.extractors.rules.preferences.diet` files, kept as they are though one
+# word in lower case reads to the embedding model as a quality.
+DIETS = frozenset(
+    """vegetarian vegan pescatarian pescetarian teetotal teetotaller plant-based gluten-free
+    dairy-free halal kosher keto paleo""".split()
+)
+DIET_LABELS = DIETS - {"pescetarian", "teetotaller"}  # filed by their other spelling
+
 # Verbs that name no pastime on their own (English's light verbs and their like): their
 # gerund alone ("Working", "Supporting", "Making") is a verb cut from its object, and "I like
 # to use Vim" likes Vim, not using.

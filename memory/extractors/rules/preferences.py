@@ -127,6 +127,28 @@ def _context_label(obj: str) -> str | None:
     return None
 
 
+# How the person eats or drinks, said of themselves: "I've been vegetarian since March", "I'm
+# vegan now", "I went pescatarian last year", "we keep halal". Not "my sister is vegan".
+_DIETS = "|".join(sorted((re.escape(w) for w in p.DIETS), key=len, reverse=True))
+_DIET = re.compile(
+    r"\b(?:i['’]m|i\s+am|i['’]ve\s+been|i\s+have\s+been|i\s+went|i\s+became|i\s+keep|"
+    r"i\s+eat|we\s+keep|i\s+go|i\s+stay)\s+(?:(?:now|still|fully|mostly|strictly|also|a|an|"
+    r"completely|totally|pretty\s+much)\s+)*(?P<diet>" + _DIETS + r")\b(?!\s+(?:food|options?|"
+    r"recipes?|dish(?:es)?|restaurant|place|friends?|guests?|menu|version|alternatives?))",
+    re.IGNORECASE,
+)
+_DIET_LABELS = {"pescetarian": "Pescatarian", "teetotaller": "Teetotal"}
+
+
+def diet(c: Clause) -> Found:
+    match = _DIET.search(c.text)
+    if not match or re.search(r"\b(?:not|never|if)\b|n['’]t\b", c.text[: match.start()], re.I):
+        return []
+    word = match.group("diet").lower()
+    label = _DIET_LABELS.get(word) or p.title_case(word)
+    return slice_(c, label, PREFERENCE, SliceKind.PREFERENCE.value, c.detail)
+
+
 def preference(c: Clause) -> Found:
     match = _INTO.search(c.text)
     if match:

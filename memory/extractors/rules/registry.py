@@ -48,6 +48,7 @@ from memory.extractors.rules.people import (
     possessive,
 )
 from memory.extractors.rules.preferences import (
+    diet,
     preference,
 )
 from memory.extractors.rules.projects import (
@@ -79,6 +80,7 @@ Recogniser = Callable[[Clause], Found]
 RECOGNISERS: tuple[Recogniser, ...] = (
     occasion,
     health,
+    diet,
     skill,
     other_people,
     work,

@@ -37,6 +37,7 @@ from functools import cache, lru_cache
 from memory.confidence import Evidence, confidence
 from memory.extractors import patterns as p
 from memory.extractors.asides import not_own, unmeant, withheld, withheld_messages
+from memory.extractors.patterns import DIET_LABELS
 from memory.extractors.rules.people import RELATIONS
 from memory.extractors.subjects.framing import (
     ANIMAL,
@@ -673,6 +674,7 @@ def feelings(found: Sequence[AnyProposal]) -> set[str]:
         for p in found
         if isinstance(p, (NodeProposal, CandidateProposal))
         and len(p.label.split()) == 1
+        and p.label.lower() not in DIET_LABELS
         and judged(p.label)
         and any(written_plain(p.label, span.quote) for span in p.evidence)
     }

@@ -27,6 +27,7 @@ from collections.abc import Iterable, Sequence
 
 from memory.extractors import patterns as p
 from memory.extractors.asides import not_own, unmeant
+from memory.extractors.patterns import DIET_LABELS
 from memory.extractors.rules.preferences import CATCH_ALL
 from memory.extractors.rules.work import ROLE_NOUNS
 from memory.extractors.subjects.forms import fault
@@ -310,6 +311,8 @@ def _not_a_thing(label: str, quotes: Sequence[str]) -> bool:
         return False  # "Spare Key": a phrase is a thing unless a quantifier leads it
     if label.lower() in ROLE_NOUNS:
         return False  # "I'm principal of a school": a role, whatever the tagger reads
+    if label.lower() in DIET_LABELS:
+        return False  # "I've been vegetarian since March": a way of eating
     head = _head_tag(label, quotes)
     if not head.startswith(_NOT_A_THING):
         return False

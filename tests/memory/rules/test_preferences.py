@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from memory.extractors.rules.preferences import preference
+from memory.extractors.rules.preferences import diet, preference
 from tests.memory.rules.helpers import clause, nodes
 
 
@@ -85,3 +85,29 @@ def test_not_wanting_a_thing_is_still_a_dislike() -> None:
 )
 def test_a_hobby_said_as_what_it_is(text: str, expected: list[tuple[str, str]]) -> None:
     assert nodes(preference(clause(text))) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "label"),
+    [
+        ("I've been pescatarian since the new year", "Pescatarian"),
+        ("I'm fully vegan now", "Vegan"),
+        ("we keep kosher at home", "Kosher"),
+        ("I went gluten-free in the autumn", "Gluten-free"),
+    ],
+)
+def test_how_the_person_eats_is_a_preference(text: str, label: str) -> None:
+    assert nodes(diet(clause(text))) == [(label, "preference")]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "my flatmate is vegan",  # someone else's
+        "I'm not vegetarian, just picky",  # denied
+        "if I went vegan I'd miss cheese",  # a supposition
+        "I need vegan options for the party",  # food for others
+    ],
+)
+def test_what_is_not_how_the_person_eats_is_no_diet(text: str) -> None:
+    assert diet(clause(text)) == []
