@@ -365,6 +365,14 @@ def _condition_at(text: str) -> tuple[str, int] | None:
     return None
 
 
+# What the life events read of a condition: its diagnosis, recovery or injury.
+_LIFE_EVENT = re.compile(
+    r"\b(?:diagnos\w*|recover\w*|got\s+over|cured|in\s+remission|injur\w*|broke|tore|"
+    r"sprained)\b",
+    re.IGNORECASE,
+)
+
+
 def _mentioned_condition(c: Clause) -> str | None:
     """A condition named anywhere in a clause that is the person's own, as chat says it with
     no "I have": "plantar fasciitis in my left foot since May", "put me on bisoprolol for
@@ -374,6 +382,8 @@ def _mentioned_condition(c: Clause) -> str | None:
     text = c.text
     if _DENIED.search(text) or text.rstrip().endswith("?") or p.is_question(text):
         return None
+    if _LIFE_EVENT.search(text):
+        return None  # "I was diagnosed with ...", "I've recovered from ...": a life event's
     at = _condition_at(text)
     if at is None:
         return None
