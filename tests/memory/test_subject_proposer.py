@@ -39,7 +39,7 @@ from memory.extractors.subjects.phrases import (
 )
 from memory.gate import RulesRef, Snapshot, SuppressionRef, plan_writes
 from memory.keys import canonical_key
-from memory.proposals import CandidateProposal, EventProposal, SliceProposal
+from memory.proposals import CandidateProposal, EventProposal, NodeProposal, SliceProposal
 from memory.transcripts import Message
 from memory.vocab import CaptureDefault
 
@@ -579,6 +579,12 @@ def test_from_before_a_name_is_a_place_only_after_coming_back(
         ("Our new flat is right on Kestrel Road.", "Kestrel Road", "place"),
         ("I swim off Porthcurno Beach most mornings.", "Porthcurno Beach", "place"),
         ("I had lunch with Priya Lane from work.", "Priya Lane", "person"),
+        # a place of worship, however its name ends
+        (
+            "Our family goes to the Sri Murugan Temple at new year.",
+            "Sri Murugan Temple",
+            "organization",
+        ),
     ],
 )
 def test_what_a_name_is_said_to_be_beside_it(sentence: str, name: str, category: str) -> None:
@@ -1019,3 +1025,18 @@ def test_a_name_given_to_someone_elses_pet_is_not_the_persons() -> None:
 )
 def test_what_chat_tells_in_its_own_way_is_proposed(sentence: str, label: str) -> None:
     assert label in labels(sentence)
+
+
+@pytest.mark.parametrize(
+    ("text", "label", "category"),
+    [
+        # a kind said right after the name, which the label leaves out, says what it is
+        ("I count my steps with the Zepp app.", "Zepp", "tool"),
+        ("I track my sleep with the Withings app", "Withings", "tool"),
+    ],
+)
+def test_a_kind_said_after_a_name_gives_its_category(text: str, label: str, category: str) -> None:
+    found = extract([Message(id="m1", role="user", content=text)])
+    assert (label, category) in [
+        (p.label, p.category) for p in found if isinstance(p, (NodeProposal, CandidateProposal))
+    ]

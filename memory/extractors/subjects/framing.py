@@ -806,6 +806,32 @@ def _pet_by_care(words: tuple[str, ...], before: str, sentence: str) -> bool:
     return not _OTHERS_ANIMAL.search(sentence) and not owner.search(sentence)
 
 
+# A kind of thing said right after a name, which says what the name is: "the Flo app", "my
+# Dell laptop" (a tool), "the Ganesh temple" (a body of people, as "church" is). A place of
+# worship is that however the label ends ("Shri Ganesh Mandir"). Never a word that is also
+# a verb after a name ("Tom watch", "Ana phone").
+_WORSHIP = frozenset(
+    "temple mandir mosque masjid church chapel synagogue gurdwara cathedral parish".split()
+)
+_KIND_AFTER = {
+    **dict.fromkeys(
+        """app apps tracker software program programme platform website plugin extension tool
+        laptop tablet""".split(),
+        Category.TOOL.value,
+    ),
+    **dict.fromkeys(_WORSHIP, Category.ORGANIZATION.value),
+}
+
+
+def _kind_after(words: tuple[str, ...], sentence: str) -> str | None:
+    """The category of a kind said right after the name ("the Flo app": a tool), or None."""
+    if len(words) > 1 and words[-1].lower() in _WORSHIP:
+        return Category.ORGANIZATION.value
+    name = r"\s+".join(re.escape(w) for w in words)
+    found = compiled(r"\b" + name + r"\s+([a-z]+)\b", re.IGNORECASE).search(sentence)
+    return _KIND_AFTER.get(found.group(1).lower()) if found else None
+
+
 def _name_category(phrase: Phrase, before: str, sentence: str) -> str | None:
     if phrase.words[0].lower() in _KIN:
         return Category.FAMILY.value  # "Aunt Rosa"
@@ -818,6 +844,9 @@ def _name_category(phrase: Phrase, before: str, sentence: str) -> str | None:
     said = _said_as(phrase.words, sentence)
     if said:
         return said  # "Tidepool, my side project", "Glenys, my wife"
+    kind = _kind_after(phrase.words, sentence)
+    if kind:
+        return kind  # "I track my cycle with the Flo app"
     one = len(phrase.words) == 1
     if before in ("to", "from") and one and _said_to(phrase.words, sentence, before):
         return Category.PERSON.value  # "a letter to Priya", "heard back from Priya"
