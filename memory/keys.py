@@ -175,8 +175,13 @@ PERSON_LEADING = _LEADING | frozenset(
     chief superintendent supt pc dc dci deputy sheriff ranger agent
     doc sensei elder sis bro mister missus madam
     mama mamma papa pop nonna nonno gramps grampa granda oma opa abuela abuelo bubbe zayde
+    bibi babu mzee bwana seu dona ustadh ustadha ustaz sheikh shaykh haji hajji hajja
+    lola lolo tita tito kuya amma appa nani dadi
     """.split()
 )
+# Titles other languages say after a person's name: "Mehmet Bey", "Ayse Hanim", "Tanaka-san",
+# "Sharma-ji". Not a name word either: "Mehmet Bey" is the Mehmet of a "Mehmet Yildirim".
+PERSON_TRAILING = frozenset("bey hanim efendi san sama kun ji sahib saheb".split())
 
 
 def person_name_words(key: str) -> list[str]:
@@ -187,6 +192,8 @@ def person_name_words(key: str) -> list[str]:
     words = name_words(key)
     while len(words) > 1 and words[0] in PERSON_LEADING:
         words = words[1:]
+    while len(words) > 1 and words[-1] in PERSON_TRAILING:
+        words = words[:-1]
     return words
 
 

@@ -56,6 +56,7 @@ from wordfreq import zipf_frequency
 
 from memory.extractors.rules.health import condition_word
 from memory.keys import (
+    PERSON_TRAILING,
     canonical_key,
     core_key,
     fold_key,
@@ -647,6 +648,7 @@ class FullName:
             or (spelling(word) in _sounds(self.given) and _name_like(word))
             or _clipped_either(word, self.said, named=named)
             or any(cut_short(word, name) or _front_of(word, name) for name in self.said)
+            or any(transliterated(word, name) for name in self.said)
         )
 
     def initial(self, word: str) -> bool:
@@ -655,6 +657,21 @@ class FullName:
 
     def surname_hit(self, word: str) -> bool:
         return _undoubled(word) == self.surname or stem(word) == stem(self.surname)
+
+
+_VOWELS_AND_H = re.compile(r"[aeiouyh]")
+
+
+def transliterated(word: str, name: str) -> bool:
+    """Whether the given names ``word`` and ``name`` are one name written from another alphabet
+    in two ways, which differ in their vowels ("abdulrahman" and "abdelrahman", "mohammed"
+    and "muhammad" do not: four consonants say too little): the same first letter and the
+    same four consonants or more after it, in order, letters undoubled."""
+    if word == name or word[:1] != name[:1]:
+        return False
+    mine = _undoubled(_VOWELS_AND_H.sub("", word[1:]))
+    theirs = _undoubled(_VOWELS_AND_H.sub("", name[1:]))
+    return len(mine) >= 4 and mine == theirs
 
 
 def full_name(key: str) -> FullName | None:
@@ -672,10 +689,12 @@ def full_name(key: str) -> FullName | None:
     given: set[str] = set()
     for word in words[:-1]:
         given |= {word, *name_variants(word)}
+    # a given name of two words is also written as one ("Abdul Rahman", "Abdulrahman")
+    said = {*words[:-1], *("".join(pair) for pair in zip(words[:-2], words[1:-1], strict=True))}
     return FullName(
-        frozenset(_undoubled(w) for w in given),
+        frozenset(_undoubled(w) for w in given | said),
         _undoubled(words[-1]),
-        frozenset(words[:-1]),
+        frozenset(said),
         title_gender(key),
         frozenset(particles),
     )
@@ -703,12 +722,19 @@ def names_person(words: Sequence[str], name: FullName) -> bool:
     given = [
         w for w in words if w not in surname and (name.given_hit(w, named=True) or name.initial(w))
     ]
+    for first, second in zip(words, words[1:], strict=False):
+        # a given name written as one said as two ("Abdul Rahman" for an "Abdelrahman")
+        if {first, second}.isdisjoint(surname) and name.given_hit(first + second, named=True):
+            given += [w for w in (first, second) if w not in given]
     if not surname and not given:
         return False
     rest = [w for w in words if w not in surname and w not in given and w not in name.particles]
     middle = any(len(w) > 1 for w in given)
     return all(
-        w in STOP_WORDS or is_person_title(w) or (middle and len(w) == 1 and w.isalpha())
+        w in STOP_WORDS
+        or is_person_title(w)
+        or w in PERSON_TRAILING
+        or (middle and len(w) == 1 and w.isalpha())
         for w in rest
     )
 

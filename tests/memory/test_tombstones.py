@@ -947,3 +947,26 @@ def test_a_things_coined_first_word_said_as_a_name_is_the_thing() -> None:
         "I saw Fenwold Harriers race on Saturday.",  # another name sharing the word
     ]
     assert hidden(said, band, floor=FLOOR) == [True, False, False, False]
+
+
+def test_a_given_name_written_from_another_alphabet_is_the_name() -> None:
+    yusuf = stone("Abdulkarim Haddad", "person")
+    # the same consonants, other vowels; as one word or as two
+    assert resemblance("Abdelkarim Haddad", [yusuf], floor=FLOOR) is not None
+    assert resemblance("Abdul Karim Haddad", [yusuf], floor=FLOOR) is not None
+    assert resemblance("Abdul Karim", [yusuf], floor=FLOOR) is not None
+    # another surname after it is someone else, however it is spelled
+    assert resemblance("Abdelkarim Nasser", [yusuf], floor=FLOOR) is None
+    two = stone("Abdul Karim Haddad", "person")
+    assert resemblance("Abdulkarim", [two], floor=FLOOR) is not None
+    # four consonants or fewer say too little: a Martina is no Martin
+    martin = stone("Martin Ferreira", "person")
+    assert resemblance("Martina Ferreira", [martin], floor=FLOOR) is None
+
+
+def test_a_title_said_after_the_name_or_from_another_language_is_no_name_word() -> None:
+    osman = stone("Osman Kaplan", "family")
+    assert resemblance("Osman Bey", [osman], floor=FLOOR) is not None
+    assert resemblance("Osman Demir", [osman], floor=FLOOR) is None
+    grandma = stone("Bibi Neema", "family")
+    assert resemblance("Neema Otieno", [grandma], floor=FLOOR) is not None
