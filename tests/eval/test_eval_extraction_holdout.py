@@ -25,7 +25,7 @@ HOLDOUTS = (
     "extraction_holdout_c.json",
     "extraction_holdout_d.json",
 )
-EVERY_HOLDOUT = (*HOLDOUTS, "extraction_holdout_e.json")
+EVERY_HOLDOUT = (*HOLDOUTS, "extraction_holdout_e.json", "extraction_holdout_f.json")
 
 
 @pytest.fixture(scope="module", params=HOLDOUTS)
@@ -49,8 +49,9 @@ def test_no_request_or_quiet_chat_becomes_a_memory_on_any_held_out_set(report: d
     assert report["extractor_failures"] == 0
 
 
-def test_no_extraction_fails_on_the_fifth_held_out_set() -> None:
-    report = score_extraction(json.loads((FIXTURES / "extraction_holdout_e.json").read_text()))
+@pytest.mark.parametrize("name", ["extraction_holdout_e.json", "extraction_holdout_f.json"])
+def test_no_extraction_fails_on_the_fifth_and_sixth_held_out_sets(name: str) -> None:
+    report = score_extraction(json.loads((FIXTURES / name).read_text()))
     assert report["extractor_failures"] == 0
     assert report["fixtures"] == 30
 

@@ -111,6 +111,7 @@ def test_the_held_out_sets_load_and_repeat_no_dev_story() -> None:
         ("forgetting_holdout_c.json", 24),
         ("forgetting_holdout_d.json", 24),
         ("forgetting_holdout_e.json", 24),
+        ("forgetting_holdout_f.json", 24),
     ):
         held = load_stories(FIXTURE.with_name(name))
         assert len(held) >= at_least
