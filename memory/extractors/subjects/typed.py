@@ -225,6 +225,35 @@ def _named_there(tokens: list[str], at: int) -> bool:
     return len(before) == 2 and before[1] in ("is", "was") and before[0] in _KINDS
 
 
+# Where a person says they live, come from or work, typed in lower case: "we stay in bekasi",
+# "im based in tampere", "moved to kraljevo", "i work at zalando". A word English does not
+# know, right after these, is the place's or the firm's name.
+_WHERE_ONE_IS = (
+    ("live", "in"),
+    ("living", "in"),
+    ("lived", "in"),
+    ("stay", "in"),
+    ("staying", "in"),
+    ("based", "in"),
+    ("moved", "to"),
+    ("moving", "to"),
+    ("grew", "up"),
+    ("work", "at"),
+    ("working", "at"),
+    ("work", "for"),
+    ("working", "for"),
+)
+
+
+def _where_one_is(tokens: list[str], at: int) -> bool:
+    """The word at ``at`` comes right after where one lives or works ("live in", "moved to",
+    "work at"; "grew up in")."""
+    before = tuple(t.lower() for t in tokens[max(0, at - 3) : at])
+    if before[-2:] in _WHERE_ONE_IS:
+        return True
+    return before == ("grew", "up", "in")
+
+
 def _title_before(tokens: list[str], at: int) -> str:
     return tokens[at - 1].rstrip(".").lower() if _title_at(tokens, at - 1) else ""
 
@@ -254,6 +283,7 @@ def typed_names(messages: Sequence[Message]) -> dict[str, str]:
                     # it is a name even where the other side echoes it in lower case
                     or (_unknown(word, set()) and _named_there(tokens, at))
                     or (theirs and _rare_noun(word) and word not in lower)
+                    or (_unknown(word, lower) and _where_one_is(tokens, at))
                     or (small and _proper_only(word) and word not in lower)
                 ):
                     continue

@@ -62,6 +62,24 @@ def test_a_word_written_only_as_a_name_typed_in_lower_case(said: str, name: str)
 @pytest.mark.parametrize(
     ("said", "name"),
     [
+        # a word English does not know, right where one lives, moved or works
+        ("we stay in ruhengeri w my parents for now", "ruhengeri"),
+        ("im based in kuopio, remote mostly", "kuopio"),
+        ("moved to viljandi in the spring", "viljandi"),
+        ("i work at glovoz since june", "glovoz"),
+    ],
+)
+def test_an_unknown_word_where_one_lives_or_works_is_a_name(said: str, name: str) -> None:
+    assert typed_names(_chat(said))[name] == name.capitalize()
+
+
+def test_a_word_english_knows_where_one_lives_is_no_name() -> None:
+    assert typed_names(_chat("i live in hope and work at home")) == {}
+
+
+@pytest.mark.parametrize(
+    ("said", "name"),
+    [
         ("miss beatriz and the dogs so much", "miss beatriz"),
         ("i really miss grandad eifion", "miss grandad"),
     ],
