@@ -579,6 +579,10 @@ def test_from_before_a_name_is_a_place_only_after_coming_back(
         ("Our new flat is right on Kestrel Road.", "Kestrel Road", "place"),
         ("I swim off Porthcurno Beach most mornings.", "Porthcurno Beach", "place"),
         ("I had lunch with Priya Lane from work.", "Priya Lane", "person"),
+        # a kind of thing said to be called by the name
+        ("My shop is called Sable Lane, on the high street.", "Sable Lane", "organization"),
+        ("I run a little bakery named Crumbwell.", "Crumbwell", "organization"),
+        ("our band's name is Saltmarsh and we gig on Fridays", "Saltmarsh", "organization"),
         # a place of worship, however its name ends
         (
             "Our family goes to the Sri Murugan Temple at new year.",

@@ -832,6 +832,32 @@ def _kind_after(words: tuple[str, ...], sentence: str) -> str | None:
     return _KIND_AFTER.get(found.group(1).lower()) if found else None
 
 
+# Kinds of business a person runs or works in, beside :data:`KIND_OF`'s.
+_BUSINESS_KINDS = frozenset(
+    """salon bakery garage workshop farm brewery pub hotel nursery agency surgery shop
+    takeaway restaurant cafe café bistro boutique salon barbers stall kitchen""".split()
+)
+
+
+def _kind_called(words: tuple[str, ...], sentence: str) -> str | None:
+    """The category of a kind of thing said to be called by the name: "my salon is called
+    Lotus Nails", "a bakery named Crumbwell", "our band's name is Saltmarsh", "shop name Vy's
+    Nails"; None when no kind is said there."""
+    name = r"\s+".join(re.escape(w) for w in words)
+    found = compiled(
+        r"\b([\w'’-]+?)(?:['’]s)?\s+(?:is\s+|was\s+)?(?:called|named|name\s+is|name)\s+"
+        + name
+        + r"\b",
+        re.IGNORECASE,
+    ).search(sentence)
+    if not found:
+        return None
+    kind = found.group(1).lower()
+    if kind in _BUSINESS_KINDS:
+        return Category.ORGANIZATION.value
+    return _kind_said(kind)
+
+
 def _name_category(phrase: Phrase, before: str, sentence: str) -> str | None:
     if phrase.words[0].lower() in _KIN:
         return Category.FAMILY.value  # "Aunt Rosa"
@@ -844,9 +870,9 @@ def _name_category(phrase: Phrase, before: str, sentence: str) -> str | None:
     said = _said_as(phrase.words, sentence)
     if said:
         return said  # "Tidepool, my side project", "Glenys, my wife"
-    kind = _kind_after(phrase.words, sentence)
+    kind = _kind_after(phrase.words, sentence) or _kind_called(phrase.words, sentence)
     if kind:
-        return kind  # "I track my cycle with the Flo app"
+        return kind  # "I track my cycle with the Flo app", "my salon is called Lotus Nails"
     one = len(phrase.words) == 1
     if before in ("to", "from") and one and _said_to(phrase.words, sentence, before):
         return Category.PERSON.value  # "a letter to Priya", "heard back from Priya"
