@@ -42,10 +42,37 @@ _ANOTHER_PREDICATE = re.compile(r"\s(?:at|with|in)\s", re.IGNORECASE)
 _NOT_NOW = re.compile(r"^the\s+(?:moment|minute|mo)\b", re.IGNORECASE)
 
 
+# Instruments a person plays, teaches or learns: "I play the cello in an orchestra", "now I
+# only play the accordion at home", "I've played guitar for twenty years", "I teach violin".
+INSTRUMENTS = frozenset(
+    """piano guitar violin viola cello double-bass bass drums flute clarinet saxophone sax
+    trumpet trombone tuba oboe bassoon harp ukulele uke banjo mandolin accordion bandoneon
+    bandoneón harmonica organ keyboard keyboards fiddle sitar tabla oud bagpipes recorder
+    harpsichord marimba xylophone bouzouki balalaika erhu koto shamisen djembe cajon""".split()
+)
+_PLAYS = re.compile(
+    _I
+    + r"(?:(?:also|only|still|now|mostly|just|really|used\s+to)\s+)*"
+    + r"(?:play(?:ed|s)?|teach(?:es)?|taught|learning|started\s+learning|learn|"
+    + r"have\s+played|'ve\s+played|have\s+been\s+playing|'ve\s+been\s+playing)\s+"
+    + r"(?:the\s+)?(?P<what>[a-zó-]+)\b",
+    re.IGNORECASE,
+)
+
+
+def instrument(c: Clause) -> Found:
+    """The instrument the person plays, teaches or is learning (never "play the game")."""
+    match = _PLAYS.search(c.text)
+    if not match or match.group("what").lower() not in INSTRUMENTS:
+        return []
+    label = object_label(c, match.group("what"))
+    return slice_(c, label, SKILL, SliceKind.OTHER.value) if label else []
+
+
 def skill(c: Clause) -> Found:
     match = _GOOD_AT.search(c.text) or _SPEAKS.search(c.text)
     if not match:
-        return []
+        return instrument(c)
     found: Found = []
     for item in _LISTED.split(match.group("obj"))[:4]:
         item = _AMOUNT.sub("", item.strip())

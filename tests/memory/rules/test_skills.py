@@ -34,3 +34,24 @@ def test_what_the_person_is_good_at_or_speaks_is_a_skill(text: str, expected: li
 )
 def test_being_well_or_good_with_people_is_no_skill(text: str) -> None:
     assert skill(clause(text)) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "label"),
+    [
+        ("I play the viola in a community orchestra", "Viola"),
+        ("these days I only play the harmonica, badly", "Harmonica"),
+        ("I've played the banjo for thirty years", "Banjo"),
+        ("I teach cello on Saturday mornings", "Cello"),
+        ("I'm learning the ukulele with my niece", "Ukulele"),
+    ],
+)
+def test_an_instrument_played_taught_or_learned_is_a_skill(text: str, label: str) -> None:
+    assert nodes(skill(clause(text))) == [(label, "skill")]
+
+
+@pytest.mark.parametrize(
+    "text", ["I play the long game at work", "I teach maths at a comprehensive", "I play it safe"]
+)
+def test_what_is_played_and_no_instrument_is_no_skill_here(text: str) -> None:
+    assert skill(clause(text)) == []
