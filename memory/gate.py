@@ -312,7 +312,7 @@ class _Gate:
             self.node_words.append(other)
             for word in other:
                 self.by_word.setdefault(word, []).append(position)
-        self.resembling: dict[str, Resemblance | None] = {}
+        self.resembling: dict[tuple[str, str], Resemblance | None] = {}
         self.spoken: dict[str, Resemblance] = {}
         self.suppressions: dict[str, SuppressionRef] = {}
         self.suppressed_cores: dict[str, SuppressionRef] = {}
@@ -362,17 +362,21 @@ class _Gate:
                 return True
         return False
 
-    def resembles(self, key: str, label: str = "") -> Resemblance | None:
+    def resembles(self, key: str, label: str = "", category: str = "") -> Resemblance | None:
         """The suppression in force that ``key`` looks like without being its name (a shared
         distinctive word, a variant of a person's name, close in meaning, initials written
         in capitals in its ``label`` as proposed), or whose forgotten thing a fact or event
         proposed on ``key`` names (:meth:`speak`), if any: such a label is held for the
         person, never written or proposed silently."""
-        if key not in self.resembling:
+        if (key, category) not in self.resembling:
             said = label if canonical_key(label) == key else key
-            found = resemblance(said, self.snap.tombstones, floor=self.snap.resemblance_floor)
-            self.resembling[key] = found if found is not None and not found.exact else None
-        return self.resembling[key] or self.spoken.get(key)
+            found = resemblance(
+                said, self.snap.tombstones, floor=self.snap.resemblance_floor, category=category
+            )
+            self.resembling[key, category] = (
+                found if found is not None and not found.exact else None
+            )
+        return self.resembling[key, category] or self.spoken.get(key)
 
     def speak(self, proposals: Sequence[AnyProposal]) -> None:
         """What the facts and events of this batch say about the labels they are on: a label
@@ -526,7 +530,7 @@ class _Gate:
             self.reject(kind, label, RejectReason.LOW_CONFIDENCE.value)
             return False
         self.folds.setdefault(fold_key(key), []).append(key)
-        like = self.resembles(key, label)
+        like = self.resembles(key, label, category)
         self.out.candidates[key] = PlannedCandidate(
             key=key,
             label=label,
@@ -575,7 +579,7 @@ class _Gate:
         if (
             self.auto(p.confidence)
             and self.waiting_key(key) is None
-            and not self.resembles(key, p.label)
+            and not self.resembles(key, p.label, p.category)
         ):
             aliases = tuple(a for a in p.aliases if self.claim_alias(a, {key}))
             self.out.nodes[key] = PlannedNode(
@@ -647,7 +651,7 @@ class _Gate:
         if self.suppressed(key):
             self.reject(kind, label, RejectReason.SUPPRESSED_BLOCKED.value)
             return None
-        if self.auto(p.confidence) and not self.resembles(key, label):
+        if self.auto(p.confidence) and not self.resembles(key, label, p.category):
             self.out.nodes[key] = PlannedNode(
                 key, label, p.category, None, (), p.confidence, p.evidence, on_behalf=True
             )

@@ -1279,6 +1279,21 @@ def _another_thing(words: Sequence[str], t: Tombstone) -> bool:
     return float(a @ b) < DIFFER
 
 
+def _person_in_a_name(words: Sequence[str], t: Tombstone) -> bool:
+    """Whether a person's one-word name (the label was proposed as a person, a relative or a
+    partner) is only a given name inside the longer name of a forgotten thing, not a person
+    ("Ganesh", a teammate, beside a forgotten "Shri Ganesh Mandir"; "Florence" beside a
+    forgotten "Florence Nightingale Ward"): someone, not that place or body. The same word
+    alone as the forgotten thing's whole name is the thing (``same_name`` decides first)."""
+    return (
+        not t.person
+        and len(words) == 1
+        and len(t.subject) > 1
+        and words[0] in t.subject
+        and _name_like(words[0])
+    )
+
+
 def same_name(key: str, tombstones: Sequence[Tombstone]) -> Tombstone | None:
     """The first of ``tombstones`` the canonical ``key`` names: its canonical, core or fold key
     is one of the tombstone's keys."""
@@ -1288,11 +1303,14 @@ def same_name(key: str, tombstones: Sequence[Tombstone]) -> Tombstone | None:
     return next((t for t in tombstones if probes & t.keys and not other_person(key, t)), None)
 
 
-def resemblance(label: str, tombstones: Sequence[Tombstone], *, floor: float) -> Resemblance | None:
+def resemblance(
+    label: str, tombstones: Sequence[Tombstone], *, floor: float, category: str = ""
+) -> Resemblance | None:
     """The tombstone ``label`` names exactly (the first by order of ``tombstones``), else the
     one it looks most like: a shared word or a name's variant first, then the closest in
     meaning at ``floor`` or above. None when it resembles none. A label a person kept as an
-    exception of a tombstone (its key in ``exceptions``) does not resemble that one."""
+    exception of a tombstone (its key in ``exceptions``) does not resemble that one.
+    ``category`` is what the label was proposed as, when known (:func:`_person_in_a_name`)."""
     key = canonical_key(label)
     if not key or not tombstones:
         return None
@@ -1305,6 +1323,8 @@ def resemblance(label: str, tombstones: Sequence[Tombstone], *, floor: float) ->
     best: Resemblance | None = None
     for t in tombstones:
         if key in t.exceptions:
+            continue
+        if category in PEOPLE and _person_in_a_name(words, t):
             continue
         near = _near(key, t, floor, mine, written)
         if near is not None and near.score >= 1.0:

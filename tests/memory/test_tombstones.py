@@ -970,3 +970,26 @@ def test_a_title_said_after_the_name_or_from_another_language_is_no_name_word() 
     assert resemblance("Osman Demir", [osman], floor=FLOOR) is None
     grandma = stone("Bibi Neema", "family")
     assert resemblance("Neema Otieno", [grandma], floor=FLOOR) is not None
+
+
+def test_a_person_named_by_a_word_of_a_forgotten_places_name_is_someone_else() -> None:
+    mandir = stone("Shri Murugan Mandir", "organization")
+    # proposed as a person: a teammate called Murugan is not the temple
+    assert resemblance("Murugan", [mandir], floor=FLOOR, category="person") is None
+    # proposed as anything else, or unknown, it may be the temple said short
+    assert resemblance("Murugan", [mandir], floor=FLOOR, category="place") is not None
+    assert resemblance("Murugan", [mandir], floor=FLOOR) is not None
+    # the whole name, or a person forgotten, is not touched by this
+    assert resemblance("Shri Murugan Mandir", [mandir], floor=FLOOR, category="person") is not None
+    prasad = stone("Murugan Prasad", "person")
+    assert resemblance("Murugan", [prasad], floor=FLOOR, category="person") is not None
+
+
+def test_the_gate_lets_a_person_named_like_a_word_of_a_forgotten_place_through() -> None:
+    mandir = stone("Shri Murugan Mandir", "organization", pk=11)
+    plan = plan_writes([node("Murugan", confidence=0.5, category="person")], snap(mandir))
+    (card,) = plan.new_candidates
+    assert card.label == "Murugan" and card.resembles is None
+    plan = plan_writes([node("Murugan", confidence=0.5, category="place")], snap(mandir))
+    (card,) = plan.new_candidates
+    assert card.resembles == 11
