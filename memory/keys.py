@@ -179,8 +179,8 @@ PERSON_LEADING = _LEADING | frozenset(
     lola lolo tita tito kuya amma appa nani dadi
     """.split()
 )
-# Titles other languages say after a person's name: "Mehmet Bey", "Ayse Hanim", "Tanaka-san",
-# "Sharma-ji". Not a name word either: "Mehmet Bey" is the Mehmet of a "Mehmet Yildirim".
+# Titles other languages say after a person's name: "Osman Bey", "Ayse Hanim", "Tanaka-san",
+# "Sharma-ji". Not a name word either: "Osman Bey" is the Osman of an "Osman Kaplan".
 PERSON_TRAILING = frozenset("bey hanim efendi san sama kun ji sahib saheb".split())
 
 

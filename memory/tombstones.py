@@ -664,7 +664,7 @@ _VOWELS_AND_H = re.compile(r"[aeiouyh]")
 
 def transliterated(word: str, name: str) -> bool:
     """Whether the given names ``word`` and ``name`` are one name written from another alphabet
-    in two ways, which differ in their vowels ("abdulrahman" and "abdelrahman", "mohammed"
+    in two ways, which differ in their vowels ("abdulkarim" and "abdelkarim", "mohammed"
     and "muhammad" do not: four consonants say too little): the same first letter and the
     same four consonants or more after it, in order, letters undoubled."""
     if word == name or word[:1] != name[:1]:
@@ -689,7 +689,7 @@ def full_name(key: str) -> FullName | None:
     given: set[str] = set()
     for word in words[:-1]:
         given |= {word, *name_variants(word)}
-    # a given name of two words is also written as one ("Abdul Rahman", "Abdulrahman")
+    # a given name of two words is also written as one ("Abdul Karim", "Abdulkarim")
     said = {*words[:-1], *("".join(pair) for pair in zip(words[:-2], words[1:-1], strict=True))}
     return FullName(
         frozenset(_undoubled(w) for w in given | said),
@@ -723,7 +723,7 @@ def names_person(words: Sequence[str], name: FullName) -> bool:
         w for w in words if w not in surname and (name.given_hit(w, named=True) or name.initial(w))
     ]
     for first, second in zip(words, words[1:], strict=False):
-        # a given name written as one said as two ("Abdul Rahman" for an "Abdelrahman")
+        # a given name written as one said as two ("Abdul Karim" for an "Abdelkarim")
         if {first, second}.isdisjoint(surname) and name.given_hit(first + second, named=True):
             given += [w for w in (first, second) if w not in given]
     if not surname and not given:
@@ -1282,7 +1282,7 @@ def _another_thing(words: Sequence[str], t: Tombstone) -> bool:
 def _person_in_a_name(words: Sequence[str], t: Tombstone) -> bool:
     """Whether a person's one-word name (the label was proposed as a person, a relative or a
     partner) is only a given name inside the longer name of a forgotten thing, not a person
-    ("Ganesh", a teammate, beside a forgotten "Shri Ganesh Mandir"; "Florence" beside a
+    ("Murugan", a teammate, beside a forgotten "Sri Murugan Mandir"; "Florence" beside a
     forgotten "Florence Nightingale Ward"): someone, not that place or body. The same word
     alone as the forgotten thing's whole name is the thing (``same_name`` decides first)."""
     return (

@@ -445,7 +445,7 @@ COURSES = frozenset(
     """class classes course courses lesson lessons workshop workshops seminar bootcamp
     apprenticeship diploma degree""".split()
 )
-# How a person eats or drinks, said of themselves ("I've been vegetarian since March"): the
+# How a person eats or drinks, said of themselves ("I went pescatarian last year"): the
 # labels :func:`memory.extractors.rules.preferences.diet` files, kept as they are though one
 # word in lower case reads to the embedding model as a quality.
 DIETS = frozenset(

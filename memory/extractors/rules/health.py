@@ -282,8 +282,8 @@ _CONDITION_PHRASES = re.compile(
     r"(?:it|itb)\s+band\s+syndrome|pre[\s-]?diabetes|prediabetes)\b",
     re.IGNORECASE,
 )
-# A word that says which condition ("atrial fibrillation", "plantar fasciitis", "rheumatoid
-# arthritis", "type 2 diabetes"), said before it; not one that only says how bad.
+# A word that says which condition ("rheumatoid arthritis", "ulcerative colitis", "type 1
+# diabetes"), said before it; not one that only says how bad.
 _CONDITION_MODIFIER = re.compile(r"^(?:[a-z]{3,}(?:al|ar|ic|oid|ous|ary|ile|ial)|type|[12])$", re.I)
 _NOT_MODIFIERS = frozenset(
     """real general total usual actual typical terrible horrible awful critical medical
@@ -291,8 +291,8 @@ _NOT_MODIFIERS = frozenset(
     various original""".split()
 )
 # The person's own: someone who says "I", "me" or "my" in the clause, or a clause that names
-# nobody and says since when ("plantar fasciitis in my left foot since May", "herniated disc
-# since 2024"), or what a doctor says it is ("the physio says it's tennis elbow").
+# nobody and says since when ("bursitis in my right hip since the spring", "slipped disc
+# since last year"), or what a doctor says it is ("the rheumatologist reckons it's lupus").
 _FIRST_PERSON = re.compile(r"\b(?:i|me|my|i['’](?:m|ve|d|ll))\b", re.IGNORECASE)
 _SINCE = re.compile(
     r"\bsince\b|\bfor\s+(?:\d+|a|an|two|three|four|five|six|many)\s+"
@@ -316,14 +316,14 @@ _ANOTHERS = re.compile(
     re.IGNORECASE,
 )
 # What the condition names when a noun follows it: a cause, a place, a job ("cancer research",
-# "the dementia ward", "a diabetes nurse"); not a treatment ("the glaucoma drops").
+# "the dementia ward", "a diabetes nurse"); not a treatment ("the eczema cream").
 _NOT_OWN_AFTER = frozenset(
     """research charity awareness ward clinic nurse nurses society foundation trust uk
     association patients patient unit month week day run walk fundraiser appeal team
     specialist specialists service services support group book documentary article
     podcast study studies""".split()
 )
-# "Tietze syndrome", "ITB syndrome", "Addison's disease": the kind said after what it is.
+# "Tietze syndrome", "Sjogren's syndrome", "Addison's disease": the kind said after what it is.
 _NAMED_KIND = re.compile(
     r"\b(?P<which>(?:[A-Za-z][\w'’-]*\s+){0,1}[A-Za-z][\w'’-]*)\s+(?:syndrome|disease|disorder)\b"
 )
@@ -375,9 +375,9 @@ _LIFE_EVENT = re.compile(
 
 def _mentioned_condition(c: Clause) -> str | None:
     """A condition named anywhere in a clause that is the person's own, as chat says it with
-    no "I have": "plantar fasciitis in my left foot since May", "put me on bisoprolol for
-    atrial fibrillation", "I use the glaucoma drops twice a day", "physio says it's tennis
-    elbow". Not another's ("my uncle had the same angina", "her psoriasis"), not a topic ("a
+    no "I have": "bursitis in my right hip since the spring", "the GP put me on allopurinol
+    for gout", "I still use the psoriasis cream", "the rheumatologist reckons it's frozen
+    shoulder". Not another's ("my uncle had the same angina", "her psoriasis"), not a topic ("a
     podcast about dementia", "cancer research"), not denied and not a question."""
     text = c.text
     if _DENIED.search(text) or text.rstrip().endswith("?") or p.is_question(text):

@@ -127,7 +127,7 @@ def _context_label(obj: str) -> str | None:
     return None
 
 
-# How the person eats or drinks, said of themselves: "I've been vegetarian since March", "I'm
+# How the person eats or drinks, said of themselves: "I went pescatarian last year", "I'm
 # vegan now", "I went pescatarian last year", "we keep halal". Not "my sister is vegan".
 _DIETS = "|".join(sorted((re.escape(w) for w in p.DIETS), key=len, reverse=True))
 _DIET = re.compile(

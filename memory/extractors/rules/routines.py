@@ -129,7 +129,9 @@ def _leading_activity(c: Clause, before: str, after: str) -> tuple[str, str, str
         return None
     first = words[0]
     carried = _CARRIER_GERUNDS.get(first)
-    if carried and len(words) > 1:  # "doing parkrun most Saturdays", "playing darts on Fridays"
+    if (
+        carried and len(words) > 1
+    ):  # "doing aqua aerobics most Tuesdays", "playing darts on Fridays"
         activity = _routine_activity(carried, " ".join(before.split()[1:]))
         label = p.make_label(activity) if activity else None
         return (activity, label, c.detail) if activity and label else None

@@ -806,9 +806,9 @@ def _pet_by_care(words: tuple[str, ...], before: str, sentence: str) -> bool:
     return not _OTHERS_ANIMAL.search(sentence) and not owner.search(sentence)
 
 
-# A kind of thing said right after a name, which says what the name is: "the Flo app", "my
-# Dell laptop" (a tool), "the Ganesh temple" (a body of people, as "church" is). A place of
-# worship is that however the label ends ("Shri Ganesh Mandir"). Never a word that is also
+# A kind of thing said right after a name, which says what the name is: "the Zepp app", "my
+# Dell laptop" (a tool), "the Murugan temple" (a body of people, as "church" is). A place of
+# worship is that however the label ends ("Sri Murugan Mandir"). Never a word that is also
 # a verb after a name ("Tom watch", "Ana phone").
 _WORSHIP = frozenset(
     "temple mandir mosque masjid church chapel synagogue gurdwara cathedral parish".split()
@@ -824,7 +824,7 @@ _KIND_AFTER = {
 
 
 def _kind_after(words: tuple[str, ...], sentence: str) -> str | None:
-    """The category of a kind said right after the name ("the Flo app": a tool), or None."""
+    """The category of a kind said right after the name ("the Zepp app": a tool), or None."""
     if len(words) > 1 and words[-1].lower() in _WORSHIP:
         return Category.ORGANIZATION.value
     name = r"\s+".join(re.escape(w) for w in words)
@@ -841,8 +841,8 @@ _BUSINESS_KINDS = frozenset(
 
 def _kind_called(words: tuple[str, ...], sentence: str) -> str | None:
     """The category of a kind of thing said to be called by the name: "my salon is called
-    Lotus Nails", "a bakery named Crumbwell", "our band's name is Saltmarsh", "shop name Vy's
-    Nails"; None when no kind is said there."""
+    Sable Lane", "a bakery named Crumbwell", "our band's name is Saltmarsh", "shop name
+    Crumbwell"; None when no kind is said there."""
     name = r"\s+".join(re.escape(w) for w in words)
     found = compiled(
         r"\b([\w'’-]+?)(?:['’]s)?\s+(?:is\s+|was\s+)?(?:called|named|name\s+is|name)\s+"
@@ -872,7 +872,7 @@ def _name_category(phrase: Phrase, before: str, sentence: str) -> str | None:
         return said  # "Tidepool, my side project", "Glenys, my wife"
     kind = _kind_after(phrase.words, sentence) or _kind_called(phrase.words, sentence)
     if kind:
-        return kind  # "I track my cycle with the Flo app", "my salon is called Lotus Nails"
+        return kind  # "I count my steps with the Zepp app", "my salon is called Sable Lane"
     one = len(phrase.words) == 1
     if before in ("to", "from") and one and _said_to(phrase.words, sentence, before):
         return Category.PERSON.value  # "a letter to Priya", "heard back from Priya"

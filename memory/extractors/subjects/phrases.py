@@ -590,7 +590,7 @@ def _model(kept: list[tuple[int, str, str]], t: tuple[int, str, str]) -> bool:
     """A model's name right after its maker's ("Nikon D750", "Canon R6", "Omnipod 5": a number
     :func:`_model_number` joined to the name); alone ("level A2") it is a code, not a name."""
     return (
-        # the tagger may read a model's code as a common noun ("Galaxy A12")
+        # the tagger may read a model's code as a common noun ("Moto G7")
         (t[2] in _PROPER or (t[2].startswith("NN") and bool(_MODEL.match(t[1]))))
         and bool(_MODEL.match(t[1]) or _MODEL_NUMBER.match(t[1]))
         and bool(kept)

@@ -312,7 +312,7 @@ def _not_a_thing(label: str, quotes: Sequence[str]) -> bool:
     if label.lower() in ROLE_NOUNS:
         return False  # "I'm principal of a school": a role, whatever the tagger reads
     if label.lower() in DIET_LABELS:
-        return False  # "I've been vegetarian since March": a way of eating
+        return False  # "I went pescatarian last year": a way of eating
     head = _head_tag(label, quotes)
     if not head.startswith(_NOT_A_THING):
         return False

@@ -225,8 +225,8 @@ def _named_there(tokens: list[str], at: int) -> bool:
     return len(before) == 2 and before[1] in ("is", "was") and before[0] in _KINDS
 
 
-# Where a person says they live, come from or work, typed in lower case: "we stay in bekasi",
-# "im based in tampere", "moved to kraljevo", "i work at zalando". A word English does not
+# Where a person says they live, come from or work, typed in lower case: "we stay in ruhengeri",
+# "im based in kuopio", "moved to viljandi", "i work at glovoz". A word English does not
 # know, right after these, is the place's or the firm's name.
 _WHERE_ONE_IS = (
     ("live", "in"),

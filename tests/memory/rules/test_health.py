@@ -240,13 +240,13 @@ def test_being_moved_to_what_is_no_drug_is_not_a_medication(text: str) -> None:
         ("bursitis in my right hip since the spring", "Bursitis"),
         ("slipped disc at L4 since last year so no heavy lifting", "Slipped Disc"),
         # the condition a drug was given for
-        ("the GP put me on bisoprolol for atrial fibrillation", "Atrial Fibrillation"),
+        ("the GP put me on allopurinol for chronic gout", "Gout"),
         # a treatment named by the condition
         ("I still use the psoriasis cream twice a day", "Psoriasis"),
         # what a doctor says it is
-        ("the physio says it's tennis elbow", "Tennis Elbow"),
+        ("the rheumatologist reckons it's frozen shoulder", "Frozen Shoulder"),
         ("consultant thinks it's Meniere's disease", "Meniere Disease"),
-        ("the nurse told me my sugar is borderline, pre-diabetes she called it", "Prediabetes"),
+        ("bloods came back borderline, prediabetes since the summer", "Prediabetes"),
     ],
 )
 def test_a_condition_named_without_i_have_is_the_persons_own(text: str, label: str) -> None:
