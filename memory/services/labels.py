@@ -126,10 +126,12 @@ def label_refusal(
     *,
     now: datetime | None = None,
     floor: float | None = None,
+    category: str = "",
 ) -> Refusal | None:
     """The first reason one of ``texts`` may not be a label or an alias right now (see the
     module docstring), or None. Two queries: the suppressions in force it can meet, then the
-    owner's rules."""
+    owner's rules. ``category`` is what the texts name, when known (a person's name that is
+    only a word of a forgotten place's is someone else: :func:`memory.tombstones.resemblance`)."""
     texts = [t for t in texts if canonical_key(t)]
     if not texts:
         return None
@@ -138,7 +140,7 @@ def label_refusal(
     rows = suppressions_reached(owner, map(canonical_key, texts), now=now)
     by_id = {s.pk: s for s in rows}
     tombstones = tombstones_of(rows)
-    found = [(t, resemblance(t, tombstones, floor=floor)) for t in texts]
+    found = [(t, resemblance(t, tombstones, floor=floor, category=category)) for t in texts]
     for text, like in found:
         if like is not None and like.exact:
             return Refusal(text, by_id[like.tombstone.id])

@@ -365,14 +365,17 @@ def _alias_from_guess(candidate: Candidate, node: Node, written: _Written) -> No
     written.aliases.append(alias_row.pk)
 
 
-def _settle_label(owner: Person, label: str, now: datetime, choice: str) -> dict[str, Any]:
+def _settle_label(
+    owner: Person, label: str, now: datetime, choice: str, category: str = ""
+) -> dict[str, Any]:
     """The one label check of a promotion (:func:`memory.services.labels.label_refusal`). A
     name a suppression covers, or the rules exclude, is refused. A name that only looks like
     what a suppression forgets needs the person's ``choice``: ``lift`` the suppression (it stops
     binding at once, everywhere), or ``keep`` it and make this label an explicit exception of
     it; without one, :class:`ResemblanceUndecided`. Returns what was decided, for the receipt
-    (and its undo)."""
-    refusal = label_refusal(owner, [label], now=now)
+    (and its undo). ``category`` is what the label is promoted as: a person named by one word
+    of a forgotten place's name is someone else (:func:`memory.tombstones.resemblance`)."""
+    refusal = label_refusal(owner, [label], now=now, category=category)
     if refusal is None:
         return {}
     if refusal.exact or refusal.suppression is None:
@@ -499,7 +502,9 @@ def candidate_promote(
                 batch=batch,
             )
         else:
-            decided = _settle_label(locked.owner, label, now, resemblance)
+            decided = _settle_label(
+                locked.owner, label, now, resemblance, category or locked.category_guess
+            )
             node = _promote_locked(
                 locked,
                 label=label,

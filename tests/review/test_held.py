@@ -186,3 +186,22 @@ def test_the_api_shows_a_held_card_and_promotes_it_only_with_an_answer(
     dan.refresh_from_db()
     assert dan.exceptions == ["danny"]
     cache.clear()
+
+
+def test_a_person_named_like_a_word_of_a_forgotten_place_is_promoted_without_asking(
+    owner: User,
+) -> None:
+    """The gate does not hold a teammate named by one word of a forgotten temple's name, and
+    promoting that card as a person does not ask about the suppression either; promoted as a
+    place, the same word may be the temple said short, and the person decides
+    (memory.tombstones.resemblance)."""
+    say(owner, "We go to the Sri Murugan Mandir every new year.", "first")
+    card = Candidate.objects.for_owner(owner).get(label_guess="Sri Murugan Mandir")
+    assert candidate_reject(candidate=card, by=owner, suppress=True) is not None
+    say(owner, "My cricket teammate Murugan is getting married in June.", "later")
+    card = Candidate.objects.for_owner(owner).get(label_guess="Murugan")
+    assert card.category_guess == "person" and card.resembles is None
+    with pytest.raises(ResemblanceUndecided):
+        candidate_promote(candidate=card, by=owner, category="place")
+    node = candidate_promote(candidate=card, by=owner)
+    assert node.label == "Murugan" and node.category == "person"
