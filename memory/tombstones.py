@@ -651,6 +651,13 @@ class FullName:
             or any(transliterated(word, name) for name in self.said)
         )
 
+    def whole_hit(self, word: str) -> bool:
+        """Whether ``word`` is one of the given names whole, in any spelling or alphabet's
+        transliteration; not a name cut short nor one that begins with another's."""
+        return _undoubled(word) in self.given or any(
+            transliterated(word, name) for name in self.said
+        )
+
     def initial(self, word: str) -> bool:
         """Whether the single letter ``word`` is the initial of a given name as said."""
         return len(word) == 1 and any(name.startswith(word) for name in self.said)
@@ -724,7 +731,7 @@ def names_person(words: Sequence[str], name: FullName) -> bool:
     ]
     for first, second in zip(words, words[1:], strict=False):
         # a given name written as one said as two ("Abdul Karim" for an "Abdelkarim")
-        if {first, second}.isdisjoint(surname) and name.given_hit(first + second, named=True):
+        if {first, second}.isdisjoint(surname) and name.whole_hit(first + second):
             given += [w for w in (first, second) if w not in given]
     if not surname and not given:
         return False

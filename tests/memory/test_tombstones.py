@@ -993,3 +993,11 @@ def test_the_gate_lets_a_person_named_like_a_word_of_a_forgotten_place_through()
     plan = plan_writes([node("Murugan", confidence=0.5, category="place")], snap(mandir))
     (card,) = plan.new_candidates
     assert card.resembles == 11
+
+
+def test_a_given_name_and_another_surname_joined_are_no_given_name() -> None:
+    """Two words read as one given name only when they are it whole: "Sophie Marsh" joined
+    begins like an "Anne-Sophie"'s "Sophie" and is someone else."""
+    lindqvist = stone("Anne-Sophie Lindqvist", "person")
+    assert resemblance("Sophie Marsh", [lindqvist], floor=FLOOR) is None
+    assert resemblance("Sophie Lindqvist", [lindqvist], floor=FLOOR) is not None
