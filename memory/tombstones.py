@@ -1286,17 +1286,31 @@ def _another_thing(words: Sequence[str], t: Tombstone) -> bool:
     return float(a @ b) < DIFFER
 
 
+# The last words that make a name a place or a body people gather in, named after someone or
+# something ("Shri Ganesh Mandir", "Marigold Crescent", "St Brigid's Church").
+_NAMED_PLACE_HEADS = frozenset(
+    """road street lane avenue crescent close drive terrace square place way row gardens grove
+    estate park hill ward hall hospital school temple mandir mosque masjid church chapel
+    synagogue gurdwara cathedral parish""".split()
+)
+
+
 def _person_in_a_name(words: Sequence[str], t: Tombstone) -> bool:
     """Whether a person's one-word name (the label was proposed as a person, a relative or a
-    partner) is only a given name inside the longer name of a forgotten thing, not a person
-    ("Murugan", a teammate, beside a forgotten "Sri Murugan Mandir"; "Florence" beside a
-    forgotten "Florence Nightingale Ward"): someone, not that place or body. The same word
-    alone as the forgotten thing's whole name is the thing (``same_name`` decides first)."""
+    partner) is only a word before the kind of place or body a forgotten thing's name ends
+    in ("Murugan", a teammate, beside a forgotten "Sri Murugan Mandir"; "Florence" beside a
+    forgotten "Florence Nightingale Ward"): someone, not that place. A firm or a band is
+    called by its first word ("Copperhead" for a "Copperhead Parade", "Mr Harrow" for a
+    "Harrow & Sons"), so a name not ending in such a kind is left to :func:`_near`; the
+    same word alone as the forgotten thing's whole name is the thing (``same_name`` decides
+    first)."""
+    if t.person or len(words) != 1:
+        return False
+    named = name_words(t.names[0]) if t.names else []
     return (
-        not t.person
-        and len(words) == 1
-        and len(t.subject) > 1
-        and words[0] in t.subject
+        len(named) > 1
+        and named[-1] in _NAMED_PLACE_HEADS
+        and words[0] in named[:-1]
         and _name_like(words[0])
     )
 

@@ -1001,3 +1001,14 @@ def test_a_given_name_and_another_surname_joined_are_no_given_name() -> None:
     lindqvist = stone("Anne-Sophie Lindqvist", "person")
     assert resemblance("Sophie Marsh", [lindqvist], floor=FLOOR) is None
     assert resemblance("Sophie Lindqvist", [lindqvist], floor=FLOOR) is not None
+
+
+def test_a_band_or_a_firm_said_by_its_first_word_is_still_the_thing() -> None:
+    """Only a place or body named after someone lets a person of that name through: a band
+    or a firm is called by its first word, whatever the extractor takes it for."""
+    band = stone("Saltgrass Parade", "organization")
+    assert resemblance("Saltgrass", [band], floor=FLOOR, category="person") is not None
+    firm = stone("Harrowgate & Sons", "organization")
+    assert resemblance("Mr Harrowgate", [firm], floor=FLOOR, category="person") is not None
+    street = stone("Tansy Crescent", "place")
+    assert resemblance("Tansy", [street], floor=FLOOR, category="person") is None
