@@ -53,15 +53,27 @@ INSTRUMENTS = frozenset(
 _PLAYS = re.compile(
     _I
     + r"(?:(?:also|only|still|now|mostly|just|really|used\s+to)\s+)*"
-    + r"(?:play(?:ed|s)?|teach(?:es)?|taught|learning|started\s+learning|learn|"
+    + r"(?:play(?:ed|s)?|teach(?:es)?|taught|learning|learn|"
     + r"have\s+played|'ve\s+played|have\s+been\s+playing|'ve\s+been\s+playing)\s+"
     + r"(?:the\s+)?(?P<what>[a-zó-]+)\b",
     re.IGNORECASE,
 )
 
 
+# A change of state is the status recogniser's, with its date: "I started learning the cello
+# in January", "I gave up the violin".
+_CHANGE = re.compile(
+    r"\b(?:start(?:ed|ing)?|stopp(?:ed|ing)|stop|quit|gave\s+up|give\s+up|took\s+up|"
+    r"picked\s+up|paus(?:ed|ing)|resum(?:ed|ing)|began|begin)\b",
+    re.IGNORECASE,
+)
+
+
 def instrument(c: Clause) -> Found:
-    """The instrument the person plays, teaches or is learning (never "play the game")."""
+    """The instrument the person plays, teaches or is learning (never "play the game"); a
+    start, a stop or a pause of it is left to the status recogniser."""
+    if _CHANGE.search(c.text):
+        return []
     match = _PLAYS.search(c.text)
     if not match or match.group("what").lower() not in INSTRUMENTS:
         return []

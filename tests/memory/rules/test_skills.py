@@ -55,3 +55,8 @@ def test_an_instrument_played_taught_or_learned_is_a_skill(text: str, label: str
 )
 def test_what_is_played_and_no_instrument_is_no_skill_here(text: str) -> None:
     assert skill(clause(text)) == []
+
+
+def test_starting_or_stopping_an_instrument_is_left_to_the_status_recogniser() -> None:
+    assert skill(clause("I started learning the viola in March")) == []
+    assert skill(clause("I gave up the trombone years ago")) == []
