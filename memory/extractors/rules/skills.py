@@ -13,6 +13,7 @@ from memory.extractors.rules.base import (
     object_label,
     slice_,
 )
+from memory.extractors.rules.status import STATUS_VERBS
 from memory.vocab import SliceKind
 
 _GOOD_AT = re.compile(
@@ -61,11 +62,9 @@ _PLAYS = re.compile(
 
 
 # A change of state is the status recogniser's, with its date: "I started learning the cello
-# in January", "I gave up the violin".
+# in January", "I gave up the violin". Its own verbs say which.
 _CHANGE = re.compile(
-    r"\b(?:start(?:ed|ing)?|stopp(?:ed|ing)|stop|quit|gave\s+up|give\s+up|took\s+up|"
-    r"picked\s+up|paus(?:ed|ing)|resum(?:ed|ing)|began|begin)\b",
-    re.IGNORECASE,
+    r"\b(?:" + "|".join(verbs for verbs, _action in STATUS_VERBS) + r")\b", re.IGNORECASE
 )
 
 

@@ -26,7 +26,7 @@ from memory.extractors.rules.base import (
 from memory.temporal import MONTHS, WEEKDAYS, recurrence
 from memory.vocab import EventAction, SliceKind
 
-_STATUS_VERBS: tuple[tuple[str, str], ...] = (
+STATUS_VERBS: tuple[tuple[str, str], ...] = (
     (
         r"started|began|start|starting|took\s+up|taking\s+up|taken\s+up|picked\s+up|got\s+into|"
         r"getting\s+into",
@@ -56,7 +56,7 @@ _STATUS_VERBS: tuple[tuple[str, str], ...] = (
 )
 _STATUS = tuple(
     (re.compile(_I + rf"(?P<verb>{verbs})\s+(?P<obj>.+)", re.IGNORECASE), action)
-    for verbs, action in _STATUS_VERBS
+    for verbs, action in STATUS_VERBS
 )
 # Taking up a pastime is "got into running"; with an article the object is a thing or a
 # situation one got into ("the accident", "an argument", "a taxi").
